@@ -1,0 +1,5 @@
+"use client";
+import { createTRPCContext } from "@trpc/tanstack-react-query";
+import type { AppRouter } from "@tranche/api";
+
+export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();

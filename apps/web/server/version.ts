@@ -1,0 +1,3 @@
+import pkg from "../../../package.json";
+
+export const VERSION: string = pkg.version;

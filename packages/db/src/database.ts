@@ -1,0 +1,74 @@
+import pg from "pg";
+import { join } from "node:path";
+import { startEmbeddedPostgres } from "./embedded-postgres";
+import { ConfigError } from "./errors";
+import { migrateDeploy } from "./migrate";
+import { repoRoot } from "./repo-root";
+
+export interface Database {
+  url: string;
+  /** true when this process started an embedded server it must stop */
+  embedded: boolean;
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_EMBEDDED_PORT = 54329;
+
+/**
+ * The database Tranche runs on: `DATABASE_URL` when set (checked reachable), else an embedded
+ * PostgreSQL 17 in `<repo>/.data/postgres` that persists across runs. Migrations are applied either way.
+ */
+export async function openDatabase(opts: { log?: (l: string) => void; migrate?: boolean } = {}): Promise<Database> {
+  const log = opts.log ?? (() => {});
+  let db: Database;
+  const external = process.env.DATABASE_URL;
+  if (external) {
+    await assertReachable(external);
+    db = { url: external, embedded: false, stop: async () => {} };
+  } else {
+    const port = Number(process.env.TRANCHE_PG_PORT ?? DEFAULT_EMBEDDED_PORT);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) {
+      throw new ConfigError(`TRANCHE_PG_PORT must be a port number, got '${process.env.TRANCHE_PG_PORT}'.`);
+    }
+    const server = await startEmbeddedPostgres({
+      dataDir: process.env.TRANCHE_DATA_DIR ?? join(repoRoot(), ".data", "postgres"),
+      port,
+      database: "tranche",
+      log,
+    });
+    db = { url: server.url, embedded: true, stop: () => server.stop() };
+  }
+  if (opts.migrate !== false) {
+    try {
+      await migrateDeploy(db.url);
+    } catch (e) {
+      await db.stop();
+      throw e;
+    }
+  }
+  return db;
+}
+
+/** Fail with one specific line when a configured server cannot be reached. */
+export async function assertReachable(url: string, timeoutMs = 5000): Promise<void> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`DATABASE_URL is not a valid URL (expected postgresql://user:password@host:port/db).`);
+  }
+  if (!/^postgres(ql)?:$/.test(parsed.protocol)) {
+    throw new ConfigError(`DATABASE_URL must start with postgresql://, got '${parsed.protocol}//'.`);
+  }
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const where = `${parsed.hostname}:${parsed.port || 5432}`;
+    throw new ConfigError(`Cannot reach the database at ${where} (DATABASE_URL): ${err.code ?? ""} ${err.message}`.replace(/\s+/g, " ").trim());
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

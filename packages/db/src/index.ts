@@ -1,0 +1,5 @@
+// Runtime surface: what the web app, API and worker need to talk to the database.
+// Starting servers, migrating and seeding live in "@tranche/db/setup" so bundles never pull them in.
+export { createPrismaClient, type PrismaClient, type Tx } from "./client";
+export { ConfigError } from "./errors";
+export * from "./generated/enums";

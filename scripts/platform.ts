@@ -1,0 +1,69 @@
+// The platform supervisor behind `npm start`: database, migrations, demo seed, then every service
+// (web app, and the worker and node agents as they are registered in platform/services.ts).
+// Ctrl-C (SIGINT/SIGTERM) stops everything it started, Postgres included.
+import { ConfigError, createPrismaClient } from "@tranche/db";
+import { DEMO_LOGINS, DEMO_PASSWORD, isSeeded, openDatabase, portIsFree, seedDemoWorld } from "@tranche/db/setup";
+import { stopLeftoverPlatform, writeRunFile, removeRunFile } from "./platform/leftovers";
+import { services } from "./platform/services";
+import { Supervisor } from "./platform/supervisor";
+
+const WEB_HOST = "127.0.0.1";
+const WEB_PORT = Number(process.env.PORT ?? 3000);
+
+async function main(): Promise<void> {
+  const t0 = Date.now();
+  await stopLeftoverPlatform((l) => console.log(`• ${l}`));
+  if (!Number.isInteger(WEB_PORT) || WEB_PORT < 1 || WEB_PORT > 65535) throw new ConfigError(`PORT must be a port number, got '${process.env.PORT}'.`);
+  if (!(await portIsFree(WEB_PORT))) {
+    throw new ConfigError(`Port ${WEB_PORT} is already in use on ${WEB_HOST}; stop what uses it or set PORT to another port.`);
+  }
+
+  console.log(process.env.DATABASE_URL ? "• using the database at DATABASE_URL" : "• starting the embedded PostgreSQL 17 (.data/postgres)");
+  const db = await openDatabase({ log: (l) => console.log(`• ${l}`) });
+  const supervisor = new Supervisor();
+  let stopping = false;
+  const shutdown = async (why: string, code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n• stopping (${why})…`);
+    await supervisor.stopAll();
+    await db.stop();
+    removeRunFile();
+    console.log("• stopped");
+    process.exit(code);
+  };
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig));
+  // If `npm start` itself is killed (even with SIGKILL) we are re-parented: stop rather than linger.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && void shutdown("parent process exited"), 1000).unref();
+
+  try {
+    const prisma = createPrismaClient(db.url, { max: 2 });
+    if (!(await isSeeded(prisma))) {
+      console.log("• seeding the demo world (first run)");
+      await seedDemoWorld(prisma);
+    }
+    await prisma.$disconnect();
+
+    const url = `http://${WEB_HOST}:${WEB_PORT}`;
+    const ctx = { databaseUrl: db.url, webUrl: url, webHost: WEB_HOST, webPort: WEB_PORT };
+    for (const s of services(ctx)) await supervisor.start(s, (name, code) => void shutdown(`${name} exited with ${code}`, 1));
+    writeRunFile(supervisor.pids());
+
+    console.log(`\nTranche is running at ${url}  (ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    console.log(`Health: ${url}/api/health`);
+    console.log(`Demo logins (password "${DEMO_PASSWORD}"):`);
+    for (const l of DEMO_LOGINS) console.log(`  ${l.role.padEnd(10)} ${l.email.padEnd(26)} ${l.note}`);
+    console.log("Press Ctrl-C to stop.");
+  } catch (e) {
+    await supervisor.stopAll();
+    await db.stop();
+    throw e;
+  }
+}
+
+main().catch((e: unknown) => {
+  if (e instanceof ConfigError) console.error(`tranche: ${e.message}`);
+  else console.error(e);
+  process.exit(1);
+});
