@@ -322,6 +322,9 @@ CREATE TABLE "scheduling_cycle" (
     "started" INTEGER NOT NULL,
     "preempted" INTEGER NOT NULL,
     "leaderId" TEXT NOT NULL,
+    "ratios" JSONB NOT NULL DEFAULT '[]',
+    "reservations" JSONB NOT NULL DEFAULT '[]',
+    "stats" JSONB NOT NULL DEFAULT '{}',
 
     CONSTRAINT "scheduling_cycle_pkey" PRIMARY KEY ("id")
 );
