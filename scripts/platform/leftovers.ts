@@ -4,7 +4,7 @@ import { repoRoot } from "@tranche/db/setup";
 
 // A run killed with SIGKILL leaves its services behind (its Postgres is handled by postmaster.pid).
 // The run file records the supervisor's and services' pids so the next start can stop them.
-const runFile = () => join(repoRoot(), ".data", "run", "platform.json");
+const runFile = () => join(process.env.TRANCHE_RUN_DIR ?? join(repoRoot(), ".data", "run"), "platform.json");
 
 export function writeRunFile(services: Record<string, number>): void {
   mkdirSync(dirname(runFile()), { recursive: true });

@@ -106,7 +106,7 @@ function postgresBinDir(): string {
  * the data folder. A checkout under a mode-700 home (e.g. /root/x) fails deep inside initdb with
  * EACCES; say so plainly instead.
  */
-function assertPostgresUserCanReach(paths: string[]): void {
+export function assertPostgresUserCanReach(paths: string[]): void {
   for (const target of paths) {
     let dir = target;
     const { root } = parse(dir);

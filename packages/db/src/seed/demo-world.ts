@@ -105,7 +105,7 @@ export async function seedDemoWorld(prisma: PrismaClient, at: Date = new Date())
       });
       for (const u of created) users.set(u.email, u.id);
       await tx.account.createMany({
-        data: [...users.entries()].map(([email, userId]) => ({
+        data: [...users.values()].map((userId) => ({
           userId,
           accountId: userId,
           providerId: "credential",

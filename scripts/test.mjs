@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+// `npm test`: the whole suite from a fresh clone — static checks (lint, format, types, dependency
+// direction), unit and integration tests (vitest, real embedded Postgres), and end-to-end journeys
+// (Playwright in a real Chromium). Ends with one line `N passed, N failed` summed over every runner;
+// each static check counts as one. Plain Node: it installs what is missing before anything else.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", TURBO_TELEMETRY_DISABLED: "1", FORCE_COLOR: "0" };
+const results = [];
+let passed = 0;
+let failed = 0;
+
+function step(name, cmd, args, opts = {}) {
+  const t = Date.now();
+  console.log(`\n=== ${name}`);
+  const r = spawnSync(cmd, args, { cwd: root, env: { ...env, ...opts.env }, stdio: "inherit" });
+  const ok = r.status === 0;
+  const secs = ((Date.now() - t) / 1000).toFixed(1);
+  results.push(`${ok ? "ok  " : "FAIL"} ${name} (${secs} s)`);
+  return ok;
+}
+
+function check(name, cmd, args) {
+  if (step(name, cmd, args)) passed++;
+  else failed++;
+}
+
+const results_dir = join(root, "test-results");
+mkdirSync(results_dir, { recursive: true });
+
+// 0. Install and generate when missing (a fresh clone has neither).
+const installed = join(root, "node_modules", ".package-lock.json");
+if (!existsSync(installed) || statSync(join(root, "package-lock.json")).mtimeMs > statSync(installed).mtimeMs) {
+  if (!step("install dependencies (npm ci)", "npm", ["ci", "--no-audit", "--no-fund"])) finish();
+}
+if (!existsSync(join(root, "packages", "db", "src", "generated", "client.ts"))) {
+  if (!step("generate the Prisma client", "npx", ["prisma", "generate"])) finish();
+}
+
+// 1. Static checks.
+check("lint (eslint, incl. dependency direction and the pure-core bans)", "npx", ["eslint", ".", "--max-warnings", "0"]);
+check("format (prettier --check)", "npx", ["prettier", "--check", ".", "--log-level", "warn"]);
+check("typecheck (tsc --noEmit in every workspace)", "npx", ["turbo", "run", "typecheck", "--output-logs=errors-only"]);
+
+// 2. Unit + integration (vitest, one JSON report for both projects).
+const vitestJson = join(results_dir, "vitest.json");
+rmSync(vitestJson, { force: true });
+step("unit and integration tests (vitest)", "npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`]);
+if (existsSync(vitestJson)) {
+  const r = JSON.parse(readFileSync(vitestJson, "utf8"));
+  passed += r.numPassedTests;
+  failed += r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0) + (r.numFailedTestSuites && !r.numFailedTests ? r.numFailedTestSuites : 0);
+} else {
+  failed++;
+}
+
+// 3. End to end (Playwright in a real Chromium against the built app).
+const chromium = findChromium();
+if (!chromium.ok) {
+  console.error(`\n${chromium.message}`);
+  results.push(`FAIL end-to-end: ${chromium.message}`);
+  failed++;
+} else if (step("build (turbo: next build)", "npx", ["turbo", "run", "build", "--output-logs=errors-only"])) {
+  const e2eJson = join(results_dir, "e2e.json");
+  rmSync(e2eJson, { force: true });
+  step("end-to-end journeys (playwright)", "npx", ["playwright", "test"], {
+    env: { PLAYWRIGHT_CHROMIUM_PATH: chromium.path ?? "", PLAYWRIGHT_JSON_OUTPUT_NAME: e2eJson },
+  });
+  if (existsSync(e2eJson)) {
+    const s = JSON.parse(readFileSync(e2eJson, "utf8")).stats;
+    passed += s.expected + (s.flaky ?? 0);
+    failed += s.unexpected + (s.skipped ?? 0);
+  } else {
+    failed++;
+  }
+} else {
+  failed++;
+}
+
+finish();
+
+function findChromium() {
+  const candidates = [process.env.PLAYWRIGHT_CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].filter(Boolean);
+  for (const c of candidates) if (existsSync(c)) return { ok: true, path: c };
+  // Playwright's own browser, where `npx playwright install chromium` could download one.
+  const r = spawnSync(process.execPath, ["-e", "const {chromium}=require('@playwright/test');process.stdout.write(chromium.executablePath())"], { cwd: root, encoding: "utf8" });
+  if (r.status === 0 && r.stdout && existsSync(r.stdout)) return { ok: true, path: "" };
+  return {
+    ok: false,
+    message:
+      "No Chromium for the end-to-end tests. Install one: on Debian/Ubuntu `sudo apt-get install -y chromium`; elsewhere `npx playwright install chromium`; or set PLAYWRIGHT_CHROMIUM_PATH to a Chromium binary.",
+  };
+}
+
+function finish() {
+  console.log("\n=== summary");
+  for (const r of results) console.log(r);
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed > 0 || passed === 0 ? 1 : 0);
+}
