@@ -44,7 +44,7 @@ if (!existsSync(join(root, "packages", "db", "src", "generated", "client.ts"))) 
 // 1. Static checks.
 check("lint (eslint, incl. dependency direction and the pure-core bans)", "npx", ["eslint", ".", "--max-warnings", "0"]);
 check("format (prettier --check)", "npx", ["prettier", "--check", ".", "--log-level", "warn"]);
-check("typecheck (tsc --noEmit in every workspace)", "npx", ["turbo", "run", "typecheck", "--output-logs=errors-only"]);
+check("typecheck (tsc --noEmit in every workspace and the root scripts)", "npm", ["run", "--silent", "typecheck"]);
 
 // 2. Unit + integration (vitest, one JSON report for both projects).
 const vitestJson = join(results_dir, "vitest.json");
