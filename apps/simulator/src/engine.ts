@@ -1,0 +1,616 @@
+/**
+ * The virtual-time event loop. It owns no policy: every decision comes from the cycle function
+ * (the core's runCycle for `fairshare`, the core's baselines for `priority` and `fifo`). The loop:
+ *
+ *   1. pop every event with the earliest time t (submits, stops, launches, node events, timeouts,
+ *      protection ends), apply them to the simulated world in a fixed order;
+ *   2. for each cluster they touched, build the snapshot (window aggregates maintained
+ *      incrementally) and run one cycle at t;
+ *   3. apply the plan: NODE_STATE, LOST, PREEMPT (SIGTERM now, the job's processes end at
+ *      graceUntil), START (the job holds its GPUs now and launches at startBy);
+ *   4. record what the measures need (run segments, node intervals, hourly demand) and the events.
+ *
+ * Work model: a job needs `duration` seconds of work. A resumable job checkpoints every
+ * `checkpointInterval` seconds of work; preempted or lost, it keeps the work up to its last
+ * checkpoint and pays `restartOverhead` when it launches again. A non-resumable job loses
+ * everything. Work stops at SIGTERM; the GPUs are freed at graceUntil (or when the job finishes,
+ * if that is earlier). `maxRuntime` kills the job maxRuntime seconds after its launch.
+ */
+import type {
+  BudgetTreeNode,
+  PreemptionRecord,
+  RunSegment,
+  ClusterSnapshot,
+  CycleResult,
+  Node,
+  PendingJob,
+  PlanOp,
+  PolicyConfig,
+  PreemptOp,
+  RunningJob,
+  StartOp,
+} from "@tranche/scheduler-core";
+import { EventQueue } from "./event-queue.js";
+import type { EventSink, StopCause } from "./events-log.js";
+import { MeasureRecorder } from "./recorder.js";
+import type { BudgetSpec, ClusterSpec, NodeEventSpec, Scenario, SimJob } from "./types.js";
+import { WindowIntegral } from "./window-integral.js";
+
+export type CycleFn = (snapshot: ClusterSnapshot, policy: PolicyConfig, now: number) => CycleResult;
+
+const PPM = 1_000_000;
+/** Tree id of the root of every budget tree (its name stays the scenario's). */
+export const ROOT_ID = "/";
+
+type JobPhase = "future" | "pending" | "running" | "done";
+
+interface JobState {
+  readonly spec: SimJob;
+  readonly cluster: ClusterState;
+  phase: JobPhase;
+  /** Bumped on every start and stop: timed events of an older run are ignored. */
+  gen: number;
+  /** Work saved by checkpoints, seconds. */
+  saved: number;
+  /** Launches so far (a relaunch of a resumable job pays restartOverhead). */
+  launches: number;
+  /** Submit time, or the time of the latest requeue: queue wait counts from here. */
+  queuedAt: number;
+  requeuedAt: number | null;
+  pending: PendingJob | null;
+  running: RunningJob | null;
+  /** Current run: launch time (null while it waits for its victims), overhead, SIGTERM time. */
+  launchedAt: number | null;
+  overhead: number;
+  sigtermAt: number | null;
+  charged: boolean;
+  protectedUntil: number;
+  /** Set by a PREEMPT op: what the stop will be called. */
+  stopCause: StopCause | null;
+  requeueOnStop: boolean;
+  completed: boolean;
+  /** The current run's segment (measures) and the latest preemption, to note when it restarts. */
+  segment: RunSegment | null;
+  /** Position in the cluster's running or pending list. */
+  slot: number;
+  lastPreemption: PreemptionRecord | null;
+}
+
+interface NodeState {
+  readonly node: Node;
+  /** The agent went silent at this time (nodeEvents `down`); null while it reports. */
+  silentSince: number | null;
+}
+
+interface ClusterState {
+  readonly index: number;
+  readonly spec: ClusterSpec;
+  readonly nodes: NodeState[];
+  readonly nodeById: Map<string, NodeState>;
+  readonly nodeList: Node[];
+  readonly tree: BudgetTreeNode[];
+  readonly treeIndex: Map<string, number>;
+  /** For every tree node: its leaves' indexes (to sum usage up) and its effective allocation. */
+  readonly leafIdsOf: string[][];
+  readonly effective: number[];
+  readonly usage: Map<string, WindowIntegral>;
+  readonly capacity: WindowIntegral;
+  /** Running and pending jobs as the arrays the snapshot passes (O(1) add and remove). */
+  readonly running: SlotList<RunningJob>;
+  readonly pending: SlotList<PendingJob>;
+  drainingNodes: number;
+  snapshotCluster: ClusterSnapshot["cluster"];
+}
+
+/** Kinds of timed events; the number is the order inside one timestamp. */
+const K = { STOP: 0, NODE: 1, HEARTBEAT: 2, LAUNCH: 3, SUBMIT: 4, WAKE: 5 } as const;
+type QItem =
+  | { k: typeof K.STOP; job: JobState; gen: number; cause: StopCause }
+  | { k: typeof K.NODE; ev: NodeEventSpec }
+  | { k: typeof K.HEARTBEAT; cluster: ClusterState }
+  | { k: typeof K.LAUNCH; job: JobState; gen: number }
+  | { k: typeof K.SUBMIT; job: JobState }
+  | { k: typeof K.WAKE; job: JobState; gen: number };
+
+export interface SimulationOutput {
+  readonly recorder: MeasureRecorder;
+  readonly end: number;
+  readonly cycles: number;
+  readonly cycleMs: number;
+  readonly submitted: number;
+  readonly completed: number;
+}
+
+export interface SimulateOptions {
+  readonly cycle: CycleFn;
+  readonly policy: PolicyConfig;
+  readonly sink: EventSink;
+}
+
+export function simulate(scenario: Scenario, opts: SimulateOptions): SimulationOutput {
+  return new Simulation(scenario, opts).run();
+}
+
+/** Allocation fractions -> exact ppm; rounding never makes siblings exceed 100%. */
+function toPpm(children: readonly BudgetSpec[], cluster: string): number[] {
+  const ppm = children.map((c) => Math.round((c.allocation[cluster] ?? 0) * PPM));
+  let sum = ppm.reduce((s, v) => s + v, 0);
+  while (sum > PPM) {
+    let max = 0;
+    for (let i = 1; i < ppm.length; i++) if (ppm[i]! > ppm[max]!) max = i;
+    const cut = Math.min(ppm[max]!, sum - PPM);
+    ppm[max] = ppm[max]! - cut;
+    sum -= cut;
+  }
+  return ppm;
+}
+
+class Simulation {
+  private readonly q = new EventQueue<QItem>();
+  private readonly clusters: ClusterState[];
+  private readonly clusterByName = new Map<string, ClusterState>();
+  private readonly jobs = new Map<string, JobState>();
+  readonly recorder: MeasureRecorder;
+  private now = 0;
+  private cycles = 0;
+  private cycleMs = 0;
+  private completed = 0;
+
+  constructor(
+    private readonly scenario: Scenario,
+    private readonly opts: SimulateOptions,
+  ) {
+    this.clusters = scenario.clusters.map((spec, index) => this.buildCluster(spec, index));
+    for (const c of this.clusters) this.clusterByName.set(c.spec.name, c);
+    this.recorder = new MeasureRecorder(
+      this.clusters.map((c) => ({
+        name: c.spec.name,
+        totalGpus: c.spec.nodes * c.spec.gpusPerNode,
+        leaves: new Map([...c.usage.keys()].map((id) => [id, c.effective[c.treeIndex.get(id)!]!])),
+      })),
+      opts.policy,
+    );
+  }
+
+  private buildCluster(spec: ClusterSpec, index: number): ClusterState {
+    const nodes: NodeState[] = [];
+    for (let i = 0; i < spec.nodes; i++) {
+      const name = `${spec.name}-${i}`;
+      nodes.push({
+        node: { id: name, name, gpuCount: spec.gpusPerNode, state: "READY", health: "HEALTHY", lastHeartbeatAt: null },
+        silentSince: null,
+      });
+    }
+    const tree: BudgetTreeNode[] = [];
+    const leafIdsOf: string[][] = [];
+    const effective: number[] = [];
+    const walk = (b: BudgetSpec, id: string, parentId: string | null, ppm: number, eff: number): string[] => {
+      const at = tree.length;
+      tree.push({ id, name: b.name, parentId, allocationPpm: ppm, usageGpuSeconds: 0, entitlementGpuSeconds: 0 });
+      effective.push(eff);
+      leafIdsOf.push([]);
+      if (b.children.length === 0) {
+        leafIdsOf[at] = [id];
+        return [id];
+      }
+      const childPpm = toPpm(b.children, spec.name);
+      const leaves: string[] = [];
+      b.children.forEach((c, i) => {
+        const cid = parentId === null ? c.name : `${id}/${c.name}`;
+        leaves.push(...walk(c, cid, id, childPpm[i]!, (eff * childPpm[i]!) / PPM));
+      });
+      leafIdsOf[at] = leaves;
+      return leaves;
+    };
+    walk(this.scenario.budgets, ROOT_ID, null, PPM, 1);
+    const treeIndex = new Map(tree.map((n, i) => [n.id, i]));
+    const usage = new Map<string, WindowIntegral>();
+    for (const n of tree)
+      if (leafIdsOf[treeIndex.get(n.id)!]![0] === n.id && n.id !== ROOT_ID) usage.set(n.id, new WindowIntegral(0));
+    return {
+      index,
+      spec,
+      nodes,
+      nodeById: new Map(nodes.map((n) => [n.node.id, n])),
+      nodeList: nodes.map((n) => n.node),
+      tree,
+      treeIndex,
+      leafIdsOf,
+      effective,
+      usage,
+      capacity: new WindowIntegral(0, spec.nodes * spec.gpusPerNode),
+      running: new SlotList(),
+      pending: new SlotList(),
+      drainingNodes: 0,
+      snapshotCluster: { id: spec.name, name: spec.name, gpuType: spec.gpuType, maxMinRuntime: null },
+    };
+  }
+
+  run(): SimulationOutput {
+    for (const spec of this.scenario.jobs) {
+      const cluster = this.clusterByName.get(spec.cluster)!;
+      const job: JobState = {
+        spec,
+        cluster,
+        phase: "future",
+        gen: 0,
+        saved: 0,
+        launches: 0,
+        queuedAt: spec.submit,
+        requeuedAt: null,
+        pending: null,
+        running: null,
+        launchedAt: null,
+        overhead: 0,
+        sigtermAt: null,
+        charged: false,
+        protectedUntil: 0,
+        stopCause: null,
+        requeueOnStop: false,
+        completed: false,
+        segment: null,
+        slot: -1,
+        lastPreemption: null,
+      };
+      this.jobs.set(spec.id, job);
+      this.q.push(spec.submit, { k: K.SUBMIT, job });
+    }
+    for (const ev of this.scenario.nodeEvents) this.q.push(ev.t, { k: K.NODE, ev });
+
+    const until = this.scenario.simulation.until ?? Infinity;
+    const batch: { t: number; item: QItem }[] = [];
+    const dirty = new Set<ClusterState>();
+    while (this.q.size > 0 && this.q.peekTime() <= until) {
+      const t = this.q.peekTime();
+      batch.length = 0;
+      while (this.q.peekTime() === t) batch.push(this.q.pop()!);
+      // Stable: the heap already orders equal times by insertion; then by kind.
+      batch.sort((a, b) => a.item.k - b.item.k);
+      this.advance(t);
+      for (const { item } of batch) this.apply(item, dirty);
+      for (const c of this.clusters) {
+        if (!dirty.has(c)) continue;
+        dirty.delete(c);
+        this.runCycleOn(c);
+      }
+    }
+    const end = this.scenario.simulation.until ?? this.now;
+    this.advance(end);
+    this.recorder.finish(end);
+    return {
+      recorder: this.recorder,
+      end,
+      cycles: this.cycles,
+      cycleMs: this.cycleMs,
+      submitted: this.scenario.jobs.length,
+      completed: this.completed,
+    };
+  }
+
+  private advance(t: number): void {
+    if (t > this.now) this.now = t;
+  }
+
+  private apply(item: QItem, dirty: Set<ClusterState>): void {
+    switch (item.k) {
+      case K.SUBMIT: {
+        const job = item.job;
+        this.opts.sink.emit({ t: this.now, type: "submit", job: job.spec.id, budget: job.spec.budget, gpus: job.spec.gpus });
+        this.toPending(job, null);
+        dirty.add(job.cluster);
+        return;
+      }
+      case K.STOP:
+        if (item.job.gen !== item.gen || item.job.phase !== "running") return;
+        this.stop(item.job, item.cause);
+        dirty.add(item.job.cluster);
+        return;
+      case K.LAUNCH:
+        if (item.job.gen !== item.gen || item.job.phase !== "running") return;
+        this.launch(item.job);
+        return;
+      case K.WAKE: {
+        const c = item.job.cluster;
+        if (item.job.gen !== item.gen || item.job.phase !== "running") return;
+        // Protection ended: it only changes a decision when something waits or a node drains.
+        if (c.pending.items.length > 0 || c.drainingNodes > 0) dirty.add(c);
+        return;
+      }
+      case K.HEARTBEAT:
+        dirty.add(item.cluster);
+        return;
+      case K.NODE:
+        this.nodeEvent(item.ev, dirty);
+        return;
+    }
+  }
+
+  private nodeEvent(ev: NodeEventSpec, dirty: Set<ClusterState>): void {
+    const clusterName = ev.node.slice(0, ev.node.lastIndexOf("-"));
+    const c = this.clusterByName.get(clusterName)!;
+    const ns = c.nodeById.get(ev.node)!;
+    const n = ns.node;
+    switch (ev.health) {
+      case "unhealthy":
+        n.health = "UNHEALTHY";
+        this.capacityChanged(c, ns);
+        break;
+      case "healthy":
+        n.health = "HEALTHY";
+        this.capacityChanged(c, ns);
+        ns.silentSince = null;
+        n.lastHeartbeatAt = null;
+        // SPEC R8: a healthy report after repair returns the node to READY (also ends a drain
+        // that had not finished, and a DOWN node whose agent is back).
+        if (n.state === "REPAIR" || n.state === "DOWN" || n.state === "DRAINING") this.setNodeState(c, ns, "READY");
+        break;
+      case "maintenance":
+        if (n.state === "READY" || n.state === "CORDONED") this.setNodeState(c, ns, "DRAINING");
+        break;
+      case "down":
+        ns.silentSince = this.now;
+        n.lastHeartbeatAt = this.now;
+        this.q.push(this.now + this.opts.policy.heartbeatTimeout + 1, { k: K.HEARTBEAT, cluster: c });
+        break;
+    }
+    dirty.add(c);
+  }
+
+  private setNodeState(c: ClusterState, ns: NodeState, to: Node["state"]): void {
+    const from = ns.node.state;
+    if (from === to) return;
+    if (from === "DRAINING") c.drainingNodes--;
+    if (to === "DRAINING") c.drainingNodes++;
+    ns.node.state = to;
+    this.capacityChanged(c, ns);
+    this.opts.sink.emit({ t: this.now, type: "node", node: ns.node.id, state: to });
+  }
+
+  /** Healthy capacity (measures and entitlement) follows the node's state and health. */
+  private capacityChanged(c: ClusterState, ns: NodeState): void {
+    this.recorder.nodeChanged(c.index, ns.node, this.now);
+    c.capacity.setRate(this.now, this.recorder.healthyGpus(c.index));
+  }
+
+  private toPending(job: JobState, requeuedAt: number | null): void {
+    const s = job.spec;
+    job.phase = "pending";
+    job.requeuedAt = requeuedAt;
+    job.queuedAt = requeuedAt ?? s.submit;
+    job.pending = {
+      id: s.id,
+      budgetId: s.budget,
+      userId: s.user,
+      submittedAt: s.submit,
+      requeuedAt,
+      held: false,
+      gpus: s.gpus,
+      minRuntime: s.minRuntime,
+      maxRuntime: s.maxRuntime,
+      priority: s.priority,
+      resumable: s.resumable,
+      requeueOnPreempt: false,
+      gracePeriod: null,
+    };
+    job.cluster.pending.add(job, job.pending);
+    if (requeuedAt === null) this.recorder.demand(job.cluster.index, s, this.now, +1);
+  }
+
+  /** Refreshes the tree's window aggregates and runs one cycle; applies its plan. */
+  private runCycleOn(c: ClusterState): void {
+    const now = this.now;
+    const policy = this.opts.policy;
+    const from = now - policy.lookbackWindow;
+    // Entitlement: effective allocation x healthy capacity over the window, with SPEC §2's young
+    // window rule (the same formula as the core's computeEntitlements, incrementally).
+    let capSeconds = c.capacity.integral(from, now);
+    const elapsed = now - Math.max(0, from);
+    if (0 > from && elapsed < policy.projectionHorizon) capSeconds += c.capacity.rate * (policy.projectionHorizon - elapsed);
+    const leafUsage = new Map<string, number>();
+    for (const [id, w] of c.usage) leafUsage.set(id, w.integral(from, now));
+    for (let i = 0; i < c.tree.length; i++) {
+      const n = c.tree[i]!;
+      n.entitlementGpuSeconds = Math.round(c.effective[i]! * capSeconds);
+      let u = 0;
+      for (const leaf of c.leafIdsOf[i]!) u += leafUsage.get(leaf) ?? 0;
+      n.usageGpuSeconds = u;
+    }
+    // The live arrays: runCycle is pure and never mutates its input (R11).
+    const snapshot: ClusterSnapshot = {
+      cluster: c.snapshotCluster,
+      nodes: c.nodeList,
+      tree: c.tree,
+      running: c.running.items,
+      pending: c.pending.items,
+    };
+
+    const t0 = performance.now();
+    const result = this.opts.cycle(snapshot, policy, now);
+    this.cycleMs += performance.now() - t0;
+    this.cycles++;
+    for (const op of result.plan) this.applyOp(c, op);
+    this.recorder.cycle(c.index, now, result.stats.blockedAllocated > 0 ? result.stats.idleGpusAfter : 0);
+  }
+
+  private applyOp(c: ClusterState, op: PlanOp): void {
+    switch (op.op) {
+      case "NODE_STATE": {
+        const ns = c.nodeById.get(op.nodeId);
+        if (ns) this.setNodeState(c, ns, op.to);
+        return;
+      }
+      case "LOST": {
+        const job = this.jobs.get(op.jobId);
+        if (!job || job.phase !== "running") return;
+        job.sigtermAt = this.now;
+        job.requeueOnStop = op.requeue;
+        this.stop(job, "lost");
+        return;
+      }
+      case "PREEMPT":
+        this.preempt(op);
+        return;
+      case "START":
+        this.start(c, op);
+        return;
+      case "RESERVE":
+        return;
+    }
+  }
+
+  private preempt(op: PreemptOp): void {
+    const job = this.jobs.get(op.jobId);
+    if (!job || job.phase !== "running" || job.sigtermAt !== null) return;
+    const r = job.running!;
+    r.stopping = { byJobId: op.byJobId, graceUntil: op.graceUntil };
+    job.sigtermAt = this.now;
+    job.requeueOnStop = op.requeue;
+    job.lastPreemption = this.recorder.preempted(job.cluster.index, job.spec, this.now, job.launchedAt);
+    this.opts.sink.emit({
+      t: this.now,
+      type: "preempt",
+      job: job.spec.id,
+      budget: job.spec.budget,
+      gpus: job.spec.gpus,
+      by: op.byJobId,
+      reason: op.reasonCode,
+      graceUntil: op.graceUntil,
+    });
+    job.gen++;
+    if (job.launchedAt === null) {
+      // Preempted before it launched (it was waiting for its own victims): nothing to wind down.
+      this.stop(job, "preempt");
+      return;
+    }
+    const finishAt = job.launchedAt + job.overhead + (job.spec.duration - job.saved);
+    const killAt = this.killAt(job);
+    if (finishAt <= op.graceUntil && finishAt <= killAt) {
+      // It completes inside its grace period: work goes on until it finishes.
+      job.sigtermAt = null;
+      this.q.push(finishAt, { k: K.STOP, job, gen: job.gen, cause: "finish" });
+    } else if (killAt < op.graceUntil) this.q.push(Math.max(this.now, killAt), { k: K.STOP, job, gen: job.gen, cause: "kill" });
+    else if (op.graceUntil <= this.now) this.stop(job, "preempt");
+    else this.q.push(op.graceUntil, { k: K.STOP, job, gen: job.gen, cause: "preempt" });
+  }
+
+  private killAt(job: JobState): number {
+    return job.spec.maxRuntime === null || job.launchedAt === null ? Infinity : job.launchedAt + job.spec.maxRuntime;
+  }
+
+  private start(c: ClusterState, op: StartOp): void {
+    const job = this.jobs.get(op.jobId);
+    if (!job || job.phase !== "pending") return;
+    c.pending.remove(job);
+    const p = job.pending!;
+    job.pending = null;
+    job.phase = "running";
+    job.gen++;
+    job.charged = op.charged;
+    job.protectedUntil = op.protectedUntil;
+    job.launchedAt = null;
+    job.sigtermAt = null;
+    job.stopCause = null;
+    job.requeueOnStop = false;
+    job.running = { ...p, startedAt: op.startBy, placement: op.placement, charged: op.charged, stopping: null };
+    c.running.add(job, job.running);
+    if (op.startBy <= this.now) this.launch(job);
+    else this.q.push(op.startBy, { k: K.LAUNCH, job, gen: job.gen });
+  }
+
+  private launch(job: JobState): void {
+    const now = this.now;
+    const s = job.spec;
+    job.launchedAt = now;
+    job.overhead = job.launches > 0 && s.resumable ? this.scenario.simulation.restartOverhead : 0;
+    job.launches++;
+    const finishAt = now + job.overhead + (s.duration - job.saved);
+    const killAt = this.killAt(job);
+    if (killAt < finishAt) this.q.push(killAt, { k: K.STOP, job, gen: job.gen, cause: "kill" });
+    else this.q.push(finishAt, { k: K.STOP, job, gen: job.gen, cause: "finish" });
+    if (job.charged && job.protectedUntil > now && job.protectedUntil < Math.min(finishAt, killAt)) {
+      this.q.push(job.protectedUntil, { k: K.WAKE, job, gen: job.gen });
+    }
+    const c = job.cluster;
+    if (job.charged) c.usage.get(s.budget)?.addRate(now, s.gpus);
+    job.segment = this.recorder.runStart(c.index, s, job.charged, now, job.queuedAt);
+    if (job.lastPreemption) {
+      job.lastPreemption.restartedAt = now;
+      job.lastPreemption = null;
+    }
+    const nodes: Record<string, number[]> = {};
+    for (const pl of job.running!.placement) nodes[pl.nodeId] = pl.gpuIndexes;
+    this.opts.sink.emit({
+      t: now,
+      type: "start",
+      job: s.id,
+      budget: s.budget,
+      gpus: s.gpus,
+      nodes,
+      protectedUntil: job.protectedUntil >= Number.MAX_SAFE_INTEGER ? null : job.protectedUntil,
+      charged: job.charged,
+      wait: now - job.queuedAt,
+    });
+  }
+
+  private stop(job: JobState, cause: StopCause): void {
+    const now = this.now;
+    const s = job.spec;
+    const c = job.cluster;
+    if (job.launchedAt !== null) {
+      if (cause !== "finish") {
+        const workEnd = job.sigtermAt ?? now;
+        const work = Math.max(0, workEnd - (job.launchedAt + job.overhead));
+        const interval = this.scenario.simulation.checkpointInterval;
+        job.saved = s.resumable ? Math.min(s.duration, job.saved + Math.floor(work / interval) * interval) : 0;
+      }
+      if (job.charged) c.usage.get(s.budget)?.addRate(now, -s.gpus);
+      this.recorder.runStop(c.index, s, job.segment!, now, cause);
+      job.segment = null;
+    }
+    job.gen++;
+    c.running.remove(job);
+    job.running = null;
+    job.launchedAt = null;
+    job.sigtermAt = null;
+    this.opts.sink.emit({ t: now, type: "stop", job: s.id, budget: s.budget, gpus: s.gpus, cause });
+    if (cause === "finish") {
+      job.completed = true;
+      this.completed++;
+    } else if ((cause === "preempt" || cause === "lost") && job.requeueOnStop) {
+      this.opts.sink.emit({ t: now, type: "requeue", job: s.id, budget: s.budget, gpus: s.gpus, saved: job.saved });
+      this.toPending(job, now);
+      // Requeued outside a cycle's decision (lost, or grace 0): the cluster needs another cycle now.
+      this.q.push(now, { k: K.HEARTBEAT, cluster: c });
+      return;
+    }
+    job.phase = "done";
+    this.recorder.demand(c.index, s, now, -1);
+  }
+}
+
+/** An array with O(1) add and remove (the last item moves into the hole); owners keep their slot. */
+class SlotList<T> {
+  readonly items: T[] = [];
+  private readonly owners: JobState[] = [];
+
+  add(owner: JobState, item: T): void {
+    owner.slot = this.items.length;
+    this.items.push(item);
+    this.owners.push(owner);
+  }
+
+  remove(owner: JobState): void {
+    const i = owner.slot;
+    const last = this.items.length - 1;
+    if (i < 0 || i > last || this.owners[i] !== owner) throw new Error(`simulator: ${owner.spec.id} is not in this list`);
+    if (i !== last) {
+      this.items[i] = this.items[last]!;
+      const moved = this.owners[last]!;
+      this.owners[i] = moved;
+      moved.slot = i;
+    }
+    this.items.pop();
+    this.owners.pop();
+    owner.slot = -1;
+  }
+}

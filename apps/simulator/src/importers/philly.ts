@@ -1,0 +1,123 @@
+/**
+ * Philly per-VC importer (rules in apps/simulator/README.md, "Importers"):
+ * one shared cluster `philly` of 8-GPU nodes; one budget per VC below the root `philly`, allocation
+ * = the VC's node count / the sum of node counts (VCs missing from the node table get 0: their jobs
+ * run as unallocated); every VC's clock starts at its own first job, so merging aligns the VCs'
+ * first jobs at t = 0; a window [fromDay, fromDay + days) is kept and shifted to start at 0.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import type { BudgetSpec, ClusterSpec, SimJob } from "../types.js";
+import { deriveContract, markOverflowUnallocated, sizeCluster, type ImportResult } from "./common.js";
+
+export interface PhillyImportOptions {
+  readonly tracesDir: string;
+  /** First day kept (0 = every VC's first job). */
+  readonly fromDay?: number;
+  /** Days kept; default: all. */
+  readonly days?: number;
+  /** Only these VCs (default: all 12). */
+  readonly vcs?: readonly string[];
+  /**
+   * Size the cluster so that submitted GPU-time / (capacity x window) = load. Default: the VCs'
+   * own node counts summed (352 nodes, 2,816 GPUs).
+   */
+  readonly load?: number;
+  /** Fixed node count (overrides `load`). */
+  readonly nodes?: number;
+  /** Work beyond a VC's allocation becomes unallocated (markOverflowUnallocated). */
+  readonly overflow?: boolean;
+}
+
+export interface PhillyRow {
+  readonly vc: string;
+  readonly submit: number;
+  readonly gpus: number;
+  readonly duration: number;
+}
+
+/** Parses the per-VC CSV (`vc,submit_offset_s,num_gpus,duration_s`, CRLF or LF). */
+export function parsePhillyJobs(text: string): PhillyRow[] {
+  const rows: PhillyRow[] = [];
+  const lines = text.split("\n");
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line === "") continue;
+    const [vc, submit, gpus, duration] = line.split(",");
+    const row = { vc: vc ?? "", submit: Number(submit), gpus: Number(gpus), duration: Number(duration) };
+    if (!row.vc || ![row.submit, row.gpus, row.duration].every(Number.isFinite)) {
+      throw new Error(`philly_per_vc_jobs.csv:${i + 1}: malformed row "${line}"`);
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
+export function parseNodeCounts(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split("\n").slice(1)) {
+    const [vc, n] = line.trim().split(",");
+    if (vc && n && Number.isFinite(Number(n))) out.set(vc, Number(n));
+  }
+  return out;
+}
+
+/** Builds the scenario parts from parsed rows; pure, so tests can feed a few lines. */
+export function importPhillyRows(
+  rows: readonly PhillyRow[],
+  nodeCounts: ReadonlyMap<string, number>,
+  opts: Omit<PhillyImportOptions, "tracesDir"> = {},
+): ImportResult {
+  const from = (opts.fromDay ?? 0) * 86400;
+  const to = opts.days === undefined ? Infinity : from + opts.days * 86400;
+  const wanted = opts.vcs ? new Set(opts.vcs) : undefined;
+  const perVc = new Map<string, number>();
+  const jobs: SimJob[] = [];
+  const vcs = new Set<string>();
+  for (const r of rows) {
+    if (wanted && !wanted.has(r.vc)) continue;
+    vcs.add(r.vc);
+    const n = perVc.get(r.vc) ?? 0;
+    perVc.set(r.vc, n + 1);
+    if (r.submit < from || r.submit >= to) continue;
+    const gpus = r.gpus > 8 && r.gpus % 8 !== 0 ? Math.ceil(r.gpus / 8) * 8 : Math.max(1, r.gpus);
+    const duration = Math.max(1, Math.round(r.duration));
+    jobs.push({
+      id: `${r.vc}-${n}`,
+      submit: r.submit - from,
+      budget: r.vc,
+      user: r.vc,
+      cluster: "philly",
+      gpus,
+      duration,
+      ...deriveContract(duration, gpus),
+      resumable: true,
+      priority: 0,
+    });
+  }
+  const names = [...vcs].sort();
+  const totalNodes = names.reduce((s, vc) => s + (nodeCounts.get(vc) ?? 0), 0);
+  const budgets: BudgetSpec = {
+    name: "philly",
+    allocation: {},
+    children: names.map((vc) => ({
+      name: vc,
+      allocation: { philly: totalNodes > 0 ? (nodeCounts.get(vc) ?? 0) / totalNodes : 0 },
+      children: [],
+    })),
+  };
+  const span = opts.days !== undefined ? opts.days * 86400 : jobs.reduce((m, j) => Math.max(m, j.submit + 1), 1);
+  const nodes = sizeCluster(jobs, span, 8, { nodes: opts.nodes, load: opts.load, fallback: totalNodes });
+  const cluster: ClusterSpec = { name: "philly", gpuType: "P100", nodes, gpusPerNode: 8 };
+  jobs.sort((a, b) => a.submit - b.submit || (a.id < b.id ? -1 : 1));
+  if (!opts.overflow) return { clusters: [cluster], budgets, jobs, span };
+  const share = new Map(budgets.children.map((b) => [b.name, (b.allocation.philly ?? 0) * nodes * 8]));
+  return { clusters: [cluster], budgets, jobs: markOverflowUnallocated(jobs, share), span };
+}
+
+export function importPhilly(opts: PhillyImportOptions): ImportResult {
+  const text = gunzipSync(readFileSync(join(opts.tracesDir, "philly_per_vc_jobs.csv.gz"))).toString("utf8");
+  const counts = parseNodeCounts(readFileSync(join(opts.tracesDir, "philly_vc_node_count.csv"), "utf8"));
+  return importPhillyRows(parsePhillyJobs(text), counts, opts);
+}

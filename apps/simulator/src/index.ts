@@ -1,0 +1,13 @@
+/** @tranche/simulator: replay scenarios through the core's policies in virtual time. */
+export { runScenario, runScenarioFile, policyConfig, POLICIES, POLICY_NAMES, type PolicyName, type RunOptions } from "./run.js";
+export { simulate, type CycleFn, type SimulationOutput } from "./engine.js";
+export { buildReport, type Report } from "./report.js";
+export { loadScenarioFile, validateScenario } from "./scenario.js";
+export { parseTraceCsv, formatTraceCsv, TRACE_COLUMNS } from "./trace.js";
+export { createEventSink, createMemorySink, type SimEvent, type EventSink } from "./events-log.js";
+export { importPhilly, importPhillyRows } from "./importers/philly.js";
+export { importHelios, importHeliosRows } from "./importers/helios.js";
+export { demandRatio } from "./importers/common.js";
+export { defaultTracesDir, findRepoRoot } from "./importers/traces-dir.js";
+export { parseDuration, formatDuration } from "./duration.js";
+export * from "./types.js";

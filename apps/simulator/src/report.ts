@@ -1,0 +1,63 @@
+/**
+ * The report JSON (keys exactly as in the README). Every number comes from the core's SPEC §4
+ * measure functions applied to what the recorder collected.
+ */
+import { computeMeasures, type Percentiles } from "@tranche/scheduler-core";
+import type { SimulationOutput } from "./engine.js";
+import type { Scenario } from "./types.js";
+
+export interface WaitPercentiles {
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+}
+
+export interface Report {
+  policy: string;
+  jobs: { submitted: number; completed: number; unfinished: number };
+  availability: number | null;
+  occupancy: { total: number | null; allocated: number | null; unallocated: number | null };
+  delivery: {
+    overall: number | null;
+    min: number | null;
+    budgetsAtLeast95: number;
+    budgets: number;
+    perBudget: Record<string, number>;
+  };
+  queueWait: { all: WaitPercentiles; debug: WaitPercentiles; large: WaitPercentiles };
+  preemptions: { count: number; gpuHours: number };
+  fragmentation: { idleGpuHoursWhileBlocked: number };
+  sim: { events: number; wallMs: number };
+}
+
+const wait = (p: Percentiles): WaitPercentiles => ({ p50: p.p50, p90: p.p90, p99: p.p99 });
+
+export function buildReport(policy: string, scenario: Scenario, out: SimulationOutput, events: number, wallMs: number): Report {
+  const r = out.recorder;
+  const m = computeMeasures({
+    clusterIntervals: r.clusterIntervals(),
+    budgetIntervals: r.budgetIntervals(),
+    segments: r.segments,
+    preemptions: r.preemptions,
+    largeJobGpus: r.policy.largeJobGpus,
+  });
+  const perBudget: Record<string, number> = {};
+  for (const b of m.delivery.perBudget) if (b.delivery !== null) perBudget[b.budgetId] = b.delivery;
+  return {
+    policy,
+    jobs: { submitted: scenario.jobs.length, completed: out.completed, unfinished: scenario.jobs.length - out.completed },
+    availability: m.availability,
+    occupancy: { total: m.occupancy.occupancy, allocated: m.occupancy.allocated, unallocated: m.occupancy.unallocated },
+    delivery: {
+      overall: m.delivery.delivery,
+      min: m.delivery.minDelivery,
+      budgetsAtLeast95: m.delivery.budgetsAtLeast95,
+      budgets: m.delivery.budgetsOwed,
+      perBudget,
+    },
+    queueWait: { all: wait(m.queueWait.all), debug: wait(m.queueWait.debug), large: wait(m.queueWait.large) },
+    preemptions: { count: m.preemptions.count, gpuHours: m.preemptions.gpuHours },
+    fragmentation: { idleGpuHoursWhileBlocked: m.fragmentationGpuSeconds / 3600 },
+    sim: { events, wallMs: Math.round(wallMs) },
+  };
+}

@@ -1,0 +1,308 @@
+import { compareByNameThenId } from "./budget-tree";
+import type { Node, NodeState, RunningJob } from "./types";
+
+/** Working state of a running job during a cycle (snapshot jobs and jobs started this cycle). */
+export interface JobState {
+  job: RunningJob;
+  /** Budget index in the FairTree, -1 when unknown. */
+  budget: number;
+  charged: boolean;
+  /** In the debug lane (R5): counts towards its user's debug cap. */
+  debug: boolean;
+  /** When protection ends (charged runs); its start for unallocated runs. */
+  protectedUntil: number;
+  /** startedAt + maxRuntime, Infinity when unbounded. */
+  maxEnd: number;
+  /** Leaving: preempted or drained before this cycle, or in this cycle. */
+  stopping: boolean;
+  /** When a leaving job will have exited at the latest. */
+  exitBy: number;
+  /** Started in this cycle: never a victim in the same cycle. */
+  isNew: boolean;
+  /** Preempted or lost in this cycle: its GPUs are free for later starts once it exits. */
+  gone: boolean;
+  /** Node indexes and GPU indexes it holds. */
+  slots: { node: number; gpus: number[] }[];
+}
+
+/** Categories of a node's GPUs for cheap bounds: A1 = free+unallocated, A2 = A1+interruptible, A3 = A2+protected. */
+const CATEGORIES = 3;
+
+/**
+ * Working copy of the cluster's nodes for one cycle: which GPU index is taken by whom, free GPUs per
+ * node bucketed by count (best fit in O(node size)), and histograms of what each node could offer if
+ * unallocated / interruptible / protected work left, so a job that cannot start anywhere is known in
+ * O(node size) instead of a scan of the cluster (needed to keep 50,000 pending jobs cheap).
+ *
+ * Nodes are indexed in (name, id) order: every "first node" below is deterministic.
+ */
+export class NodeBoard {
+  readonly nodes: Node[];
+  readonly count: number;
+  readonly state: NodeState[];
+  readonly schedulable: boolean[];
+  /** Largest gpuCount: the whole-node size for multi-node jobs. */
+  readonly size: number;
+  /**
+   * Per GPU (node offset + index): how many job states hold it (a waiting preemptor overlaps its
+   * leaving victim). One flat array: cheap to build for a thousand nodes every cycle.
+   */
+  private readonly occ: Uint16Array;
+  private readonly offset: Int32Array;
+  /** Per GPU (same key): jobs that must exit before a new job may use it; sparse. */
+  private readonly exitWait = new Map<number, JobState[]>();
+  readonly free: Int32Array;
+  readonly jobsOn: JobState[][];
+  /** buckets[k]: schedulable nodes with exactly k free GPUs, ascending index. */
+  readonly buckets: number[][];
+  private readonly cat: Int32Array[]; // cat[c][node] = A_{c+1}
+  private readonly hist: Int32Array[]; // hist[c][value] over schedulable nodes
+  private readonly full: Int32Array; // full[c]: schedulable whole-size nodes with A_{c+1} == size
+  /** byBound[c][v]: schedulable nodes with A_{c+1} == v, ascending index (victim searches, categories 0 and 1). */
+  private readonly byBound: number[][][];
+  private readonly index = new Map<string, number>();
+
+  constructor(
+    nodes: readonly Node[],
+    effectiveState: ReadonlyMap<string, NodeState>,
+    readonly now: number,
+  ) {
+    this.nodes = [...nodes].sort(compareByNameThenId);
+    this.count = this.nodes.length;
+    this.nodes.forEach((n, i) => this.index.set(n.id, i));
+    this.state = this.nodes.map((n) => effectiveState.get(n.id) ?? n.state);
+    // R1: only READY nodes take new work; an unhealthy or silent node is on its way out this cycle.
+    this.schedulable = this.nodes.map((n, i) => this.state[i] === "READY" && n.health === "HEALTHY");
+    this.size = this.nodes.reduce((m, n) => Math.max(m, n.gpuCount), 0);
+    this.offset = new Int32Array(this.count + 1);
+    for (let i = 0; i < this.count; i++) this.offset[i + 1] = this.offset[i]! + Math.max(0, this.nodes[i]!.gpuCount);
+    this.occ = new Uint16Array(this.offset[this.count]!);
+    this.free = new Int32Array(this.count);
+    this.jobsOn = this.nodes.map(() => []);
+    this.buckets = Array.from({ length: this.size + 1 }, () => [] as number[]);
+    this.cat = Array.from({ length: CATEGORIES }, () => new Int32Array(this.count));
+    this.hist = Array.from({ length: CATEGORIES }, () => new Int32Array(this.size + 1));
+    this.full = new Int32Array(CATEGORIES);
+    this.byBound = [0, 1].map(() => Array.from({ length: this.size + 1 }, () => [] as number[]));
+    for (let i = 0; i < this.count; i++) this.free[i] = Math.max(0, this.nodes[i]!.gpuCount);
+  }
+
+  indexOf(nodeId: string): number | undefined {
+    return this.index.get(nodeId);
+  }
+
+  /** Records a job's GPUs (snapshot load); call finishLoad() once all are in. */
+  load(js: JobState): void {
+    const occ = this.occ;
+    for (const s of js.slots) {
+      this.jobsOn[s.node]!.push(js);
+      const base = this.offset[s.node]!;
+      const count = this.offset[s.node + 1]! - base;
+      for (const g of s.gpus) if (g >= 0 && g < count) occ[base + g]!++;
+    }
+  }
+
+  finishLoad(): void {
+    for (let i = 0; i < this.count; i++) {
+      let f = 0;
+      for (let k = this.offset[i]!; k < this.offset[i + 1]!; k++) if (this.occ[k] === 0) f++;
+      this.free[i] = f;
+      if (this.schedulable[i] && f > 0) this.buckets[f]!.push(i);
+      this.refreshCategories(i, true);
+    }
+  }
+
+  private bucketRemove(k: number, node: number): void {
+    if (k > 0) sortedRemove(this.buckets[k]!, node);
+  }
+
+  private bucketInsert(k: number, node: number): void {
+    if (k > 0) sortedInsert(this.buckets[k]!, node);
+  }
+
+  private setFree(node: number, f: number): void {
+    const old = this.free[node]!;
+    if (old === f) return;
+    if (this.schedulable[node]) {
+      this.bucketRemove(old, node);
+      this.bucketInsert(f, node);
+    }
+    this.free[node] = f;
+  }
+
+  /** Classifies a job's GPUs for the bounds: 0 unallocated, 1 interruptible, 2 protected, -1 leaving. */
+  category(js: JobState): number {
+    if (js.gone || js.stopping) return -1;
+    if (js.isNew) return 2;
+    if (!js.charged) return 0;
+    return this.now < js.protectedUntil ? 2 : 1;
+  }
+
+  private refreshCategories(node: number, initial = false): void {
+    const sched = this.schedulable[node]!;
+    const add = [0, 0, 0];
+    const jobs = this.jobsOn[node]!;
+    for (let k = 0; k < jobs.length; k++) {
+      const js = jobs[k]!;
+      const c = this.category(js);
+      if (c < 0) continue;
+      for (let i = 0; i < js.slots.length; i++) if (js.slots[i]!.node === node) add[c]! += js.slots[i]!.gpus.length;
+    }
+    const whole = this.nodes[node]!.gpuCount === this.size;
+    let acc = this.free[node]!;
+    for (let c = 0; c < CATEGORIES; c++) {
+      acc += add[c]!;
+      const v = Math.min(acc, this.nodes[node]!.gpuCount);
+      const old = this.cat[c]![node]!;
+      if (sched) {
+        if (!initial) {
+          if (old === v) continue;
+          this.hist[c]![old] = this.hist[c]![old]! - 1;
+          if (whole && old === this.size) this.full[c] = this.full[c]! - 1;
+          if (c < 2) sortedRemove(this.byBound[c]![old]!, node);
+        }
+        this.hist[c]![v] = this.hist[c]![v]! + 1;
+        if (whole && v === this.size) this.full[c] = this.full[c]! + 1;
+        if (c < 2) {
+          if (initial)
+            this.byBound[c]![v]!.push(node); // nodes load in ascending order
+          else sortedInsert(this.byBound[c]![v]!, node);
+        }
+      }
+      this.cat[c]![node] = v;
+    }
+  }
+
+  /**
+   * Upper bound: could a job of `gpus` start somewhere if every GPU of the given category and below
+   * were available (0: free+unallocated, 1: +interruptible, 2: +protected)? Exact for a cluster
+   * without reservations; reservations only make it optimistic.
+   */
+  couldFit(gpus: number, category: 0 | 1 | 2): boolean {
+    if (gpus <= this.size) {
+      const h = this.hist[category]!;
+      for (let v = this.size; v >= gpus; v--) if (h[v]! > 0) return true;
+      return false;
+    }
+    return this.size > 0 && this.full[category]! >= gpus / this.size;
+  }
+
+  /** Schedulable nodes whose bound in category 0 or 1 is exactly `value`, ascending index. Read only. */
+  nodesWithBound(category: 0 | 1, value: number): readonly number[] {
+    return this.byBound[category]![value] ?? [];
+  }
+
+  /** What a node could offer: 0 free+unallocated, 1 +interruptible, 2 +protected GPUs. */
+  bound(node: number, category: 0 | 1 | 2): number {
+    return this.cat[category]![node]!;
+  }
+
+  /** Largest number of free GPUs on one schedulable node. */
+  largestFree(): number {
+    for (let k = this.size; k > 0; k--) if (this.buckets[k]!.length > 0) return k;
+    return 0;
+  }
+
+  /** Free GPUs on schedulable nodes. */
+  idleGpus(): number {
+    let s = 0;
+    for (let i = 0; i < this.count; i++) if (this.schedulable[i]) s += this.free[i]!;
+    return s;
+  }
+
+  /** The lowest `count` free GPU indexes of a node. */
+  freeIndexes(node: number, count: number): number[] {
+    const out: number[] = [];
+    const base = this.offset[node]!;
+    const n = this.offset[node + 1]! - base;
+    for (let g = 0; g < n && out.length < count; g++) if (this.occ[base + g] === 0) out.push(g);
+    return out;
+  }
+
+  /** A job starts: takes its GPUs; returns the leaving jobs it must wait for (R6 grace). */
+  occupy(js: JobState): JobState[] {
+    const wait: JobState[] = [];
+    for (const s of js.slots) {
+      const base = this.offset[s.node]!;
+      for (const g of s.gpus) {
+        this.occ[base + g]!++;
+        if (this.exitWait.size === 0) continue;
+        const ew = this.exitWait.get(base + g);
+        if (!ew) continue;
+        for (const w of ew) if (!wait.includes(w)) wait.push(w);
+        this.exitWait.delete(base + g);
+      }
+      this.jobsOn[s.node]!.push(js);
+      this.setFree(s.node, this.free[s.node]! - s.gpus.length);
+      this.refreshCategories(s.node);
+    }
+    return wait;
+  }
+
+  /**
+   * A job is preempted or lost in this cycle: its GPUs become free for later starts in this cycle,
+   * which must wait for it to exit.
+   */
+  vacate(js: JobState): void {
+    js.gone = true;
+    for (const s of js.slots) {
+      const base = this.offset[s.node]!;
+      const count = this.offset[s.node + 1]! - base;
+      let freed = 0;
+      for (const g of s.gpus) {
+        if (g < 0 || g >= count) continue;
+        const k = base + g;
+        this.occ[k]!--;
+        if (this.occ[k] === 0) {
+          freed++;
+          const ew = this.exitWait.get(k);
+          if (ew) ew.push(js);
+          else this.exitWait.set(k, [js]);
+        }
+      }
+      const list = this.jobsOn[s.node]!;
+      const at = list.indexOf(js);
+      if (at >= 0) list.splice(at, 1);
+      this.setFree(s.node, this.free[s.node]! + freed);
+      this.refreshCategories(s.node);
+    }
+  }
+
+  /** A job starts leaving (drain preemption): its GPUs stay taken until it exits. */
+  markStopping(js: JobState): void {
+    js.stopping = true;
+    for (const s of js.slots) this.refreshCategories(s.node);
+  }
+
+  /** GPUs of a node that only `victims` hold (what preempting exactly them frees there). */
+  freedBy(node: number, victims: readonly JobState[]): number {
+    const base = this.offset[node]!;
+    const count = this.offset[node + 1]! - base;
+    const drop = new Uint16Array(count);
+    for (const v of victims)
+      for (const s of v.slots) if (s.node === node) for (const g of s.gpus) if (g >= 0 && g < count) drop[g]!++;
+    let n = 0;
+    for (let g = 0; g < count; g++) if (this.occ[base + g]! > 0 && this.occ[base + g] === drop[g]) n++;
+    return n;
+  }
+}
+
+function lowerBound(xs: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function sortedRemove(xs: number[], x: number): void {
+  const i = lowerBound(xs, x);
+  if (xs[i] === x) xs.splice(i, 1);
+}
+
+function sortedInsert(xs: number[], x: number): void {
+  xs.splice(lowerBound(xs, x), 0, x);
+}

@@ -1,0 +1,157 @@
+import type { JobContract, Node, PolicyConfig, RunningJob, ValidationResult } from "./types";
+
+/**
+ * Contract helpers shared by the core, the API, the CLI and the trace importers, so a job that the
+ * API accepts is a job the scheduler can place (SPEC §6) and every entry point words errors alike.
+ */
+
+/**
+ * The size of a whole node in this cluster: the largest gpuCount. Clusters hold one GPU type and in
+ * practice one node shape; with mixed shapes multi-node jobs only use nodes of this size.
+ */
+export function nodeSize(nodes: readonly Pick<Node, "gpuCount">[]): number {
+  let size = 0;
+  for (const n of nodes) if (n.gpuCount > size) size = n.gpuCount;
+  return size;
+}
+
+/** R5: short and small jobs form the debug lane. */
+export function isDebugLane(
+  job: Pick<JobContract, "gpus" | "maxRuntime">,
+  policy: Pick<PolicyConfig, "debugMaxRuntime" | "debugMaxGpus">,
+): boolean {
+  return job.maxRuntime !== null && job.maxRuntime <= policy.debugMaxRuntime && job.gpus <= policy.debugMaxGpus;
+}
+
+/**
+ * SPEC §2: allocated occupancy = minRuntime > 0 and a budget with entitlement. Everything else is
+ * unallocated: free, never charged, preemptible at any moment by allocated work.
+ */
+export function isAllocated(job: Pick<JobContract, "minRuntime">, budgetHasEntitlement: boolean): boolean {
+  return job.minRuntime > 0 && budgetHasEntitlement;
+}
+
+/** When a running job's protection ends: its latest start + minRuntime (charged runs only). */
+export function protectedUntil(job: Pick<RunningJob, "startedAt" | "minRuntime">): number {
+  return job.startedAt + job.minRuntime;
+}
+
+/**
+ * R4: a charged run is protected until minRuntime has passed since its latest start. Unallocated
+ * runs are never protected. `charged` defaults to the job's own flag, else minRuntime > 0.
+ */
+export function isProtected(
+  job: Pick<RunningJob, "startedAt" | "minRuntime" | "charged">,
+  now: number,
+  charged: boolean = job.charged ?? job.minRuntime > 0,
+): boolean {
+  return charged && now < job.startedAt + job.minRuntime;
+}
+
+/** R6: the grace a preempted job gets: its own request capped at the maximum, else the default. */
+export function gracePeriodFor(
+  job: Pick<JobContract, "gracePeriod">,
+  charged: boolean,
+  policy: Pick<PolicyConfig, "gracePeriod" | "unallocatedGracePeriod" | "maxGracePeriod">,
+): number {
+  if (job.gracePeriod !== null && job.gracePeriod >= 0) return Math.min(job.gracePeriod, policy.maxGracePeriod);
+  return charged ? policy.gracePeriod : policy.unallocatedGracePeriod;
+}
+
+/** R6: a resumable job is requeued; a non-resumable one only if it asked to be. */
+export function requeueAfterPreemption(job: Pick<JobContract, "resumable" | "requeueOnPreempt">): boolean {
+  return job.resumable || job.requeueOnPreempt;
+}
+
+/** The minRuntime cap in force on a cluster. */
+export function minRuntimeCap(
+  cluster: { maxMinRuntime?: number | null } | null | undefined,
+  policy: Pick<PolicyConfig, "maxMinRuntime">,
+): number {
+  return cluster?.maxMinRuntime ?? policy.maxMinRuntime;
+}
+
+const isWholeNumber = (x: number): boolean => Number.isInteger(x);
+const VALID: ValidationResult = Object.freeze({ ok: true }) as ValidationResult;
+
+/**
+ * SPEC §6: every reason a job contract cannot be accepted on a cluster, as specific sentences.
+ * `nodes` are the cluster's nodes (all states: a node in repair still counts towards its size).
+ */
+export function validateJobContract(
+  job: JobContract,
+  nodes: readonly Pick<Node, "gpuCount">[],
+  policy: Pick<PolicyConfig, "maxMinRuntime" | "maxGracePeriod">,
+  cluster?: { maxMinRuntime?: number | null } | null,
+): ValidationResult {
+  return validateJobContractOn(job, clusterShape(nodes), policy, cluster);
+}
+
+/** Node size and total GPUs of a cluster, computed once for many validations. */
+export interface ClusterShape {
+  nodeSize: number;
+  totalGpus: number;
+}
+
+export function clusterShape(nodes: readonly Pick<Node, "gpuCount">[]): ClusterShape {
+  return { nodeSize: nodeSize(nodes), totalGpus: nodes.reduce((s, n) => s + n.gpuCount, 0) };
+}
+
+/** validateJobContract with the cluster's shape precomputed (the core validates every pending job). */
+export function validateJobContractOn(
+  job: JobContract,
+  shape: ClusterShape,
+  policy: Pick<PolicyConfig, "maxMinRuntime" | "maxGracePeriod">,
+  cluster?: { maxMinRuntime?: number | null } | null,
+): ValidationResult {
+  // Fast path: the core validates every pending job every cycle, and nearly all are fine.
+  const cap = minRuntimeCap(cluster, policy);
+  const size = shape.nodeSize;
+  const total = shape.totalGpus;
+  if (
+    Number.isInteger(job.gpus) &&
+    job.gpus > 0 &&
+    job.gpus <= total &&
+    (job.gpus <= size || size === 0 || job.gpus % size === 0) &&
+    Number.isInteger(job.minRuntime) &&
+    job.minRuntime >= 0 &&
+    job.minRuntime <= cap &&
+    (job.maxRuntime === null || (Number.isInteger(job.maxRuntime) && job.maxRuntime > 0 && job.maxRuntime >= job.minRuntime)) &&
+    (job.gracePeriod === null ||
+      (Number.isInteger(job.gracePeriod) && job.gracePeriod >= 0 && job.gracePeriod <= policy.maxGracePeriod)) &&
+    Number.isInteger(job.priority)
+  )
+    return VALID;
+  const errors: string[] = [];
+
+  if (!isWholeNumber(job.gpus)) errors.push(`gpus must be a whole number, got ${job.gpus}`);
+  else if (job.gpus <= 0) errors.push(`gpus must be at least 1, got ${job.gpus}`);
+  else if (job.gpus > total) errors.push(`gpus ${job.gpus} is more than the cluster has (${total} GPUs)`);
+  else if (size > 0 && job.gpus > size && job.gpus % size !== 0)
+    errors.push(
+      `gpus ${job.gpus} spans several nodes but is not a multiple of the node size ${size} (use ${Math.floor(job.gpus / size) * size} or ${Math.ceil(job.gpus / size) * size})`,
+    );
+
+  if (!isWholeNumber(job.minRuntime)) errors.push(`minRuntime must be whole seconds, got ${job.minRuntime}`);
+  else if (job.minRuntime < 0) errors.push(`minRuntime must not be negative, got ${job.minRuntime}s`);
+  else if (job.minRuntime > cap) errors.push(`minRuntime ${job.minRuntime}s is above the cluster's cap of ${cap}s`);
+
+  if (job.maxRuntime !== null) {
+    if (!isWholeNumber(job.maxRuntime) || job.maxRuntime <= 0)
+      errors.push(`maxRuntime must be a positive number of seconds, got ${job.maxRuntime}`);
+    else if (isWholeNumber(job.minRuntime) && job.maxRuntime < job.minRuntime)
+      errors.push(`maxRuntime ${job.maxRuntime}s is shorter than minRuntime ${job.minRuntime}s`);
+  }
+
+  if (job.gracePeriod !== null) {
+    if (!isWholeNumber(job.gracePeriod) || job.gracePeriod < 0)
+      errors.push(`gracePeriod must be a non-negative number of seconds, got ${job.gracePeriod}`);
+    else if (job.gracePeriod > policy.maxGracePeriod)
+      errors.push(`gracePeriod ${job.gracePeriod}s is above the maximum of ${policy.maxGracePeriod}s`);
+  }
+
+  if (!Number.isFinite(job.priority) || !isWholeNumber(job.priority))
+    errors.push(`priority must be a whole number, got ${job.priority}`);
+
+  return errors.length === 0 ? { ok: true } : { ok: false, errors };
+}

@@ -1,0 +1,182 @@
+import { compareByNameThenId, PPM } from "./budget-tree";
+import type { BudgetTreeNode } from "./types";
+
+/**
+ * Working copy of the budget tree for one cycle: window aggregates, the GPUs each tree node holds
+ * now, and the projected ratio of SPEC R2.
+ *
+ *   ratio(n)          = usage(n) / entitlement(n)
+ *   projectedRatio(n) = (usage(n) + heldGpus(n) * projectionHorizon) / entitlement(n)
+ *
+ * Both are Infinity when n has zero allocation or zero entitlement (SPEC §2). usage(n) of a parent is
+ * the sum of its children's; heldGpus(n) counts charged running jobs in n's subtree that are not
+ * leaving, and is updated as the cycle starts and preempts jobs, so ranks move within a cycle.
+ *
+ * Tree nodes are indexed 0..size-1 in (name, id) order so iteration never depends on input order.
+ * Tree nodes not connected to the root (orphans, cycles) are left out: their jobs are invalid.
+ */
+export class FairTree {
+  readonly size: number;
+  readonly ids: string[];
+  readonly names: string[];
+  /** Names from below the root down to the node, joined by "/" (used in sentences). */
+  readonly paths: string[];
+  readonly parent: Int32Array;
+  readonly depth: Int32Array;
+  /** Children in (name, id) order. */
+  readonly children: number[][];
+  readonly usage: Float64Array;
+  readonly entitlement: Float64Array;
+  /** Product of allocations along the path, as a fraction of the cluster. */
+  readonly effectiveAllocation: Float64Array;
+  readonly held: Float64Array;
+  readonly root: number;
+  private readonly index = new Map<string, number>();
+
+  constructor(
+    tree: readonly BudgetTreeNode[],
+    readonly horizon: number,
+  ) {
+    const byId = new Map<string, BudgetTreeNode>();
+    for (const n of tree) if (!byId.has(n.id)) byId.set(n.id, n);
+    const roots = [...byId.values()].filter((n) => n.parentId === null).sort(compareByNameThenId);
+    const rootNode = roots[0];
+    // Keep only nodes whose parent chain reaches the chosen root.
+    const connected = [...byId.values()].filter((n) => {
+      const seen = new Set<string>();
+      let cur: BudgetTreeNode | undefined = n;
+      while (cur && cur.parentId !== null && !seen.has(cur.id)) {
+        seen.add(cur.id);
+        cur = byId.get(cur.parentId);
+      }
+      return cur !== undefined && cur === rootNode;
+    });
+    connected.sort(compareByNameThenId);
+    const n = connected.length;
+    this.size = n;
+    this.ids = connected.map((x) => x.id);
+    this.names = connected.map((x) => x.name);
+    connected.forEach((x, i) => this.index.set(x.id, i));
+    this.parent = new Int32Array(n).fill(-1);
+    this.depth = new Int32Array(n);
+    this.children = Array.from({ length: n }, () => [] as number[]);
+    this.usage = new Float64Array(n);
+    this.entitlement = new Float64Array(n);
+    this.effectiveAllocation = new Float64Array(n);
+    this.held = new Float64Array(n);
+    this.root = rootNode ? (this.index.get(rootNode.id) ?? -1) : -1;
+    for (let i = 0; i < n; i++) {
+      const node = connected[i]!;
+      if (node.parentId !== null) {
+        const p = this.index.get(node.parentId)!;
+        this.parent[i] = p;
+        this.children[p]!.push(i); // pushed in (name, id) order since i ascends
+      }
+      this.entitlement[i] = Math.max(0, node.entitlementGpuSeconds);
+    }
+    // Depth, effective allocation and paths top-down (parents before children via BFS).
+    this.paths = new Array<string>(n).fill("");
+    const queue: number[] = this.root >= 0 ? [this.root] : [];
+    if (this.root >= 0) this.effectiveAllocation[this.root] = 1;
+    for (let q = 0; q < queue.length; q++) {
+      const p = queue[q]!;
+      for (const c of this.children[p]!) {
+        this.depth[c] = this.depth[p]! + 1;
+        this.effectiveAllocation[c] = (this.effectiveAllocation[p]! * connected[c]!.allocationPpm) / PPM;
+        this.paths[c] = p === this.root ? this.names[c]! : `${this.paths[p]}/${this.names[c]}`;
+        queue.push(c);
+      }
+    }
+    if (this.root >= 0) this.paths[this.root] = this.names[this.root]!;
+    // A parent's usage is the sum of its leaves' (SPEC §2): add leaves bottom-up.
+    for (let i = 0; i < n; i++) {
+      if (this.children[i]!.length === 0) this.addAlongPath(this.usage, i, Math.max(0, connected[i]!.usageGpuSeconds));
+    }
+  }
+
+  indexOf(id: string): number | undefined {
+    return this.index.get(id);
+  }
+
+  isLeaf(i: number): boolean {
+    return this.children[i]!.length === 0;
+  }
+
+  /** SPEC §2: a budget has entitlement when its allocation and its window entitlement are positive. */
+  hasEntitlement(i: number): boolean {
+    return this.effectiveAllocation[i]! > 0 && this.entitlement[i]! > 0;
+  }
+
+  ratio(i: number): number {
+    return this.hasEntitlement(i) ? this.usage[i]! / this.entitlement[i]! : Infinity;
+  }
+
+  projectedRatio(i: number): number {
+    return this.hasEntitlement(i) ? (this.usage[i]! + this.held[i]! * this.horizon) / this.entitlement[i]! : Infinity;
+  }
+
+  /** Charged GPUs start (+) or stop (-) being held by a budget: every ancestor's rank moves. */
+  addHeld(budget: number, gpus: number): void {
+    this.addAlongPath(this.held, budget, gpus);
+  }
+
+  private addAlongPath(arr: Float64Array, i: number, v: number): void {
+    for (let cur = i; cur >= 0; cur = this.parent[cur]!) arr[cur] = arr[cur]! + v;
+  }
+
+  /**
+   * R2 sibling order: lower projected ratio first; ties by larger entitlement, then name, then id
+   * (indexes follow (name, id) order, so the index is the last tie-break).
+   */
+  compareSiblings(a: number, b: number): number {
+    const ra = this.projectedRatio(a);
+    const rb = this.projectedRatio(b);
+    if (ra !== rb) return ra < rb ? -1 : 1;
+    const ea = this.entitlement[a]!;
+    const eb = this.entitlement[b]!;
+    if (ea !== eb) return ea > eb ? -1 : 1;
+    return a - b;
+  }
+
+  /**
+   * The pair of siblings under the lowest common ancestor of a and b, i.e. the level at which the
+   * fair tree decides between them. Null when one is an ancestor of the other (same budget).
+   */
+  divergence(a: number, b: number): [number, number] | null {
+    let x = a;
+    let y = b;
+    while (this.depth[x]! > this.depth[y]!) x = this.parent[x]!;
+    while (this.depth[y]! > this.depth[x]!) y = this.parent[y]!;
+    if (x === y) return null;
+    let cx = x;
+    let cy = y;
+    while (this.parent[cx] !== this.parent[cy]) {
+      cx = this.parent[cx]!;
+      cy = this.parent[cy]!;
+    }
+    return [cx, cy];
+  }
+
+  /**
+   * R4: budget a ranks ahead of budget b by more than the margin when, at the level where their
+   * paths diverge, a's side has a projected ratio below b's side's ratio x (1 - margin). A side with
+   * no entitlement (Infinity) is behind every side that has one.
+   */
+  ranksAheadBy(a: number, b: number, margin: number): boolean {
+    // Same walk as divergence(), without allocating: this runs for every candidate victim.
+    let x = a;
+    let y = b;
+    while (this.depth[x]! > this.depth[y]!) x = this.parent[x]!;
+    while (this.depth[y]! > this.depth[x]!) y = this.parent[y]!;
+    if (x === y) return false;
+    while (this.parent[x] !== this.parent[y]) {
+      x = this.parent[x]!;
+      y = this.parent[y]!;
+    }
+    const ra = this.projectedRatio(x);
+    const rb = this.projectedRatio(y);
+    if (rb === Infinity) return ra !== Infinity;
+    // "More than the margin", strictly; the 1e-12 keeps float noise from deciding an exact tie.
+    return ra < rb * (1 - margin) * (1 - 1e-12);
+  }
+}

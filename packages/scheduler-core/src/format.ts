@@ -1,0 +1,38 @@
+/**
+ * Deterministic wording for sentences (R10): the same numbers always read the same, whatever the
+ * locale or time zone of the process (no Intl, no Date).
+ */
+
+/** 0s, 45s, 12m, 1h 05m, 2d 3h. Rounds down to the unit shown. */
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return "forever";
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86_400) {
+    const h = Math.floor(s / 3600);
+    const m = Math.floor((s % 3600) / 60);
+    return m === 0 ? `${h}h` : `${h}h ${String(m).padStart(2, "0")}m`;
+  }
+  const d = Math.floor(s / 86_400);
+  const h = Math.floor((s % 86_400) / 3600);
+  return h === 0 ? `${d}d` : `${d}d ${h}h`;
+}
+
+/** A ratio with two decimals; "infinite" when the budget has no entitlement. */
+export function formatRatio(r: number): string {
+  return Number.isFinite(r) ? r.toFixed(2) : "infinite";
+}
+
+/** "now", or "in 1h 05m (t=1700003600)" so both people and tools can read it. */
+export function formatWhen(t: number, now: number): string {
+  return t <= now ? "now" : `in ${formatDuration(t - now)} (t=${t})`;
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+export function formatPercent(fraction: number): string {
+  return `${Math.round(fraction * 100)}%`;
+}

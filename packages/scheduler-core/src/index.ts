@@ -1,0 +1,48 @@
+/**
+ * @tranche/scheduler-core: the scheduling policy of SPEC R1-R11 as pure, deterministic code.
+ *
+ * One entry point decides a cycle for one cluster:
+ *
+ *   runCycle(snapshot, policy, now) -> { plan, order, pending, ratios, reservations, stats }
+ *
+ * The worker loads the snapshot from Postgres and applies the plan; the simulator replays traces in
+ * virtual time with the very same function; the web what-if view calls it on an edited snapshot.
+ * Everything else exported here is a helper those callers share so nobody keeps a second copy of a
+ * policy rule: contract validation, window aggregates (usage, entitlement), ratios and the SPEC §4
+ * measures.
+ *
+ * No I/O, no clock, no randomness: time is the `now` argument (integer seconds).
+ */
+export type * from "./types";
+export {
+  NODE_STATES,
+  NODE_HEALTHS,
+  PENDING_REASON_CODES,
+  START_REASON_CODES,
+  PREEMPT_REASON_CODES,
+  NODE_STATE_REASON_CODES,
+  JOB_LANES,
+} from "./types";
+
+export { defaultPolicy, resolvePolicy } from "./policy";
+export {
+  nodeSize,
+  isDebugLane,
+  isAllocated,
+  isProtected,
+  protectedUntil,
+  gracePeriodFor,
+  requeueAfterPreemption,
+  minRuntimeCap,
+  validateJobContract,
+  validateJobContractOn,
+  clusterShape,
+} from "./contract";
+export { validateBudgetTree, effectiveAllocations, PPM } from "./budget-tree";
+export { computeUsage, computeEntitlements, withWindowAggregates } from "./window";
+export { computeRatios } from "./compute-ratios";
+export { planNodeStates } from "./plan-drains";
+export { runCycle } from "./run-cycle";
+export * from "./measures/index";
+// Baseline policies (priority, fifo) maintained alongside, for simulator comparisons.
+export * from "./baselines/index";

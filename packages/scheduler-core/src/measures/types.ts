@@ -1,0 +1,130 @@
+/**
+ * Inputs and outputs of the SPEC §4 measures. Shapes are chosen so the simulator can produce them
+ * cheaply (it samples its state between events, see HourlyAccumulator) and the worker can produce
+ * them from DB rows (run segments, preemption events, hourly rollups). All times are integer seconds,
+ * all GPU time GPU-seconds.
+ */
+
+/** One interval (normally one hour) of one cluster. */
+export interface ClusterInterval {
+  clusterId: string;
+  start: number;
+  end: number;
+  /** GPUs in the cluster x time. */
+  totalGpuSeconds: number;
+  /** GPUs on nodes that are not DOWN, REPAIR or unhealthy x time. */
+  healthyGpuSeconds: number;
+  /** Occupied by charged (allocated) runs. */
+  allocatedGpuSeconds: number;
+  /** Occupied by unallocated runs. */
+  unallocatedGpuSeconds: number;
+  /** Idle schedulable GPU-time while a pending allocated job could not be placed. */
+  fragmentationGpuSeconds: number;
+}
+
+/** One interval (normally one hour) of one budget on one cluster. */
+export interface BudgetInterval {
+  clusterId: string;
+  budgetId: string;
+  start: number;
+  end: number;
+  /** Effective allocation x healthy capacity x time. */
+  entitlementGpuSeconds: number;
+  /** GPUs requested by its allocated jobs, running or pending (not held), x time. */
+  demandGpuSeconds: number;
+  /** GPU-time its charged runs actually ran. */
+  ranGpuSeconds: number;
+}
+
+export const SEGMENT_END_REASONS = ["COMPLETED", "PREEMPTED", "LOST", "KILLED", "FAILED", "CANCELLED"] as const;
+export type SegmentEndReason = (typeof SEGMENT_END_REASONS)[number];
+
+/** One run of a job: from a start to its end (a requeued job has several). */
+export interface RunSegment {
+  jobId: string;
+  clusterId: string;
+  budgetId: string;
+  gpus: number;
+  /** Submit time for a first run, requeue time for a later one (queue wait = startedAt - queuedAt). */
+  queuedAt: number;
+  startedAt: number;
+  endedAt: number | null;
+  debug: boolean;
+  charged: boolean;
+  endReason?: SegmentEndReason | null;
+}
+
+/** One preemption (R6). */
+export interface PreemptionRecord {
+  jobId: string;
+  clusterId: string;
+  at: number;
+  gpus: number;
+  /** The victim's latest start. */
+  startedAt: number;
+  /** When the requeued job started again; null if it has not (yet) or was not requeued. */
+  restartedAt?: number | null;
+}
+
+export interface Percentiles {
+  count: number;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  mean: number | null;
+}
+
+export interface BudgetDelivery {
+  budgetId: string;
+  owedGpuSeconds: number;
+  deliveredGpuSeconds: number;
+  /** delivered / owed; null when nothing was owed. */
+  delivery: number | null;
+}
+
+export interface DeliverySummary {
+  owedGpuSeconds: number;
+  deliveredGpuSeconds: number;
+  /** Overall delivery = sum(delivered) / sum(owed); null when nothing was owed. */
+  delivery: number | null;
+  perBudget: BudgetDelivery[];
+  /** Budgets that were owed something. */
+  budgetsOwed: number;
+  /** Of those, how many got >= 95%. */
+  budgetsAtLeast95: number;
+  minDelivery: number | null;
+  minBudgetId: string | null;
+}
+
+export interface OccupancySummary {
+  /** occupied / healthy. */
+  occupancy: number | null;
+  allocated: number | null;
+  unallocated: number | null;
+  /** Share of occupied time that was unallocated (the case study's "18%"). */
+  unallocatedShareOfOccupied: number | null;
+}
+
+export interface QueueWaitSummary {
+  all: Percentiles;
+  debug: Percentiles;
+  large: Percentiles;
+}
+
+export interface PreemptionSummary {
+  count: number;
+  gpuSeconds: number;
+  gpuHours: number;
+  requeueWait: Percentiles;
+}
+
+export interface MeasuresSummary {
+  availability: number | null;
+  occupancy: OccupancySummary;
+  delivery: DeliverySummary;
+  queueWait: QueueWaitSummary;
+  preemptions: PreemptionSummary;
+  fragmentationGpuSeconds: number;
+  /** fragmentation / healthy GPU-time. */
+  fragmentation: number | null;
+}

@@ -1,0 +1,85 @@
+import { isAllocated, isDebugLane } from "./contract";
+import type { FairTree } from "./fair-tree";
+import type { JobLane, PendingJob, PolicyConfig } from "./types";
+
+/** A pending job with what the cycle needs to order it. */
+export interface PendingEntry {
+  job: PendingJob;
+  /** Leaf index in the FairTree. */
+  budget: number;
+  lane: JobLane;
+}
+
+/**
+ * R5/R3 lanes: debug-lane jobs of budgets with entitlement first, then allocated work, then
+ * unallocated work (minRuntime 0, or a budget without entitlement). A debug-shaped job that is not
+ * allocated is ordinary unallocated work: the debug lane is charged work, so it cannot be a free
+ * back door past allocated jobs.
+ */
+export function laneOf(job: PendingJob, budgetHasEntitlement: boolean, policy: PolicyConfig): JobLane {
+  if (!isAllocated(job, budgetHasEntitlement)) return "UNALLOCATED";
+  return isDebugLane(job, policy) ? "DEBUG" : "ALLOCATED";
+}
+
+/** Inside a budget (R2): higher priority first, then earlier original submit time, then id. */
+export function compareWithinBudget(a: PendingJob, b: PendingJob): number {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.submittedAt !== b.submittedAt) return a.submittedAt - b.submittedAt;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+const LANE_INDEX: Record<JobLane, number> = { DEBUG: 0, ALLOCATED: 1, UNALLOCATED: 2 };
+
+/**
+ * R2 fair-tree order, taken one job at a time: from the root, at every level go to the child with
+ * the lowest projected ratio that still has a pending job in this lane (ties: larger entitlement,
+ * then name); at the budget take its next job by priority and submit time. Because the caller updates
+ * held GPUs as it starts jobs, every pick sees the ratios as they stand after the previous starts.
+ * Cost per pick: O(depth x siblings), independent of the number of pending jobs.
+ */
+export class PendingQueues {
+  private readonly queues: PendingEntry[][][]; // [lane][treeNode]
+  private readonly cursor: Int32Array[]; // [lane][treeNode]
+  private readonly remaining: Int32Array[]; // [lane][treeNode] pending jobs left in the subtree
+
+  constructor(
+    private readonly tree: FairTree,
+    entries: readonly PendingEntry[],
+  ) {
+    this.queues = [0, 1, 2].map(() => Array.from({ length: tree.size }, () => [] as PendingEntry[]));
+    this.cursor = [0, 1, 2].map(() => new Int32Array(tree.size));
+    this.remaining = [0, 1, 2].map(() => new Int32Array(tree.size));
+    for (let k = 0; k < entries.length; k++) {
+      const e = entries[k]!;
+      const l = LANE_INDEX[e.lane];
+      this.queues[l]![e.budget]!.push(e);
+      for (let cur = e.budget; cur >= 0; cur = tree.parent[cur]!) this.remaining[l]![cur]!++;
+    }
+    for (const lane of this.queues) for (const q of lane) if (q.length > 1) q.sort((a, b) => compareWithinBudget(a.job, b.job));
+  }
+
+  /** The next job of a lane in fair-tree order, or null when the lane is empty. */
+  next(lane: JobLane): PendingEntry | null {
+    const l = LANE_INDEX[lane];
+    const remaining = this.remaining[l]!;
+    const tree = this.tree;
+    let node = tree.root;
+    if (node < 0 || remaining[node]! === 0) return null;
+    for (;;) {
+      const q = this.queues[l]![node]!;
+      if (this.cursor[l]![node]! < q.length) break; // jobs sit at leaves; a leaf with work left
+      let best = -1;
+      const children = tree.children[node]!;
+      for (let k = 0; k < children.length; k++) {
+        const c = children[k]!;
+        if (remaining[c]! === 0) continue;
+        if (best < 0 || tree.compareSiblings(c, best) < 0) best = c;
+      }
+      if (best < 0) return null;
+      node = best;
+    }
+    const entry = this.queues[l]![node]![this.cursor[l]![node]!++]!;
+    for (let cur = node; cur >= 0; cur = tree.parent[cur]!) remaining[cur]!--;
+    return entry;
+  }
+}

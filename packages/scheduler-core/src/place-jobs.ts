@@ -1,0 +1,33 @@
+import type { NodeBoard } from "./cluster-state";
+
+export type Slots = { node: number; gpus: number[] }[];
+
+/**
+ * R1 placement on free GPUs, gang (all or nothing):
+ * - a job of up to a node's size goes on one node, best fit: the node with the fewest free GPUs that
+ *   still fit it (ties: node order), which keeps whole nodes free for large jobs;
+ * - a larger job takes gpus / size whole, fully free nodes of the cluster's node size (first in node
+ *   order), since a multi-node job's ranks expect identical hosts.
+ * Concrete GPU indexes are the lowest free ones. `allowNode` filters nodes (reservations, R7).
+ * Returns null when the job cannot start on free GPUs now.
+ */
+export function findFreePlacement(board: NodeBoard, gpus: number, allowNode: (node: number) => boolean): Slots | null {
+  if (gpus <= 0 || board.size === 0) return null;
+  if (gpus <= board.size) {
+    for (let k = gpus; k <= board.size; k++) {
+      for (const node of board.buckets[k]!) {
+        if (allowNode(node)) return [{ node, gpus: board.freeIndexes(node, gpus) }];
+      }
+    }
+    return null;
+  }
+  if (gpus % board.size !== 0) return null;
+  const need = gpus / board.size;
+  const chosen: number[] = [];
+  for (const node of board.buckets[board.size]!) {
+    if (board.nodes[node]!.gpuCount !== board.size || !allowNode(node)) continue;
+    chosen.push(node);
+    if (chosen.length === need) return chosen.map((n) => ({ node: n, gpus: board.freeIndexes(n, board.size) }));
+  }
+  return null;
+}

@@ -1,0 +1,50 @@
+import { compareByNameThenId } from "./budget-tree";
+import type { Node, NodeState, NodeStateOp, PolicyConfig } from "./types";
+
+/**
+ * R8/R9 node transitions decided at the start of a cycle, before any placement:
+ * - a node whose agent has been silent past heartbeatTimeout becomes DOWN (R9) — from any state
+ *   but REPAIR (empty, expected to be off) and DOWN;
+ * - a READY or CORDONED node that reports itself unhealthy becomes DRAINING (R8).
+ * DRAINING -> REPAIR needs the node's jobs, so runCycle decides it (see drainNodes in run-cycle.ts).
+ * A REPAIR node returns to READY on a healthy report after repair: that report is an event the
+ * worker applies, not something a snapshot can tell apart from "healthy but in maintenance".
+ * Returns the ops in node (name, id) order and every node's state once they apply.
+ */
+export function planNodeStates(
+  nodes: readonly Node[],
+  policy: Pick<PolicyConfig, "heartbeatTimeout">,
+  now: number,
+): { ops: NodeStateOp[]; states: Map<string, NodeState> } {
+  const ops: NodeStateOp[] = [];
+  const states = new Map<string, NodeState>();
+  for (const n of [...nodes].sort(compareByNameThenId)) {
+    let state = n.state;
+    const silentFor = n.lastHeartbeatAt === null ? 0 : now - n.lastHeartbeatAt;
+    if (state !== "DOWN" && state !== "REPAIR" && silentFor > policy.heartbeatTimeout) {
+      ops.push({
+        op: "NODE_STATE",
+        nodeId: n.id,
+        from: state,
+        to: "DOWN",
+        reason: "HEARTBEAT_TIMEOUT",
+        sentence: `Node ${n.name} missed heartbeats for ${silentFor}s (timeout ${policy.heartbeatTimeout}s): DOWN, its jobs are lost.`,
+        runRepairHook: false,
+      });
+      state = "DOWN";
+    } else if ((state === "READY" || state === "CORDONED") && n.health === "UNHEALTHY") {
+      ops.push({
+        op: "NODE_STATE",
+        nodeId: n.id,
+        from: state,
+        to: "DRAINING",
+        reason: "UNHEALTHY_REPORT",
+        sentence: `Node ${n.name} reported itself unhealthy: DRAINING, nothing new starts there and its jobs leave as their contracts allow.`,
+        runRepairHook: false,
+      });
+      state = "DRAINING";
+    }
+    states.set(n.id, state);
+  }
+  return { ops, states };
+}

@@ -1,0 +1,139 @@
+import type { JobState, NodeBoard } from "./cluster-state";
+import type { FairTree } from "./fair-tree";
+import type { JobLane, PolicyConfig } from "./types";
+
+/**
+ * R7: when the first job in order cannot start even after every preemption R3/R4 allow, find when
+ * enough GPUs free up and reserve those nodes from then. A GPU frees up:
+ * - now when it is free or held by unallocated work (any allocated job may preempt it);
+ * - when a leaving job's grace ends;
+ * - when a charged job reaches maxRuntime, or its protection ends if this job may preempt it then
+ *   (debug lane, or its budget ranks ahead of the holder's by more than the margin, judged now);
+ * - never (Infinity) otherwise: then there is no reservation.
+ */
+export type ReleaseOf = (v: JobState) => number;
+
+export function releaseFor(tree: FairTree, policy: PolicyConfig, now: number, lane: JobLane, budget: number): ReleaseOf {
+  return (v) => {
+    if (v.gone) return now;
+    if (v.stopping) return Math.max(now, v.exitBy);
+    if (!v.charged) return now;
+    const mayPreempt =
+      lane === "DEBUG" || (budget >= 0 && v.budget >= 0 && tree.ranksAheadBy(budget, v.budget, policy.preemptionMargin));
+    const end = mayPreempt ? Math.max(now, v.protectedUntil) : Infinity;
+    return Math.max(now, Math.min(end, v.maxEnd));
+  };
+}
+
+/** Release time of every GPU of a node, ascending (a GPU held twice frees when both are gone). */
+export function nodeReleases(board: NodeBoard, node: number, releaseOf: ReleaseOf): number[] {
+  const gpuCount = board.nodes[node]!.gpuCount;
+  const times = new Array<number>(gpuCount).fill(board.now);
+  for (const v of board.jobsOn[node]!) {
+    const t = releaseOf(v);
+    for (const s of v.slots) {
+      if (s.node !== node) continue;
+      for (const g of s.gpus) if (g >= 0 && g < gpuCount && t > times[g]!) times[g] = t;
+    }
+  }
+  // Insertion sort: a node has a handful of GPUs, and this runs for every node.
+  for (let i = 1; i < times.length; i++) {
+    const t = times[i]!;
+    let j = i - 1;
+    while (j >= 0 && times[j]! > t) {
+      times[j + 1] = times[j]!;
+      j--;
+    }
+    times[j + 1] = t;
+  }
+  return times;
+}
+
+export interface ReservationChoice {
+  nodes: number[];
+  from: number;
+}
+
+/** Earliest start of a job of `gpus` on allowed nodes, and the nodes that give it. */
+export function findEarliestStart(
+  board: NodeBoard,
+  gpus: number,
+  releaseOf: ReleaseOf,
+  allowNode: (node: number) => boolean,
+): ReservationChoice | null {
+  if (gpus <= 0 || board.size === 0) return null;
+  if (gpus <= board.size) {
+    let best: ReservationChoice | null = null;
+    for (let node = 0; node < board.count; node++) {
+      if (!board.schedulable[node] || board.nodes[node]!.gpuCount < gpus || !allowNode(node)) continue;
+      const t = nodeReleases(board, node, releaseOf)[gpus - 1]!;
+      if (t === Infinity) continue;
+      if (!best || t < best.from) best = { nodes: [node], from: t };
+    }
+    return best;
+  }
+  if (gpus % board.size !== 0) return null;
+  const need = gpus / board.size;
+  const full: { node: number; t: number }[] = [];
+  for (let node = 0; node < board.count; node++) {
+    if (!board.schedulable[node] || board.nodes[node]!.gpuCount !== board.size || !allowNode(node)) continue;
+    const rel = nodeReleases(board, node, releaseOf);
+    const t = rel[rel.length - 1] ?? board.now;
+    if (t !== Infinity) full.push({ node, t });
+  }
+  if (full.length < need) return null;
+  full.sort((a, b) => a.t - b.t || a.node - b.node);
+  const picked = full.slice(0, need);
+  return { nodes: picked.map((p) => p.node).sort((a, b) => a - b), from: picked[need - 1]!.t };
+}
+
+/**
+ * Contract-aware estimate of the earliest start of any job of a given size, for explanations (R10):
+ * unallocated work leaves now, protected work at the end of its protection, bounded work at its
+ * maxRuntime, leaving work at the end of its grace. It ignores ranks, so it is a lower bound; the
+ * reserved job gets its exact reservation time instead. Computed once per cycle, memoised per size.
+ */
+export class StartEstimator {
+  private single: number[][] | null = null;
+  private fullTimes: number[] | null = null;
+  private readonly memo = new Map<number, number | null>();
+
+  constructor(private readonly board: NodeBoard) {}
+
+  private prepare(): void {
+    const b = this.board;
+    const releaseOf: ReleaseOf = (v) =>
+      v.gone
+        ? b.now
+        : v.stopping
+          ? Math.max(b.now, v.exitBy)
+          : !v.charged
+            ? b.now
+            : Math.max(b.now, Math.min(v.protectedUntil, v.maxEnd));
+    this.single = [];
+    this.fullTimes = [];
+    for (let node = 0; node < b.count; node++) {
+      if (!b.schedulable[node]) continue;
+      const rel = nodeReleases(b, node, releaseOf);
+      this.single.push(rel);
+      if (b.nodes[node]!.gpuCount === b.size) this.fullTimes.push(rel[rel.length - 1] ?? b.now);
+    }
+    this.fullTimes.sort((a, c) => a - c);
+  }
+
+  earliest(gpus: number): number | null {
+    const cached = this.memo.get(gpus);
+    if (cached !== undefined) return cached;
+    if (!this.single) this.prepare();
+    let t = Infinity;
+    if (gpus <= this.board.size) {
+      for (const rel of this.single!) if (rel.length >= gpus && rel[gpus - 1]! < t) t = rel[gpus - 1]!;
+    } else if (this.board.size > 0) {
+      const need = gpus / this.board.size;
+      if (Number.isInteger(need) && this.fullTimes!.length >= need) t = this.fullTimes![need - 1]!;
+    }
+    const out = t === Infinity ? null : t;
+    this.memo.set(gpus, out);
+    return out;
+  }
+}

@@ -1,0 +1,676 @@
+import {
+  clusterShape,
+  gracePeriodFor,
+  isAllocated,
+  isDebugLane,
+  requeueAfterPreemption,
+  validateJobContractOn,
+} from "./contract";
+import { NodeBoard, type JobState } from "./cluster-state";
+import { PendingExplainer } from "./explain-pending";
+import { FairTree } from "./fair-tree";
+import { formatDuration, formatPercent, formatRatio, formatWhen, plural } from "./format";
+import { laneOf, PendingQueues, type PendingEntry } from "./order-pending";
+import { findFreePlacement, type Slots } from "./place-jobs";
+import { planNodeStates } from "./plan-drains";
+import { countPlan, summarizeRatios } from "./summarize-cycle";
+import { findPreemption, lostGpuSeconds, SearchScratch } from "./plan-preemptions";
+import { findEarliestStart, releaseFor, StartEstimator } from "./plan-reservations";
+import type {
+  ClusterSnapshot,
+  CycleResult,
+  JobLane,
+  PendingJob,
+  PendingReasonCode,
+  PendingReasonDetails,
+  PlanOp,
+  PolicyConfig,
+  PreemptOp,
+  PreemptReasonCode,
+  Reservation,
+  RunningJob,
+  StartReasonCode,
+} from "./types";
+
+const byId = <T extends { id: string }>(a: T, b: T): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const LANES: readonly JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
+
+interface ActiveReservation extends Reservation {
+  holder: PendingEntry;
+}
+
+/** A pending job's reason, decided when it was considered; numbers that need the final state come last. */
+interface ReasonDraft {
+  entry: PendingEntry | null;
+  job: PendingJob;
+  code: PendingReasonCode;
+  details: PendingReasonDetails;
+  /** Fill earliestStart from the end-of-cycle estimate. */
+  estimate: boolean;
+}
+
+/**
+ * One scheduling cycle for one cluster (SPEC R1-R11). Pure: the same snapshot, policy and `now`
+ * give the same result, whatever the order of the input arrays.
+ *
+ * Phases:
+ *  1. node transitions (R8 unhealthy -> DRAINING, R9 silent -> DOWN);
+ *  2. load the working copy: running jobs on nodes, held GPUs per budget (R2 projection);
+ *  3. failures and drains: jobs on DOWN nodes are LOST (R9); on DRAINING nodes unallocated and
+ *     interruptible jobs are preempted, an empty DRAINING node goes to REPAIR (R8);
+ *  4. lanes in turn — debug (R5), allocated, unallocated (R3) — each in fair-tree order (R2): place
+ *     on free GPUs (R1, best fit, backfill rules of R7), else preempt (R3/R4/R5/R6), else the first
+ *     blocked jobs get a reservation (R7) and every blocked job a reason (R10);
+ *  5. explanations that need the final state (earliest start estimates), ratios, stats.
+ */
+export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: number): CycleResult {
+  const tree = new FairTree(snapshot.tree, policy.projectionHorizon);
+  const { ops: nodeOps, states } = planNodeStates(snapshot.nodes, policy, now);
+  const board = new NodeBoard(snapshot.nodes, states, now);
+  const plan: PlanOp[] = [...nodeOps];
+  const margin = policy.preemptionMargin;
+  /** Bumped whenever a start or a preemption moves held GPUs, hence projected ratios. */
+  let ratiosVersion = 0;
+
+  // --- 2. load ---------------------------------------------------------------------------------
+  const userDebug = new Map<string, number>();
+  const addDebug = (user: string, gpus: number): void => {
+    userDebug.set(user, (userDebug.get(user) ?? 0) + gpus);
+  };
+  const running = [...snapshot.running].sort(byId);
+  const jobStates: JobState[] = [];
+  for (const job of running) {
+    const budget = tree.indexOf(job.budgetId) ?? -1;
+    const charged = job.charged ?? (budget >= 0 && isAllocated(job, tree.hasEntitlement(budget)));
+    const js: JobState = {
+      job,
+      budget,
+      charged,
+      debug: charged && isDebugLane(job, policy),
+      protectedUntil: charged ? job.startedAt + job.minRuntime : job.startedAt,
+      maxEnd: job.maxRuntime === null ? Infinity : job.startedAt + job.maxRuntime,
+      stopping: Boolean(job.stopping),
+      exitBy: job.stopping ? job.stopping.graceUntil : now,
+      isNew: false,
+      gone: false,
+      slots: [],
+    };
+    for (const p of job.placement) {
+      const node = board.indexOf(p.nodeId);
+      if (node === undefined) continue;
+      const count = board.nodes[node]!.gpuCount;
+      js.slots.push({ node, gpus: p.gpuIndexes.filter((g) => Number.isInteger(g) && g >= 0 && g < count) });
+    }
+    js.slots.sort((a, b) => a.node - b.node);
+    board.load(js);
+    if (!js.stopping) {
+      if (charged && budget >= 0) tree.addHeld(budget, job.gpus);
+      if (js.debug) addDebug(job.userId, job.gpus);
+    }
+    jobStates.push(js);
+  }
+  board.finishLoad();
+  // GPUs of interruptible charged work per budget on schedulable nodes: a regular job whose budget
+  // ranks ahead of none of these budgets by the margin cannot preempt interruptible work at all (R4),
+  // which is known without scanning the nodes.
+  const interruptibleByBudget = new Float64Array(tree.size);
+  const schedulableSlots = (js: JobState): number => {
+    let n = 0;
+    for (const sl of js.slots) if (board.schedulable[sl.node]) n += sl.gpus.length;
+    return n;
+  };
+  for (const js of jobStates) {
+    if (js.gone || js.stopping || js.isNew || !js.charged || js.budget < 0 || now < js.protectedUntil) continue;
+    interruptibleByBudget[js.budget] = interruptibleByBudget[js.budget]! + schedulableSlots(js);
+  }
+  const forgetInterruptible = (v: JobState): void => {
+    if (v.charged && v.budget >= 0 && now >= v.protectedUntil && !v.isNew && !v.stopping && !v.gone)
+      interruptibleByBudget[v.budget] = interruptibleByBudget[v.budget]! - schedulableSlots(v);
+  };
+  const heldAtStart = Float64Array.from(tree.held);
+  const projectedAtStart = Array.from({ length: tree.size }, (_, i) => tree.projectedRatio(i));
+
+  const nodeIdsOf = (js: JobState): string[] => js.slots.map((s) => board.nodes[s.node]!.id);
+  const stopHolding = (js: JobState): void => {
+    if (js.stopping) return;
+    if (js.charged && js.budget >= 0) tree.addHeld(js.budget, -js.job.gpus);
+    if (js.debug) addDebug(js.job.userId, -js.job.gpus);
+  };
+  const budgetPath = (budget: number, fallback: string): string => (budget >= 0 ? tree.paths[budget]! : fallback);
+
+  /** R6: SIGTERM now, SIGKILL after the grace; the victim's GPUs serve later starts once it exits. */
+  const preempt = (
+    v: JobState,
+    byJobId: string | null,
+    reasonCode: PreemptReasonCode,
+    preemptorRatio: number | null,
+    why: string,
+  ): PreemptOp => {
+    const grace = gracePeriodFor(v.job, v.charged, policy);
+    const requeue = requeueAfterPreemption(v.job);
+    const victimRatio = v.budget >= 0 ? tree.projectedRatio(v.budget) : Infinity;
+    const op: PreemptOp = {
+      op: "PREEMPT",
+      jobId: v.job.id,
+      budgetId: v.job.budgetId,
+      gpus: v.job.gpus,
+      byJobId,
+      reasonCode,
+      sentence: `${why} SIGTERM now, SIGKILL after ${grace}s; ${
+        requeue ? "requeued with its original submit time" : "not requeued (not resumable)"
+      }.`,
+      gracePeriod: grace,
+      graceUntil: now + grace,
+      requeue,
+      lostGpuSeconds: lostGpuSeconds(v, now),
+      details: { victimRatio, preemptorRatio, nodeIds: nodeIdsOf(v) },
+    };
+    forgetInterruptible(v);
+    stopHolding(v);
+    ratiosVersion++;
+    v.exitBy = now + grace;
+    board.vacate(v);
+    plan.push(op);
+    return op;
+  };
+
+  // --- 3. failures (R9) and drains (R8) ---------------------------------------------------------
+  for (let node = 0; node < board.count; node++) {
+    if (board.state[node] !== "DOWN") continue;
+    for (const js of [...board.jobsOn[node]!]) {
+      if (js.gone) continue;
+      const requeue = requeueAfterPreemption(js.job);
+      const downIds = js.slots.filter((s) => board.state[s.node] === "DOWN").map((s) => board.nodes[s.node]!.id);
+      plan.push({
+        op: "LOST",
+        jobId: js.job.id,
+        budgetId: js.job.budgetId,
+        gpus: js.job.gpus,
+        nodeIds: downIds,
+        requeue,
+        charged: js.charged,
+        sentence: `Lost: node ${downIds.map((id) => board.nodes[board.indexOf(id)!]!.name).join(", ")} is down; ${
+          requeue ? "requeued at once with its original submit time" : "not requeued (not resumable)"
+        }${js.charged ? "; the segment so far is still charged" : ""}.`,
+      });
+      forgetInterruptible(js);
+      stopHolding(js);
+      js.exitBy = now;
+      board.vacate(js);
+    }
+  }
+  for (let node = 0; node < board.count; node++) {
+    if (board.state[node] !== "DRAINING") continue;
+    const n = board.nodes[node]!;
+    const here = [...board.jobsOn[node]!].sort((a, b) => byId(a.job, b.job));
+    if (here.length === 0) {
+      plan.push({
+        op: "NODE_STATE",
+        nodeId: n.id,
+        from: "DRAINING",
+        to: "REPAIR",
+        reason: "DRAINED",
+        sentence: `Node ${n.name} is empty after draining: REPAIR, the repair hook fires.`,
+        runRepairHook: true,
+      });
+      board.state[node] = "REPAIR";
+      continue;
+    }
+    for (const js of here) {
+      if (js.gone || js.stopping) continue;
+      if (js.charged && now < js.protectedUntil) continue; // R4: drains wait for protection to end
+      preempt(
+        js,
+        null,
+        "DRAIN",
+        null,
+        `Preempted: node ${n.name} is draining and this job is ${js.charged ? "interruptible" : "unallocated"}.`,
+      );
+    }
+  }
+
+  // --- 4. pending jobs, lane by lane, in fair-tree order ----------------------------------------
+  const reasons: (ReasonDraft | null)[] = [];
+  const order: string[] = [];
+  const entries: PendingEntry[] = [];
+  const nodeSize = board.size;
+  const shape = clusterShape(snapshot.nodes);
+  const largestFreeBefore = board.largestFree();
+  const unorderedDetails = (job: PendingJob, budget: number): PendingReasonDetails => ({
+    position: null,
+    jobsAhead: 0,
+    ratio: budget >= 0 ? tree.projectedRatio(budget) : Infinity,
+    gpus: job.gpus,
+    largestFreeGpus: largestFreeBefore,
+    earliestStart: null,
+  });
+  // Input order does not matter: queues sort within each budget with an id tie-break, and the few
+  // jobs that are not ordered (held, invalid) are sorted by id just below.
+  for (let k = 0; k < snapshot.pending.length; k++) {
+    const job = snapshot.pending[k]!;
+    const budget = tree.indexOf(job.budgetId) ?? -1;
+    if (job.held) {
+      reasons.push({ entry: null, job, code: "HELD", details: unorderedDetails(job, budget), estimate: false });
+      continue;
+    }
+    let problem: string | null = null;
+    if (budget < 0) problem = `budget ${job.budgetId} is not in this cluster's budget tree`;
+    else if (!tree.isLeaf(budget)) problem = `${tree.paths[budget]} is not a budget (a leaf of the tree)`;
+    else {
+      const v = validateJobContractOn(job, shape, policy, snapshot.cluster);
+      if (!v.ok) problem = v.errors.join("; ");
+    }
+    if (problem !== null) {
+      reasons.push({
+        entry: null,
+        job,
+        code: "INVALID_CONTRACT",
+        details: { ...unorderedDetails(job, budget), problem },
+        estimate: false,
+      });
+      continue;
+    }
+    entries.push({ job, budget, lane: laneOf(job, tree.hasEntitlement(budget), policy) });
+  }
+  reasons.sort((a, b) => byId(a!.job, b!.job));
+  const queues = new PendingQueues(tree, entries);
+
+  let maxSchedulableNode = 0;
+  let schedulableWholeNodes = 0;
+  for (let node = 0; node < board.count; node++) {
+    if (!board.schedulable[node]) continue;
+    const c = board.nodes[node]!.gpuCount;
+    if (c > maxSchedulableNode) maxSchedulableNode = c;
+    if (c === nodeSize) schedulableWholeNodes++;
+  }
+  const fitsReadyNodes = (g: number): boolean =>
+    g <= nodeSize ? g <= maxSchedulableNode : schedulableWholeNodes >= g / nodeSize;
+  const largestFreeAtStart = board.largestFree();
+  const wholeFreeAtStart = board.buckets[nodeSize]?.filter((n) => board.nodes[n]!.gpuCount === nodeSize).length ?? 0;
+  const fitsAtStart = (g: number): boolean => (g <= nodeSize ? g <= largestFreeAtStart : wholeFreeAtStart >= g / nodeSize);
+
+  const reservations: ActiveReservation[] = [];
+  const reservedBy = new Int32Array(board.count).fill(-1);
+  let reservationAttempts = 0;
+  const backfillOk = (e: PendingEntry, r: ActiveReservation): boolean => {
+    if (e.job.id === r.holder.job.id || e.lane === "UNALLOCATED") return true;
+    if (e.job.maxRuntime !== null && now + e.job.maxRuntime <= r.from) return true; // done by then
+    return (
+      now + e.job.minRuntime <= r.from && // interruptible by then, and the holder may preempt it (R4)
+      (r.holder.lane === "DEBUG" || tree.ranksAheadBy(r.holder.budget, e.budget, margin))
+    );
+  };
+  const allowAll = (): boolean => true;
+  // One closure for the whole cycle (no allocation per job): the entry it judges is `allowing`.
+  let allowing: PendingEntry | null = null;
+  const allowReserved = (node: number): boolean => {
+    const r = reservedBy[node]!;
+    return r < 0 || backfillOk(allowing!, reservations[r]!);
+  };
+  const allowFor = (e: PendingEntry): ((node: number) => boolean) => {
+    if (reservations.length === 0) return allowAll;
+    allowing = e;
+    return allowReserved;
+  };
+
+  const preemptionCtx = { board, tree, policy, now };
+  const scratch = new SearchScratch(tree.size);
+  // Memoised per budget until the next start or preemption moves the ratios (ratiosVersion).
+  const mayPreemptMemo = new Map<number, { version: number; result: boolean }>();
+  const mayPreemptInterruptible = (budget: number): boolean => {
+    const m = mayPreemptMemo.get(budget);
+    if (m && m.version === ratiosVersion) return m.result;
+    scratch.begin();
+    let result = false;
+    for (let b = 0; b < tree.size && !result; b++) {
+      if (interruptibleByBudget[b]! > 0 && b !== budget && scratch.eligible(preemptionCtx, budget, b)) result = true;
+    }
+    mayPreemptMemo.set(budget, { version: ratiosVersion, result });
+    return result;
+  };
+  // (lane, budget, backfill class) -> the most GPUs a failed search could have freed on one node (see
+  // SearchScratch.room). Within a cycle victims only get used up and a budget's rank only drops as it
+  // starts jobs, so a job of the same budget needing more would find nothing either (up to rank moves
+  // of the victims' budgets).
+  const failedSearch = new Map<number, number>();
+  let preemptionSearches = 0;
+  let started = 0;
+  let startedGpus = 0;
+
+  const start = (
+    e: PendingEntry,
+    slots: Slots,
+    code: StartReasonCode,
+    position: number,
+    ratio: number,
+    sentence: string,
+  ): void => {
+    const charged = e.lane !== "UNALLOCATED";
+    const job: RunningJob = {
+      ...e.job,
+      startedAt: now,
+      placement: slots.map((s) => ({ nodeId: board.nodes[s.node]!.id, gpuIndexes: s.gpus })),
+      charged,
+      stopping: null,
+    };
+    const js: JobState = {
+      job,
+      budget: e.budget,
+      charged,
+      debug: e.lane === "DEBUG",
+      protectedUntil: now,
+      maxEnd: Infinity,
+      stopping: false,
+      exitBy: now,
+      isNew: true,
+      gone: false,
+      slots,
+    };
+    const waits = board.occupy(js).sort((a, b) => byId(a.job, b.job));
+    const startBy = waits.reduce((t, w) => Math.max(t, w.exitBy), now);
+    job.startedAt = startBy;
+    js.protectedUntil = charged ? startBy + e.job.minRuntime : startBy;
+    js.maxEnd = e.job.maxRuntime === null ? Infinity : startBy + e.job.maxRuntime;
+    jobStates.push(js);
+    if (charged) tree.addHeld(e.budget, e.job.gpus);
+    ratiosVersion++;
+    if (js.debug) addDebug(e.job.userId, e.job.gpus);
+    started++;
+    startedGpus += e.job.gpus;
+    plan.push({
+      op: "START",
+      jobId: e.job.id,
+      budgetId: e.job.budgetId,
+      userId: e.job.userId,
+      gpus: e.job.gpus,
+      placement: job.placement,
+      charged,
+      lane: e.lane,
+      afterExitOf: waits.map((w) => w.job.id),
+      startBy,
+      protectedUntil: js.protectedUntil,
+      reason: {
+        code,
+        position,
+        ratio,
+        sentence: `${sentence} Position ${position} in order, budget ${tree.paths[e.budget]} ratio ${formatRatio(ratio)}${
+          charged
+            ? e.job.minRuntime > 0
+              ? `; protected for ${formatDuration(e.job.minRuntime)}`
+              : ""
+            : "; unallocated: free and preemptible at any moment"
+        }${waits.length > 0 ? `; starts once ${plural(waits.length, "leaving job")} exit, by ${formatWhen(startBy, now)}` : ""}.`,
+      },
+    });
+  };
+
+  const block = (
+    e: PendingEntry,
+    position: number,
+    ratio: number,
+    code: PendingReasonCode,
+    extra: Partial<PendingReasonDetails> | null = null,
+    estimate = false,
+  ): void => {
+    const details: PendingReasonDetails = {
+      position,
+      jobsAhead: position - 1,
+      ratio,
+      gpus: e.job.gpus,
+      largestFreeGpus: board.largestFree(),
+      earliestStart: null,
+    };
+    if (extra) Object.assign(details, extra);
+    reasons.push({ entry: e, job: e.job, code, details, estimate });
+  };
+
+  /**
+   * Tries to start a job now: on free GPUs (R1, reservations honoured), else by preempting (R3, and
+   * R4/R5 unless `unallocatedVictimsOnly`). Returns whether it started.
+   */
+  const tryStart = (
+    e: PendingEntry,
+    position: number,
+    ratio: number,
+    unallocatedVictimsOnly: boolean,
+    retry: boolean,
+  ): boolean => {
+    const job = e.job;
+    const g = job.gpus;
+    const lane = e.lane;
+    const allow = allowFor(e);
+    const slots = findFreePlacement(board, g, allow);
+    if (slots) {
+      const rIdx = slots.find((s) => reservedBy[s.node]! >= 0);
+      const r = rIdx ? reservations[reservedBy[rIdx.node]!]! : null;
+      start(
+        e,
+        slots,
+        r ? "BACKFILL" : "FREE_GPUS",
+        position,
+        ratio,
+        r
+          ? `Backfilled on nodes reserved for job ${r.holder.job.id} from ${formatWhen(r.from, now)}: it will be done or preemptible by then.`
+          : retry
+            ? "Started on GPUs freed later in this cycle."
+            : "Started on free GPUs.",
+      );
+      return true;
+    }
+    if (lane === "UNALLOCATED" || preemptionSearches >= policy.maxPreemptionSearches) return false;
+    // Unallocated victims only: the retry pass (R3), or a regular job whose budget ranks ahead of no
+    // holder of interruptible work by the margin (R4).
+    const unallocatedOnly = unallocatedVictimsOnly || (lane === "ALLOCATED" && !mayPreemptInterruptible(e.budget));
+    if (!(board.couldFit(g, 0) || (!unallocatedOnly && board.couldFit(g, 1)))) return false;
+    // Key: (budget, or one key for the whole debug lane) x victim tiers x which reservations it may use.
+    let mask = 0;
+    for (let i = 0; i < reservations.length && i < 20; i++) if (backfillOk(e, reservations[i]!)) mask |= 1 << i;
+    const key = ((lane === "DEBUG" ? tree.size : e.budget) * 2 + (unallocatedOnly ? 1 : 0)) * 2 ** 20 + mask;
+    const room = failedSearch.get(key) ?? Infinity;
+    if (g > room) return false;
+    preemptionSearches++;
+    const choice = findPreemption(preemptionCtx, scratch, g, unallocatedOnly ? "RETRY" : lane, e.budget, allow);
+    if (!choice) {
+      failedSearch.set(key, Math.min(room, g - 1, scratch.room));
+      return false;
+    }
+    const victimsUnallocated = choice.tier === 0;
+    for (const v of [...choice.victims].sort((x, y) => byId(x.job, y.job))) {
+      const vRatio = v.budget >= 0 ? tree.projectedRatio(v.budget) : Infinity;
+      const code: PreemptReasonCode = !v.charged ? "UNALLOCATED_FOR_ALLOCATED" : lane === "DEBUG" ? "DEBUG_LANE" : "FAIR_SHARE";
+      const why =
+        code === "UNALLOCATED_FOR_ALLOCATED"
+          ? `Preempted: unallocated work makes room for allocated job ${job.id} (budget ${tree.paths[e.budget]} ratio ${formatRatio(ratio)}).`
+          : code === "DEBUG_LANE"
+            ? `Preempted for debug-lane job ${job.id}: this job was interruptible and budget ${budgetPath(v.budget, v.job.budgetId)} (ratio ${formatRatio(vRatio)}) was among the most over-served.`
+            : `Preempted for job ${job.id}: budget ${tree.paths[e.budget]} ratio ${formatRatio(ratio)} ranks ahead of budget ${budgetPath(v.budget, v.job.budgetId)} ratio ${formatRatio(vRatio)} by more than ${formatPercent(margin)}, and this job was interruptible.`;
+      preempt(v, job.id, code, ratio, why);
+    }
+    const placed: Slots = choice.nodes.map((node) => ({ node, gpus: board.freeIndexes(node, g <= nodeSize ? g : nodeSize) }));
+    const n = choice.victims.length;
+    start(
+      e,
+      placed,
+      lane === "DEBUG" && !victimsUnallocated
+        ? "DEBUG_LANE"
+        : victimsUnallocated
+          ? "PREEMPTED_UNALLOCATED"
+          : "PREEMPTED_INTERRUPTIBLE",
+      position,
+      ratio,
+      victimsUnallocated
+        ? `Started by preempting ${plural(n, "unallocated job")}.`
+        : lane === "DEBUG"
+          ? `Debug-lane job started by preempting ${plural(n, "job")}.`
+          : `Started by preempting ${plural(n, "job")}, interruptible ones of budgets ranked behind by more than ${formatPercent(margin)}.`,
+    );
+    return true;
+  };
+
+  /** Allocated jobs that did not start, for the retry before unallocated work (R3). */
+  const blockedAllocatedJobs: number[] = []; // indexes into `reasons`
+
+  // R5/R7: carry the previous cycle's reservations through the debug lane (see ClusterSnapshot).
+  const carried = new Map<string, PendingEntry>();
+  if (snapshot.reservations && snapshot.reservations.length > 0) {
+    const wanted = new Set(snapshot.reservations.map((r) => r.jobId));
+    for (const e of entries) if (wanted.has(e.job.id)) carried.set(e.job.id, e);
+    for (const r of [...snapshot.reservations].sort((a, b) => (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0))) {
+      const holder = carried.get(r.jobId);
+      if (!holder || reservations.length >= policy.maxReservations) continue;
+      const nodes = r.nodeIds.map((id) => board.indexOf(id)).filter((n): n is number => n !== undefined && reservedBy[n]! < 0);
+      if (nodes.length === 0) continue;
+      for (const n of nodes) reservedBy[n] = reservations.length;
+      reservations.push({ jobId: r.jobId, gpus: r.gpus, nodeIds: nodes.map((n) => board.nodes[n]!.id), from: r.from, holder });
+    }
+  }
+
+  for (const lane of LANES) {
+    if (lane === "ALLOCATED" && carried.size > 0) {
+      // The allocated lane computes this cycle's reservations afresh.
+      reservations.length = 0;
+      reservedBy.fill(-1);
+      failedSearch.clear();
+    }
+    if (lane === "UNALLOCATED") {
+      // R3: GPUs freed later in the cycle (what victims held beyond what their preemptor needed)
+      // go to blocked allocated jobs, in order, before any unallocated job may use them.
+      for (const i of blockedAllocatedJobs) {
+        if (board.largestFree() === 0 && !board.couldFit(1, 0)) break;
+        const b = reasons[i]!;
+        const e = b.entry!;
+        if (e.lane === "DEBUG" && (userDebug.get(e.job.userId) ?? 0) + e.job.gpus > policy.debugMaxGpusPerUser) continue;
+        if (tryStart(e, b.details.position!, b.details.ratio, true, true)) reasons[i] = null;
+      }
+    }
+    for (let e = queues.next(lane); e !== null; e = queues.next(lane)) {
+      const job = e.job;
+      const g = job.gpus;
+      order.push(job.id);
+      const position = order.length;
+      const ratio = tree.projectedRatio(e.budget);
+      if (!fitsReadyNodes(g)) {
+        block(e, position, ratio, "CLUSTER_DRAINING");
+        continue;
+      }
+      if (lane === "DEBUG") {
+        const held = userDebug.get(job.userId) ?? 0;
+        if (held + g > policy.debugMaxGpusPerUser) {
+          block(e, position, ratio, "DEBUG_USER_CAP", { userDebugGpus: held, debugCap: policy.debugMaxGpusPerUser });
+          continue;
+        }
+      }
+      if (tryStart(e, position, ratio, false, false)) continue;
+
+      // R7: the first blocked jobs get a reservation from the earliest time enough GPUs free up.
+      let reservedFrom: number | null = null;
+      if (
+        lane !== "UNALLOCATED" &&
+        reservations.length < policy.maxReservations &&
+        reservationAttempts < policy.maxReservations * 4
+      ) {
+        reservationAttempts++;
+        const choice = findEarliestStart(
+          board,
+          g,
+          releaseFor(tree, policy, now, lane, e.budget),
+          (node) => reservedBy[node]! < 0,
+        );
+        if (choice) {
+          const r: ActiveReservation = {
+            jobId: job.id,
+            gpus: g,
+            nodeIds: choice.nodes.map((n) => board.nodes[n]!.id),
+            from: choice.from,
+            holder: e,
+          };
+          for (const n of choice.nodes) reservedBy[n] = reservations.length;
+          reservations.push(r);
+          reservedFrom = r.from;
+          plan.push({
+            op: "RESERVE",
+            jobId: job.id,
+            nodeIds: r.nodeIds,
+            from: r.from,
+            sentence: `Reserved ${plural(r.nodeIds.length, "node")} (${choice.nodes
+              .map((n) => board.nodes[n]!.name)
+              .join(
+                ", ",
+              )}) for job ${job.id} from ${formatWhen(r.from, now)}; until then only work done or interruptible by then may start there.`,
+          });
+        }
+      }
+
+      // R10: why it waits.
+      if (lane !== "UNALLOCATED") blockedAllocatedJobs.push(reasons.length);
+      const reserved = reservedFrom === null ? null : { earliestStart: reservedFrom, reservedForJobId: job.id, reservedFrom };
+      if (!tree.hasEntitlement(e.budget)) {
+        block(e, position, ratio, "NO_ENTITLEMENT");
+      } else if (
+        reservations.length > 0 &&
+        // It would fit on free GPUs, or (allocated) by preempting unallocated work, but for a reservation.
+        (findFreePlacement(board, g, allowAll) !== null || (lane !== "UNALLOCATED" && board.couldFit(g, 0)))
+      ) {
+        const r = reservations.find((x) => !backfillOk(e, x)) ?? reservations[0]!;
+        block(e, position, ratio, "RESERVED_FOR", { reservedForJobId: r.jobId, reservedFrom: r.from, earliestStart: r.from });
+      } else if (fitsAtStart(g)) {
+        block(e, position, ratio, "ORDER", reserved);
+      } else if (lane === "ALLOCATED" && board.couldFit(g, 1)) {
+        block(e, position, ratio, "BUDGET_OVER_SHARE", { margin, ...(reserved ?? {}) });
+      } else if (lane !== "UNALLOCATED" && board.couldFit(g, 2)) {
+        block(e, position, ratio, "CONTRACTS", reserved, reservedFrom === null);
+      } else {
+        block(e, position, ratio, "CAPACITY", reserved, reservedFrom === null && lane !== "UNALLOCATED");
+      }
+    }
+  }
+
+  // --- 5. explanations, ratios, stats -----------------------------------------------------------
+  const estimator = new StartEstimator(board);
+  const explainer = new PendingExplainer(nodeSize);
+  const pending: CycleResult["pending"] = {};
+  let blockedAllocated = 0;
+  for (let k = 0; k < reasons.length; k++) {
+    const r = reasons[k];
+    if (!r) continue; // started in the retry pass
+    if (r.estimate) r.details.earliestStart = estimator.earliest(r.job.gpus);
+    if (r.entry && r.entry.lane !== "UNALLOCATED") blockedAllocated++;
+    pending[r.job.id] = explainer.explain({
+      code: r.code,
+      budgetPath: r.entry ? tree.paths[r.entry.budget]! : r.job.budgetId,
+      userId: r.job.userId,
+      now,
+      details: r.details,
+    });
+  }
+
+  const ratios = summarizeRatios(tree, heldAtStart, projectedAtStart);
+  const counts = countPlan(plan, board);
+
+  return {
+    now,
+    clusterId: snapshot.cluster.id,
+    plan,
+    order,
+    pending,
+    ratios,
+    reservations: reservations.map(({ jobId, gpus, nodeIds, from }) => ({ jobId, gpus, nodeIds, from })),
+    stats: {
+      nodes: board.count,
+      schedulableNodes: counts.schedulableNodes,
+      totalGpus: counts.totalGpus,
+      schedulableGpus: counts.schedulableGpus,
+      idleGpusAfter: board.idleGpus(),
+      running: snapshot.running.length,
+      pending: snapshot.pending.length,
+      started,
+      startedGpus,
+      preempted: counts.preempted,
+      preemptedGpus: counts.preemptedGpus,
+      lost: counts.lost,
+      reservations: reservations.length,
+      blockedAllocated,
+      preemptionSearches,
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import {
+  defaultPolicy,
+  gracePeriodFor,
+  isAllocated,
+  isDebugLane,
+  isProtected,
+  requeueAfterPreemption,
+  validateJobContract,
+  type JobContract,
+} from "../src/index";
+
+const nodes = Array.from({ length: 4 }, () => ({ gpuCount: 8 }));
+const job = (over: Partial<JobContract> = {}): JobContract => ({
+  gpus: 8,
+  minRuntime: 3600,
+  maxRuntime: null,
+  priority: 0,
+  resumable: true,
+  requeueOnPreempt: false,
+  gracePeriod: null,
+  ...over,
+});
+const errorsOf = (c: JobContract, cluster?: { maxMinRuntime?: number | null }): string[] => {
+  const r = validateJobContract(c, nodes, defaultPolicy, cluster);
+  return r.ok ? [] : r.errors;
+};
+
+describe("validateJobContract", () => {
+  it("accepts a well-formed single-node job and a whole-node multi-node job", () => {
+    expect(validateJobContract(job(), nodes, defaultPolicy)).toEqual({ ok: true });
+    expect(validateJobContract(job({ gpus: 16 }), nodes, defaultPolicy)).toEqual({ ok: true });
+  });
+
+  it("rejects zero and negative GPU counts with a specific message", () => {
+    expect(errorsOf(job({ gpus: 0 }))).toEqual(["gpus must be at least 1, got 0"]);
+    expect(errorsOf(job({ gpus: -3 }))).toEqual(["gpus must be at least 1, got -3"]);
+  });
+
+  it("rejects more GPUs than the cluster has", () => {
+    expect(errorsOf(job({ gpus: 40 }))).toEqual(["gpus 40 is more than the cluster has (32 GPUs)"]);
+  });
+
+  it("rejects multi-node sizes that are not whole nodes and suggests the neighbours", () => {
+    expect(errorsOf(job({ gpus: 12 }))[0]).toBe(
+      "gpus 12 spans several nodes but is not a multiple of the node size 8 (use 8 or 16)",
+    );
+  });
+
+  it("rejects a negative minRuntime and one above the cap, honouring a cluster's own cap", () => {
+    expect(errorsOf(job({ minRuntime: -1 }))).toEqual(["minRuntime must not be negative, got -1s"]);
+    expect(errorsOf(job({ minRuntime: 9 * 3600 }))).toEqual(["minRuntime 32400s is above the cluster's cap of 28800s"]);
+    expect(errorsOf(job({ minRuntime: 3 * 3600 }), { maxMinRuntime: 2 * 3600 })).toEqual([
+      "minRuntime 10800s is above the cluster's cap of 7200s",
+    ]);
+  });
+
+  it("rejects a grace period above ten minutes", () => {
+    expect(errorsOf(job({ gracePeriod: 601 }))).toEqual(["gracePeriod 601s is above the maximum of 600s"]);
+  });
+
+  it("reports every problem at once", () => {
+    expect(errorsOf(job({ gpus: 0, minRuntime: -5, gracePeriod: 700 }))).toHaveLength(3);
+  });
+});
+
+describe("contract helpers", () => {
+  it("puts short small jobs in the debug lane and nothing else", () => {
+    expect(isDebugLane(job({ gpus: 8, maxRuntime: 900 }), defaultPolicy)).toBe(true);
+    expect(isDebugLane(job({ gpus: 8, maxRuntime: 901 }), defaultPolicy)).toBe(false);
+    expect(isDebugLane(job({ gpus: 16, maxRuntime: 600 }), defaultPolicy)).toBe(false);
+    expect(isDebugLane(job({ gpus: 1, maxRuntime: null }), defaultPolicy)).toBe(false);
+  });
+
+  it("calls a job allocated only when it has a minRuntime and its budget has entitlement", () => {
+    expect(isAllocated({ minRuntime: 60 }, true)).toBe(true);
+    expect(isAllocated({ minRuntime: 0 }, true)).toBe(false);
+    expect(isAllocated({ minRuntime: 60 }, false)).toBe(false);
+  });
+
+  it("protects a charged run until minRuntime has passed since its latest start", () => {
+    const run = { startedAt: 1000, minRuntime: 600, charged: true };
+    expect(isProtected(run, 1599)).toBe(true);
+    expect(isProtected(run, 1600)).toBe(false);
+    expect(isProtected({ ...run, charged: false }, 1100)).toBe(false);
+  });
+
+  it("gives the default grace per occupancy kind and caps a requested one", () => {
+    expect(gracePeriodFor({ gracePeriod: null }, true, defaultPolicy)).toBe(120);
+    expect(gracePeriodFor({ gracePeriod: null }, false, defaultPolicy)).toBe(10);
+    expect(gracePeriodFor({ gracePeriod: 300 }, false, defaultPolicy)).toBe(300);
+    expect(gracePeriodFor({ gracePeriod: 5000 }, true, defaultPolicy)).toBe(600);
+  });
+
+  it("requeues resumable jobs and jobs that asked to be", () => {
+    expect(requeueAfterPreemption({ resumable: true, requeueOnPreempt: false })).toBe(true);
+    expect(requeueAfterPreemption({ resumable: false, requeueOnPreempt: true })).toBe(true);
+    expect(requeueAfterPreemption({ resumable: false, requeueOnPreempt: false })).toBe(false);
+  });
+});

@@ -1,0 +1,198 @@
+import { describe, expect, it } from "vitest";
+import { PENDING_REASON_CODES, defaultPolicy, runCycle } from "../src/index";
+import { makeCluster, makeJob } from "@tranche/testkit";
+import { explainPending } from "../src/explain-pending";
+
+const HOUR = 3600;
+const NOW = 100 * HOUR;
+
+describe("R10 explanations", () => {
+  it("explains ORDER with the number of jobs ahead that took the free GPUs", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 1)
+        .job(makeJob("first").budget("a").gpus(8).submittedAt(0), makeJob("second").budget("a").gpus(8).submittedAt(1))
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(r.pending.second).toMatchObject({
+      code: "ORDER",
+      details: { position: 2, jobsAhead: 1, gpus: 8, largestFreeGpus: 0 },
+    });
+    expect(r.pending.second!.sentence).toBe(
+      "Waiting its turn: 1 job ahead in order took the GPUs that were free at the start of this cycle (position 2 in order, budget a ratio 0.04).",
+    );
+  });
+
+  it("explains CONTRACTS with the earliest start from protection ends", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .usage("b", 10 * HOUR)
+        .job(
+          makeJob("run")
+            .budget("b")
+            .gpus(8)
+            .minRuntime("3h")
+            .on("n01")
+            .startedAt(NOW - HOUR),
+          makeJob("p").budget("a").gpus(8),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(r.pending.p!.code).toBe("CONTRACTS");
+    expect(r.pending.p!.details.earliestStart).toBe(NOW + 2 * HOUR);
+    expect(r.pending.p!.sentence).toContain(`earliest start in 2h (t=${NOW + 2 * HOUR})`);
+  });
+
+  it("explains CLUSTER_DRAINING when only non-READY nodes could hold the job", () => {
+    const r = runCycle(
+      makeCluster()
+        .node("n01")
+        .node("n02", { state: "DRAINING" })
+        .budget("a", 1)
+        .job(makeJob("big").budget("a").gpus(16))
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(r.pending.big!.code).toBe("CLUSTER_DRAINING");
+  });
+
+  it("explains INVALID_CONTRACT for a job that can never fit and one with an unknown budget", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 1)
+        .job(makeJob("huge").budget("a").gpus(64), { ...makeJob("lost").pending(), budgetId: "nope" })
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(r.pending.huge).toMatchObject({ code: "INVALID_CONTRACT", details: { position: null } });
+    expect(r.pending.huge!.sentence).toContain("more than the cluster has (8 GPUs)");
+    expect(r.pending.lost!.sentence).toContain("budget nope is not in this cluster's budget tree");
+    expect(r.order).toEqual([]);
+  });
+
+  it("explains NO_ENTITLEMENT for a budget without allocation", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 1)
+        .budget("guest", 0)
+        .job(
+          makeJob("run")
+            .budget("a")
+            .gpus(8)
+            .minRuntime("8h")
+            .on("n01")
+            .startedAt(NOW - 60),
+          makeJob("g").budget("guest"),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(r.pending.g!.code).toBe("NO_ENTITLEMENT");
+    expect(r.pending.g!.details.ratio).toBe(Infinity);
+  });
+
+  it("explains CAPACITY for unallocated work on a full cluster", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 1)
+        .job(
+          makeJob("run")
+            .budget("a")
+            .gpus(8)
+            .minRuntime("8h")
+            .on("n01")
+            .startedAt(NOW - 60),
+          makeJob("u").budget("a").unallocated(),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(r.pending.u!.code).toBe("CAPACITY");
+    expect(r.pending.u!.details.earliestStart).toBe(null);
+  });
+
+  it("gives every pending job exactly one known reason code and every start a sentence", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(2)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .job(
+          ...Array.from({ length: 12 }, (_, i) =>
+            makeJob(`j${i}`)
+              .budget(i % 2 ? "a" : "b")
+              .gpus([1, 4, 8, 16][i % 4]!)
+              .submittedAt(i),
+          ),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    const started = new Set(r.plan.flatMap((o) => (o.op === "START" ? [o.jobId] : [])));
+    for (let i = 0; i < 12; i++) {
+      const id = `j${i}`;
+      if (started.has(id)) expect(r.pending[id]).toBeUndefined();
+      else expect(PENDING_REASON_CODES).toContain(r.pending[id]!.code);
+    }
+    for (const o of r.plan)
+      if (o.op === "START") expect(o.reason.sentence).toMatch(/ Position \d+ in order, budget [ab] ratio \d+\.\d\d/);
+  });
+
+  it("words each reason exactly as explainPending would, when sentences are built per group of jobs", () => {
+    const c = makeCluster()
+      .nodes(2)
+      .budget("a", 0.5)
+      .budget("b", 0.5)
+      .usage("b", 40 * HOUR);
+    c.job(
+      makeJob("run")
+        .budget("b")
+        .gpus(8)
+        .minRuntime("3h")
+        .on("n01")
+        .startedAt(NOW - HOUR),
+    );
+    c.job(
+      makeJob("run2")
+        .budget("a")
+        .gpus(8)
+        .minRuntime("3h")
+        .on("n02")
+        .startedAt(NOW - HOUR),
+    );
+    for (let i = 0; i < 30; i++)
+      c.job(
+        makeJob(`p${i}`)
+          .budget(i % 3 ? "a" : "b")
+          .gpus([1, 2, 8, 16][i % 4]!)
+          .minRuntime(i % 5 ? "1h" : 0)
+          .submittedAt(i),
+      );
+    const r = runCycle(c.snapshot(), defaultPolicy, NOW);
+    expect(Object.keys(r.pending).length).toBe(30);
+    for (const [id, reason] of Object.entries(r.pending)) {
+      const budget = Number(id.slice(1)) % 3 ? "a" : "b";
+      const again = explainPending(
+        { code: reason.code, budgetPath: budget, userId: "alice", now: NOW, details: reason.details },
+        8,
+      );
+      expect(reason.sentence).toBe(again.sentence);
+    }
+  });
+});

@@ -1,0 +1,172 @@
+import { describe, expect, it } from "vitest";
+import {
+  HourlyAccumulator,
+  computeAvailability,
+  computeDelivery,
+  computeFragmentation,
+  computeMeasures,
+  computeOccupancy,
+  computePreemptions,
+  computeQueueWaits,
+  flagSquatting,
+  percentiles,
+  sampleSnapshot,
+  type BudgetInterval,
+  type ClusterInterval,
+  type RunSegment,
+} from "../src/index";
+import { makeCluster, makeJob } from "@tranche/testkit";
+
+const hour = (over: Partial<ClusterInterval>): ClusterInterval => ({
+  clusterId: "c1",
+  start: 0,
+  end: 3600,
+  totalGpuSeconds: 100 * 3600,
+  healthyGpuSeconds: 100 * 3600,
+  allocatedGpuSeconds: 0,
+  unallocatedGpuSeconds: 0,
+  fragmentationGpuSeconds: 0,
+  ...over,
+});
+const budgetHour = (budgetId: string, entitlement: number, demand: number, ran: number, start = 0): BudgetInterval => ({
+  clusterId: "c1",
+  budgetId,
+  start,
+  end: start + 3600,
+  entitlementGpuSeconds: entitlement,
+  demandGpuSeconds: demand,
+  ranGpuSeconds: ran,
+});
+const segment = (over: Partial<RunSegment>): RunSegment => ({
+  jobId: "j",
+  clusterId: "c1",
+  budgetId: "a",
+  gpus: 1,
+  queuedAt: 0,
+  startedAt: 0,
+  endedAt: null,
+  debug: false,
+  charged: true,
+  ...over,
+});
+
+describe("SPEC §4 measures", () => {
+  it("computes availability and the occupancy split over healthy time", () => {
+    const hours = [
+      hour({ healthyGpuSeconds: 90 * 3600, allocatedGpuSeconds: 72 * 3600, unallocatedGpuSeconds: 9 * 3600 }),
+      hour({
+        start: 3600,
+        end: 7200,
+        healthyGpuSeconds: 100 * 3600,
+        allocatedGpuSeconds: 80 * 3600,
+        unallocatedGpuSeconds: 10 * 3600,
+      }),
+    ];
+    expect(computeAvailability(hours)).toBeCloseTo(0.95, 10);
+    const o = computeOccupancy(hours);
+    expect(o.occupancy).toBeCloseTo(171 / 190, 10);
+    expect(o.allocated).toBeCloseTo(152 / 190, 10);
+    expect(o.unallocated).toBeCloseTo(19 / 190, 10);
+    expect(o.unallocatedShareOfOccupied).toBeCloseTo(19 / 171, 10);
+  });
+
+  it("takes owed as min(entitlement, demand) hour by hour and caps delivered at owed", () => {
+    const d = computeDelivery([
+      budgetHour("a", 100, 50, 80), // owed 50, delivered 50
+      budgetHour("a", 100, 200, 60, 3600), // owed 100, delivered 60
+      budgetHour("b", 100, 100, 97), // owed 100, delivered 97
+      budgetHour("c", 100, 0, 30), // owed nothing
+    ]);
+    expect(d.perBudget).toEqual([
+      { budgetId: "a", owedGpuSeconds: 150, deliveredGpuSeconds: 110, delivery: 110 / 150 },
+      { budgetId: "b", owedGpuSeconds: 100, deliveredGpuSeconds: 97, delivery: 0.97 },
+      { budgetId: "c", owedGpuSeconds: 0, deliveredGpuSeconds: 0, delivery: null },
+    ]);
+    expect(d.delivery).toBeCloseTo(207 / 250, 10);
+    expect(d).toMatchObject({ budgetsOwed: 2, budgetsAtLeast95: 1, minBudgetId: "a" });
+    expect(d.minDelivery).toBeCloseTo(110 / 150, 10);
+  });
+
+  it("uses nearest-rank percentiles", () => {
+    const p = percentiles([5, 1, 4, 2, 3, 6, 7, 8, 9, 10]);
+    expect(p).toMatchObject({ count: 10, p50: 5, p90: 9, p99: 10, mean: 5.5 });
+    expect(percentiles([])).toEqual({ count: 0, p50: null, p90: null, p99: null, mean: null });
+  });
+
+  it("measures queue waits from submit or requeue, by class", () => {
+    const q = computeQueueWaits(
+      [
+        segment({ queuedAt: 0, startedAt: 30, debug: true }),
+        segment({ queuedAt: 100, startedAt: 700, gpus: 64 }),
+        segment({ queuedAt: 0, startedAt: 10 }),
+      ],
+      64,
+    );
+    expect(q.all).toMatchObject({ count: 3, p50: 30, p99: 600 });
+    expect(q.debug).toMatchObject({ count: 1, p50: 30 });
+    expect(q.large).toMatchObject({ count: 1, p50: 600 });
+  });
+
+  it("counts preemptions, the GPU-hours lost since the victims' starts and requeue waits", () => {
+    const p = computePreemptions([
+      { jobId: "x", clusterId: "c1", at: 7200, gpus: 8, startedAt: 3600, restartedAt: 7300 },
+      { jobId: "y", clusterId: "c1", at: 100, gpus: 2, startedAt: 0, restartedAt: null },
+    ]);
+    expect(p).toMatchObject({ count: 2, gpuSeconds: 8 * 3600 + 200, requeueWait: { count: 1, p50: 100 } });
+    expect(p.gpuHours).toBeCloseTo((8 * 3600 + 200) / 3600, 10);
+  });
+
+  it("sums fragmentation as a share of healthy time", () => {
+    const f = computeFragmentation([hour({ fragmentationGpuSeconds: 360 * 10 })]);
+    expect(f.gpuSeconds).toBe(3600);
+    expect(f.fraction).toBeCloseTo(0.01, 10);
+  });
+
+  it("samples a snapshot and splits intervals at hour boundaries", () => {
+    const snap = makeCluster()
+      .nodes(2)
+      .node("bad", { health: "UNHEALTHY" })
+      .budget("a", 0.5)
+      .budget("b", 0.5)
+      .job(
+        makeJob("run").budget("a").gpus(4).on("n01").startedAt(0),
+        makeJob("free").budget("b").unallocated().gpus(2).on("n02").startedAt(0),
+        makeJob("wait").budget("a").gpus(8),
+        makeJob("held").budget("b").gpus(8).held(),
+      )
+      .snapshot();
+    const s = sampleSnapshot(snap);
+    expect(s).toMatchObject({
+      totalGpus: 24,
+      healthyGpus: 16,
+      allocatedGpus: 4,
+      unallocatedGpus: 2,
+      idleGpus: 10,
+      allocatedBlocked: true,
+    });
+    expect(s.budgets.find((b) => b.budgetId === "a")).toEqual({ budgetId: "a", entitlementGpus: 8, demandGpus: 12, ranGpus: 4 });
+    expect(s.budgets.find((b) => b.budgetId === "b")).toEqual({ budgetId: "b", entitlementGpus: 8, demandGpus: 0, ranGpus: 0 });
+
+    const acc = new HourlyAccumulator();
+    acc.add(s, 1800, 5400);
+    const hours = acc.clusterIntervals();
+    expect(hours.map((h) => [h.start, h.healthyGpuSeconds, h.fragmentationGpuSeconds])).toEqual([
+      [0, 16 * 1800, 10 * 1800],
+      [3600, 16 * 1800, 10 * 1800],
+    ]);
+    const m = computeMeasures({ clusterIntervals: hours, budgetIntervals: acc.budgetIntervals(), segments: [], preemptions: [] });
+    // a: entitlement 8 x 3600 s, demand 12 GPUs, ran 4 GPUs -> 50% delivered.
+    expect(m.delivery.perBudget.find((b) => b.budgetId === "a")!.delivery).toBeCloseTo(0.5, 10);
+    expect(m.availability).toBeCloseTo(16 / 24, 10);
+  });
+
+  it("flags an allocated job idle under 5% for 30 minutes as likely squatting, and resets on a busy sample", () => {
+    const samples = [
+      ...[0, 600, 1200, 1800].map((at) => ({ jobId: "idle", at, busyPercent: 1 })),
+      ...[0, 600, 1200, 1800].map((at) => ({ jobId: "woke", at, busyPercent: at === 1200 ? 80 : 2 })),
+      ...[0, 600, 1200, 1800].map((at) => ({ jobId: "free", at, busyPercent: 0 })),
+    ];
+    expect(flagSquatting(samples, new Set(["idle", "woke"]), 1800)).toEqual([{ jobId: "idle", idleSince: 0, idleFor: 1800 }]);
+    expect(flagSquatting(samples, new Set(["idle"]), 1799)).toEqual([]);
+  });
+});

@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { defaultPolicy, runCycle } from "../src/index";
+import { makeCluster, makeJob, startsOf } from "@tranche/testkit";
+
+describe("R1 placement", () => {
+  it("places a single-node job on the node with the fewest free GPUs that fit it (best fit)", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(3)
+        .budget("a", 1)
+        .job(
+          makeJob("six").budget("a").gpus(6).on("n01", [0, 1, 2, 3, 4, 5]).startedAt(0), // n01: 2 free
+          makeJob("four").budget("a").gpus(4).on("n02", [0, 1, 2, 3]).startedAt(0), // n02: 4 free, n03: 8 free
+          makeJob("p").budget("a").gpus(3),
+        )
+        .snapshot(),
+      defaultPolicy,
+      10,
+    );
+    expect(startsOf(r)[0]!.placement).toEqual([{ nodeId: "n02", gpuIndexes: [4, 5, 6] }]);
+  });
+
+  it("uses the lowest free GPU indexes, skipping ones in use", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 1)
+        .job(makeJob("run").budget("a").gpus(2).on("n01", [0, 2]).startedAt(0), makeJob("p").budget("a").gpus(3))
+        .snapshot(),
+      defaultPolicy,
+      10,
+    );
+    expect(startsOf(r)[0]!.placement).toEqual([{ nodeId: "n01", gpuIndexes: [1, 3, 4] }]);
+  });
+
+  it("gives a multi-node job whole free nodes and never a partly used one", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(3)
+        .budget("a", 1)
+        .job(makeJob("small").budget("a").gpus(1).on("n02").startedAt(0), makeJob("big").budget("a").gpus(16))
+        .snapshot(),
+      defaultPolicy,
+      10,
+    );
+    const s = startsOf(r)[0]!;
+    expect(s.placement.map((p) => p.nodeId)).toEqual(["n01", "n03"]);
+    expect(s.placement.every((p) => p.gpuIndexes.length === 8)).toBe(true);
+  });
+
+  it("starts a gang job entirely or not at all", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(2)
+        .budget("a", 1)
+        .job(makeJob("small").budget("a").gpus(1).minRuntime("8h").on("n02").startedAt(0), makeJob("big").budget("a").gpus(16))
+        .snapshot(),
+      defaultPolicy,
+      10,
+    );
+    expect(startsOf(r)).toEqual([]);
+    expect(r.pending.big).toBeDefined();
+  });
+
+  it("never places work on a node that is not READY, nor on an unhealthy one", () => {
+    const r = runCycle(
+      makeCluster()
+        .node("cordoned", { state: "CORDONED" })
+        .node("draining", { state: "DRAINING" })
+        .node("repair", { state: "REPAIR" })
+        .node("down", { state: "DOWN" })
+        .node("sick", { health: "UNHEALTHY" })
+        .node("ok")
+        .budget("a", 1)
+        .job(makeJob("p1").budget("a").gpus(8), makeJob("p2").budget("a").gpus(8))
+        .snapshot(),
+      defaultPolicy,
+      10,
+    );
+    expect(startsOf(r).map((s) => s.placement[0]!.nodeId)).toEqual(["ok"]);
+  });
+
+  it("keeps whole nodes free for large jobs by packing small jobs together", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(2)
+        .budget("a", 1)
+        .job(...[1, 2, 3, 4].map((i) => makeJob(`s${i}`).budget("a").gpus(2).submittedAt(i)))
+        .snapshot(),
+      defaultPolicy,
+      10,
+    );
+    expect(new Set(startsOf(r).map((s) => s.placement[0]!.nodeId))).toEqual(new Set(["n01"]));
+  });
+});

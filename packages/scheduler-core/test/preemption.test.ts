@@ -1,0 +1,369 @@
+import { describe, expect, it } from "vitest";
+import { defaultPolicy, runCycle } from "../src/index";
+import { makeCluster, makeJob, preemptedIds, preemptionsOf, startedIds, startsOf } from "@tranche/testkit";
+
+const HOUR = 3600;
+const NOW = 10 * HOUR;
+
+describe("R3 allocated before unallocated", () => {
+  it("preempts unallocated work for an allocated job, fewest victims first", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(2)
+        .budget("a", 1)
+        .job(
+          makeJob("u-small-1").budget("a").unallocated().gpus(2).on("n01", [0, 1]).startedAt(0),
+          makeJob("u-small-2").budget("a").unallocated().gpus(2).on("n01", [2, 3]).startedAt(0),
+          makeJob("u-small-3").budget("a").unallocated().gpus(4).on("n01", [4, 5, 6, 7]).startedAt(0),
+          makeJob("u-big").budget("a").unallocated().gpus(8).on("n02").startedAt(0),
+          makeJob("p").budget("a").gpus(8),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(preemptedIds(r)).toEqual(["u-big"]);
+    const p = preemptionsOf(r)[0]!;
+    expect(p).toMatchObject({ byJobId: "p", reasonCode: "UNALLOCATED_FOR_ALLOCATED", gracePeriod: 10, graceUntil: NOW + 10 });
+    const s = startsOf(r)[0]!;
+    expect(s).toMatchObject({ jobId: "p", afterExitOf: ["u-big"], startBy: NOW + 10, protectedUntil: NOW + 10 + HOUR });
+    expect(s.reason.code).toBe("PREEMPTED_UNALLOCATED");
+  });
+
+  it("prefers unallocated victims over interruptible ones even when that needs more victims", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(2)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .usage("b", 200 * HOUR)
+        .job(
+          makeJob("u1").budget("b").unallocated().gpus(4).on("n01", [0, 1, 2, 3]).startedAt(0),
+          makeJob("u2").budget("b").unallocated().gpus(4).on("n01", [4, 5, 6, 7]).startedAt(0),
+          makeJob("b-int").budget("b").gpus(8).minRuntime("1h").on("n02").startedAt(0),
+          makeJob("p").budget("a").gpus(8),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(preemptedIds(r).sort()).toEqual(["u1", "u2"]);
+  });
+
+  it("starts a pending unallocated job only on GPUs no allocated job can use", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 1)
+        .job(makeJob("u").budget("a").unallocated().gpus(8).submittedAt(0), makeJob("p").budget("a").gpus(8).submittedAt(100))
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(startedIds(r)).toEqual(["p"]);
+    expect(r.pending.u!.code).toBe("ORDER");
+  });
+
+  it("keeps a job of the reservation holder's own budget off the reserved nodes, since the holder could never preempt it", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(2)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .job(
+          makeJob("free").budget("b").unallocated().gpus(4).on("n01", [0, 1, 2, 3]).startedAt(0),
+          makeJob("b-1")
+            .budget("b")
+            .gpus(4)
+            .minRuntime("8h")
+            .on("n01", [4, 5, 6, 7])
+            .startedAt(NOW - 60),
+          makeJob("b-2")
+            .budget("b")
+            .gpus(8)
+            .minRuntime("8h")
+            .on("n02")
+            .startedAt(NOW - 60),
+          makeJob("big").budget("a").gpus(16).priority(1),
+          makeJob("small").budget("a").gpus(4),
+          makeJob("other").budget("b").gpus(4).minRuntime("8h"),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(r.reservations).toEqual([{ jobId: "big", gpus: 16, nodeIds: ["n01", "n02"], from: NOW - 60 + 8 * HOUR }]);
+    expect(preemptedIds(r)).toEqual([]);
+    expect(r.pending.small).toMatchObject({ code: "RESERVED_FOR", details: { reservedForJobId: "big" } });
+    expect(r.pending.other!.code).toBe("RESERVED_FOR");
+  });
+
+  it("lets unallocated jobs use what allocated jobs cannot", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 1)
+        .job(
+          makeJob("run")
+            .budget("a")
+            .gpus(6)
+            .minRuntime("8h")
+            .on("n01", [0, 1, 2, 3, 4, 5])
+            .startedAt(NOW - 60),
+          makeJob("p").budget("a").gpus(4),
+          makeJob("u").budget("a").unallocated().gpus(2),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(startedIds(r)).toEqual(["u"]);
+    expect(startsOf(r)[0]!.charged).toBe(false);
+  });
+
+  it("does not let unallocated pending work preempt anyone", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 1)
+        .job(
+          makeJob("u-run").budget("a").unallocated().gpus(8).on("n01").startedAt(0),
+          makeJob("u").budget("a").unallocated().gpus(8),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(preemptionsOf(r)).toEqual([]);
+  });
+});
+
+describe("R4 contracts and R6 preemption", () => {
+  const fairShare = (victimUsage: number, preemptorUsage: number, victimStart = 0) =>
+    makeCluster()
+      .nodes(1)
+      .budget("a", 0.5)
+      .budget("b", 0.5)
+      .usage("a", preemptorUsage)
+      .usage("b", victimUsage)
+      .job(
+        makeJob("victim").budget("b").gpus(8).minRuntime("1h").on("n01").startedAt(victimStart),
+        makeJob("p").budget("a").gpus(8),
+      )
+      .snapshot();
+
+  it("preempts an interruptible job for a budget that ranks ahead by more than the margin", () => {
+    const r = runCycle(fairShare(100 * HOUR, 10 * HOUR), defaultPolicy, NOW);
+    expect(preemptedIds(r)).toEqual(["victim"]);
+    const p = preemptionsOf(r)[0]!;
+    expect(p).toMatchObject({ reasonCode: "FAIR_SHARE", byJobId: "p", gracePeriod: 120, requeue: true });
+    expect(p.lostGpuSeconds).toBe(8 * NOW);
+    expect(p.sentence).toContain("ranks ahead of budget b");
+    expect(startsOf(r)[0]!.reason.code).toBe("PREEMPTED_INTERRUPTIBLE");
+  });
+
+  it("does not preempt when the preemptor's ratio is within the margin", () => {
+    // Projected ratios count held GPUs for an hour: a = 90h, b = 92h + 8 GPUs x 1h = 100h (same
+    // entitlement), so a is exactly 10% lower: not more than the margin.
+    const r = runCycle(fairShare(92 * HOUR, 90 * HOUR), defaultPolicy, NOW);
+    expect(preemptedIds(r)).toEqual([]);
+    expect(r.pending.p!.code).toBe("BUDGET_OVER_SHARE");
+  });
+
+  it("preempts as soon as the preemptor is more than the margin ahead", () => {
+    const r = runCycle(fairShare(92 * HOUR, 89 * HOUR), defaultPolicy, NOW);
+    expect(preemptedIds(r)).toEqual(["victim"]);
+  });
+
+  it("never preempts a protected job, even for a far under-served budget", () => {
+    const r = runCycle(fairShare(1000 * HOUR, 0, NOW - 600), defaultPolicy, NOW);
+    expect(preemptedIds(r)).toEqual([]);
+    expect(r.pending.p!.code).toBe("CONTRACTS");
+    expect(r.pending.p!.details.earliestStart).toBe(NOW - 600 + HOUR);
+  });
+
+  it("never preempts within the same budget, whatever the priority", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 1)
+        .job(
+          makeJob("low").budget("a").gpus(8).priority(0).on("n01").startedAt(0),
+          makeJob("high").budget("a").gpus(8).priority(9),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(preemptedIds(r)).toEqual([]);
+  });
+
+  it("preempts only when the freed GPUs let the job start", () => {
+    // Interruptible 4 GPUs on a node whose other 4 are protected: freeing them would not fit 8.
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .usage("b", 500 * HOUR)
+        .job(
+          makeJob("old").budget("b").gpus(4).on("n01", [0, 1, 2, 3]).startedAt(0),
+          makeJob("fresh")
+            .budget("b")
+            .gpus(4)
+            .minRuntime("8h")
+            .on("n01", [4, 5, 6, 7])
+            .startedAt(NOW - 60),
+          makeJob("p").budget("a").gpus(8),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(preemptionsOf(r)).toEqual([]);
+  });
+
+  it("honours a job's own grace period and does not requeue a non-resumable job", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 1)
+        .job(
+          makeJob("u").budget("a").unallocated().resumable(false).grace("5m").on("n01", [0]).startedAt(0),
+          makeJob("p").budget("a").gpus(8),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(preemptionsOf(r)[0]).toMatchObject({ jobId: "u", gracePeriod: 300, requeue: false });
+    expect(preemptionsOf(r)[0]!.sentence).toContain("not requeued");
+  });
+
+  it("requeues a non-resumable job that asked for it", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 1)
+        .job(
+          makeJob("u").budget("a").unallocated().resumable(false).requeueOnPreempt().on("n01", [0]).startedAt(0),
+          makeJob("p").budget("a").gpus(8),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(preemptionsOf(r)[0]!.requeue).toBe(true);
+  });
+
+  it("frees whole nodes for a multi-node job and picks the cheapest ones", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(3)
+        .budget("a", 1)
+        .job(
+          makeJob("u1")
+            .budget("a")
+            .unallocated()
+            .gpus(8)
+            .on("n01")
+            .startedAt(NOW - 100),
+          makeJob("u2a")
+            .budget("a")
+            .unallocated()
+            .gpus(4)
+            .on("n02", [0, 1, 2, 3])
+            .startedAt(NOW - 100),
+          makeJob("u2b")
+            .budget("a")
+            .unallocated()
+            .gpus(4)
+            .on("n02", [4, 5, 6, 7])
+            .startedAt(NOW - 100),
+          makeJob("u3")
+            .budget("a")
+            .unallocated()
+            .gpus(8)
+            .on("n03")
+            .startedAt(NOW - 50),
+          makeJob("big").budget("a").gpus(16),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(preemptedIds(r).sort()).toEqual(["u1", "u3"]);
+    expect(startsOf(r)[0]!.placement.map((p) => p.nodeId)).toEqual(["n01", "n03"]);
+  });
+});
+
+describe("R5 debug lane", () => {
+  it("may preempt any interruptible job, from the most over-served budget first", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(2)
+        .budget("a", 0.4)
+        .budget("b", 0.3)
+        .budget("c", 0.3)
+        .usage("a", 0)
+        .usage("b", 30 * HOUR)
+        .usage("c", 60 * HOUR)
+        .job(
+          makeJob("b-run").budget("b").gpus(8).on("n01").startedAt(0),
+          makeJob("c-run").budget("c").gpus(8).on("n02").startedAt(0),
+          makeJob("dbg").budget("c").debug().gpus(8),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    // The debug job's own budget c is the most over-served: its interruptible job goes.
+    expect(preemptedIds(r)).toEqual(["c-run"]);
+    expect(preemptionsOf(r)[0]!.reasonCode).toBe("DEBUG_LANE");
+    expect(startsOf(r)[0]!.reason.code).toBe("DEBUG_LANE");
+  });
+
+  it("caps the debug GPUs one user holds", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(2)
+        .budget("a", 1)
+        .job(
+          makeJob("d-run")
+            .budget("a")
+            .debug()
+            .gpus(6)
+            .user("ann")
+            .on("n01", [0, 1, 2, 3, 4, 5])
+            .startedAt(NOW - 60),
+          makeJob("d1").budget("a").debug().gpus(4).user("ann"),
+          makeJob("d2").budget("a").debug().gpus(2).user("ann"),
+          makeJob("d3").budget("a").debug().gpus(4).user("bob"),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(startedIds(r).sort()).toEqual(["d2", "d3"]);
+    expect(r.pending.d1!.code).toBe("DEBUG_USER_CAP");
+    expect(r.pending.d1!.details).toMatchObject({ userDebugGpus: 6, debugCap: 8 });
+  });
+
+  it("does not let a debug-shaped unallocated job use the lane", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 1)
+        .job(
+          makeJob("run").budget("a").gpus(8).on("n01").startedAt(0),
+          makeJob("free-debug").budget("a").maxRuntime("10m").minRuntime(0).gpus(8),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(preemptionsOf(r)).toEqual([]);
+    const s = r.plan.find((o) => o.op === "START");
+    expect(s).toBeUndefined();
+  });
+});

@@ -1,0 +1,378 @@
+import { describe, expect, it } from "vitest";
+import { PENDING_REASON_CODES, defaultPolicy, runCycle } from "../src/index";
+import { createHarness, makeCluster, makeJob, preemptionsOf, startedIds } from "@tranche/testkit";
+
+/**
+ * One declarative scenario per SPEC rule: a tree, nodes, jobs, some cycles in virtual time (the
+ * testkit harness applies each plan the way the worker does), and the expected starts, preemptions
+ * and reasons.
+ */
+const MIN = 60;
+const HOUR = 3600;
+
+describe("SPEC rules as scenarios", () => {
+  it("R1 Capacity: never more GPUs than a node has, multi-node jobs only on whole READY nodes, gang starts", () => {
+    const h = createHarness(
+      makeCluster()
+        .nodes(2)
+        .node("n03", { state: "CORDONED" })
+        .budget("a", 1)
+        .job(
+          makeJob("small-1").budget("a").gpus(6).submittedAt(0),
+          makeJob("small-2").budget("a").gpus(6).submittedAt(1),
+          makeJob("pair").budget("a").gpus(16).submittedAt(2),
+        )
+        .snapshot(),
+      { durations: { "small-1": HOUR, "small-2": HOUR, pair: HOUR } },
+    );
+    for (let i = 0; i < 6; i++) {
+      h.cycle();
+      const used = new Map<string, number>();
+      for (const j of h.snapshot.running)
+        for (const p of j.placement) used.set(p.nodeId, (used.get(p.nodeId) ?? 0) + p.gpuIndexes.length);
+      for (const [node, n] of used) {
+        expect(n).toBeLessThanOrEqual(8);
+        expect(node).not.toBe("n03");
+      }
+      h.advance(30 * MIN);
+    }
+    expect(h.startOf("small-1")!.at).toBe(0);
+    expect(h.startOf("small-2")!.at).toBe(0);
+    // The 16-GPU gang waits for both nodes to be whole, then starts on both at once.
+    expect(h.startOf("pair")).toMatchObject({ at: HOUR, placement: [{ nodeId: "n01" }, { nodeId: "n02" }] });
+  });
+
+  it("R2 Order: shares converge to allocations over time, and one team cannot take the cluster in one cycle", () => {
+    const jobs = [];
+    for (let i = 0; i < 120; i++) jobs.push(makeJob(`a${i}`).budget("lab/a").gpus(1).minRuntime("30m").submittedAt(i));
+    for (let i = 0; i < 120; i++) jobs.push(makeJob(`b${i}`).budget("lab/b").gpus(1).minRuntime("30m").submittedAt(i));
+    const durations = Object.fromEntries(jobs.map((j) => [j.id, HOUR]));
+    const h = createHarness(
+      makeCluster()
+        .nodes(1)
+        .budget("lab", 1)
+        .budget("lab/a", 0.75)
+        .budget("lab/b", 0.25)
+        .window("1h")
+        .job(...jobs)
+        .snapshot(),
+      { durations },
+    );
+    const first = h.cycle();
+    // 8 GPUs: the projected ratio moves as a's jobs start, so b gets some in the very first cycle.
+    expect(startedIds(first).filter((id) => id.startsWith("b")).length).toBeGreaterThan(0);
+    h.advance(HOUR);
+    for (let i = 0; i < 9; i++) h.run(1, HOUR);
+    const usage = (id: string) => h.snapshot.tree.find((t) => t.id === id)!.usageGpuSeconds;
+    const shareA = usage("lab/a") / (usage("lab/a") + usage("lab/b"));
+    expect(shareA).toBeGreaterThan(0.65);
+    expect(shareA).toBeLessThan(0.85);
+  });
+
+  it("R3 Allocated before unallocated: free work is preempted the moment allocated work needs the GPUs", () => {
+    const h = createHarness(
+      makeCluster().nodes(1).budget("a", 1).job(makeJob("free").budget("a").unallocated().gpus(8).submittedAt(0)).snapshot(),
+    );
+    h.cycle();
+    expect(h.startOf("free")).toMatchObject({ at: 0, charged: false });
+    h.advance(10 * MIN);
+    h.submit(makeJob("paid").budget("a").gpus(4).submittedAt(h.now).pending(), HOUR);
+    const r = h.cycle();
+    expect(preemptionsOf(r)).toMatchObject([{ jobId: "free", byJobId: "paid", reasonCode: "UNALLOCATED_FOR_ALLOCATED" }]);
+    expect(h.startOf("paid")).toMatchObject({ at: 10 * MIN, charged: true });
+    // Unallocated work may use what no allocated job needs, but never preempts allocated work.
+    h.advance(MIN);
+    h.submit(makeJob("free-2").budget("a").unallocated().gpus(4).pending());
+    const r2 = h.cycle();
+    expect(preemptionsOf(r2)).toEqual([]);
+    expect(startedIds(r2)).toEqual(["free-2"]);
+    expect(r2.pending.free!.code).toBe("CAPACITY");
+  });
+
+  it("R4 Contracts: a protected job finishes its minRuntime, then yields to an under-served budget", () => {
+    const h = createHarness(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .usage("b", 100 * HOUR)
+        .job(
+          makeJob("b-job").budget("b").gpus(8).minRuntime("2h").on("n01").startedAt(0).charged(),
+          makeJob("a-job").budget("a").gpus(8),
+        )
+        .snapshot(),
+    );
+    for (let t = 0; t < 2 * HOUR; t += 30 * MIN) {
+      const r = h.cycle();
+      expect(preemptionsOf(r)).toEqual([]);
+      expect(r.pending["a-job"]).toMatchObject({ code: "CONTRACTS", details: { earliestStart: 2 * HOUR } });
+      h.advance(30 * MIN);
+    }
+    const r = h.cycle();
+    expect(preemptionsOf(r)).toMatchObject([{ jobId: "b-job", byJobId: "a-job", reasonCode: "FAIR_SHARE", requeue: true }]);
+    expect(h.startOf("a-job")!.at).toBe(2 * HOUR);
+  });
+
+  it("R5 Debug lane: a debug job starts within one cycle on a full cluster, within its user's cap", () => {
+    const running = [1, 2].map((i) =>
+      makeJob(`long-${i}`).budget("b").gpus(8).minRuntime("1h").on(`n0${i}`).startedAt(0).charged(),
+    );
+    const h = createHarness(
+      makeCluster()
+        .nodes(2)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .usage("a", 500 * HOUR) // the debug job's budget is far over-served: rank does not matter
+        .job(
+          ...running,
+          makeJob("dbg-1").budget("a").debug().gpus(4).user("ann"),
+          makeJob("dbg-2").budget("a").debug().gpus(8).user("ann"),
+        )
+        .snapshot(),
+      { now: 2 * HOUR },
+    );
+    const r = h.cycle();
+    expect(startedIds(r)).toEqual(["dbg-1"]);
+    expect(preemptionsOf(r)[0]).toMatchObject({ reasonCode: "DEBUG_LANE", byJobId: "dbg-1" });
+    expect(r.pending["dbg-2"]!.code).toBe("DEBUG_USER_CAP");
+    // Once dbg-1 is done (10 minutes), ann may run dbg-2.
+    h.advance(10 * MIN);
+    expect(startedIds(h.cycle())).toEqual(["dbg-2"]);
+  });
+
+  it("R6 Preemption: a resumable victim is requeued with its original submit time and protected again at its next start", () => {
+    const h = createHarness(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .usage("b", 100 * HOUR)
+        .job(
+          makeJob("victim").budget("b").gpus(8).minRuntime("1h").submittedAt(123).on("n01").startedAt(0).charged(),
+          makeJob("winner").budget("a").gpus(8),
+        )
+        .snapshot(),
+      { now: 2 * HOUR, durations: { winner: HOUR } },
+    );
+    const r = h.cycle();
+    expect(preemptionsOf(r)).toMatchObject([{ jobId: "victim", gracePeriod: 120, graceUntil: 2 * HOUR + 120, requeue: true }]);
+    expect(preemptionsOf(r)[0]!.sentence).toContain("requeued with its original submit time");
+    const requeued = h.snapshot.pending.find((j) => j.id === "victim")!;
+    expect(requeued).toMatchObject({ submittedAt: 123, requeuedAt: 2 * HOUR });
+    h.advance(HOUR);
+    const r2 = h.cycle();
+    const restart = r2.plan.find((o) => o.op === "START" && o.jobId === "victim");
+    expect(restart).toMatchObject({ startBy: 3 * HOUR, protectedUntil: 4 * HOUR });
+  });
+
+  it("R7 Reservations: a large job is not starved by a stream of small ones", () => {
+    // Budget s keeps submitting 1-GPU jobs; the 16-GPU job from the more under-served budget L
+    // reserves nodes and starts once their protected work ends.
+    const small = (i: number) => makeJob(`s${i}`).budget("s").gpus(1).minRuntime("30m").submittedAt(i).pending();
+    const base = makeCluster()
+      .nodes(2)
+      .budget("L", 0.5)
+      .budget("s", 0.5)
+      .usage("s", 20 * HOUR);
+    for (let i = 0; i < 16; i++)
+      base.job(
+        makeJob(`r${i}`)
+          .budget("s")
+          .gpus(1)
+          .minRuntime("30m")
+          .on(`n0${1 + (i % 2)}`, [Math.floor(i / 2)])
+          .startedAt(0)
+          .charged(),
+      );
+    base.job(makeJob("large").budget("L").gpus(16).minRuntime("1h").submittedAt(0));
+    const durations: Record<string, number> = { large: 2 * HOUR };
+    for (let i = 0; i < 16; i++) durations[`r${i}`] = 10 * HOUR;
+    const h = createHarness(base.snapshot(), { now: 5 * MIN, durations });
+    let k = 0;
+    for (let t = 0; t < 3 * HOUR && !h.startOf("large"); t += 5 * MIN) {
+      for (let j = 0; j < 4; j++) h.submit(small(k++), 10 * HOUR);
+      h.cycle();
+      h.advance(5 * MIN);
+    }
+    const first = h.results[0]!;
+    expect(first.reservations[0]).toMatchObject({ jobId: "large", from: 30 * MIN });
+    expect(h.startOf("large")).toBeDefined();
+    expect(h.startOf("large")!.at).toBeLessThanOrEqual(35 * MIN);
+  });
+
+  it("R7 with R5: debug jobs that finish before a reservation use its nodes, longer ones do not", () => {
+    // n01 holds protected work until 30 min from now: the 8-GPU job of budget L reserves it.
+    const h = createHarness(
+      makeCluster()
+        .nodes(1)
+        .budget("L", 0.5)
+        .budget("s", 0.5)
+        .usage("s", 20 * HOUR)
+        .job(
+          makeJob("blocker")
+            .budget("s")
+            .gpus(4)
+            .minRuntime("40m")
+            .on("n01", [0, 1, 2, 3])
+            .startedAt(-10 * MIN)
+            .charged(),
+          makeJob("big").budget("L").gpus(8),
+        )
+        .snapshot(),
+      { durations: { blocker: HOUR } },
+    );
+    expect(h.cycle().reservations).toMatchObject([{ jobId: "big", nodeIds: ["n01"], from: 30 * MIN }]);
+    h.advance(MIN);
+    h.submit(
+      makeJob("dbg-long")
+        .budget("s")
+        .debug()
+        .maxRuntime("15m")
+        .minRuntime("15m")
+        .gpus(2)
+        .user("ann")
+        .submittedAt(h.now)
+        .pending(),
+    );
+    h.submit(
+      makeJob("dbg-short")
+        .budget("s")
+        .debug()
+        .maxRuntime("10m")
+        .minRuntime("10m")
+        .gpus(2)
+        .user("bob")
+        .submittedAt(h.now)
+        .pending(),
+    );
+    // At 25 min, a 10-minute debug job would run past the reservation; at 1 min both fit before it.
+    const r = h.cycle();
+    expect(startedIds(r).sort()).toEqual(["dbg-long", "dbg-short"]);
+    h.advance(23 * MIN); // both debug jobs have ended by now (t = 24 min)
+    h.submit(makeJob("dbg-late").budget("s").debug().gpus(2).user("cy").submittedAt(h.now).pending());
+    h.submit(
+      makeJob("dbg-tiny").budget("s").debug().maxRuntime("5m").minRuntime("5m").gpus(2).user("dee").submittedAt(h.now).pending(),
+    );
+    const r2 = h.cycle();
+    expect(startedIds(r2)).toEqual(["dbg-tiny"]);
+    expect(r2.pending["dbg-late"]).toMatchObject({
+      code: "RESERVED_FOR",
+      details: { reservedForJobId: "big", reservedFrom: 30 * MIN },
+    });
+  });
+
+  it("R8 Drain: an unhealthy node drains as contracts allow, then goes to repair", () => {
+    const h = createHarness(
+      makeCluster()
+        .node("n01", { lastHeartbeatAt: 0 })
+        .node("n02", { lastHeartbeatAt: 0 })
+        .budget("a", 1)
+        .job(
+          makeJob("protected").budget("a").gpus(4).minRuntime("1h").on("n01", [0, 1, 2, 3]).startedAt(0).charged(),
+          makeJob("free").budget("a").unallocated().gpus(4).on("n01", [4, 5, 6, 7]).startedAt(0).charged(false),
+        )
+        .snapshot(),
+    );
+    h.reportUnhealthy("n01");
+    const r1 = h.cycle();
+    expect(r1.plan.filter((o) => o.op === "NODE_STATE").map((o) => o.op === "NODE_STATE" && o.to)).toEqual(["DRAINING"]);
+    expect(preemptionsOf(r1).map((p) => [p.jobId, p.reasonCode])).toEqual([["free", "DRAIN"]]);
+    h.advance(30 * MIN);
+    expect(preemptionsOf(h.cycle())).toEqual([]);
+    h.advance(30 * MIN);
+    expect(preemptionsOf(h.cycle()).map((p) => p.jobId)).toEqual(["protected"]);
+    h.advance(MIN);
+    const r4 = h.cycle();
+    expect(r4.plan).toContainEqual(
+      expect.objectContaining({ op: "NODE_STATE", nodeId: "n01", to: "REPAIR", runRepairHook: true }),
+    );
+  });
+
+  it("R9 Failure: a silent node goes DOWN, its resumable job is requeued at once and restarts elsewhere", () => {
+    const h = createHarness(
+      makeCluster()
+        .node("n01", { lastHeartbeatAt: 0 })
+        .node("n02", { lastHeartbeatAt: 0 })
+        .budget("a", 1)
+        .job(makeJob("job").budget("a").gpus(8).minRuntime("8h").submittedAt(7).on("n01").startedAt(0).charged())
+        .snapshot(),
+    );
+    h.silence("n01");
+    h.run(1, 20);
+    expect(h.results[0]!.plan.filter((o) => o.op !== "START")).toEqual([]);
+    h.advance(20);
+    const r = h.cycle();
+    expect(r.plan).toContainEqual(expect.objectContaining({ op: "NODE_STATE", nodeId: "n01", to: "DOWN" }));
+    expect(r.plan).toContainEqual(expect.objectContaining({ op: "LOST", jobId: "job", requeue: true, charged: true }));
+    h.advance(1);
+    expect(h.cycle().plan).toContainEqual(
+      expect.objectContaining({
+        op: "START",
+        jobId: "job",
+        placement: [{ nodeId: "n02", gpuIndexes: [0, 1, 2, 3, 4, 5, 6, 7] }],
+      }),
+    );
+  });
+
+  it("R10 Explanations: after every cycle each pending job has one reason with numbers", () => {
+    const jobs = [];
+    for (let i = 0; i < 12; i++)
+      jobs.push(
+        makeJob(`j${i}`)
+          .budget(i % 3 ? "a" : "b")
+          .gpus([1, 2, 4, 8, 16][i % 5]!)
+          .minRuntime(i % 4 === 0 ? 0 : 1800)
+          .submittedAt(i),
+      );
+    const durations = Object.fromEntries(jobs.map((j, i) => [j.id, (i + 1) * 20 * MIN]));
+    const h = createHarness(
+      makeCluster()
+        .nodes(2)
+        .budget("a", 0.6)
+        .budget("b", 0.4)
+        .job(...jobs)
+        .snapshot(),
+      { durations },
+    );
+    for (let c = 0; c < 8; c++) {
+      const before = new Map(h.snapshot.pending.map((j) => [j.id, j]));
+      const r = h.cycle();
+      const started = new Set(startedIds(r));
+      expect(Object.keys(r.pending).sort()).toEqual([...before.keys()].filter((id) => !started.has(id)).sort());
+      for (const j of [...before.values()].filter((x) => !started.has(x.id))) {
+        const reason = r.pending[j.id]!;
+        expect(PENDING_REASON_CODES).toContain(reason.code);
+        expect(reason.details.gpus).toBe(j.gpus);
+        expect(reason.details.position).toBeGreaterThan(0);
+        expect(reason.sentence).toMatch(/\d/);
+      }
+      h.advance(20 * MIN);
+    }
+  });
+
+  it("R11 Determinism: two runs over the same inputs make the same decisions", () => {
+    const build = () => {
+      const c = makeCluster()
+        .nodes(3)
+        .budget("x", 0.3)
+        .budget("y", 0.3)
+        .budget("z", 0.4)
+        .usage("z", 5 * HOUR);
+      for (let i = 0; i < 20; i++)
+        c.job(
+          makeJob(`k${i}`)
+            .budget(["x", "y", "z"][i % 3]!)
+            .gpus([1, 2, 8, 16][i % 4]!)
+            .minRuntime(i % 5 ? "1h" : 0)
+            .submittedAt(i % 7),
+        );
+      return c.snapshot();
+    };
+    const a = createHarness(build());
+    const b = createHarness(build());
+    a.run(6, 20 * MIN);
+    b.run(6, 20 * MIN);
+    expect(JSON.stringify(b.results)).toBe(JSON.stringify(a.results));
+    expect(runCycle(build(), defaultPolicy, 99)).toEqual(runCycle(build(), defaultPolicy, 99));
+  });
+});
