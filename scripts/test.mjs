@@ -49,11 +49,20 @@ check("typecheck (tsc --noEmit in every workspace and the root scripts)", "npm",
 // 2. Unit + integration (vitest, one JSON report for both projects).
 const vitestJson = join(results_dir, "vitest.json");
 rmSync(vitestJson, { force: true });
-step("unit and integration tests (vitest)", "npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`]);
+step("unit and integration tests (vitest)", "npx", [
+  "vitest",
+  "run",
+  "--reporter=default",
+  "--reporter=json",
+  `--outputFile.json=${vitestJson}`,
+]);
 if (existsSync(vitestJson)) {
   const r = JSON.parse(readFileSync(vitestJson, "utf8"));
   passed += r.numPassedTests;
-  failed += r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0) + (r.numFailedTestSuites && !r.numFailedTests ? r.numFailedTestSuites : 0);
+  failed +=
+    r.numFailedTests +
+    (r.numRuntimeErrorTestSuites ?? 0) +
+    (r.numFailedTestSuites && !r.numFailedTests ? r.numFailedTestSuites : 0);
 } else {
   failed++;
 }
@@ -84,10 +93,19 @@ if (!chromium.ok) {
 finish();
 
 function findChromium() {
-  const candidates = [process.env.PLAYWRIGHT_CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].filter(Boolean);
+  const candidates = [
+    process.env.PLAYWRIGHT_CHROMIUM_PATH,
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+  ].filter(Boolean);
   for (const c of candidates) if (existsSync(c)) return { ok: true, path: c };
   // Playwright's own browser, where `npx playwright install chromium` could download one.
-  const r = spawnSync(process.execPath, ["-e", "const {chromium}=require('@playwright/test');process.stdout.write(chromium.executablePath())"], { cwd: root, encoding: "utf8" });
+  const r = spawnSync(
+    process.execPath,
+    ["-e", "const {chromium}=require('@playwright/test');process.stdout.write(chromium.executablePath())"],
+    { cwd: root, encoding: "utf8" },
+  );
   if (r.status === 0 && r.stdout && existsSync(r.stdout)) return { ok: true, path: "" };
   return {
     ok: false,

@@ -41,7 +41,9 @@ export async function stopLeftoverPlatform(log: (l: string) => void): Promise<vo
     removeRunFile();
     return;
   }
-  const pids = [recorded.supervisor, ...Object.values(recorded.services)].filter((p) => p > 0 && p !== process.pid && alive(p) && isOurs(p));
+  const pids = [recorded.supervisor, ...Object.values(recorded.services)].filter(
+    (p) => p > 0 && p !== process.pid && alive(p) && isOurs(p),
+  );
   if (pids.length > 0) {
     log(`stopping ${pids.length} process(es) left running by an earlier start`);
     // The supervisor first: it stops its own services and Postgres cleanly.

@@ -24,7 +24,9 @@ export class Supervisor {
     });
     this.running.push({ name: service.name, child });
     if (service.ready) {
-      const exited = new Promise<never>((_, reject) => child.once("exit", (c) => reject(new Error(`${service.name} exited (${c}) before it was ready`))));
+      const exited = new Promise<never>((_, reject) =>
+        child.once("exit", (c) => reject(new Error(`${service.name} exited (${c}) before it was ready`))),
+      );
       await Promise.race([service.ready(), exited]);
     }
   }

@@ -45,7 +45,9 @@ describe("npm start with bad configuration", () => {
     try {
       const r = await startPlatform({ PORT: String(port), DATABASE_URL: "postgresql://x:y@127.0.0.1:1/z" });
       expect(r.code).toBe(1);
-      expect(r.stderr.trim()).toBe(`tranche: Port ${port} is already in use on 127.0.0.1; stop what uses it or set PORT to another port.`);
+      expect(r.stderr.trim()).toBe(
+        `tranche: Port ${port} is already in use on 127.0.0.1; stop what uses it or set PORT to another port.`,
+      );
     } finally {
       blocker.close();
     }

@@ -4,7 +4,7 @@ import { Providers } from "./providers";
 import "./globals.css";
 
 export const metadata: Metadata = {
-  title: "Tranche",
+  title: { default: "Tranche", template: "%s · Tranche" },
   description: "Fair, explainable GPU time for research labs",
 };
 
@@ -12,17 +12,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
       <body>
-        <header className="topbar">
-          <a href="/" className="brand">
-            <span className="brand-mark" aria-hidden>▮▮▯</span> Tranche
-          </a>
-          <nav aria-label="Main">
-            <a href="/">Overview</a>
-          </nav>
-        </header>
-        <Providers>
-          <main className="page">{children}</main>
-        </Providers>
+        <Providers>{children}</Providers>
       </body>
     </html>
   );

@@ -1,29 +1,65 @@
 "use client";
+import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../lib/trpc";
+import { ago, useNow } from "./ui";
+
+const STATE_ORDER = ["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"];
 
 export function ClusterCards() {
   const trpc = useTRPC();
-  const clusters = useQuery(trpc.cluster.list.queryOptions());
+  const now = useNow(5000);
+  const clusters = useQuery({ ...trpc.cluster.list.queryOptions(), refetchInterval: 5000 });
   if (clusters.isPending) return <p className="muted">Loading clusters…</p>;
   if (clusters.isError) return <p className="error">Could not load clusters: {clusters.error.message}</p>;
   if (clusters.data.length === 0) return <p className="muted">No clusters yet.</p>;
   return (
     <ul className="cards" aria-label="Clusters">
-      {clusters.data.map((c) => (
-        <li key={c.id} className="card" data-testid={`cluster-${c.name}`}>
-          <div className="card-title">
-            <strong>{c.name}</strong>
-            <span className="tag">{c.gpuType}</span>
-          </div>
-          <div className="stat">
-            <span className="stat-value">{c.gpuCount}</span> GPUs on {c.nodeCount} nodes
-          </div>
-          <div className="muted">
-            {c.readyGpus} GPUs ready · {Object.entries(c.nodesByState).map(([s, n]) => `${n} ${s.toLowerCase()}`).join(", ")}
-          </div>
-        </li>
-      ))}
+      {clusters.data.map((c) => {
+        const used = c.gpuCount ? c.runningGpus / c.gpuCount : 0;
+        return (
+          <li key={c.id} className="card" data-testid={`cluster-${c.name}`}>
+            <div className="card-title">
+              <span>
+                {c.name} <span className="tag">{c.gpuType}</span>
+              </span>
+              <Link href={`/queue/${c.name}`} className="small">
+                Live queue →
+              </Link>
+            </div>
+            <div className="row" style={{ marginTop: "0.7rem", gap: "1.4rem" }}>
+              <div>
+                <div className="tile-label">GPUs</div>
+                <div className="tile-value">{c.gpuCount}</div>
+                <div className="tile-sub">
+                  {c.nodeCount} nodes × {c.nodeSize}
+                </div>
+              </div>
+              <div>
+                <div className="tile-label">Running</div>
+                <div className="tile-value">{c.runningGpus}</div>
+                <div className="tile-sub">{c.runningJobs} jobs</div>
+              </div>
+              <div>
+                <div className="tile-label">Pending</div>
+                <div className="tile-value">{c.pendingGpus}</div>
+                <div className="tile-sub">{c.pendingJobs} jobs</div>
+              </div>
+            </div>
+            <div className="meter" style={{ marginTop: "0.8rem" }} title={`${Math.round(used * 100)}% of GPUs running jobs`}>
+              <span style={{ width: `${Math.min(100, used * 100)}%` }} />
+            </div>
+            <div className="row small muted" style={{ marginTop: "0.6rem", justifyContent: "space-between" }}>
+              <span>
+                {STATE_ORDER.filter((s) => c.nodesByState[s])
+                  .map((s) => `${c.nodesByState[s]} ${s.toLowerCase()}`)
+                  .join(" · ")}
+              </span>
+              <span>{c.lastCycleAt ? `cycle ${ago(c.lastCycleAt, now)}` : "no scheduling cycle yet"}</span>
+            </div>
+          </li>
+        );
+      })}
     </ul>
   );
 }

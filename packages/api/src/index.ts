@@ -1,3 +1,3 @@
 export { appRouter, createCaller, type AppRouter } from "./root";
 export type { Context, SessionUser, Role } from "./trpc";
-export type { BudgetTreeView } from "./routers/budget";
+export type { BudgetTreeNodeView, BudgetTreeResult } from "./routers/budget";

@@ -1,10 +1,22 @@
 import { budgetRouter } from "./routers/budget";
 import { clusterRouter } from "./routers/cluster";
+import { jobRouter } from "./routers/job";
+import { meRouter } from "./routers/me";
+import { measureRouter } from "./routers/measure";
+import { nodeRouter } from "./routers/node";
+import { queueRouter } from "./routers/queue";
+import { tokenRouter } from "./routers/token";
 import { createCallerFactory, router } from "./trpc";
 
 export const appRouter = router({
+  me: meRouter,
   cluster: clusterRouter,
   budget: budgetRouter,
+  job: jobRouter,
+  queue: queueRouter,
+  node: nodeRouter,
+  token: tokenRouter,
+  measure: measureRouter,
 });
 
 export type AppRouter = typeof appRouter;

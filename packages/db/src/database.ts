@@ -67,7 +67,9 @@ export async function assertReachable(url: string, timeoutMs = 5000): Promise<vo
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     const where = `${parsed.hostname}:${parsed.port || 5432}`;
-    throw new ConfigError(`Cannot reach the database at ${where} (DATABASE_URL): ${err.code ?? ""} ${err.message}`.replace(/\s+/g, " ").trim());
+    throw new ConfigError(
+      `Cannot reach the database at ${where} (DATABASE_URL): ${err.code ?? ""} ${err.message}`.replace(/\s+/g, " ").trim(),
+    );
   } finally {
     await client.end().catch(() => {});
   }

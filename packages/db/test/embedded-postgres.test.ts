@@ -18,9 +18,7 @@ describe("the embedded PostgreSQL's permission check", () => {
     chmodSync(dir, 0o755);
     chmodSync(locked, 0o700);
     expect(() => assertPostgresUserCanReach([join(locked, "checkout")])).toThrow(ConfigError);
-    expect(() => assertPostgresUserCanReach([join(locked, "checkout")])).toThrow(
-      `cannot enter ${locked} (mode 700)`,
-    );
+    expect(() => assertPostgresUserCanReach([join(locked, "checkout")])).toThrow(`cannot enter ${locked} (mode 700)`);
   });
 
   it("accepts a path every user may traverse", () => {

@@ -13,7 +13,15 @@ describe("the committed migrations", () => {
 
   it("produce exactly the schema in prisma/schema.prisma (no drift)", async () => {
     const { code, output } = await prismaCli(
-      ["migrate", "diff", "--from-migrations", "prisma/migrations", "--to-schema-datamodel", "prisma/schema.prisma", "--exit-code"],
+      [
+        "migrate",
+        "diff",
+        "--from-migrations",
+        "prisma/migrations",
+        "--to-schema-datamodel",
+        "prisma/schema.prisma",
+        "--exit-code",
+      ],
       db.url,
     );
     // --exit-code: 0 = no difference, 2 = difference, 1 = error.

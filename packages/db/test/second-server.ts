@@ -43,12 +43,23 @@ export async function startSecondServer(): Promise<SecondServer> {
   const data = join(dir, "data");
   const asRoot = process.getuid?.() === 0;
   const run = (cmd: string, args: string[]) =>
-    asRoot ? execFileSync("runuser", ["-u", "postgres", "--", cmd, ...args], { stdio: "pipe" }) : execFileSync(cmd, args, { stdio: "pipe" });
+    asRoot
+      ? execFileSync("runuser", ["-u", "postgres", "--", cmd, ...args], { stdio: "pipe" })
+      : execFileSync(cmd, args, { stdio: "pipe" });
   if (asRoot) execFileSync("chown", ["postgres", dir]);
   const pwfile = join(dir, "pw");
   execFileSync("sh", ["-c", `echo external > ${pwfile} && chmod 644 ${pwfile}`]);
   run(join(bin, "initdb"), ["-D", data, "-U", "postgres", "--pwfile", pwfile, "-A", "scram-sha-256"]);
-  run(join(bin, "pg_ctl"), ["-D", data, "-w", "-l", join(dir, "log"), "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "start"]);
+  run(join(bin, "pg_ctl"), [
+    "-D",
+    data,
+    "-w",
+    "-l",
+    join(dir, "log"),
+    "-o",
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
+    "start",
+  ]);
   return {
     kind: "debian",
     url: `postgresql://postgres:external@127.0.0.1:${port}/tranche_external`,

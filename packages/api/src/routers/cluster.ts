@@ -1,22 +1,46 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { publicProcedure } from "../trpc";
+import { authedProcedure } from "../trpc";
 
 export const clusterRouter = {
-  /** Every cluster with its node and GPU counts by node state. */
-  list: publicProcedure.query(async ({ ctx }) => {
+  /** Every cluster with its node and GPU counts by node state, and its latest scheduling cycle. */
+  list: authedProcedure.query(async ({ ctx }) => {
     const clusters = await ctx.prisma.cluster.findMany({
       orderBy: { name: "asc" },
       include: { nodes: { select: { state: true, gpuCount: true } } },
     });
-    return clusters.map((c) => ({
+    const stats = await Promise.all(
+      clusters.map(async (c) => {
+        const [pending, running, cycle] = await Promise.all([
+          ctx.prisma.job.aggregate({
+            where: { clusterId: c.id, state: "PENDING" },
+            _count: { _all: true },
+            _sum: { gpus: true },
+          }),
+          ctx.prisma.job.aggregate({
+            where: { clusterId: c.id, state: { in: ["RUNNING", "STOPPING"] } },
+            _count: { _all: true },
+            _sum: { gpus: true },
+          }),
+          ctx.prisma.schedulingCycle.findFirst({ where: { clusterId: c.id }, orderBy: { at: "desc" }, select: { at: true } }),
+        ]);
+        return { pending, running, cycle };
+      }),
+    );
+    return clusters.map((c, i) => ({
       id: c.id,
       name: c.name,
       gpuType: c.gpuType,
       maxMinRuntimeSec: c.maxMinRuntimeSec,
+      nodeSize: c.nodes.reduce((m, n) => Math.max(m, n.gpuCount), 0),
       nodeCount: c.nodes.length,
       gpuCount: c.nodes.reduce((s, n) => s + n.gpuCount, 0),
       readyGpus: c.nodes.filter((n) => n.state === "READY").reduce((s, n) => s + n.gpuCount, 0),
       nodesByState: c.nodes.reduce<Record<string, number>>((acc, n) => ((acc[n.state] = (acc[n.state] ?? 0) + 1), acc), {}),
+      pendingJobs: stats[i]!.pending._count._all,
+      pendingGpus: stats[i]!.pending._sum.gpus ?? 0,
+      runningJobs: stats[i]!.running._count._all,
+      runningGpus: stats[i]!.running._sum.gpus ?? 0,
+      lastCycleAt: stats[i]!.cycle?.at ?? null,
     }));
   }),
 } satisfies TRPCRouterRecord;

@@ -8,7 +8,12 @@ import type { PrismaClient } from "../client";
 export const DEMO_PASSWORD = "tranche-demo";
 
 export const DEMO_LOGINS = [
-  { email: "ada@tranche.example", name: "Ada Researcher", role: "RESEARCHER", note: "researcher in lab/language/pretraining and lab/language/evaluation" },
+  {
+    email: "ada@tranche.example",
+    name: "Ada Researcher",
+    role: "RESEARCHER",
+    note: "researcher in lab/language/pretraining and lab/language/evaluation",
+  },
   { email: "maya@tranche.example", name: "Maya Manager", role: "MANAGER", note: "manages lab/language" },
   { email: "victor@tranche.example", name: "Victor Manager", role: "MANAGER", note: "manages lab/vision" },
   { email: "omar@tranche.example", name: "Omar Operator", role: "OPERATOR", note: "cordons, drains and repairs nodes" },
@@ -97,7 +102,11 @@ export async function seedDemoWorld(prisma: PrismaClient, at: Date = new Date())
       const created = await tx.user.createManyAndReturn({
         data: researchers.map((email, i) => ({
           email,
-          name: email.split("@")[0]!.split(".").map((s) => s[0]!.toUpperCase() + s.slice(1)).join(" "),
+          name: email
+            .split("@")[0]!
+            .split(".")
+            .map((s) => s[0]!.toUpperCase() + s.slice(1))
+            .join(" "),
           role: "RESEARCHER" as const,
           emailVerified: true,
           createdAt: new Date(at.getTime() - i * 1000),
@@ -160,7 +169,13 @@ export async function seedDemoWorld(prisma: PrismaClient, at: Date = new Date())
         ],
       });
       await tx.auditLog.create({
-        data: { actorId: admin, action: "seed.demo-world", targetType: "system", targetId: "demo", details: { users: users.size } },
+        data: {
+          actorId: admin,
+          action: "seed.demo-world",
+          targetType: "system",
+          targetId: "demo",
+          details: { users: users.size },
+        },
       });
     },
     { timeout: 60_000 },

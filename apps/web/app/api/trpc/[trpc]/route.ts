@@ -1,5 +1,6 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { appRouter } from "@tranche/api";
+import { sessionActor } from "../../../../server/auth";
 import { db } from "../../../../server/db";
 
 export const dynamic = "force-dynamic";
@@ -9,7 +10,7 @@ function handler(req: Request) {
     endpoint: "/api/trpc",
     req,
     router: appRouter,
-    createContext: () => ({ prisma: db(), user: null }),
+    createContext: async () => ({ prisma: db(), user: await sessionActor(req.headers) }),
   });
 }
 

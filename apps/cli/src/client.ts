@@ -1,0 +1,75 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+
+export interface Config {
+  url: string;
+  token: string;
+}
+
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+/** ~/.config/tranche/config.json (or $TRANCHE_CONFIG); TRANCHE_URL / TRANCHE_TOKEN override it. */
+export function configPath(): string {
+  return process.env.TRANCHE_CONFIG ?? join(process.env.XDG_CONFIG_HOME ?? join(homedir(), ".config"), "tranche", "config.json");
+}
+
+export function loadConfig(): Config {
+  let file: Partial<Config> = {};
+  const p = configPath();
+  if (existsSync(p)) {
+    try {
+      file = JSON.parse(readFileSync(p, "utf8")) as Partial<Config>;
+    } catch {
+      throw new CliError(`${p} is not valid JSON; run \`tranche login\` again.`);
+    }
+  }
+  const url = process.env.TRANCHE_URL ?? file.url;
+  const token = process.env.TRANCHE_TOKEN ?? file.token;
+  if (!url || !token)
+    throw new CliError(
+      "Not signed in: run `tranche login --url <server> --token <token>` (create a token in the web app under API tokens).",
+    );
+  return { url: url.replace(/\/$/, ""), token };
+}
+
+export function saveConfig(c: Config): string {
+  const p = configPath();
+  mkdirSync(dirname(p), { recursive: true });
+  writeFileSync(p, JSON.stringify(c, null, 2) + "\n", { mode: 0o600 });
+  return p;
+}
+
+/** Call /api/v1; turns the JSON error body into a CliError with the server's message. */
+export async function api<T>(cfg: Config, method: string, path: string, body?: unknown): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(`${cfg.url}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${cfg.token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+  } catch (e) {
+    throw new CliError(`Cannot reach ${cfg.url}: ${(e as Error).message}`);
+  }
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    throw new CliError(`${cfg.url} answered ${res.status} with something that is not JSON; is it a Tranche server?`);
+  }
+  if (!res.ok) {
+    const msg = (json as { error?: { message?: string } } | null)?.error?.message ?? `HTTP ${res.status}`;
+    if (res.status === 401) throw new CliError(`${msg}. Run \`tranche login\` with a valid token.`);
+    throw new CliError(msg);
+  }
+  return json as T;
+}

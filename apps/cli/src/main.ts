@@ -1,0 +1,245 @@
+// `tranche`: the command line for Tranche's REST API (/api/v1). Every command takes --json.
+//   tranche login --url http://127.0.0.1:3000 --token trn_...
+//   tranche submit --cluster h100 --budget lab/language/pretraining --gpus 8 --min-runtime 2h --resumable -- python train.py
+//   tranche ls | tranche queue h100 | tranche explain 42 | tranche cancel 42
+import { Command, Option } from "commander";
+import { explainContract, formatDuration, submitJobInput, type JobView } from "@tranche/contracts";
+import { api, CliError, loadConfig, saveConfig } from "./client";
+import { ago, table } from "./format";
+
+const program = new Command();
+program
+  .name("tranche")
+  .description("Submit and follow GPU jobs on a Tranche cluster")
+  .option("--json", "print JSON instead of text")
+  .showHelpAfterError();
+
+const json = () => program.opts<{ json?: boolean }>().json === true;
+const out = (value: unknown, text: () => string) => console.log(json() ? JSON.stringify(value, null, 2) : text());
+
+interface QueueResponse {
+  cluster: { name: string; gpus: number; readyGpus: number };
+  cycle: { at: string } | null;
+  counts: { pending: number; held: number; running: number; pendingGpus: number; runningGpus: number };
+  pending: {
+    id: number;
+    position: number | null;
+    budget: string;
+    user: string;
+    gpus: number;
+    lane: string;
+    queuedAt: string;
+    reasonCode: string | null;
+    reasonSentence: string | null;
+    state: string;
+  }[];
+  running: {
+    id: number;
+    budget: string;
+    user: string;
+    gpus: number;
+    startedAt: string | null;
+    protectedUntil: string | null;
+    state: string;
+    nodes: string[];
+  }[];
+}
+
+program
+  .command("login")
+  .description("save the server URL and an API token (create one in the web app under API tokens)")
+  .requiredOption("--url <url>", "the Tranche server, e.g. http://127.0.0.1:3000")
+  .requiredOption("--token <token>", "an API token (trn_...)")
+  .action(async (o: { url: string; token: string }) => {
+    const cfg = { url: o.url.replace(/\/$/, ""), token: o.token };
+    const me = await api<{ user: { name: string; email: string; role: string } }>(cfg, "GET", "/me");
+    const path = saveConfig(cfg);
+    out(
+      { ...me, url: cfg.url, config: path },
+      () => `Signed in to ${cfg.url} as ${me.user.name} <${me.user.email}> (${me.user.role.toLowerCase()}). Saved to ${path}.`,
+    );
+  });
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+program
+  .command("submit")
+  .description("submit a job: tranche submit --cluster C --budget PATH --gpus N --min-runtime 2h [options] -- command...")
+  .requiredOption("--cluster <name>", "cluster name")
+  .requiredOption("--budget <path>", "budget to charge, e.g. lab/language/pretraining")
+  .requiredOption("--gpus <n>", "GPUs (one node, or whole nodes)")
+  .requiredOption("--min-runtime <duration>", "protected time after each start, e.g. 2h; 0 = unallocated")
+  .option("--max-runtime <duration>", "kill after this long (<= 15m and <= 8 GPUs: debug lane)")
+  .option("--resumable", "restarts from its own checkpoints: requeued after preemption", false)
+  .option("--requeue", "requeue after preemption even though not resumable", false)
+  .option("--priority <n>", "order within the budget (higher first)", "0")
+  .option("--grace <duration>", "time between SIGTERM and SIGKILL")
+  .option("--name <name>", "job name")
+  .addOption(new Option("--env <KEY=VALUE>", "environment variable (repeatable)").argParser(collect).default([]))
+  .argument("<command...>", "the command to run (after --)")
+  .action(async (command: string[], o: Record<string, string | boolean | string[] | undefined>) => {
+    const env: Record<string, string> = {};
+    for (const kv of o.env as string[]) {
+      const i = kv.indexOf("=");
+      if (i <= 0) throw new CliError(`--env '${kv}' is not KEY=VALUE`);
+      env[kv.slice(0, i)] = kv.slice(i + 1);
+    }
+    const num = (s: unknown, what: string) => {
+      const n = Number(s);
+      if (!Number.isFinite(n)) throw new CliError(`${what} must be a number, got '${String(s)}'`);
+      return n;
+    };
+    const body = {
+      cluster: o.cluster,
+      budget: o.budget,
+      gpus: num(o.gpus, "--gpus"),
+      minRuntime: o.minRuntime,
+      maxRuntime: o.maxRuntime ?? null,
+      resumable: o.resumable === true,
+      requeue: o.requeue === true ? true : undefined,
+      priority: num(o.priority, "--priority"),
+      gracePeriod: o.grace ?? null,
+      command: command.join(" "),
+      env,
+      ...(o.name ? { name: o.name } : {}),
+    };
+    // The same zod schema as the server: bad input fails here with the same message, before any request.
+    const parsed = submitJobInput.safeParse(body);
+    if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => i.message).join("; "));
+    const { job } = await api<{ job: JobView }>(loadConfig(), "POST", "/jobs", body);
+    const words = explainContract(job);
+    out(
+      { job },
+      () =>
+        `Submitted job #${job.id} (${job.name}): ${job.gpus} GPUs on ${job.cluster}, charged to ${job.budget}.\n${words.headline}\nFollow it with: tranche explain ${job.id}`,
+    );
+  });
+
+program
+  .command("ls")
+  .description("your jobs (active by default)")
+  .option("--all", "include finished jobs", false)
+  .option("--everyone", "everyone's jobs (managers, operators, admins)", false)
+  .option("--cluster <name>", "only this cluster")
+  .option("--limit <n>", "at most this many", "50")
+  .action(async (o: { all: boolean; everyone: boolean; cluster?: string; limit: string }) => {
+    const q = new URLSearchParams({ limit: o.limit, scope: o.everyone ? "all" : "mine" });
+    if (!o.all) q.set("active", "true");
+    if (o.cluster) q.set("cluster", o.cluster);
+    const { jobs } = await api<{ jobs: JobView[] }>(loadConfig(), "GET", `/jobs?${q}`);
+    out({ jobs }, () =>
+      jobs.length === 0
+        ? o.all
+          ? "No jobs."
+          : "No pending or running jobs (tranche ls --all shows finished ones)."
+        : table(
+            ["ID", "STATE", "CLUSTER", "BUDGET", "GPUS", "AGE", "WHY"],
+            jobs.map((j) => [
+              j.id,
+              j.state,
+              j.cluster,
+              j.budget,
+              j.gpus,
+              ago(j.submittedAt),
+              j.state === "PENDING" || j.state === "HELD"
+                ? j.reason
+                  ? `${j.reason.code}: ${j.reason.sentence}`
+                  : "waiting for the next cycle"
+                : j.state === "RUNNING"
+                  ? `running ${ago(j.startedAt)}`
+                  : "",
+            ]),
+          ),
+    );
+  });
+
+program
+  .command("queue")
+  .description("a cluster's live queue: pending jobs in scheduler order with reasons")
+  .argument("<cluster>", "cluster name")
+  .option("--limit <n>", "pending rows to show", "25")
+  .action(async (cluster: string, o: { limit: string }) => {
+    const q = await api<QueueResponse>(
+      loadConfig(),
+      "GET",
+      `/queue/${encodeURIComponent(cluster)}?limit=${Number(o.limit) || 25}`,
+    );
+    out(q, () =>
+      [
+        `${q.cluster.name}: ${q.counts.running} running (${q.counts.runningGpus}/${q.cluster.gpus} GPUs), ${q.counts.pending} pending (${q.counts.pendingGpus} GPUs)${q.counts.held ? `, ${q.counts.held} held` : ""}; latest cycle ${q.cycle ? ago(q.cycle.at) + " ago" : "none yet"}`,
+        "",
+        q.pending.length
+          ? table(
+              ["POS", "ID", "BUDGET", "USER", "GPUS", "WAIT", "REASON"],
+              q.pending.map((p) => [
+                p.state === "HELD" ? "held" : (p.position ?? "-"),
+                p.id,
+                p.budget,
+                p.user,
+                p.gpus,
+                ago(p.queuedAt),
+                p.reasonCode ? `${p.reasonCode}: ${p.reasonSentence}` : "waiting for the next cycle",
+              ]),
+            )
+          : "No pending jobs.",
+      ].join("\n"),
+    );
+  });
+
+program
+  .command("explain")
+  .description("why a job is where it is: state, reason, timeline")
+  .argument("<job>", "job id")
+  .action(async (id: string) => {
+    const d = await api<{
+      job: JobView;
+      events: { at: string; kind: string; reasonCode: string | null; sentence: string }[];
+      segments: { startedAt: string; endedAt: string | null; placements: { node: string; gpuIndexes: number[] }[] }[];
+    }>(loadConfig(), "GET", `/jobs/${encodeURIComponent(id)}/events`);
+    const j = d.job;
+    out(d, () => {
+      const lines = [
+        `Job #${j.id} ${j.name}: ${j.state} · ${j.gpus} GPUs on ${j.cluster} · ${j.budget} · ${explainContract(j).headline}`,
+      ];
+      if (j.state === "PENDING" || j.state === "HELD")
+        lines.push(
+          j.reason
+            ? `Why it waits (${j.reason.code}): ${j.reason.sentence}`
+            : "Why it waits: the scheduler has not run a cycle since it was submitted.",
+        );
+      if (j.state === "RUNNING" && j.protectedUntil) {
+        const left = Math.round((Date.parse(j.protectedUntil) - Date.now()) / 1000);
+        lines.push(
+          left > 0
+            ? `Protected for ${formatDuration(left)} more, then interruptible.`
+            : "Interruptible: its protection has ended.",
+        );
+      }
+      const open = d.segments.find((s) => s.endedAt === null);
+      if (open) lines.push(`Running on ${open.placements.map((p) => `${p.node} [GPUs ${p.gpuIndexes.join(",")}]`).join(", ")}`);
+      lines.push("", "Timeline:");
+      for (const e of d.events)
+        lines.push(`  ${new Date(e.at).toISOString().replace("T", " ").slice(0, 19)}  ${e.kind.padEnd(16)} ${e.sentence}`);
+      return lines.join("\n");
+    });
+  });
+
+program
+  .command("cancel")
+  .description("cancel a job (a running one gets SIGTERM, then SIGKILL after its grace period)")
+  .argument("<job>", "job id")
+  .action(async (id: string) => {
+    const { job } = await api<{ job: JobView }>(loadConfig(), "POST", `/jobs/${encodeURIComponent(id)}/cancel`);
+    out({ job }, () =>
+      job.state === "STOPPING"
+        ? `Job #${job.id} is stopping: SIGTERM sent, SIGKILL at ${job.graceUntil}.`
+        : `Job #${job.id} ${job.state.toLowerCase()}.`,
+    );
+  });
+
+program.parseAsync(process.argv).catch((e: unknown) => {
+  const msg = e instanceof Error ? e.message : String(e);
+  if (json()) console.error(JSON.stringify({ error: { message: msg } }));
+  else console.error(`tranche: ${msg}`);
+  process.exit(e instanceof CliError ? e.exitCode : 1);
+});

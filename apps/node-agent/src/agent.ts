@@ -1,0 +1,215 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  AGENT_PROTOCOL_VERSION,
+  agentErrorSchema,
+  enrollResponseSchema,
+  heartbeatResponseSchema,
+  type HeartbeatRequestInput,
+  type HeartbeatResponse,
+} from "@tranche/contracts";
+import { FakeGpus, NvidiaSmi, type GpuSource } from "./gpus";
+import { JobRunner } from "./runner";
+
+export const AGENT_VERSION = `tranche-agent/0.1.0 (protocol ${AGENT_PROTOCOL_VERSION})`;
+
+export interface NodeAgentOptions {
+  server: string;
+  nodeName: string;
+  /** This node's folder: credential, state.json, job logs. */
+  dir: string;
+  enrollmentToken: string | null;
+  /** null = real GPUs through nvidia-smi. */
+  fakeGpus: number | null;
+  nvidiaSmi?: string;
+  log: (line: string) => void;
+  /** Heartbeat period before the server says otherwise (s). */
+  heartbeatSec?: number;
+}
+
+/**
+ * One node's agent: enroll once (token -> credential, kept in `<dir>/credential`, mode 600), then
+ * heartbeat: report inventory, health, busy %, job statuses, exits and new log bytes; obey the answer
+ * (start these, stop those). Between heartbeats a 1 s tick launches jobs whose GPUs freed up, escalates
+ * SIGTERM to SIGKILL and notices exits, which are reported at once.
+ */
+export class NodeAgent {
+  private readonly runner: JobRunner;
+  private readonly gpus: GpuSource;
+  private credential: string | null = null;
+  private intervalSec: number;
+  private timer: NodeJS.Timeout | null = null;
+  private ticker: NodeJS.Timeout | null = null;
+  private inFlight = false;
+  private again = false;
+  private stopped = false;
+  private lastError = "";
+  state: string | null = null;
+  heartbeats = 0;
+
+  constructor(private readonly opts: NodeAgentOptions) {
+    mkdirSync(opts.dir, { recursive: true });
+    const credPath = join(opts.dir, "credential");
+    if (existsSync(credPath)) this.credential = readFileSync(credPath, "utf8").trim() || null;
+    this.runner = new JobRunner({ dir: opts.dir, nodeName: opts.nodeName, log: (l) => opts.log(`[${opts.nodeName}] ${l}`) });
+    this.runner.onExit = () => this.heartbeatSoon();
+    const unhealthyFile = join(opts.dir, "unhealthy");
+    this.gpus =
+      opts.fakeGpus !== null
+        ? new FakeGpus(opts.nodeName, opts.fakeGpus, () =>
+            existsSync(unhealthyFile) ? readFileSync(unhealthyFile, "utf8").trim() || "marked unhealthy" : null,
+          )
+        : new NvidiaSmi(opts.nvidiaSmi);
+    this.intervalSec = opts.heartbeatSec ?? 5;
+  }
+
+  private log(line: string): void {
+    this.opts.log(`[${this.opts.nodeName}] ${line}`);
+  }
+
+  async start(initialDelayMs = 0): Promise<void> {
+    this.ticker = setInterval(() => this.runner.tick(), 1000);
+    this.timer = setTimeout(() => void this.beat(), initialDelayMs);
+  }
+
+  stop(): void {
+    // Jobs keep running: a restarted agent adopts them.
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.ticker) clearInterval(this.ticker);
+  }
+
+  private heartbeatSoon(): void {
+    if (this.stopped) return;
+    if (this.inFlight) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.beat(), 50);
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.beat(), this.again ? 50 : this.intervalSec * 1000);
+    this.again = false;
+  }
+
+  private async post(route: string, body: unknown, auth: boolean): Promise<{ status: number; json: unknown }> {
+    const res = await fetch(`${this.opts.server}/api/agent/v1/${route}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        ...(auth && this.credential ? { authorization: `Bearer ${this.credential}` } : {}),
+      },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = { error: { code: "BAD_REQUEST", message: text.slice(0, 200) } };
+    }
+    return { status: res.status, json };
+  }
+
+  private errorLine(json: unknown): string {
+    const e = agentErrorSchema.safeParse(json);
+    return e.success ? `${e.data.error.code}: ${e.data.error.message}` : JSON.stringify(json).slice(0, 200);
+  }
+
+  private async enroll(): Promise<boolean> {
+    if (!this.opts.enrollmentToken) {
+      this.logOnce(
+        "no node credential and no enrollment token: ask an operator for one (--enrollment-token or --enrollment-token-file)",
+      );
+      return false;
+    }
+    const probe = await this.gpus.probe(new Map());
+    const { status, json } = await this.post(
+      "enroll",
+      { token: this.opts.enrollmentToken, nodeName: this.opts.nodeName, agentVersion: AGENT_VERSION, gpus: probe.gpus },
+      false,
+    );
+    if (status !== 200) {
+      this.logOnce(`enrollment refused (HTTP ${status}) ${this.errorLine(json)}`);
+      return false;
+    }
+    const r = enrollResponseSchema.parse(json);
+    this.credential = r.credential;
+    const path = join(this.opts.dir, "credential");
+    writeFileSync(path, r.credential, { mode: 0o600 });
+    chmodSync(path, 0o600);
+    this.intervalSec = r.heartbeatIntervalSec;
+    this.log(`enrolled in cluster ${r.cluster} as node ${r.nodeName}`);
+    return true;
+  }
+
+  private logOnce(line: string): void {
+    if (line !== this.lastError) this.log(line);
+    this.lastError = line;
+  }
+
+  /** One heartbeat; public for tests. */
+  async beat(): Promise<HeartbeatResponse | null> {
+    if (this.stopped) return null;
+    this.inFlight = true;
+    try {
+      if (!this.credential && !(await this.enroll())) return null;
+      this.runner.tick();
+      const probe = await this.gpus.probe(this.runner.busyGpus());
+      const logs = this.runner.pendingLogs();
+      const body: HeartbeatRequestInput = {
+        nodeName: this.opts.nodeName,
+        agentVersion: AGENT_VERSION,
+        health: probe.health,
+        gpus: probe.gpus,
+        busyPercent: probe.busyPercent,
+        jobs: this.runner.reports(),
+        logs: logs.chunks,
+      };
+      const { status, json } = await this.post("heartbeat", body, true);
+      if (status === 401) {
+        this.logOnce(`heartbeat refused: ${this.errorLine(json)}; enrolling again`);
+        this.credential = null;
+        rmSync(join(this.opts.dir, "credential"), { force: true });
+        return null;
+      }
+      if (status !== 200) {
+        this.logOnce(`heartbeat refused (HTTP ${status}) ${this.errorLine(json)}`);
+        return null;
+      }
+      const r = heartbeatResponseSchema.parse(json);
+      logs.commit();
+      this.heartbeats++;
+      if (this.heartbeats % 200 === 0) this.runner.prune(3600_000);
+      if (this.lastError) this.log("control plane reachable again");
+      this.lastError = "";
+      this.intervalSec = r.heartbeatIntervalSec;
+      if (r.state !== this.state) this.log(`node state ${r.state}`);
+      this.state = r.state;
+      this.runner.forget(r.acknowledged);
+      this.runner.reconcile(r.run, r.stop);
+      return r;
+    } catch (e) {
+      this.logOnce(
+        `cannot reach the control plane at ${this.opts.server} (${(e as Error).message}); jobs keep running, retrying`,
+      );
+      return null;
+    } finally {
+      this.inFlight = false;
+      this.schedule();
+    }
+  }
+
+  jobs() {
+    return this.runner.list();
+  }
+
+  stopAllJobs(graceMs: number): Promise<void> {
+    return this.runner.stopAll(graceMs);
+  }
+}

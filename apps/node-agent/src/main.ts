@@ -1,0 +1,138 @@
+// The Tranche node agent: one per GPU host (or K fake nodes in one process for demos and tests).
+//
+//   node --import tsx apps/node-agent/src/main.ts --server http://127.0.0.1:3000 [options]
+//
+//   --server URL                  control plane (serves /api/agent/v1)               [required]
+//   --state-dir DIR               credential, state.json and job logs (default ~/.tranche-agent)
+//   --node-name NAME              this host's node name (default: the hostname)
+//   --enrollment-token TOKEN      one-time token from an operator (first start only)
+//   --enrollment-token-file FILE  lines "TOKEN" or "NODE_NAME TOKEN" (fake nodes take theirs by name, else in order)
+//   --fake-gpus N                 pretend to have N GPUs instead of asking nvidia-smi
+//   --fake-nodes K                run K fake nodes named <prefix>0 .. <prefix>K-1 (needs --fake-gpus)
+//   --name-prefix P               prefix of fake node names (default "fake-")
+//   --nvidia-smi PATH             the nvidia-smi binary (default: nvidia-smi on PATH)
+//   --stop-jobs-on-exit           on SIGTERM/SIGINT also stop the jobs (demo clusters that go away with
+//                                 `npm start`); without it job processes survive agent restarts
+//
+// Stopping the agent (SIGTERM/SIGINT) leaves job processes running; a restarted agent adopts them.
+import { existsSync, readFileSync } from "node:fs";
+import { homedir, hostname } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { NodeAgent } from "./agent";
+
+function fail(message: string): never {
+  console.error(`tranche-agent: ${message}`);
+  process.exit(2);
+}
+
+let args;
+try {
+  args = parseArgs({
+    options: {
+      server: { type: "string" },
+      "state-dir": { type: "string" },
+      "node-name": { type: "string" },
+      "enrollment-token": { type: "string" },
+      "enrollment-token-file": { type: "string" },
+      "fake-gpus": { type: "string" },
+      "fake-nodes": { type: "string" },
+      "name-prefix": { type: "string" },
+      "nvidia-smi": { type: "string" },
+      "stop-jobs-on-exit": { type: "boolean" },
+      help: { type: "boolean" },
+    },
+    strict: true,
+  }).values;
+} catch (e) {
+  fail(`${(e as Error).message} (see the header of apps/node-agent/src/main.ts)`);
+}
+if (args.help) {
+  console.log(
+    readFileSync(new URL(import.meta.url), "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("//"))
+      .map((l) => l.slice(3))
+      .join("\n"),
+  );
+  process.exit(0);
+}
+const server = args.server?.replace(/\/$/, "");
+if (!server || !/^https?:\/\//.test(server)) fail("--server must be the control plane's URL, e.g. http://127.0.0.1:3000");
+const positiveInt = (v: string | undefined, name: string): number | null => {
+  if (v === undefined) return null;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 4096) fail(`${name} must be a whole number from 1 to 4096, got '${v}'`);
+  return n;
+};
+const fakeGpus = positiveInt(args["fake-gpus"], "--fake-gpus");
+const fakeNodes = positiveInt(args["fake-nodes"], "--fake-nodes");
+if (fakeNodes !== null && fakeGpus === null) fail("--fake-nodes needs --fake-gpus N");
+if (fakeNodes !== null && args["node-name"]) fail("use --name-prefix with --fake-nodes, not --node-name");
+const stateDir = args["state-dir"] ?? join(homedir(), ".tranche-agent");
+const names =
+  fakeNodes !== null
+    ? Array.from({ length: fakeNodes }, (_, i) => `${args["name-prefix"] ?? "fake-"}${i}`)
+    : [args["node-name"] ?? hostname()];
+
+// Enrollment tokens: by node name when the file names them, else in order.
+const tokens = new Map<string, string>();
+const ordered: string[] = [];
+if (args["enrollment-token"]) ordered.push(args["enrollment-token"]);
+if (args["enrollment-token-file"]) {
+  const file = args["enrollment-token-file"];
+  if (!existsSync(file)) fail(`--enrollment-token-file ${file} does not exist`);
+  for (const line of readFileSync(file, "utf8")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"))) {
+    const parts = line.split(/\s+/);
+    if (parts.length >= 2) tokens.set(parts[0]!, parts[1]!);
+    else ordered.push(parts[0]!);
+  }
+}
+
+const log = (line: string) => console.log(line);
+const agents = names.map((name, i) => {
+  const token = tokens.get(name) ?? ordered[i] ?? null;
+  return new NodeAgent({
+    server,
+    nodeName: name,
+    dir: join(stateDir, name),
+    enrollmentToken: token,
+    fakeGpus,
+    nvidiaSmi: args["nvidia-smi"],
+    log,
+  });
+});
+log(
+  `tranche-agent: ${agents.length} node${agents.length === 1 ? "" : "s"} (${names[0]}${names.length > 1 ? ` .. ${names[names.length - 1]}` : ""}), ${fakeGpus !== null ? `${fakeGpus} fake GPUs each` : "GPUs from nvidia-smi"}, control plane ${server}`,
+);
+// Spread the fake nodes' heartbeats over the first second.
+agents.forEach((a, i) => void a.start(Math.floor((i * 1000) / agents.length)));
+
+// A closed stdout (the supervisor went away) must not crash the agent before it has stopped its jobs.
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+
+const stopJobsOnExit = Boolean(args["stop-jobs-on-exit"]);
+let stopping = false;
+function shutdown(why: string): void {
+  if (stopping) return;
+  stopping = true;
+  for (const a of agents) a.stop();
+  if (!stopJobsOnExit) {
+    log(`tranche-agent: stopping (${why}); job processes keep running and will be adopted on restart`);
+    process.exit(0);
+  }
+  // Stop the jobs first, log after: the log may go nowhere.
+  void Promise.all(agents.map((a) => a.stopAllJobs(3000))).then(() => {
+    log(`tranche-agent: stopped (${why}) with --stop-jobs-on-exit: every job was sent SIGTERM, SIGKILL after 3 s`);
+    process.exit(0);
+  });
+}
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => shutdown(sig));
+// With --stop-jobs-on-exit the agent belongs to a supervisor (npm start): if that dies, so do we.
+if (stopJobsOnExit) {
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && shutdown("parent process exited"), 1000).unref();
+}

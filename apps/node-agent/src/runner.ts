@@ -1,0 +1,472 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { constants as osConstants } from "node:os";
+import { join } from "node:path";
+import type { JobReport, LogChunk, RunAssignment, StopOrder } from "@tranche/contracts";
+
+/**
+ * Runs job processes for one node and survives its own restarts.
+ *
+ * Each job runs as `/bin/sh -c WRAPPER` in its own process group (detached), with stdout and stderr
+ * going straight to files in the job's folder (no pipe to the agent: an agent restart cannot break
+ * them). The wrapper runs the command in the background, survives SIGTERM itself, waits, and writes the
+ * command's exit status to an `exit` file — so a restarted agent can still tell how an adopted job
+ * ended. Stopping sends SIGTERM to the whole process group, then SIGKILL at the grace deadline.
+ *
+ * `state.json` (written atomically after every change) lists the jobs with their pid and the pid's
+ * start time (from /proc, so a recycled pid is never mistaken for the job). On start the agent adopts
+ * the live ones and reports the dead ones: it neither kills nor duplicates running jobs.
+ */
+
+// The wrapper traps (not ignores: an ignored signal would be inherited by the job) TERM/INT/HUP before
+// it starts the command, so a stop that arrives early never kills the wrapper alone; it waits until
+// the command is really gone, then records its exit status.
+const WRAPPER = `trap ':' TERM INT HUP
+/bin/sh -c "$1" &
+child=$!
+rc=0
+while kill -0 "$child" 2>/dev/null; do wait "$child"; rc=$?; done
+echo "$rc" > "$2.tmp" && mv "$2.tmp" "$2"
+exit "$rc"`;
+
+export type LocalStatus = "WAITING" | "RUNNING" | "EXITED";
+
+export interface LocalJob {
+  jobId: number;
+  segmentId: string;
+  gpuIndexes: number[];
+  status: LocalStatus;
+  pid: number | null;
+  /** /proc/<pid>/stat starttime: guards against pid reuse after a restart. */
+  pidStart: string | null;
+  launchedAt: string | null;
+  exitCode: number | null;
+  signal: string | null;
+  endedAt: string | null;
+  /** SIGTERM sent; SIGKILL at killAt (ms). */
+  stopReason: string | null;
+  killAt: number | null;
+  /** Log bytes already uploaded. */
+  offsets: { stdout: number; stderr: number };
+  /** Assignment kept while waiting for GPUs to free up. */
+  assignment?: RunAssignment;
+  fakeUtil?: number;
+}
+
+interface StateFile {
+  version: 1;
+  jobs: LocalJob[];
+}
+
+const SIGNALS = Object.fromEntries(Object.entries(osConstants.signals).map(([name, n]) => [n, name])) as Record<number, string>;
+const MAX_CHUNK = 32 * 1024;
+
+/** Does any process of this process group remain? (The wrapper may be gone while the job lives on.) */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function procStart(pid: number): { start: string; zombie: boolean } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { start: rest[19] ?? "", zombie: rest[0] === "Z" || rest[0] === "X" };
+  } catch {
+    return null;
+  }
+}
+
+export interface RunnerOptions {
+  dir: string;
+  nodeName: string;
+  log: (line: string) => void;
+  /** Extra environment every job gets (e.g. PATH). */
+  baseEnv?: Record<string, string>;
+}
+
+export class JobRunner {
+  private readonly jobs = new Map<string, LocalJob>();
+  private readonly children = new Map<string, ChildProcess>();
+  private readonly statePath: string;
+  onExit: (() => void) | null = null;
+
+  constructor(private readonly opts: RunnerOptions) {
+    mkdirSync(join(opts.dir, "jobs"), { recursive: true });
+    this.statePath = join(opts.dir, "state.json");
+    this.load();
+  }
+
+  private jobDir(segmentId: string): string {
+    return join(this.opts.dir, "jobs", segmentId);
+  }
+
+  /** Restart reconciliation: adopt live processes, settle dead ones from their exit file. */
+  private load(): void {
+    if (!existsSync(this.statePath)) return;
+    let state: StateFile;
+    try {
+      state = JSON.parse(readFileSync(this.statePath, "utf8")) as StateFile;
+    } catch (e) {
+      this.opts.log(`state file ${this.statePath} is unreadable (${(e as Error).message}); starting without it`);
+      return;
+    }
+    for (const j of state.jobs ?? []) {
+      this.jobs.set(j.segmentId, j);
+      if (j.status === "RUNNING") {
+        const alive = j.pid !== null && this.isOurProcess(j);
+        if (alive)
+          this.opts.log(`adopted job ${j.jobId} (segment ${j.segmentId}, pid ${j.pid}) still running from before the restart`);
+        else this.settleFromExitFile(j, "UNKNOWN");
+      }
+    }
+    this.save();
+  }
+
+  private isOurProcess(j: LocalJob): boolean {
+    if (j.pid === null) return false;
+    const p = procStart(j.pid);
+    if (p !== null && !p.zombie && p.start === j.pidStart) return true;
+    // The wrapper is gone (killed before it could trap signals) but the job's group lives on.
+    return (p === null || p.zombie) && groupAlive(j.pid);
+  }
+
+  private settleFromExitFile(j: LocalJob, fallbackSignal: string | null): void {
+    const exitFile = join(this.jobDir(j.segmentId), "exit");
+    j.status = "EXITED";
+    j.endedAt = j.endedAt ?? new Date().toISOString();
+    if (existsSync(exitFile)) {
+      const rc = Number(readFileSync(exitFile, "utf8").trim());
+      j.exitCode = Number.isInteger(rc) ? rc : null;
+      j.signal = j.exitCode !== null && j.exitCode > 128 ? (SIGNALS[j.exitCode - 128] ?? null) : null;
+    } else {
+      j.exitCode = null;
+      j.signal = j.signal ?? fallbackSignal;
+    }
+  }
+
+  private save(): void {
+    const state: StateFile = { version: 1, jobs: [...this.jobs.values()] };
+    const tmp = `${this.statePath}.tmp`;
+    writeFileSync(tmp, JSON.stringify(state, null, 1));
+    renameSync(tmp, this.statePath);
+  }
+
+  /** GPU index -> fake utilization of the jobs running on them. */
+  busyGpus(): Map<number, number> {
+    const m = new Map<number, number>();
+    for (const j of this.jobs.values()) if (j.status === "RUNNING") for (const g of j.gpuIndexes) m.set(g, j.fakeUtil ?? 90);
+    return m;
+  }
+
+  list(): LocalJob[] {
+    return [...this.jobs.values()];
+  }
+
+  /** Apply the control plane's orders: start what is new, stop what must go. */
+  reconcile(run: RunAssignment[], stop: StopOrder[]): void {
+    let changed = false;
+    for (const a of run) {
+      if (this.jobs.has(a.segmentId)) continue;
+      this.jobs.set(a.segmentId, {
+        jobId: a.jobId,
+        segmentId: a.segmentId,
+        gpuIndexes: a.gpuIndexes,
+        status: "WAITING",
+        pid: null,
+        pidStart: null,
+        launchedAt: null,
+        exitCode: null,
+        signal: null,
+        endedAt: null,
+        stopReason: null,
+        killAt: null,
+        offsets: { stdout: 0, stderr: 0 },
+        assignment: a,
+        fakeUtil: a.env.TRANCHE_FAKE_GPU_UTIL !== undefined ? Number(a.env.TRANCHE_FAKE_GPU_UTIL) : undefined,
+      });
+      changed = true;
+    }
+    for (const s of stop) {
+      const j = this.jobs.get(s.segmentId);
+      if (!j) {
+        // Stopped before this agent ever launched it: report it as gone so the run can be closed.
+        this.jobs.set(s.segmentId, {
+          jobId: s.jobId,
+          segmentId: s.segmentId,
+          gpuIndexes: [],
+          status: "EXITED",
+          pid: null,
+          pidStart: null,
+          launchedAt: null,
+          exitCode: null,
+          signal: "NEVER_STARTED",
+          endedAt: new Date().toISOString(),
+          stopReason: s.reason,
+          killAt: null,
+          offsets: { stdout: 0, stderr: 0 },
+        });
+        changed = true;
+        continue;
+      }
+      if (j.status === "EXITED" || j.stopReason !== null) continue;
+      j.stopReason = s.reason;
+      j.killAt = Date.parse(s.graceUntil);
+      if (j.status === "WAITING") {
+        j.status = "EXITED";
+        j.signal = "NEVER_STARTED";
+        j.endedAt = new Date().toISOString();
+        delete j.assignment;
+      } else if (j.pid !== null) {
+        this.opts.log(`job ${j.jobId}: SIGTERM (${s.reason}), SIGKILL at ${s.graceUntil}`);
+        this.signalGroup(j, "SIGTERM");
+      }
+      changed = true;
+    }
+    if (changed) this.save();
+    this.tick();
+  }
+
+  private signalGroup(j: LocalJob, sig: NodeJS.Signals): void {
+    if (j.pid === null) return;
+    try {
+      process.kill(-j.pid, sig);
+    } catch {
+      // already gone
+    }
+  }
+
+  /** Launch waiting jobs whose GPUs are free, escalate stops, notice exits of adopted processes. */
+  tick(): void {
+    let changed = false;
+    const now = Date.now();
+    for (const j of this.jobs.values()) {
+      if (j.status === "RUNNING") {
+        if (!this.children.has(j.segmentId) && !this.isOurProcess(j)) {
+          this.settleFromExitFile(j, j.stopReason ? "SIGKILL" : "UNKNOWN");
+          changed = true;
+          this.onExit?.();
+          continue;
+        }
+        if (j.killAt !== null && now >= j.killAt) {
+          this.opts.log(`job ${j.jobId}: grace over, SIGKILL`);
+          this.signalGroup(j, "SIGKILL");
+          j.killAt = now + 5_000; // again in 5 s if it is still there
+          changed = true;
+        }
+      }
+    }
+    const held = new Set<number>();
+    for (const j of this.jobs.values()) if (j.status === "RUNNING") for (const g of j.gpuIndexes) held.add(g);
+    for (const j of this.jobs.values()) {
+      if (j.status !== "WAITING" || !j.assignment) continue;
+      // Victims preempted for this job leave first: launch once its GPUs are free here.
+      if (j.gpuIndexes.some((g) => held.has(g))) continue;
+      this.launch(j, j.assignment);
+      for (const g of j.gpuIndexes) held.add(g);
+      changed = true;
+    }
+    if (changed) this.save();
+  }
+
+  private launch(j: LocalJob, a: RunAssignment): void {
+    const dir = this.jobDir(a.segmentId);
+    mkdirSync(dir, { recursive: true });
+    // Checkpoints outlive a run: one folder per job, shared by the nodes this agent process runs.
+    const ckptDir = join(this.opts.dir, "..", "checkpoints", String(a.jobId));
+    mkdirSync(ckptDir, { recursive: true });
+    const out = openSync(join(dir, "stdout.log"), "a");
+    const err = openSync(join(dir, "stderr.log"), "a");
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+      HOME: process.env.HOME ?? "/tmp",
+      LANG: process.env.LANG ?? "C.UTF-8",
+      ...this.opts.baseEnv,
+      ...a.env,
+      CUDA_VISIBLE_DEVICES: a.gpuIndexes.join(","),
+      TRANCHE_JOB_ID: String(a.jobId),
+      TRANCHE_JOB_NAME: a.name,
+      TRANCHE_SEGMENT_ID: a.segmentId,
+      TRANCHE_NODE_NAME: this.opts.nodeName,
+      TRANCHE_NODES: a.nodes.join(","),
+      TRANCHE_NODE_RANK: String(a.rank),
+      TRANCHE_NUM_NODES: String(a.nodes.length),
+      TRANCHE_GPUS: String(a.gpuIndexes.length),
+      TRANCHE_GRACE_PERIOD: String(a.gracePeriodSec),
+      TRANCHE_JOB_DIR: dir,
+      TRANCHE_CHECKPOINT_DIR: ckptDir,
+    };
+    const child = spawn("/bin/sh", ["-c", WRAPPER, "tranche-job", a.command, join(dir, "exit")], {
+      cwd: dir,
+      env,
+      detached: true,
+      stdio: ["ignore", out, err],
+    });
+    closeSync(out);
+    closeSync(err);
+    j.status = "RUNNING";
+    j.pid = child.pid ?? null;
+    j.pidStart = j.pid !== null ? (procStart(j.pid)?.start ?? null) : null;
+    j.launchedAt = new Date().toISOString();
+    delete j.assignment;
+    this.children.set(a.segmentId, child);
+    this.opts.log(`job ${a.jobId} started (segment ${a.segmentId}, pid ${j.pid}, GPUs ${a.gpuIndexes.join(",")})`);
+    child.on("error", (e) => {
+      this.opts.log(`job ${a.jobId} could not start: ${e.message}`);
+    });
+    child.on("exit", (code, signal) => {
+      this.children.delete(a.segmentId);
+      const exitFile = join(dir, "exit");
+      if (!existsSync(exitFile) && j.pid !== null && groupAlive(j.pid)) {
+        // Only the wrapper died; tick() follows the rest of the group (and escalates the stop).
+        j.signal = signal ?? null;
+        return;
+      }
+      j.status = "EXITED";
+      j.endedAt = new Date().toISOString();
+      if (existsSync(exitFile)) {
+        this.settleFromExitFile(j, null);
+      } else {
+        j.exitCode = code;
+        j.signal = signal ?? null;
+      }
+      // A job's processes end with it: stragglers it left in the background are killed.
+      if (j.pid !== null && groupAlive(j.pid)) this.signalGroup(j, "SIGKILL");
+      this.opts.log(`job ${a.jobId} exited (${j.exitCode !== null ? `code ${j.exitCode}` : `signal ${j.signal}`})`);
+      this.save();
+      this.onExit?.();
+    });
+    child.unref();
+  }
+
+  /** Statuses for the heartbeat. */
+  reports(): JobReport[] {
+    return [...this.jobs.values()]
+      .filter((j) => j.status !== "WAITING")
+      .map((j) => ({
+        jobId: j.jobId,
+        segmentId: j.segmentId,
+        status: j.status === "EXITED" ? "EXITED" : "RUNNING",
+        pid: j.pid,
+        launchedAt: j.launchedAt,
+        exitCode: j.status === "EXITED" ? j.exitCode : null,
+        signal: j.status === "EXITED" ? j.signal : null,
+        endedAt: j.status === "EXITED" ? j.endedAt : null,
+      }));
+  }
+
+  /** New log bytes since the last upload (at most 32 KiB per stream and job per heartbeat). */
+  pendingLogs(): { chunks: LogChunk[]; commit: () => void } {
+    const chunks: LogChunk[] = [];
+    const moves: (() => void)[] = [];
+    for (const j of this.jobs.values()) {
+      if (j.launchedAt === null) continue;
+      for (const stream of ["stdout", "stderr"] as const) {
+        const path = join(this.jobDir(j.segmentId), `${stream}.log`);
+        let size: number;
+        try {
+          size = statSync(path).size;
+        } catch {
+          continue;
+        }
+        const from = j.offsets[stream];
+        if (size <= from) continue;
+        const len = Math.min(MAX_CHUNK, size - from);
+        const buf = Buffer.alloc(len);
+        const fd = openSync(path, "r");
+        try {
+          readSync(fd, buf, 0, len, from);
+        } finally {
+          closeSync(fd);
+        }
+        // Do not split a UTF-8 character: end before an incomplete trailing sequence.
+        let end = len;
+        let i = len - 1;
+        while (i > 0 && len - i < 4 && (buf[i]! & 0xc0) === 0x80) i--;
+        const lead = buf[i]!;
+        const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+        if (len - i < need) end = i;
+        if (end === 0) end = len;
+        chunks.push({ jobId: j.jobId, segmentId: j.segmentId, stream, text: buf.subarray(0, end).toString("utf8") });
+        moves.push(() => {
+          j.offsets[stream] = from + end;
+        });
+      }
+    }
+    return {
+      chunks,
+      commit: () => {
+        for (const m of moves) m();
+        if (moves.length) this.save();
+      },
+    };
+  }
+
+  /** The control plane recorded these exits: forget them (their folders stay for inspection). */
+  forget(segmentIds: string[]): void {
+    let changed = false;
+    for (const id of segmentIds) {
+      const j = this.jobs.get(id);
+      if (!j || j.status !== "EXITED") continue;
+      // Keep it until its logs are uploaded.
+      const dir = this.jobDir(id);
+      const pendingBytes = (["stdout", "stderr"] as const).some((s) => {
+        try {
+          return statSync(join(dir, `${s}.log`)).size > j.offsets[s];
+        } catch {
+          return false;
+        }
+      });
+      if (pendingBytes) continue;
+      this.jobs.delete(id);
+      changed = true;
+    }
+    if (changed) this.save();
+  }
+
+  /** SIGTERM every running job, SIGKILL what is left after `graceMs`; resolves when all are gone. */
+  async stopAll(graceMs: number): Promise<void> {
+    const running = [...this.jobs.values()].filter((j) => j.status === "RUNNING");
+    for (const j of running) this.signalGroup(j, "SIGTERM");
+    const deadline = Date.now() + graceMs;
+    const alive = () => running.filter((j) => this.isOurProcess(j));
+    while (alive().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    for (const j of alive()) this.signalGroup(j, "SIGKILL");
+    while (alive().length > 0 && Date.now() < deadline + 2000) await new Promise((r) => setTimeout(r, 50));
+  }
+
+  /** Remove job folders older than `maxAgeMs` that are no longer tracked. */
+  prune(maxAgeMs: number): void {
+    const root = join(this.opts.dir, "jobs");
+    let names: string[];
+    try {
+      names = readdirSync(root);
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      if (this.jobs.has(n)) continue;
+      try {
+        if (Date.now() - statSync(join(root, n)).mtimeMs > maxAgeMs) rmSync(join(root, n), { recursive: true, force: true });
+      } catch {
+        // ignore
+      }
+    }
+  }
+}

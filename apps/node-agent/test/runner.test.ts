@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunAssignment } from "@tranche/contracts";
+import { JobRunner } from "../src/runner";
+
+const dirs: string[] = [];
+const runners: JobRunner[] = [];
+afterEach(async () => {
+  for (const r of runners.splice(0)) await r.stopAll(1000);
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function makeRunner(dir?: string): JobRunner {
+  const d = dir ?? mkdtempSync(join(tmpdir(), "tranche-runner-"));
+  if (!dir) dirs.push(d);
+  const r = new JobRunner({ dir: join(d, "n1"), nodeName: "n1", log: () => {} });
+  runners.push(r);
+  return r;
+}
+
+const assignment = (segmentId: string, command: string, gpuIndexes = [0]): RunAssignment => ({
+  jobId: Number(segmentId),
+  segmentId,
+  name: `job-${segmentId}`,
+  command,
+  env: { GREETING: "hi" },
+  gpuIndexes,
+  nodes: ["n1"],
+  rank: 0,
+  startBy: new Date().toISOString(),
+  maxRuntimeSec: null,
+  gracePeriodSec: 1,
+});
+
+const until = async (fn: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!fn()) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+describe("JobRunner", () => {
+  it("runs a job as a real process with its GPUs and identity in the environment, and reports its exit and output", async () => {
+    const r = makeRunner();
+    r.reconcile(
+      [assignment("11", 'echo "$GREETING $TRANCHE_JOB_ID $CUDA_VISIBLE_DEVICES $TRANCHE_NODE_NAME"; exit 4', [2, 3])],
+      [],
+    );
+    await until(() => r.reports()[0]?.status === "EXITED");
+    expect(r.reports()[0]).toMatchObject({ jobId: 11, segmentId: "11", status: "EXITED", exitCode: 4, signal: null });
+    const logs = r.pendingLogs();
+    expect(logs.chunks).toEqual([{ jobId: 11, segmentId: "11", stream: "stdout", text: "hi 11 2,3 n1\n" }]);
+    logs.commit();
+    expect(r.pendingLogs().chunks).toEqual([]);
+    r.forget(["11"]);
+    expect(r.list()).toEqual([]);
+  });
+
+  it("a restarted runner adopts a job still running instead of starting it again", async () => {
+    const d = mkdtempSync(join(tmpdir(), "tranche-runner-"));
+    dirs.push(d);
+    const first = makeRunner(d);
+    first.reconcile([assignment("21", "sleep 3")], []);
+    await until(() => first.reports()[0]?.status === "RUNNING");
+    const pid = first.reports()[0]!.pid;
+    const second = makeRunner(d); // same folder: what a restarted agent sees
+    second.reconcile([assignment("21", "sleep 3")], []);
+    expect(second.reports()).toEqual([expect.objectContaining({ segmentId: "21", status: "RUNNING", pid })]);
+    // The adopted job's end is still noticed, with its exit code from the wrapper's exit file.
+    await until(() => (second.tick(), second.reports()[0]?.status === "EXITED"), 8000);
+    expect(second.reports()[0]).toMatchObject({ exitCode: 0 });
+  }, 15_000);
+
+  it("stop sends SIGTERM to the job's process group, then SIGKILL after the grace", async () => {
+    const r = makeRunner();
+    r.reconcile([assignment("31", "trap '' TERM; echo ready; sleep 30 & wait; sleep 30")], []);
+    await until(() => r.pendingLogs().chunks.some((c) => c.text.includes("ready")));
+    const t0 = Date.now();
+    r.reconcile([], [{ jobId: 31, segmentId: "31", reason: "PREEMPT", graceUntil: new Date(Date.now() + 800).toISOString() }]);
+    await until(() => (r.tick(), r.reports()[0]?.status === "EXITED"), 6000);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(700);
+    expect(r.reports()[0]).toMatchObject({ exitCode: null, signal: "SIGKILL" });
+  }, 10_000);
+
+  it("a job waits until the GPUs it was given are free (its preempted victims left) before it launches", async () => {
+    const r = makeRunner();
+    r.reconcile([assignment("41", "sleep 0.6", [0])], []);
+    await until(() => r.reports()[0]?.status === "RUNNING");
+    r.reconcile([assignment("42", "true", [0])], []);
+    expect(r.list().find((j) => j.segmentId === "42")!.status).toBe("WAITING");
+    await until(() => (r.tick(), r.list().find((j) => j.segmentId === "42")!.status !== "WAITING"), 5000);
+    expect(r.list().find((j) => j.segmentId === "41")!.status).toBe("EXITED");
+  });
+
+  it("a job stopped before it launched is reported gone without ever running", () => {
+    const r = makeRunner();
+    r.reconcile([], [{ jobId: 51, segmentId: "51", reason: "CANCEL", graceUntil: new Date().toISOString() }]);
+    expect(r.reports()).toEqual([
+      expect.objectContaining({ segmentId: "51", status: "EXITED", signal: "NEVER_STARTED", pid: null }),
+    ]);
+  });
+});

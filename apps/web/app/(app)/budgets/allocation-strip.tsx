@@ -1,0 +1,125 @@
+"use client";
+import { useRef } from "react";
+import { formatPpm } from "@tranche/contracts";
+import { colorFor } from "../../../components/ui";
+
+export const PPM = 1_000_000;
+const STEP = 5_000; // drag snaps to 0.5%
+const KEY_STEP = 10_000; // arrow keys move 1%; shift+arrow 0.1%
+
+export interface StripItem {
+  id: string;
+  name: string;
+  path: string;
+  ppm: number;
+}
+
+/**
+ * The children of one tree node as one strip: each child's allocation is a segment, the rest of the
+ * parent (unassigned) is hatched. Dragging the boundary after child k moves share between child k and
+ * child k+1 (or the unassigned rest after the last child), so the sum never exceeds 100%; values stay
+ * integer ppm. Each boundary is a focusable slider (arrow keys) for keyboard users.
+ */
+export function AllocationStrip({
+  items,
+  editable,
+  onChange,
+  selected,
+  onSelect,
+}: {
+  items: StripItem[];
+  editable: boolean;
+  onChange: (next: StripItem[]) => void;
+  selected?: string | null;
+  onSelect?: (id: string) => void;
+}) {
+  const ref = useRef<HTMLDivElement>(null);
+  const total = items.reduce((s, i) => s + i.ppm, 0);
+
+  const move = (k: number, delta: number) => {
+    const next = items.map((i) => ({ ...i }));
+    const a = next[k]!;
+    const b = next[k + 1];
+    const room = b ? b.ppm : PPM - total;
+    const d = Math.max(-a.ppm, Math.min(room, delta));
+    if (d === 0) return;
+    a.ppm += d;
+    if (b) b.ppm -= d;
+    onChange(next);
+  };
+
+  const startDrag = (k: number, e: React.PointerEvent<HTMLButtonElement>) => {
+    if (!editable || !ref.current) return;
+    e.preventDefault();
+    const rect = ref.current.getBoundingClientRect();
+    const before = items.slice(0, k).reduce((s, i) => s + i.ppm, 0);
+    const items0 = items.map((i) => ({ ...i }));
+    const a0 = items0[k]!.ppm;
+    const b0 = items0[k + 1]?.ppm;
+    const maxA = a0 + (b0 ?? PPM - total);
+    const handle = e.currentTarget;
+    handle.setPointerCapture(e.pointerId);
+    const onMove = (ev: PointerEvent) => {
+      const x = Math.max(0, Math.min(rect.width, ev.clientX - rect.left));
+      const at = Math.round(((x / rect.width) * PPM) / STEP) * STEP;
+      const want = Math.max(0, Math.min(maxA, at - before));
+      const next = items0.map((i) => ({ ...i }));
+      next[k]!.ppm = want;
+      if (b0 !== undefined) next[k + 1]!.ppm = b0 - (want - a0);
+      onChange(next);
+    };
+    const onUp = () => {
+      handle.removeEventListener("pointermove", onMove);
+      handle.removeEventListener("pointerup", onUp);
+      handle.removeEventListener("pointercancel", onUp);
+    };
+    handle.addEventListener("pointermove", onMove);
+    handle.addEventListener("pointerup", onUp);
+    handle.addEventListener("pointercancel", onUp);
+  };
+
+  let cum = 0;
+  return (
+    <div className="alloc-strip" ref={ref} data-testid="alloc-strip">
+      {items.map((it) => (
+        <div
+          key={it.id}
+          className={`alloc-seg ${selected === it.id ? "selected" : ""}`}
+          style={{ width: `${(it.ppm / PPM) * 100}%`, background: colorFor(it.path) }}
+          title={`${it.name}: ${formatPpm(it.ppm)}`}
+          onClick={() => onSelect?.(it.id)}
+        >
+          {it.ppm >= 60_000 ? `${it.name} ${formatPpm(it.ppm)}` : ""}
+        </div>
+      ))}
+      {items.map((it, k) => {
+        cum += it.ppm;
+        return (
+          <button
+            key={`h-${it.id}`}
+            type="button"
+            className="alloc-handle"
+            style={{ left: `${(cum / PPM) * 100}%` }}
+            disabled={!editable}
+            role="slider"
+            aria-label={`Boundary after ${it.name}`}
+            aria-valuemin={0}
+            aria-valuemax={100}
+            aria-valuenow={Number((it.ppm / 10_000).toFixed(2))}
+            aria-valuetext={`${it.name} ${formatPpm(it.ppm)}`}
+            data-testid={`handle-${it.name}`}
+            onPointerDown={(e) => startDrag(k, e)}
+            onKeyDown={(e) => {
+              if (!editable) return;
+              const step = e.shiftKey ? 1_000 : KEY_STEP;
+              if (e.key === "ArrowRight" || e.key === "ArrowUp") move(k, step);
+              else if (e.key === "ArrowLeft" || e.key === "ArrowDown") move(k, -step);
+              else return;
+              e.preventDefault();
+            }}
+          />
+        );
+      })}
+    </div>
+  );
+}

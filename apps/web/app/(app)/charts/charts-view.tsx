@@ -1,0 +1,230 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import {
+  Area,
+  AreaChart,
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ReferenceLine,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
+import { formatDuration } from "@tranche/contracts";
+import { useTRPC } from "../../../lib/trpc";
+import { PageHead, pct } from "../../../components/ui";
+
+const hourLabel = (iso: string) => new Date(iso).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
+const short = (path: string) => path.split("/").slice(-1)[0] ?? path;
+
+export function ChartsView() {
+  const trpc = useTRPC();
+  const clusters = useQuery(trpc.cluster.list.queryOptions());
+  const [cluster, setCluster] = useState("");
+  const [hours, setHours] = useState(24);
+  const name = cluster || clusters.data?.[0]?.name || "";
+  const data = useQuery({
+    ...trpc.measure.charts.queryOptions({ cluster: name, hours }),
+    enabled: !!name,
+    refetchInterval: 30_000,
+  });
+  const d = data.data;
+  const occ =
+    d?.occupancy.map((o) => ({
+      hour: hourLabel(o.hour),
+      allocated: (o.allocated ?? 0) * 100,
+      unallocated: (o.unallocated ?? 0) * 100,
+    })) ?? [];
+  const qw =
+    d?.queueWait.map((q) => ({
+      hour: hourLabel(q.hour),
+      "all p50": q.allP50 === null ? null : q.allP50 / 60,
+      "all p90": q.allP90 === null ? null : q.allP90 / 60,
+      "debug p90": q.debugP90 === null ? null : q.debugP90 / 60,
+      "large p90": q.largeP90 === null ? null : q.largeP90 / 60,
+    })) ?? [];
+  const del =
+    d?.delivery.filter((b) => b.delivery !== null).map((b) => ({ budget: short(b.budget), delivery: (b.delivery ?? 0) * 100 })) ??
+    [];
+  const use =
+    d?.usage.map((u) => ({
+      budget: short(u.budget),
+      usage: Math.round(u.usageGpuHours),
+      entitlement: Math.round(u.entitlementGpuHours),
+    })) ?? [];
+  return (
+    <>
+      <PageHead
+        title="Measures"
+        lede="SPEC §4 measures, computed by the scheduler core's measure functions from run segments and ledgers."
+      >
+        <div className="seg" role="group" aria-label="Window">
+          {[24, 72, 168].map((h) => (
+            <button key={h} type="button" aria-pressed={h === hours} onClick={() => setHours(h)}>
+              {h === 168 ? "7 d" : `${h} h`}
+            </button>
+          ))}
+        </div>
+        <div className="seg" role="group" aria-label="Cluster">
+          {clusters.data?.map((c) => (
+            <button key={c.id} type="button" aria-pressed={c.name === name} onClick={() => setCluster(c.name)}>
+              {c.name}
+            </button>
+          ))}
+        </div>
+      </PageHead>
+      {data.isError ? <div className="alert bad">{data.error.message}</div> : null}
+      <div className="tiles">
+        <div className="tile">
+          <div className="tile-label">Occupancy</div>
+          <div className="tile-value">{pct(d?.occupancyWindow.occupancy, 1)}</div>
+          <div className="tile-sub">{pct(d?.occupancyWindow.unallocatedShareOfOccupied)} of it unallocated</div>
+        </div>
+        <div className="tile">
+          <div className="tile-label">Delivery</div>
+          <div className="tile-value">{pct(d?.deliveryWindow.delivery, 1)}</div>
+          <div className="tile-sub">
+            {d
+              ? `${d.deliveryWindow.budgetsAtLeast95} of ${d.deliveryWindow.budgetsOwed} budgets ≥ 95% · worst ${pct(d.deliveryWindow.minDelivery)}`
+              : "—"}
+          </div>
+        </div>
+        <div className="tile">
+          <div className="tile-label">Queue wait p50 / p90</div>
+          <div className="tile-value" style={{ fontSize: "1.25rem", paddingTop: "0.25rem" }}>
+            {d?.queueWaitWindow.all.p50 != null ? formatDuration(d.queueWaitWindow.all.p50) : "—"} /{" "}
+            {d?.queueWaitWindow.all.p90 != null ? formatDuration(d.queueWaitWindow.all.p90) : "—"}
+          </div>
+          <div className="tile-sub">{d?.queueWaitWindow.all.count ?? 0} starts</div>
+        </div>
+        <div className="tile">
+          <div className="tile-label">Debug lane p90</div>
+          <div className="tile-value" style={{ fontSize: "1.25rem", paddingTop: "0.25rem" }}>
+            {d?.queueWaitWindow.debug.p90 != null ? formatDuration(d.queueWaitWindow.debug.p90) : "—"}
+          </div>
+          <div className="tile-sub">{d?.queueWaitWindow.debug.count ?? 0} debug starts</div>
+        </div>
+      </div>
+      <div className="grid-2-even">
+        <section className="panel">
+          <div className="panel-head">
+            <h2>Occupancy</h2>
+            <span className="muted small">% of healthy GPU-time, per hour</span>
+          </div>
+          <div className="panel-body chart-box" data-testid="chart-occupancy">
+            <ResponsiveContainer width="100%" height="100%">
+              <AreaChart data={occ}>
+                <CartesianGrid stroke="#eef0f3" vertical={false} />
+                <XAxis dataKey="hour" tick={{ fontSize: 11 }} minTickGap={24} />
+                <YAxis domain={[0, 100]} tick={{ fontSize: 11 }} unit="%" width={44} />
+                <Tooltip formatter={(v) => `${Number(v).toFixed(1)}%`} />
+                <Legend />
+                <Area
+                  type="monotone"
+                  dataKey="allocated"
+                  stackId="1"
+                  stroke="#3b5bdb"
+                  fill="#3b5bdb"
+                  fillOpacity={0.75}
+                  isAnimationActive={false}
+                />
+                <Area
+                  type="monotone"
+                  dataKey="unallocated"
+                  stackId="1"
+                  stroke="#98a2b3"
+                  fill="#d0d5dd"
+                  isAnimationActive={false}
+                />
+              </AreaChart>
+            </ResponsiveContainer>
+          </div>
+        </section>
+        <section className="panel">
+          <div className="panel-head">
+            <h2>Delivery per budget</h2>
+            <span className="muted small">delivered ÷ owed; the line is 95%</span>
+          </div>
+          <div className="panel-body chart-box" data-testid="chart-delivery">
+            {del.length === 0 ? (
+              <p className="muted">Nothing was owed in this window: no allocated demand yet.</p>
+            ) : (
+              <ResponsiveContainer width="100%" height="100%">
+                <BarChart data={del}>
+                  <CartesianGrid stroke="#eef0f3" vertical={false} />
+                  <XAxis dataKey="budget" tick={{ fontSize: 10 }} interval={0} angle={-30} textAnchor="end" height={50} />
+                  <YAxis domain={[0, 100]} tick={{ fontSize: 11 }} unit="%" width={44} />
+                  <Tooltip formatter={(v) => `${Number(v).toFixed(1)}%`} />
+                  <ReferenceLine
+                    y={95}
+                    stroke="#c4320a"
+                    strokeDasharray="4 3"
+                    label={{ value: "95%", position: "right", fontSize: 11, fill: "#c4320a" }}
+                  />
+                  <Bar dataKey="delivery" fill="#12b76a" radius={[3, 3, 0, 0]} isAnimationActive={false} />
+                </BarChart>
+              </ResponsiveContainer>
+            )}
+          </div>
+        </section>
+        <section className="panel">
+          <div className="panel-head">
+            <h2>Queue wait by class</h2>
+            <span className="muted small">minutes, by hour of start</span>
+          </div>
+          <div className="panel-body chart-box" data-testid="chart-queue-wait">
+            <ResponsiveContainer width="100%" height="100%">
+              <LineChart data={qw}>
+                <CartesianGrid stroke="#eef0f3" vertical={false} />
+                <XAxis dataKey="hour" tick={{ fontSize: 11 }} minTickGap={24} />
+                <YAxis tick={{ fontSize: 11 }} width={44} unit="m" />
+                <Tooltip formatter={(v) => (v === null ? "—" : `${Number(v).toFixed(1)} min`)} />
+                <Legend />
+                <Line dataKey="all p50" stroke="#3b5bdb" dot={{ r: 2.5 }} connectNulls isAnimationActive={false} />
+                <Line
+                  dataKey="all p90"
+                  stroke="#3b5bdb"
+                  strokeDasharray="5 3"
+                  dot={{ r: 2.5 }}
+                  connectNulls
+                  isAnimationActive={false}
+                />
+                <Line dataKey="debug p90" stroke="#06aed4" dot={{ r: 2.5 }} connectNulls isAnimationActive={false} />
+                <Line dataKey="large p90" stroke="#f79009" dot={{ r: 2.5 }} connectNulls isAnimationActive={false} />
+              </LineChart>
+            </ResponsiveContainer>
+          </div>
+        </section>
+        <section className="panel">
+          <div className="panel-head">
+            <h2>Usage vs entitlement</h2>
+            <span className="muted small">GPU·h over the 7-day window, from the latest cycle</span>
+          </div>
+          <div className="panel-body chart-box" data-testid="chart-usage">
+            {use.length === 0 ? (
+              <p className="muted">Appears after the first scheduling cycle.</p>
+            ) : (
+              <ResponsiveContainer width="100%" height="100%">
+                <BarChart data={use}>
+                  <CartesianGrid stroke="#eef0f3" vertical={false} />
+                  <XAxis dataKey="budget" tick={{ fontSize: 10 }} interval={0} angle={-30} textAnchor="end" height={50} />
+                  <YAxis tick={{ fontSize: 11 }} width={52} />
+                  <Tooltip />
+                  <Legend />
+                  <Bar dataKey="entitlement" fill="#c7d2fe" radius={[3, 3, 0, 0]} isAnimationActive={false} />
+                  <Bar dataKey="usage" fill="#3b5bdb" radius={[3, 3, 0, 0]} isAnimationActive={false} />
+                </BarChart>
+              </ResponsiveContainer>
+            )}
+          </div>
+        </section>
+      </div>
+    </>
+  );
+}

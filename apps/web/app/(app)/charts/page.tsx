@@ -1,0 +1,7 @@
+import { ChartsView } from "./charts-view";
+
+export const metadata = { title: "Measures" };
+
+export default function ChartsPage() {
+  return <ChartsView />;
+}

@@ -1,0 +1,306 @@
+"use client";
+import Link from "next/link";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useSearchParams } from "next/navigation";
+import { useState } from "react";
+import { explainContract, formatDuration } from "@tranche/contracts";
+import { useTRPC } from "../../../../lib/trpc";
+import { Empty, LaneBadge, StateBadge, ago, until, useNow, when } from "../../../../components/ui";
+
+const DOT: Record<string, string> = {
+  SUBMITTED: "",
+  STARTED: "ok",
+  START: "ok",
+  RESUMED: "ok",
+  PREEMPTED: "warn",
+  PREEMPT: "warn",
+  CANCEL_REQUESTED: "warn",
+  REQUEUED: "",
+  HELD: "muted",
+  RELEASED: "",
+  COMPLETED: "ok",
+  FINISHED: "ok",
+  FAILED: "bad",
+  KILLED: "bad",
+  LOST: "bad",
+  CANCELLED: "muted",
+};
+
+const title = (kind: string) => kind.charAt(0) + kind.slice(1).toLowerCase().replace(/_/g, " ");
+
+export function JobDetailView({ id }: { id: number }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const now = useNow(1000);
+  const submitted = useSearchParams().get("submitted") === "1";
+  const detail = useQuery({ ...trpc.job.detail.queryOptions({ id }), refetchInterval: 2000 });
+  const logs = useQuery({ ...trpc.job.logs.queryOptions({ id }), refetchInterval: 3000, enabled: !!detail.data?.detailsVisible });
+  const [msg, setMsg] = useState<string | null>(null);
+  const refresh = () => qc.invalidateQueries({ queryKey: trpc.job.detail.queryKey({ id }) });
+  const opts = {
+    onSuccess: () => {
+      setMsg(null);
+      void refresh();
+    },
+    onError: (e: { message: string }) => setMsg(e.message),
+  };
+  const cancel = useMutation(trpc.job.cancel.mutationOptions(opts));
+  const hold = useMutation(trpc.job.hold.mutationOptions(opts));
+  const release = useMutation(trpc.job.release.mutationOptions(opts));
+
+  if (detail.isPending) return <p className="muted">Loading job {id}…</p>;
+  if (detail.isError) return <div className="alert bad">{detail.error.message}</div>;
+  const { job, events, segments } = detail.data;
+  const words = explainContract({ ...job, requeue: job.requeue });
+  const protectedLeft = job.protectedUntil ? Date.parse(job.protectedUntil) - now : 0;
+  const pending = job.state === "PENDING" || job.state === "HELD";
+  const running = job.state === "RUNNING" || job.state === "STOPPING";
+
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <div className="small muted" style={{ marginBottom: "0.3rem" }}>
+            <Link href="/jobs">My jobs</Link> / #{job.id}
+          </div>
+          <h1 className="row" style={{ gap: "0.6rem" }}>
+            <span>{job.name}</span> <StateBadge state={job.state} /> <LaneBadge lane={job.lane} />
+          </h1>
+          <p className="lede">
+            #{job.id} · {job.gpus} GPU{job.gpus === 1 ? "" : "s"} on <Link href={`/queue/${job.cluster}`}>{job.cluster}</Link> ·
+            charged to {job.budget} · by {job.user.name} · submitted {ago(job.submittedAt, now)}
+          </p>
+        </div>
+        <div className="row">
+          {detail.data.canHold && job.state === "PENDING" ? (
+            <button className="btn" onClick={() => hold.mutate({ id })} disabled={hold.isPending}>
+              Hold
+            </button>
+          ) : null}
+          {detail.data.canHold && job.state === "HELD" ? (
+            <button className="btn" onClick={() => release.mutate({ id })} disabled={release.isPending}>
+              Release
+            </button>
+          ) : null}
+          {detail.data.canCancel ? (
+            <button
+              className="btn danger"
+              onClick={() => {
+                if (
+                  job.state !== "RUNNING" ||
+                  confirm(`Stop job #${id}? It gets SIGTERM now and SIGKILL after its grace period.`)
+                )
+                  cancel.mutate({ id });
+              }}
+              disabled={cancel.isPending}
+            >
+              Cancel job
+            </button>
+          ) : null}
+        </div>
+      </div>
+      {submitted && pending ? (
+        <div className="alert ok" style={{ marginBottom: "1rem" }}>
+          Job #{job.id} submitted. It is in the <Link href={`/queue/${job.cluster}`}>{job.cluster} queue</Link>; the reason below
+          updates after every scheduling cycle.
+        </div>
+      ) : null}
+      {msg ? (
+        <div className="alert bad" role="alert" style={{ marginBottom: "1rem" }}>
+          {msg}
+        </div>
+      ) : null}
+
+      <div className="grid-2">
+        <div className="stack">
+          {pending ? (
+            <section className="panel">
+              <div className="panel-body">
+                <div className="reason-box" data-testid="job-reason">
+                  <div className="row" style={{ gap: "0.5rem" }}>
+                    <strong>Why it is waiting</strong>
+                    {job.reason ? <span className="reason-code">{job.reason.code}</span> : null}
+                    {job.reason?.position ? <span className="small muted">position {job.reason.position} in order</span> : null}
+                  </div>
+                  <p>
+                    {job.reason?.sentence ??
+                      "Waiting for the scheduler's next cycle: it explains every pending job with a reason and numbers."}
+                  </p>
+                </div>
+              </div>
+            </section>
+          ) : null}
+          {running ? (
+            <section className="panel">
+              <div className="panel-body row" style={{ gap: "2rem" }}>
+                <div>
+                  <div className="tile-label">Running for</div>
+                  <div className="tile-value">
+                    {job.startedAt ? formatDuration(Math.round((now - Date.parse(job.startedAt)) / 1000)) : "—"}
+                  </div>
+                </div>
+                <div>
+                  <div className="tile-label">{protectedLeft > 0 ? "Protected for" : "Protection"}</div>
+                  <div className="tile-value">
+                    {protectedLeft > 0 ? until(job.protectedUntil, now) : job.minRuntime > 0 ? "ended" : "none"}
+                  </div>
+                  <div className="tile-sub">
+                    {protectedLeft > 0 ? `then interruptible (${when(job.protectedUntil)})` : "interruptible"}
+                  </div>
+                </div>
+                {job.state === "STOPPING" ? (
+                  <div>
+                    <div className="tile-label">SIGKILL in</div>
+                    <div className="tile-value">{until(job.graceUntil, now)}</div>
+                  </div>
+                ) : null}
+              </div>
+            </section>
+          ) : null}
+
+          <section className="panel">
+            <div className="panel-head">
+              <h2>Timeline</h2>
+              <span className="muted">{events.length} events</span>
+            </div>
+            <div className="panel-body">
+              {events.length === 0 ? (
+                <p className="muted">No events yet.</p>
+              ) : (
+                <ol className="timeline" aria-label="Job events">
+                  {events.map((e) => (
+                    <li key={e.id}>
+                      <span className={`dot ${DOT[e.kind] ?? ""}`} />
+                      <div className="row" style={{ gap: "0.5rem" }}>
+                        <span className="what">{title(e.kind)}</span>
+                        {e.reasonCode ? <span className="reason-code">{e.reasonCode}</span> : null}
+                        <span className="when">
+                          {when(e.at)}
+                          {e.actorName ? ` · ${e.actorName}` : e.actorKind !== "USER" ? ` · ${e.actorKind.toLowerCase()}` : ""}
+                        </span>
+                      </div>
+                      <div className="sentence">{e.sentence}</div>
+                    </li>
+                  ))}
+                </ol>
+              )}
+            </div>
+          </section>
+
+          <section className="panel">
+            <div className="panel-head">
+              <h2>Logs</h2>
+              <span className="muted small">{detail.data.detailsVisible ? "latest output, refreshed every 3 s" : ""}</span>
+            </div>
+            {!detail.data.detailsVisible ? (
+              <div className="panel-body muted">Logs are visible to the job&apos;s owner, managers and operators.</div>
+            ) : logs.data && logs.data.length > 0 ? (
+              <pre className="logs" data-testid="job-logs">
+                {logs.data.map((l) => (
+                  <span key={l.id} className={l.stream === "stderr" ? "stderr" : undefined}>
+                    {l.text}
+                  </span>
+                ))}
+              </pre>
+            ) : (
+              <Empty title="No output yet">Logs appear here once the job runs on a node.</Empty>
+            )}
+          </section>
+        </div>
+
+        <aside className="stack">
+          <section className="contract">
+            <h3>
+              Contract <LaneBadge lane={words.lane} />
+            </h3>
+            <p>
+              <strong>{words.headline}</strong>
+            </p>
+            <ul>
+              {words.sentences.map((s) => (
+                <li key={s}>{s}</li>
+              ))}
+            </ul>
+          </section>
+          <section className="panel">
+            <div className="panel-body">
+              <dl className="kv">
+                <dt>Minimum runtime</dt>
+                <dd>{formatDuration(job.minRuntime)}</dd>
+                <dt>Maximum runtime</dt>
+                <dd>{job.maxRuntime ? formatDuration(job.maxRuntime) : "none"}</dd>
+                <dt>Resumable</dt>
+                <dd>{job.resumable ? "yes" : job.requeue ? "no, but requeue if preempted" : "no"}</dd>
+                <dt>Priority</dt>
+                <dd>
+                  {job.priority} (within {job.budget})
+                </dd>
+                <dt>Grace period</dt>
+                <dd>{job.gracePeriod !== null ? formatDuration(job.gracePeriod) : "default"}</dd>
+                <dt>Requeued</dt>
+                <dd>{job.requeueCount} times</dd>
+                <dt>Command</dt>
+                <dd>
+                  <code>{job.command}</code>
+                </dd>
+                {Object.keys(job.env).length ? (
+                  <>
+                    <dt>Environment</dt>
+                    <dd>
+                      {Object.entries(job.env).map(([k, v]) => (
+                        <div key={k}>
+                          <code>
+                            {k}={v}
+                          </code>
+                        </div>
+                      ))}
+                    </dd>
+                  </>
+                ) : null}
+              </dl>
+            </div>
+          </section>
+          <section className="panel">
+            <div className="panel-head">
+              <h2>Runs</h2>
+              <span className="muted">{segments.length}</span>
+            </div>
+            {segments.length === 0 ? (
+              <div className="panel-body muted small">Not started yet.</div>
+            ) : (
+              <table className="table">
+                <thead>
+                  <tr>
+                    <th>Started</th>
+                    <th>Nodes · GPUs</th>
+                    <th>Ended</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {segments.map((s) => (
+                    <tr key={s.id}>
+                      <td className="small">
+                        {when(s.startedAt)}
+                        <div className="faint">{s.charged ? "allocated" : "unallocated"}</div>
+                      </td>
+                      <td className="small mono">
+                        {s.placements.map((p) => (
+                          <div key={p.node}>
+                            {p.node} [{p.gpuIndexes.join(",")}]
+                          </div>
+                        ))}
+                      </td>
+                      <td className="small">
+                        {s.endedAt ? `${when(s.endedAt)} · ${s.endReason?.toLowerCase() ?? ""}` : "running"}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </section>
+        </aside>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,307 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMemo, useState } from "react";
+import type { NodeView } from "@tranche/domain";
+import { useTRPC } from "../../../lib/trpc";
+import { Empty, PageHead, StateBadge, ago, colorFor, useNow, when } from "../../../components/ui";
+
+const STATES = ["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"] as const;
+
+function GpuGrid({ n }: { n: NodeView }) {
+  const off = n.state === "DOWN" || n.state === "REPAIR";
+  return (
+    <div className="gpus" style={{ gridTemplateColumns: `repeat(${Math.min(8, n.gpuCount)}, 1fr)` }}>
+      {n.gpus.map((g) => (
+        <span
+          key={g.index}
+          className={`gpu ${g.jobId !== null && g.charged === false ? "unalloc" : ""} ${off && g.jobId === null ? "off" : ""}`}
+          style={g.budget ? { background: colorFor(g.budget), borderColor: "transparent" } : undefined}
+          title={
+            g.jobId !== null
+              ? `GPU ${g.index}: job #${g.jobId} ${g.jobName ?? ""} · ${g.budget} · ${g.user}${g.charged ? "" : " (unallocated)"}`
+              : `GPU ${g.index}: free`
+          }
+        />
+      ))}
+    </div>
+  );
+}
+
+export function NodesView() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const now = useNow(5000);
+  const me = useQuery(trpc.me.get.queryOptions());
+  const clusters = useQuery(trpc.cluster.list.queryOptions());
+  const [cluster, setCluster] = useState("");
+  const clusterName = cluster || clusters.data?.[0]?.name || "";
+  const nodes = useQuery({
+    ...trpc.node.list.queryOptions({ cluster: clusterName }),
+    enabled: !!clusterName,
+    refetchInterval: 2000,
+  });
+  const repair = useQuery({ ...trpc.node.repairQueue.queryOptions(), refetchInterval: 5000 });
+  const [selId, setSelId] = useState<string | null>(null);
+  const [reason, setReason] = useState("");
+  const [flash, setFlash] = useState<{ kind: "ok" | "bad"; text: string } | null>(null);
+  const sel = nodes.data?.find((n) => n.id === selId) ?? null;
+  const events = useQuery({ ...trpc.node.events.queryOptions({ nodeId: selId ?? "" }), enabled: !!selId });
+  const canOperate = me.data?.role === "OPERATOR" || me.data?.role === "ADMIN";
+  const done = (verb: string) => ({
+    onSuccess: (n: NodeView) => {
+      setFlash({ kind: "ok" as const, text: `${n.name} is now ${n.state} (${verb}).` });
+      setReason("");
+      void qc.invalidateQueries({ queryKey: trpc.node.list.queryKey() });
+      void qc.invalidateQueries({ queryKey: trpc.node.repairQueue.queryKey() });
+      void qc.invalidateQueries({ queryKey: trpc.node.events.queryKey() });
+    },
+    onError: (e: { message: string }) => setFlash({ kind: "bad" as const, text: e.message }),
+  });
+  const cordon = useMutation(trpc.node.cordon.mutationOptions(done("cordoned")));
+  const drain = useMutation(trpc.node.drain.mutationOptions(done("draining")));
+  const uncordon = useMutation(trpc.node.uncordon.mutationOptions(done("uncordoned")));
+  const repaired = useMutation(trpc.node.markRepaired.mutationOptions(done("marked repaired")));
+
+  const counts = useMemo(() => {
+    const c: Record<string, number> = {};
+    for (const n of nodes.data ?? []) c[n.state] = (c[n.state] ?? 0) + 1;
+    return c;
+  }, [nodes.data]);
+  const budgets = useMemo(() => {
+    const m = new Map<string, number>();
+    for (const n of nodes.data ?? []) for (const g of n.gpus) if (g.budget) m.set(g.budget, (m.get(g.budget) ?? 0) + 1);
+    return [...m.entries()].sort((a, b) => b[1] - a[1]);
+  }, [nodes.data]);
+  const used = (nodes.data ?? []).reduce((s, n) => s + n.usedGpus, 0);
+  const total = (nodes.data ?? []).reduce((s, n) => s + n.gpuCount, 0);
+
+  return (
+    <>
+      <PageHead
+        title="Nodes"
+        lede="Every GPU, coloured by the budget it is charged to. Cordon stops new work; drain also moves jobs off as their contracts allow."
+      >
+        <div className="seg" role="group" aria-label="Cluster">
+          {clusters.data?.map((c) => (
+            <button
+              key={c.id}
+              type="button"
+              aria-pressed={c.name === clusterName}
+              onClick={() => (setCluster(c.name), setSelId(null))}
+            >
+              {c.name}
+            </button>
+          ))}
+        </div>
+      </PageHead>
+      <div className="tiles">
+        <div className="tile">
+          <div className="tile-label">GPUs busy</div>
+          <div className="tile-value">
+            {used}{" "}
+            <span className="muted" style={{ fontSize: "1rem" }}>
+              / {total}
+            </span>
+          </div>
+        </div>
+        {STATES.map((s) => (
+          <div className="tile" key={s}>
+            <div className="tile-label">{s.toLowerCase()}</div>
+            <div className="tile-value">{counts[s] ?? 0}</div>
+          </div>
+        ))}
+      </div>
+      <div className="grid-2" style={{ gridTemplateColumns: "minmax(0, 1fr) 320px" }}>
+        <section className="panel">
+          <div className="panel-head">
+            <h2>{clusterName} nodes</h2>
+            <span className="spacer" />
+            <div className="legend">
+              {budgets.slice(0, 6).map(([b, n]) => (
+                <span key={b}>
+                  <i style={{ background: colorFor(b) }} />
+                  {b.split("/").slice(1).join("/")} · {n}
+                </span>
+              ))}
+              <span>
+                <i style={{ background: "#eef0f3", border: "1px solid #e4e7ec" }} /> free
+              </span>
+            </div>
+          </div>
+          <div className="panel-body">
+            {nodes.data && nodes.data.length === 0 ? <Empty title="No nodes in this cluster" /> : null}
+            <div className="node-grid" data-testid="node-grid">
+              {nodes.data?.map((n) => (
+                <button
+                  key={n.id}
+                  type="button"
+                  className={`node-card s-${n.state}`}
+                  aria-pressed={n.id === selId}
+                  data-testid={`node-${n.name}`}
+                  onClick={() => (setSelId(n.id), setFlash(null))}
+                >
+                  <div className="node-top">
+                    <span className="node-name">{n.name}</span>
+                    <StateBadge state={n.state} />
+                  </div>
+                  <GpuGrid n={n} />
+                  <div className="small muted" style={{ marginTop: "0.35rem", display: "flex", justifyContent: "space-between" }}>
+                    <span>
+                      {n.usedGpus}/{n.gpuCount} busy
+                    </span>
+                    <span>
+                      {n.health === "UNHEALTHY" ? (
+                        <span className="error">unhealthy</span>
+                      ) : n.lastHeartbeatAt ? (
+                        `♥ ${ago(n.lastHeartbeatAt, now)}`
+                      ) : (
+                        "no agent yet"
+                      )}
+                    </span>
+                  </div>
+                </button>
+              ))}
+            </div>
+          </div>
+        </section>
+        <div className="stack">
+          <section className="panel" data-testid="node-panel">
+            <div className="panel-head">
+              <h2>{sel ? sel.name : "Select a node"}</h2>
+              {sel ? <StateBadge state={sel.state} /> : null}
+            </div>
+            <div className="panel-body">
+              {!sel ? (
+                <p className="muted" style={{ margin: 0 }}>
+                  Click a node to see its health and jobs{canOperate ? ", and to cordon, drain or return it to service" : ""}.
+                </p>
+              ) : (
+                <div className="stack" style={{ gap: "0.8rem" }}>
+                  <dl className="kv">
+                    <dt>State</dt>
+                    <dd>
+                      {sel.state} since {when(sel.stateChangedAt)}
+                      {sel.stateReason ? <div className="small muted">{sel.stateReason}</div> : null}
+                    </dd>
+                    <dt>Health</dt>
+                    <dd>{sel.health.toLowerCase()}</dd>
+                    <dt>GPU busy</dt>
+                    <dd>{sel.busyPercent !== null ? `${Math.round(sel.busyPercent)}%` : "—"}</dd>
+                    <dt>Agent</dt>
+                    <dd>
+                      {sel.agentVersion
+                        ? `${sel.agentVersion} · last heartbeat ${ago(sel.lastHeartbeatAt, now)}`
+                        : "not enrolled"}
+                    </dd>
+                    <dt>Jobs</dt>
+                    <dd>
+                      {[...new Map(sel.gpus.filter((g) => g.jobId !== null).map((g) => [g.jobId, g])).values()].map((g) => (
+                        <div key={g.jobId} className="small">
+                          <a href={`/jobs/${g.jobId}`}>#{g.jobId}</a> {g.budget} · {g.user}
+                          {g.charged
+                            ? g.protectedUntil && Date.parse(g.protectedUntil) > now
+                              ? " · protected"
+                              : " · interruptible"
+                            : " · unallocated"}
+                        </div>
+                      ))}
+                      {sel.usedGpus === 0 ? <span className="muted">none</span> : null}
+                    </dd>
+                  </dl>
+                  {canOperate ? (
+                    <>
+                      <input
+                        className="input"
+                        placeholder="Reason (recorded in the audit log)"
+                        value={reason}
+                        onChange={(e) => setReason(e.target.value)}
+                      />
+                      <div className="row" style={{ gap: "0.5rem" }}>
+                        <button
+                          className="btn"
+                          disabled={sel.state !== "READY"}
+                          onClick={() => cordon.mutate({ nodeId: sel.id, reason })}
+                        >
+                          Cordon
+                        </button>
+                        <button
+                          className="btn danger"
+                          disabled={sel.state !== "READY" && sel.state !== "CORDONED"}
+                          onClick={() => drain.mutate({ nodeId: sel.id, reason })}
+                        >
+                          Drain
+                        </button>
+                        <button
+                          className="btn"
+                          disabled={sel.state !== "CORDONED" && sel.state !== "DRAINING"}
+                          onClick={() => uncordon.mutate({ nodeId: sel.id, reason })}
+                        >
+                          Uncordon
+                        </button>
+                        <button
+                          className="btn"
+                          disabled={sel.state === "READY"}
+                          onClick={() => repaired.mutate({ nodeId: sel.id, reason })}
+                        >
+                          Mark repaired
+                        </button>
+                      </div>
+                      <p className="small muted" style={{ margin: 0 }}>
+                        Drain: nothing new starts; each job leaves as soon as it is interruptible (protected jobs finish their
+                        protection). Empty nodes go to REPAIR.
+                      </p>
+                    </>
+                  ) : null}
+                  {flash ? (
+                    <div
+                      className={`alert ${flash.kind}`}
+                      role={flash.kind === "bad" ? "alert" : "status"}
+                      data-testid="node-flash"
+                    >
+                      {flash.text}
+                    </div>
+                  ) : null}
+                  {events.data?.length ? (
+                    <div>
+                      <h3 style={{ marginBottom: "0.4rem" }}>History</h3>
+                      {events.data.slice(0, 8).map((e) => (
+                        <div key={e.id} className="small" style={{ padding: "0.2rem 0" }}>
+                          <span className="muted">{when(e.at)}</span> {e.from ?? "—"} → <strong>{e.to}</strong> · {e.reason}
+                          {e.automatic ? <span className="faint"> (automatic)</span> : null}
+                        </div>
+                      ))}
+                    </div>
+                  ) : null}
+                </div>
+              )}
+            </div>
+          </section>
+          <section className="panel">
+            <div className="panel-head">
+              <h2>Repair queue</h2>
+              <span className="muted">{repair.data?.length ?? 0}</span>
+            </div>
+            {repair.data && repair.data.length ? (
+              <table className="table" data-testid="repair-queue">
+                <tbody>
+                  {repair.data.map((r) => (
+                    <tr key={r.id}>
+                      <td className="small">
+                        <span className="mono">{r.name}</span> <StateBadge state={r.state} />
+                        <div className="muted">
+                          {r.reason ?? ""} · {ago(r.since, now)} · {r.manual ? "manual" : "automatic"}
+                        </div>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            ) : (
+              <Empty title="Nothing waiting for repair" />
+            )}
+          </section>
+        </div>
+      </div>
+    </>
+  );
+}

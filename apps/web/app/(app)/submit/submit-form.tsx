@@ -1,0 +1,413 @@
+"use client";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useMemo, useState } from "react";
+import { explainContract, formatDuration, parseDuration, submitJobInput, type SubmitJobInput } from "@tranche/contracts";
+import { useTRPC } from "../../../lib/trpc";
+import { LaneBadge } from "../../../components/ui";
+
+type Errors = Record<string, string>;
+
+interface FormState {
+  cluster: string;
+  budget: string;
+  gpus: string;
+  minRuntime: string;
+  debug: boolean;
+  maxRuntime: string;
+  resumable: boolean;
+  requeue: boolean;
+  priority: string;
+  gracePeriod: string;
+  command: string;
+  env: string;
+  name: string;
+}
+
+const MIN_PRESETS = ["0", "30m", "2h", "4h", "8h"];
+
+/** KEY=VALUE lines -> object; a malformed line is an error naming the line. */
+function parseEnv(text: string): { env: Record<string, string> } | { error: string } {
+  const env: Record<string, string> = {};
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (!line || line.startsWith("#")) continue;
+    const eq = line.indexOf("=");
+    if (eq <= 0) return { error: `env line ${i + 1} '${line}' is not KEY=VALUE` };
+    env[line.slice(0, eq).trim()] = line.slice(eq + 1);
+  }
+  return { env };
+}
+
+function toInput(f: FormState): { input: SubmitJobInput } | { errors: Errors } {
+  const env = parseEnv(f.env);
+  if ("error" in env) return { errors: { env: env.error } };
+  const num = (s: string) => (s.trim() === "" ? undefined : Number(s));
+  return {
+    input: {
+      cluster: f.cluster,
+      budget: f.budget,
+      gpus: num(f.gpus) as number,
+      minRuntime: f.minRuntime.trim(),
+      maxRuntime: f.debug || f.maxRuntime.trim() ? f.maxRuntime.trim() : null,
+      resumable: f.resumable,
+      requeue: f.resumable ? undefined : f.requeue,
+      priority: (num(f.priority) ?? 0) as number,
+      gracePeriod: f.gracePeriod.trim() ? f.gracePeriod.trim() : null,
+      command: f.command,
+      env: env.env,
+      ...(f.name.trim() ? { name: f.name.trim() } : {}),
+    },
+  };
+}
+
+function validate(f: FormState): { input?: SubmitJobInput; errors: Errors } {
+  const r = toInput(f);
+  if ("errors" in r) return { errors: r.errors };
+  const parsed = submitJobInput.safeParse(r.input);
+  if (parsed.success) {
+    if (f.debug && !f.maxRuntime.trim())
+      return { errors: { maxRuntime: "maxRuntime is required in the debug lane (at most 15 min)" } };
+    return { input: r.input, errors: {} };
+  }
+  const errors: Errors = {};
+  for (const i of parsed.error.issues) {
+    const k = String(i.path[0] ?? "form");
+    errors[k] ??= i.message;
+  }
+  return { errors };
+}
+
+export function SubmitForm() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const clusters = useQuery(trpc.cluster.list.queryOptions());
+  const budgets = useQuery(trpc.me.budgets.queryOptions());
+  const [f, setF] = useState<FormState>({
+    cluster: "",
+    budget: "",
+    gpus: "8",
+    minRuntime: "2h",
+    debug: false,
+    maxRuntime: "",
+    resumable: true,
+    requeue: false,
+    priority: "0",
+    gracePeriod: "",
+    command: "",
+    env: "",
+    name: "",
+  });
+  const [errors, setErrors] = useState<Errors>({});
+  const [serverError, setServerError] = useState<string | null>(null);
+  const cluster = f.cluster || clusters.data?.[0]?.name || "";
+  const budget = f.budget || budgets.data?.[0]?.path || "";
+  const state = { ...f, cluster, budget };
+  const set = <K extends keyof FormState>(k: K, v: FormState[K]) => {
+    setF((s) => ({ ...s, [k]: v }));
+    setErrors((e) => {
+      const { [k]: _drop, ...rest } = e;
+      return rest;
+    });
+  };
+  const submit = useMutation(
+    trpc.job.submit.mutationOptions({
+      onSuccess: (job) => router.push(`/jobs/${job.id}?submitted=1`),
+      onError: (err) => {
+        const field = (err.data as { field?: string | null } | undefined)?.field;
+        const zodIssues = (err.data as { zodIssues?: { path: string; message: string }[] | null } | undefined)?.zodIssues;
+        if (zodIssues?.length) setErrors(Object.fromEntries(zodIssues.map((i) => [i.path.split(".")[0] || "form", i.message])));
+        else if (field) setErrors({ [field]: err.message });
+        else setServerError(err.message);
+      },
+    }),
+  );
+
+  const selectedCluster = clusters.data?.find((c) => c.name === cluster);
+  const words = useMemo(() => {
+    const gpus = Number(state.gpus) || 0;
+    const min = parseDuration(state.minRuntime) ?? 0;
+    const max = state.debug || state.maxRuntime.trim() ? parseDuration(state.maxRuntime) : null;
+    const grace = state.gracePeriod.trim() ? parseDuration(state.gracePeriod) : null;
+    return {
+      w: explainContract({
+        gpus,
+        minRuntime: Math.max(0, min),
+        maxRuntime: max,
+        resumable: state.resumable,
+        requeue: state.requeue,
+        gracePeriod: grace,
+      }),
+      min,
+      max,
+    };
+  }, [state.gpus, state.minRuntime, state.maxRuntime, state.debug, state.resumable, state.requeue, state.gracePeriod]);
+
+  const err = (k: string) =>
+    errors[k] ? (
+      <div className="field-error" id={`${k}-error`} role="alert">
+        {errors[k]}
+      </div>
+    ) : null;
+  const inv = (k: string) => ({
+    "aria-invalid": errors[k] ? true : undefined,
+    "aria-describedby": errors[k] ? `${k}-error` : undefined,
+  });
+
+  const horizon = Math.max(words.max ?? 0, words.min * 1.6, 3600);
+  const protW = Math.min(100, (Math.min(words.min, words.max ?? Infinity) / horizon) * 100);
+  const restW = words.max !== null ? Math.max(0, ((words.max - Math.min(words.min, words.max)) / horizon) * 100) : 100 - protW;
+
+  return (
+    <form
+      className="grid-2"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        setServerError(null);
+        const v = validate(state);
+        setErrors(v.errors);
+        if (v.input) submit.mutate(v.input);
+      }}
+    >
+      <div className="panel">
+        <div className="panel-head">
+          <h2>Job</h2>
+        </div>
+        <div className="panel-body form">
+          {serverError ? (
+            <div className="alert bad" role="alert">
+              {serverError}
+            </div>
+          ) : null}
+          {errors.form ? (
+            <div className="alert bad" role="alert">
+              {errors.form}
+            </div>
+          ) : null}
+          <div className="form-grid">
+            <div className="field">
+              <label htmlFor="cluster">Cluster</label>
+              <select
+                id="cluster"
+                className="select"
+                value={cluster}
+                onChange={(e) => set("cluster", e.target.value)}
+                {...inv("cluster")}
+              >
+                {clusters.data?.map((c) => (
+                  <option key={c.id} value={c.name}>
+                    {c.name} — {c.gpuCount} × {c.gpuType}, {c.readyGpus} ready
+                  </option>
+                ))}
+              </select>
+              {err("cluster")}
+            </div>
+            <div className="field">
+              <label htmlFor="budget">Budget</label>
+              <select
+                id="budget"
+                className="select"
+                value={budget}
+                onChange={(e) => set("budget", e.target.value)}
+                {...inv("budget")}
+              >
+                {budgets.data?.length === 0 ? <option value="">You are not a member of any budget</option> : null}
+                {budgets.data?.map((b) => (
+                  <option key={b.id} value={b.path}>
+                    {b.path}
+                  </option>
+                ))}
+              </select>
+              <span className="hint">The budget its GPU time is charged to.</span>
+              {err("budget")}
+            </div>
+            <div className="field">
+              <label htmlFor="gpus">GPUs</label>
+              <input
+                id="gpus"
+                className="input"
+                inputMode="numeric"
+                value={state.gpus}
+                onChange={(e) => set("gpus", e.target.value)}
+                {...inv("gpus")}
+              />
+              <span className="hint">
+                Up to {selectedCluster?.nodeSize ?? 8} on one node, or whole nodes ({(selectedCluster?.nodeSize ?? 8) * 2},{" "}
+                {(selectedCluster?.nodeSize ?? 8) * 4}, …).
+              </span>
+              {err("gpus")}
+            </div>
+            <div className="field">
+              <label htmlFor="minRuntime">Minimum runtime (protected)</label>
+              <input
+                id="minRuntime"
+                className="input"
+                value={state.minRuntime}
+                onChange={(e) => set("minRuntime", e.target.value)}
+                {...inv("minRuntime")}
+              />
+              <div className="row" style={{ gap: "0.3rem" }}>
+                {MIN_PRESETS.map((p) => (
+                  <button key={p} type="button" className="btn small ghost" onClick={() => set("minRuntime", p)}>
+                    {p === "0" ? "0 (unallocated)" : p}
+                  </button>
+                ))}
+              </div>
+              {err("minRuntime")}
+            </div>
+            <label className="check full">
+              <input type="checkbox" checked={state.resumable} onChange={(e) => set("resumable", e.target.checked)} />
+              <span>
+                <strong>Resumable</strong>
+                <span className="hint">It restarts from its own checkpoints, so it is requeued after a preemption.</span>
+              </span>
+            </label>
+            {!state.resumable ? (
+              <label className="check full">
+                <input type="checkbox" checked={state.requeue} onChange={(e) => set("requeue", e.target.checked)} />
+                <span>
+                  <strong>Requeue anyway if preempted</strong>
+                  <span className="hint">Start it again from the beginning after a preemption.</span>
+                </span>
+              </label>
+            ) : null}
+            <label className="check">
+              <input
+                type="checkbox"
+                checked={state.debug}
+                onChange={(e) => {
+                  set("debug", e.target.checked);
+                  if (e.target.checked && !state.maxRuntime) set("maxRuntime", "15m");
+                }}
+              />
+              <span>
+                <strong>Debug lane</strong>
+                <span className="hint">≤ 15 min and ≤ 8 GPUs: starts ahead of regular work.</span>
+              </span>
+            </label>
+            <div className="field">
+              <label htmlFor="maxRuntime">Maximum runtime {state.debug ? "" : "(optional)"}</label>
+              <input
+                id="maxRuntime"
+                className="input"
+                placeholder="none"
+                value={state.maxRuntime}
+                onChange={(e) => set("maxRuntime", e.target.value)}
+                {...inv("maxRuntime")}
+              />
+              <span className="hint">Killed after this long.</span>
+              {err("maxRuntime")}
+            </div>
+            <div className="field">
+              <label htmlFor="priority">Priority within the budget</label>
+              <input
+                id="priority"
+                className="input"
+                inputMode="numeric"
+                value={state.priority}
+                onChange={(e) => set("priority", e.target.value)}
+                {...inv("priority")}
+              />
+              <span className="hint">Orders only your budget&apos;s jobs; it never jumps other budgets.</span>
+              {err("priority")}
+            </div>
+            <div className="field">
+              <label htmlFor="gracePeriod">Grace period (optional)</label>
+              <input
+                id="gracePeriod"
+                className="input"
+                placeholder="default: 120 s"
+                value={state.gracePeriod}
+                onChange={(e) => set("gracePeriod", e.target.value)}
+                {...inv("gracePeriod")}
+              />
+              <span className="hint">Time between SIGTERM and SIGKILL, at most 10 min.</span>
+              {err("gracePeriod")}
+            </div>
+            <div className="field full">
+              <label htmlFor="command">Command</label>
+              <textarea
+                id="command"
+                className="textarea"
+                placeholder="torchrun --nproc-per-node 8 train.py --resume"
+                value={state.command}
+                onChange={(e) => set("command", e.target.value)}
+                {...inv("command")}
+              />
+              {err("command")}
+            </div>
+            <div className="field">
+              <label htmlFor="env">Environment (KEY=VALUE per line)</label>
+              <textarea
+                id="env"
+                className="textarea"
+                style={{ minHeight: 64 }}
+                value={state.env}
+                onChange={(e) => set("env", e.target.value)}
+                {...inv("env")}
+              />
+              {err("env")}
+            </div>
+            <div className="field">
+              <label htmlFor="name">Name (optional)</label>
+              <input
+                id="name"
+                className="input"
+                placeholder="from the command"
+                value={state.name}
+                onChange={(e) => set("name", e.target.value)}
+                {...inv("name")}
+              />
+              {err("name")}
+            </div>
+          </div>
+          <div className="row">
+            <button className="btn primary" type="submit" disabled={submit.isPending}>
+              {submit.isPending ? "Submitting…" : "Submit job"}
+            </button>
+            <span className="muted small">Nothing is stored unless every field is valid.</span>
+          </div>
+        </div>
+      </div>
+
+      <aside className="stack" style={{ position: "sticky", top: "1.5rem" }}>
+        <div className="contract" data-testid="contract">
+          <h3>
+            Your contract <LaneBadge lane={words.w.lane} />
+          </h3>
+          <p>
+            <strong>{words.w.headline}</strong>
+          </p>
+          <ul>
+            {words.w.sentences.map((s) => (
+              <li key={s}>{s}</li>
+            ))}
+          </ul>
+          <div className="timeline-bar" aria-hidden>
+            {words.min > 0 ? <div className="prot" style={{ width: `${protW}%` }} /> : null}
+            <div className={words.min > 0 ? "intr" : "free"} style={{ width: `${words.min > 0 ? restW : 100}%` }} />
+          </div>
+          <div className="timeline-legend">
+            <span>start</span>
+            {words.min > 0 ? <span>protected until +{formatDuration(words.min)}</span> : <span>preemptible from the start</span>}
+            <span>{words.max !== null ? `killed at +${formatDuration(words.max)}` : "runs until done"}</span>
+          </div>
+        </div>
+        <div className="panel">
+          <div className="panel-body small muted">
+            <p style={{ marginTop: 0 }}>
+              <strong style={{ color: "var(--ink-2)" }}>How your wait is decided.</strong> Pending jobs are taken budget by
+              budget: the budget whose usage is lowest compared with its entitlement over the last 7 days goes first. Inside your
+              budget, priority and then submit time decide.
+            </p>
+            <p style={{ marginBottom: 0 }}>
+              Longer protection is not free: while protected, your GPUs count against your budget&apos;s share.
+            </p>
+          </div>
+        </div>
+      </aside>
+    </form>
+  );
+}

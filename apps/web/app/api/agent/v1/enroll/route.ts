@@ -1,0 +1,16 @@
+import { handleAgentRequest } from "@tranche/domain/runtime";
+import { db } from "../../../../../server/db";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+// Agent protocol (packages/contracts/src/agent.ts): a thin adapter over the domain's handler.
+export async function POST(req: Request) {
+  const reply = await handleAgentRequest(db(), {
+    method: "POST",
+    route: "enroll",
+    authorization: req.headers.get("authorization"),
+    body: await req.text(),
+  });
+  return Response.json(reply.body, { status: reply.status, headers: { "cache-control": "no-store" } });
+}

@@ -1,0 +1,12 @@
+import { handleRest } from "@tranche/api/rest";
+import { sessionActor } from "../../../../server/auth";
+import { db } from "../../../../server/db";
+
+export const dynamic = "force-dynamic";
+
+async function handler(req: Request, ctx: { params: Promise<{ path?: string[] }> }) {
+  const { path = [] } = await ctx.params;
+  return handleRest(req, "/" + path.join("/"), { prisma: db(), sessionUser: (r) => sessionActor(r.headers) });
+}
+
+export { handler as GET, handler as POST, handler as DELETE };

@@ -1,0 +1,54 @@
+// Small stroke icons (system fonts lack some symbols; SVG renders everywhere).
+const P = { fill: "none", stroke: "currentColor", strokeWidth: 1.8, strokeLinecap: "round", strokeLinejoin: "round" } as const;
+
+export const ICONS = {
+  overview: (
+    <svg viewBox="0 0 24 24" {...P}>
+      <rect x="3" y="3" width="7" height="9" rx="1.5" />
+      <rect x="14" y="3" width="7" height="5" rx="1.5" />
+      <rect x="14" y="12" width="7" height="9" rx="1.5" />
+      <rect x="3" y="16" width="7" height="5" rx="1.5" />
+    </svg>
+  ),
+  submit: (
+    <svg viewBox="0 0 24 24" {...P}>
+      <circle cx="12" cy="12" r="9" />
+      <path d="M12 8v8M8 12h8" />
+    </svg>
+  ),
+  jobs: (
+    <svg viewBox="0 0 24 24" {...P}>
+      <path d="M8 6h13M8 12h13M8 18h13M3.5 6h.01M3.5 12h.01M3.5 18h.01" />
+    </svg>
+  ),
+  queue: (
+    <svg viewBox="0 0 24 24" {...P}>
+      <path d="M4 7h10M4 12h14M4 17h7" />
+      <path d="M18 14l3 3-3 3" />
+    </svg>
+  ),
+  budgets: (
+    <svg viewBox="0 0 24 24" {...P}>
+      <rect x="3" y="4" width="18" height="5" rx="1.5" />
+      <path d="M3 14h6v6H3zM11 14h4v6h-4zM17 14h4v6h-4z" />
+    </svg>
+  ),
+  nodes: (
+    <svg viewBox="0 0 24 24" {...P}>
+      <rect x="3" y="4" width="18" height="7" rx="1.5" />
+      <rect x="3" y="13" width="18" height="7" rx="1.5" />
+      <path d="M7 7.5h.01M7 16.5h.01" />
+    </svg>
+  ),
+  charts: (
+    <svg viewBox="0 0 24 24" {...P}>
+      <path d="M4 20V10M10 20V4M16 20v-7M22 20H2" />
+    </svg>
+  ),
+  tokens: (
+    <svg viewBox="0 0 24 24" {...P}>
+      <circle cx="8" cy="15" r="4" />
+      <path d="M11 12l9-9M16 7l3 3" />
+    </svg>
+  ),
+} as const;

@@ -1,0 +1,101 @@
+"use client";
+import Link from "next/link";
+import { usePathname, useRouter } from "next/navigation";
+import type { ReactNode } from "react";
+import type { Actor } from "@tranche/domain";
+import { authClient } from "../lib/auth-client";
+import { ICONS } from "./icons";
+
+interface NavItem {
+  href: string;
+  label: string;
+  ico: keyof typeof ICONS;
+  match?: string;
+}
+
+const WORK: NavItem[] = [
+  { href: "/", label: "Overview", ico: "overview" },
+  { href: "/submit", label: "Submit a job", ico: "submit" },
+  { href: "/jobs", label: "My jobs", ico: "jobs", match: "/jobs" },
+  { href: "/queue", label: "Live queue", ico: "queue", match: "/queue" },
+];
+const ORG: NavItem[] = [
+  { href: "/budgets", label: "Budgets", ico: "budgets", match: "/budgets" },
+  { href: "/nodes", label: "Nodes", ico: "nodes", match: "/nodes" },
+  { href: "/charts", label: "Measures", ico: "charts", match: "/charts" },
+];
+const ME: NavItem[] = [{ href: "/tokens", label: "API tokens", ico: "tokens", match: "/tokens" }];
+
+const ROLE_LABEL = { RESEARCHER: "Researcher", MANAGER: "Manager", OPERATOR: "Operator", ADMIN: "Admin" } as const;
+
+export function Shell({ user, children }: { user: Actor; children: ReactNode }) {
+  const path = usePathname();
+  const router = useRouter();
+  const current = (i: NavItem) => (i.match ? path.startsWith(i.match) : path === i.href);
+  const section = (title: string, items: NavItem[]) => (
+    <>
+      <div className="nav-section">{title}</div>
+      {items.map((i) => (
+        <Link key={i.href} href={i.href} aria-current={current(i) ? "page" : undefined}>
+          <span className="ico" aria-hidden>
+            {ICONS[i.ico]}
+          </span>
+          {i.label}
+        </Link>
+      ))}
+    </>
+  );
+  const initials = user.name
+    .split(/\s+/)
+    .map((s) => s[0])
+    .join("")
+    .slice(0, 2)
+    .toUpperCase();
+  return (
+    <div className="shell">
+      <aside className="sidebar">
+        <Link href="/" className="brand">
+          <span className="brand-mark" aria-hidden>
+            <i />
+            <i />
+            <i />
+          </span>
+          Tranche
+        </Link>
+        <nav className="nav" aria-label="Main">
+          {section("Work", WORK)}
+          {section("Organisation", ORG)}
+          {section("You", ME)}
+        </nav>
+        <div className="sidebar-foot">
+          <div className="who">
+            <span className="avatar" aria-hidden>
+              {initials}
+            </span>
+            <div style={{ minWidth: 0 }}>
+              <div className="who-name" data-testid="who-name">
+                {user.name}
+              </div>
+              <div className="who-role">
+                {ROLE_LABEL[user.role]} ·{" "}
+                <button
+                  className="linkbtn"
+                  onClick={async () => {
+                    await authClient.signOut();
+                    router.push("/login");
+                    router.refresh();
+                  }}
+                >
+                  Sign out
+                </button>
+              </div>
+            </div>
+          </div>
+        </div>
+      </aside>
+      <div className="main">
+        <main className="page">{children}</main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,98 @@
+"use client";
+import { useEffect, useState, type ReactNode } from "react";
+import { formatDuration } from "@tranche/contracts";
+
+export function PageHead({ title, lede, children }: { title: string; lede?: ReactNode; children?: ReactNode }) {
+  return (
+    <div className="page-head">
+      <div>
+        <h1>{title}</h1>
+        {lede ? <p className="lede">{lede}</p> : null}
+      </div>
+      {children ? <div className="row">{children}</div> : null}
+    </div>
+  );
+}
+
+export function StateBadge({ state }: { state: string }) {
+  return <span className={`badge b-${state}`}>{state.charAt(0) + state.slice(1).toLowerCase()}</span>;
+}
+
+export function LaneBadge({ lane }: { lane: "DEBUG" | "ALLOCATED" | "UNALLOCATED" }) {
+  const label = lane === "DEBUG" ? "Debug lane" : lane === "ALLOCATED" ? "Allocated" : "Unallocated";
+  return <span className={`badge plain b-${lane}`}>{label}</span>;
+}
+
+export function Empty({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <div className="empty">
+      <strong>{title}</strong>
+      {children}
+    </div>
+  );
+}
+
+/** Re-render every `ms` (countdowns, "3 min ago"). */
+export function useNow(ms = 1000): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(t);
+  }, [ms]);
+  return now;
+}
+
+export function ago(iso: string | Date | null | undefined, now: number): string {
+  if (!iso) return "—";
+  const t = typeof iso === "string" ? Date.parse(iso) : iso.getTime();
+  const s = Math.round((now - t) / 1000);
+  if (s < 5) return "just now";
+  if (s < 0) return `in ${formatDuration(-s)}`;
+  return `${formatDuration(s)} ago`;
+}
+
+export function until(iso: string | null | undefined, now: number): string {
+  if (!iso) return "—";
+  const s = Math.round((Date.parse(iso) - now) / 1000);
+  return s <= 0 ? "now" : formatDuration(s);
+}
+
+export function when(iso: string | Date | null | undefined): string {
+  if (!iso) return "—";
+  const d = typeof iso === "string" ? new Date(iso) : iso;
+  return d.toLocaleString("en-GB", { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+export function gpuHours(gpuSeconds: number | null | undefined): string {
+  if (gpuSeconds === null || gpuSeconds === undefined) return "—";
+  const h = gpuSeconds / 3600;
+  return h >= 100 ? `${Math.round(h).toLocaleString("en-US")} GPU·h` : `${h.toFixed(1)} GPU·h`;
+}
+
+export function pct(x: number | null | undefined, digits = 0): string {
+  return x === null || x === undefined || !Number.isFinite(x) ? "—" : `${(x * 100).toFixed(digits)}%`;
+}
+
+/** Stable colour per budget path (nodes grid, allocation strips). */
+const PALETTE = [
+  "#3b5bdb",
+  "#12b76a",
+  "#f79009",
+  "#7a5af8",
+  "#ee46bc",
+  "#06aed4",
+  "#f04438",
+  "#669f2a",
+  "#875bf7",
+  "#dd2590",
+  "#0086c9",
+  "#e04f16",
+  "#16b364",
+  "#6172f3",
+  "#ca8504",
+];
+export function colorFor(key: string): string {
+  let h = 0;
+  for (let i = 0; i < key.length; i++) h = (h * 31 + key.charCodeAt(i)) >>> 0;
+  return PALETTE[h % PALETTE.length]!;
+}

@@ -1,0 +1,109 @@
+import type { ClusterSnapshot, CycleResult, PolicyConfig } from "@tranche/scheduler-core";
+
+/**
+ * One scheduling cycle for one cluster, in numbered phases like Kueue's schedule():
+ *
+ *   1 load     read the cluster's snapshot from Postgres                  (SnapshotSource)
+ *   2 decide   the core's runCycle: pure, no I/O, no clock                (Decide)
+ *   3 apply    the plan in ONE transaction: the commit point             (PlanApplier)
+ *   4 tell     wake the agents of touched nodes, fire repair hooks       (AgentNotifier)
+ *
+ * The ports are declared here, where they are used; main.ts wires the Postgres-backed ones and the unit
+ * tests pass small fakes. Nothing here keeps state between cycles: a cycle that fails anywhere before
+ * the commit changes nothing, and the next one starts again from a fresh snapshot.
+ */
+
+export interface LoadedCycle<Extra = unknown> {
+  snapshot: ClusterSnapshot;
+  policy: PolicyConfig;
+  now: number;
+  extra: Extra;
+}
+
+export interface SnapshotSource<Extra> {
+  load(clusterId: string, now: number): Promise<LoadedCycle<Extra>>;
+}
+
+export type Decide = (snapshot: ClusterSnapshot, policy: PolicyConfig, now: number) => CycleResult;
+
+export interface AppliedSummary {
+  cycleId: string;
+  started: number;
+  preempted: number;
+  lost: number;
+  killed: number;
+  touchedNodes: string[];
+  repairNodes: { id: string; name: string }[];
+}
+
+export interface PlanApplier<Extra> {
+  apply(loaded: LoadedCycle<Extra>, result: CycleResult, timings: { loadMs: number; decideMs: number }): Promise<AppliedSummary>;
+}
+
+export interface AgentNotifier {
+  wake(nodeIds: string[]): Promise<void>;
+  repair(nodes: { id: string; name: string }[]): Promise<void>;
+}
+
+export interface CycleReport {
+  clusterId: string;
+  cycleId: string;
+  pending: number;
+  running: number;
+  started: number;
+  preempted: number;
+  lost: number;
+  killed: number;
+  loadMs: number;
+  decideMs: number;
+  applyMs: number;
+  tellMs: number;
+  totalMs: number;
+}
+
+export interface CyclePorts<Extra> {
+  source: SnapshotSource<Extra>;
+  decide: Decide;
+  applier: PlanApplier<Extra>;
+  agents: AgentNotifier;
+  clock: () => number;
+  /** Milliseconds for phase timings. */
+  timer?: () => number;
+}
+
+export async function runClusterCycle<Extra>(ports: CyclePorts<Extra>, clusterId: string): Promise<CycleReport> {
+  const ms = ports.timer ?? (() => performance.now());
+  const t0 = ms();
+  // 1 load
+  const loaded = await ports.source.load(clusterId, ports.clock());
+  const t1 = ms();
+  // 2 decide (pure)
+  const result = ports.decide(loaded.snapshot, loaded.policy, loaded.now);
+  const t2 = ms();
+  // 3 apply: the commit point
+  const applied = await ports.applier.apply(loaded, result, { loadMs: t1 - t0, decideMs: t2 - t1 });
+  const t3 = ms();
+  // 4 tell: best effort (agents also pull on every heartbeat)
+  try {
+    if (applied.touchedNodes.length > 0) await ports.agents.wake(applied.touchedNodes);
+    if (applied.repairNodes.length > 0) await ports.agents.repair(applied.repairNodes);
+  } catch {
+    // agents learn everything from the database anyway
+  }
+  const t4 = ms();
+  return {
+    clusterId,
+    cycleId: applied.cycleId,
+    pending: loaded.snapshot.pending.length,
+    running: loaded.snapshot.running.length,
+    started: applied.started,
+    preempted: applied.preempted,
+    lost: applied.lost,
+    killed: applied.killed,
+    loadMs: t1 - t0,
+    decideMs: t2 - t1,
+    applyMs: t3 - t2,
+    tellMs: t4 - t3,
+    totalMs: t4 - t0,
+  };
+}

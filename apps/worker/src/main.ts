@@ -1,0 +1,94 @@
+// The Tranche worker: `node --import tsx apps/worker/src/main.ts` with DATABASE_URL set.
+// Runs as many replicas as you like: exactly one is the leader (lease in Postgres) and schedules.
+//
+// Environment:
+//   DATABASE_URL               required
+//   TRANCHE_WORKER_ID          this replica's name (default host-pid)
+//   TRANCHE_CYCLE_INTERVAL_MS  timer between cycles when nothing wakes it (default 3000)
+//   TRANCHE_LEASE_TTL_SEC      leader lease (default 8; a standby takes over within ttl + 1 s)
+//   TRANCHE_POLICY             JSON policy overrides, e.g. {"heartbeatTimeout":10}
+//   TRANCHE_REPAIR_HOOK        shell command run when a node becomes REPAIR (TRANCHE_NODE_NAME set)
+//   TRANCHE_REPAIR_WEBHOOK     URL POSTed {node, nodeId, state} when a node becomes REPAIR
+//   TRANCHE_REASON_WRITES_PER_CYCLE  pending reasons refreshed per cycle beyond new ones and the head of
+//                              the queue (default 500; bounds a cycle's cost with 10,000 pending jobs)
+//   TRANCHE_TEST_CRASH_BEFORE_APPLY=1  (tests) SIGKILL itself between decide and apply of its first cycle
+//   TRANCHE_TEST_CRASH_BEFORE_COMMIT=1 (tests) SIGKILL itself inside the apply transaction of its first cycle
+//                              that starts jobs, after all its writes, before COMMIT
+import { hostname } from "node:os";
+import { createPrismaClient } from "@tranche/db";
+import { policyOverridesFromEnv } from "@tranche/domain/runtime";
+import { Worker } from "./worker";
+
+function fail(message: string): never {
+  console.error(`tranche-worker: ${message}`);
+  process.exit(2);
+}
+
+const url = process.env.DATABASE_URL;
+if (!url) fail("DATABASE_URL is not set (postgresql://user:password@host:port/db).");
+const intervalMs = Number(process.env.TRANCHE_CYCLE_INTERVAL_MS ?? 3000);
+if (!Number.isFinite(intervalMs) || intervalMs < 50)
+  fail(`TRANCHE_CYCLE_INTERVAL_MS must be a number of milliseconds >= 50, got '${process.env.TRANCHE_CYCLE_INTERVAL_MS}'.`);
+const leaseTtlSec = Number(process.env.TRANCHE_LEASE_TTL_SEC ?? 8);
+if (!Number.isFinite(leaseTtlSec) || leaseTtlSec < 1)
+  fail(`TRANCHE_LEASE_TTL_SEC must be >= 1, got '${process.env.TRANCHE_LEASE_TTL_SEC}'.`);
+let policy;
+try {
+  policy = policyOverridesFromEnv(process.env.TRANCHE_POLICY);
+} catch (e) {
+  fail((e as Error).message);
+}
+
+const reasonWriteCap = Number(process.env.TRANCHE_REASON_WRITES_PER_CYCLE ?? 500);
+if (!Number.isInteger(reasonWriteCap) || reasonWriteCap < 0)
+  fail(`TRANCHE_REASON_WRITES_PER_CYCLE must be a whole number, got '${process.env.TRANCHE_REASON_WRITES_PER_CYCLE}'.`);
+const workerId = process.env.TRANCHE_WORKER_ID || `${hostname()}-${process.pid}`;
+const log = (line: string) => console.log(`${new Date().toISOString()} ${line}`);
+const prisma = createPrismaClient(url, { max: 4 });
+const crashBeforeApply = process.env.TRANCHE_TEST_CRASH_BEFORE_APPLY === "1";
+const crashBeforeCommit = process.env.TRANCHE_TEST_CRASH_BEFORE_COMMIT === "1";
+
+const worker = new Worker(prisma, {
+  databaseUrl: url,
+  workerId,
+  intervalMs,
+  leaseTtlSec,
+  policy,
+  reasonWriteCap,
+  repairHook: process.env.TRANCHE_REPAIR_HOOK || null,
+  repairWebhook: process.env.TRANCHE_REPAIR_WEBHOOK || null,
+  log,
+  beforeCommit: crashBeforeCommit
+    ? () => {
+        log("TRANCHE_TEST_CRASH_BEFORE_COMMIT: killing myself inside the apply transaction, before COMMIT");
+        process.kill(process.pid, "SIGKILL");
+      }
+    : undefined,
+  beforeApply: crashBeforeApply
+    ? () => {
+        log("TRANCHE_TEST_CRASH_BEFORE_APPLY: killing myself between decide and apply");
+        process.kill(process.pid, "SIGKILL");
+      }
+    : undefined,
+});
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log(`stopping (${signal})`);
+  await worker.stop();
+  await prisma.$disconnect().catch(() => undefined);
+  process.exit(0);
+}
+for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig));
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+// Under a supervisor (npm start sets TRANCHE_EXIT_WITH_PARENT=1): stop when it is gone.
+if (process.env.TRANCHE_EXIT_WITH_PARENT === "1") {
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && void shutdown("parent process exited"), 1000).unref();
+}
+
+log(`worker ${workerId} starting (cycle every ${intervalMs} ms, lease ${leaseTtlSec} s)`);
+await worker.start();
+await worker.run();

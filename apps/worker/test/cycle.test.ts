@@ -1,0 +1,158 @@
+import { describe, expect, it } from "vitest";
+import type { ClusterSnapshot, CycleResult, PolicyConfig } from "@tranche/scheduler-core";
+import { resolvePolicy } from "@tranche/scheduler-core";
+import { decideRunOutcome, planMaxRuntimeKills, policyOverridesFromEnv, type CycleInput } from "@tranche/domain/runtime";
+import { runClusterCycle, type AppliedSummary, type CyclePorts } from "../src/cycle";
+
+const snapshot: ClusterSnapshot = {
+  cluster: { id: "c1", name: "c1", gpuType: "X" },
+  nodes: [{ id: "n1", name: "n1", gpuCount: 8, state: "READY", health: "HEALTHY", lastHeartbeatAt: 100 }],
+  tree: [{ id: "root", name: "lab", parentId: null, allocationPpm: 1_000_000, usageGpuSeconds: 0, entitlementGpuSeconds: 1000 }],
+  running: [],
+  pending: [],
+};
+const emptyResult = (now: number): CycleResult => ({
+  now,
+  clusterId: "c1",
+  plan: [],
+  order: [],
+  pending: {},
+  ratios: [],
+  reservations: [],
+  stats: {} as CycleResult["stats"],
+});
+
+function fakePorts(over: Partial<CyclePorts<string>> = {}) {
+  const calls: string[] = [];
+  let t = 0;
+  const applied: AppliedSummary = {
+    cycleId: "7",
+    started: 1,
+    preempted: 0,
+    lost: 0,
+    killed: 0,
+    touchedNodes: ["n1"],
+    repairNodes: [{ id: "n2", name: "n2" }],
+  };
+  const ports: CyclePorts<string> = {
+    clock: () => 1000,
+    timer: () => (t += 10),
+    source: {
+      load: async (clusterId, now) => (
+        calls.push(`load ${clusterId} ${now}`),
+        { snapshot, policy: resolvePolicy(), now, extra: "x" }
+      ),
+    },
+    decide: (_s: ClusterSnapshot, _p: PolicyConfig, now: number) => (calls.push(`decide ${now}`), emptyResult(now)),
+    applier: {
+      apply: async (loaded, _r, timings) => (calls.push(`apply ${loaded.extra} ${timings.loadMs} ${timings.decideMs}`), applied),
+    },
+    agents: {
+      wake: async (ids) => void calls.push(`wake ${ids.join(",")}`),
+      repair: async (nodes) => void calls.push(`repair ${nodes.map((n) => n.name).join(",")}`),
+    },
+    ...over,
+  };
+  return { ports, calls };
+}
+
+describe("runClusterCycle", () => {
+  it("runs load, decide, apply and tell in that order, with the clock read once and phase timings", async () => {
+    const { ports, calls } = fakePorts();
+    const r = await runClusterCycle(ports, "c1");
+    expect(calls).toEqual(["load c1 1000", "decide 1000", "apply x 10 10", "wake n1", "repair n2"]);
+    expect(r).toMatchObject({ cycleId: "7", started: 1, loadMs: 10, decideMs: 10, applyMs: 10, tellMs: 10, totalMs: 40 });
+  });
+
+  it("tells the agents nothing when the apply (the commit point) fails", async () => {
+    const { ports, calls } = fakePorts({ applier: { apply: async () => Promise.reject(new Error("connection lost")) } });
+    await expect(runClusterCycle(ports, "c1")).rejects.toThrow("connection lost");
+    expect(calls).toEqual(["load c1 1000", "decide 1000"]);
+  });
+
+  it("a failing wake-up does not fail a committed cycle (agents pull from the database anyway)", async () => {
+    const { ports } = fakePorts({ agents: { wake: async () => Promise.reject(new Error("no")), repair: async () => {} } });
+    await expect(runClusterCycle(ports, "c1")).resolves.toMatchObject({ cycleId: "7" });
+  });
+});
+
+describe("decideRunOutcome", () => {
+  const run = { jobState: "RUNNING", intent: null, resumable: false, requeuePolicy: "NEVER" };
+  const exit = (exitCode: number | null, signal: string | null = null) => ({ cause: "exit" as const, exitCode, signal });
+  it("a run that exits 0 completes; any other exit fails", () => {
+    expect(decideRunOutcome(run, exit(0))).toMatchObject({ state: "COMPLETED", end: "FINISH" });
+    expect(decideRunOutcome(run, exit(2))).toMatchObject({ state: "FAILED", end: "FAIL" });
+    expect(decideRunOutcome(run, exit(null, "SIGKILL")).sentence).toBe("Failed (signal SIGKILL).");
+  });
+  it("a preempted resumable run is requeued; a non-resumable one is requeued only if it asked to be", () => {
+    const stopping = { ...run, jobState: "STOPPING", intent: "PREEMPT" };
+    expect(decideRunOutcome({ ...stopping, resumable: true }, exit(0))).toMatchObject({
+      state: "PENDING",
+      requeued: true,
+      eventKind: "REQUEUED",
+    });
+    expect(decideRunOutcome({ ...stopping, requeuePolicy: "REQUEUE" }, exit(143))).toMatchObject({
+      state: "PENDING",
+      requeued: true,
+    });
+    expect(decideRunOutcome(stopping, exit(143))).toMatchObject({ state: "FAILED", requeued: false, end: "PREEMPT" });
+  });
+  it("a stop without a scheduler intent is a cancel; a maxRuntime stop ends KILLED", () => {
+    expect(decideRunOutcome({ ...run, jobState: "STOPPING" }, exit(0))).toMatchObject({ state: "CANCELLED", end: "CANCEL" });
+    expect(decideRunOutcome({ ...run, jobState: "STOPPING", intent: "KILL" }, exit(null, "SIGKILL"))).toMatchObject({
+      state: "KILLED",
+      end: "KILL",
+    });
+  });
+  it("a run lost with its node is requeued at once when it may be, else ends LOST", () => {
+    expect(decideRunOutcome({ ...run, resumable: true }, { cause: "lost", exitCode: null, signal: null })).toMatchObject({
+      state: "PENDING",
+      end: "LOST",
+    });
+    expect(decideRunOutcome(run, { cause: "lost", exitCode: null, signal: null })).toMatchObject({ state: "LOST", end: "LOST" });
+  });
+});
+
+describe("planMaxRuntimeKills", () => {
+  it("stops the runs past their maxRuntime and marks them leaving in the snapshot", () => {
+    const base = {
+      budgetId: "b",
+      userId: "u",
+      submittedAt: 0,
+      gpus: 1,
+      minRuntime: 60,
+      priority: 0,
+      resumable: false,
+      requeueOnPreempt: false,
+      gracePeriod: null,
+      placement: [],
+    };
+    const input = {
+      now: 1000,
+      policy: resolvePolicy(),
+      snapshot: {
+        ...snapshot,
+        running: [
+          { ...base, id: "over", startedAt: 100, maxRuntime: 900 },
+          { ...base, id: "within", startedAt: 500, maxRuntime: 900 },
+          { ...base, id: "unbounded", startedAt: 0, maxRuntime: null },
+        ],
+      },
+    } as unknown as CycleInput;
+    const kills = planMaxRuntimeKills(input);
+    expect(kills.map((k) => k.jobId)).toEqual(["over"]);
+    expect(kills[0]!.graceUntil).toBe(1030);
+    expect(input.snapshot.running[0]!.stopping).toEqual({ byJobId: null, graceUntil: 1030 });
+    expect(input.snapshot.running[1]!.stopping).toBeUndefined();
+  });
+});
+
+describe("policyOverridesFromEnv", () => {
+  it("reads known numeric settings and refuses anything else with a specific message", () => {
+    expect(policyOverridesFromEnv('{"heartbeatTimeout":10}')).toEqual({ heartbeatTimeout: 10 });
+    expect(policyOverridesFromEnv(undefined)).toEqual({});
+    expect(() => policyOverridesFromEnv("{nope")).toThrow("TRANCHE_POLICY must be a JSON object of policy settings");
+    expect(() => policyOverridesFromEnv('{"heartbeat":10}')).toThrow("unknown setting 'heartbeat'");
+    expect(() => policyOverridesFromEnv('{"heartbeatTimeout":-1}')).toThrow("heartbeatTimeout must be a non-negative number");
+  });
+});

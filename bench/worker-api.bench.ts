@@ -1,0 +1,209 @@
+// Worker + API benchmark (issue 5): 10,000 jobs submitted through the REST API (POST /api/v1/jobs, the
+// very handler the web app serves, called in-process with a bearer API token) while a real worker
+// process schedules 1,024 nodes of 8 GPUs. Measures, per job, the time from its submission to the first
+// moment it was started or explained (a pending reason written by a cycle), and the submission rate.
+//
+//   node --import tsx bench/worker-api.bench.ts [--jobs 10000] [--nodes 1024] [--concurrency 16]
+//
+// Uses BENCH_DATABASE_URL's server when set (database tranche_bench_api_<pid>, dropped after), else an
+// embedded PostgreSQL 17 in .data/bench-api-postgres on a free port.
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import net from "node:net";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { handleRest } from "@tranche/api/rest";
+import { createPrismaClient } from "@tranche/db";
+import { ensureDatabase, migrateDeploy, repoRoot, startEmbeddedPostgres } from "@tranche/db/setup";
+import { createApiToken } from "@tranche/domain";
+
+const { values } = parseArgs({
+  options: { jobs: { type: "string" }, nodes: { type: "string" }, concurrency: { type: "string" } },
+});
+const JOBS = Number(values.jobs ?? 10_000);
+const NODES = Number(values.nodes ?? 1024);
+const CONCURRENCY = Number(values.concurrency ?? 16);
+const ROOT = repoRoot();
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+let seed = 7;
+const rand = () => {
+  seed = (seed + 0x6d2b79f5) >>> 0;
+  let t = seed;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+
+async function main(): Promise<void> {
+  let serverUrl = process.env.BENCH_DATABASE_URL;
+  let stopServer = async () => {};
+  const dataDir = join(ROOT, ".data", "bench-api-postgres");
+  if (!serverUrl) {
+    const server = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: "postgres" });
+    serverUrl = server.url;
+    stopServer = async () => {
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    };
+  }
+  const u = new URL(serverUrl);
+  u.pathname = `/tranche_bench_api_${process.pid}`;
+  const url = u.toString();
+  await ensureDatabase(url);
+  await migrateDeploy(url);
+  const prisma = createPrismaClient(url, { max: CONCURRENCY + 2 });
+  const worker = spawn(process.execPath, ["--import", "tsx", join(ROOT, "apps/worker/src/main.ts")], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: url, TRANCHE_CYCLE_INTERVAL_MS: "1000", TRANCHE_WORKER_ID: "bench" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let workerOut = "";
+  worker.stdout.on("data", (d: Buffer) => (workerOut += d.toString()));
+  worker.stderr.on("data", (d: Buffer) => (workerOut += d.toString()));
+  try {
+    // World: one cluster of NODES x 8 GPUs, 15 budgets, an admin with an API token.
+    const cluster = await prisma.cluster.create({ data: { name: "bench", gpuType: "H100" } });
+    await prisma.node.createMany({
+      data: Array.from({ length: NODES }, (_, i) => ({
+        clusterId: cluster.id,
+        name: `bench-${i}`,
+        gpuCount: 8,
+        state: "READY" as const,
+      })),
+    });
+    const root = await prisma.budgetTreeNode.create({ data: { name: "lab", path: "lab" } });
+    await prisma.allocation.create({ data: { treeNodeId: root.id, clusterId: cluster.id, ppm: 1_000_000 } });
+    const budgets: string[] = [];
+    for (let i = 0; i < 15; i++) {
+      const b = await prisma.budgetTreeNode.create({ data: { name: `team${i}`, path: `lab/team${i}`, parentId: root.id } });
+      await prisma.allocation.create({ data: { treeNodeId: b.id, clusterId: cluster.id, ppm: 66_000 } });
+      budgets.push(b.path);
+    }
+    const admin = await prisma.user.create({ data: { email: "bench@bench", name: "Bench", role: "ADMIN" } });
+    const { token } = await createApiToken(
+      prisma,
+      { id: admin.id, email: admin.email, name: admin.name, role: "ADMIN" },
+      { name: "bench" },
+    );
+
+    // Watch, while submitting, when each job is first started or explained (a cycle wrote its reason).
+    const watcher = new pg.Client({ connectionString: url });
+    await watcher.connect();
+    const firstSeen = new Map<number, number>();
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        const r = await watcher.query(
+          `SELECT id, (EXTRACT(EPOCH FROM "submittedAt") * 1000)::float8 AS sub FROM job WHERE "reasonCycleId" IS NOT NULL OR "startedAt" IS NOT NULL`,
+        );
+        const now = Date.now();
+        for (const row of r.rows as { id: number; sub: number }[])
+          if (!firstSeen.has(row.id)) firstSeen.set(row.id, now - row.sub);
+        await new Promise((res) => setTimeout(res, 250));
+      }
+    })();
+
+    // Submit through the REST handler with CONCURRENCY requests in flight.
+    const t0 = Date.now();
+    let next = 0;
+    let refused = 0;
+    const latencies: number[] = [];
+    const submitOne = async () => {
+      const debug = rand() < 0.15;
+      const body = {
+        cluster: "bench",
+        budget: pick(budgets),
+        gpus: debug ? pick([1, 2, 4, 8] as const) : pick([1, 1, 2, 4, 8, 8, 16, 32, 64] as const),
+        minRuntime: debug ? 600 : pick([0, 900, 3600, 14_400] as const),
+        maxRuntime: debug ? 900 : null,
+        resumable: rand() < 0.6,
+        priority: 0,
+        command: "sleep 60",
+        env: {},
+      };
+      const s = performance.now();
+      const res = await handleRest(
+        new Request("http://bench/api/v1/jobs", {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+          body: JSON.stringify(body),
+        }),
+        "/jobs",
+        { prisma },
+      );
+      latencies.push(performance.now() - s);
+      if (res.status !== 201) {
+        refused++;
+        if (refused < 5) console.error(`refused: ${res.status} ${await res.text()}`);
+      }
+    };
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < JOBS) {
+          next++;
+          await submitOne();
+        }
+      }),
+    );
+    const submitSeconds = (Date.now() - t0) / 1000;
+
+    // Wait until every job is started or explained.
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline && firstSeen.size < JOBS - refused) await new Promise((r) => setTimeout(r, 250));
+    watching = false;
+    await watch;
+    await watcher.end();
+    const remaining = JOBS - refused - firstSeen.size;
+    const allDoneSeconds = (Date.now() - t0) / 1000;
+    // Per job: submit -> first seen started or explained (sampled every 250 ms, so up to 0.25 s late).
+    const rows = [...firstSeen.values()].map((ms) => ms / 1000);
+    rows.sort((a, b) => a - b);
+    latencies.sort((a, b) => a - b);
+    const q = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]!;
+    const cycles = await prisma.schedulingCycle.findMany({ select: { durationMs: true } });
+    const durations = cycles.map((c) => c.durationMs).sort((a, b) => a - b);
+    const result = {
+      jobs: JOBS,
+      nodes: NODES,
+      concurrency: CONCURRENCY,
+      refused,
+      submitSeconds: Math.round(submitSeconds * 10) / 10,
+      submitsPerSecond: Math.round(JOBS / submitSeconds),
+      submitLatencyMs: { p50: Math.round(q(latencies, 0.5)), p99: Math.round(q(latencies, 0.99)) },
+      allStartedOrExplainedAfterSeconds: remaining === 0 ? Math.round(allDoneSeconds * 10) / 10 : null,
+      unexplainedAtDeadline: remaining,
+      submitToStartedOrExplainedSeconds: {
+        p50: Math.round(q(rows, 0.5) * 10) / 10,
+        p99: Math.round(q(rows, 0.99) * 10) / 10,
+        max: Math.round(rows[rows.length - 1]! * 10) / 10,
+      },
+      cycles: durations.length,
+      cycleMs: { median: Math.round(q(durations, 0.5)), p99: Math.round(q(durations, 0.99)) },
+      started: await prisma.job.count({ where: { state: "RUNNING" } }),
+    };
+    console.log(JSON.stringify(result, null, 2));
+  } finally {
+    worker.kill("SIGTERM");
+    await new Promise((r) => worker.once("exit", r));
+    if (process.env.BENCH_VERBOSE) console.error(workerOut);
+    await prisma.$disconnect();
+    const a = new pg.Client({ connectionString: serverUrl });
+    await a.connect();
+    await a.query(`DROP DATABASE IF EXISTS "tranche_bench_api_${process.pid}" WITH (FORCE)`);
+    await a.end();
+    await stopServer();
+  }
+}
+
+await main();

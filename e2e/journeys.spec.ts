@@ -1,0 +1,257 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { signIn } from "./support/helpers";
+import { seedPendingJobs } from "./support/seed-load";
+
+const run = promisify(execFile);
+
+async function myJobCount(request: APIRequestContext): Promise<number> {
+  const res = await request.get("/api/v1/jobs?limit=1000");
+  expect(res.status()).toBe(200);
+  return ((await res.json()) as { jobs: unknown[] }).jobs.length;
+}
+
+async function fillForm(page: Page, f: { cluster: string; gpus: string; minRuntime: string; command: string }) {
+  await page.getByLabel("Cluster", { exact: true }).selectOption(f.cluster);
+  await page.getByLabel("Budget", { exact: true }).selectOption("lab/language/pretraining");
+  await page.getByLabel("GPUs", { exact: true }).fill(f.gpus);
+  await page.getByLabel("Minimum runtime (protected)").fill(f.minRuntime);
+  await page.getByLabel("Command", { exact: true }).fill(f.command);
+}
+
+test("a researcher submits a job, sees it in the queue with the scheduler's reason, then running", async ({ page, browser }) => {
+  // An admin fills b200 with a protected job, so Ada's b200 job has to wait for a reason.
+  const admin = await browser.newPage();
+  await signIn(admin, "admin");
+  const blocker = await admin.request.post("/api/v1/jobs", {
+    data: {
+      cluster: "b200",
+      budget: "lab/vision/video",
+      gpus: 88,
+      minRuntime: "2h",
+      resumable: true,
+      priority: 0,
+      command: "sleep 7200",
+      env: {},
+      name: "blocker",
+    },
+  });
+  expect(blocker.status()).toBe(201);
+  const blockerId = ((await blocker.json()) as { job: { id: number } }).job.id;
+  await expect
+    .poll(
+      async () => ((await (await admin.request.get(`/api/v1/jobs/${blockerId}`)).json()) as { job: { state: string } }).job.state,
+      { timeout: 20_000 },
+    )
+    .toBe("RUNNING");
+
+  await signIn(page, "ada");
+  await page.goto("/submit");
+  await fillForm(page, { cluster: "b200", gpus: "8", minRuntime: "2h", command: "torchrun train.py --resume" });
+  await expect(page.getByTestId("contract")).toContainText("Protected for 2 h after each start, then interruptible.");
+  await page.getByRole("button", { name: "Submit job" }).click();
+  await expect(page).toHaveURL(/\/jobs\/\d+\?submitted=1/);
+  const id = Number(/\/jobs\/(\d+)/.exec(page.url())![1]);
+  // The worker's explanation arrives within a cycle: GPUs held by protected jobs (SPEC §5 CONTRACTS).
+  await expect(page.getByTestId("job-reason")).toContainText("CONTRACTS", { timeout: 15_000 });
+  await page.goto("/queue/b200");
+  const row = page.getByTestId(`pending-${id}`);
+  await expect(row).toBeVisible();
+  await expect(row).toContainText("CONTRACTS");
+  await expect(row).toContainText("protected jobs");
+
+  // On the idle h100 the same kind of job starts at the next cycle.
+  await page.goto("/submit");
+  await fillForm(page, { cluster: "h100", gpus: "8", minRuntime: "1h", command: "python train.py" });
+  await page.getByRole("button", { name: "Submit job" }).click();
+  await expect(page).toHaveURL(/\/jobs\/\d+/);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("Running", { timeout: 20_000 });
+  await expect(page.getByText("Protected for", { exact: true })).toBeVisible();
+  await expect(page.locator("table").filter({ hasText: "Nodes · GPUs" })).toContainText(/h100-\d+ \[/);
+  await admin.close();
+});
+
+test("bad form input shows the specific error and stores nothing", async ({ page }) => {
+  await signIn(page, "ada");
+  const before = await myJobCount(page.request);
+  await page.goto("/submit");
+  await fillForm(page, { cluster: "h100", gpus: "0", minRuntime: "2h", command: "python train.py" });
+  await page.getByRole("button", { name: "Submit job" }).click();
+  await expect(page.locator("#gpus-error")).toHaveText("gpus must be at least 1");
+  // Checks that need the cluster come back from the server with the same wording, next to the field.
+  await page.getByLabel("GPUs", { exact: true }).fill("12");
+  await page.getByRole("button", { name: "Submit job" }).click();
+  await expect(page.locator("#gpus-error")).toContainText(
+    "gpus 12 spans several nodes but is not a multiple of the node size 8 (use 8 or 16)",
+  );
+  await page.getByLabel("GPUs", { exact: true }).fill("8");
+  await page.getByLabel("Minimum runtime (protected)").fill("9h");
+  await page.getByRole("button", { name: "Submit job" }).click();
+  await expect(page.locator("#minRuntime-error")).toContainText("minRuntime 32400s is above the cluster's cap of 28800s");
+  await page.getByLabel("Minimum runtime (protected)").fill("soon");
+  await page.getByRole("button", { name: "Submit job" }).click();
+  await expect(page.locator("#minRuntime-error")).toContainText("minRuntime 'soon' is not a duration");
+  await expect(page).toHaveURL(/\/submit$/);
+  expect(await myJobCount(page.request)).toBe(before);
+});
+
+test("a manager drags an allocation boundary, saves, and sees the change and its history", async ({ page }) => {
+  await signIn(page, "maya");
+  await page.goto("/budgets");
+  const editor = page.getByTestId("allocation-editor");
+  await expect(editor).toContainText("Shares of lab/language on b200");
+  await expect(page.getByTestId("share-evaluation")).toHaveValue("15");
+  await expect(page.getByTestId("share-multilingual")).toHaveValue("10");
+  const strip = await page.getByTestId("alloc-strip").boundingBox();
+  const handle = await page.getByTestId("handle-evaluation").boundingBox();
+  const x = handle!.x + handle!.width / 2;
+  const y = handle!.y + handle!.height / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + strip!.width * 0.025, y, { steps: 4 });
+  await page.mouse.move(x + strip!.width * 0.05, y, { steps: 4 });
+  await page.mouse.up();
+  // Share moves from the right-hand sibling to the left one; the sum stays 100%.
+  await expect(page.getByTestId("share-evaluation")).toHaveValue("20");
+  await expect(page.getByTestId("share-multilingual")).toHaveValue("5");
+  await expect(page.getByTestId("sum-pill")).toHaveText("100% assigned");
+  await page.getByPlaceholder("Note for the history (optional)").fill("evaluation sprint");
+  await page.getByRole("button", { name: "Preview effect" }).click();
+  await expect(page.getByTestId("what-if")).toContainText("pending jobs");
+  await page.getByRole("button", { name: "Save allocations" }).click();
+  await expect(page.getByTestId("alloc-flash")).toContainText("lab/language/evaluation 15% → 20%");
+  await expect(page.getByTestId("ppm-lab/language/evaluation")).toHaveText("20%");
+  const history = page.getByTestId("history");
+  await expect(history).toContainText("language/evaluation 15% → 20%");
+  await expect(history).toContainText("Maya Manager");
+  await expect(history).toContainText("evaluation sprint");
+  // Typing is the keyboard alternative; above 100% is refused before saving.
+  await page.getByTestId("share-safety").fill("30");
+  await expect(page.getByTestId("sum-pill")).toHaveText("115% assigned");
+  await expect(page.getByRole("button", { name: "Save allocations" })).toBeDisabled();
+});
+
+test("a manager outside the subtree sees it read-only and the server refuses the change", async ({ page }) => {
+  await signIn(page, "victor");
+  await page.goto("/budgets");
+  await page.getByTestId("tree-row-lab/language").click();
+  await expect(page.getByTestId("read-only")).toBeVisible();
+  await expect(page.getByTestId("share-evaluation")).toBeDisabled();
+  const tree = (await (await page.request.get("/api/v1/budgets")).json()) as {
+    root: { children: { path: string; id: string; children: { id: string; path: string }[] }[] };
+  };
+  const language = tree.root.children.find((c) => c.path === "lab/language")!;
+  const res = await page.request.post("/api/trpc/budget.setAllocations", {
+    data: { json: { cluster: "b200", parentId: language.id, allocations: [{ treeNodeId: language.children[0]!.id, ppm: 0 }] } },
+  });
+  expect(res.status()).toBe(403);
+  expect(JSON.stringify(await res.json())).toContain("You do not manage 'lab/language'");
+});
+
+test("an operator drains a node", async ({ page }) => {
+  await signIn(page, "omar");
+  await page.goto("/nodes");
+  await page.getByTestId("node-b200-3").click();
+  await page.getByPlaceholder("Reason (recorded in the audit log)").fill("ECC errors on GPU 5");
+  await page.getByRole("button", { name: "Drain" }).click();
+  await expect(page.getByTestId("node-flash")).toContainText("b200-3 is now DRAINING");
+  await expect(page.getByTestId("repair-queue")).toContainText("b200-3");
+  await expect(page.getByTestId("node-b200-3")).toContainText(/Draining|Repair/);
+});
+
+test("the CLI and REST round-trip with a token created in the UI", async ({ page, baseURL }) => {
+  await signIn(page, "ada");
+  await page.goto("/tokens");
+  await page.getByLabel("Token name").fill("e2e laptop");
+  await page.getByRole("button", { name: "Create token" }).click();
+  const token = (await page.getByTestId("new-token").textContent())!.trim();
+  expect(token).toMatch(/^trn_/);
+
+  const env = { ...process.env, TRANCHE_CONFIG: join(mkdtempSync(join(tmpdir(), "tranche-cli-")), "config.json") };
+  const cli = async (...args: string[]) =>
+    (await run(process.execPath, ["apps/cli/bin/tranche.mjs", ...args], { env, cwd: process.cwd() })).stdout;
+  expect(await cli("login", "--url", baseURL!, "--token", token)).toContain("as Ada Researcher");
+  const submitted = JSON.parse(
+    await cli(
+      "--json",
+      "submit",
+      "--cluster",
+      "b200",
+      "--budget",
+      "lab/language/pretraining",
+      "--gpus",
+      "4",
+      "--min-runtime",
+      "30m",
+      "--resumable",
+      "--",
+      "python",
+      "eval.py",
+    ),
+  ) as {
+    job: { id: number; state: string; minRuntime: number };
+  };
+  expect(submitted.job).toMatchObject({ state: "PENDING", minRuntime: 1800 });
+  const id = submitted.job.id;
+  const ls = JSON.parse(await cli("--json", "ls")) as { jobs: { id: number }[] };
+  expect(ls.jobs.map((j) => j.id)).toContain(id);
+  expect(await cli("explain", String(id))).toContain(`Job #${id}`);
+  const queue = JSON.parse(await cli("--json", "queue", "b200")) as { pending: { id: number }[] };
+  expect(queue.pending.map((p) => p.id)).toContain(id);
+  expect(await cli("cancel", String(id))).toMatch(new RegExp(`Job #${id} (cancelled|is stopping)`));
+
+  const rest = await page.request.get(`/api/v1/jobs/${id}`, { headers: { authorization: `Bearer ${token}` } });
+  expect(rest.status()).toBe(200);
+  expect(((await rest.json()) as { job: { state: string } }).job.state).toMatch(/CANCELLED|STOPPING/);
+  const bad = await cli(
+    "--json",
+    "submit",
+    "--cluster",
+    "b200",
+    "--budget",
+    "lab/vision/video",
+    "--gpus",
+    "4",
+    "--min-runtime",
+    "30m",
+    "--",
+    "x",
+  ).catch((e: { stderr: string }) => e.stderr);
+  expect(bad).toContain("You may not charge budget 'lab/vision/video'");
+
+  // Revoked in the UI: the same token now gets 401 with a JSON body.
+  await page.reload();
+  await page
+    .getByRole("row", { name: /e2e laptop/ })
+    .getByRole("button", { name: "Revoke" })
+    .click();
+  await expect(page.getByRole("row", { name: /e2e laptop/ })).toContainText("revoked");
+  const after = await page.request.get(`/api/v1/jobs`, { headers: { authorization: `Bearer ${token}` } });
+  expect(after.status()).toBe(401);
+  expect(((await after.json()) as { error: { code: string } }).error.code).toBe("UNAUTHORIZED");
+  const spec = await page.request.get("/api/v1/openapi.json");
+  expect(((await spec.json()) as { openapi: string }).openapi).toBe("3.1.0");
+});
+
+// How fast the first rows appear is measured by bench/queue-render.bench.ts, not asserted here
+// (speed is for benchmarks, never timed tests); this journey checks the 10,000-row queue works.
+test("the live queue shows 10,000 pending jobs in a virtualized list that scrolls to the last one", async ({ page }) => {
+  const dbUrl = process.env.E2E_DATABASE_URL;
+  expect(dbUrl, "the e2e stack exports its database URL").toBeTruthy();
+  await seedPendingJobs(dbUrl!, "h100", 10_000);
+  await signIn(page, "ada");
+  await page.goto("/queue/h100");
+  await expect(page.getByTestId("pending-list").getByRole("row").first()).toBeVisible();
+  const count = Number((await page.getByTestId("pending-count").textContent())!.replace(/,/g, ""));
+  // The worker may have started a few of them meanwhile.
+  expect(count).toBeGreaterThan(9_900);
+  await page.waitForLoadState("networkidle").catch(() => undefined);
+  // Virtualized: only a screenful of rows is in the DOM.
+  expect(await page.getByTestId("pending-list").getByRole("row").count()).toBeLessThan(60);
+  await page.getByTestId("pending-list").evaluate((el) => (el.scrollTop = el.scrollHeight));
+  await expect(page.getByTestId("pending-list").getByRole("row").last()).toBeVisible();
+});

@@ -1,0 +1,19 @@
+import { expect, type Page } from "@playwright/test";
+
+export const PASSWORD = "tranche-demo";
+export const USERS = {
+  ada: "ada@tranche.example",
+  maya: "maya@tranche.example",
+  victor: "victor@tranche.example",
+  omar: "omar@tranche.example",
+  admin: "admin@tranche.example",
+} as const;
+
+/** Sign in through the real login form. */
+export async function signIn(page: Page, who: keyof typeof USERS): Promise<void> {
+  await page.goto("/login");
+  await page.getByLabel("Email").fill(USERS[who]);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByTestId("who-name")).toBeVisible();
+}

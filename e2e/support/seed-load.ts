@@ -1,0 +1,29 @@
+import pg from "pg";
+
+/**
+ * Fill a cluster's queue with `count` pending jobs spread over every budget member (deterministic),
+ * in one INSERT: the 10,000-row live-queue test and realistic screenshots use it.
+ */
+export async function seedPendingJobs(databaseUrl: string, cluster: string, count: number): Promise<void> {
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    await c.query(
+      `INSERT INTO job ("clusterId","budgetId","userId",name,gpus,"minRuntimeSec","maxRuntimeSec",resumable,priority,"requeuePolicy",command,env,state,"submittedAt","queuedAt","updatedAt")
+       SELECT cl.id, m."budgetId", m."userId", 'load-' || g,
+              (ARRAY[1,2,4,8,8,8,16,32])[1 + (g % 8)],
+              CASE WHEN g % 11 = 0 THEN 300 ELSE (ARRAY[0,1800,3600,7200,14400])[1 + (g % 5)] END,
+              CASE WHEN g % 11 = 0 THEN 900 ELSE NULL END,
+              (g % 3 <> 0), 0, 'REQUEUE', 'python train.py --seed ' || g, '{}'::jsonb, 'PENDING',
+              now() - make_interval(secs => g * 7), now() - make_interval(secs => g * 7), now()
+       FROM generate_series(1, $2::int) g
+       CROSS JOIN (SELECT id FROM cluster WHERE name = $1) cl
+       JOIN LATERAL (
+         SELECT "budgetId", "userId" FROM budget_member ORDER BY "budgetId", "userId" OFFSET (g % (SELECT count(*) FROM budget_member)) LIMIT 1
+       ) m ON true`,
+      [cluster, count],
+    );
+  } finally {
+    await c.end();
+  }
+}

@@ -1,0 +1,117 @@
+// A throwaway Tranche for e2e tests and benchmarks: a fresh embedded PostgreSQL (own data folder and
+// port), migrated and seeded with the demo world, and the BUILT web app under `next start`.
+// Run: node --import tsx e2e/support/stack.ts [--port 3100] [--pg-port 54349] [--data .data/e2e-postgres]
+// Prints one line `READY {"url":...,"databaseUrl":...}` when serving; SIGTERM/SIGINT stop everything.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import pg from "pg";
+import { join } from "node:path";
+import { createPrismaClient } from "@tranche/db";
+import { migrateDeploy, portIsFree, repoRoot, seedDemoWorld, startEmbeddedPostgres } from "@tranche/db/setup";
+
+const args = process.argv.slice(2);
+const arg = (name: string, def: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? args[i + 1]! : def;
+};
+const root = repoRoot();
+const port = Number(arg("port", "3100"));
+const wantedPgPort = Number(arg("pg-port", "54349"));
+const dataDir = join(root, arg("data", ".data/e2e-postgres"));
+const withWorker = args.includes("--worker");
+const log = (l: string) => process.stderr.write(`[stack] ${l}\n`);
+
+async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      if (res.status < 500) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function main() {
+  if (!existsSync(join(root, "apps", "web", ".next", "BUILD_ID")))
+    throw new Error("The web app is not built: run `npx turbo run build` first.");
+  const t0 = Date.now();
+  // Another engineer's database may hold the usual port: take the next free one and say so.
+  let pgPort = wantedPgPort;
+  while (!(await portIsFree(pgPort)) && pgPort < wantedPgPort + 50) pgPort++;
+  if (pgPort !== wantedPgPort) log(`port ${wantedPgPort} is in use; the e2e database listens on ${pgPort}`);
+  const server = await startEmbeddedPostgres({ dataDir, port: pgPort, database: "postgres", log });
+  // A fresh database every run, so tests see exactly the demo world.
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  await admin.query("DROP DATABASE IF EXISTS tranche_e2e WITH (FORCE)");
+  await admin.query("CREATE DATABASE tranche_e2e");
+  await admin.end();
+  const dbUrl = server.url.replace(/\/postgres$/, "/tranche_e2e");
+  const children: ChildProcess[] = [];
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
+    await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once("exit", r)) : null)));
+    await server.stop().catch(() => undefined);
+    process.exit(code);
+  };
+  for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => void stop(0));
+  // Stop when whoever started us goes away.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && void stop(0), 1000).unref();
+  try {
+    await migrateDeploy(dbUrl);
+    const prisma = createPrismaClient(dbUrl, { max: 2 });
+    await seedDemoWorld(prisma);
+    await prisma.$disconnect();
+    const url = `http://127.0.0.1:${port}`;
+    const env = {
+      ...process.env,
+      DATABASE_URL: dbUrl,
+      TRANCHE_PUBLIC_URL: url,
+      BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET ?? "e2e-secret-e2e-secret-e2e-secret-0123456789",
+      NEXT_TELEMETRY_DISABLED: "1",
+      NODE_ENV: "production",
+    };
+    const web = spawn(
+      process.execPath,
+      [
+        join(root, "node_modules", "next", "dist", "bin", "next"),
+        "start",
+        join(root, "apps", "web"),
+        "-H",
+        "127.0.0.1",
+        "-p",
+        String(port),
+      ],
+      {
+        cwd: root,
+        env,
+        stdio: ["ignore", "ignore", "inherit"],
+      },
+    );
+    children.push(web);
+    web.once("exit", (code) => !stopping && (log(`web exited with ${code}`), void stop(1)));
+    if (withWorker) {
+      const worker = spawn(process.execPath, ["--import", "tsx", join(root, "apps", "worker", "src", "main.ts")], {
+        cwd: root,
+        env,
+        stdio: ["ignore", "ignore", "inherit"],
+      });
+      children.push(worker);
+    }
+    await waitForHttp(`${url}/api/health`, 60_000);
+    process.stdout.write(`READY ${JSON.stringify({ url, databaseUrl: dbUrl, pid: process.pid, ms: Date.now() - t0 })}\n`);
+  } catch (e) {
+    log(String(e instanceof Error ? e.message : e));
+    await stop(1);
+  }
+}
+
+void main();

@@ -1,0 +1,166 @@
+import { ZodError, type z } from "zod";
+import type { PrismaClient } from "@tranche/db";
+import { jobIdInput, listJobsInput, submitJobInput, type ApiError } from "@tranche/contracts";
+import {
+  DomainError,
+  cancelJob,
+  getBudgetTree,
+  getJob,
+  getJobDetail,
+  getQueue,
+  listJobs,
+  resolveApiToken,
+  submitJob,
+  type Actor,
+} from "@tranche/domain";
+import { buildOpenApi } from "./openapi";
+
+export interface RestDeps {
+  prisma: PrismaClient;
+  /** Cookie session of the web app (optional: scripts use bearer tokens). */
+  sessionUser?: (req: Request) => Promise<Actor | null>;
+}
+
+const STATUS: Record<ApiError["error"]["code"], number> = {
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  BAD_INPUT: 400,
+  CONFLICT: 409,
+  INTERNAL: 500,
+};
+
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+  });
+
+export function errorResponse(
+  code: ApiError["error"]["code"],
+  message: string,
+  issues?: { path: string; message: string }[],
+): Response {
+  const body: ApiError = { error: { code, message, ...(issues ? { issues } : {}) } };
+  return json(body, STATUS[code]);
+}
+
+function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  return schema.parse(value) as z.output<S>;
+}
+
+async function readJson(req: Request): Promise<unknown> {
+  const text = await req.text();
+  if (!text.trim()) throw new DomainError("BAD_INPUT", "The request body is empty; send a JSON object");
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new DomainError("BAD_INPUT", "The request body is not valid JSON");
+  }
+}
+
+async function authenticate(req: Request, deps: RestDeps): Promise<Actor | Response> {
+  const header = req.headers.get("authorization");
+  if (header) {
+    const m = /^Bearer\s+(\S+)$/i.exec(header.trim());
+    if (!m) return errorResponse("UNAUTHORIZED", "The Authorization header must be 'Bearer <token>'");
+    const actor = await resolveApiToken(deps.prisma, m[1]!);
+    if (!actor) return errorResponse("UNAUTHORIZED", "The API token is unknown, revoked or expired");
+    return actor;
+  }
+  const session = deps.sessionUser ? await deps.sessionUser(req) : null;
+  if (session) return session;
+  return errorResponse(
+    "UNAUTHORIZED",
+    "Authentication required: send 'Authorization: Bearer <token>' (create a token in the web app under API tokens)",
+  );
+}
+
+/**
+ * REST /api/v1 for scripts and the CLI. Thin: authenticate, parse with the shared zod schemas, call
+ * the domain use-case, map errors to status codes with a JSON body { error: { code, message } }.
+ * `path` is what follows /api/v1, e.g. "/jobs/12/cancel".
+ */
+export async function handleRest(req: Request, path: string, deps: RestDeps): Promise<Response> {
+  const method = req.method.toUpperCase();
+  const parts = path.split("/").filter(Boolean);
+  try {
+    if (parts.length === 1 && parts[0] === "openapi.json" && method === "GET") {
+      return json(buildOpenApi(new URL(req.url).origin + "/api/v1"));
+    }
+    const auth = await authenticate(req, deps);
+    if (auth instanceof Response) return auth;
+    const actor = auth;
+    const { prisma } = deps;
+    const url = new URL(req.url);
+    const [head, id, tail] = parts;
+
+    if (head === "me" && parts.length === 1 && method === "GET") return json({ user: actor });
+    if (head === "clusters" && parts.length === 1 && method === "GET") {
+      const clusters = await prisma.cluster.findMany({
+        orderBy: { name: "asc" },
+        include: { nodes: { select: { gpuCount: true, state: true } } },
+      });
+      return json({
+        clusters: clusters.map((c) => ({
+          name: c.name,
+          gpuType: c.gpuType,
+          nodes: c.nodes.length,
+          gpus: c.nodes.reduce((s, n) => s + n.gpuCount, 0),
+          readyGpus: c.nodes.filter((n) => n.state === "READY").reduce((s, n) => s + n.gpuCount, 0),
+          maxMinRuntime: c.maxMinRuntimeSec,
+        })),
+      });
+    }
+    if (head === "jobs") {
+      if (parts.length === 1 && method === "POST") {
+        const input = parse(submitJobInput, await readJson(req));
+        return json({ job: await submitJob(prisma, actor, input) }, 201);
+      }
+      if (parts.length === 1 && method === "GET") {
+        const q = Object.fromEntries(url.searchParams);
+        const input = parse(listJobsInput, {
+          ...q,
+          ...(q.limit !== undefined ? { limit: Number(q.limit) } : {}),
+          ...(q.active !== undefined ? { active: q.active === "true" || q.active === "1" } : {}),
+        });
+        return json({ jobs: await listJobs(prisma, actor, input) });
+      }
+      const jobId = parse(jobIdInput, { id }).id;
+      if (parts.length === 2 && method === "GET") return json({ job: await getJob(prisma, actor, jobId) });
+      if (parts.length === 2 && method === "DELETE") return json({ job: await cancelJob(prisma, actor, jobId) });
+      if (parts.length === 3 && tail === "cancel" && method === "POST")
+        return json({ job: await cancelJob(prisma, actor, jobId) });
+      if (parts.length === 3 && tail === "events" && method === "GET") {
+        const d = await getJobDetail(prisma, actor, jobId);
+        return json({ job: d.job, events: d.events, segments: d.segments });
+      }
+    }
+    if (head === "queue" && method === "GET" && parts.length <= 2) {
+      const cluster = id ?? url.searchParams.get("cluster");
+      if (!cluster)
+        return errorResponse("BAD_INPUT", "Name a cluster: /api/v1/queue/<cluster>", [
+          { path: "cluster", message: "cluster is required" },
+        ]);
+      const limit = Math.min(Number(url.searchParams.get("limit") ?? 10_000) || 10_000, 100_000);
+      return json(await getQueue(prisma, cluster, { limit }));
+    }
+    if (head === "budgets" && parts.length === 1 && method === "GET") return json(await getBudgetTree(prisma, actor));
+    return errorResponse("NOT_FOUND", `No such endpoint: ${method} /api/v1${path}`);
+  } catch (e) {
+    if (e instanceof ZodError) {
+      const issues = e.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+      return errorResponse(
+        "BAD_INPUT",
+        issues.map((i) => (i.path && !i.message.startsWith(i.path) ? `${i.path}: ${i.message}` : i.message)).join("; "),
+        issues,
+      );
+    }
+    if (e instanceof DomainError || (e instanceof Error && e.name === "DomainError")) {
+      const d = e as DomainError;
+      return errorResponse(d.code, d.message, d.field ? [{ path: d.field, message: d.message }] : undefined);
+    }
+    console.error("REST", method, path, e);
+    return errorResponse("INTERNAL", "Something went wrong on the server; nothing was changed");
+  }
+}

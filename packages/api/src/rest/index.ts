@@ -1,0 +1,2 @@
+export { handleRest, errorResponse, type RestDeps } from "./handler";
+export { buildOpenApi } from "./openapi";

@@ -1,0 +1,18 @@
+import type { TRPCRouterRecord } from "@trpc/server";
+import { z } from "zod";
+import { jobIdInput, listJobsInput, submitJobInput } from "@tranche/contracts";
+import { cancelJob, getJob, getJobDetail, getJobLogs, listJobs, setJobHeld, submitJob } from "@tranche/domain";
+import { authedProcedure } from "../trpc";
+
+export const jobRouter = {
+  submit: authedProcedure.input(submitJobInput).mutation(({ ctx, input }) => submitJob(ctx.prisma, ctx.user, input)),
+  list: authedProcedure.input(listJobsInput.optional()).query(({ ctx, input }) => listJobs(ctx.prisma, ctx.user, input ?? {})),
+  get: authedProcedure.input(jobIdInput).query(({ ctx, input }) => getJob(ctx.prisma, ctx.user, input.id)),
+  detail: authedProcedure.input(jobIdInput).query(({ ctx, input }) => getJobDetail(ctx.prisma, ctx.user, input.id)),
+  logs: authedProcedure
+    .input(jobIdInput.extend({ afterId: z.string().optional() }))
+    .query(({ ctx, input }) => getJobLogs(ctx.prisma, ctx.user, input.id, input.afterId)),
+  cancel: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => cancelJob(ctx.prisma, ctx.user, input.id)),
+  hold: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => setJobHeld(ctx.prisma, ctx.user, input.id, true)),
+  release: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => setJobHeld(ctx.prisma, ctx.user, input.id, false)),
+} satisfies TRPCRouterRecord;

@@ -1,0 +1,29 @@
+import type { TRPCRouterRecord } from "@trpc/server";
+import { z } from "zod";
+import { nodeActionInput } from "@tranche/contracts";
+import { applyNodeAction, getNodeEvents, getRepairQueue, listNodes } from "@tranche/domain";
+import { authedProcedure, roleProcedure } from "../trpc";
+
+const operator = roleProcedure("OPERATOR");
+
+export const nodeRouter = {
+  list: authedProcedure
+    .input(z.object({ cluster: z.string().optional() }).optional())
+    .query(({ ctx, input }) => listNodes(ctx.prisma, input?.cluster)),
+  repairQueue: authedProcedure.query(({ ctx }) => getRepairQueue(ctx.prisma)),
+  events: authedProcedure
+    .input(z.object({ nodeId: z.string() }))
+    .query(({ ctx, input }) => getNodeEvents(ctx.prisma, input.nodeId)),
+  cordon: operator
+    .input(nodeActionInput)
+    .mutation(({ ctx, input }) => applyNodeAction(ctx.prisma, ctx.user, input.nodeId, "cordon", input.reason)),
+  drain: operator
+    .input(nodeActionInput)
+    .mutation(({ ctx, input }) => applyNodeAction(ctx.prisma, ctx.user, input.nodeId, "drain", input.reason)),
+  uncordon: operator
+    .input(nodeActionInput)
+    .mutation(({ ctx, input }) => applyNodeAction(ctx.prisma, ctx.user, input.nodeId, "uncordon", input.reason)),
+  markRepaired: operator
+    .input(nodeActionInput)
+    .mutation(({ ctx, input }) => applyNodeAction(ctx.prisma, ctx.user, input.nodeId, "markRepaired", input.reason)),
+} satisfies TRPCRouterRecord;

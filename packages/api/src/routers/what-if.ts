@@ -1,0 +1,2 @@
+export { whatIfInput } from "@tranche/contracts";
+export { previewAllocations } from "@tranche/domain";

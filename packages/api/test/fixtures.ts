@@ -1,0 +1,59 @@
+import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
+import { seedDemoWorld } from "@tranche/db/setup";
+import type { Actor, Role } from "@tranche/domain";
+import { createCaller } from "../src";
+
+export interface World {
+  db: TestDatabase;
+  users: Record<"ada" | "maya" | "victor" | "omar" | "admin" | "other", Actor>;
+  caller: (who: keyof World["users"] | null) => ReturnType<typeof createCaller>;
+  counts: () => Promise<{ jobs: number; events: number; changes: number; audits: number; nodeEvents: number }>;
+}
+
+/** A fresh migrated database with the demo world, and a tRPC caller per demo user. */
+export async function makeWorld(label: string): Promise<World> {
+  const db = await createTestDatabase(label);
+  await seedDemoWorld(db.prisma);
+  const pick = async (email: string): Promise<Actor> => {
+    const u = await db.prisma.user.findUniqueOrThrow({ where: { email } });
+    return { id: u.id, email: u.email, name: u.name, role: u.role as Role };
+  };
+  // "other": a researcher who is a member of lab/vision/video but not of Ada's budgets.
+  const video = await db.prisma.budgetTreeNode.findUniqueOrThrow({
+    where: { path: "lab/vision/video" },
+    include: { members: true },
+  });
+  const otherUser = await db.prisma.user.findUniqueOrThrow({ where: { id: video.members[0]!.userId } });
+  const users = {
+    ada: await pick("ada@tranche.example"),
+    maya: await pick("maya@tranche.example"),
+    victor: await pick("victor@tranche.example"),
+    omar: await pick("omar@tranche.example"),
+    admin: await pick("admin@tranche.example"),
+    other: { id: otherUser.id, email: otherUser.email, name: otherUser.name, role: otherUser.role as Role },
+  };
+  return {
+    db,
+    users,
+    caller: (who) => createCaller({ prisma: db.prisma, user: who ? users[who] : null }),
+    counts: async () => ({
+      jobs: await db.prisma.job.count(),
+      events: await db.prisma.jobEvent.count(),
+      changes: await db.prisma.allocationChange.count(),
+      audits: await db.prisma.auditLog.count(),
+      nodeEvents: await db.prisma.nodeEvent.count(),
+    }),
+  };
+}
+
+export const goodJob = {
+  cluster: "h100",
+  budget: "lab/language/pretraining",
+  gpus: 8,
+  minRuntime: "2h",
+  resumable: true,
+  priority: 0,
+  command: "python train.py",
+  env: { SEED: "1" },
+  name: "pretrain-7b",
+};

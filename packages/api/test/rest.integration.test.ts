@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiToken } from "@tranche/domain";
+import { handleRest } from "../src/rest";
+import { goodJob, makeWorld, type World } from "./fixtures";
+
+let w: World;
+let adaToken: string;
+let omarToken: string;
+
+beforeAll(async () => {
+  w = await makeWorld("api_rest");
+  adaToken = (await createApiToken(w.db.prisma, w.users.ada, { name: "test" })).token;
+  omarToken = (await createApiToken(w.db.prisma, w.users.omar, { name: "test" })).token;
+});
+afterAll(async () => {
+  await w?.db.drop();
+});
+
+async function call(method: string, path: string, opts: { token?: string | null; body?: unknown; raw?: string } = {}) {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  const req = new Request(`http://127.0.0.1:3000/api/v1${path}`, {
+    method,
+    headers,
+    body: opts.raw ?? (opts.body !== undefined ? JSON.stringify(opts.body) : undefined),
+  });
+  const res = await handleRest(req, path.split("?")[0]!, { prisma: w.db.prisma });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions walk arbitrary JSON
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+describe("REST /api/v1", () => {
+  it("answers 401 with a JSON error without a token or with a bad one", async () => {
+    const none = await call("GET", "/jobs");
+    expect(none.status).toBe(401);
+    expect(none.body.error.code).toBe("UNAUTHORIZED");
+    expect(none.body.error.message).toMatch(/Bearer/);
+    const bad = await call("GET", "/jobs", { token: "trn_nope" });
+    expect(bad.status).toBe(401);
+    expect(bad.body.error.message).toMatch(/unknown, revoked or expired/);
+  });
+
+  it("submits a job with the workload generator's shape (seconds) and returns 201 {job}", async () => {
+    const r = await call("POST", "/jobs", {
+      token: adaToken,
+      body: {
+        cluster: "h100",
+        budget: "lab/language/pretraining",
+        gpus: 16,
+        minRuntime: 3600,
+        maxRuntime: 7200,
+        resumable: false,
+        priority: 3,
+        requeue: true,
+        gracePeriod: 60,
+        command: "sleep 100",
+        env: { A: "b" },
+        name: "gen-1",
+      },
+    });
+    expect(r.status).toBe(201);
+    expect(r.body.job).toMatchObject({
+      name: "gen-1",
+      gpus: 16,
+      minRuntime: 3600,
+      maxRuntime: 7200,
+      resumable: false,
+      requeue: true,
+      priority: 3,
+      gracePeriod: 60,
+      state: "PENDING",
+      env: { A: "b" },
+    });
+    const got = await call("GET", `/jobs/${r.body.job.id}`, { token: adaToken });
+    expect(got.status).toBe(200);
+    expect(got.body.job.id).toBe(r.body.job.id);
+    const list = await call("GET", "/jobs?active=true&limit=10", { token: adaToken });
+    expect(list.body.jobs.map((j: { id: number }) => j.id)).toContain(r.body.job.id);
+    const events = await call("GET", `/jobs/${r.body.job.id}/events`, { token: adaToken });
+    expect(events.body.events[0].kind).toBe("SUBMITTED");
+  });
+
+  it("accepts duration strings too", async () => {
+    const r = await call("POST", "/jobs", { token: adaToken, body: { ...goodJob, minRuntime: "1h30m", maxRuntime: "4h" } });
+    expect(r.status).toBe(201);
+    expect(r.body.job).toMatchObject({ minRuntime: 5400, maxRuntime: 14400, lane: "ALLOCATED" });
+    const debug = await call("POST", "/jobs", {
+      token: adaToken,
+      body: { ...goodJob, minRuntime: "5m", maxRuntime: "10m", gpus: 2 },
+    });
+    expect(debug.body.job).toMatchObject({ minRuntime: 300, maxRuntime: 600, lane: "DEBUG" });
+    const shorter = await call("POST", "/jobs", { token: adaToken, body: { ...goodJob, minRuntime: "2h", maxRuntime: "10m" } });
+    expect(shorter.status).toBe(400);
+    expect(shorter.body.error.message).toMatch(/maxRuntime 600s is shorter than minRuntime 7200s/);
+  });
+
+  it("rejects bad input with 400, the field named, and stores nothing", async () => {
+    const before = await w.counts();
+    const cases: [unknown, string, RegExp][] = [
+      [{ ...goodJob, gpus: -1 }, "gpus", /gpus must be at least 1/],
+      [{ ...goodJob, gpus: 3.5 }, "gpus", /whole number/],
+      [{ ...goodJob, minRuntime: "soon" }, "minRuntime", /not a duration/],
+      [{ ...goodJob, gpus: 20 }, "gpus", /not a multiple of the node size/],
+      [{ ...goodJob, cluster: "nope" }, "cluster", /Unknown cluster/],
+      [{ ...goodJob, env: { "1BAD": "x" } }, "env", /environment variable names/],
+    ];
+    for (const [body, field, msg] of cases) {
+      const r = await call("POST", "/jobs", { token: adaToken, body });
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error.code).toBe("BAD_INPUT");
+      expect(r.body.error.message).toMatch(msg);
+      expect(r.body.error.issues[0].path).toBe(field);
+    }
+    const notJson = await call("POST", "/jobs", { token: adaToken, raw: "{nope" });
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.error.message).toMatch(/not valid JSON/);
+    expect(await w.counts()).toEqual(before);
+  });
+
+  it("answers 403 for a budget one may not charge and for others' jobs", async () => {
+    const before = await w.counts();
+    const r = await call("POST", "/jobs", { token: adaToken, body: { ...goodJob, budget: "lab/vision/video" } });
+    expect(r.status).toBe(403);
+    expect(r.body.error.code).toBe("FORBIDDEN");
+    expect(await w.counts()).toEqual(before);
+    const mine = await call("POST", "/jobs", { token: adaToken, body: goodJob });
+    const cancel = await call("POST", `/jobs/${mine.body.job.id}/cancel`, { token: omarToken });
+    expect(cancel.status).toBe(403);
+    const all = await call("GET", "/jobs?scope=all", { token: adaToken });
+    expect(all.status).toBe(403);
+  });
+
+  it("cancels: pending -> CANCELLED, then 409 on a second cancel", async () => {
+    const mine = await call("POST", "/jobs", { token: adaToken, body: goodJob });
+    const c1 = await call("POST", `/jobs/${mine.body.job.id}/cancel`, { token: adaToken });
+    expect(c1.status).toBe(200);
+    expect(c1.body.job.state).toBe("CANCELLED");
+    const c2 = await call("POST", `/jobs/${mine.body.job.id}/cancel`, { token: adaToken });
+    expect(c2.status).toBe(409);
+    const missing = await call("GET", "/jobs/999999", { token: adaToken });
+    expect(missing.status).toBe(404);
+  });
+
+  it("serves the queue, budgets and clusters to any token", async () => {
+    const q = await call("GET", "/queue/h100", { token: omarToken });
+    expect(q.status).toBe(200);
+    expect(q.body.cluster.name).toBe("h100");
+    expect(q.body.pending.length).toBeGreaterThan(0);
+    expect(q.body.pending[0]).toHaveProperty("reasonSentence");
+    expect((await call("GET", "/queue/tpu", { token: omarToken })).status).toBe(404);
+    const b = await call("GET", "/budgets", { token: adaToken });
+    expect(b.body.root.path).toBe("lab");
+    const c = await call("GET", "/clusters", { token: adaToken });
+    expect(c.body.clusters.map((x: { name: string }) => x.name)).toEqual(["b200", "h100"]);
+    expect((await call("GET", "/nothing", { token: adaToken })).status).toBe(404);
+  });
+
+  it("a revoked token is refused", async () => {
+    const { token, apiToken } = await createApiToken(w.db.prisma, w.users.ada, { name: "short" });
+    expect((await call("GET", "/me", { token })).status).toBe(200);
+    await w.caller("ada").token.revoke({ id: apiToken.id });
+    expect((await call("GET", "/me", { token })).status).toBe(401);
+  });
+
+  it("publishes OpenAPI 3.1 generated from the zod schemas, without auth", async () => {
+    const r = await call("GET", "/openapi.json");
+    expect(r.status).toBe(200);
+    expect(r.body.openapi).toBe("3.1.0");
+    const submit = r.body.components.schemas.SubmitJob;
+    expect(submit.required).toEqual(expect.arrayContaining(["cluster", "budget", "gpus", "minRuntime", "command"]));
+    expect(submit.properties.gpus.type).toBe("integer");
+    expect(Object.keys(r.body.paths)).toEqual(
+      expect.arrayContaining(["/jobs", "/jobs/{id}", "/jobs/{id}/cancel", "/queue/{cluster}", "/budgets"]),
+    );
+  });
+});

@@ -1,0 +1,163 @@
+import { z } from "zod";
+
+/**
+ * The node agent protocol: HTTP + JSON under `/api/agent/v1`, served by the web app.
+ *
+ *   POST /api/agent/v1/enroll     one-time enrollment token -> node credential (stored hashed)
+ *   POST /api/agent/v1/heartbeat  Authorization: Bearer <node credential>
+ *                                 inventory, health, busy %, job statuses, exits, log chunks
+ *                                 -> the jobs this node must run and the jobs it must stop
+ *
+ * The control plane is the source of truth: an agent learns its assignments only from heartbeat
+ * responses (pull), so a worker killed in the middle of a cycle cannot half-tell an agent anything.
+ * An agent speaks only for its own node and the run segments placed on it; a report about anything
+ * else is refused with a specific error and changes nothing.
+ */
+
+export const AGENT_PROTOCOL_VERSION = 1;
+
+const NODE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+/** Run segment ids are 64-bit: carried as decimal strings. */
+export const segmentIdSchema = z.string().regex(/^[1-9][0-9]{0,18}$/, "segmentId must be a positive integer in a string");
+
+export const gpuInfoSchema = z.object({
+  index: z.number().int().min(0).max(255),
+  uuid: z.string().max(128),
+  name: z.string().max(128),
+  memoryMiB: z.number().int().min(0),
+  /** nvidia-smi utilization.gpu; null when unknown. */
+  utilizationPercent: z.number().min(0).max(100).nullable(),
+});
+export type GpuInfo = z.infer<typeof gpuInfoSchema>;
+
+export const agentHealthSchema = z.object({
+  healthy: z.boolean(),
+  /** Why it is unhealthy (nvidia-smi failed, a GPU missing, Xid errors...). */
+  errors: z.array(z.string().max(500)).max(50).default([]),
+  driverVersion: z.string().max(64).nullable().optional(),
+});
+export type AgentHealth = z.infer<typeof agentHealthSchema>;
+
+export const enrollRequestSchema = z.object({
+  token: z.string().min(16, "enrollment token is too short").max(200),
+  nodeName: z.string().regex(NODE_NAME, "nodeName must be 1-63 letters, digits, '.', '_' or '-'"),
+  agentVersion: z.string().max(64),
+  gpus: z.array(gpuInfoSchema).min(1, "a node needs at least one GPU").max(64),
+});
+export type EnrollRequest = z.infer<typeof enrollRequestSchema>;
+
+export const enrollResponseSchema = z.object({
+  nodeId: z.string(),
+  nodeName: z.string(),
+  cluster: z.string(),
+  /** Shown once; the control plane keeps only its hash. */
+  credential: z.string(),
+  heartbeatIntervalSec: z.number().int().positive(),
+});
+export type EnrollResponse = z.infer<typeof enrollResponseSchema>;
+
+export const JOB_REPORT_STATUSES = ["RUNNING", "EXITED"] as const;
+
+/** What the agent knows about one job process it runs (or ran) for a run segment. */
+export const jobReportSchema = z.object({
+  jobId: z.number().int().positive(),
+  segmentId: segmentIdSchema,
+  status: z.enum(JOB_REPORT_STATUSES),
+  pid: z.number().int().positive().nullable(),
+  /** When the process was launched (ISO). */
+  launchedAt: z.iso.datetime().nullable(),
+  /** EXITED only: exit code (null when killed by a signal or unknown). */
+  exitCode: z.number().int().nullable(),
+  /** EXITED only: "SIGTERM", "SIGKILL"...; "UNKNOWN" when the agent lost track of the process. */
+  signal: z.string().max(32).nullable(),
+  endedAt: z.iso.datetime().nullable(),
+});
+export type JobReport = z.infer<typeof jobReportSchema>;
+
+export const logChunkSchema = z.object({
+  jobId: z.number().int().positive(),
+  segmentId: segmentIdSchema,
+  stream: z.enum(["stdout", "stderr"]),
+  text: z.string().max(65_536),
+});
+export type LogChunk = z.infer<typeof logChunkSchema>;
+
+export const heartbeatRequestSchema = z.object({
+  /** The node this agent speaks for: must be the node its credential was issued to. */
+  nodeName: z.string().regex(NODE_NAME),
+  agentVersion: z.string().max(64),
+  health: agentHealthSchema,
+  gpus: z.array(gpuInfoSchema).max(64),
+  /** Mean GPU utilization over the node's GPUs, 0..100; null when unknown. */
+  busyPercent: z.number().min(0).max(100).nullable(),
+  jobs: z.array(jobReportSchema).max(1000),
+  logs: z.array(logChunkSchema).max(500).default([]),
+});
+export type HeartbeatRequest = z.infer<typeof heartbeatRequestSchema>;
+export type HeartbeatRequestInput = z.input<typeof heartbeatRequestSchema>;
+
+/** A job process this node must run (once: the agent deduplicates by segmentId). */
+export const runAssignmentSchema = z.object({
+  jobId: z.number().int().positive(),
+  segmentId: segmentIdSchema,
+  name: z.string(),
+  command: z.string(),
+  env: z.record(z.string(), z.string()),
+  /** GPU indexes on this node: CUDA_VISIBLE_DEVICES. */
+  gpuIndexes: z.array(z.number().int().min(0)),
+  /** Nodes of the whole gang, in order, and this node's rank in it. */
+  nodes: z.array(z.string()),
+  rank: z.number().int().min(0),
+  /** Launch once the GPUs are free locally (preempted victims exiting), at the latest at startBy. */
+  startBy: z.iso.datetime(),
+  maxRuntimeSec: z.number().int().positive().nullable(),
+  /** Grace between SIGTERM and SIGKILL when it is stopped. */
+  gracePeriodSec: z.number().int().min(0),
+});
+export type RunAssignment = z.infer<typeof runAssignmentSchema>;
+
+export const STOP_REASONS = ["PREEMPT", "CANCEL", "KILL", "LOST", "ENDED", "UNKNOWN"] as const;
+
+/** A job process this node must stop: SIGTERM now, SIGKILL at graceUntil. */
+export const stopOrderSchema = z.object({
+  jobId: z.number().int().positive(),
+  segmentId: segmentIdSchema,
+  reason: z.enum(STOP_REASONS),
+  graceUntil: z.iso.datetime(),
+});
+export type StopOrder = z.infer<typeof stopOrderSchema>;
+
+export const heartbeatResponseSchema = z.object({
+  nodeId: z.string(),
+  nodeName: z.string(),
+  state: z.enum(["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"]),
+  serverTime: z.iso.datetime(),
+  heartbeatIntervalSec: z.number().int().positive(),
+  run: z.array(runAssignmentSchema),
+  stop: z.array(stopOrderSchema),
+  /** Segments whose EXITED report is recorded: the agent may forget them. */
+  acknowledged: z.array(segmentIdSchema),
+});
+export type HeartbeatResponse = z.infer<typeof heartbeatResponseSchema>;
+
+export const AGENT_ERROR_CODES = [
+  "BAD_REQUEST",
+  "UNAUTHENTICATED",
+  "INVALID_ENROLLMENT_TOKEN",
+  "NODE_IN_OTHER_CLUSTER",
+  "WRONG_NODE",
+  "FOREIGN_JOB",
+  "NOT_FOUND",
+  "INTERNAL",
+] as const;
+export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];
+
+export const agentErrorSchema = z.object({
+  error: z.object({
+    code: z.enum(AGENT_ERROR_CODES),
+    message: z.string(),
+    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  }),
+});
+export type AgentError = z.infer<typeof agentErrorSchema>;

@@ -1,0 +1,11 @@
+import { z } from "zod";
+
+/** The JSON body of every REST error (401, 403, 404, 409, 422...). */
+export const apiError = z.object({
+  error: z.object({
+    code: z.enum(["UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "BAD_INPUT", "CONFLICT", "INTERNAL"]),
+    message: z.string(),
+    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  }),
+});
+export type ApiError = z.infer<typeof apiError>;

@@ -1,0 +1,47 @@
+import { z } from "zod";
+
+export const PPM = 1_000_000;
+
+/** Set the allocations of some children of one tree node on one cluster (SPEC §2: exact ppm). */
+export const setAllocationsInput = z.object({
+  cluster: z.string().min(1, "cluster is required"),
+  parentId: z.string().min(1, "parentId is required").describe("The tree node whose children are edited"),
+  allocations: z
+    .array(
+      z.object({
+        treeNodeId: z.string().min(1),
+        ppm: z
+          .number()
+          .int("allocations are whole ppm (1,000,000 = 100%)")
+          .min(0, "an allocation cannot be negative")
+          .max(PPM, "an allocation cannot exceed 100%"),
+      }),
+    )
+    .min(1, "nothing to change"),
+  note: z.string().max(500).optional(),
+});
+export type SetAllocationsInput = z.input<typeof setAllocationsInput>;
+
+export const allocationHistoryInput = z.object({
+  cluster: z.string().optional(),
+  treeNodeId: z.string().optional(),
+  limit: z.number().int().min(1).max(500).default(50),
+});
+
+/** "45%", "12.5%", "33.3333%": ppm shown exactly enough to add up. */
+export function formatPpm(ppm: number): string {
+  const pct = ppm / 10_000;
+  return `${Number.isInteger(pct) ? pct : Number(pct.toFixed(4))}%`;
+}
+
+/** Percent text -> ppm, exact for up to 4 decimals ("12.5" -> 125000). null when unreadable. */
+export function parsePercentToPpm(text: string): number | null {
+  const s = text.trim().replace(/%$/, "").trim();
+  if (!/^\d+(\.\d{1,4})?$/.test(s)) return null;
+  const [int, frac = ""] = s.split(".");
+  return Number(int) * 10_000 + Number((frac + "0000").slice(0, 4));
+}
+
+/** A what-if preview: the same shape as a change, nothing stored. */
+export const whatIfInput = setAllocationsInput.extend({ limit: z.number().int().min(1).max(200).default(25) });
+export type WhatIfInput = z.input<typeof whatIfInput>;

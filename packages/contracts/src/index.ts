@@ -1,0 +1,8 @@
+// @tranche/contracts: zod schemas shared by every entry point (one export line per area).
+export * from "./duration";
+export * from "./job";
+export * from "./budget";
+export * from "./node";
+export * from "./token";
+export * from "./api-error";
+export * from "./agent";

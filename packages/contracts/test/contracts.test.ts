@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { explainContract, formatPpm, parseDuration, parsePercentToPpm, submitJobInput } from "../src";
+
+describe("durations", () => {
+  it("reads seconds and short duration strings the same everywhere", () => {
+    expect(parseDuration(90)).toBe(90);
+    expect(parseDuration("90")).toBe(90);
+    expect(parseDuration("90s")).toBe(90);
+    expect(parseDuration("15m")).toBe(900);
+    expect(parseDuration("2h")).toBe(7200);
+    expect(parseDuration("1h30m")).toBe(5400);
+    expect(parseDuration("1d")).toBe(86_400);
+    expect(parseDuration("soon")).toBeNull();
+    expect(parseDuration("")).toBeNull();
+    expect(parseDuration("2x")).toBeNull();
+  });
+});
+
+describe("the submit schema", () => {
+  const base = { cluster: "h100", budget: "lab/a/b", gpus: 8, minRuntime: "2h", command: "python x.py" };
+  it("fills defaults and converts durations to seconds", () => {
+    const r = submitJobInput.parse(base);
+    expect(r).toMatchObject({ minRuntime: 7200, resumable: false, priority: 0, env: {} });
+  });
+  it("gives specific messages", () => {
+    const msg = (patch: object) => submitJobInput.safeParse({ ...base, ...patch }).error?.issues[0]?.message;
+    expect(msg({ gpus: 0 })).toBe("gpus must be at least 1");
+    expect(msg({ gpus: 1.5 })).toBe("gpus must be a whole number");
+    expect(msg({ minRuntime: -1 })).toBe("minRuntime must not be negative, got -1 s");
+    expect(msg({ minRuntime: "later" })).toBe("minRuntime 'later' is not a duration (use seconds or e.g. 15m, 2h)");
+    expect(msg({ command: "" })).toBe("command is required");
+    expect(msg({ env: { "9X": "1" } })).toMatch(/environment variable names .*'9X'/);
+  });
+});
+
+describe("allocations in ppm", () => {
+  it("parse and print percentages exactly", () => {
+    expect(parsePercentToPpm("12.5")).toBe(125_000);
+    expect(parsePercentToPpm("33.3333%")).toBe(333_333);
+    expect(parsePercentToPpm("100")).toBe(1_000_000);
+    expect(parsePercentToPpm("1.23456")).toBeNull();
+    expect(parsePercentToPpm("-1")).toBeNull();
+    expect(formatPpm(125_000)).toBe("12.5%");
+    expect(formatPpm(1_000_001)).toBe("100.0001%");
+  });
+});
+
+describe("the contract in plain words", () => {
+  it("explains protection, the debug lane and unallocated work", () => {
+    expect(explainContract({ gpus: 8, minRuntime: 7200, resumable: true }).headline).toBe(
+      "Protected for 2 h after each start, then interruptible.",
+    );
+    expect(explainContract({ gpus: 8, minRuntime: 7200, resumable: true }).sentences.join(" ")).toContain(
+      "requeued with its original submit time",
+    );
+    expect(explainContract({ gpus: 2, minRuntime: 300, maxRuntime: 600, resumable: false }).lane).toBe("DEBUG");
+    expect(explainContract({ gpus: 16, minRuntime: 300, maxRuntime: 600, resumable: false }).lane).toBe("ALLOCATED");
+    expect(explainContract({ gpus: 1, minRuntime: 0, resumable: false }).headline).toMatch(/Unallocated/);
+    expect(explainContract({ gpus: 1, minRuntime: 60, resumable: false }).sentences.join(" ")).toContain("is not requeued");
+  });
+});

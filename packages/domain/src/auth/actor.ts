@@ -1,0 +1,63 @@
+import type { PrismaClient, Tx } from "@tranche/db";
+import { forbidden } from "../errors";
+
+export type Role = "RESEARCHER" | "MANAGER" | "OPERATOR" | "ADMIN";
+export const ROLES = ["RESEARCHER", "MANAGER", "OPERATOR", "ADMIN"] as const satisfies readonly Role[];
+
+/** Who is calling: resolved from a session cookie or a bearer API token, never from the request body. */
+export interface Actor {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+}
+
+export type Db = PrismaClient | Tx;
+
+export function requireRole(actor: Actor, roles: readonly Role[], what: string): void {
+  if (actor.role === "ADMIN" || roles.includes(actor.role)) return;
+  throw forbidden(
+    `Only ${roles.map((r) => r.toLowerCase() + "s").join(" and ")} may ${what}; you are signed in as a ${actor.role.toLowerCase()}.`,
+  );
+}
+
+/** SPEC §6: a researcher charges only budgets they belong to; admins charge any. */
+export async function canChargeBudget(db: Db, actor: Actor, budgetId: string): Promise<boolean> {
+  if (actor.role === "ADMIN") return true;
+  const rows = await db.$queryRaw<
+    unknown[]
+  >`SELECT 1 FROM budget_member WHERE "budgetId" = ${budgetId} AND "userId" = ${actor.id} LIMIT 1`;
+  return rows.length > 0;
+}
+
+/** Tree node ids whose subtree the actor manages (admins: the roots). */
+export async function managedRootIds(db: Db, actor: Actor): Promise<string[]> {
+  if (actor.role === "ADMIN") {
+    const roots = await db.budgetTreeNode.findMany({ where: { parentId: null }, select: { id: true } });
+    return roots.map((r) => r.id);
+  }
+  const rows = await db.budgetManager.findMany({ where: { userId: actor.id }, select: { treeNodeId: true } });
+  return rows.map((r) => r.treeNodeId);
+}
+
+/** Does the actor manage `treeNodeId` itself or one of its ancestors? Walks up by parentId. */
+export async function managesTreeNode(db: Db, actor: Actor, treeNodeId: string): Promise<boolean> {
+  if (actor.role === "ADMIN") return true;
+  const managed = new Set(await managedRootIds(db, actor));
+  if (managed.size === 0) return false;
+  let id: string | null = treeNodeId;
+  for (let guard = 0; id && guard < 64; guard++) {
+    if (managed.has(id)) return true;
+    const n: { parentId: string | null } | null = await db.budgetTreeNode.findUnique({
+      where: { id },
+      select: { parentId: true },
+    });
+    id = n?.parentId ?? null;
+  }
+  return false;
+}
+
+/** May read another user's job details (command, env, logs): its owner, managers, operators, admins. */
+export function canSeeJobDetails(actor: Actor, ownerId: string): boolean {
+  return actor.id === ownerId || actor.role !== "RESEARCHER";
+}

@@ -1,0 +1,164 @@
+import type { PrismaClient } from "@tranche/db";
+import { managedRootIds, type Actor } from "../auth/actor";
+
+export interface BudgetNodeStats {
+  /** this node's allocation on the cluster, ppm of its parent's */
+  ppm: number;
+  /** product of allocations along the path, fraction of the cluster */
+  effective: number;
+  usageGpuSeconds: number | null;
+  entitlementGpuSeconds: number | null;
+  ratio: number | null;
+  heldGpus: number | null;
+}
+
+export interface BudgetTreeNodeView {
+  id: string;
+  name: string;
+  path: string;
+  parentId: string | null;
+  isBudget: boolean;
+  /** the actor may change this node's allocation (it sits inside a subtree they manage) */
+  editable: boolean;
+  /** the actor may edit this node's children (they manage it or an ancestor) */
+  managesChildren: boolean;
+  members: number;
+  perCluster: Record<string, BudgetNodeStats>;
+  children: BudgetTreeNodeView[];
+}
+
+export interface BudgetTreeResult {
+  clusters: { id: string; name: string; gpuType: string; gpus: number; cycleAt: string | null }[];
+  root: BudgetTreeNodeView | null;
+  managedPaths: string[];
+}
+
+const num = (x: unknown): number | null => (typeof x === "number" && Number.isFinite(x) ? x : null);
+
+/**
+ * The budget tree with each node's allocation per cluster, its usage and entitlement over the
+ * lookback window and its fair-share ratio, as the worker's latest scheduling cycle computed them
+ * (the core's computeRatios; nothing recomputed here), and which nodes the actor may edit.
+ */
+export async function getBudgetTree(prisma: PrismaClient, actor: Actor | null): Promise<BudgetTreeResult> {
+  const [nodes, clusters, members] = await Promise.all([
+    prisma.budgetTreeNode.findMany({
+      where: { archivedAt: null },
+      include: { allocations: true },
+      orderBy: { name: "asc" },
+    }),
+    prisma.cluster.findMany({ orderBy: { name: "asc" }, include: { nodes: { select: { gpuCount: true } } } }),
+    prisma.budgetMember.groupBy({ by: ["budgetId"], _count: { _all: true } }),
+  ]);
+  const memberCount = new Map(members.map((m) => [m.budgetId, m._count._all]));
+  const cycles = await Promise.all(
+    clusters.map((c) =>
+      prisma.schedulingCycle.findFirst({
+        where: { clusterId: c.id },
+        orderBy: { at: "desc" },
+        select: { at: true, ratios: true },
+      }),
+    ),
+  );
+  const ratioBy = new Map<string, Map<string, Record<string, unknown>>>();
+  clusters.forEach((c, i) => {
+    const list = Array.isArray(cycles[i]?.ratios) ? (cycles[i]!.ratios as Record<string, unknown>[]) : [];
+    ratioBy.set(c.id, new Map(list.map((r) => [String(r.treeNodeId), r])));
+  });
+  const managed = actor ? new Set(await managedRootIds(prisma, actor)) : new Set<string>();
+  const byId = new Map<string, BudgetTreeNodeView>();
+  for (const n of nodes) {
+    byId.set(n.id, {
+      id: n.id,
+      name: n.name,
+      path: n.path,
+      parentId: n.parentId,
+      isBudget: true,
+      editable: false,
+      managesChildren: false,
+      members: memberCount.get(n.id) ?? 0,
+      perCluster: {},
+      children: [],
+    });
+  }
+  let root: BudgetTreeNodeView | null = null;
+  for (const n of nodes) {
+    const v = byId.get(n.id)!;
+    if (n.parentId && byId.has(n.parentId)) {
+      const p = byId.get(n.parentId)!;
+      p.children.push(v);
+      p.isBudget = false;
+    } else if (!n.parentId) root = v;
+  }
+  const walk = (v: BudgetTreeNodeView, parentEffective: Record<string, number>, inManaged: boolean) => {
+    const managesHere = inManaged || managed.has(v.id);
+    v.managesChildren = managesHere;
+    const eff: Record<string, number> = {};
+    const row = nodes.find((n) => n.id === v.id)!;
+    for (const c of clusters) {
+      const ppm = row.allocations.find((a) => a.clusterId === c.id)?.ppm ?? (v.parentId ? 0 : 1_000_000);
+      eff[c.name] = (parentEffective[c.name] ?? 1) * (ppm / 1_000_000);
+      const r = ratioBy.get(c.id)!.get(v.id);
+      v.perCluster[c.name] = {
+        ppm,
+        effective: eff[c.name]!,
+        usageGpuSeconds: r ? num(r.usageGpuSeconds) : null,
+        entitlementGpuSeconds: r ? num(r.entitlementGpuSeconds) : null,
+        ratio: r ? num(r.ratio) : null,
+        heldGpus: r ? num(r.heldGpus) : null,
+      };
+    }
+    for (const ch of v.children) {
+      ch.editable = managesHere;
+      walk(ch, eff, managesHere);
+    }
+  };
+  if (root) walk(root, {}, false);
+  return {
+    clusters: clusters.map((c, i) => ({
+      id: c.id,
+      name: c.name,
+      gpuType: c.gpuType,
+      gpus: c.nodes.reduce((s, n) => s + n.gpuCount, 0),
+      cycleAt: cycles[i]?.at.toISOString() ?? null,
+    })),
+    root,
+    managedPaths: nodes.filter((n) => managed.has(n.id)).map((n) => n.path),
+  };
+}
+
+export interface AllocationHistoryRow {
+  id: string;
+  at: string;
+  path: string;
+  cluster: string;
+  fromPpm: number;
+  toPpm: number;
+  actor: string | null;
+  note: string | null;
+}
+
+export async function getAllocationHistory(
+  prisma: PrismaClient,
+  input: { cluster?: string; treeNodeId?: string; limit?: number },
+): Promise<AllocationHistoryRow[]> {
+  const rows = await prisma.allocationChange.findMany({
+    where: {
+      ...(input.cluster ? { cluster: { name: input.cluster } } : {}),
+      ...(input.treeNodeId ? { treeNodeId: input.treeNodeId } : {}),
+    },
+    include: { treeNode: { select: { path: true } }, cluster: { select: { name: true } }, actor: { select: { name: true } } },
+    orderBy: [{ at: "desc" }, { id: "desc" }],
+    take: input.limit ?? 50,
+  });
+  return rows.map((r) => ({
+    id: r.id.toString(),
+    at: r.at.toISOString(),
+    path: r.treeNode.path,
+    cluster: r.cluster.name,
+    fromPpm: r.fromPpm,
+    toPpm: r.toPpm,
+    actor: r.actor?.name ?? null,
+    note: r.note,
+  }));
+}

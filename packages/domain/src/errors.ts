@@ -1,0 +1,21 @@
+/**
+ * Failures a use-case reports on purpose. Adapters map them: tRPC codes, REST status + JSON body.
+ * `field` names the input field at fault so forms can show the message next to it.
+ */
+export type DomainErrorCode = "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "BAD_INPUT" | "CONFLICT";
+
+export class DomainError extends Error {
+  override readonly name = "DomainError";
+  constructor(
+    readonly code: DomainErrorCode,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+export const badInput = (message: string, field?: string) => new DomainError("BAD_INPUT", message, field);
+export const forbidden = (message: string) => new DomainError("FORBIDDEN", message);
+export const notFound = (message: string) => new DomainError("NOT_FOUND", message);
+export const conflict = (message: string) => new DomainError("CONFLICT", message);

@@ -1,0 +1,15 @@
+// @tranche/domain: server use-cases with their invariants and transactions. Adapters (tRPC, REST,
+// CLI through REST) stay thin: parse with @tranche/contracts, resolve the Actor, call these.
+export * from "./errors";
+export * from "./auth/actor";
+export * from "./jobs/job-view";
+export * from "./jobs/submit-job";
+export * from "./jobs/job-actions";
+export * from "./jobs/queries";
+export * from "./jobs/queue";
+export * from "./budgets/tree";
+export * from "./budgets/set-allocations";
+export * from "./nodes/nodes";
+export * from "./tokens/api-tokens";
+export * from "./budgets/what-if";
+export * from "./measures/charts";

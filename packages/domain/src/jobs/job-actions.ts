@@ -1,0 +1,120 @@
+import type { PrismaClient } from "@tranche/db";
+import { formatDuration, type JobView } from "@tranche/contracts";
+import { defaultPolicy, gracePeriodFor } from "@tranche/scheduler-core";
+import type { Actor } from "../auth/actor";
+import { conflict, forbidden, notFound } from "../errors";
+import { jobViewInclude, toJobView } from "./job-view";
+
+async function loadJob(prisma: PrismaClient, id: number) {
+  const job = await prisma.job.findUnique({ where: { id }, include: jobViewInclude });
+  if (!job) throw notFound(`There is no job ${id}`);
+  return job;
+}
+
+/** Owners end their jobs early (SPEC R4); admins may too. */
+function assertMayCancel(actor: Actor, ownerId: string, id: number): void {
+  if (actor.id !== ownerId && actor.role !== "ADMIN")
+    throw forbidden(`Job ${id} is not yours: only its owner or an admin may cancel it`);
+}
+
+/**
+ * Cancel a job. PENDING/HELD -> CANCELLED at once. RUNNING -> STOPPING with graceUntil = now + its
+ * grace period: the worker sends SIGTERM, then SIGKILL at graceUntil, and closes the run segment.
+ * The state change is conditional on the state read, so a race with the worker fails cleanly.
+ */
+export async function cancelJob(prisma: PrismaClient, actor: Actor, id: number): Promise<JobView> {
+  const job = await loadJob(prisma, id);
+  assertMayCancel(actor, job.userId, id);
+  const now = new Date();
+  if (job.state === "PENDING" || job.state === "HELD") {
+    await prisma.$transaction(async (tx) => {
+      const r = await tx.job.updateMany({
+        where: { id, state: job.state },
+        data: {
+          state: "CANCELLED",
+          finishedAt: now,
+          queuePosition: null,
+          reasonCode: null,
+          reasonSentence: null,
+          reasonDetails: undefined,
+        },
+      });
+      if (r.count !== 1) throw conflict(`Job ${id} changed state while cancelling; try again`);
+      await tx.jobEvent.create({
+        data: {
+          jobId: id,
+          at: now,
+          kind: "CANCELLED",
+          sentence: `Cancelled by ${actor.name} before it started.`,
+          actorKind: "USER",
+          actorId: actor.id,
+        },
+      });
+    });
+  } else if (job.state === "RUNNING") {
+    const charged = job.minRuntimeSec > 0;
+    const grace = gracePeriodFor({ gracePeriod: job.gracePeriodSec }, charged, defaultPolicy);
+    const graceUntil = new Date(now.getTime() + grace * 1000);
+    await prisma.$transaction(async (tx) => {
+      const r = await tx.job.updateMany({ where: { id, state: "RUNNING" }, data: { state: "STOPPING", graceUntil } });
+      if (r.count !== 1) throw conflict(`Job ${id} changed state while cancelling; try again`);
+      await tx.jobEvent.create({
+        data: {
+          jobId: id,
+          at: now,
+          kind: "CANCEL_REQUESTED",
+          sentence: `Cancelled by ${actor.name} while running: SIGTERM now, SIGKILL after ${formatDuration(grace)} if it has not exited.`,
+          details: { graceSeconds: grace, graceUntil: graceUntil.toISOString() },
+          actorKind: "USER",
+          actorId: actor.id,
+        },
+      });
+    });
+  } else if (job.state === "STOPPING") {
+    throw conflict(
+      `Job ${id} is already stopping (SIGKILL at ${job.graceUntil?.toISOString() ?? "the end of its grace period"})`,
+    );
+  } else {
+    throw conflict(`Job ${id} has already finished (${job.state.toLowerCase()})`);
+  }
+  return toJobView(await loadJob(prisma, id));
+}
+
+/** Hold (PENDING -> HELD) or release (HELD -> PENDING). Owners, operators and admins. */
+export async function setJobHeld(prisma: PrismaClient, actor: Actor, id: number, held: boolean): Promise<JobView> {
+  const job = await loadJob(prisma, id);
+  if (actor.id !== job.userId && actor.role !== "OPERATOR" && actor.role !== "ADMIN")
+    throw forbidden(`Job ${id} is not yours: only its owner, an operator or an admin may ${held ? "hold" : "release"} it`);
+  const from = held ? "PENDING" : "HELD";
+  if (job.state !== from)
+    throw conflict(
+      held
+        ? `Only a pending job can be held; job ${id} is ${job.state.toLowerCase()}`
+        : `Job ${id} is not held (it is ${job.state.toLowerCase()})`,
+    );
+  const now = new Date();
+  const sentence = held
+    ? `Held by ${actor.name}: the scheduler skips it until it is released.`
+    : `Released by ${actor.name}: back in order.`;
+  await prisma.$transaction(async (tx) => {
+    const r = await tx.job.updateMany({
+      where: { id, state: from },
+      data: held
+        ? { state: "HELD", heldBy: actor.id, reasonCode: "HELD", reasonSentence: sentence, queuePosition: null }
+        : { state: "PENDING", heldBy: null, reasonCode: null, reasonSentence: null, queuePosition: null },
+    });
+    if (r.count !== 1) throw conflict(`Job ${id} changed state; try again`);
+    await tx.jobEvent.create({
+      data: {
+        jobId: id,
+        at: now,
+        kind: held ? "HELD" : "RELEASED",
+        reasonCode: held ? "HELD" : null,
+        sentence,
+        actorKind: "USER",
+        actorId: actor.id,
+      },
+    });
+  });
+  return toJobView(await loadJob(prisma, id));
+}

@@ -1,0 +1,58 @@
+import type { JobView } from "@tranche/contracts";
+import { defaultPolicy, isDebugLane } from "@tranche/scheduler-core";
+import type { PrismaClient } from "@tranche/db";
+
+export const jobViewInclude = {
+  cluster: { select: { name: true } },
+  budget: { select: { path: true } },
+  user: { select: { id: true, name: true, email: true } },
+} as const;
+
+export type JobRecord = NonNullable<Awaited<ReturnType<PrismaClient["job"]["findFirst"]>>>;
+type JobRow = JobRecord & {
+  cluster: { name: string };
+  budget: { path: string };
+  user: { id: string; name: string; email: string };
+};
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+export function laneOf(job: { gpus: number; minRuntimeSec: number; maxRuntimeSec: number | null }): JobView["lane"] {
+  if (isDebugLane({ gpus: job.gpus, maxRuntime: job.maxRuntimeSec }, defaultPolicy)) return "DEBUG";
+  return job.minRuntimeSec > 0 ? "ALLOCATED" : "UNALLOCATED";
+}
+
+/** A job row as the API shows it. `withSecrets` false hides the command and env from other users. */
+export function toJobView(j: JobRow, withSecrets = true): JobView {
+  return {
+    id: j.id,
+    name: j.name,
+    cluster: j.cluster.name,
+    budget: j.budget.path,
+    user: j.user,
+    gpus: j.gpus,
+    minRuntime: j.minRuntimeSec,
+    maxRuntime: j.maxRuntimeSec,
+    resumable: j.resumable,
+    requeue: j.requeuePolicy === "REQUEUE",
+    priority: j.priority,
+    gracePeriod: j.gracePeriodSec,
+    command: withSecrets ? j.command : "(hidden)",
+    env: withSecrets ? ((j.env ?? {}) as Record<string, string>) : {},
+    state: j.state,
+    submittedAt: j.submittedAt.toISOString(),
+    queuedAt: j.queuedAt.toISOString(),
+    startedAt: iso(j.startedAt),
+    protectedUntil: iso(j.protectedUntil),
+    graceUntil: iso(j.graceUntil),
+    finishedAt: iso(j.finishedAt),
+    exitCode: j.exitCode,
+    requeueCount: j.requeueCount,
+    heldBy: j.heldBy,
+    reason:
+      j.reasonCode && j.reasonSentence
+        ? { code: j.reasonCode, sentence: j.reasonSentence, position: j.queuePosition, details: j.reasonDetails ?? null }
+        : null,
+    lane: laneOf(j),
+  };
+}

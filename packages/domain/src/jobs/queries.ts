@@ -1,0 +1,162 @@
+import type { PrismaClient } from "@tranche/db";
+import type { JobView, ListJobsInput } from "@tranche/contracts";
+import { canSeeJobDetails, type Actor } from "../auth/actor";
+import { badInput, forbidden, notFound } from "../errors";
+import { jobViewInclude, toJobView, type JobRecord } from "./job-view";
+
+/** The caller's jobs (or everyone's, for operators, managers and admins), newest first. */
+export async function listJobs(prisma: PrismaClient, actor: Actor, input: ListJobsInput = {}): Promise<JobView[]> {
+  const scope = input.scope ?? "mine";
+  if (scope === "all" && actor.role === "RESEARCHER") throw forbidden("Researchers list only their own jobs");
+  // One SQL query with joins: listing is what scripts poll, so it avoids the ORM's per-relation queries.
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const p = (v: unknown) => (params.push(v), `$${params.length}`);
+  if (scope === "mine") where.push(`j."userId" = ${p(actor.id)}`);
+  if (input.state) where.push(`j.state = ${p(input.state)}::"JobState"`);
+  else if (input.active === true) where.push(`j.state IN ('PENDING','HELD','RUNNING','STOPPING')`);
+  else if (input.active === false) where.push(`j.state NOT IN ('PENDING','HELD','RUNNING','STOPPING')`);
+  if (input.cluster) where.push(`c.name = ${p(input.cluster)}`);
+  const limit = p(Math.max(1, Math.min(input.limit ?? 100, 1000)));
+  const rows = await prisma.$queryRawUnsafe<ListRow[]>(
+    `SELECT j.*, j.state::text AS state, j."requeuePolicy"::text AS "requeuePolicy", c.name AS "clusterName", b.path AS "budgetPath",
+            u.name AS "userName", u.email AS "userEmail"
+     FROM job j JOIN cluster c ON c.id = j."clusterId" JOIN budget_tree_node b ON b.id = j."budgetId" JOIN "user" u ON u.id = j."userId"
+     ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+     ORDER BY j.id DESC LIMIT ${limit}`,
+    ...params,
+  );
+  return rows.map((r) =>
+    toJobView(
+      {
+        ...r,
+        cluster: { name: r.clusterName },
+        budget: { path: r.budgetPath },
+        user: { id: r.userId, name: r.userName, email: r.userEmail },
+      } as Parameters<typeof toJobView>[0],
+      canSeeJobDetails(actor, r.userId),
+    ),
+  );
+}
+
+type ListRow = JobRecord & { clusterName: string; budgetPath: string; userName: string; userEmail: string };
+
+export async function getJob(prisma: PrismaClient, actor: Actor, id: number): Promise<JobView> {
+  const job = await prisma.job.findUnique({ where: { id }, include: jobViewInclude });
+  if (!job) throw notFound(`There is no job ${id}`);
+  return toJobView(job, canSeeJobDetails(actor, job.userId));
+}
+
+export interface JobTimelineEvent {
+  id: string;
+  at: string;
+  kind: string;
+  reasonCode: string | null;
+  sentence: string;
+  actorKind: string;
+  actorName: string | null;
+  details: unknown;
+}
+
+export interface JobSegmentView {
+  id: string;
+  startedAt: string;
+  endedAt: string | null;
+  protectedUntil: string | null;
+  charged: boolean;
+  endReason: string | null;
+  endDetail: string | null;
+  placements: { node: string; gpuIndexes: number[] }[];
+}
+
+export interface JobDetail {
+  job: JobView;
+  events: JobTimelineEvent[];
+  segments: JobSegmentView[];
+  canCancel: boolean;
+  canHold: boolean;
+  detailsVisible: boolean;
+}
+
+/** Job page: the job, its event timeline, run segments with nodes and GPUs. */
+export async function getJobDetail(prisma: PrismaClient, actor: Actor, id: number): Promise<JobDetail> {
+  const job = await prisma.job.findUnique({ where: { id }, include: jobViewInclude });
+  if (!job) throw notFound(`There is no job ${id}`);
+  const visible = canSeeJobDetails(actor, job.userId);
+  const [events, segments] = await Promise.all([
+    prisma.jobEvent.findMany({ where: { jobId: id }, orderBy: [{ at: "asc" }, { id: "asc" }], take: 500 }),
+    prisma.runSegment.findMany({
+      where: { jobId: id },
+      orderBy: { startedAt: "asc" },
+      include: { placements: { include: { node: { select: { name: true } } } } },
+    }),
+  ]);
+  const actorIds = [...new Set(events.map((e) => e.actorId).filter((x): x is string => !!x))];
+  const names = new Map(
+    (await prisma.user.findMany({ where: { id: { in: actorIds } }, select: { id: true, name: true } })).map((u) => [
+      u.id,
+      u.name,
+    ]),
+  );
+  const owner = actor.id === job.userId || actor.role === "ADMIN";
+  return {
+    job: toJobView(job, visible),
+    events: events.map((e) => ({
+      id: e.id.toString(),
+      at: e.at.toISOString(),
+      kind: e.kind,
+      reasonCode: e.reasonCode,
+      sentence: e.sentence,
+      actorKind: e.actorKind,
+      actorName: e.actorId ? (names.get(e.actorId) ?? null) : null,
+      details: e.details,
+    })),
+    segments: segments.map((s) => ({
+      id: s.id.toString(),
+      startedAt: s.startedAt.toISOString(),
+      endedAt: s.endedAt?.toISOString() ?? null,
+      protectedUntil: s.protectedUntil?.toISOString() ?? null,
+      charged: s.charged,
+      endReason: s.endReason,
+      endDetail: s.endDetail,
+      placements: s.placements
+        .map((p) => ({ node: p.node.name, gpuIndexes: p.gpuIndexes }))
+        .sort((a, b) => a.node.localeCompare(b.node)),
+    })),
+    canCancel: owner && ["PENDING", "HELD", "RUNNING"].includes(job.state),
+    canHold: (owner || actor.role === "OPERATOR") && ["PENDING", "HELD"].includes(job.state),
+    detailsVisible: visible,
+  };
+}
+
+export interface LogLine {
+  id: string;
+  at: string;
+  stream: string;
+  text: string;
+}
+
+/** Log chunks after `afterId` (for tailing), oldest first. */
+export async function getJobLogs(
+  prisma: PrismaClient,
+  actor: Actor,
+  id: number,
+  afterId?: string,
+  limit = 500,
+): Promise<LogLine[]> {
+  const job = await prisma.job.findUnique({ where: { id }, select: { userId: true } });
+  if (!job) throw notFound(`There is no job ${id}`);
+  if (!canSeeJobDetails(actor, job.userId))
+    throw forbidden(`Job ${id} is not yours: its logs are visible to its owner, managers and operators`);
+  let after: bigint | undefined;
+  if (afterId) {
+    if (!/^\d+$/.test(afterId)) throw badInput("afterId must be a log chunk id", "afterId");
+    after = BigInt(afterId);
+  }
+  const rows = await prisma.jobLogChunk.findMany({
+    where: { jobId: id, ...(after !== undefined ? { id: { gt: after } } : {}) },
+    orderBy: { id: "asc" },
+    take: limit,
+  });
+  return rows.map((r) => ({ id: r.id.toString(), at: r.at.toISOString(), stream: r.stream, text: r.text }));
+}

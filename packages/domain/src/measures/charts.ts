@@ -1,0 +1,253 @@
+import type { PrismaClient } from "@tranche/db";
+import {
+  computeDelivery,
+  computeOccupancy,
+  computeQueueWaits,
+  defaultPolicy,
+  effectiveAllocations,
+  isDebugLane,
+  type BudgetInterval,
+  type ClusterInterval,
+  type RunSegment as CoreSegment,
+} from "@tranche/scheduler-core";
+import { notFound } from "../errors";
+
+export interface ChartData {
+  cluster: string;
+  from: string;
+  to: string;
+  hours: number;
+  occupancy: { hour: string; allocated: number | null; unallocated: number | null; occupancy: number | null }[];
+  occupancyWindow: ReturnType<typeof computeOccupancy>;
+  queueWait: {
+    hour: string;
+    allP50: number | null;
+    allP90: number | null;
+    debugP50: number | null;
+    debugP90: number | null;
+    largeP50: number | null;
+    largeP90: number | null;
+  }[];
+  queueWaitWindow: ReturnType<typeof computeQueueWaits>;
+  delivery: { budget: string; delivery: number | null; owedGpuHours: number; deliveredGpuHours: number }[];
+  deliveryWindow: { delivery: number | null; budgetsOwed: number; budgetsAtLeast95: number; minDelivery: number | null };
+  usage: { budget: string; usageGpuHours: number; entitlementGpuHours: number; ratio: number | null }[];
+  usageAt: string | null;
+}
+
+const HOUR = 3600;
+const overlap = (a0: number, a1: number, b0: number, b1: number) => Math.max(0, Math.min(a1, b1) - Math.max(a0, b0));
+
+/**
+ * Chart series for one cluster over the last `hours` hours. The rows (run segments, capacity ledger,
+ * pending jobs) are cut into hourly ClusterInterval / BudgetInterval / RunSegment inputs and every
+ * number is computed by the core's SPEC §4 measures (computeOccupancy, computeQueueWaits,
+ * computeDelivery) — the same functions the simulator reports with. Usage vs entitlement is the
+ * worker's latest cycle (the core's computeRatios over the 7-day window).
+ */
+export async function getChartData(
+  prisma: PrismaClient,
+  clusterName: string,
+  hours = 24,
+  nowMs = Date.now(),
+): Promise<ChartData> {
+  const cluster = await prisma.cluster.findUnique({
+    where: { name: clusterName },
+    include: { nodes: { select: { gpuCount: true, state: true, health: true } } },
+  });
+  if (!cluster) throw notFound(`Unknown cluster '${clusterName}'`);
+  const now = Math.floor(nowMs / 1000);
+  const end = Math.ceil(now / HOUR) * HOUR;
+  const start = end - hours * HOUR;
+  const startDate = new Date(start * 1000);
+  const [segments, capacity, pending, tree, cycle] = await Promise.all([
+    prisma.runSegment.findMany({
+      where: {
+        clusterId: cluster.id,
+        startedAt: { lt: new Date(end * 1000) },
+        OR: [{ endedAt: null }, { endedAt: { gt: new Date((start - 7 * 86_400) * 1000) } }],
+      },
+      select: {
+        id: true,
+        jobId: true,
+        budgetId: true,
+        gpus: true,
+        startedAt: true,
+        endedAt: true,
+        charged: true,
+        job: { select: { submittedAt: true, maxRuntimeSec: true, minRuntimeSec: true } },
+      },
+      orderBy: [{ jobId: "asc" }, { startedAt: "asc" }],
+    }),
+    prisma.capacityLedger.findMany({ where: { clusterId: cluster.id, hourStart: { gte: startDate } } }),
+    prisma.job.findMany({
+      where: { clusterId: cluster.id, state: "PENDING", minRuntimeSec: { gt: 0 } },
+      select: { budgetId: true, gpus: true, queuedAt: true },
+    }),
+    prisma.budgetTreeNode.findMany({
+      where: { archivedAt: null },
+      select: {
+        id: true,
+        name: true,
+        path: true,
+        parentId: true,
+        allocations: { where: { clusterId: cluster.id }, select: { ppm: true } },
+      },
+    }),
+    prisma.schedulingCycle.findFirst({
+      where: { clusterId: cluster.id },
+      orderBy: { at: "desc" },
+      select: { at: true, ratios: true },
+    }),
+  ]);
+  const totalGpus = cluster.nodes.reduce((s, n) => s + n.gpuCount, 0);
+  const healthyNow = cluster.nodes
+    .filter((n) => n.health === "HEALTHY" && n.state !== "DOWN" && n.state !== "REPAIR")
+    .reduce((s, n) => s + n.gpuCount, 0);
+  const capByHour = new Map(capacity.map((c) => [Math.floor(c.hourStart.getTime() / 1000), c]));
+
+  const sec = (d: Date) => Math.floor(d.getTime() / 1000);
+  const coreSegs: CoreSegment[] = [];
+  let prevJob = -1;
+  let prevEnd: number | null = null;
+  for (const s of segments) {
+    const queuedAt = s.jobId === prevJob && prevEnd !== null ? prevEnd : sec(s.job.submittedAt);
+    coreSegs.push({
+      jobId: String(s.jobId),
+      clusterId: cluster.id,
+      budgetId: s.budgetId,
+      gpus: s.gpus,
+      queuedAt,
+      startedAt: sec(s.startedAt),
+      endedAt: s.endedAt ? sec(s.endedAt) : null,
+      debug: isDebugLane({ gpus: s.gpus, maxRuntime: s.job.maxRuntimeSec }, defaultPolicy),
+      charged: s.charged,
+    });
+    prevJob = s.jobId;
+    prevEnd = s.endedAt ? sec(s.endedAt) : null;
+  }
+  const minRuntimeOf = new Map(segments.map((s) => [String(s.jobId), s.job.minRuntimeSec]));
+
+  const eff = effectiveAllocations(
+    tree.map((n) => ({
+      id: n.id,
+      name: n.name,
+      parentId: n.parentId,
+      allocationPpm: n.allocations[0]?.ppm ?? (n.parentId ? 0 : 1_000_000),
+    })),
+  );
+  const leaves = tree.filter((n) => !tree.some((c) => c.parentId === n.id));
+  const clusterIntervals: ClusterInterval[] = [];
+  const budgetIntervals: BudgetInterval[] = [];
+  const occupancy: ChartData["occupancy"] = [];
+  const queueWait: ChartData["queueWait"] = [];
+  for (let h = start; h < end; h += HOUR) {
+    const h1 = Math.min(h + HOUR, now);
+    const span = Math.max(0, h1 - h);
+    const cap = capByHour.get(h);
+    const healthy = cap ? Number(cap.healthyGpuSeconds) : healthyNow * span;
+    const total = cap ? Number(cap.totalGpuSeconds) : totalGpus * span;
+    let alloc = 0;
+    let unalloc = 0;
+    const ran = new Map<string, number>();
+    const demand = new Map<string, number>();
+    for (const s of coreSegs) {
+      const o = overlap(h, h1, s.startedAt, s.endedAt ?? now) * s.gpus;
+      if (s.charged) {
+        alloc += o;
+        ran.set(s.budgetId, (ran.get(s.budgetId) ?? 0) + o);
+      } else unalloc += o;
+      if ((minRuntimeOf.get(s.jobId) ?? 0) > 0) {
+        const waiting = overlap(h, h1, s.queuedAt, s.startedAt) * s.gpus;
+        demand.set(s.budgetId, (demand.get(s.budgetId) ?? 0) + waiting + (s.charged ? o : 0));
+      }
+    }
+    for (const p of pending) {
+      const o = overlap(h, h1, sec(p.queuedAt), now) * p.gpus;
+      demand.set(p.budgetId, (demand.get(p.budgetId) ?? 0) + o);
+    }
+    const ci: ClusterInterval = {
+      clusterId: cluster.id,
+      start: h,
+      end: h1,
+      totalGpuSeconds: total,
+      healthyGpuSeconds: healthy,
+      allocatedGpuSeconds: alloc,
+      unallocatedGpuSeconds: unalloc,
+      fragmentationGpuSeconds: 0,
+    };
+    clusterIntervals.push(ci);
+    const occ = computeOccupancy([ci]);
+    occupancy.push({
+      hour: new Date(h * 1000).toISOString(),
+      allocated: occ.allocated,
+      unallocated: occ.unallocated,
+      occupancy: occ.occupancy,
+    });
+    for (const b of leaves) {
+      budgetIntervals.push({
+        clusterId: cluster.id,
+        budgetId: b.id,
+        start: h,
+        end: h1,
+        entitlementGpuSeconds: (eff.get(b.id) ?? 0) * healthy,
+        demandGpuSeconds: demand.get(b.id) ?? 0,
+        ranGpuSeconds: ran.get(b.id) ?? 0,
+      });
+    }
+    const qw = computeQueueWaits(
+      coreSegs.filter((s) => s.startedAt >= h && s.startedAt < h + HOUR),
+      defaultPolicy.largeJobGpus,
+    );
+    queueWait.push({
+      hour: new Date(h * 1000).toISOString(),
+      allP50: qw.all.p50,
+      allP90: qw.all.p90,
+      debugP50: qw.debug.p50,
+      debugP90: qw.debug.p90,
+      largeP50: qw.large.p50,
+      largeP90: qw.large.p90,
+    });
+  }
+  const delivery = computeDelivery(budgetIntervals);
+  const paths = new Map(tree.map((n) => [n.id, n.path]));
+  const ratios = Array.isArray(cycle?.ratios) ? (cycle!.ratios as Record<string, unknown>[]) : [];
+  const leafIds = new Set(leaves.map((l) => l.id));
+  return {
+    cluster: cluster.name,
+    from: new Date(start * 1000).toISOString(),
+    to: new Date(end * 1000).toISOString(),
+    hours,
+    occupancy,
+    occupancyWindow: computeOccupancy(clusterIntervals),
+    queueWait,
+    queueWaitWindow: computeQueueWaits(
+      coreSegs.filter((s) => s.startedAt >= start),
+      defaultPolicy.largeJobGpus,
+    ),
+    delivery: delivery.perBudget
+      .map((b) => ({
+        budget: paths.get(b.budgetId) ?? b.budgetId,
+        delivery: b.delivery,
+        owedGpuHours: b.owedGpuSeconds / HOUR,
+        deliveredGpuHours: b.deliveredGpuSeconds / HOUR,
+      }))
+      .sort((a, b) => a.budget.localeCompare(b.budget)),
+    deliveryWindow: {
+      delivery: delivery.delivery,
+      budgetsOwed: delivery.budgetsOwed,
+      budgetsAtLeast95: delivery.budgetsAtLeast95,
+      minDelivery: delivery.minDelivery,
+    },
+    usage: ratios
+      .filter((r) => leafIds.has(String(r.treeNodeId)))
+      .map((r) => ({
+        budget: paths.get(String(r.treeNodeId)) ?? String(r.name),
+        usageGpuHours: (Number(r.usageGpuSeconds) || 0) / HOUR,
+        entitlementGpuHours: (Number(r.entitlementGpuSeconds) || 0) / HOUR,
+        ratio: typeof r.ratio === "number" && Number.isFinite(r.ratio) ? r.ratio : null,
+      }))
+      .sort((a, b) => a.budget.localeCompare(b.budget)),
+    usageAt: cycle?.at.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,199 @@
+import type { PrismaClient } from "@tranche/db";
+import type { NodeAction } from "@tranche/contracts";
+import { requireRole, type Actor } from "../auth/actor";
+import { conflict, notFound } from "../errors";
+
+type NodeState = "READY" | "CORDONED" | "DRAINING" | "REPAIR" | "DOWN";
+
+export interface GpuCell {
+  index: number;
+  jobId: number | null;
+  jobName: string | null;
+  budget: string | null;
+  user: string | null;
+  charged: boolean | null;
+  protectedUntil: string | null;
+}
+
+export interface NodeView {
+  id: string;
+  name: string;
+  cluster: string;
+  state: NodeState;
+  health: "HEALTHY" | "UNHEALTHY";
+  gpuCount: number;
+  busyPercent: number | null;
+  lastHeartbeatAt: string | null;
+  agentVersion: string | null;
+  stateReason: string | null;
+  stateChangedAt: string;
+  drainIsManual: boolean;
+  healthDetails: unknown;
+  gpus: GpuCell[];
+  usedGpus: number;
+}
+
+/** Every node of a cluster (or all) with which job and budget holds each GPU. */
+export async function listNodes(prisma: PrismaClient, clusterName?: string): Promise<NodeView[]> {
+  const nodes = await prisma.node.findMany({
+    where: clusterName ? { cluster: { name: clusterName } } : {},
+    include: {
+      cluster: { select: { name: true } },
+      placements: {
+        where: { segment: { endedAt: null } },
+        include: {
+          segment: {
+            select: {
+              charged: true,
+              protectedUntil: true,
+              job: { select: { id: true, name: true, user: { select: { name: true } } } },
+              budget: { select: { path: true } },
+            },
+          },
+        },
+      },
+    },
+  });
+  const natural = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true });
+  nodes.sort((a, b) => natural(a.cluster.name, b.cluster.name) || natural(a.name, b.name));
+  return nodes.map((n) => {
+    const gpus: GpuCell[] = Array.from({ length: n.gpuCount }, (_, i) => ({
+      index: i,
+      jobId: null,
+      jobName: null,
+      budget: null,
+      user: null,
+      charged: null,
+      protectedUntil: null,
+    }));
+    for (const p of n.placements) {
+      for (const i of p.gpuIndexes) {
+        const cell = gpus[i];
+        if (!cell) continue;
+        cell.jobId = p.segment.job.id;
+        cell.jobName = p.segment.job.name;
+        cell.user = p.segment.job.user.name;
+        cell.budget = p.segment.budget.path;
+        cell.charged = p.segment.charged;
+        cell.protectedUntil = p.segment.protectedUntil?.toISOString() ?? null;
+      }
+    }
+    return {
+      id: n.id,
+      name: n.name,
+      cluster: n.cluster.name,
+      state: n.state,
+      health: n.health,
+      gpuCount: n.gpuCount,
+      busyPercent: n.busyPercent,
+      lastHeartbeatAt: n.lastHeartbeatAt?.toISOString() ?? null,
+      agentVersion: n.agentVersion,
+      stateReason: n.stateReason,
+      stateChangedAt: n.stateChangedAt.toISOString(),
+      drainIsManual: n.drainIsManual,
+      healthDetails: n.healthDetails,
+      gpus,
+      usedGpus: gpus.filter((g) => g.jobId !== null).length,
+    };
+  });
+}
+
+const TRANSITIONS: Record<NodeAction, { from: NodeState[]; to: NodeState; verb: string }> = {
+  cordon: { from: ["READY"], to: "CORDONED", verb: "cordon" },
+  drain: { from: ["READY", "CORDONED"], to: "DRAINING", verb: "drain" },
+  uncordon: { from: ["CORDONED", "DRAINING"], to: "READY", verb: "uncordon" },
+  markRepaired: { from: ["REPAIR", "DOWN", "DRAINING", "CORDONED"], to: "READY", verb: "mark repaired" },
+};
+
+/**
+ * Operator actions on a node (SPEC §2, R8): cordon -> CORDONED; drain -> DRAINING with
+ * drainIsManual (the worker preempts its jobs as their contracts allow, then moves it to REPAIR);
+ * uncordon and mark repaired -> READY. Conditional on the state read; writes a NodeEvent and an
+ * AuditLog row in the same transaction.
+ */
+export async function applyNodeAction(
+  prisma: PrismaClient,
+  actor: Actor,
+  nodeId: string,
+  action: NodeAction,
+  reason?: string,
+): Promise<NodeView> {
+  requireRole(actor, ["OPERATOR"], `${TRANSITIONS[action].verb} nodes`);
+  const node = await prisma.node.findUnique({ where: { id: nodeId } });
+  if (!node) throw notFound(`There is no node '${nodeId}'`);
+  const t = TRANSITIONS[action];
+  if (!t.from.includes(node.state))
+    throw conflict(
+      `Cannot ${t.verb} ${node.name}: it is ${node.state}, and only ${t.from.join(" or ")} nodes can be ${t.to === "READY" ? "returned to READY this way" : `moved to ${t.to}`}`,
+    );
+  const now = new Date();
+  const why = reason?.trim() || `${t.verb} by ${actor.name}`;
+  await prisma.$transaction(async (tx) => {
+    const r = await tx.node.updateMany({
+      where: { id: nodeId, state: node.state },
+      data: {
+        state: t.to,
+        stateReason: why,
+        stateChangedAt: now,
+        drainIsManual: action === "drain" ? true : t.to === "READY" ? false : node.drainIsManual,
+        ...(action === "markRepaired" ? { health: "HEALTHY" as const } : {}),
+      },
+    });
+    if (r.count !== 1) throw conflict(`${node.name} changed state meanwhile; reload and try again`);
+    await tx.nodeEvent.create({
+      data: { nodeId, at: now, fromState: node.state, toState: t.to, reason: why, automatic: false, actorId: actor.id },
+    });
+    await tx.auditLog.create({
+      data: {
+        actorId: actor.id,
+        action: `node.${action}`,
+        targetType: "node",
+        targetId: nodeId,
+        at: now,
+        details: { node: node.name, from: node.state, to: t.to, reason: why },
+      },
+    });
+  });
+  await prisma.$executeRawUnsafe(`SELECT pg_notify('tranche_jobs', $1)`, node.clusterId).catch(() => undefined);
+  return (await listNodes(prisma)).find((n) => n.id === nodeId)!;
+}
+
+export interface RepairQueueRow {
+  id: string;
+  name: string;
+  cluster: string;
+  state: NodeState;
+  since: string;
+  reason: string | null;
+  manual: boolean;
+}
+
+/** Nodes waiting for a human or on their way there: REPAIR, DOWN, DRAINING, oldest first. */
+export async function getRepairQueue(prisma: PrismaClient): Promise<RepairQueueRow[]> {
+  const rows = await prisma.node.findMany({
+    where: { state: { in: ["REPAIR", "DOWN", "DRAINING"] } },
+    include: { cluster: { select: { name: true } } },
+    orderBy: { stateChangedAt: "asc" },
+  });
+  return rows.map((n) => ({
+    id: n.id,
+    name: n.name,
+    cluster: n.cluster.name,
+    state: n.state,
+    since: n.stateChangedAt.toISOString(),
+    reason: n.stateReason,
+    manual: n.drainIsManual,
+  }));
+}
+
+export async function getNodeEvents(prisma: PrismaClient, nodeId: string, limit = 30) {
+  const rows = await prisma.nodeEvent.findMany({ where: { nodeId }, orderBy: [{ at: "desc" }, { id: "desc" }], take: limit });
+  return rows.map((e) => ({
+    id: e.id.toString(),
+    at: e.at.toISOString(),
+    from: e.fromState,
+    to: e.toState,
+    reason: e.reason,
+    automatic: e.automatic,
+  }));
+}

@@ -1,0 +1,426 @@
+import type { PrismaClient } from "@tranche/db";
+import {
+  enrollRequestSchema,
+  heartbeatRequestSchema,
+  type AgentError,
+  type AgentErrorCode,
+  type EnrollResponse,
+  type HeartbeatRequest,
+  type HeartbeatResponse,
+  type RunAssignment,
+  type StopOrder,
+} from "@tranche/contracts";
+import { defaultPolicy, gracePeriodFor } from "@tranche/scheduler-core";
+import type { z } from "zod";
+import { hashSecret, newNodeCredential } from "./credentials";
+import { closeRun } from "./job-lifecycle";
+
+/**
+ * The agent protocol's use-cases (see packages/contracts/src/agent.ts). Route handlers in the web app
+ * (and the test gateway) only pass the bearer credential and the JSON body here.
+ *
+ * Invariants: an agent speaks for exactly one node (the one its credential was issued to) and only
+ * about run segments placed on that node. A report that breaks this is refused as a whole with a
+ * specific error and nothing is written — not even the heartbeat time.
+ */
+
+export interface AgentReply<T> {
+  status: number;
+  body: T | AgentError;
+}
+
+export const SCHEDULER_CHANNEL = "tranche_jobs";
+/** Heartbeat period agents are told to use (seconds). */
+export const heartbeatIntervalSec = (): number => Math.max(1, Number(process.env.TRANCHE_AGENT_HEARTBEAT_SEC ?? 5) || 5);
+/** The stop grace for processes the control plane does not know (or no longer runs). */
+const ORPHAN_GRACE_SEC = 10;
+
+const fail = (
+  status: number,
+  code: AgentErrorCode,
+  message: string,
+  issues?: { path: string; message: string }[],
+): AgentReply<never> => ({
+  status,
+  body: { error: { code, message, ...(issues ? { issues } : {}) } },
+});
+
+function badRequest(err: z.ZodError): AgentReply<never> {
+  const issues = err.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+  return fail(
+    400,
+    "BAD_REQUEST",
+    `Malformed report: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ")}`,
+    issues,
+  );
+}
+
+/** POST /api/agent/v1/enroll: a one-time enrollment token buys a node credential. */
+export async function enrollAgent(prisma: PrismaClient, raw: unknown): Promise<AgentReply<EnrollResponse>> {
+  const parsed = enrollRequestSchema.safeParse(raw);
+  if (!parsed.success) return badRequest(parsed.error);
+  const req = parsed.data;
+  const token = await prisma.enrollmentToken.findUnique({
+    where: { tokenHash: hashSecret(req.token) },
+    include: { cluster: true },
+  });
+  if (!token || token.usedAt || token.expiresAt.getTime() <= Date.now())
+    return fail(
+      401,
+      "INVALID_ENROLLMENT_TOKEN",
+      "The enrollment token is unknown, already used or expired; ask an operator for a new one.",
+    );
+  if (token.nodeName && token.nodeName !== req.nodeName)
+    return fail(
+      401,
+      "INVALID_ENROLLMENT_TOKEN",
+      `This enrollment token was issued for node ${token.nodeName}, not ${req.nodeName}.`,
+    );
+  const existing = await prisma.node.findUnique({ where: { name: req.nodeName } });
+  if (existing && existing.clusterId !== token.clusterId)
+    return fail(
+      409,
+      "NODE_IN_OTHER_CLUSTER",
+      `Node ${req.nodeName} belongs to another cluster than the token's (${token.cluster.name}).`,
+    );
+
+  const credential = newNodeCredential();
+  const node = await prisma.$transaction(async (tx) => {
+    const used = await tx.enrollmentToken.updateMany({
+      where: { id: token.id, usedAt: null },
+      data: { usedAt: new Date(), nodeName: req.nodeName },
+    });
+    if (used.count !== 1) return null;
+    const data = { agentCredentialHash: hashSecret(credential), agentVersion: req.agentVersion, gpuInventory: req.gpus };
+    if (existing) return tx.node.update({ where: { id: existing.id }, data });
+    // A new host starts DOWN: its first healthy heartbeat makes it READY.
+    return tx.node.create({
+      data: {
+        ...data,
+        clusterId: token.clusterId,
+        name: req.nodeName,
+        gpuCount: req.gpus.length,
+        state: "DOWN",
+        stateReason: "enrolled",
+      },
+    });
+  });
+  if (!node) return fail(401, "INVALID_ENROLLMENT_TOKEN", "The enrollment token was used by another request at the same time.");
+  return {
+    status: 200,
+    body: {
+      nodeId: node.id,
+      nodeName: node.name,
+      cluster: token.cluster.name,
+      credential,
+      heartbeatIntervalSec: heartbeatIntervalSec(),
+    },
+  };
+}
+
+interface SegmentRow {
+  id: bigint;
+  jobId: number;
+  startedAt: Date;
+  endedAt: Date | null;
+  endReason: string | null;
+  charged: boolean;
+  gpus: number;
+  nodeIds: string[];
+  jobState: string;
+  resumable: boolean;
+  requeuePolicy: string;
+}
+
+/** POST /api/agent/v1/heartbeat. */
+export async function handleHeartbeat(
+  prisma: PrismaClient,
+  credential: string | null,
+  raw: unknown,
+  now: Date = new Date(),
+): Promise<AgentReply<HeartbeatResponse>> {
+  if (!credential)
+    return fail(401, "UNAUTHENTICATED", "Missing node credential: send 'Authorization: Bearer <node credential>'.");
+  const node = await prisma.node.findUnique({ where: { agentCredentialHash: hashSecret(credential) } });
+  if (!node) return fail(401, "UNAUTHENTICATED", "Unknown or revoked node credential: enroll this agent again.");
+  const parsed = heartbeatRequestSchema.safeParse(raw);
+  if (!parsed.success) return badRequest(parsed.error);
+  const hb: HeartbeatRequest = parsed.data;
+  if (hb.nodeName !== node.name)
+    return fail(
+      403,
+      "WRONG_NODE",
+      `This credential belongs to node ${node.name}; it cannot report for node ${hb.nodeName}. Nothing was recorded.`,
+    );
+
+  // Every segment the report mentions must be placed on this node (or be unknown: then it is stopped).
+  const mentioned = [...new Set([...hb.jobs.map((j) => j.segmentId), ...hb.logs.map((l) => l.segmentId)])];
+  const rows = mentioned.length
+    ? await prisma.$queryRaw<SegmentRow[]>`
+        SELECT s.id, s."jobId", s."startedAt", s."endedAt", s."endReason"::text AS "endReason", s.charged, s.gpus,
+               ARRAY(SELECT p."nodeId" FROM segment_placement p WHERE p."segmentId" = s.id) AS "nodeIds",
+               j.state::text AS "jobState", j.resumable, j."requeuePolicy"::text AS "requeuePolicy"
+        FROM run_segment s JOIN job j ON j.id = s."jobId" WHERE s.id = ANY(${mentioned}::bigint[])`
+    : [];
+  const segs = new Map(rows.map((r) => [String(r.id), r]));
+  const foreign: string[] = [];
+  for (const r of [...hb.jobs, ...hb.logs]) {
+    const s = segs.get(r.segmentId);
+    if (!s) continue;
+    if (s.jobId !== r.jobId) foreign.push(`segment ${r.segmentId} belongs to job ${s.jobId}, not job ${r.jobId}`);
+    else if (!s.nodeIds.includes(node.id))
+      foreign.push(`job ${r.jobId} (segment ${r.segmentId}) is not placed on node ${node.name}`);
+  }
+  if (foreign.length > 0)
+    return fail(
+      403,
+      "FOREIGN_JOB",
+      `Node ${node.name} may only report its own jobs: ${[...new Set(foreign)].join("; ")}. Nothing was recorded.`,
+    );
+
+  const stop: StopOrder[] = [];
+  const acknowledged: string[] = [];
+  let wake = false;
+  const graceIso = new Date(now.getTime() + ORPHAN_GRACE_SEC * 1000).toISOString();
+
+  await prisma.$transaction(
+    async (tx) => {
+      // Node: inventory, health, and the transitions a report decides (R8 repair done, back from DOWN).
+      let state = node.state;
+      let transition: { to: typeof state; reason: string } | null = null;
+      if (node.state === "DOWN" && node.lastHeartbeatAt !== null) {
+        transition = hb.health.healthy
+          ? { to: "READY", reason: "Agent is back and reports healthy: READY." }
+          : {
+              to: "REPAIR",
+              reason: `Agent is back but reports unhealthy (${hb.health.errors.join("; ") || "no detail"}): REPAIR.`,
+            };
+      } else if (node.state === "DOWN" && node.lastHeartbeatAt === null && node.stateReason === "enrolled") {
+        transition = hb.health.healthy ? { to: "READY", reason: "First healthy heartbeat after enrollment: READY." } : null;
+      } else if (node.state === "REPAIR" && !node.drainIsManual && hb.health.healthy) {
+        transition = { to: "READY", reason: "Healthy report after an automatic repair: READY." };
+      }
+      if (transition) {
+        state = transition.to;
+        wake = true;
+        await tx.nodeEvent.create({
+          data: {
+            nodeId: node.id,
+            at: now,
+            fromState: node.state,
+            toState: transition.to,
+            reason: transition.reason,
+            automatic: true,
+          },
+        });
+      }
+      await tx.node.update({
+        where: { id: node.id },
+        data: {
+          lastHeartbeatAt: now,
+          health: hb.health.healthy ? "HEALTHY" : "UNHEALTHY",
+          healthDetails: { errors: hb.health.errors, driverVersion: hb.health.driverVersion ?? null },
+          gpuInventory: hb.gpus,
+          busyPercent: hb.busyPercent,
+          agentVersion: hb.agentVersion,
+          ...(transition
+            ? {
+                state: transition.to,
+                stateReason: transition.reason,
+                stateChangedAt: now,
+                ...(transition.to === "READY" ? { drainIsManual: false } : {}),
+              }
+            : {}),
+        },
+      });
+      if (node.health === "HEALTHY" && !hb.health.healthy) wake = true;
+
+      // Exits and statuses.
+      for (const r of hb.jobs) {
+        const s = segs.get(r.segmentId);
+        if (r.status === "EXITED") {
+          acknowledged.push(r.segmentId);
+          if (!s || s.endedAt !== null || (s.jobState !== "RUNNING" && s.jobState !== "STOPPING")) continue;
+          const reported = r.endedAt ? new Date(r.endedAt) : now;
+          const endedAt = reported.getTime() > now.getTime() ? now : reported;
+          const closed = await closeRun(
+            tx,
+            {
+              jobId: s.jobId,
+              segmentId: s.id,
+              jobState: s.jobState,
+              intent: s.endReason,
+              resumable: s.resumable,
+              requeuePolicy: s.requeuePolicy,
+              charged: s.charged,
+              gpus: s.gpus,
+            },
+            { endedAt, cause: "exit", exitCode: r.exitCode, signal: r.signal, sentence: `On node ${node.name}:` },
+            { kind: "AGENT", id: node.id },
+          );
+          if (closed) {
+            s.endedAt = endedAt;
+            wake = true;
+          }
+        } else if (!s) {
+          stop.push({ jobId: r.jobId, segmentId: r.segmentId, reason: "UNKNOWN", graceUntil: graceIso });
+        } else if (
+          r.launchedAt &&
+          s.endedAt === null &&
+          s.jobState === "RUNNING" &&
+          Date.parse(r.launchedAt) < s.startedAt.getTime() - 999
+        ) {
+          // A start that waited for preempted victims (startBy in the future) launched as soon as they
+          // left: its run, charge and protection begin at the real launch (never before its cycle).
+          const launched = new Date(Math.min(Date.parse(r.launchedAt), now.getTime()));
+          const moved = await tx.$executeRaw`
+            UPDATE run_segment s SET "startedAt" = GREATEST(${launched}::timestamptz, c.at),
+                   "chargedUntil" = GREATEST(${launched}::timestamptz, c.at),
+                   "protectedUntil" = CASE WHEN s.charged THEN GREATEST(${launched}::timestamptz, c.at) + make_interval(secs => j."minRuntimeSec") END
+            FROM job j, scheduling_cycle c
+            WHERE s.id = ${s.id} AND j.id = s."jobId" AND c.id = s."startCycleId" AND s."endedAt" IS NULL
+              AND s."startedAt" > GREATEST(${launched}::timestamptz, c.at) AND s."chargedUntil" <= s."startedAt"`;
+          if (moved > 0) {
+            await tx.$executeRaw`
+              UPDATE job j SET "startedAt" = s."startedAt", "protectedUntil" = s."protectedUntil" FROM run_segment s
+              WHERE s.id = ${s.id} AND j.id = s."jobId"`;
+          }
+        } else if (s.endedAt !== null || (s.jobState !== "RUNNING" && s.jobState !== "STOPPING")) {
+          // The run ended elsewhere (another node of its gang exited, or the node was declared DOWN).
+          stop.push({ jobId: r.jobId, segmentId: r.segmentId, reason: "ENDED", graceUntil: graceIso });
+        }
+      }
+
+      const logs = hb.logs.filter((l) => segs.has(l.segmentId));
+      if (logs.length > 0) {
+        await tx.jobLogChunk.createMany({
+          data: logs.map((l) => ({ jobId: l.jobId, segmentId: BigInt(l.segmentId), stream: l.stream, text: l.text, at: now })),
+        });
+      }
+
+      // SPEC §4 likely squatting: allocated jobs whose GPUs stay under 5% busy (flagged after 30 min).
+      const util = new Map(hb.gpus.filter((g) => g.utilizationPercent !== null).map((g) => [g.index, g.utilizationPercent!]));
+      if (util.size > 0) {
+        const mine = await tx.$queryRaw<{ jobId: number; gpuIndexes: number[]; squattingSince: Date | null }[]>`
+          SELECT s."jobId", p."gpuIndexes", j."squattingSince" FROM segment_placement p
+          JOIN run_segment s ON s.id = p."segmentId" AND s."endedAt" IS NULL AND s.charged
+          JOIN job j ON j.id = s."jobId" AND j.state = 'RUNNING'
+          WHERE p."nodeId" = ${node.id}`;
+        for (const m of mine) {
+          const vals = m.gpuIndexes.map((g) => util.get(g)).filter((v): v is number => v !== undefined);
+          if (vals.length === 0) continue;
+          const mean = vals.reduce((a, b) => a + b, 0) / vals.length;
+          if (mean < 5 && m.squattingSince === null)
+            await tx.job.updateMany({ where: { id: m.jobId, squattingSince: null }, data: { squattingSince: now } });
+          else if (mean >= 5 && m.squattingSince !== null)
+            await tx.job.update({ where: { id: m.jobId }, data: { squattingSince: null } });
+        }
+      }
+      node.state = state;
+    },
+    { timeout: 30_000, maxWait: 10_000 },
+  );
+  if (wake) await prisma.$executeRaw`SELECT pg_notify(${SCHEDULER_CHANNEL}, ${node.clusterId})`.catch(() => undefined);
+
+  const { run, stop: assigned } = await assignmentsFor(prisma, node.id, now);
+  const stopIds = new Set(stop.map((s) => s.segmentId));
+  return {
+    status: 200,
+    body: {
+      nodeId: node.id,
+      nodeName: node.name,
+      state: node.state,
+      serverTime: now.toISOString(),
+      heartbeatIntervalSec: heartbeatIntervalSec(),
+      run,
+      stop: [...stop, ...assigned.filter((s) => !stopIds.has(s.segmentId))],
+      acknowledged,
+    },
+  };
+}
+
+interface AssignmentRow {
+  segmentId: bigint;
+  jobId: number;
+  name: string;
+  command: string;
+  env: Record<string, unknown>;
+  state: string;
+  endReason: string | null;
+  graceUntil: Date | null;
+  startedAt: Date;
+  maxRuntimeSec: number | null;
+  gracePeriodSec: number | null;
+  charged: boolean;
+  gpuIndexes: number[];
+  gang: string[];
+}
+
+/** What a node must run and stop now: its open run segments, read from the database (the truth). */
+export async function assignmentsFor(
+  prisma: PrismaClient,
+  nodeId: string,
+  now: Date,
+): Promise<{ run: RunAssignment[]; stop: StopOrder[] }> {
+  const rows = await prisma.$queryRaw<AssignmentRow[]>`
+    SELECT s.id AS "segmentId", j.id AS "jobId", j.name, j.command, j.env, j.state::text AS state, s."endReason"::text AS "endReason",
+           j."graceUntil", s."startedAt", j."maxRuntimeSec", j."gracePeriodSec", s.charged, p."gpuIndexes",
+           ARRAY(SELECT n.name FROM segment_placement q JOIN node n ON n.id = q."nodeId" WHERE q."segmentId" = s.id ORDER BY n.name) AS gang
+    FROM segment_placement p
+    JOIN run_segment s ON s.id = p."segmentId" AND s."endedAt" IS NULL
+    JOIN job j ON j.id = s."jobId"
+    WHERE p."nodeId" = ${nodeId} AND j.state IN ('RUNNING', 'STOPPING')`;
+  const run: RunAssignment[] = [];
+  const stop: StopOrder[] = [];
+  const me = await prisma.node.findUnique({ where: { id: nodeId }, select: { name: true } });
+  for (const r of rows) {
+    const segmentId = String(r.segmentId);
+    if (r.state === "STOPPING") {
+      stop.push({
+        jobId: r.jobId,
+        segmentId,
+        reason: r.endReason === "PREEMPT" ? "PREEMPT" : r.endReason === "KILL" ? "KILL" : "CANCEL",
+        graceUntil: (r.graceUntil ?? now).toISOString(),
+      });
+      continue;
+    }
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(r.env ?? {})) env[k] = String(v);
+    run.push({
+      jobId: r.jobId,
+      segmentId,
+      name: r.name,
+      command: r.command,
+      env,
+      gpuIndexes: r.gpuIndexes,
+      nodes: r.gang,
+      rank: Math.max(0, r.gang.indexOf(me?.name ?? "")),
+      startBy: r.startedAt.toISOString(),
+      maxRuntimeSec: r.maxRuntimeSec,
+      gracePeriodSec: gracePeriodFor({ gracePeriod: r.gracePeriodSec }, r.charged, defaultPolicy),
+    });
+  }
+  return { run, stop };
+}
+
+/** Transport-neutral dispatcher used by the web route handlers and the test gateway. */
+export async function handleAgentRequest(
+  prisma: PrismaClient,
+  req: { method: string; route: string; authorization: string | null; body: string },
+): Promise<AgentReply<unknown>> {
+  if (req.method !== "POST") return fail(405 as number, "BAD_REQUEST", `Use POST for /api/agent/v1/${req.route}.`);
+  let raw: unknown;
+  try {
+    raw = req.body ? JSON.parse(req.body) : undefined;
+  } catch {
+    return fail(400, "BAD_REQUEST", "The request body is not valid JSON.");
+  }
+  const bearer = req.authorization?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? null;
+  try {
+    if (req.route === "enroll") return await enrollAgent(prisma, raw);
+    if (req.route === "heartbeat") return await handleHeartbeat(prisma, bearer, raw);
+    return fail(404, "NOT_FOUND", `No agent endpoint /api/agent/v1/${req.route} (endpoints: enroll, heartbeat).`);
+  } catch (e) {
+    return fail(500, "INTERNAL", `The control plane could not handle this report: ${(e as Error).message.split("\n")[0]}`);
+  }
+}

@@ -1,0 +1,50 @@
+import { createServer, type Server } from "node:http";
+import type { PrismaClient } from "@tranche/db";
+import { handleAgentRequest } from "./agent-protocol";
+
+/**
+ * The agent protocol on a bare node:http server: the same handlers the web app's route handlers call,
+ * without Next.js. Integration tests and benchmarks use it; production serves /api/agent/v1 from the
+ * web app.
+ */
+export async function serveAgentProtocol(
+  prisma: PrismaClient,
+  port = 0,
+  host = "127.0.0.1",
+): Promise<{ url: string; server: Server; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const m = /^\/api\/agent\/v1\/([a-z-]+)\/?$/.exec(req.url ?? "");
+      const route = m?.[1] ?? String(req.url);
+      handleAgentRequest(prisma, {
+        method: req.method ?? "GET",
+        route,
+        authorization: req.headers.authorization ?? null,
+        body: Buffer.concat(chunks).toString("utf8"),
+      }).then(
+        (reply) => {
+          res.writeHead(reply.status, { "content-type": "application/json" });
+          res.end(JSON.stringify(reply.body));
+        },
+        (e: unknown) => {
+          res.writeHead(500, { "content-type": "application/json" });
+          res.end(JSON.stringify({ error: { code: "INTERNAL", message: String(e) } }));
+        },
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const addr = server.address();
+  const actual = typeof addr === "object" && addr ? addr.port : port;
+  return {
+    url: `http://${host}:${actual}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,430 @@
+import type { PrismaClient, Tx } from "@tranche/db";
+import {
+  gracePeriodFor,
+  type CycleResult,
+  type LostOp,
+  type NodeStateOp,
+  type PreemptOp,
+  type StartOp,
+} from "@tranche/scheduler-core";
+import { addCapacity, chargeOpenSegments } from "./charge";
+import { closeRun } from "./job-lifecycle";
+import type { CycleInput } from "./load-snapshot";
+import { LEASE_NAME } from "./lease";
+
+/**
+ * Phase 3 of a cycle: apply the core's plan in ONE transaction — the commit point of the cycle.
+ *
+ * Everything the cycle decided becomes true together or not at all: node transitions, lost jobs,
+ * preemptions (STOPPING + grace), maxRuntime kills, starts (RUNNING + run segment + placements),
+ * pending reasons and positions, the usage and capacity ledgers, job events with reason codes and
+ * sentences, and the SchedulingCycle record. A worker killed before the commit leaves nothing behind;
+ * after it, agents learn their assignments from the database on their next heartbeat. So a crashed
+ * cycle is simply decided again from a fresh snapshot: no job starts twice, none is lost.
+ *
+ * Every state change is conditional on the state the snapshot saw (a job cancelled or held while the
+ * cycle was deciding is not started; a node cordoned meanwhile receives nothing), and the transaction
+ * first re-checks that this worker still holds the scheduler lease (fencing a paused ex-leader).
+ */
+
+export class LostLeadershipError extends Error {
+  override readonly name = "LostLeadershipError";
+}
+
+export interface MaxRuntimeKill {
+  jobId: string;
+  graceUntil: number;
+  sentence: string;
+}
+
+/**
+ * Jobs past their maxRuntime are stopped (SIGTERM, SIGKILL after their grace) and end KILLED. Marked in
+ * the snapshot before the core decides, so their GPUs count as leaving in this very cycle.
+ */
+export function planMaxRuntimeKills(input: CycleInput): MaxRuntimeKill[] {
+  const kills: MaxRuntimeKill[] = [];
+  for (const job of input.snapshot.running) {
+    if (job.stopping || job.maxRuntime === null) continue;
+    const end = job.startedAt + job.maxRuntime;
+    if (end > input.now) continue;
+    const grace = Math.min(gracePeriodFor(job, job.charged ?? job.minRuntime > 0, input.policy), 30);
+    const graceUntil = input.now + grace;
+    job.stopping = { byJobId: null, graceUntil };
+    kills.push({
+      jobId: job.id,
+      graceUntil,
+      sentence: `Reached its maxRuntime of ${job.maxRuntime}s: SIGTERM now, SIGKILL after ${grace}s.`,
+    });
+  }
+  return kills;
+}
+
+export interface ApplyTimings {
+  loadMs: number;
+  decideMs: number;
+}
+
+export interface AppliedCycle {
+  cycleId: bigint;
+  started: number;
+  preempted: number;
+  lost: number;
+  killed: number;
+  reasonsWritten: number;
+  /** Milliseconds per step of the transaction (also stored in the cycle's stats). */
+  steps: Record<string, number>;
+  /** Nodes whose agents have something new to do (start or stop). */
+  touchedNodes: string[];
+  /** Nodes that became REPAIR: the repair hook fires for them after the commit. */
+  repairNodes: { id: string; name: string }[];
+  applyMs: number;
+}
+
+const json = (v: unknown) => JSON.parse(JSON.stringify(v)) as object;
+const at = (s: number) => new Date(s * 1000);
+
+export async function applyCyclePlan(
+  prisma: PrismaClient,
+  input: CycleInput,
+  result: CycleResult,
+  kills: MaxRuntimeKill[],
+  leaderId: string,
+  timings: ApplyTimings,
+  options: {
+    reasonWriteCap?: number;
+    charge?: boolean;
+    /** tests: runs inside the transaction, just before COMMIT */ beforeCommit?: () => Promise<void> | void;
+  } = {},
+): Promise<AppliedCycle> {
+  const t0 = performance.now();
+  const clusterId = input.snapshot.cluster.id;
+  const now = input.now;
+  const nowDate = at(now);
+  const touched = new Set<string>();
+  const placementsOf = new Map(input.snapshot.running.map((j) => [j.id, j.placement.map((p) => p.nodeId)]));
+
+  const steps: Record<string, number> = {};
+  let mark = performance.now();
+  const step = (name: string) => {
+    const t = performance.now();
+    steps[name] = Math.round((t - mark) * 10) / 10;
+    mark = t;
+  };
+  const out = await prisma.$transaction(
+    async (tx) => {
+      step("begin");
+      // Fence: only the lease holder may commit a cycle. The row lock also serialises two workers.
+      const fenced = await tx.$executeRaw`
+        UPDATE worker_lease SET "lastCycleAt" = ${nowDate}, "updatedAt" = now()
+        WHERE name = ${LEASE_NAME} AND "holderId" = ${leaderId} AND "expiresAt" > now()`;
+      if (fenced !== 1) throw new LostLeadershipError(`worker ${leaderId} no longer holds the scheduler lease`);
+
+      const cycle = await tx.schedulingCycle.create({
+        data: {
+          clusterId,
+          at: nowDate,
+          durationMs: 0,
+          loadMs: timings.loadMs,
+          decideMs: timings.decideMs,
+          applyMs: 0,
+          pendingCount: result.stats.pending,
+          runningCount: result.stats.running,
+          started: 0,
+          preempted: 0,
+          leaderId,
+        },
+        select: { id: true },
+      });
+      const cycleId = cycle.id;
+      const events: {
+        jobId: number;
+        at: Date;
+        kind: string;
+        reasonCode: string | null;
+        sentence: string;
+        details: object;
+        actorKind: "SCHEDULER";
+        cycleId: bigint;
+      }[] = [];
+
+      step("fence+cycle");
+      // Node transitions as they stand now (an operator may have moved a node meanwhile).
+      const nodeRows = await tx.node.findMany({
+        where: { clusterId },
+        select: { id: true, name: true, state: true, drainIsManual: true },
+      });
+      const nodeState = new Map(nodeRows.map((n) => [n.id, n]));
+      const repairNodes: { id: string; name: string }[] = [];
+      for (const op of result.plan.filter((o): o is NodeStateOp => o.op === "NODE_STATE")) {
+        const r = await tx.node.updateMany({
+          where: { id: op.nodeId, state: op.from },
+          data: { state: op.to, stateReason: op.sentence, stateChangedAt: nowDate },
+        });
+        if (r.count === 0) continue;
+        const row = nodeState.get(op.nodeId);
+        if (row) row.state = op.to;
+        await tx.nodeEvent.create({
+          data: {
+            nodeId: op.nodeId,
+            at: nowDate,
+            fromState: op.from,
+            toState: op.to,
+            reason: op.sentence,
+            automatic: !(row?.drainIsManual ?? false) || op.to === "DOWN",
+          },
+        });
+        if (op.runRepairHook) repairNodes.push({ id: op.nodeId, name: row?.name ?? op.nodeId });
+      }
+
+      step("nodes");
+      // R9: jobs on DOWN nodes are lost; requeued at once when they may be; the segment is still charged.
+      let lost = 0;
+      for (const op of result.plan.filter((o): o is LostOp => o.op === "LOST")) {
+        const seg = input.segments.get(op.jobId);
+        if (!seg) continue;
+        const job = await tx.job.findUnique({
+          where: { id: Number(op.jobId) },
+          select: { state: true, resumable: true, requeuePolicy: true },
+        });
+        const open = await tx.runSegment.findUnique({ where: { id: seg.segmentId }, select: { endedAt: true, endReason: true } });
+        if (!job || !open || open.endedAt !== null || (job.state !== "RUNNING" && job.state !== "STOPPING")) continue;
+        const closed = await closeRun(
+          tx,
+          {
+            jobId: Number(op.jobId),
+            segmentId: seg.segmentId,
+            jobState: job.state,
+            intent: open.endReason,
+            resumable: job.resumable,
+            requeuePolicy: job.requeuePolicy,
+            charged: seg.charged,
+            gpus: op.gpus,
+          },
+          { endedAt: nowDate, cause: "lost", exitCode: null, signal: "LOST", cycleId, sentence: op.sentence },
+          { kind: "SCHEDULER", id: leaderId },
+        );
+        if (!closed) continue;
+        lost++;
+        for (const n of op.nodeIds) touched.add(n);
+      }
+
+      step("lost");
+      // R6: preemptions — SIGTERM now (agents learn it from STOPPING), SIGKILL at graceUntil.
+      let preempted = 0;
+      for (const op of result.plan.filter((o): o is PreemptOp => o.op === "PREEMPT")) {
+        const seg = input.segments.get(op.jobId);
+        if (!seg) continue;
+        const r = await tx.job.updateMany({
+          where: { id: Number(op.jobId), state: "RUNNING" },
+          data: { state: "STOPPING", graceUntil: at(op.graceUntil) },
+        });
+        if (r.count === 0) continue;
+        await tx.runSegment.updateMany({
+          where: { id: seg.segmentId, endedAt: null },
+          data: { endReason: "PREEMPT", endDetail: op.reasonCode },
+        });
+        preempted++;
+        for (const n of placementsOf.get(op.jobId) ?? []) touched.add(n);
+        events.push({
+          jobId: Number(op.jobId),
+          at: nowDate,
+          kind: "PREEMPTED",
+          reasonCode: op.reasonCode,
+          sentence: op.sentence,
+          details: json({
+            byJobId: op.byJobId,
+            gracePeriod: op.gracePeriod,
+            graceUntil: op.graceUntil,
+            requeue: op.requeue,
+            lostGpuSeconds: op.lostGpuSeconds,
+            ...op.details,
+          }),
+          actorKind: "SCHEDULER",
+          cycleId,
+        });
+      }
+
+      // Jobs past their maxRuntime.
+      let killed = 0;
+      for (const k of kills) {
+        const seg = input.segments.get(k.jobId);
+        if (!seg) continue;
+        const r = await tx.job.updateMany({
+          where: { id: Number(k.jobId), state: "RUNNING" },
+          data: { state: "STOPPING", graceUntil: at(k.graceUntil) },
+        });
+        if (r.count === 0) continue;
+        await tx.runSegment.updateMany({
+          where: { id: seg.segmentId, endedAt: null },
+          data: { endReason: "KILL", endDetail: "MAX_RUNTIME" },
+        });
+        killed++;
+        for (const n of placementsOf.get(k.jobId) ?? []) touched.add(n);
+        events.push({
+          jobId: Number(k.jobId),
+          at: nowDate,
+          kind: "MAX_RUNTIME",
+          reasonCode: "MAX_RUNTIME",
+          sentence: k.sentence,
+          details: {},
+          actorKind: "SCHEDULER",
+          cycleId,
+        });
+      }
+
+      step("preempt+kill");
+      // Starts: only onto nodes still READY, only jobs still PENDING.
+      const starts = result.plan.filter(
+        (o): o is StartOp => o.op === "START" && o.placement.every((p) => nodeState.get(p.nodeId)?.state === "READY"),
+      );
+      let started = 0;
+      if (starts.length > 0) {
+        const ids = starts.map((s) => Number(s.jobId));
+        const startedAt = starts.map((s) => at(s.startBy).toISOString());
+        const protectedUntil = starts.map((s) => at(s.protectedUntil).toISOString());
+        const rows = await tx.$queryRaw<{ id: number }[]>`
+          UPDATE job j SET state = 'RUNNING', "startedAt" = u.s, "protectedUntil" = u.p, "graceUntil" = NULL,
+                 "reasonCode" = NULL, "reasonSentence" = NULL, "reasonDetails" = NULL, "queuePosition" = NULL,
+                 "reasonCycleId" = ${cycleId}, "squattingSince" = NULL, "exitCode" = NULL, "exitSignal" = NULL, "updatedAt" = now()
+          FROM unnest(${ids}::int[], ${startedAt}::timestamptz[], ${protectedUntil}::timestamptz[]) AS u(id, s, p)
+          WHERE j.id = u.id AND j.state = 'PENDING'
+          RETURNING j.id`;
+        const ok = new Set(rows.map((r) => String(r.id)));
+        const go = starts.filter((s) => ok.has(s.jobId));
+        started = go.length;
+        if (go.length > 0) {
+          const segs = await tx.$queryRaw<{ id: bigint; jobId: number }[]>`
+            INSERT INTO run_segment ("jobId", "clusterId", "budgetId", gpus, "startedAt", "protectedUntil", charged, "chargedUntil", "startCycleId")
+            SELECT u.j, ${clusterId}, u.b, u.g, u.s, u.p, u.c, u.s, ${cycleId}
+            FROM unnest(${go.map((s) => Number(s.jobId))}::int[], ${go.map((s) => s.budgetId)}::text[], ${go.map((s) => s.gpus)}::int[],
+                        ${go.map((s) => at(s.startBy).toISOString())}::timestamptz[], ${go.map((s) => (s.charged ? at(s.protectedUntil).toISOString() : null))}::timestamptz[],
+                        ${go.map((s) => s.charged)}::boolean[]) AS u(j, b, g, s, p, c)
+            RETURNING id, "jobId"`;
+          const segOf = new Map(segs.map((s) => [String(s.jobId), s.id]));
+          const pSeg: string[] = [];
+          const pNode: string[] = [];
+          const pGpus: string[] = [];
+          for (const s of go) {
+            for (const p of s.placement) {
+              pSeg.push(String(segOf.get(s.jobId)!));
+              pNode.push(p.nodeId);
+              pGpus.push(`{${p.gpuIndexes.join(",")}}`);
+              touched.add(p.nodeId);
+            }
+          }
+          await tx.$executeRaw`
+            INSERT INTO segment_placement ("segmentId", "nodeId", "gpuIndexes")
+            SELECT u.s, u.n, u.g::int[] FROM unnest(${pSeg}::bigint[], ${pNode}::text[], ${pGpus}::text[]) AS u(s, n, g)`;
+          for (const s of go) {
+            events.push({
+              jobId: Number(s.jobId),
+              at: nowDate,
+              kind: "STARTED",
+              reasonCode: s.reason.code,
+              sentence: s.reason.sentence,
+              details: json({
+                segmentId: String(segOf.get(s.jobId)),
+                position: s.reason.position,
+                ratio: s.reason.ratio,
+                lane: s.lane,
+                charged: s.charged,
+                startBy: s.startBy,
+                afterExitOf: s.afterExitOf,
+                placement: s.placement.map((p) => ({
+                  node: input.nodeNames.get(p.nodeId) ?? p.nodeId,
+                  gpuIndexes: p.gpuIndexes,
+                })),
+              }),
+              actorKind: "SCHEDULER",
+              cycleId,
+            });
+          }
+        }
+      }
+
+      step("starts");
+      // R10: one reason per pending job, decided this cycle. Rewriting 10,000 wide job rows costs ~0.5-1 s,
+      // so each cycle writes every new job's reason and the head of the queue (position <= 100), then up
+      // to `reasonWriteCap` others: those whose code changed first, then the stalest. Every stored reason
+      // is at most a few cycles old; reasonCycleId tells which cycle wrote it.
+      const must: [string, (typeof result.pending)[string]][] = [];
+      const rest: { id: string; reason: (typeof result.pending)[string]; codeChanged: boolean; cycleId: bigint }[] = [];
+      for (const [jobId, reason] of Object.entries(result.pending)) {
+        const stored = input.storedReasons.get(jobId);
+        const position = reason.details.position;
+        if (!stored || stored.cycleId === null || stored.code === null) must.push([jobId, reason]);
+        else if (stored.code === reason.code && stored.position === position && stored.cycleId === input.lastCycleId) continue;
+        else if (position !== null && position <= 100) must.push([jobId, reason]);
+        else rest.push({ id: jobId, reason, codeChanged: stored.code !== reason.code, cycleId: stored.cycleId });
+      }
+      rest.sort((a, b) =>
+        a.codeChanged !== b.codeChanged ? (a.codeChanged ? -1 : 1) : a.cycleId < b.cycleId ? -1 : a.cycleId > b.cycleId ? 1 : 0,
+      );
+      const room = Math.max(0, (options.reasonWriteCap ?? 1500) - must.length);
+      const chosen = [...must, ...rest.slice(0, room).map((r) => [r.id, r.reason] as const)];
+      const rIds: number[] = [];
+      const rCodes: string[] = [];
+      const rSentences: string[] = [];
+      const rDetails: string[] = [];
+      const rPositions: (number | null)[] = [];
+      for (const [jobId, reason] of chosen) {
+        rIds.push(Number(jobId));
+        rCodes.push(reason.code);
+        rSentences.push(reason.sentence);
+        rDetails.push(JSON.stringify(reason.details));
+        rPositions.push(reason.details.position);
+      }
+      if (rIds.length > 0) {
+        await tx.$executeRaw`
+          UPDATE job j SET "reasonCode" = u.c, "reasonSentence" = u.s, "reasonDetails" = u.d::jsonb, "queuePosition" = u.p, "reasonCycleId" = ${cycleId}
+          FROM unnest(${rIds}::int[], ${rCodes}::text[], ${rSentences}::text[], ${rDetails}::text[], ${rPositions}::int[]) AS u(id, c, s, d, p)
+          WHERE j.id = u.id AND j.state IN ('PENDING', 'HELD')`;
+      }
+
+      step("reasons");
+      if (events.length > 0) {
+        await tx.$executeRaw`
+          INSERT INTO job_event ("jobId", at, kind, "reasonCode", sentence, details, "actorKind", "cycleId")
+          SELECT u.j, ${nowDate}::timestamptz, u.k, u.r, u.s, u.d::jsonb, 'SCHEDULER', ${cycleId}
+          FROM unnest(${events.map((e) => e.jobId)}::int[], ${events.map((e) => e.kind)}::text[], ${events.map((e) => e.reasonCode)}::text[],
+                      ${events.map((e) => e.sentence)}::text[], ${events.map((e) => JSON.stringify(e.details))}::text[]) AS u(j, k, r, s, d)`;
+      }
+      step("events");
+
+      // Ledgers: allocated runs charged up to now; healthy capacity since the previous cycle (capped,
+      // so a long pause of every worker does not invent hours nobody observed).
+      // (The loader adds the not-yet-charged tail itself, so charging every few seconds keeps ratios exact.)
+      if (options.charge !== false) await chargeOpenSegments(tx, nowDate, { clusterId });
+      const from = input.previousCycleAt === null ? now : Math.max(input.previousCycleAt, now - 300);
+      await addCapacity(tx, clusterId, at(from), nowDate, input.healthyGpus, input.totalGpus);
+
+      step("ledgers");
+      const applyMs = performance.now() - t0;
+      await tx.schedulingCycle.update({
+        where: { id: cycleId },
+        data: {
+          applyMs,
+          durationMs: timings.loadMs + timings.decideMs + applyMs,
+          started,
+          preempted,
+          ratios: json(result.ratios),
+          reservations: json(result.reservations),
+          stats: json({
+            ...result.stats,
+            killed,
+            lostApplied: lost,
+            reasonsWritten: rIds.length,
+            order: result.order.length,
+            applySteps: steps,
+          }),
+        },
+      });
+      if (options.beforeCommit) await options.beforeCommit();
+      return { cycleId, started, preempted, lost, killed, reasonsWritten: rIds.length, repairNodes, steps };
+    },
+    { timeout: 60_000, maxWait: 15_000 },
+  );
+  return { ...out, touchedNodes: [...touched], applyMs: performance.now() - t0 };
+}
+
+export type { Tx };

@@ -1,0 +1,62 @@
+import type { Tx } from "@tranche/db";
+
+/**
+ * Charging (SPEC §2 usage): allocated run segments feed the hourly usage ledger as they run.
+ *
+ * Each charge moves a segment's `chargedUntil` forward and adds exactly the GPU-seconds in between to
+ * the (budget, cluster, hour) rows, split at hour boundaries, in one statement that locks the segment
+ * rows: the worker's periodic charge and an agent's exit report (which charges up to the exit time)
+ * can race without charging a second twice. A segment whose start is still in the future (waiting for
+ * preempted victims to leave) is not charged yet.
+ */
+export async function chargeOpenSegments(
+  tx: Tx,
+  until: Date,
+  where: { clusterId: string } | { segmentIds: bigint[] },
+): Promise<number> {
+  const clusterId = "clusterId" in where ? where.clusterId : null;
+  const ids = "segmentIds" in where ? where.segmentIds.map(String) : null;
+  if (ids && ids.length === 0) return 0;
+  return tx.$executeRaw`
+    WITH old AS (
+      SELECT s.id, s."budgetId", s."clusterId", s.gpus, GREATEST(COALESCE(s."chargedUntil", s."startedAt"), s."startedAt") AS from_t
+      FROM run_segment s
+      WHERE s.charged AND s."endedAt" IS NULL
+        AND (${clusterId}::text IS NULL OR s."clusterId" = ${clusterId}::text)
+        AND (${ids}::bigint[] IS NULL OR s.id = ANY(${ids}::bigint[]))
+        AND GREATEST(COALESCE(s."chargedUntil", s."startedAt"), s."startedAt") < ${until}::timestamptz
+      FOR UPDATE
+    ), moved AS (
+      UPDATE run_segment s SET "chargedUntil" = ${until}::timestamptz FROM old WHERE s.id = old.id RETURNING s.id
+    ), slices AS (
+      SELECT old."budgetId", old."clusterId", h AS "hourStart",
+             EXTRACT(EPOCH FROM (LEAST(h + interval '1 hour', ${until}::timestamptz) - GREATEST(h, old.from_t))) * old.gpus AS gs
+      FROM old, generate_series(date_trunc('hour', old.from_t, 'UTC'), ${until}::timestamptz - interval '1 millisecond', interval '1 hour') h
+    )
+    INSERT INTO usage_ledger ("budgetId", "clusterId", "hourStart", "gpuSeconds")
+    SELECT "budgetId", "clusterId", "hourStart", ROUND(SUM(gs))::bigint FROM slices
+    GROUP BY "budgetId", "clusterId", "hourStart" HAVING ROUND(SUM(gs)) > 0
+    ON CONFLICT ("budgetId", "clusterId", "hourStart")
+    DO UPDATE SET "gpuSeconds" = usage_ledger."gpuSeconds" + EXCLUDED."gpuSeconds"`;
+}
+
+/** Healthy and total GPU-seconds of a cluster between two instants, split per hour (entitlement input). */
+export async function addCapacity(
+  tx: Tx,
+  clusterId: string,
+  from: Date,
+  to: Date,
+  healthyGpus: number,
+  totalGpus: number,
+): Promise<void> {
+  if (to.getTime() <= from.getTime()) return;
+  await tx.$executeRaw`
+    INSERT INTO capacity_ledger ("clusterId", "hourStart", "healthyGpuSeconds", "totalGpuSeconds")
+    SELECT ${clusterId}, h,
+           ROUND(EXTRACT(EPOCH FROM (LEAST(h + interval '1 hour', ${to}::timestamptz) - GREATEST(h, ${from}::timestamptz))) * ${healthyGpus}::float8)::bigint,
+           ROUND(EXTRACT(EPOCH FROM (LEAST(h + interval '1 hour', ${to}::timestamptz) - GREATEST(h, ${from}::timestamptz))) * ${totalGpus}::float8)::bigint
+    FROM generate_series(date_trunc('hour', ${from}::timestamptz, 'UTC'), ${to}::timestamptz - interval '1 millisecond', interval '1 hour') h
+    ON CONFLICT ("clusterId", "hourStart")
+    DO UPDATE SET "healthyGpuSeconds" = capacity_ledger."healthyGpuSeconds" + EXCLUDED."healthyGpuSeconds",
+                  "totalGpuSeconds" = capacity_ledger."totalGpuSeconds" + EXCLUDED."totalGpuSeconds"`;
+}

@@ -1,0 +1,176 @@
+import type { Tx } from "@tranche/db";
+import { chargeOpenSegments } from "./charge";
+
+/**
+ * How a run ends. A run segment carries its stop intent in `endReason` while it is still open
+ * (`endedAt` null): PREEMPT (the scheduler preempted it), KILL (it reached maxRuntime). A STOPPING job
+ * whose segment has no intent was cancelled by its owner or an operator. When the processes are gone
+ * (an agent's exit report) or the node is DOWN (R9), the segment is closed and charged up to its end,
+ * and the job moves to its next state in the same transaction.
+ */
+
+export type SegmentEnd = "FINISH" | "FAIL" | "PREEMPT" | "KILL" | "LOST" | "CANCEL";
+
+export interface RunToClose {
+  jobId: number;
+  segmentId: bigint;
+  jobState: string;
+  /** The stop intent stored on the open segment. */
+  intent: string | null;
+  resumable: boolean;
+  requeuePolicy: string;
+  charged: boolean;
+  gpus: number;
+}
+
+export interface RunEnd {
+  endedAt: Date;
+  /** "exit" = the agent reported the processes gone; "lost" = its node went DOWN. */
+  cause: "exit" | "lost";
+  exitCode: number | null;
+  signal: string | null;
+  cycleId?: bigint | null;
+  /** Sentence prefix from whoever decided (the core's LOST sentence, or the agent's exit). */
+  sentence?: string;
+}
+
+export interface RunOutcome {
+  end: SegmentEnd;
+  state: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "KILLED" | "LOST";
+  requeued: boolean;
+  eventKind: string;
+  sentence: string;
+}
+
+/** Pure: what a run's end means for its job (R6 requeue, R9 loss, maxRuntime kills, cancels). */
+export function decideRunOutcome(
+  run: Omit<RunToClose, "jobId" | "segmentId" | "charged" | "gpus">,
+  end: Pick<RunEnd, "cause" | "exitCode" | "signal">,
+): RunOutcome {
+  const requeue = run.resumable || run.requeuePolicy === "REQUEUE";
+  const how = end.exitCode !== null ? `exit code ${end.exitCode}` : end.signal ? `signal ${end.signal}` : "unknown exit";
+  if (end.cause === "lost") {
+    return requeue
+      ? {
+          end: "LOST",
+          state: "PENDING",
+          requeued: true,
+          eventKind: "LOST",
+          sentence: "requeued at once with its original submit time.",
+        }
+      : {
+          end: "LOST",
+          state: "LOST",
+          requeued: false,
+          eventKind: "LOST",
+          sentence: "not requeued (not resumable and did not ask to be).",
+        };
+  }
+  if (run.jobState === "STOPPING") {
+    if (run.intent === "PREEMPT") {
+      return requeue
+        ? {
+            end: "PREEMPT",
+            state: "PENDING",
+            requeued: true,
+            eventKind: "REQUEUED",
+            sentence: `Preempted run ended (${how}); requeued with its original submit time.`,
+          }
+        : {
+            end: "PREEMPT",
+            state: "FAILED",
+            requeued: false,
+            eventKind: "PREEMPTED_ENDED",
+            sentence: `Preempted run ended (${how}); not requeued (not resumable and did not ask to be).`,
+          };
+    }
+    if (run.intent === "KILL")
+      return {
+        end: "KILL",
+        state: "KILLED",
+        requeued: false,
+        eventKind: "KILLED",
+        sentence: `Killed at its maxRuntime (${how}).`,
+      };
+    return {
+      end: "CANCEL",
+      state: "CANCELLED",
+      requeued: false,
+      eventKind: "CANCELLED",
+      sentence: `Cancelled; its processes ended (${how}).`,
+    };
+  }
+  if (end.exitCode === 0)
+    return { end: "FINISH", state: "COMPLETED", requeued: false, eventKind: "FINISHED", sentence: "Finished (exit code 0)." };
+  return { end: "FAIL", state: "FAILED", requeued: false, eventKind: "FAILED", sentence: `Failed (${how}).` };
+}
+
+/**
+ * Close a run segment, charge it up to its end and move its job on; returns what happened, or null when
+ * the run was already closed (by an agent's exit report and the worker's LOST racing each other) — the
+ * segment and job rows are locked and re-read first, so the latest state decides and nothing is closed twice.
+ */
+export async function closeRun(
+  tx: Tx,
+  given: RunToClose,
+  end: RunEnd,
+  actor: { kind: "SCHEDULER" | "AGENT"; id: string | null },
+): Promise<RunOutcome | null> {
+  // Lock order job, then segment — the same order the worker's apply uses — so the two never deadlock.
+  const job = await tx.$queryRaw<{ state: string }[]>`SELECT state::text AS state FROM job WHERE id = ${given.jobId} FOR UPDATE`;
+  const seg = await tx.$queryRaw<{ endedAt: Date | null; endReason: string | null }[]>`
+    SELECT "endedAt", "endReason"::text AS "endReason" FROM run_segment WHERE id = ${given.segmentId} AND "jobId" = ${given.jobId} FOR UPDATE`;
+  const state = job[0]?.state;
+  if (!state || !seg[0] || seg[0].endedAt !== null || (state !== "RUNNING" && state !== "STOPPING")) return null;
+  const run: RunToClose = { ...given, jobState: state, intent: seg[0].endReason };
+  const outcome = decideRunOutcome(run, end);
+  if (run.charged) await chargeOpenSegments(tx, end.endedAt, { segmentIds: [run.segmentId] });
+  await tx.runSegment.update({
+    where: { id: run.segmentId },
+    data: {
+      endedAt: end.endedAt,
+      endReason: outcome.end,
+      endDetail: end.exitCode !== null ? `exit ${end.exitCode}` : (end.signal ?? null),
+    },
+  });
+  const terminal = outcome.state !== "PENDING";
+  await tx.job.update({
+    where: { id: run.jobId },
+    data: {
+      state: outcome.state,
+      graceUntil: null,
+      protectedUntil: null,
+      squattingSince: null,
+      exitCode: end.exitCode,
+      exitSignal: end.signal,
+      ...(terminal
+        ? { finishedAt: end.endedAt }
+        : {
+            queuedAt: end.endedAt,
+            requeueCount: { increment: 1 },
+            reasonCode: null,
+            reasonSentence: null,
+            reasonDetails: undefined,
+            queuePosition: null,
+          }),
+    },
+  });
+  await tx.jobEvent.create({
+    data: {
+      jobId: run.jobId,
+      at: end.endedAt,
+      kind: outcome.eventKind,
+      reasonCode: outcome.end,
+      sentence: end.sentence
+        ? end.cause === "lost"
+          ? end.sentence
+          : `${end.sentence} ${outcome.sentence}`
+        : `${outcome.eventKind === "LOST" ? "Lost: its node went down; " : ""}${outcome.sentence}`,
+      details: { segmentId: String(run.segmentId), exitCode: end.exitCode, signal: end.signal, requeued: outcome.requeued },
+      actorKind: actor.kind,
+      actorId: actor.id,
+      cycleId: end.cycleId ?? null,
+    },
+  });
+  return outcome;
+}

@@ -1,0 +1,330 @@
+import type { PrismaClient, Tx } from "@tranche/db";
+import {
+  PPM,
+  computeEntitlements,
+  withWindowAggregates,
+  type AllocationChange,
+  type CapacityChange,
+  type ClusterSnapshot,
+  type NodeHealth,
+  type NodeState,
+  type PendingJob,
+  type PolicyConfig,
+  type RunningJob,
+} from "@tranche/scheduler-core";
+import { resolveClusterPolicy } from "./policy";
+import { toSec, toSecOrNull } from "./time";
+
+/**
+ * Phase 1 of a cycle: read one cluster's state from Postgres into the core's ClusterSnapshot.
+ *
+ * - nodes as they are (the core decides DOWN / DRAINING / REPAIR transitions);
+ * - the whole budget tree with this cluster's allocations, usage from the hourly usage ledger (the
+ *   first hour of the window prorated) plus the not-yet-charged tail of open charged segments, and
+ *   entitlement integrated from the allocation history and the hourly capacity ledger;
+ * - running jobs (RUNNING and STOPPING) from their open run segment and its placements;
+ * - pending jobs (PENDING, and HELD so they get their HELD reason).
+ *
+ * Raw SQL on purpose: 10,000 pending jobs and 1,024 nodes load in tens of milliseconds.
+ */
+
+type Db = PrismaClient | Tx;
+
+/** What the plan applier needs beyond the snapshot (to diff reasons and find segments). */
+export interface CycleInput {
+  snapshot: ClusterSnapshot;
+  policy: PolicyConfig;
+  now: number;
+  /** job id -> its open run segment (running and stopping jobs). */
+  segments: Map<string, { segmentId: bigint; charged: boolean; endReason: string | null }>;
+  /** job id -> the reason currently stored (so unchanged reasons are not rewritten). */
+  storedReasons: Map<string, { code: string | null; position: number | null; cycleId: bigint | null }>;
+  nodeNames: Map<string, string>;
+  /** Healthy and total GPUs now (capacity ledger). */
+  healthyGpus: number;
+  totalGpus: number;
+  /** Time of the previous cycle of this cluster (capacity ledger integration), seconds. */
+  previousCycleAt: number | null;
+  /** Id of the previous cycle of this cluster. */
+  lastCycleId: bigint | null;
+}
+
+interface NodeRow {
+  id: string;
+  name: string;
+  gpuCount: number;
+  state: NodeState;
+  health: NodeHealth;
+  lastHeartbeatAt: Date | null;
+}
+interface TreeRow {
+  id: string;
+  name: string;
+  parentId: string | null;
+  ppm: number | null;
+}
+interface RunningRow {
+  id: number;
+  name: string;
+  budgetId: string;
+  userId: string;
+  gpus: number;
+  minRuntimeSec: number;
+  maxRuntimeSec: number | null;
+  resumable: boolean;
+  priority: number;
+  requeuePolicy: string;
+  gracePeriodSec: number | null;
+  state: string;
+  submittedAt: Date;
+  graceUntil: Date | null;
+  segmentId: bigint;
+  segStartedAt: Date;
+  charged: boolean;
+  chargedUntil: Date | null;
+  endReason: string | null;
+  placements: { nodeId: string; gpuIndexes: number[] }[] | null;
+}
+
+const PENDING_SQL = `
+  SELECT json_agg(json_build_array(id, name, "budgetId", "userId", gpus, "minRuntimeSec", "maxRuntimeSec", resumable, priority,
+         "requeuePolicy", "gracePeriodSec", state, floor(extract(epoch FROM "submittedAt")), floor(extract(epoch FROM "queuedAt")),
+         "requeueCount", "reasonCode", "queuePosition", "reasonCycleId"::text))::text AS rows
+  FROM job WHERE "clusterId" = $1 AND state IN ('PENDING', 'HELD')`;
+
+/** The healthy-capacity rule of the measures: READY/CORDONED/DRAINING nodes that report healthy. */
+function isHealthy(n: Pick<NodeRow, "state" | "health">): boolean {
+  return n.health === "HEALTHY" && n.state !== "DOWN" && n.state !== "REPAIR";
+}
+
+/**
+ * A plain SQL executor (node-postgres `pool.query`), used when given for the largest read (pending jobs):
+ * it skips the ORM's per-query overhead. Optional: everything works through Prisma alone.
+ */
+export type RawQuery = (text: string, params: unknown[]) => Promise<{ rows: unknown[] }>;
+
+export async function loadCycleInput(
+  db: Db,
+  clusterId: string,
+  now: number,
+  overrides: Partial<PolicyConfig> = {},
+  raw?: RawQuery,
+): Promise<CycleInput> {
+  const cluster = await db.cluster.findUnique({ where: { id: clusterId } });
+  if (!cluster) throw new Error(`cluster ${clusterId} does not exist`);
+  const policy = resolveClusterPolicy(cluster, overrides);
+  const nowDate = new Date(now * 1000);
+  const windowStart = now - policy.lookbackWindow;
+  const windowStartDate = new Date(windowStart * 1000);
+
+  const [nodes, treeRows, history, capacityRows, usageRows, runningRows, pendingRows, lastCycle] = await Promise.all([
+    db.$queryRaw<NodeRow[]>`
+      SELECT id, name, "gpuCount", state::text AS state, health::text AS health, "lastHeartbeatAt"
+      FROM node WHERE "clusterId" = ${clusterId}`,
+    db.$queryRaw<TreeRow[]>`
+      SELECT t.id, t.name, t."parentId", a.ppm
+      FROM budget_tree_node t LEFT JOIN allocation a ON a."treeNodeId" = t.id AND a."clusterId" = ${clusterId}
+      WHERE t."archivedAt" IS NULL`,
+    db.$queryRaw<{ treeNodeId: string; at: Date; toPpm: number }[]>`
+      SELECT "treeNodeId", at, "toPpm" FROM allocation_change
+      WHERE "clusterId" = ${clusterId} AND at <= ${nowDate} ORDER BY at, id`,
+    db.$queryRaw<{ hourStart: Date; healthy: number }[]>`
+      SELECT "hourStart", "healthyGpuSeconds"::float8 AS healthy FROM capacity_ledger
+      WHERE "clusterId" = ${clusterId} AND "hourStart" > ${new Date((windowStart - 3600) * 1000)} AND "hourStart" <= ${nowDate}
+      ORDER BY "hourStart"`,
+    // The first hour of the window counts only its part inside the window.
+    db.$queryRaw<{ budgetId: string; gpuSeconds: number }[]>`
+      SELECT "budgetId", SUM(CASE WHEN "hourStart" < ${windowStartDate}
+          THEN "gpuSeconds"::float8 * GREATEST(0, EXTRACT(EPOCH FROM ("hourStart" + interval '1 hour' - ${windowStartDate}::timestamptz)) / 3600.0)
+          ELSE "gpuSeconds"::float8 END)::float8 AS "gpuSeconds"
+      FROM usage_ledger
+      WHERE "clusterId" = ${clusterId} AND "hourStart" > ${new Date((windowStart - 3600) * 1000)}
+      GROUP BY "budgetId"`,
+    db.$queryRaw<RunningRow[]>`
+      SELECT j.id, j.name, j."budgetId", j."userId", j.gpus, j."minRuntimeSec", j."maxRuntimeSec", j.resumable, j.priority,
+             j."requeuePolicy"::text AS "requeuePolicy", j."gracePeriodSec", j.state::text AS state, j."submittedAt", j."graceUntil",
+             s.id AS "segmentId", s."startedAt" AS "segStartedAt", s.charged, s."chargedUntil", s."endReason"::text AS "endReason",
+             (SELECT json_agg(json_build_object('nodeId', p."nodeId", 'gpuIndexes', p."gpuIndexes") ORDER BY p."nodeId")
+                FROM segment_placement p WHERE p."segmentId" = s.id) AS placements
+      FROM job j JOIN run_segment s ON s."jobId" = j.id AND s."endedAt" IS NULL
+      WHERE j."clusterId" = ${clusterId} AND j.state IN ('RUNNING', 'STOPPING')`,
+    // 10,000 pending rows: one JSON array is ~2x faster through the driver than 10,000 row objects.
+    raw
+      ? raw(PENDING_SQL, [clusterId]).then((r) => r.rows as { rows: string | null }[])
+      : db.$queryRawUnsafe<{ rows: string | null }[]>(PENDING_SQL, clusterId),
+    db.$queryRaw<{ id: bigint; at: Date }[]>`
+      SELECT id, at FROM scheduling_cycle WHERE "clusterId" = ${clusterId} ORDER BY at DESC LIMIT 1`,
+  ]);
+
+  // --- budget tree with window aggregates ------------------------------------------------------
+  const shape = treeRows.map((t) => ({
+    id: t.id,
+    name: t.name,
+    parentId: t.parentId,
+    allocationPpm: t.parentId === null ? PPM : (t.ppm ?? 0),
+  }));
+  const usage: Record<string, number> = {};
+  for (const u of usageRows) usage[u.budgetId] = (usage[u.budgetId] ?? 0) + Number(u.gpuSeconds);
+  // Not yet charged tail of open charged segments (the ledger is charged up to `chargedUntil`).
+  for (const r of runningRows) {
+    if (!r.charged) continue;
+    const from = Math.max(toSec(r.chargedUntil ?? r.segStartedAt), toSec(r.segStartedAt), windowStart);
+    if (now > from) usage[r.budgetId] = (usage[r.budgetId] ?? 0) + r.gpus * (now - from);
+  }
+  // Leaves carry usage; the core sums parents itself. Propagate anyway for the ratios shown.
+  const parentOf = new Map(shape.map((n) => [n.id, n.parentId]));
+  const leafUsage: Record<string, number> = {};
+  for (const [id, v] of Object.entries(usage)) {
+    let cur: string | null | undefined = id;
+    const seen = new Set<string>();
+    while (cur && !seen.has(cur)) {
+      seen.add(cur);
+      leafUsage[cur] = (leafUsage[cur] ?? 0) + v;
+      cur = parentOf.get(cur) ?? null;
+    }
+  }
+  const allocationHistory: AllocationChange[] = history.map((h) => ({
+    treeNodeId: h.treeNodeId,
+    at: toSec(h.at),
+    allocationPpm: h.toPpm,
+  }));
+  let healthyGpus = 0;
+  let totalGpus = 0;
+  for (const n of nodes) {
+    totalGpus += n.gpuCount;
+    if (isHealthy(n)) healthyGpus += n.gpuCount;
+  }
+  // Hourly capacity ledger rows as piecewise-constant capacity; the current hour at today's value.
+  const capacity: CapacityChange[] = capacityRows.map((c) => ({ at: toSec(c.hourStart), healthyGpus: Number(c.healthy) / 3600 }));
+  const currentHour = now - (now % 3600);
+  const lastCap = capacity[capacity.length - 1];
+  if (lastCap && lastCap.at === currentHour) lastCap.healthyGpus = healthyGpus;
+  else if (lastCap || capacity.length === 0) capacity.push({ at: lastCap ? currentHour : now, healthyGpus });
+  const entitlement = computeEntitlements(shape, allocationHistory, capacity, now, policy);
+  const tree = withWindowAggregates(shape, leafUsage, entitlement);
+
+  // --- jobs -------------------------------------------------------------------------------------
+  const segments: CycleInput["segments"] = new Map();
+  const running: RunningJob[] = runningRows.map((r) => {
+    const id = String(r.id);
+    segments.set(id, { segmentId: r.segmentId, charged: r.charged, endReason: r.endReason });
+    return {
+      id,
+      name: r.name,
+      budgetId: r.budgetId,
+      userId: r.userId,
+      submittedAt: toSec(r.submittedAt),
+      gpus: r.gpus,
+      minRuntime: r.minRuntimeSec,
+      maxRuntime: r.maxRuntimeSec,
+      priority: r.priority,
+      resumable: r.resumable,
+      requeueOnPreempt: r.requeuePolicy === "REQUEUE",
+      gracePeriod: r.gracePeriodSec,
+      startedAt: toSec(r.segStartedAt),
+      placement: (r.placements ?? []).map((p) => ({ nodeId: p.nodeId, gpuIndexes: p.gpuIndexes })),
+      charged: r.charged,
+      stopping: r.state === "STOPPING" ? { byJobId: null, graceUntil: toSecOrNull(r.graceUntil) ?? now } : null,
+    };
+  });
+  const storedReasons: CycleInput["storedReasons"] = new Map();
+  type PendingTuple = [
+    number,
+    string,
+    string,
+    string,
+    number,
+    number,
+    number | null,
+    boolean,
+    number,
+    string,
+    number | null,
+    string,
+    number,
+    number,
+    number,
+    string | null,
+    number | null,
+    string | null,
+  ];
+  const tuples = JSON.parse(pendingRows[0]?.rows ?? "[]") as PendingTuple[];
+  const pending: PendingJob[] = tuples.map((r) => {
+    const [
+      jobId,
+      name,
+      budgetId,
+      userId,
+      gpus,
+      minRuntime,
+      maxRuntime,
+      resumable,
+      priority,
+      requeuePolicy,
+      gracePeriod,
+      state,
+      submittedAt,
+      queuedAt,
+      requeueCount,
+      reasonCode,
+      queuePosition,
+      reasonCycleId,
+    ] = r;
+    const id = String(jobId);
+    storedReasons.set(id, {
+      code: reasonCode,
+      position: queuePosition,
+      cycleId: reasonCycleId === null ? null : BigInt(reasonCycleId),
+    });
+    return {
+      id,
+      name,
+      budgetId,
+      userId,
+      submittedAt,
+      gpus,
+      minRuntime,
+      maxRuntime,
+      priority,
+      resumable,
+      requeueOnPreempt: requeuePolicy === "REQUEUE",
+      gracePeriod,
+      requeuedAt: requeueCount > 0 ? queuedAt : null,
+      held: state === "HELD",
+    };
+  });
+
+  return {
+    snapshot: {
+      cluster: { id: cluster.id, name: cluster.name, gpuType: cluster.gpuType, maxMinRuntime: cluster.maxMinRuntimeSec },
+      nodes: nodes.map((n) => ({
+        id: n.id,
+        name: n.name,
+        gpuCount: n.gpuCount,
+        state: n.state,
+        health: n.health,
+        lastHeartbeatAt: toSecOrNull(n.lastHeartbeatAt),
+      })),
+      tree,
+      running,
+      pending,
+    },
+    policy,
+    now,
+    segments,
+    storedReasons,
+    nodeNames: new Map(nodes.map((n) => [n.id, n.name])),
+    healthyGpus,
+    totalGpus,
+    previousCycleAt: lastCycle[0] ? toSec(lastCycle[0].at) : null,
+    lastCycleId: lastCycle[0]?.id ?? null,
+  };
+}
+
+/**
+ * One cluster's snapshot as the worker sees it at `nowSeconds` (also for what-if views: edit it and
+ * call the core's runCycle; nothing is written).
+ */
+export async function loadClusterSnapshot(prisma: Db, clusterId: string, nowSeconds: number): Promise<ClusterSnapshot> {
+  return (await loadCycleInput(prisma, clusterId, nowSeconds)).snapshot;
+}

@@ -1,0 +1,32 @@
+import { resolvePolicy, type PolicyConfig } from "@tranche/scheduler-core";
+
+/**
+ * The policy a cluster is scheduled with: SPEC defaults, the cluster's own minRuntime cap, then the
+ * process's overrides (the worker reads them from TRANCHE_POLICY, a JSON object of PolicyConfig fields,
+ * e.g. '{"heartbeatTimeout":10}' in tests).
+ */
+export function resolveClusterPolicy(cluster: { maxMinRuntimeSec: number }, overrides: Partial<PolicyConfig> = {}): PolicyConfig {
+  return resolvePolicy({ maxMinRuntime: cluster.maxMinRuntimeSec, ...overrides });
+}
+
+/** Parse TRANCHE_POLICY; a malformed value is an error with one clear line, never silently ignored. */
+export function policyOverridesFromEnv(raw: string | undefined): Partial<PolicyConfig> {
+  if (!raw || !raw.trim()) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error(`TRANCHE_POLICY must be a JSON object of policy settings, got '${raw}'`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new Error("TRANCHE_POLICY must be a JSON object");
+  const known = new Set(Object.keys(resolvePolicy()));
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(parsed)) {
+    if (!known.has(k)) throw new Error(`TRANCHE_POLICY: unknown setting '${k}' (known: ${[...known].join(", ")})`);
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0)
+      throw new Error(`TRANCHE_POLICY: ${k} must be a non-negative number`);
+    out[k] = v;
+  }
+  return out as Partial<PolicyConfig>;
+}
