@@ -77,6 +77,8 @@ async function main() {
       TRANCHE_PUBLIC_URL: url,
       BETTER_AUTH_SECRET: process.env.BETTER_AUTH_SECRET ?? "e2e-secret-e2e-secret-e2e-secret-0123456789",
       NEXT_TELEMETRY_DISABLED: "1",
+      // Journeys sign in several users from 127.0.0.1 within seconds (see apps/web/server/auth.ts).
+      TRANCHE_AUTH_RATE_LIMIT: "off",
       NODE_ENV: "production",
     };
     const web = spawn(

@@ -27,6 +27,7 @@ import type {
   PlanOp,
   PolicyConfig,
   PreemptOp,
+  Reservation,
   RunningJob,
   StartOp,
 } from "@tranche/scheduler-core";
@@ -100,6 +101,8 @@ interface ClusterState {
   readonly pending: SlotList<PendingJob>;
   drainingNodes: number;
   snapshotCluster: ClusterSnapshot["cluster"];
+  /** The previous cycle's reservations, passed back in the next snapshot (see ClusterSnapshot). */
+  reservations: Reservation[];
 }
 
 /** Kinds of timed events; the number is the order inside one timestamp. */
@@ -117,6 +120,8 @@ export interface SimulationOutput {
   readonly end: number;
   readonly cycles: number;
   readonly cycleMs: number;
+  /** Cycles not run because they could not change anything (see Simulation.idle). */
+  readonly skippedCycles: number;
   readonly submitted: number;
   readonly completed: number;
 }
@@ -154,6 +159,7 @@ class Simulation {
   private now = 0;
   private cycles = 0;
   private cycleMs = 0;
+  private skippedCycles = 0;
   private completed = 0;
 
   constructor(
@@ -222,6 +228,7 @@ class Simulation {
       running: new SlotList(),
       pending: new SlotList(),
       drainingNodes: 0,
+      reservations: [],
       snapshotCluster: { id: spec.name, name: spec.name, gpuType: spec.gpuType, maxMinRuntime: null },
     };
   }
@@ -282,6 +289,7 @@ class Simulation {
       end,
       cycles: this.cycles,
       cycleMs: this.cycleMs,
+      skippedCycles: this.skippedCycles,
       submitted: this.scenario.jobs.length,
       completed: this.completed,
     };
@@ -400,6 +408,13 @@ class Simulation {
   private runCycleOn(c: ClusterState): void {
     const now = this.now;
     const policy = this.opts.policy;
+    if (this.idle(c, now)) {
+      // What the cycle would have recorded: nothing blocked, so no blocked idle GPUs.
+      this.skippedCycles++;
+      c.reservations = []; // with no pending job a cycle reserves nothing
+      this.recorder.cycle(c.index, now, 0);
+      return;
+    }
     const from = now - policy.lookbackWindow;
     // Entitlement: effective allocation x healthy capacity over the window, with SPEC §2's young
     // window rule (the same formula as the core's computeEntitlements, incrementally).
@@ -422,14 +437,33 @@ class Simulation {
       tree: c.tree,
       running: c.running.items,
       pending: c.pending.items,
+      reservations: c.reservations,
     };
 
     const t0 = performance.now();
     const result = this.opts.cycle(snapshot, policy, now);
     this.cycleMs += performance.now() - t0;
     this.cycles++;
+    c.reservations = result.reservations;
     for (const op of result.plan) this.applyOp(c, op);
     this.recorder.cycle(c.index, now, result.stats.blockedAllocated > 0 ? result.stats.idleGpusAfter : 0);
+  }
+
+  /**
+   * A cycle that cannot change anything: no pending job (so no start, reservation or preemption for
+   * one), and every node READY or CORDONED, healthy and not silent past the heartbeat timeout (so no
+   * node transition, no lost job and no drain). The core's runCycle and both baselines then return
+   * an empty plan with nothing blocked; the cycle is skipped (its snapshot is not even built).
+   */
+  private idle(c: ClusterState, now: number): boolean {
+    if (c.pending.items.length > 0) return false;
+    const timeout = this.opts.policy.heartbeatTimeout;
+    for (const n of c.nodeList) {
+      if (n.state !== "READY" && n.state !== "CORDONED") return false;
+      if (n.health !== "HEALTHY") return false;
+      if (n.lastHeartbeatAt !== null && now - n.lastHeartbeatAt > timeout) return false;
+    }
+    return true;
   }
 
   private applyOp(c: ClusterState, op: PlanOp): void {

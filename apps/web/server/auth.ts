@@ -58,6 +58,9 @@ function createAuth() {
     user: { additionalFields: { role: { type: "string", required: false, defaultValue: "RESEARCHER", input: false } } },
     advanced: { database: { generateId: false } },
     telemetry: { enabled: false },
+    // better-auth limits sign-ins per IP (3 per 10 s in production), a sound default for a lab's web app.
+    // The e2e stack signs in as many users from one address within seconds, so it turns the limit off.
+    rateLimit: { enabled: e.TRANCHE_AUTH_RATE_LIMIT !== "off" },
     plugins: [
       nextCookies(),
       ...(oidc

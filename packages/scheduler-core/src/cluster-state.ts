@@ -120,9 +120,16 @@ export class NodeBoard {
     if (k > 0) sortedInsert(this.buckets[k]!, node);
   }
 
+  /**
+   * Bumped whenever the free GPUs of a schedulable node change (the buckets): a placement that failed
+   * on free GPUs fails again, for the same size or larger, until it moves.
+   */
+  freeVersion = 0;
+
   private setFree(node: number, f: number): void {
     const old = this.free[node]!;
     if (old === f) return;
+    this.freeVersion++;
     if (this.schedulable[node]) {
       this.bucketRemove(old, node);
       this.bucketInsert(f, node);

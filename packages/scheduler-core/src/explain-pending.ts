@@ -40,30 +40,98 @@ export function explainPending(input: ReasonInput, nodeSize: number): PendingRea
 
 const POSITION_MARK = "\u0000";
 
+/** Sentences around the position, shared by the jobs with the same numbers (see PendingExplainer). */
+interface SentenceGroup {
+  code: PendingReasonCode;
+  ratio: number;
+  gpus: number;
+  largestFreeGpus: number;
+  earliestStart: number | null;
+  reservedForJobId: string | undefined;
+  reservedFrom: number | undefined;
+  margin: number | undefined;
+  before: string;
+  after: string;
+}
+
+/** Groups kept per budget before falling back to a string key (bounds the linear scan). */
+const MAX_GROUPS_PER_BUDGET = 64;
+
 /**
  * explainPending for a whole cycle: many pending jobs share every number but their position (same
  * budget, size and ratio), so the sentence around the position is built once per such group. Same
  * sentences, far less garbage with 10,000 pending jobs. One instance per cycle.
+ *
+ * Groups are found per budget path by comparing the numbers directly (no key string per job, which
+ * would format a float for every pending job); a budget with very many groups uses a string key.
  */
 export class PendingExplainer {
-  private readonly parts = new Map<string, [string, string]>();
+  private readonly groups = new Map<string, SentenceGroup[]>();
+  private readonly overflow = new Map<string, SentenceGroup>();
 
   constructor(private readonly nodeSize: number) {}
 
   explain(input: ReasonInput): PendingReason {
-    const d = input.details;
-    const c = input.code;
-    if (d.position === null || c === "ORDER" || c === "HELD" || c === "INVALID_CONTRACT" || c === "DEBUG_USER_CAP")
-      return explainPending(input, this.nodeSize);
-    const key = `${c}|${input.budgetPath}|${d.ratio}|${d.gpus}|${d.largestFreeGpus}|${d.earliestStart}|${d.reservedForJobId}|${d.reservedFrom}|${d.margin}`;
-    let parts = this.parts.get(key);
-    if (!parts) {
-      const whole = sentenceFor(input, this.nodeSize, POSITION_MARK);
-      const at = whole.indexOf(POSITION_MARK);
-      parts = [whole.slice(0, at), whole.slice(at + POSITION_MARK.length)];
-      this.parts.set(key, parts);
+    return this.explainJob(input.code, input.budgetPath, input.userId, input.now, input.details);
+  }
+
+  /** explain() without the input object (one call per pending job). */
+  explainJob(code: PendingReasonCode, budgetPath: string, userId: string, now: number, d: PendingReasonDetails): PendingReason {
+    if (d.position === null || code === "ORDER" || code === "HELD" || code === "INVALID_CONTRACT" || code === "DEBUG_USER_CAP")
+      return explainPending({ code, budgetPath, userId, now, details: d }, this.nodeSize);
+    const group = this.groupFor(code, budgetPath, userId, now, d);
+    return { code, sentence: `${group.before}position ${d.position} in order${group.after}`, details: d };
+  }
+
+  private groupFor(
+    code: PendingReasonCode,
+    budgetPath: string,
+    userId: string,
+    now: number,
+    d: PendingReasonDetails,
+  ): SentenceGroup {
+    let list = this.groups.get(budgetPath);
+    if (list === undefined) {
+      list = [];
+      this.groups.set(budgetPath, list);
     }
-    return { code: c, sentence: `${parts[0]}position ${d.position} in order${parts[1]}`, details: d };
+    for (let k = 0; k < list.length; k++) {
+      const g = list[k]!;
+      if (
+        g.code === code &&
+        g.ratio === d.ratio &&
+        g.gpus === d.gpus &&
+        g.largestFreeGpus === d.largestFreeGpus &&
+        g.earliestStart === d.earliestStart &&
+        g.reservedForJobId === d.reservedForJobId &&
+        g.reservedFrom === d.reservedFrom &&
+        g.margin === d.margin
+      )
+        return g;
+    }
+    let key: string | null = null;
+    if (list.length >= MAX_GROUPS_PER_BUDGET) {
+      key = `${code}|${budgetPath}|${d.ratio}|${d.gpus}|${d.largestFreeGpus}|${d.earliestStart}|${d.reservedForJobId}|${d.reservedFrom}|${d.margin}`;
+      const found = this.overflow.get(key);
+      if (found) return found;
+    }
+    const whole = sentenceFor({ code, budgetPath, userId, now, details: d }, this.nodeSize, POSITION_MARK);
+    const at = whole.indexOf(POSITION_MARK);
+    const group: SentenceGroup = {
+      code,
+      ratio: d.ratio,
+      gpus: d.gpus,
+      largestFreeGpus: d.largestFreeGpus,
+      earliestStart: d.earliestStart,
+      reservedForJobId: d.reservedForJobId,
+      reservedFrom: d.reservedFrom,
+      margin: d.margin,
+      before: whole.slice(0, at),
+      after: whole.slice(at + POSITION_MARK.length),
+    };
+    if (key === null) list.push(group);
+    else this.overflow.set(key, group);
+    return group;
   }
 }
 

@@ -30,6 +30,8 @@ export class FairTree {
   /** Product of allocations along the path, as a fraction of the cluster. */
   readonly effectiveAllocation: Float64Array;
   readonly held: Float64Array;
+  /** projectedRatio per node, kept up to date by addHeld (read once per sibling comparison). */
+  private readonly projected: Float64Array;
   readonly root: number;
   private readonly index = new Map<string, number>();
 
@@ -64,6 +66,7 @@ export class FairTree {
     this.entitlement = new Float64Array(n);
     this.effectiveAllocation = new Float64Array(n);
     this.held = new Float64Array(n);
+    this.projected = new Float64Array(n);
     this.root = rootNode ? (this.index.get(rootNode.id) ?? -1) : -1;
     for (let i = 0; i < n; i++) {
       const node = connected[i]!;
@@ -92,6 +95,7 @@ export class FairTree {
     for (let i = 0; i < n; i++) {
       if (this.children[i]!.length === 0) this.addAlongPath(this.usage, i, Math.max(0, connected[i]!.usageGpuSeconds));
     }
+    for (let i = 0; i < n; i++) this.projected[i] = this.computeProjected(i);
   }
 
   indexOf(id: string): number | undefined {
@@ -112,12 +116,20 @@ export class FairTree {
   }
 
   projectedRatio(i: number): number {
+    const r = this.projected[i];
+    return r === undefined ? Infinity : r; // unknown index: no entitlement, as hasEntitlement says
+  }
+
+  private computeProjected(i: number): number {
     return this.hasEntitlement(i) ? (this.usage[i]! + this.held[i]! * this.horizon) / this.entitlement[i]! : Infinity;
   }
 
   /** Charged GPUs start (+) or stop (-) being held by a budget: every ancestor's rank moves. */
   addHeld(budget: number, gpus: number): void {
-    this.addAlongPath(this.held, budget, gpus);
+    for (let cur = budget; cur >= 0; cur = this.parent[cur]!) {
+      this.held[cur] = this.held[cur]! + gpus;
+      this.projected[cur] = this.computeProjected(cur);
+    }
   }
 
   private addAlongPath(arr: Float64Array, i: number, v: number): void {

@@ -8,6 +8,14 @@ export interface PendingEntry {
   /** Leaf index in the FairTree. */
   budget: number;
   lane: JobLane;
+  /** The job's order keys, copied once: pending jobs come in many object shapes, entries in one. */
+  priority: number;
+  submittedAt: number;
+  id: string;
+}
+
+export function pendingEntry(job: PendingJob, budget: number, lane: JobLane): PendingEntry {
+  return { job, budget, lane, priority: job.priority, submittedAt: job.submittedAt, id: job.id };
 }
 
 /**
@@ -27,6 +35,13 @@ export function compareWithinBudget(a: PendingJob, b: PendingJob): number {
   if (a.submittedAt !== b.submittedAt) return a.submittedAt - b.submittedAt;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
+
+/** compareWithinBudget on the entries' copied keys. */
+const compareEntries = (a: PendingEntry, b: PendingEntry): number => {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.submittedAt !== b.submittedAt) return a.submittedAt - b.submittedAt;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+};
 
 const LANE_INDEX: Record<JobLane, number> = { DEBUG: 0, ALLOCATED: 1, UNALLOCATED: 2 };
 
@@ -55,7 +70,7 @@ export class PendingQueues {
       this.queues[l]![e.budget]!.push(e);
       for (let cur = e.budget; cur >= 0; cur = tree.parent[cur]!) this.remaining[l]![cur]!++;
     }
-    for (const lane of this.queues) for (const q of lane) if (q.length > 1) q.sort((a, b) => compareWithinBudget(a.job, b.job));
+    for (const lane of this.queues) for (const q of lane) if (q.length > 1) q.sort(compareEntries);
   }
 
   /** The next job of a lane in fair-tree order, or null when the lane is empty. */

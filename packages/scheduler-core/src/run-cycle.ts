@@ -10,7 +10,7 @@ import { NodeBoard, type JobState } from "./cluster-state";
 import { PendingExplainer } from "./explain-pending";
 import { FairTree } from "./fair-tree";
 import { formatDuration, formatPercent, formatRatio, formatWhen, plural } from "./format";
-import { laneOf, PendingQueues, type PendingEntry } from "./order-pending";
+import { laneOf, pendingEntry, PendingQueues, type PendingEntry } from "./order-pending";
 import { findFreePlacement, type Slots } from "./place-jobs";
 import { planNodeStates } from "./plan-drains";
 import { countPlan, summarizeRatios } from "./summarize-cycle";
@@ -33,6 +33,7 @@ import type {
 } from "./types";
 
 const byId = <T extends { id: string }>(a: T, b: T): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const bySlotNode = (a: { node: number }, b: { node: number }): number => a.node - b.node;
 const LANES: readonly JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
 
 interface ActiveReservation extends Reservation {
@@ -95,13 +96,19 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
       gone: false,
       slots: [],
     };
-    for (const p of job.placement) {
+    for (let k = 0; k < job.placement.length; k++) {
+      const p = job.placement[k]!;
       const node = board.indexOf(p.nodeId);
       if (node === undefined) continue;
       const count = board.nodes[node]!.gpuCount;
-      js.slots.push({ node, gpus: p.gpuIndexes.filter((g) => Number.isInteger(g) && g >= 0 && g < count) });
+      const gpus: number[] = [];
+      for (let i = 0; i < p.gpuIndexes.length; i++) {
+        const g = p.gpuIndexes[i]!;
+        if (Number.isInteger(g) && g >= 0 && g < count) gpus.push(g);
+      }
+      js.slots.push({ node, gpus });
     }
-    js.slots.sort((a, b) => a.node - b.node);
+    if (js.slots.length > 1) js.slots.sort(bySlotNode);
     board.load(js);
     if (!js.stopping) {
       if (charged && budget >= 0) tree.addHeld(budget, job.gpus);
@@ -270,7 +277,7 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
       });
       continue;
     }
-    entries.push({ job, budget, lane: laneOf(job, tree.hasEntitlement(budget), policy) });
+    entries.push(pendingEntry(job, budget, laneOf(job, tree.hasEntitlement(budget), policy)));
   }
   reasons.sort((a, b) => byId(a!.job, b!.job));
   const queues = new PendingQueues(tree, entries);
@@ -301,6 +308,22 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
     );
   };
   const allowAll = (): boolean => true;
+  // R1 placement is monotonic in size: when a job of g GPUs found no free placement on any node, a
+  // job of g or more finds none either (one node with >= g free, or whole free nodes) until the free
+  // GPUs move (board.freeVersion). Saves a probe per pending job once the cluster is full.
+  let noFreeVersion = -1;
+  let noFreeFrom = Infinity;
+  const freePlacement = (g: number, allow: (node: number) => boolean): Slots | null => {
+    if (noFreeVersion === board.freeVersion && g >= noFreeFrom) return null;
+    const slots = findFreePlacement(board, g, allow);
+    if (slots === null && allow === allowAll && g > 0 && (g <= nodeSize || g % nodeSize === 0)) {
+      if (noFreeVersion !== board.freeVersion) {
+        noFreeVersion = board.freeVersion;
+        noFreeFrom = g;
+      } else if (g < noFreeFrom) noFreeFrom = g;
+    }
+    return slots;
+  };
   // One closure for the whole cycle (no allocation per job): the entry it judges is `allowing`.
   let allowing: PendingEntry | null = null;
   const allowReserved = (node: number): boolean => {
@@ -423,6 +446,35 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
     if (extra) Object.assign(details, extra);
     reasons.push({ entry: e, job: e.job, code, details, estimate });
   };
+  /**
+   * block() for the common reasons, without an `extra` object per job. Same details, keys in the same
+   * order: `margin` (BUDGET_OVER_SHARE), then the reservation it names, if any (earliestStart = from).
+   */
+  const blockOn = (
+    e: PendingEntry,
+    position: number,
+    ratio: number,
+    code: PendingReasonCode,
+    withMargin: boolean,
+    reservedForJobId: string | null,
+    reservedFrom: number,
+    estimate: boolean,
+  ): void => {
+    const details: PendingReasonDetails = {
+      position,
+      jobsAhead: position - 1,
+      ratio,
+      gpus: e.job.gpus,
+      largestFreeGpus: board.largestFree(),
+      earliestStart: reservedForJobId === null ? null : reservedFrom,
+    };
+    if (withMargin) details.margin = margin;
+    if (reservedForJobId !== null) {
+      details.reservedForJobId = reservedForJobId;
+      details.reservedFrom = reservedFrom;
+    }
+    reasons.push({ entry: e, job: e.job, code, details, estimate });
+  };
 
   /**
    * Tries to start a job now: on free GPUs (R1, reservations honoured), else by preempting (R3, and
@@ -439,7 +491,7 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
     const g = job.gpus;
     const lane = e.lane;
     const allow = allowFor(e);
-    const slots = findFreePlacement(board, g, allow);
+    const slots = freePlacement(g, allow);
     if (slots) {
       const rIdx = slots.find((s) => reservedBy[s.node]! >= 0);
       const r = rIdx ? reservations[reservedBy[rIdx.node]!]! : null;
@@ -603,24 +655,31 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
 
       // R10: why it waits.
       if (lane !== "UNALLOCATED") blockedAllocatedJobs.push(reasons.length);
-      const reserved = reservedFrom === null ? null : { earliestStart: reservedFrom, reservedForJobId: job.id, reservedFrom };
+      const resJob = reservedFrom === null ? null : job.id;
+      const resFrom = reservedFrom ?? 0;
       if (!tree.hasEntitlement(e.budget)) {
-        block(e, position, ratio, "NO_ENTITLEMENT");
+        blockOn(e, position, ratio, "NO_ENTITLEMENT", false, null, 0, false);
       } else if (
         reservations.length > 0 &&
         // It would fit on free GPUs, or (allocated) by preempting unallocated work, but for a reservation.
-        (findFreePlacement(board, g, allowAll) !== null || (lane !== "UNALLOCATED" && board.couldFit(g, 0)))
+        (freePlacement(g, allowAll) !== null || (lane !== "UNALLOCATED" && board.couldFit(g, 0)))
       ) {
-        const r = reservations.find((x) => !backfillOk(e, x)) ?? reservations[0]!;
-        block(e, position, ratio, "RESERVED_FOR", { reservedForJobId: r.jobId, reservedFrom: r.from, earliestStart: r.from });
+        let r = reservations[0]!;
+        for (let k = 0; k < reservations.length; k++) {
+          if (!backfillOk(e, reservations[k]!)) {
+            r = reservations[k]!;
+            break;
+          }
+        }
+        blockOn(e, position, ratio, "RESERVED_FOR", false, r.jobId, r.from, false);
       } else if (fitsAtStart(g)) {
-        block(e, position, ratio, "ORDER", reserved);
+        blockOn(e, position, ratio, "ORDER", false, resJob, resFrom, false);
       } else if (lane === "ALLOCATED" && board.couldFit(g, 1)) {
-        block(e, position, ratio, "BUDGET_OVER_SHARE", { margin, ...(reserved ?? {}) });
+        blockOn(e, position, ratio, "BUDGET_OVER_SHARE", true, resJob, resFrom, false);
       } else if (lane !== "UNALLOCATED" && board.couldFit(g, 2)) {
-        block(e, position, ratio, "CONTRACTS", reserved, reservedFrom === null);
+        blockOn(e, position, ratio, "CONTRACTS", false, resJob, resFrom, reservedFrom === null);
       } else {
-        block(e, position, ratio, "CAPACITY", reserved, reservedFrom === null && lane !== "UNALLOCATED");
+        blockOn(e, position, ratio, "CAPACITY", false, resJob, resFrom, reservedFrom === null && lane !== "UNALLOCATED");
       }
     }
   }
@@ -635,13 +694,13 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
     if (!r) continue; // started in the retry pass
     if (r.estimate) r.details.earliestStart = estimator.earliest(r.job.gpus);
     if (r.entry && r.entry.lane !== "UNALLOCATED") blockedAllocated++;
-    pending[r.job.id] = explainer.explain({
-      code: r.code,
-      budgetPath: r.entry ? tree.paths[r.entry.budget]! : r.job.budgetId,
-      userId: r.job.userId,
+    pending[r.job.id] = explainer.explainJob(
+      r.code,
+      r.entry ? tree.paths[r.entry.budget]! : r.job.budgetId,
+      r.job.userId,
       now,
-      details: r.details,
-    });
+      r.details,
+    );
   }
 
   const ratios = summarizeRatios(tree, heldAtStart, projectedAtStart);
