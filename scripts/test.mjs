@@ -49,23 +49,18 @@ check("typecheck (tsc --noEmit in every workspace and the root scripts)", "npm",
 // 2. Unit + integration (vitest, one JSON report for both projects).
 const vitestJson = join(results_dir, "vitest.json");
 rmSync(vitestJson, { force: true });
-step("unit and integration tests (vitest)", "npx", [
+const vitestOk = step("unit and integration tests (vitest)", "npx", [
   "vitest",
   "run",
   "--reporter=default",
   "--reporter=json",
   `--outputFile.json=${vitestJson}`,
 ]);
-if (existsSync(vitestJson)) {
-  const r = JSON.parse(readFileSync(vitestJson, "utf8"));
-  passed += r.numPassedTests;
-  failed +=
-    r.numFailedTests +
-    (r.numRuntimeErrorTestSuites ?? 0) +
-    (r.numFailedTestSuites && !r.numFailedTests ? r.numFailedTestSuites : 0);
-} else {
-  failed++;
-}
+count(vitestJson, vitestOk, (r) => ({
+  passed: r.numPassedTests,
+  failed: r.numFailedTests + (r.numFailedTestSuites && !r.numFailedTests ? r.numFailedTestSuites : 0),
+  sound: r.success !== false && r.numTotalTests > 0,
+}));
 
 // 3. End to end (Playwright in a real Chromium against the built app).
 const chromium = findChromium();
@@ -76,21 +71,37 @@ if (!chromium.ok) {
 } else if (step("build (turbo: next build)", "npx", ["turbo", "run", "build", "--output-logs=errors-only"])) {
   const e2eJson = join(results_dir, "e2e.json");
   rmSync(e2eJson, { force: true });
-  step("end-to-end journeys (playwright)", "npx", ["playwright", "test"], {
+  const e2eOk = step("end-to-end journeys (playwright)", "npx", ["playwright", "test"], {
     env: { PLAYWRIGHT_CHROMIUM_PATH: chromium.path ?? "", PLAYWRIGHT_JSON_OUTPUT_NAME: e2eJson },
   });
-  if (existsSync(e2eJson)) {
-    const s = JSON.parse(readFileSync(e2eJson, "utf8")).stats;
-    passed += s.expected + (s.flaky ?? 0);
-    failed += s.unexpected + (s.skipped ?? 0);
-  } else {
-    failed++;
-  }
+  count(e2eJson, e2eOk, (r) => ({
+    passed: r.stats.expected + (r.stats.flaky ?? 0),
+    failed: r.stats.unexpected + (r.stats.skipped ?? 0),
+    sound: (r.errors ?? []).length === 0 && r.stats.expected + r.stats.unexpected > 0,
+  }));
 } else {
   failed++;
 }
 
 finish();
+
+/**
+ * Add a runner's counts from its JSON report. A runner that failed without a failing test (a global setup
+ * error, no test found, no report at all) still counts as one failure, so a broken run never reads green.
+ */
+function count(reportPath, exitedOk, read) {
+  let r = null;
+  try {
+    r = existsSync(reportPath) ? read(JSON.parse(readFileSync(reportPath, "utf8"))) : null;
+  } catch {
+    r = null;
+  }
+  if (r) {
+    passed += r.passed;
+    failed += r.failed;
+  }
+  if ((!exitedOk || !r || !r.sound) && (!r || r.failed === 0)) failed++;
+}
 
 function findChromium() {
   const candidates = [
