@@ -90,7 +90,7 @@ finish();
  * error, no test found, no report at all) still counts as one failure, so a broken run never reads green.
  */
 function count(reportPath, exitedOk, read) {
-  let r = null;
+  let r;
   try {
     r = existsSync(reportPath) ? read(JSON.parse(readFileSync(reportPath, "utf8"))) : null;
   } catch {
