@@ -3,7 +3,7 @@
 // the platform supervisor (scripts/platform.ts), which starts the database, migrates, seeds and runs
 // every process. Plain Node on purpose: nothing here may need a dependency.
 import { spawnSync, spawn } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -45,6 +45,28 @@ const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts", 
 });
 for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(sig, () => child.kill(sig));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-// When `npm start` is killed outright we are re-parented: pass a SIGTERM on so nothing lingers.
+// When `npm start` is killed outright, npm's `sh -c` stays our parent, so watch npm (our grandparent) too,
+// and pass a SIGTERM on so nothing lingers.
 const parent = process.ppid;
-setInterval(() => process.ppid !== parent && child.kill("SIGTERM"), 1000).unref();
+const grandparent = parentOf(parent);
+setInterval(() => {
+  if (process.ppid !== parent || (grandparent > 1 && !alive(grandparent))) child.kill("SIGTERM");
+}, 1000).unref();
+
+function parentOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return 0; // no /proc: the parent watch alone
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
