@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import pg from "pg";
 import { join } from "node:path";
+import { waitForHttp } from "../../scripts/platform/wait-for-http";
 import { createPrismaClient } from "@tranche/db";
 import { migrateDeploy, portIsFree, repoRoot, seedDemoWorld, startEmbeddedPostgres } from "@tranche/db/setup";
 
@@ -20,20 +21,6 @@ const wantedPgPort = Number(arg("pg-port", "54349"));
 const dataDir = join(root, arg("data", ".data/e2e-postgres"));
 const withWorker = args.includes("--worker");
 const log = (l: string) => process.stderr.write(`[stack] ${l}\n`);
-
-async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const res = await fetch(url);
-      if (res.status < 500) return;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 async function main() {
   if (!existsSync(join(root, "apps", "web", ".next", "BUILD_ID")))

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { waitForHttp } from "./wait-for-http";
 import { createPrismaClient } from "@tranche/db";
 import { DEMO_CLUSTERS, repoRoot } from "@tranche/db/setup";
 import { currentLeader, prepareDemoAgents } from "@tranche/domain/runtime";
@@ -136,18 +137,4 @@ function waitForLeader(url: string, timeoutMs: number): Promise<void> {
   return withPrisma(url, (prisma) =>
     poll("no worker became the scheduler leader", timeoutMs, async () => (await currentLeader(prisma)) !== null),
   );
-}
-
-export async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const res = await fetch(url);
-      if (res.status < 500) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
