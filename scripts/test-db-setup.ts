@@ -14,7 +14,8 @@ export default async function setup(): Promise<() => Promise<void>> {
     serverUrl = process.env.TRANCHE_TEST_DATABASE_URL;
   } else {
     const server = await startEmbeddedPostgres({
-      dataDir: join(repoRoot(), ".data", "test-postgres"),
+      // Both overridable so two runs on one machine (e.g. two checkouts) do not share a server.
+      dataDir: process.env.TRANCHE_TEST_PG_DIR ?? join(repoRoot(), ".data", "test-postgres"),
       port: Number(process.env.TRANCHE_TEST_PG_PORT ?? 54339),
       database: "postgres",
     });
