@@ -481,6 +481,15 @@ class Simulation {
         this.stop(job, "lost");
         return;
       }
+      case "KILL": {
+        // The engine stops a job at its maxRuntime by itself (an exact STOP event, as the agent's
+        // timer would); this covers a cycle that saw the deadline first.
+        const job = this.jobs.get(op.jobId);
+        if (!job || job.phase !== "running") return;
+        job.sigtermAt = this.now;
+        this.stop(job, "kill");
+        return;
+      }
       case "PREEMPT":
         this.preempt(op);
         return;

@@ -8,10 +8,8 @@ import {
   acquireOrRenewLease,
   applyCyclePlan,
   loadCycleInput,
-  planMaxRuntimeKills,
   releaseLease,
   type CycleInput,
-  type MaxRuntimeKill,
 } from "@tranche/domain/runtime";
 import { runCycle, type PolicyConfig } from "@tranche/scheduler-core";
 import { runClusterCycle, type AgentNotifier, type CyclePorts, type CycleReport, type LoadedCycle } from "./cycle";
@@ -39,7 +37,7 @@ export interface WorkerConfig {
   beforeApply?: () => Promise<void> | void;
 }
 
-type Extra = { input: CycleInput; kills: MaxRuntimeKill[] };
+type Extra = { input: CycleInput };
 
 /**
  * The control loop: be the leader (lease), then cycle every cluster on a timer and whenever Postgres
@@ -206,8 +204,7 @@ export class Worker {
           const input = await loadCycleInput(prisma, clusterId, now, config.policy, (text, params) =>
             self.pool.query(text, params),
           );
-          const kills = planMaxRuntimeKills(input);
-          return { snapshot: input.snapshot, policy: input.policy, now, extra: { input, kills } };
+          return { snapshot: input.snapshot, policy: input.policy, now, extra: { input } };
         },
       },
       decide: runCycle,
@@ -216,7 +213,7 @@ export class Worker {
           if (config.beforeApply) await config.beforeApply();
           const clusterId = loaded.snapshot.cluster.id;
           const charge = Date.now() - (self.chargedAt.get(clusterId) ?? 0) >= (config.chargeEveryMs ?? 10_000);
-          const a = await applyCyclePlan(prisma, loaded.extra.input, result, loaded.extra.kills, config.workerId, timings, {
+          const a = await applyCyclePlan(prisma, loaded.extra.input, result, config.workerId, timings, {
             reasonWriteCap: config.reasonWriteCap ?? 500,
             charge,
             beforeCommit: result.plan.some((o) => o.op === "START") ? config.beforeCommit : undefined,

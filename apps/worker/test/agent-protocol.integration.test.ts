@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
-import {
-  applyCyclePlan,
-  acquireOrRenewLease,
-  issueEnrollmentTokens,
-  loadCycleInput,
-  planMaxRuntimeKills,
-} from "@tranche/domain/runtime";
+import { applyCyclePlan, acquireOrRenewLease, issueEnrollmentTokens, loadCycleInput } from "@tranche/domain/runtime";
 import { runCycle } from "@tranche/scheduler-core";
 import type { HeartbeatRequestInput } from "@tranche/contracts";
 import { makeWorld, startGateway, submit, type World } from "./harness";
@@ -94,7 +88,7 @@ describe("the agent protocol", () => {
     expect(await acquireOrRenewLease(db.prisma, "test", 30)).toBe(true);
     const input = await loadCycleInput(db.prisma, world.clusterId, Math.floor(Date.now() / 1000));
     const result = runCycle(input.snapshot, input.policy, input.now);
-    await applyCyclePlan(db.prisma, input, result, planMaxRuntimeKills(input), "test", { loadMs: 0, decideMs: 0 });
+    await applyCyclePlan(db.prisma, input, result, "test", { loadMs: 0, decideMs: 0 });
     const seg = await db.prisma.runSegment.findFirstOrThrow({ where: { jobId: id } });
     const own = await post("heartbeat", beat("c1-1"), cred["c1-1"]);
     expect(own.status).toBe(200);

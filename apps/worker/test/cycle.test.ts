@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterSnapshot, CycleResult, PolicyConfig } from "@tranche/scheduler-core";
 import { resolvePolicy } from "@tranche/scheduler-core";
-import { decideRunOutcome, planMaxRuntimeKills, policyOverridesFromEnv, type CycleInput } from "@tranche/domain/runtime";
+import { decideRunOutcome, policyOverridesFromEnv, type CycleInput } from "@tranche/domain/runtime";
 import { runClusterCycle, type AppliedSummary, type CyclePorts } from "../src/cycle";
 
 const snapshot: ClusterSnapshot = {
@@ -110,40 +110,6 @@ describe("decideRunOutcome", () => {
       end: "LOST",
     });
     expect(decideRunOutcome(run, { cause: "lost", exitCode: null, signal: null })).toMatchObject({ state: "LOST", end: "LOST" });
-  });
-});
-
-describe("planMaxRuntimeKills", () => {
-  it("stops the runs past their maxRuntime and marks them leaving in the snapshot", () => {
-    const base = {
-      budgetId: "b",
-      userId: "u",
-      submittedAt: 0,
-      gpus: 1,
-      minRuntime: 60,
-      priority: 0,
-      resumable: false,
-      requeueOnPreempt: false,
-      gracePeriod: null,
-      placement: [],
-    };
-    const input = {
-      now: 1000,
-      policy: resolvePolicy(),
-      snapshot: {
-        ...snapshot,
-        running: [
-          { ...base, id: "over", startedAt: 100, maxRuntime: 900 },
-          { ...base, id: "within", startedAt: 500, maxRuntime: 900 },
-          { ...base, id: "unbounded", startedAt: 0, maxRuntime: null },
-        ],
-      },
-    } as unknown as CycleInput;
-    const kills = planMaxRuntimeKills(input);
-    expect(kills.map((k) => k.jobId)).toEqual(["over"]);
-    expect(kills[0]!.graceUntil).toBe(1030);
-    expect(input.snapshot.running[0]!.stopping).toEqual({ byJobId: null, graceUntil: 1030 });
-    expect(input.snapshot.running[1]!.stopping).toBeUndefined();
   });
 });
 

@@ -22,6 +22,7 @@ import type { PendingReason, PendingReasonCode, PendingReasonDetails } from "./t
 export interface ReasonInput {
   code: PendingReasonCode;
   budgetPath: string;
+  /** Who the sentence names: the user's display name, else their id. */
   userId: string;
   now: number;
   details: PendingReasonDetails;

@@ -206,6 +206,26 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
       board.vacate(js);
     }
   }
+  // maxRuntime reached: stopped like a preemption (its GPUs serve starts once it exits), never requeued.
+  let killed = 0;
+  for (const js of jobStates) {
+    if (js.gone || js.stopping || js.maxEnd > now) continue;
+    const grace = gracePeriodFor(js.job, js.charged, policy);
+    plan.push({
+      op: "KILL",
+      jobId: js.job.id,
+      budgetId: js.job.budgetId,
+      gpus: js.job.gpus,
+      gracePeriod: grace,
+      graceUntil: now + grace,
+      sentence: `Killed: reached its maxRuntime of ${formatDuration(js.job.maxRuntime!)}; SIGTERM now, SIGKILL after ${grace}s; not requeued.`,
+    });
+    killed++;
+    forgetInterruptible(js);
+    stopHolding(js);
+    js.exitBy = now + grace;
+    board.vacate(js);
+  }
   for (let node = 0; node < board.count; node++) {
     if (board.state[node] !== "DRAINING") continue;
     const n = board.nodes[node]!;
@@ -697,7 +717,7 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
     pending[r.job.id] = explainer.explainJob(
       r.code,
       r.entry ? tree.paths[r.entry.budget]! : r.job.budgetId,
-      r.job.userId,
+      r.job.userName ?? r.job.userId,
       now,
       r.details,
     );
@@ -727,6 +747,7 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
       preempted: counts.preempted,
       preemptedGpus: counts.preemptedGpus,
       lost: counts.lost,
+      killed,
       reservations: reservations.length,
       blockedAllocated,
       preemptionSearches,

@@ -190,6 +190,8 @@ export interface JobBase extends JobContract {
   /** Leaf of the budget tree the job is charged to. */
   budgetId: string;
   userId: string;
+  /** The user's display name (e.g. an email), used in sentences instead of userId when present. */
+  userName?: string;
   /** Original submit time; kept across requeues (R6). */
   submittedAt: number;
 }
@@ -324,7 +326,21 @@ export interface ReserveOp {
   sentence: string;
 }
 
-export type PlanOp = StartOp | PreemptOp | NodeStateOp | LostOp | ReserveOp;
+/**
+ * A job that reached its maxRuntime (SPEC §2 debug lane, R7's "jobs with maxRuntime at their end"):
+ * SIGTERM now, SIGKILL after its grace; it ends KILLED and is not requeued.
+ */
+export interface KillOp {
+  op: "KILL";
+  jobId: string;
+  budgetId: string;
+  gpus: number;
+  gracePeriod: number;
+  graceUntil: number;
+  sentence: string;
+}
+
+export type PlanOp = StartOp | PreemptOp | NodeStateOp | LostOp | KillOp | ReserveOp;
 
 // ---------------------------------------------------------------------------------------------
 // Explanations (R10)
@@ -409,6 +425,8 @@ export interface CycleStats {
   preempted: number;
   preemptedGpus: number;
   lost: number;
+  /** Jobs stopped for reaching their maxRuntime (KILL ops). */
+  killed: number;
   reservations: number;
   /** Allocated (debug or regular) jobs still pending after the plan, HELD excluded. */
   blockedAllocated: number;
@@ -420,7 +438,8 @@ export interface CycleResult {
   now: number;
   clusterId: string;
   /**
-   * Operations, in a deterministic order: NODE_STATE to DRAINING/DOWN, LOST, then drains by node
+   * Operations, in a deterministic order: NODE_STATE to DRAINING/DOWN, LOST, KILL (maxRuntime reached,
+   * by job id), then drains by node
    * (PREEMPT with DRAIN, or NODE_STATE DRAINING -> REPAIR), then per pending job in order its
    * PREEMPTs and START, or its RESERVE.
    */

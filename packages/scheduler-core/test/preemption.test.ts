@@ -347,6 +347,27 @@ describe("R5 debug lane", () => {
     expect(startedIds(r).sort()).toEqual(["d2", "d3"]);
     expect(r.pending.d1!.code).toBe("DEBUG_USER_CAP");
     expect(r.pending.d1!.details).toMatchObject({ userDebugGpus: 6, debugCap: 8 });
+    expect(r.pending.d1!.sentence).toMatch(/^Debug lane cap: user ann already holds 6 of 8 debug GPUs/);
+  });
+
+  it("names the user by display name in the debug cap sentence when the snapshot has one", () => {
+    const snap = makeCluster()
+      .node("n01")
+      .budget("a", 1)
+      .job(
+        makeJob("d-run")
+          .budget("a")
+          .debug()
+          .gpus(8)
+          .user("u1")
+          .on("n01")
+          .startedAt(NOW - 60),
+        makeJob("d1").budget("a").debug().gpus(1).user("u1"),
+      )
+      .snapshot();
+    for (const j of [...snap.running, ...snap.pending]) j.userName = "ann@lab.example";
+    const r = runCycle(snap, defaultPolicy, NOW);
+    expect(r.pending.d1!.sentence).toMatch(/^Debug lane cap: user ann@lab.example already holds 8 of 8/);
   });
 
   it("does not let a debug-shaped unallocated job use the lane", () => {

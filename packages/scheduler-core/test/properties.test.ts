@@ -143,7 +143,9 @@ describe("SPEC invariants hold for any cluster state (property tests)", () => {
       fc.property(arbScenario, (s) => {
         const snap = build(s);
         const r = runCycle(snap, defaultPolicy, NOW);
-        const leaving = new Set(r.plan.flatMap((o) => (o.op === "PREEMPT" || o.op === "LOST" ? [o.jobId] : [])));
+        const leaving = new Set(
+          r.plan.flatMap((o) => (o.op === "PREEMPT" || o.op === "LOST" || o.op === "KILL" ? [o.jobId] : [])),
+        );
         const owner = new Map<string, string>(); // "node/gpu" -> job id
         for (const j of snap.running)
           for (const p of j.placement) for (const g of p.gpuIndexes) owner.set(`${p.nodeId}/${g}`, j.id);
@@ -242,7 +244,9 @@ describe("SPEC invariants hold for any cluster state (property tests)", () => {
         const r = runCycle(snap, defaultPolicy, NOW);
         const entitled = entitledBudgets(snap);
         const states = finalNodeStates(snap, r);
-        const leaving = new Set(r.plan.flatMap((o) => (o.op === "PREEMPT" || o.op === "LOST" ? [o.jobId] : [])));
+        const leaving = new Set(
+          r.plan.flatMap((o) => (o.op === "PREEMPT" || o.op === "LOST" || o.op === "KILL" ? [o.jobId] : [])),
+        );
         const reserved = new Set(r.reservations.flatMap((x) => x.nodeIds));
         // Per schedulable, unreserved node: GPUs free after the plan, and GPUs of unallocated jobs that stay.
         const usable = snap.nodes.filter((n) => states.get(n.id) === "READY" && n.health === "HEALTHY" && !reserved.has(n.id));

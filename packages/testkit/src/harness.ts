@@ -70,12 +70,12 @@ export class Harness {
       if (op.op === "NODE_STATE") {
         const n = s.nodes.find((x) => x.id === op.nodeId);
         if (n) n.state = op.to;
-      } else if (op.op === "LOST" || op.op === "PREEMPT") {
+      } else if (op.op === "LOST" || op.op === "PREEMPT" || op.op === "KILL") {
         const i = s.running.findIndex((j) => j.id === op.jobId);
         if (i < 0) continue;
         const [job] = s.running.splice(i, 1);
         if (op.op === "PREEMPT") this.preemptions.push({ ...op, at: this.now });
-        if (job && op.requeue) {
+        if (job && op.op !== "KILL" && op.requeue) {
           const { startedAt: _s, placement: _p, charged: _c, stopping: _t, ...rest } = job;
           s.pending.push({ ...rest, requeuedAt: this.now });
         }

@@ -1,4 +1,4 @@
-import type { CycleResult, LostOp, NodeStateOp, PreemptOp, ReserveOp, StartOp } from "@tranche/scheduler-core";
+import type { CycleResult, KillOp, LostOp, NodeStateOp, PreemptOp, ReserveOp, StartOp } from "@tranche/scheduler-core";
 
 /** Small readers over a cycle's plan, so tests say what they check. */
 export const startsOf = (r: CycleResult): StartOp[] => r.plan.filter((o): o is StartOp => o.op === "START");
@@ -9,3 +9,4 @@ export const reservesOf = (r: CycleResult): ReserveOp[] => r.plan.filter((o): o 
 export const startedIds = (r: CycleResult): string[] => startsOf(r).map((s) => s.jobId);
 export const preemptedIds = (r: CycleResult): string[] => preemptionsOf(r).map((p) => p.jobId);
 export const reasonCode = (r: CycleResult, jobId: string): string | undefined => r.pending[jobId]?.code;
+export const killsOf = (r: CycleResult): KillOp[] => r.plan.filter((o): o is KillOp => o.op === "KILL");

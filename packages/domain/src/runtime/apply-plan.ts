@@ -1,12 +1,5 @@
 import type { PrismaClient, Tx } from "@tranche/db";
-import {
-  gracePeriodFor,
-  type CycleResult,
-  type LostOp,
-  type NodeStateOp,
-  type PreemptOp,
-  type StartOp,
-} from "@tranche/scheduler-core";
+import { type CycleResult, type LostOp, type NodeStateOp, type PreemptOp, type StartOp } from "@tranche/scheduler-core";
 import { addCapacity, chargeOpenSegments } from "./charge";
 import { closeRun } from "./job-lifecycle";
 import type { CycleInput } from "./load-snapshot";
@@ -29,34 +22,6 @@ import { LEASE_NAME } from "./lease";
 
 export class LostLeadershipError extends Error {
   override readonly name = "LostLeadershipError";
-}
-
-export interface MaxRuntimeKill {
-  jobId: string;
-  graceUntil: number;
-  sentence: string;
-}
-
-/**
- * Jobs past their maxRuntime are stopped (SIGTERM, SIGKILL after their grace) and end KILLED. Marked in
- * the snapshot before the core decides, so their GPUs count as leaving in this very cycle.
- */
-export function planMaxRuntimeKills(input: CycleInput): MaxRuntimeKill[] {
-  const kills: MaxRuntimeKill[] = [];
-  for (const job of input.snapshot.running) {
-    if (job.stopping || job.maxRuntime === null) continue;
-    const end = job.startedAt + job.maxRuntime;
-    if (end > input.now) continue;
-    const grace = Math.min(gracePeriodFor(job, job.charged ?? job.minRuntime > 0, input.policy), 30);
-    const graceUntil = input.now + grace;
-    job.stopping = { byJobId: null, graceUntil };
-    kills.push({
-      jobId: job.id,
-      graceUntil,
-      sentence: `Reached its maxRuntime of ${job.maxRuntime}s: SIGTERM now, SIGKILL after ${grace}s.`,
-    });
-  }
-  return kills;
 }
 
 export interface ApplyTimings {
@@ -87,7 +52,6 @@ export async function applyCyclePlan(
   prisma: PrismaClient,
   input: CycleInput,
   result: CycleResult,
-  kills: MaxRuntimeKill[],
   leaderId: string,
   timings: ApplyTimings,
   options: {
@@ -244,9 +208,10 @@ export async function applyCyclePlan(
         });
       }
 
-      // Jobs past their maxRuntime.
+      // Jobs past their maxRuntime (the core's KILL ops).
       let killed = 0;
-      for (const k of kills) {
+      for (const k of result.plan) {
+        if (k.op !== "KILL") continue;
         const seg = input.segments.get(k.jobId);
         if (!seg) continue;
         const r = await tx.job.updateMany({

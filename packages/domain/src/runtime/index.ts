@@ -1,7 +1,7 @@
 // Control plane runtime (issue 5): snapshot loading, plan application, charging, leader lease, the agent
 // protocol's use-cases and metrics. Used by apps/worker, the web app's /api/agent/v1 and /metrics routes.
 export { loadClusterSnapshot, loadCycleInput, type CycleInput, type RawQuery } from "./load-snapshot";
-export { applyCyclePlan, planMaxRuntimeKills, LostLeadershipError, type AppliedCycle, type MaxRuntimeKill } from "./apply-plan";
+export { applyCyclePlan, LostLeadershipError, type AppliedCycle } from "./apply-plan";
 export { chargeOpenSegments, addCapacity } from "./charge";
 export { closeRun, decideRunOutcome, type RunOutcome } from "./job-lifecycle";
 export { acquireOrRenewLease, releaseLease, currentLeader, LEASE_NAME } from "./lease";

@@ -424,6 +424,8 @@ export function runBaselineCycle(kind: BaselineKind, snapshot: ClusterSnapshot, 
     startedGpus,
     preempted: preempted + nodePlan.drained.size,
     preemptedGpus,
+    // Baselines only run in the simulator, whose engine stops jobs at their maxRuntime itself.
+    killed: 0,
     lost: nodePlan.lost.size,
     reservations: reservation ? 1 : 0,
     blockedAllocated,
