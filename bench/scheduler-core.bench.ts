@@ -3,7 +3,10 @@
  * 200 budgets four levels deep, and 1,000 / 10,000 / 50,000 pending jobs. Target for 10,000 pending:
  * median <= 50 ms and memory <= 200 MB on the 2-core dev machine.
  *
- *   node --import tsx bench/scheduler-core.bench.ts [--runs 15] [--seed 42]
+ *   node --expose-gc --import tsx bench/scheduler-core.bench.ts [--runs 15] [--seed 42] [--only-10k] [--default-v8]
+ *
+ * Each configuration runs in a child process with the V8 heap flags the worker and the simulator run
+ * with (scripts/platform/v8-flags.ts); `--default-v8` measures with V8's defaults instead.
  *
  * The generator uses a seeded PRNG (randomness is fine here, never in the core).
  */
@@ -17,6 +20,7 @@ import {
   type PendingJob,
   type RunningJob,
 } from "@tranche/scheduler-core";
+import { SCHEDULER_V8_FLAGS } from "../scripts/platform/v8-flags";
 
 function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
@@ -275,7 +279,8 @@ async function main(): Promise<void> {
   }
   const { execFileSync } = await import("node:child_process");
   const sizes = args.includes("--only-10k") ? [10_000] : [1_000, 10_000, 50_000];
-  console.log(`scheduler-core runCycle: 1,024 nodes x 8 GPUs, 200 budgets (5x4x10), seed ${seed}, node ${process.version}`);
+  const v8 = args.includes("--default-v8") ? "V8 defaults" : SCHEDULER_V8_FLAGS.join(" ");
+  console.log(`scheduler-core runCycle: 1,024 nodes x 8 GPUs, 200 budgets (5x4x10), seed ${seed}, node ${process.version}, ${v8}`);
   for (const line of HEADER) console.log(line);
   for (const pendingCount of sizes) {
     for (const state of ["cold", "steady"]) {
@@ -284,6 +289,8 @@ async function main(): Promise<void> {
         process.execPath,
         [
           ...process.execArgv,
+          // The worker's and simulator's heap settings (scripts/platform/v8-flags.ts); --default-v8 omits them.
+          ...(args.includes("--default-v8") ? [] : SCHEDULER_V8_FLAGS),
           process.argv[1]!,
           "--one",
           String(pendingCount),

@@ -3,6 +3,7 @@ import { waitForHttp } from "./wait-for-http";
 import { createPrismaClient } from "@tranche/db";
 import { DEMO_CLUSTERS, repoRoot } from "@tranche/db/setup";
 import { currentLeader, prepareDemoAgents } from "@tranche/domain/runtime";
+import { SCHEDULER_V8_FLAGS } from "./v8-flags";
 
 export interface ServiceContext {
   databaseUrl: string;
@@ -87,7 +88,7 @@ export function services(ctx: ServiceContext): Service[] {
   list.push({
     name: "worker",
     command: process.execPath,
-    args: tsx("apps/worker/src/main.ts"),
+    args: [...SCHEDULER_V8_FLAGS, ...tsx("apps/worker/src/main.ts")],
     env: { ...env, TRANCHE_WORKER_ID: `worker-${process.pid}`, TRANCHE_EXIT_WITH_PARENT: "1" },
     ready: () => waitForLeader(ctx.databaseUrl, 30_000),
   });

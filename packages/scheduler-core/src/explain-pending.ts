@@ -78,10 +78,15 @@ export class PendingExplainer {
 
   /** explain() without the input object (one call per pending job). */
   explainJob(code: PendingReasonCode, budgetPath: string, userId: string, now: number, d: PendingReasonDetails): PendingReason {
+    return { code, sentence: this.sentence(code, budgetPath, userId, now, d), details: d };
+  }
+
+  /** Just the sentence: runCycle fills it into the reason object it already made. */
+  sentence(code: PendingReasonCode, budgetPath: string, userId: string, now: number, d: PendingReasonDetails): string {
     if (d.position === null || code === "ORDER" || code === "HELD" || code === "INVALID_CONTRACT" || code === "DEBUG_USER_CAP")
-      return explainPending({ code, budgetPath, userId, now, details: d }, this.nodeSize);
+      return explainPending({ code, budgetPath, userId, now, details: d }, this.nodeSize).sentence;
     const group = this.groupFor(code, budgetPath, userId, now, d);
-    return { code, sentence: `${group.before}position ${d.position} in order${group.after}`, details: d };
+    return `${group.before}position ${d.position} in order${group.after}`;
   }
 
   private groupFor(

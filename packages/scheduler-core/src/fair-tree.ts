@@ -30,6 +30,8 @@ export class FairTree {
   /** Product of allocations along the path, as a fraction of the cluster. */
   readonly effectiveAllocation: Float64Array;
   readonly held: Float64Array;
+  /** Bumped by every addHeld: an order decided at one version still stands at the same version. */
+  version = 0;
   /** projectedRatio per node, kept up to date by addHeld (read once per sibling comparison). */
   private readonly projected: Float64Array;
   readonly root: number;
@@ -126,6 +128,7 @@ export class FairTree {
 
   /** Charged GPUs start (+) or stop (-) being held by a budget: every ancestor's rank moves. */
   addHeld(budget: number, gpus: number): void {
+    this.version++;
     for (let cur = budget; cur >= 0; cur = this.parent[cur]!) {
       this.held[cur] = this.held[cur]! + gpus;
       this.projected[cur] = this.computeProjected(cur);

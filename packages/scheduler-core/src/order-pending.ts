@@ -56,6 +56,14 @@ export class PendingQueues {
   private readonly queues: PendingEntry[][][]; // [lane][treeNode]
   private readonly cursor: Int32Array[]; // [lane][treeNode]
   private readonly remaining: Int32Array[]; // [lane][treeNode] pending jobs left in the subtree
+  /**
+   * Per lane: the budget of the last pick and the tree version it was made at. While no ratio moved
+   * (same version) and that budget still has jobs, the walk from the root would end there again: every
+   * comparison on the way reads only ratios, entitlements and which subtrees still have jobs, and
+   * only that budget's path lost a job. Makes a pick O(1) between starts instead of O(depth x siblings).
+   */
+  private readonly lastLeaf = new Int32Array(3).fill(-1);
+  private readonly lastVersion = new Float64Array(3).fill(-1);
 
   constructor(
     private readonly tree: FairTree,
@@ -78,6 +86,9 @@ export class PendingQueues {
     const l = LANE_INDEX[lane];
     const remaining = this.remaining[l]!;
     const tree = this.tree;
+    const last = this.lastLeaf[l]!;
+    if (last >= 0 && this.lastVersion[l] === tree.version && this.cursor[l]![last]! < this.queues[l]![last]!.length)
+      return this.take(l, last);
     let node = tree.root;
     if (node < 0 || remaining[node]! === 0) return null;
     for (;;) {
@@ -93,8 +104,15 @@ export class PendingQueues {
       if (best < 0) return null;
       node = best;
     }
+    this.lastLeaf[l] = node;
+    this.lastVersion[l] = tree.version;
+    return this.take(l, node);
+  }
+
+  private take(l: number, node: number): PendingEntry {
     const entry = this.queues[l]![node]![this.cursor[l]![node]!++]!;
-    for (let cur = node; cur >= 0; cur = tree.parent[cur]!) remaining[cur]!--;
+    const remaining = this.remaining[l]!;
+    for (let cur = node; cur >= 0; cur = this.tree.parent[cur]!) remaining[cur]!--;
     return entry;
   }
 }

@@ -171,8 +171,9 @@ export function runBaselineCycle(kind: BaselineKind, snapshot: ClusterSnapshot, 
   const board = new NodeBoard(snapshot.nodes, nodePlan.state, now);
 
   const states = new Map<string, JobState>();
-  // Load order does not matter: every choice below breaks ties by node order or job id.
-  for (const j of snapshot.running) {
+  // Loaded in id order: choices break ties by node order or job id, and the order of a node's jobs
+  // (a multi-node preemption's victims, hence its PREEMPT ops) follows the load order.
+  for (const j of [...snapshot.running].sort(byId)) {
     if (nodePlan.lost.has(j.id)) continue;
     const charged = chargedOf(j);
     const slots: Slots = [];

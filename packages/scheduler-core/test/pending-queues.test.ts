@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { FairTree } from "../src/fair-tree";
+import { PendingQueues, pendingEntry, type PendingEntry } from "../src/order-pending";
+import type { BudgetTreeNode, JobLane, PendingJob } from "../src/types";
+
+/** The R2 walk written out plainly: from the root, the sibling that compares first among those with jobs left. */
+function referencePick(tree: FairTree, left: Map<number, PendingEntry[]>): PendingEntry | null {
+  const hasJobs = (n: number): boolean => (left.get(n)?.length ?? 0) > 0 || tree.children[n]!.some((c) => hasJobs(c));
+  let node = tree.root;
+  if (!hasJobs(node)) return null;
+  while ((left.get(node)?.length ?? 0) === 0) {
+    const kids = tree.children[node]!.filter(hasJobs).sort((a, b) => tree.compareSiblings(a, b));
+    node = kids[0]!;
+  }
+  return left.get(node)!.shift()!;
+}
+
+const arbCase = fc.record({
+  usage: fc.array(fc.integer({ min: 0, max: 100 }), { minLength: 6, maxLength: 6 }),
+  jobs: fc.array(fc.record({ leaf: fc.integer({ min: 0, max: 5 }), priority: fc.integer({ min: 0, max: 2 }) }), {
+    maxLength: 40,
+  }),
+  // After pick k, a start (+gpus) on budget leaf: ratios move, so later picks must walk again.
+  starts: fc.array(
+    fc.record({
+      after: fc.integer({ min: 0, max: 40 }),
+      leaf: fc.integer({ min: 0, max: 5 }),
+      gpus: fc.integer({ min: 1, max: 8 }),
+    }),
+    {
+      maxLength: 8,
+    },
+  ),
+});
+
+describe("PendingQueues", () => {
+  it("takes jobs in the same order as a fresh R2 walk from the root before every pick, as ratios move", () => {
+    fc.assert(
+      fc.property(arbCase, (c) => {
+        // lab -> d0, d1 -> three leaves each.
+        const nodes: BudgetTreeNode[] = [
+          { id: "lab", name: "lab", parentId: null, allocationPpm: 1_000_000, usageGpuSeconds: 0, entitlementGpuSeconds: 600 },
+          { id: "d0", name: "d0", parentId: "lab", allocationPpm: 500_000, usageGpuSeconds: 0, entitlementGpuSeconds: 300 },
+          { id: "d1", name: "d1", parentId: "lab", allocationPpm: 500_000, usageGpuSeconds: 0, entitlementGpuSeconds: 300 },
+        ];
+        for (let i = 0; i < 6; i++)
+          nodes.push({
+            id: `p${i}`,
+            name: `p${i}`,
+            parentId: i < 3 ? "d0" : "d1",
+            allocationPpm: 333_333,
+            usageGpuSeconds: c.usage[i]!,
+            entitlementGpuSeconds: 100,
+          });
+        const treeA = new FairTree(nodes, 3600);
+        const treeB = new FairTree(nodes, 3600);
+        const entries = c.jobs.map((j, k) => {
+          const job = { id: `j${String(k).padStart(2, "0")}`, priority: j.priority, submittedAt: k } as PendingJob;
+          return pendingEntry(job, treeA.indexOf(`p${j.leaf}`)!, "ALLOCATED" as JobLane);
+        });
+        const queues = new PendingQueues(treeA, entries);
+        const left = new Map<number, PendingEntry[]>();
+        for (const e of [...entries].sort((a, b) => b.priority - a.priority || a.submittedAt - b.submittedAt)) {
+          if (!left.has(e.budget)) left.set(e.budget, []);
+          left.get(e.budget)!.push(e);
+        }
+        const got: string[] = [];
+        const want: string[] = [];
+        for (let k = 0; k <= entries.length; k++) {
+          got.push(queues.next("ALLOCATED")?.job.id ?? "none");
+          want.push(referencePick(treeB, left)?.job.id ?? "none");
+          for (const s of c.starts.filter((x) => x.after === k)) {
+            treeA.addHeld(treeA.indexOf(`p${s.leaf}`)!, s.gpus);
+            treeB.addHeld(treeB.indexOf(`p${s.leaf}`)!, s.gpus);
+          }
+        }
+        expect(got).toEqual(want);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
