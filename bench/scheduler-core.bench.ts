@@ -280,7 +280,9 @@ async function main(): Promise<void> {
   const { execFileSync } = await import("node:child_process");
   const sizes = args.includes("--only-10k") ? [10_000] : [1_000, 10_000, 50_000];
   const v8 = args.includes("--default-v8") ? "V8 defaults" : SCHEDULER_V8_FLAGS.join(" ");
-  console.log(`scheduler-core runCycle: 1,024 nodes x 8 GPUs, 200 budgets (5x4x10), seed ${seed}, node ${process.version}, ${v8}`);
+  console.log(
+    `scheduler-core runCycle: 1,024 nodes x 8 GPUs, 200 budgets (5x4x10), seed ${seed}, node ${process.version}, ${v8}`,
+  );
   for (const line of HEADER) console.log(line);
   for (const pendingCount of sizes) {
     for (const state of ["cold", "steady"]) {

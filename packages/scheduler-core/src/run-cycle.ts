@@ -57,7 +57,13 @@ class ReasonDrafts {
     return this.out.length;
   }
 
-  push(entry: PendingEntry | null, job: PendingJob, code: PendingReasonCode, details: PendingReasonDetails, estimate: boolean): void {
+  push(
+    entry: PendingEntry | null,
+    job: PendingJob,
+    code: PendingReasonCode,
+    details: PendingReasonDetails,
+    estimate: boolean,
+  ): void {
     this.out.push({ code, sentence: "", details });
     this.job.push(job);
     this.entry.push(entry);
