@@ -109,6 +109,25 @@ export class PendingQueues {
     return this.take(l, node);
   }
 
+  /**
+   * Adds an entry to its lane mid-cycle, in its place among the budget's jobs not yet taken (a debug
+   * job over its user's cap joins the allocated lane, R5). Clears the lane's pick cache.
+   */
+  add(entry: PendingEntry): void {
+    const l = LANE_INDEX[entry.lane];
+    const q = this.queues[l]![entry.budget]!;
+    let lo = this.cursor[l]![entry.budget]!;
+    let hi = q.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (compareEntries(q[mid]!, entry) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    q.splice(lo, 0, entry);
+    for (let cur = entry.budget; cur >= 0; cur = this.tree.parent[cur]!) this.remaining[l]![cur]!++;
+    this.lastLeaf[l] = -1;
+  }
+
   private take(l: number, node: number): PendingEntry {
     const entry = this.queues[l]![node]![this.cursor[l]![node]!++]!;
     const remaining = this.remaining[l]!;

@@ -344,10 +344,66 @@ describe("R5 debug lane", () => {
       defaultPolicy,
       NOW,
     );
-    expect(startedIds(r).sort()).toEqual(["d2", "d3"]);
+    // d2 and d3 go in the lane; d1 (ann would hold 10) is ordered and placed as regular allocated
+    // work: the cap limits the lane, and an allocated job is not kept off free GPUs (R2, R3).
+    expect(startsOf(r).map((s) => [s.jobId, s.lane])).toEqual([
+      ["d2", "DEBUG"],
+      ["d3", "DEBUG"],
+      ["d1", "ALLOCATED"],
+    ]);
+  });
+
+  it("over the cap, a debug job gets no lane privilege: it waits with DEBUG_USER_CAP when regular work would", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .usage("a", 500 * HOUR) // a is far over-served: as regular work, d1 may not preempt b (R4)
+        .job(
+          makeJob("d-run")
+            .budget("a")
+            .debug()
+            .gpus(4)
+            .user("ann")
+            .on("n01", [0, 1, 2, 3])
+            .startedAt(NOW - 60),
+          makeJob("b-run").budget("b").gpus(4).minRuntime("1h").on("n01", [4, 5, 6, 7]).startedAt(0).charged(),
+          makeJob("d1").budget("a").debug().gpus(8).user("ann"),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(startedIds(r)).toEqual([]);
+    expect(preemptedIds(r)).toEqual([]);
     expect(r.pending.d1!.code).toBe("DEBUG_USER_CAP");
-    expect(r.pending.d1!.details).toMatchObject({ userDebugGpus: 6, debugCap: 8 });
-    expect(r.pending.d1!.sentence).toMatch(/^Debug lane cap: user ann already holds 6 of 8 debug GPUs/);
+    expect(r.pending.d1!.details).toMatchObject({ userDebugGpus: 4, debugCap: 8 });
+    expect(r.pending.d1!.sentence).toMatch(/^Debug lane cap: user ann already holds 4 of 8 debug GPUs/);
+  });
+
+  it("over the cap, a debug job still preempts unallocated work like any allocated job (R3)", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(2)
+        .budget("a", 1)
+        .job(
+          makeJob("d-run")
+            .budget("a")
+            .debug()
+            .gpus(8)
+            .user("ann")
+            .on("n01")
+            .startedAt(NOW - 60),
+          makeJob("u-run").budget("a").unallocated().gpus(8).on("n02").startedAt(0),
+          makeJob("d1").budget("a").debug().gpus(4).user("ann"),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(preemptionsOf(r)).toMatchObject([{ jobId: "u-run", byJobId: "d1", reasonCode: "UNALLOCATED_FOR_ALLOCATED" }]);
+    expect(startsOf(r)[0]).toMatchObject({ jobId: "d1", lane: "ALLOCATED", reason: { code: "PREEMPTED_UNALLOCATED" } });
   });
 
   it("names the user by display name in the debug cap sentence when the snapshot has one", () => {
