@@ -1,14 +1,16 @@
 // Worker + API benchmark (issue 5): 10,000 jobs submitted through the REST API (POST /api/v1/jobs, the
 // very handler the web app serves, called in-process with a bearer API token) while a real worker
 // process schedules 1,024 nodes of 8 GPUs. Measures, per job, the time from its submission to the first
-// moment it was started or explained (a pending reason written by a cycle), and the submission rate.
+// moment it was started or explained (a pending reason written by a cycle), the submission rate, and
+// end to end: from the first submission to the last job started or explained.
 //
-//   node --import tsx bench/worker-api.bench.ts [--jobs 10000] [--nodes 1024] [--concurrency 16]
+//   node --import tsx bench/worker-api.bench.ts [--jobs 10000] [--nodes 1024] [--concurrency 16]   one job per request
+//   node --import tsx bench/worker-api.bench.ts --batch 1000 [--concurrency 2]                     POST /api/v1/jobs/batch
 //
 // Uses BENCH_DATABASE_URL's server when set (database tranche_bench_api_<pid>, dropped after), else an
 // embedded PostgreSQL 17 in .data/bench-api-postgres on a free port.
 import { spawn } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -19,11 +21,19 @@ import { ensureDatabase, migrateDeploy, repoRoot, startEmbeddedPostgres } from "
 import { createApiToken } from "@tranche/domain";
 
 const { values } = parseArgs({
-  options: { jobs: { type: "string" }, nodes: { type: "string" }, concurrency: { type: "string" } },
+  options: {
+    jobs: { type: "string" },
+    nodes: { type: "string" },
+    concurrency: { type: "string" },
+    batch: { type: "string" },
+  },
 });
 const JOBS = Number(values.jobs ?? 10_000);
 const NODES = Number(values.nodes ?? 1024);
-const CONCURRENCY = Number(values.concurrency ?? 16);
+/** Jobs per request: 0 = one job per POST /api/v1/jobs; N = POST /api/v1/jobs/batch with N jobs. */
+const BATCH = Number(values.batch ?? 0);
+const CONCURRENCY = Number(values.concurrency ?? (BATCH > 0 ? 2 : 16));
+if (!(BATCH >= 0 && BATCH <= 1000 && Number.isInteger(BATCH))) throw new Error("--batch must be 0..1000");
 const ROOT = repoRoot();
 
 const freePort = () =>
@@ -101,6 +111,7 @@ async function main(): Promise<void> {
     const watcher = new pg.Client({ connectionString: url });
     await watcher.connect();
     const firstSeen = new Map<number, number>();
+    let lastSeenAt = 0; // wall clock (ms) when the last job was first seen started or explained
     let watching = true;
     const watch = (async () => {
       while (watching) {
@@ -109,7 +120,10 @@ async function main(): Promise<void> {
         );
         const now = Date.now();
         for (const row of r.rows as { id: number; sub: number }[])
-          if (!firstSeen.has(row.id)) firstSeen.set(row.id, now - row.sub);
+          if (!firstSeen.has(row.id)) {
+            firstSeen.set(row.id, now - row.sub);
+            lastSeenAt = now;
+          }
         await new Promise((res) => setTimeout(res, 250));
       }
     })();
@@ -119,9 +133,9 @@ async function main(): Promise<void> {
     let next = 0;
     let refused = 0;
     const latencies: number[] = [];
-    const submitOne = async () => {
+    const makeJob = () => {
       const debug = rand() < 0.15;
-      const body = {
+      return {
         cluster: "bench",
         budget: pick(budgets),
         gpus: debug ? pick([1, 2, 4, 8] as const) : pick([1, 1, 2, 4, 8, 8, 16, 32, 64] as const),
@@ -132,27 +146,32 @@ async function main(): Promise<void> {
         command: "sleep 60",
         env: {},
       };
+    };
+    const submitOne = async (n: number) => {
+      const body = BATCH > 0 ? { jobs: Array.from({ length: n }, makeJob) } : makeJob();
+      const path = BATCH > 0 ? "/jobs/batch" : "/jobs";
       const s = performance.now();
       const res = await handleRest(
-        new Request("http://bench/api/v1/jobs", {
+        new Request(`http://bench/api/v1${path}`, {
           method: "POST",
           headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
           body: JSON.stringify(body),
         }),
-        "/jobs",
+        path,
         { prisma },
       );
       latencies.push(performance.now() - s);
       if (res.status !== 201) {
-        refused++;
-        if (refused < 5) console.error(`refused: ${res.status} ${await res.text()}`);
-      }
+        refused += n;
+        if (refused < 5 * n) console.error(`refused: ${res.status} ${(await res.text()).slice(0, 300)}`);
+      } else await res.arrayBuffer();
     };
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < JOBS) {
-          next++;
-          await submitOne();
+          const n = BATCH > 0 ? Math.min(BATCH, JOBS - next) : 1;
+          next += n;
+          await submitOne(n);
         }
       }),
     );
@@ -165,7 +184,8 @@ async function main(): Promise<void> {
     await watch;
     await watcher.end();
     const remaining = JOBS - refused - firstSeen.size;
-    const allDoneSeconds = (Date.now() - t0) / 1000;
+    const allDoneSeconds = (lastSeenAt - t0) / 1000;
+    const workerMemory = processMemory(worker.pid!);
     // Per job: submit -> first seen started or explained (sampled every 250 ms, so up to 0.25 s late).
     const rows = [...firstSeen.values()].map((ms) => ms / 1000);
     rows.sort((a, b) => a - b);
@@ -177,10 +197,12 @@ async function main(): Promise<void> {
       jobs: JOBS,
       nodes: NODES,
       concurrency: CONCURRENCY,
+      batch: BATCH,
       refused,
       submitSeconds: Math.round(submitSeconds * 10) / 10,
       submitsPerSecond: Math.round(JOBS / submitSeconds),
-      submitLatencyMs: { p50: Math.round(q(latencies, 0.5)), p99: Math.round(q(latencies, 0.99)) },
+      requestLatencyMs: { p50: Math.round(q(latencies, 0.5)), p99: Math.round(q(latencies, 0.99)) },
+      // End to end: first submission -> last job started or explained (watcher polls every 250 ms).
       allStartedOrExplainedAfterSeconds: remaining === 0 ? Math.round(allDoneSeconds * 10) / 10 : null,
       unexplainedAtDeadline: remaining,
       submitToStartedOrExplainedSeconds: {
@@ -191,6 +213,7 @@ async function main(): Promise<void> {
       cycles: durations.length,
       cycleMs: { median: Math.round(q(durations, 0.5)), p99: Math.round(q(durations, 0.99)) },
       started: await prisma.job.count({ where: { state: "RUNNING" } }),
+      workerMemoryMiB: workerMemory,
     };
     console.log(JSON.stringify(result, null, 2));
   } finally {
@@ -203,6 +226,17 @@ async function main(): Promise<void> {
     await a.query(`DROP DATABASE IF EXISTS "tranche_bench_api_${process.pid}" WITH (FORCE)`);
     await a.end();
     await stopServer();
+  }
+}
+
+/** RSS now and its peak (VmHWM) of a process, from /proc (Linux), in MiB. */
+function processMemory(pid: number): { rss: number; peakRss: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+    return { rss: Math.round(kb("VmRSS") / 1024), peakRss: Math.round(kb("VmHWM") / 1024) };
+  } catch {
+    return null;
   }
 }
 

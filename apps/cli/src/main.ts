@@ -1,9 +1,11 @@
 // `tranche`: the command line for Tranche's REST API (/api/v1). Every command takes --json.
 //   tranche login --url http://127.0.0.1:3000 --token trn_...
 //   tranche submit --cluster h100 --budget lab/language/pretraining --gpus 8 --min-runtime 2h --resumable -- python train.py
+//   tranche submit --file jobs.jsonl          (one JSON job per line, sent in batches of 1,000)
 //   tranche ls | tranche queue h100 | tranche explain 42 | tranche cancel 42
+import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
-import { explainContract, formatDuration, submitJobInput, type JobView } from "@tranche/contracts";
+import { MAX_BATCH_JOBS, explainContract, formatDuration, submitJobInput, type JobView } from "@tranche/contracts";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { ago, table } from "./format";
 
@@ -64,11 +66,15 @@ const collect = (v: string, prev: string[]) => [...prev, v];
 
 program
   .command("submit")
-  .description("submit a job: tranche submit --cluster C --budget PATH --gpus N --min-runtime 2h [options] -- command...")
-  .requiredOption("--cluster <name>", "cluster name")
-  .requiredOption("--budget <path>", "budget to charge, e.g. lab/language/pretraining")
-  .requiredOption("--gpus <n>", "GPUs (one node, or whole nodes)")
-  .requiredOption("--min-runtime <duration>", "protected time after each start, e.g. 2h; 0 = unallocated")
+  .description(
+    "submit a job: tranche submit --cluster C --budget PATH --gpus N --min-runtime 2h [options] -- command...\n" +
+      "or many at once: tranche submit --file jobs.jsonl (one JSON job per line, as for POST /api/v1/jobs; - reads stdin)",
+  )
+  .option("--file <path>", "submit the jobs of a JSON Lines file (one job object per line) in batches of 1,000")
+  .option("--cluster <name>", "cluster name")
+  .option("--budget <path>", "budget to charge, e.g. lab/language/pretraining")
+  .option("--gpus <n>", "GPUs (one node, or whole nodes)")
+  .option("--min-runtime <duration>", "protected time after each start, e.g. 2h; 0 = unallocated")
   .option("--max-runtime <duration>", "kill after this long (<= 15m and <= 8 GPUs: debug lane)")
   .option("--resumable", "restarts from its own checkpoints: requeued after preemption", false)
   .option("--requeue", "requeue after preemption even though not resumable", false)
@@ -76,8 +82,24 @@ program
   .option("--grace <duration>", "time between SIGTERM and SIGKILL")
   .option("--name <name>", "job name")
   .addOption(new Option("--env <KEY=VALUE>", "environment variable (repeatable)").argParser(collect).default([]))
-  .argument("<command...>", "the command to run (after --)")
+  .argument("[command...]", "the command to run (after --)")
   .action(async (command: string[], o: Record<string, string | boolean | string[] | undefined>) => {
+    if (typeof o.file === "string") {
+      if (command.length > 0 || o.cluster || o.budget || o.gpus || o.minRuntime)
+        throw new CliError(
+          "--file takes the jobs from the file: give no --cluster/--budget/--gpus/--min-runtime or command with it",
+        );
+      await submitFile(o.file);
+      return;
+    }
+    for (const [flag, v] of [
+      ["--cluster", o.cluster],
+      ["--budget", o.budget],
+      ["--gpus", o.gpus],
+      ["--min-runtime", o.minRuntime],
+    ] as const)
+      if (v === undefined) throw new CliError(`required option '${flag}' not specified (or give --file jobs.jsonl)`);
+    if (command.length === 0) throw new CliError("missing the command to run: tranche submit [options] -- command...");
     const env: Record<string, string> = {};
     for (const kv of o.env as string[]) {
       const i = kv.indexOf("=");
@@ -114,6 +136,64 @@ program
         `Submitted job #${job.id} (${job.name}): ${job.gpus} GPUs on ${job.cluster}, charged to ${job.budget}.\n${words.headline}\nFollow it with: tranche explain ${job.id}`,
     );
   });
+
+/**
+ * `tranche submit --file jobs.jsonl`: every line is checked with the server's zod schema first (a bad
+ * line stops everything before any request, naming the line), then the jobs go in batches of
+ * MAX_BATCH_JOBS through POST /api/v1/jobs/batch; each batch is stored whole or not at all.
+ */
+async function submitFile(path: string): Promise<void> {
+  let text: string;
+  try {
+    text = path === "-" ? readFileSync(0, "utf8") : readFileSync(path, "utf8");
+  } catch (e) {
+    throw new CliError(`Cannot read ${path}: ${(e as Error).message}`);
+  }
+  const jobs: { line: number; body: unknown }[] = [];
+  text.split("\n").forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line) return;
+    let body: unknown;
+    try {
+      body = JSON.parse(line);
+    } catch {
+      throw new CliError(`${path} line ${i + 1}: not valid JSON (one job object per line)`);
+    }
+    const parsed = submitJobInput.safeParse(body);
+    if (!parsed.success)
+      throw new CliError(
+        `${path} line ${i + 1}: ${parsed.error.issues.map((x) => (x.path.length && !x.message.startsWith(String(x.path[0])) ? `${x.path.join(".")}: ${x.message}` : x.message)).join("; ")}`,
+      );
+    jobs.push({ line: i + 1, body });
+  });
+  if (jobs.length === 0) throw new CliError(`${path} holds no jobs (one JSON job object per line)`);
+  const cfg = loadConfig();
+  const submitted: JobView[] = [];
+  for (let start = 0; start < jobs.length; start += MAX_BATCH_JOBS) {
+    const chunk = jobs.slice(start, start + MAX_BATCH_JOBS);
+    try {
+      const r = await api<{ jobs: JobView[] }>(cfg, "POST", "/jobs/batch", { jobs: chunk.map((j) => j.body) });
+      submitted.push(...r.jobs);
+    } catch (e) {
+      if (!(e instanceof CliError)) throw e;
+      // The server names the item (jobs.3: ...): say which line of the file it is.
+      const msg = e.message.replace(/\bjobs\.(\d+)\b/g, (m, n: string) => {
+        const line = chunk[Number(n)]?.line;
+        return line ? `${path} line ${line}` : m;
+      });
+      const kept = submitted.length
+        ? ` The ${submitted.length} jobs of the earlier batches were submitted (#${submitted[0]!.id}-#${submitted.at(-1)!.id}).`
+        : " Nothing was submitted.";
+      throw new CliError(`${msg.replace(/\.?$/, ".")}${kept}`);
+    }
+  }
+  const gpus = submitted.reduce((n, j) => n + j.gpus, 0);
+  out(
+    { jobs: submitted },
+    () =>
+      `Submitted ${submitted.length} job${submitted.length === 1 ? "" : "s"} (#${submitted[0]!.id}${submitted.length > 1 ? `-#${submitted.at(-1)!.id}` : ""}), ${gpus} GPUs in all. Follow them with: tranche ls`,
+  );
+}
 
 program
   .command("ls")

@@ -7,6 +7,7 @@ import {
   heartbeatResponseSchema,
   type HeartbeatRequestInput,
   type HeartbeatResponse,
+  waitResponseSchema,
 } from "@tranche/contracts";
 import { FakeGpus, NvidiaSmi, type GpuSource } from "./gpus";
 import { JobRunner } from "./runner";
@@ -25,13 +26,18 @@ export interface NodeAgentOptions {
   log: (line: string) => void;
   /** Heartbeat period before the server says otherwise (s). */
   heartbeatSec?: number;
+  /** Long-poll /api/agent/v1/wait between heartbeats so a START arrives within about a second (default on). */
+  longPoll?: boolean;
 }
 
 /**
  * One node's agent: enroll once (token -> credential, kept in `<dir>/credential`, mode 600), then
  * heartbeat: report inventory, health, busy %, job statuses, exits and new log bytes; obey the answer
  * (start these, stop those). Between heartbeats a 1 s tick launches jobs whose GPUs freed up, escalates
- * SIGTERM to SIGKILL and notices exits, which are reported at once.
+ * SIGTERM to SIGKILL and notices exits, which are reported at once. Alongside, a long-poll
+ * (POST /wait, held up to 25 s by the server) returns as soon as the worker commits a start or stop
+ * for this node, and the agent heartbeats at once to fetch it; a server without /wait leaves the
+ * agent on heartbeats alone.
  */
 export class NodeAgent {
   private readonly runner: JobRunner;
@@ -44,8 +50,15 @@ export class NodeAgent {
   private again = false;
   private stopped = false;
   private lastError = "";
+  /** The `assignments` digest of the latest heartbeat response: what the long-poll waits to change. */
+  private assignments: string | null = null;
+  private polling = false;
+  private pollAbort: AbortController | null = null;
+  private beatWaiters: (() => void)[] = [];
   state: string | null = null;
   heartbeats = 0;
+  /** Long-polls answered with `changed` (tests and logs). */
+  wakeups = 0;
 
   constructor(private readonly opts: NodeAgentOptions) {
     mkdirSync(opts.dir, { recursive: true });
@@ -70,6 +83,7 @@ export class NodeAgent {
   async start(initialDelayMs = 0): Promise<void> {
     this.ticker = setInterval(() => this.runner.tick(), 1000);
     this.timer = setTimeout(() => void this.beat(), initialDelayMs);
+    if (this.opts.longPoll !== false) void this.pollLoop();
   }
 
   stop(): void {
@@ -77,6 +91,63 @@ export class NodeAgent {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.ticker) clearInterval(this.ticker);
+    this.pollAbort?.abort();
+    for (const w of this.beatWaiters.splice(0)) w();
+  }
+
+  /** Resolves after the next heartbeat ends (or at stop). */
+  private nextBeat(): Promise<void> {
+    return new Promise((resolve) => this.beatWaiters.push(resolve));
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms).unref());
+  }
+
+  /**
+   * The long-poll loop: while the agent holds a digest from a heartbeat, ask the server to hold a
+   * request until this node's assignments change; when they do, heartbeat now (which brings the START
+   * or stop order) and poll again with the new digest. Errors back off; a 404 (a server without the
+   * long-poll) is retried rarely. Heartbeats go on at their own period regardless.
+   */
+  private async pollLoop(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    let failures = 0;
+    while (!this.stopped) {
+      if (!this.credential || this.assignments === null) {
+        await this.nextBeat();
+        continue;
+      }
+      this.pollAbort = new AbortController();
+      try {
+        const res = await fetch(`${this.opts.server}/api/agent/v1/wait`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${this.credential}` },
+          body: JSON.stringify({ nodeName: this.opts.nodeName, assignments: this.assignments, timeoutSec: 25 }),
+          signal: AbortSignal.any([this.pollAbort.signal, AbortSignal.timeout(35_000)]),
+        });
+        const json: unknown = await res.json().catch(() => null);
+        if (this.stopped) break;
+        if (res.status !== 200) {
+          failures++;
+          await this.sleep(res.status === 404 ? 60_000 : Math.min(30_000, 1000 * 2 ** Math.min(failures, 5)));
+          continue;
+        }
+        failures = 0;
+        if (waitResponseSchema.parse(json).changed) {
+          this.wakeups++;
+          const beat = this.nextBeat();
+          this.heartbeatSoon();
+          await beat;
+        }
+      } catch {
+        if (this.stopped) break;
+        failures++;
+        await this.sleep(Math.min(30_000, 1000 * 2 ** Math.min(failures, 5)));
+      }
+    }
+    this.polling = false;
   }
 
   private heartbeatSoon(): void {
@@ -193,6 +264,7 @@ export class NodeAgent {
       this.state = r.state;
       this.runner.forget(r.acknowledged);
       this.runner.reconcile(r.run, r.stop);
+      this.assignments = r.assignments ?? null;
       return r;
     } catch (e) {
       this.logOnce(
@@ -202,6 +274,7 @@ export class NodeAgent {
     } finally {
       this.inFlight = false;
       this.schedule();
+      for (const w of this.beatWaiters.splice(0)) w();
     }
   }
 

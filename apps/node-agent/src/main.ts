@@ -13,6 +13,8 @@
 //   --nvidia-smi PATH             the nvidia-smi binary (default: nvidia-smi on PATH)
 //   --stop-jobs-on-exit           on SIGTERM/SIGINT also stop the jobs (demo clusters that go away with
 //                                 `npm start`); without it job processes survive agent restarts
+//   --no-long-poll                heartbeats only: do not hold POST /api/agent/v1/wait open between them
+//                                 (with it, a START reaches the agent within about a second)
 //
 // Stopping the agent (SIGTERM/SIGINT) leaves job processes running; a restarted agent adopts them.
 import { existsSync, readFileSync } from "node:fs";
@@ -40,6 +42,7 @@ try {
       "name-prefix": { type: "string" },
       "nvidia-smi": { type: "string" },
       "stop-jobs-on-exit": { type: "boolean" },
+      "no-long-poll": { type: "boolean" },
       help: { type: "boolean" },
     },
     strict: true,
@@ -102,6 +105,7 @@ const agents = names.map((name, i) => {
     enrollmentToken: token,
     fakeGpus,
     nvidiaSmi: args["nvidia-smi"],
+    longPoll: !args["no-long-poll"],
     log,
   });
 });

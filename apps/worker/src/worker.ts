@@ -3,8 +3,10 @@ import pg from "pg";
 import postgres from "postgres";
 import type { PrismaClient } from "@tranche/db";
 import {
+  AGENTS_CHANNEL,
   LostLeadershipError,
   SCHEDULER_CHANNEL,
+  agentWakePayloads,
   acquireOrRenewLease,
   applyCyclePlan,
   loadCycleInput,
@@ -191,7 +193,10 @@ export class Worker {
     const self = this;
     const notifier: AgentNotifier = {
       wake: async (nodeIds) => {
-        await prisma.$executeRaw`SELECT pg_notify('tranche_agents', ${JSON.stringify(nodeIds)})`;
+        // Agents long-polling /api/agent/v1/wait for these nodes heartbeat at once. Payloads stay under
+        // PostgreSQL's 8,000-byte limit (a cold cycle touches ~1,000 nodes), all sent in one statement.
+        const payloads = agentWakePayloads(nodeIds);
+        await prisma.$executeRaw`SELECT pg_notify(${AGENTS_CHANNEL}, p) FROM unnest(${payloads}::text[]) AS p`;
       },
       repair: async (nodes) => {
         for (const n of nodes) runRepairHook(config, n);

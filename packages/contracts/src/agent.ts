@@ -7,9 +7,13 @@ import { z } from "zod";
  *   POST /api/agent/v1/heartbeat  Authorization: Bearer <node credential>
  *                                 inventory, health, busy %, job statuses, exits, log chunks
  *                                 -> the jobs this node must run and the jobs it must stop
+ *   POST /api/agent/v1/wait       long-poll: held up to `timeoutSec` (25 s) and answered at once when the
+ *                                 node's assignments differ from the digest the agent sends (the worker
+ *                                 NOTIFYs after a cycle starts or stops something there): heartbeat now
  *
  * The control plane is the source of truth: an agent learns its assignments only from heartbeat
  * responses (pull), so a worker killed in the middle of a cycle cannot half-tell an agent anything.
+ * The long-poll only says "heartbeat now"; it carries no work, so missing it delays, never loses.
  * An agent speaks only for its own node and the run segments placed on it; a report about anything
  * else is refused with a specific error and changes nothing.
  */
@@ -138,8 +142,25 @@ export const heartbeatResponseSchema = z.object({
   stop: z.array(stopOrderSchema),
   /** Segments whose EXITED report is recorded: the agent may forget them. */
   acknowledged: z.array(segmentIdSchema),
+  /** Digest of this node's run and stop assignments: what the agent sends to /wait. */
+  assignments: z.string().max(128).optional(),
 });
 export type HeartbeatResponse = z.infer<typeof heartbeatResponseSchema>;
+
+export const waitRequestSchema = z.object({
+  nodeName: z.string().regex(NODE_NAME),
+  /** The `assignments` digest of the agent's latest heartbeat response. */
+  assignments: z.string().max(128),
+  /** How long the server may hold the request (s). */
+  timeoutSec: z.number().int().min(1).max(60).default(25),
+});
+export type WaitRequestInput = z.input<typeof waitRequestSchema>;
+
+export const waitResponseSchema = z.object({
+  /** true: the node has new work (or stops): heartbeat now. false: nothing changed before the timeout. */
+  changed: z.boolean(),
+});
+export type WaitResponse = z.infer<typeof waitResponseSchema>;
 
 export const AGENT_ERROR_CODES = [
   "BAD_REQUEST",

@@ -70,6 +70,23 @@ export const submitJobInput = z.object({
 export type SubmitJobInput = z.input<typeof submitJobInput>;
 export type SubmitJob = z.output<typeof submitJobInput>;
 
+/** The most jobs one batch submission may hold. */
+export const MAX_BATCH_JOBS = 1000;
+
+/**
+ * A batch submission (`POST /api/v1/jobs/batch`, `tranche submit --file`): up to 1,000 jobs, each
+ * checked by `submitJobInput`; stored all together or not at all. Errors name the item: `jobs.3.gpus`.
+ */
+export const submitJobBatchInput = z.object({
+  jobs: z
+    .array(submitJobInput, { error: "jobs must be an array of job submissions" })
+    .min(1, "jobs must hold at least one job")
+    .max(MAX_BATCH_JOBS, `a batch holds at most ${MAX_BATCH_JOBS.toLocaleString("en-US")} jobs; split it`)
+    .describe(`Up to ${MAX_BATCH_JOBS} job submissions, each as for POST /jobs`),
+});
+export type SubmitJobBatchInput = z.input<typeof submitJobBatchInput>;
+export type SubmitJobBatch = z.output<typeof submitJobBatchInput>;
+
 export const jobIdInput = z.object({
   id: z.coerce.number({ error: "job id must be a number" }).int().positive("job id must be positive"),
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { apiError, jobView, listJobsInput, submitJobInput } from "@tranche/contracts";
+import { MAX_BATCH_JOBS, apiError, jobView, listJobsInput, submitJobBatchInput, submitJobInput } from "@tranche/contracts";
 
 const schema = (s: z.ZodType, io: "input" | "output") =>
   z.toJSONSchema(s, { io, target: "draft-2020-12", unrepresentable: "any" });
@@ -49,6 +49,7 @@ export function buildOpenApi(serverUrl = "/api/v1") {
       },
       schemas: {
         SubmitJob: schema(submitJobInput, "input"),
+        SubmitJobBatch: schema(submitJobBatchInput, "input"),
         Job: schema(jobView, "output"),
         Error: schema(apiError, "output"),
       },
@@ -88,6 +89,33 @@ export function buildOpenApi(serverUrl = "/api/v1") {
               content: {
                 "application/json": {
                   schema: { type: "object", properties: { job: { $ref: "#/components/schemas/Job" } }, required: ["job"] },
+                },
+              },
+            },
+            ...errorResponses([400, 401, 403]),
+          },
+        },
+      },
+      "/jobs/batch": {
+        post: {
+          summary: `Submit up to ${MAX_BATCH_JOBS} jobs at once (like a job array): all stored or none`,
+          description:
+            "Each item is checked as for POST /jobs. One bad item answers 400 with the item and field named (`jobs.3.gpus`); a budget the caller may not charge answers 403 naming the item; in both cases nothing is stored. Items whose idempotencyKey the caller already used answer with that job.",
+          operationId: "submitJobBatch",
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { $ref: "#/components/schemas/SubmitJobBatch" } } },
+          },
+          responses: {
+            "201": {
+              description: "The jobs, PENDING, in the order submitted",
+              content: {
+                "application/json": {
+                  schema: {
+                    type: "object",
+                    properties: { jobs: { type: "array", items: { $ref: "#/components/schemas/Job" } } },
+                    required: ["jobs"],
+                  },
                 },
               },
             },

@@ -70,6 +70,11 @@ export async function cancelJob(prisma: PrismaClient, actor: Actor, id: number):
         },
       });
     });
+    // Wake the agents long-polling for its nodes (best effort: they also learn it on their next heartbeat).
+    await prisma.$executeRaw`
+      SELECT pg_notify('tranche_agents', json_agg(p."nodeId")::text)
+      FROM segment_placement p JOIN run_segment s ON s.id = p."segmentId" AND s."endedAt" IS NULL
+      WHERE s."jobId" = ${id} HAVING count(*) > 0`.catch(() => undefined);
   } else if (job.state === "STOPPING") {
     throw conflict(
       `Job ${id} is already stopping (SIGKILL at ${job.graceUntil?.toISOString() ?? "the end of its grace period"})`,

@@ -1,8 +1,8 @@
 import type { PrismaClient } from "@tranche/db";
 import { explainContract, type JobView, type SubmitJob } from "@tranche/contracts";
 import { defaultPolicy, validateJobContract } from "@tranche/scheduler-core";
-import { canChargeBudget, type Actor } from "../auth/actor";
-import { badInput, forbidden } from "../errors";
+import type { Actor } from "../auth/actor";
+import { DomainError, badInput } from "../errors";
 import { jobViewInclude, laneOf, toJobView } from "./job-view";
 
 /** Map a core contract error sentence to the input field it is about. */
@@ -15,115 +15,255 @@ function fieldOf(sentence: string): string | undefined {
  * Submit a job (SPEC §2, §6). The input has passed `submitJobInput`; here come the checks that need
  * the database: the cluster and budget exist, the budget is a leaf the caller may charge, and the
  * contract fits the cluster (the core's validateJobContract, so the API accepts only what the
- * scheduler can place). One transaction writes the job and its SUBMITTED event, or nothing.
+ * scheduler can place). One statement checks membership and writes the job and its SUBMITTED event,
+ * or nothing.
  */
 export async function submitJob(prisma: PrismaClient, actor: Actor, input: SubmitJob): Promise<JobView> {
-  if (input.idempotencyKey) {
-    const existing = await prisma.job.findUnique({ where: { idempotencyKey: input.idempotencyKey }, include: jobViewInclude });
-    if (existing) {
-      if (existing.userId !== actor.id) throw badInput("idempotencyKey is already used by another job", "idempotencyKey");
-      return toJobView(existing);
-    }
-  }
-  const cluster = await cachedCluster(prisma, input.cluster);
-  if (!cluster) {
-    const known = (await prisma.cluster.findMany({ select: { name: true }, orderBy: { name: "asc" } })).map((c) => c.name);
-    throw badInput(`Unknown cluster '${input.cluster}'${known.length ? ` (clusters: ${known.join(", ")})` : ""}`, "cluster");
-  }
-  const budget = await cachedBudget(prisma, input.budget);
-  if (!budget) throw badInput(`Unknown budget '${input.budget}'`, "budget");
-  if (budget.children > 0)
-    throw badInput(`'${input.budget}' is not a budget but a group of budgets; charge one of its leaves`, "budget");
-  if (!(await canChargeBudget(prisma, actor, budget.id)))
-    throw forbidden(`You may not charge budget '${input.budget}': you are not one of its members`);
+  return (await submitMany(prisma, actor, [input], false))[0]!;
+}
 
-  const maxRuntime = input.maxRuntime ?? null;
-  const gracePeriod = input.gracePeriod ?? null;
-  const check = validateJobContract(
-    {
+/**
+ * Submit a batch of jobs (`POST /api/v1/jobs/batch`): every item gets the checks of submitJob, then
+ * all are stored by one statement (multi-row INSERTs of jobs and SUBMITTED events, membership checked
+ * in the same statement, one wake-up of the worker per cluster) or none is. Errors name the item:
+ * field `jobs.3.gpus`, message `jobs.3: ...`. An item whose idempotencyKey is already used by the
+ * caller answers with that job and is not stored again, so a retried batch creates nothing twice.
+ */
+export async function submitJobs(prisma: PrismaClient, actor: Actor, inputs: SubmitJob[]): Promise<JobView[]> {
+  if (inputs.length === 0) throw badInput("jobs must hold at least one job", "jobs");
+  return submitMany(prisma, actor, inputs, true);
+}
+
+interface Prepared {
+  ord: number;
+  clusterId: string;
+  budgetId: string;
+  name: string;
+  gpus: number;
+  minRuntimeSec: number;
+  maxRuntimeSec: number | null;
+  resumable: boolean;
+  priority: number;
+  requeuePolicy: "REQUEUE" | "NEVER";
+  gracePeriodSec: number | null;
+  command: string;
+  env: Record<string, string>;
+  idempotencyKey: string | null;
+  sentence: string;
+  details: Record<string, unknown>;
+}
+
+async function submitMany(
+  prisma: PrismaClient,
+  actor: Actor,
+  inputs: SubmitJob[],
+  batch: boolean,
+  retry = true,
+): Promise<JobView[]> {
+  // Errors of a batch name the item (jobs.<index>); a single submission names the field alone.
+  const where = (i: number, field?: string) => (batch ? `jobs.${i}${field ? `.${field}` : ""}` : field);
+  const say = (i: number, message: string) => (batch ? `jobs.${i}: ${message}` : message);
+
+  // Idempotency keys: a key already used by the caller answers with its job (looked up only when given).
+  const keys = inputs.map((j) => j.idempotencyKey).filter((k): k is string => !!k);
+  const existing = new Map<string, JobView>();
+  if (keys.length > 0) {
+    const seen = new Set<string>();
+    inputs.forEach((j, i) => {
+      if (!j.idempotencyKey) return;
+      if (seen.has(j.idempotencyKey))
+        throw badInput(say(i, `idempotencyKey '${j.idempotencyKey}' appears twice in this batch`), where(i, "idempotencyKey"));
+      seen.add(j.idempotencyKey);
+    });
+    const rows = await prisma.job.findMany({ where: { idempotencyKey: { in: keys } }, include: jobViewInclude });
+    for (const r of rows) existing.set(r.idempotencyKey!, toJobView(r));
+    inputs.forEach((j, i) => {
+      const hit = j.idempotencyKey ? existing.get(j.idempotencyKey) : undefined;
+      if (hit && hit.user.id !== actor.id)
+        throw badInput(say(i, "idempotencyKey is already used by another job"), where(i, "idempotencyKey"));
+    });
+  }
+
+  const now = new Date();
+  const prepared: Prepared[] = [];
+  const views: (JobView | null)[] = inputs.map((j) => (j.idempotencyKey ? (existing.get(j.idempotencyKey) ?? null) : null));
+  const budgetPaths = new Map<string, string>();
+  for (let i = 0; i < inputs.length; i++) {
+    if (views[i]) continue;
+    const input = inputs[i]!;
+    const cluster = await cachedCluster(prisma, input.cluster);
+    if (!cluster) {
+      const known = (await prisma.cluster.findMany({ select: { name: true }, orderBy: { name: "asc" } })).map((c) => c.name);
+      throw badInput(
+        say(i, `Unknown cluster '${input.cluster}'${known.length ? ` (clusters: ${known.join(", ")})` : ""}`),
+        where(i, "cluster"),
+      );
+    }
+    const budget = await cachedBudget(prisma, input.budget);
+    if (!budget) throw badInput(say(i, `Unknown budget '${input.budget}'`), where(i, "budget"));
+    if (budget.children > 0)
+      throw badInput(
+        say(i, `'${input.budget}' is not a budget but a group of budgets; charge one of its leaves`),
+        where(i, "budget"),
+      );
+    budgetPaths.set(budget.id, budget.path);
+
+    const maxRuntime = input.maxRuntime ?? null;
+    const gracePeriod = input.gracePeriod ?? null;
+    const check = validateJobContract(
+      {
+        gpus: input.gpus,
+        minRuntime: input.minRuntime,
+        maxRuntime,
+        priority: input.priority,
+        resumable: input.resumable,
+        requeueOnPreempt: input.requeue ?? false,
+        gracePeriod,
+      },
+      cluster.nodes,
+      defaultPolicy,
+      { maxMinRuntime: cluster.maxMinRuntimeSec },
+    );
+    if (!check.ok) {
+      const field = fieldOf(check.errors[0]!);
+      throw badInput(say(i, check.errors.join("; ")), batch ? where(i, field) : field);
+    }
+
+    const requeue = input.resumable || input.requeue === true;
+    const name = input.name ?? (input.command.split(/\s+/)[0]!.split("/").pop() || "job").slice(0, 60);
+    const words = explainContract({ ...input, maxRuntime, gracePeriod });
+    prepared.push({
+      ord: i,
+      clusterId: cluster.id,
+      budgetId: budget.id,
+      name,
+      gpus: input.gpus,
+      minRuntimeSec: input.minRuntime,
+      maxRuntimeSec: maxRuntime,
+      resumable: input.resumable,
+      priority: input.priority,
+      requeuePolicy: requeue ? "REQUEUE" : "NEVER",
+      gracePeriodSec: gracePeriod,
+      command: input.command,
+      env: input.env,
+      idempotencyKey: input.idempotencyKey ?? null,
+      sentence: `Submitted by ${actor.name}: ${input.gpus} GPU${input.gpus === 1 ? "" : "s"} on ${cluster.name}, charged to ${budget.path}. ${words.headline}`,
+      details: { lane: words.lane, gpus: input.gpus, minRuntime: input.minRuntime, maxRuntime, resumable: input.resumable },
+    });
+    views[i] = {
+      id: 0,
+      name,
+      cluster: cluster.name,
+      budget: budget.path,
+      user: { id: actor.id, name: actor.name, email: actor.email },
       gpus: input.gpus,
       minRuntime: input.minRuntime,
       maxRuntime,
-      priority: input.priority,
       resumable: input.resumable,
-      requeueOnPreempt: input.requeue ?? false,
+      requeue,
+      priority: input.priority,
       gracePeriod,
-    },
-    cluster.nodes,
-    defaultPolicy,
-    { maxMinRuntime: cluster.maxMinRuntimeSec },
-  );
-  if (!check.ok) throw badInput(check.errors.join("; "), fieldOf(check.errors[0]!));
+      command: input.command,
+      env: input.env,
+      state: "PENDING",
+      submittedAt: now.toISOString(),
+      queuedAt: now.toISOString(),
+      startedAt: null,
+      protectedUntil: null,
+      graceUntil: null,
+      finishedAt: null,
+      exitCode: null,
+      requeueCount: 0,
+      heldBy: null,
+      reason: null,
+      lane: laneOf({ gpus: input.gpus, minRuntimeSec: input.minRuntime, maxRuntimeSec: maxRuntime }),
+    };
+  }
+  if (prepared.length === 0) return views as JobView[];
 
-  const requeue = input.resumable || input.requeue === true;
-  const name = input.name ?? (input.command.split(/\s+/)[0]!.split("/").pop() || "job").slice(0, 60);
-  const words = explainContract({ ...input, maxRuntime, gracePeriod });
-  const now = new Date();
-  // One statement writes the job and its SUBMITTED event (a data-modifying CTE is atomic): submit is
-  // the hot path of scripts, and this is ~4x cheaper than the ORM's nested create plus re-reads.
-  const sentence = `Submitted by ${actor.name}: ${input.gpus} GPU${input.gpus === 1 ? "" : "s"} on ${cluster.name}, charged to ${budget.path}. ${words.headline}`;
-  const details = JSON.stringify({
-    lane: words.lane,
-    gpus: input.gpus,
-    minRuntime: input.minRuntime,
-    maxRuntime,
-    resumable: input.resumable,
-  });
-  let rows: { id: number }[];
+  // One statement, so one round trip and atomic: membership (SPEC §6: a researcher charges only budgets
+  // they belong to; admins any) is checked for every item and, when one is refused, nothing is written;
+  // otherwise ids are drawn in item order and the jobs and their SUBMITTED events are inserted as one
+  // multi-row INSERT each. The worker is woken after the commit (wakeWorker): a NOTIFY inside the
+  // transaction would serialise the commits of concurrent submissions.
+  let rows: { ord: number; id: number | null; refused: boolean }[];
   try {
-    rows = await prisma.$queryRaw<{ id: number }[]>`
-      WITH j AS (
-        INSERT INTO job ("clusterId", "budgetId", "userId", name, gpus, "minRuntimeSec", "maxRuntimeSec", resumable, priority,
-                         "requeuePolicy", "gracePeriodSec", command, env, state, "submittedAt", "queuedAt", "idempotencyKey", "createdAt", "updatedAt")
-        VALUES (${cluster.id}, ${budget.id}, ${actor.id}, ${name}, ${input.gpus}, ${input.minRuntime}, ${maxRuntime}, ${input.resumable}, ${input.priority},
-                ${requeue ? "REQUEUE" : "NEVER"}::"RequeuePolicy", ${gracePeriod}, ${input.command}, ${JSON.stringify(input.env)}::jsonb, 'PENDING'::"JobState",
-                ${now}, ${now}, ${input.idempotencyKey ?? null}, ${now}, ${now})
+    rows = await prisma.$queryRaw<{ ord: number; id: number | null; refused: boolean }[]>`
+      WITH input AS MATERIALIZED (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(prepared)}::jsonb) AS x(
+          ord int, "clusterId" text, "budgetId" text, name text, gpus int, "minRuntimeSec" int, "maxRuntimeSec" int,
+          resumable boolean, priority int, "requeuePolicy" text, "gracePeriodSec" int, command text, env jsonb,
+          "idempotencyKey" text, sentence text, details jsonb)
+      ), refused AS MATERIALIZED (
+        SELECT i.ord FROM input i
+        WHERE NOT ${actor.role === "ADMIN"}
+          AND NOT EXISTS (SELECT 1 FROM budget_member m WHERE m."budgetId" = i."budgetId" AND m."userId" = ${actor.id})
+      ), ids AS MATERIALIZED (
+        SELECT i.ord, nextval('job_id_seq'::regclass)::int AS id
+        FROM (SELECT ord FROM input ORDER BY ord) i WHERE NOT EXISTS (SELECT 1 FROM refused)
+      ), j AS (
+        INSERT INTO job (id, "clusterId", "budgetId", "userId", name, gpus, "minRuntimeSec", "maxRuntimeSec", resumable, priority,
+                         "requeuePolicy", "gracePeriodSec", command, env, state, "submittedAt", "queuedAt", "idempotencyKey",
+                         "createdAt", "updatedAt")
+        SELECT ids.id, i."clusterId", i."budgetId", ${actor.id}, i.name, i.gpus, i."minRuntimeSec", i."maxRuntimeSec", i.resumable,
+               i.priority, i."requeuePolicy"::"RequeuePolicy", i."gracePeriodSec", i.command, i.env, 'PENDING'::"JobState",
+               ${now}, ${now}, i."idempotencyKey", ${now}, ${now}
+        FROM input i JOIN ids USING (ord)
         RETURNING id
       ), e AS (
         INSERT INTO job_event ("jobId", at, kind, sentence, details, "actorKind", "actorId")
-        SELECT id, ${now}, 'SUBMITTED', ${sentence}, ${details}::jsonb, 'USER'::"ActorKind", ${actor.id} FROM j
+        SELECT j.id, ${now}, 'SUBMITTED', i.sentence, i.details, 'USER'::"ActorKind", ${actor.id}
+        FROM j JOIN ids USING (id) JOIN input i USING (ord)
       )
-      SELECT id FROM j`;
+      SELECT ids.ord, ids.id, false AS refused FROM ids
+      UNION ALL
+      SELECT ord, NULL, true FROM refused
+      ORDER BY ord`;
   } catch (e) {
-    // A concurrent retry with the same idempotency key won the race: answer with its job.
-    if (input.idempotencyKey && /idempotencyKey|unique/i.test(String(e))) {
-      const existing = await prisma.job.findUnique({ where: { idempotencyKey: input.idempotencyKey }, include: jobViewInclude });
-      if (existing && existing.userId === actor.id) return toJobView(existing);
-    }
+    // A concurrent submission with the same idempotency key won the race: answer with its job.
+    if (retry && keys.length > 0 && /idempotencyKey|unique/i.test(String(e)))
+      return submitMany(prisma, actor, inputs, batch, false);
     throw e;
   }
-  const id = Number(rows[0]!.id);
-  const job: JobView = {
-    id,
-    name,
-    cluster: cluster.name,
-    budget: budget.path,
-    user: { id: actor.id, name: actor.name, email: actor.email },
-    gpus: input.gpus,
-    minRuntime: input.minRuntime,
-    maxRuntime,
-    resumable: input.resumable,
-    requeue,
-    priority: input.priority,
-    gracePeriod,
-    command: input.command,
-    env: input.env,
-    state: "PENDING",
-    submittedAt: now.toISOString(),
-    queuedAt: now.toISOString(),
-    startedAt: null,
-    protectedUntil: null,
-    graceUntil: null,
-    finishedAt: null,
-    exitCode: null,
-    requeueCount: 0,
-    heldBy: null,
-    reason: null,
-    lane: laneOf({ gpus: input.gpus, minRuntimeSec: input.minRuntime, maxRuntimeSec: maxRuntime }),
+  const refused = rows.find((r) => r.refused);
+  if (refused) {
+    const i = Number(refused.ord);
+    const path = budgetPaths.get(prepared.find((p) => p.ord === i)!.budgetId)!;
+    throw new DomainError(
+      "FORBIDDEN",
+      say(i, `You may not charge budget '${path}': you are not one of its members`),
+      batch ? where(i, "budget") : undefined,
+    );
+  }
+  for (const r of rows) views[Number(r.ord)]!.id = Number(r.id);
+  for (const clusterId of new Set(prepared.map((p) => p.clusterId))) wakeWorker(prisma, clusterId);
+  return views as JobView[];
+}
+
+/**
+ * Wake the worker (NOTIFY tranche_jobs) after a submission, best effort: it also cycles on its own
+ * period. At most one NOTIFY per cluster per WAKE_MS from this process: a burst of submissions sends
+ * one at once and one at the end of the window, and the worker coalesces them into one cycle anyway.
+ */
+const WAKE_MS = 50;
+const wakes = new Map<string, { timer: NodeJS.Timeout; again: boolean }>();
+function wakeWorker(prisma: PrismaClient, clusterId: string): void {
+  const open = wakes.get(clusterId);
+  if (open) {
+    open.again = true;
+    return;
+  }
+  const send = () => void prisma.$executeRaw`SELECT pg_notify('tranche_jobs', ${clusterId})`.catch(() => undefined);
+  send();
+  const w = {
+    again: false,
+    timer: setTimeout(() => {
+      wakes.delete(clusterId);
+      if (w.again) wakeWorker(prisma, clusterId);
+    }, WAKE_MS),
   };
-  // Wake the worker early when it listens (best effort; it also runs on its own period).
-  void prisma.$executeRawUnsafe(`SELECT pg_notify('tranche_jobs', $1)`, cluster.id).catch(() => undefined);
-  return job;
+  w.timer.unref();
+  wakes.set(clusterId, w);
 }
 
 /**

@@ -9,9 +9,12 @@ import {
   type HeartbeatResponse,
   type RunAssignment,
   type StopOrder,
+  type WaitResponse,
+  waitRequestSchema,
 } from "@tranche/contracts";
 import { defaultPolicy, gracePeriodFor } from "@tranche/scheduler-core";
 import type { z } from "zod";
+import { assignmentsDigest, type AgentWakeups } from "./agent-wait";
 import { hashSecret, newNodeCredential } from "./credentials";
 import { closeRun } from "./job-lifecycle";
 
@@ -335,8 +338,52 @@ export async function handleHeartbeat(
       run,
       stop: [...stop, ...assigned.filter((s) => !stopIds.has(s.segmentId))],
       acknowledged,
+      assignments: assignmentsDigest(run, assigned),
     },
   };
+}
+
+/**
+ * POST /api/agent/v1/wait: the agent's long-poll. Answers `changed: true` at once when the node's
+ * assignments in the database differ from the digest the agent holds, or as soon as the worker
+ * NOTIFYs `tranche_agents` for this node (after committing a cycle that starts or stops something
+ * there); `changed: false` after `timeoutSec`. Either way the agent then heartbeats or polls again:
+ * the work itself always comes from a heartbeat response.
+ */
+export async function handleAgentWait(
+  prisma: PrismaClient,
+  wakeups: AgentWakeups,
+  credential: string | null,
+  raw: unknown,
+  signal?: AbortSignal,
+): Promise<AgentReply<WaitResponse>> {
+  if (!credential)
+    return fail(401, "UNAUTHENTICATED", "Missing node credential: send 'Authorization: Bearer <node credential>'.");
+  const node = await prisma.node.findUnique({
+    where: { agentCredentialHash: hashSecret(credential) },
+    select: { id: true, name: true },
+  });
+  if (!node) return fail(401, "UNAUTHENTICATED", "Unknown or revoked node credential: enroll this agent again.");
+  const parsed = waitRequestSchema.safeParse(raw);
+  if (!parsed.success) return badRequest(parsed.error);
+  if (parsed.data.nodeName !== node.name)
+    return fail(
+      403,
+      "WRONG_NODE",
+      `This credential belongs to node ${node.name}; it cannot wait for node ${parsed.data.nodeName}.`,
+    );
+  await wakeups.ready();
+  // Listen first, then read: a cycle committing in between still wakes this request.
+  const w = wakeups.register(node.id, parsed.data.timeoutSec * 1000, signal);
+  const { run, stop } = await assignmentsFor(prisma, node.id, new Date()).catch((e: unknown) => {
+    w.cancel();
+    throw e;
+  });
+  if (assignmentsDigest(run, stop) !== parsed.data.assignments) {
+    w.cancel();
+    return { status: 200, body: { changed: true } };
+  }
+  return { status: 200, body: { changed: await w.woken } };
 }
 
 interface AssignmentRow {
@@ -407,6 +454,8 @@ export async function assignmentsFor(
 export async function handleAgentRequest(
   prisma: PrismaClient,
   req: { method: string; route: string; authorization: string | null; body: string },
+  /** The long-poll (`wait`) needs this process's LISTEN connection; `signal` ends it when the agent hangs up. */
+  opts: { wakeups?: AgentWakeups; signal?: AbortSignal } = {},
 ): Promise<AgentReply<unknown>> {
   if (req.method !== "POST") return fail(405 as number, "BAD_REQUEST", `Use POST for /api/agent/v1/${req.route}.`);
   let raw: unknown;
@@ -419,7 +468,12 @@ export async function handleAgentRequest(
   try {
     if (req.route === "enroll") return await enrollAgent(prisma, raw);
     if (req.route === "heartbeat") return await handleHeartbeat(prisma, bearer, raw);
-    return fail(404, "NOT_FOUND", `No agent endpoint /api/agent/v1/${req.route} (endpoints: enroll, heartbeat).`);
+    if (req.route === "wait" && opts.wakeups) return await handleAgentWait(prisma, opts.wakeups, bearer, raw, opts.signal);
+    return fail(
+      404,
+      "NOT_FOUND",
+      `No agent endpoint /api/agent/v1/${req.route} (endpoints: enroll, heartbeat${opts.wakeups ? ", wait" : ""}).`,
+    );
   } catch (e) {
     return fail(500, "INTERNAL", `The control plane could not handle this report: ${(e as Error).message.split("\n")[0]}`);
   }

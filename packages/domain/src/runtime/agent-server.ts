@@ -1,29 +1,38 @@
 import { createServer, type Server } from "node:http";
 import type { PrismaClient } from "@tranche/db";
 import { handleAgentRequest } from "./agent-protocol";
+import { AgentWakeups } from "./agent-wait";
 
 /**
  * The agent protocol on a bare node:http server: the same handlers the web app's route handlers call,
  * without Next.js. Integration tests and benchmarks use it; production serves /api/agent/v1 from the
- * web app.
+ * web app. With `databaseUrl` it also serves the long-poll (/wait).
  */
 export async function serveAgentProtocol(
   prisma: PrismaClient,
   port = 0,
   host = "127.0.0.1",
+  opts: { databaseUrl?: string } = {},
 ): Promise<{ url: string; server: Server; close(): Promise<void> }> {
+  const wakeups = opts.databaseUrl ? new AgentWakeups(opts.databaseUrl) : undefined;
   const server = createServer((req, res) => {
+    const hangup = new AbortController();
+    res.on("close", () => hangup.abort());
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const m = /^\/api\/agent\/v1\/([a-z-]+)\/?$/.exec(req.url ?? "");
       const route = m?.[1] ?? String(req.url);
-      handleAgentRequest(prisma, {
-        method: req.method ?? "GET",
-        route,
-        authorization: req.headers.authorization ?? null,
-        body: Buffer.concat(chunks).toString("utf8"),
-      }).then(
+      handleAgentRequest(
+        prisma,
+        {
+          method: req.method ?? "GET",
+          route,
+          authorization: req.headers.authorization ?? null,
+          body: Buffer.concat(chunks).toString("utf8"),
+        },
+        { wakeups, signal: hangup.signal },
+      ).then(
         (reply) => {
           res.writeHead(reply.status, { "content-type": "application/json" });
           res.end(JSON.stringify(reply.body));
@@ -41,10 +50,12 @@ export async function serveAgentProtocol(
   return {
     url: `http://${host}:${actual}`,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await wakeups?.close();
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+    },
   };
 }

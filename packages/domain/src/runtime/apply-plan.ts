@@ -119,25 +119,36 @@ export async function applyCyclePlan(
       });
       const nodeState = new Map(nodeRows.map((n) => [n.id, n]));
       const repairNodes: { id: string; name: string }[] = [];
-      for (const op of result.plan.filter((o): o is NodeStateOp => o.op === "NODE_STATE")) {
-        const r = await tx.node.updateMany({
-          where: { id: op.nodeId, state: op.from },
-          data: { state: op.to, stateReason: op.sentence, stateChangedAt: nowDate },
-        });
-        if (r.count === 0) continue;
-        const row = nodeState.get(op.nodeId);
-        if (row) row.state = op.to;
-        await tx.nodeEvent.create({
-          data: {
-            nodeId: op.nodeId,
-            at: nowDate,
-            fromState: op.from,
-            toState: op.to,
-            reason: op.sentence,
-            automatic: !(row?.drainIsManual ?? false) || op.to === "DOWN",
-          },
-        });
-        if (op.runRepairHook) repairNodes.push({ id: op.nodeId, name: row?.name ?? op.nodeId });
+      // One UPDATE and one INSERT of node events per wave; a node moved twice in one plan (rare) gets its
+      // second move in the next wave, so the moves apply in plan order as before.
+      let nodeOps = result.plan.filter((o): o is NodeStateOp => o.op === "NODE_STATE");
+      while (nodeOps.length > 0) {
+        const seen = new Set<string>();
+        const wave: NodeStateOp[] = [];
+        const later: NodeStateOp[] = [];
+        for (const op of nodeOps) (seen.has(op.nodeId) ? later : wave).push(op);
+        for (const op of wave) seen.add(op.nodeId);
+        nodeOps = later;
+        const moved = await tx.$queryRaw<{ id: string }[]>`
+          UPDATE node n SET state = u.t::"NodeState", "stateReason" = u.s, "stateChangedAt" = ${nowDate}
+          FROM unnest(${wave.map((o) => o.nodeId)}::text[], ${wave.map((o) => o.from)}::text[], ${wave.map((o) => o.to)}::text[],
+                      ${wave.map((o) => o.sentence)}::text[]) AS u(id, f, t, s)
+          WHERE n.id = u.id AND n.state = u.f::"NodeState"
+          RETURNING n.id`;
+        const ok = new Set(moved.map((m) => m.id));
+        const applied = wave.filter((o) => ok.has(o.nodeId));
+        if (applied.length === 0) continue;
+        const automatic = applied.map((op) => !(nodeState.get(op.nodeId)?.drainIsManual ?? false) || op.to === "DOWN");
+        await tx.$executeRaw`
+          INSERT INTO node_event ("nodeId", at, "fromState", "toState", reason, automatic)
+          SELECT u.n, ${nowDate}, u.f::"NodeState", u.t::"NodeState", u.s, u.a
+          FROM unnest(${applied.map((o) => o.nodeId)}::text[], ${applied.map((o) => o.from)}::text[], ${applied.map((o) => o.to)}::text[],
+                      ${applied.map((o) => o.sentence)}::text[], ${automatic}::boolean[]) AS u(n, f, t, s, a)`;
+        for (const op of applied) {
+          const row = nodeState.get(op.nodeId);
+          if (row) row.state = op.to;
+          if (op.runRepairHook) repairNodes.push({ id: op.nodeId, name: row?.name ?? op.nodeId });
+        }
       }
 
       step("nodes");
@@ -173,68 +184,87 @@ export async function applyCyclePlan(
       }
 
       step("lost");
-      // R6: preemptions — SIGTERM now (agents learn it from STOPPING), SIGKILL at graceUntil.
-      let preempted = 0;
-      for (const op of result.plan.filter((o): o is PreemptOp => o.op === "PREEMPT")) {
-        const seg = input.segments.get(op.jobId);
-        if (!seg) continue;
-        const r = await tx.job.updateMany({
-          where: { id: Number(op.jobId), state: "RUNNING" },
-          data: { state: "STOPPING", graceUntil: at(op.graceUntil) },
-        });
-        if (r.count === 0) continue;
-        await tx.runSegment.updateMany({
-          where: { id: seg.segmentId, endedAt: null },
-          data: { endReason: "PREEMPT", endDetail: op.reasonCode },
-        });
-        preempted++;
-        for (const n of placementsOf.get(op.jobId) ?? []) touched.add(n);
-        events.push({
-          jobId: Number(op.jobId),
-          at: nowDate,
-          kind: "PREEMPTED",
-          reasonCode: op.reasonCode,
-          sentence: op.sentence,
-          details: json({
-            byJobId: op.byJobId,
-            gracePeriod: op.gracePeriod,
+      // R6: preemptions — SIGTERM now (agents learn it from STOPPING), SIGKILL at graceUntil — and jobs
+      // past their maxRuntime (the core's KILL ops): one UPDATE of jobs and one of segments for all of them.
+      type Stop = { jobId: string; segmentId: bigint; graceUntil: number; endReason: "PREEMPT" | "KILL"; endDetail: string };
+      const stops: Stop[] = [];
+      const stopEvent = new Map<string, (typeof events)[number]>();
+      const stopping = new Set<string>();
+      // Preemptions first, then kills: a job stops once, and a preemption wins over a kill, as before.
+      for (const o of [...result.plan.filter((x) => x.op === "PREEMPT"), ...result.plan.filter((x) => x.op === "KILL")]) {
+        if (o.op !== "PREEMPT" && o.op !== "KILL") continue;
+        const seg = input.segments.get(o.jobId);
+        if (!seg || stopping.has(o.jobId)) continue;
+        stopping.add(o.jobId);
+        if (o.op === "PREEMPT") {
+          const op: PreemptOp = o;
+          stops.push({
+            jobId: op.jobId,
+            segmentId: seg.segmentId,
             graceUntil: op.graceUntil,
-            requeue: op.requeue,
-            lostGpuSeconds: op.lostGpuSeconds,
-            ...op.details,
-          }),
-          actorKind: "SCHEDULER",
-          cycleId,
-        });
+            endReason: "PREEMPT",
+            endDetail: op.reasonCode,
+          });
+          stopEvent.set(op.jobId, {
+            jobId: Number(op.jobId),
+            at: nowDate,
+            kind: "PREEMPTED",
+            reasonCode: op.reasonCode,
+            sentence: op.sentence,
+            details: json({
+              byJobId: op.byJobId,
+              gracePeriod: op.gracePeriod,
+              graceUntil: op.graceUntil,
+              requeue: op.requeue,
+              lostGpuSeconds: op.lostGpuSeconds,
+              ...op.details,
+            }),
+            actorKind: "SCHEDULER",
+            cycleId,
+          });
+        } else {
+          stops.push({
+            jobId: o.jobId,
+            segmentId: seg.segmentId,
+            graceUntil: o.graceUntil,
+            endReason: "KILL",
+            endDetail: "MAX_RUNTIME",
+          });
+          stopEvent.set(o.jobId, {
+            jobId: Number(o.jobId),
+            at: nowDate,
+            kind: "MAX_RUNTIME",
+            reasonCode: "MAX_RUNTIME",
+            sentence: o.sentence,
+            details: {},
+            actorKind: "SCHEDULER",
+            cycleId,
+          });
+        }
       }
-
-      // Jobs past their maxRuntime (the core's KILL ops).
+      let preempted = 0;
       let killed = 0;
-      for (const k of result.plan) {
-        if (k.op !== "KILL") continue;
-        const seg = input.segments.get(k.jobId);
-        if (!seg) continue;
-        const r = await tx.job.updateMany({
-          where: { id: Number(k.jobId), state: "RUNNING" },
-          data: { state: "STOPPING", graceUntil: at(k.graceUntil) },
-        });
-        if (r.count === 0) continue;
-        await tx.runSegment.updateMany({
-          where: { id: seg.segmentId, endedAt: null },
-          data: { endReason: "KILL", endDetail: "MAX_RUNTIME" },
-        });
-        killed++;
-        for (const n of placementsOf.get(k.jobId) ?? []) touched.add(n);
-        events.push({
-          jobId: Number(k.jobId),
-          at: nowDate,
-          kind: "MAX_RUNTIME",
-          reasonCode: "MAX_RUNTIME",
-          sentence: k.sentence,
-          details: {},
-          actorKind: "SCHEDULER",
-          cycleId,
-        });
+      if (stops.length > 0) {
+        const rows = await tx.$queryRaw<{ id: number }[]>`
+          UPDATE job j SET state = 'STOPPING', "graceUntil" = u.g, "updatedAt" = now()
+          FROM unnest(${stops.map((x) => Number(x.jobId))}::int[], ${stops.map((x) => at(x.graceUntil).toISOString())}::timestamptz[]) AS u(id, g)
+          WHERE j.id = u.id AND j.state = 'RUNNING'
+          RETURNING j.id`;
+        const ok = new Set(rows.map((r) => String(r.id)));
+        const done = stops.filter((x) => ok.has(x.jobId));
+        if (done.length > 0) {
+          await tx.$executeRaw`
+            UPDATE run_segment s SET "endReason" = u.r::"SegmentEnd", "endDetail" = u.d
+            FROM unnest(${done.map((x) => String(x.segmentId))}::bigint[], ${done.map((x) => x.endReason)}::text[],
+                        ${done.map((x) => x.endDetail)}::text[]) AS u(id, r, d)
+            WHERE s.id = u.id AND s."endedAt" IS NULL`;
+        }
+        for (const x of done) {
+          if (x.endReason === "PREEMPT") preempted++;
+          else killed++;
+          for (const n of placementsOf.get(x.jobId) ?? []) touched.add(n);
+          events.push(stopEvent.get(x.jobId)!);
+        }
       }
 
       step("preempt+kill");
@@ -257,6 +287,7 @@ export async function applyCyclePlan(
         const ok = new Set(rows.map((r) => String(r.id)));
         const go = starts.filter((s) => ok.has(s.jobId));
         started = go.length;
+        step("starts:jobs");
         if (go.length > 0) {
           const segs = await tx.$queryRaw<{ id: bigint; jobId: number }[]>`
             INSERT INTO run_segment ("jobId", "clusterId", "budgetId", gpus, "startedAt", "protectedUntil", charged, "chargedUntil", "startCycleId")
@@ -265,6 +296,7 @@ export async function applyCyclePlan(
                         ${go.map((s) => at(s.startBy).toISOString())}::timestamptz[], ${go.map((s) => (s.charged ? at(s.protectedUntil).toISOString() : null))}::timestamptz[],
                         ${go.map((s) => s.charged)}::boolean[]) AS u(j, b, g, s, p, c)
             RETURNING id, "jobId"`;
+          step("starts:segments");
           const segOf = new Map(segs.map((s) => [String(s.jobId), s.id]));
           const pSeg: string[] = [];
           const pNode: string[] = [];
@@ -280,6 +312,7 @@ export async function applyCyclePlan(
           await tx.$executeRaw`
             INSERT INTO segment_placement ("segmentId", "nodeId", "gpuIndexes")
             SELECT u.s, u.n, u.g::int[] FROM unnest(${pSeg}::bigint[], ${pNode}::text[], ${pGpus}::text[]) AS u(s, n, g)`;
+          step("starts:placements");
           for (const s of go) {
             events.push({
               jobId: Number(s.jobId),

@@ -9,12 +9,14 @@ export {
   enrollAgent,
   handleHeartbeat,
   handleAgentRequest,
+  handleAgentWait,
   assignmentsFor,
   heartbeatIntervalSec,
   SCHEDULER_CHANNEL,
   type AgentReply,
 } from "./agent-protocol";
 export { serveAgentProtocol } from "./agent-server";
+export { AgentWakeups, AGENTS_CHANNEL, agentWakePayloads, assignmentsDigest } from "./agent-wait";
 export { hashSecret, issueEnrollmentTokens, issueNodeCredential } from "./credentials";
 export { resolveClusterPolicy, policyOverridesFromEnv } from "./policy";
 export { toSec, fromSec, nowSec } from "./time";

@@ -67,7 +67,6 @@ export async function revokeApiToken(prisma: PrismaClient, actor: Actor, id: str
   const t = await prisma.apiToken.findUnique({ where: { id } });
   if (!t) throw notFound(`There is no API token '${id}'`);
   if (t.userId !== actor.id && actor.role !== "ADMIN") throw forbidden("You may revoke only your own API tokens");
-  for (const [k, v] of tokenCache) if (v.tokenId === id) tokenCache.delete(k);
   if (t.revokedAt) return view(t);
   const row = await prisma.$transaction(async (tx) => {
     const r = await tx.apiToken.update({ where: { id }, data: { revokedAt: new Date() } });
@@ -80,41 +79,40 @@ export async function revokeApiToken(prisma: PrismaClient, actor: Actor, id: str
 }
 
 /**
- * Resolved tokens are remembered for a few seconds per process (scripts call many times a second);
- * revoking through this process forgets them at once, elsewhere within TOKEN_CACHE_MS.
+ * The actor a bearer token stands for, or null when it is unknown, revoked, expired or its user disabled.
+ * Nothing is cached: every request reads the token afresh, so a revoked token (or a disabled user) is
+ * refused at once in every process. One statement both reads the token with its user and touches
+ * lastUsedAt (at most once a minute, so a busy script does not write on every call): one round trip.
  */
-const TOKEN_CACHE_MS = 5_000;
-const tokenCache = new Map<string, { actor: Actor; tokenId: string; until: number; expiresAt: number | null }>();
-
-/** The actor a bearer token stands for, or null when it is unknown, revoked, expired or its user disabled. */
 export async function resolveApiToken(prisma: PrismaClient, token: string): Promise<Actor | null> {
   if (!token.startsWith(TOKEN_PREFIX)) return null;
   const hash = hashToken(token);
-  const hit = tokenCache.get(hash);
-  if (hit && hit.until > Date.now() && (hit.expiresAt === null || hit.expiresAt > Date.now())) return hit.actor;
-  const actor = await lookupApiToken(prisma, hash);
-  if (actor) tokenCache.set(hash, { ...actor, until: Date.now() + TOKEN_CACHE_MS });
-  else tokenCache.delete(hash);
-  if (tokenCache.size > 10_000) tokenCache.clear();
-  return actor?.actor ?? null;
-}
-
-async function lookupApiToken(
-  prisma: PrismaClient,
-  hash: string,
-): Promise<{ actor: Actor; tokenId: string; expiresAt: number | null } | null> {
-  const t = await prisma.apiToken.findUnique({
-    where: { tokenHash: hash },
-    include: { user: { select: { id: true, email: true, name: true, role: true, disabledAt: true } } },
-  });
-  const now = Date.now();
-  if (!t || t.revokedAt || (t.expiresAt && t.expiresAt.getTime() <= now) || t.user.disabledAt) return null;
-  // Touch lastUsedAt at most once a minute so a busy script does not write on every call.
-  if (!t.lastUsedAt || now - t.lastUsedAt.getTime() > 60_000)
-    await prisma.apiToken.update({ where: { id: t.id }, data: { lastUsedAt: new Date(now) } }).catch(() => undefined);
-  return {
-    actor: { id: t.user.id, email: t.user.email, name: t.user.name, role: t.user.role as Role },
-    tokenId: t.id,
-    expiresAt: t.expiresAt?.getTime() ?? null,
-  };
+  const now = new Date();
+  const minuteAgo = new Date(now.getTime() - 60_000);
+  const rows = await prisma.$queryRaw<
+    {
+      revokedAt: Date | null;
+      expiresAt: Date | null;
+      userId: string;
+      email: string;
+      name: string;
+      role: string;
+      disabledAt: Date | null;
+    }[]
+  >`
+    WITH t AS (
+      SELECT t."revokedAt", t."expiresAt", u.id AS "userId", u.email, u.name, u.role::text AS role, u."disabledAt"
+      FROM api_token t JOIN "user" u ON u.id = t."userId"
+      WHERE t."tokenHash" = ${hash}
+    ), touched AS (
+      UPDATE api_token a SET "lastUsedAt" = ${now}
+      WHERE a."tokenHash" = ${hash} AND a."revokedAt" IS NULL AND (a."expiresAt" IS NULL OR a."expiresAt" > ${now})
+        AND (a."lastUsedAt" IS NULL OR a."lastUsedAt" < ${minuteAgo})
+        AND NOT EXISTS (SELECT 1 FROM t WHERE t."disabledAt" IS NOT NULL)
+      RETURNING a.id
+    )
+    SELECT t.* FROM t LEFT JOIN (SELECT count(*) AS n FROM touched) x ON true`;
+  const t = rows[0];
+  if (!t || t.revokedAt || (t.expiresAt && t.expiresAt.getTime() <= now.getTime()) || t.disabledAt) return null;
+  return { id: t.userId, email: t.email, name: t.name, role: t.role as Role };
 }

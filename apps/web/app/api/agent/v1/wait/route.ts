@@ -1,0 +1,22 @@
+import { AgentWakeups, handleAgentRequest } from "@tranche/domain/runtime";
+import { db } from "../../../../../server/db";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+// One LISTEN connection per server process for every agent's long-poll; kept on globalThis across
+// Next's dev reloads like the Prisma client.
+const g = globalThis as unknown as { trancheAgentWakeups?: AgentWakeups };
+
+// Agent long-poll (packages/contracts/src/agent.ts): held up to 25 s, answered when the worker
+// notifies this node. A thin adapter over the domain's handler.
+export async function POST(req: Request) {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error("DATABASE_URL is not set: start the web app through `npm start`.");
+  const reply = await handleAgentRequest(
+    db(),
+    { method: "POST", route: "wait", authorization: req.headers.get("authorization"), body: await req.text() },
+    { wakeups: (g.trancheAgentWakeups ??= new AgentWakeups(url)), signal: req.signal },
+  );
+  return Response.json(reply.body, { status: reply.status, headers: { "cache-control": "no-store" } });
+}

@@ -1,0 +1,106 @@
+// `tranche submit --file jobs.jsonl`: the real CLI process against the real REST handler (served over
+// HTTP from this test) and a real Postgres.
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiToken } from "@tranche/domain";
+import { handleRest } from "../src/rest";
+import { goodJob, makeWorld, type World } from "./fixtures";
+
+const CLI = resolve(import.meta.dirname, "../../../apps/cli/bin/tranche.mjs");
+let w: World;
+let token: string;
+let server: http.Server;
+let url: string;
+let dir: string;
+
+beforeAll(async () => {
+  w = await makeWorld("api_cli_file");
+  token = (await createApiToken(w.db.prisma, w.users.ada, { name: "cli" })).token;
+  server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    const r = await handleRest(
+      new Request(`http://127.0.0.1${req.url}`, {
+        method: req.method,
+        headers: req.headers as Record<string, string>,
+        body: body.length ? body : undefined,
+      }),
+      req.url!.replace(/^\/api\/v1/, "").split("?")[0]!,
+      { prisma: w.db.prisma },
+    );
+    res.writeHead(r.status, { "content-type": "application/json" });
+    res.end(await r.text());
+  });
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  dir = mkdtempSync(join(tmpdir(), "tranche-cli-"));
+});
+afterAll(async () => {
+  await new Promise((ok) => server?.close(ok));
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  await w?.db.drop();
+});
+
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((ok) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...process.env, TRANCHE_URL: url, TRANCHE_TOKEN: token, TRANCHE_CONFIG: join(dir, "none.json") } },
+      (err, stdout, stderr) => ok({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const file = (name: string, lines: unknown[]) => {
+  const p = join(dir, name);
+  writeFileSync(p, lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n");
+  return p;
+};
+
+describe("tranche submit --file", () => {
+  it("submits every line as one batch and prints the jobs with --json", async () => {
+    const before = await w.counts();
+    const p = file("good.jsonl", [{ ...goodJob, name: "f-0" }, "", { ...goodJob, name: "f-1", gpus: 1, minRuntime: 0 }]);
+    const r = await cli(["--json", "submit", "--file", p]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { jobs: { id: number; name: string; state: string }[] };
+    expect(out.jobs.map((j) => [j.name, j.state])).toEqual([
+      ["f-0", "PENDING"],
+      ["f-1", "PENDING"],
+    ]);
+    expect(await w.counts()).toEqual({ ...before, jobs: before.jobs + 2, events: before.events + 2 });
+    const text = await cli(["submit", "--file", file("one.jsonl", [goodJob])]);
+    expect(text.stdout).toMatch(/^Submitted 1 job \(#\d+\), 8 GPUs in all/);
+  });
+
+  it("a bad line stops it before any request, naming the line; a refused item names its line too", async () => {
+    const before = await w.counts();
+    const bad = await cli(["submit", "--file", file("bad.jsonl", [goodJob, { ...goodJob, gpus: 0 }])]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/bad\.jsonl line 2: gpus must be at least 1/);
+    const notJson = await cli(["submit", "--file", file("nj.jsonl", [goodJob, "{nope"])]);
+    expect(notJson.stderr).toMatch(/nj\.jsonl line 2: not valid JSON/);
+    const forbidden = await cli([
+      "submit",
+      "--file",
+      file("forbidden.jsonl", [goodJob, goodJob, { ...goodJob, budget: "lab/vision/video" }]),
+    ]);
+    expect(forbidden.code).toBe(1);
+    expect(forbidden.stderr).toMatch(
+      /forbidden\.jsonl line 3: You may not charge budget 'lab\/vision\/video'.*members\. Nothing was submitted\./,
+    );
+    const unknown = await cli(["submit", "--file", file("unknown.jsonl", [{ ...goodJob, cluster: "tpu" }])]);
+    expect(unknown.stderr).toMatch(/unknown\.jsonl line 1: Unknown cluster 'tpu'/);
+    const both = await cli(["submit", "--file", file("x.jsonl", [goodJob]), "--gpus", "8"]);
+    expect(both.stderr).toMatch(/--file takes the jobs from the file/);
+    expect(await w.counts()).toEqual(before);
+  });
+});
