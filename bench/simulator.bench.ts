@@ -88,11 +88,13 @@ function run(file: string, policy: PolicyName): Run {
   const sink = createEventSink();
   const out = simulate(scenario, { cycle: fn, policy: policyConfig(scenario), sink });
   const report = buildReport(policy, scenario, out, sink.count, performance.now() - t0);
+  // Over the measured window (after the scenario's warm-up), as the report's measures.
+  const from = scenario.simulation.measureFrom;
   let allocatedDemand = 0;
   let healthy = 0;
-  for (const b of out.recorder.budgetIntervals()) allocatedDemand += b.demandGpuSeconds;
-  for (const c of out.recorder.clusterIntervals()) healthy += c.healthyGpuSeconds;
-  const requested = out.recorder.requestedGpuSeconds();
+  for (const b of out.recorder.budgetIntervals()) if (b.start >= from) allocatedDemand += b.demandGpuSeconds;
+  for (const c of out.recorder.clusterIntervals()) if (c.start >= from) healthy += c.healthyGpuSeconds;
+  const requested = out.recorder.requestedGpuSeconds(from);
   return {
     report,
     timing,

@@ -169,12 +169,14 @@ export class MeasureRecorder {
   }
 
   /**
-   * GPU-seconds asked for by every job (pending or running, allocated or not) over the run: with the
-   * healthy GPU-seconds, how many times the capacity the workload asked for (not a SPEC measure).
+   * GPU-seconds asked for by every job (pending or running, allocated or not) over the run, from
+   * `from` (a whole hour) on: with the healthy GPU-seconds, how many times the capacity the workload
+   * asked for (not a SPEC measure).
    */
-  requestedGpuSeconds(): number {
+  requestedGpuSeconds(from = 0): number {
     let s = 0;
-    for (const c of this.clusters) for (const v of c.requested.buckets) s += v;
+    const h0 = Math.floor(from / HOUR);
+    for (const c of this.clusters) for (let h = h0; h < c.requested.buckets.length; h++) s += c.requested.buckets[h]!;
     return s;
   }
 

@@ -34,11 +34,14 @@ const wait = (p: Percentiles): WaitPercentiles => ({ p50: p.p50, p90: p.p90, p99
 
 export function buildReport(policy: string, scenario: Scenario, out: SimulationOutput, events: number, wallMs: number): Report {
   const r = out.recorder;
+  // The measured window [measureFrom, end): hourly rows from that hour, runs launched and
+  // preemptions made in it; what came before is a warm-up (SPEC §4 measures "over any window").
+  const from = scenario.simulation.measureFrom;
   const m = computeMeasures({
-    clusterIntervals: r.clusterIntervals(),
-    budgetIntervals: r.budgetIntervals(),
-    segments: r.segments,
-    preemptions: r.preemptions,
+    clusterIntervals: r.clusterIntervals().filter((i) => i.start >= from),
+    budgetIntervals: r.budgetIntervals().filter((i) => i.start >= from),
+    segments: from > 0 ? r.segments.filter((s) => s.startedAt >= from) : r.segments,
+    preemptions: from > 0 ? r.preemptions.filter((p) => p.at >= from) : r.preemptions,
     largeJobGpus: r.policy.largeJobGpus,
   });
   const perBudget: Record<string, number> = {};

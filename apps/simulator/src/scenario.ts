@@ -287,14 +287,19 @@ function validateSimulation(raw: unknown, f: string, errors: string[]): Simulati
     errors.push(`${w}: must be a mapping`);
     return DEFAULT_SIMULATION;
   }
-  const known = new Set(["restartOverhead", "checkpointInterval", "until"]);
+  const known = new Set(["restartOverhead", "checkpointInterval", "until", "measureFrom"]);
   for (const k of Object.keys(raw)) if (!known.has(k)) errors.push(`${w}: unknown knob "${k}"`);
   const checkpointInterval = durationKnob(raw, "checkpointInterval", DEFAULT_SIMULATION.checkpointInterval, w, errors);
   if (checkpointInterval <= 0) errors.push(`${w}.checkpointInterval must be > 0`);
+  const until = raw.until === undefined || raw.until === null ? null : durationKnob(raw, "until", 0, w, errors);
+  const measureFrom = durationKnob(raw, "measureFrom", DEFAULT_SIMULATION.measureFrom, w, errors);
+  if (measureFrom % 3600 !== 0) errors.push(`${w}.measureFrom must be a whole number of hours (the measures are hourly)`);
+  if (until !== null && measureFrom >= until) errors.push(`${w}.measureFrom must be before until`);
   return {
     restartOverhead: durationKnob(raw, "restartOverhead", DEFAULT_SIMULATION.restartOverhead, w, errors),
     checkpointInterval,
-    until: raw.until === undefined || raw.until === null ? null : durationKnob(raw, "until", 0, w, errors),
+    until,
+    measureFrom,
   };
 }
 
@@ -333,7 +338,18 @@ function validateNodeEvents(
     .map((x) => x.e);
 }
 
-const IMPORT_KEYS = new Set(["source", "tracesDir", "fromDay", "days", "load", "nodes", "vcs", "limit", "overflow"]);
+const IMPORT_KEYS = new Set([
+  "source",
+  "tracesDir",
+  "fromDay",
+  "days",
+  "load",
+  "nodes",
+  "vcs",
+  "limit",
+  "overflow",
+  "warmupDays",
+]);
 
 /**
  * `import: { source: philly | helios, ... }` builds clusters, budgets and jobs from the public
@@ -357,6 +373,7 @@ function runImport(raw: unknown, baseDir: string, f: string, errors: string[]): 
   const common = { tracesDir, load: num("load"), nodes: num("nodes") };
   const fromDay = num("fromDay");
   const days = num("days");
+  const warmupDays = num("warmupDays");
   const limit = num("limit");
   if (errors.length > 0) return undefined;
   try {
@@ -366,7 +383,7 @@ function runImport(raw: unknown, baseDir: string, f: string, errors: string[]): 
         errors.push(`${w}.overflow: must be true or false`);
         return undefined;
       }
-      return importPhilly({ ...common, fromDay, days, vcs, overflow: raw.overflow === true });
+      return importPhilly({ ...common, fromDay, days, warmupDays, vcs, overflow: raw.overflow === true });
     }
     if (raw.source === "helios") return importHelios({ ...common, limit });
   } catch (e) {

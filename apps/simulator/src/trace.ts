@@ -4,7 +4,7 @@
  * against the scenario (clusters, budget leaves, node sizes, the minRuntime cap); all problems are
  * collected with their line numbers and nothing is returned when there is one.
  */
-import { validateJobContract } from "@tranche/scheduler-core";
+import { clusterShape, validateJobContractOn } from "@tranche/scheduler-core";
 import { parseDuration } from "./duration.js";
 import { TRACE_DEFAULTS, type ClusterSpec, type SimJob } from "./types.js";
 
@@ -42,6 +42,18 @@ type RawValue = string | number | boolean | null | undefined;
 
 function isBlank(v: RawValue): boolean {
   return v === undefined || v === null || (typeof v === "string" && v.trim() === "");
+}
+
+/** The cluster's shape for the contract check, computed once per cluster (not once per row). */
+type ClusterShape = ReturnType<typeof clusterShape>;
+const shapes = new WeakMap<ClusterSpec, ClusterShape>();
+function shapeOf(cluster: ClusterSpec): ClusterShape {
+  let shape = shapes.get(cluster);
+  if (!shape) {
+    shape = clusterShape(Array.from({ length: cluster.nodes }, () => ({ gpuCount: cluster.gpusPerNode })));
+    shapes.set(cluster, shape);
+  }
+  return shape;
 }
 
 /** Validates one row; pushes errors prefixed by `where` and returns the job when it is valid. */
@@ -138,9 +150,9 @@ export function validateJobRow(
     return undefined;
   }
   // The contract checks every entry point shares (SPEC §6), from the core.
-  const contract = validateJobContract(
+  const contract = validateJobContractOn(
     { gpus, minRuntime, maxRuntime, priority, resumable, requeueOnPreempt: false, gracePeriod: null },
-    Array.from({ length: cluster.nodes }, () => ({ gpuCount: cluster.gpusPerNode })),
+    shapeOf(cluster),
     { maxMinRuntime: ctx.maxMinRuntime, maxGracePeriod: 600 },
   );
   if (!contract.ok) {

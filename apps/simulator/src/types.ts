@@ -37,6 +37,11 @@ export interface SimulationKnobs {
   readonly checkpointInterval: number;
   /** Stop the clock here; `null` runs until every job has finished. */
   readonly until: number | null;
+  /**
+   * The report's measures cover [measureFrom, end) (SPEC §4: "over any window"); what runs before
+   * is a warm-up. A whole number of hours (the measures are hourly). Default 0.
+   */
+  readonly measureFrom: number;
 }
 
 /**
@@ -102,6 +107,7 @@ export const DEFAULT_SIMULATION: SimulationKnobs = {
   restartOverhead: 300,
   checkpointInterval: 1800,
   until: null,
+  measureFrom: 0,
 };
 
 /** Trace defaults for blank fields (documented in the README). */

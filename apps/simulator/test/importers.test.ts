@@ -52,6 +52,28 @@ describe("Philly importer", () => {
     expect(demandRatio(big.jobs, big.clusters[0]!, big.span)).toBeLessThanOrEqual(2);
   });
 
+  it("replays warm-up days before the window and sizes the cluster on the window only", () => {
+    const r = importPhillyRows(parsePhillyJobs(PHILLY), parseNodeCounts(COUNTS), {
+      fromDay: 1,
+      days: 1,
+      warmupDays: 1,
+      load: 0.1,
+    });
+    // t = 0 is day 0 (the warm-up), so the window's job keeps t = 86400.
+    expect(r.jobs.map((j) => [j.id, j.submit])).toEqual([
+      ["aaa-0", 0],
+      ["bbb-0", 0],
+      ["zzz-0", 50],
+      ["aaa-1", 100],
+      ["aaa-2", 200],
+      ["bbb-1", 86400],
+    ]);
+    expect(r.span).toBe(2 * 86400);
+    // Day 1 alone (16 GPUs x 1000 s at load 0.1) needs under a node, the job 2; day 0's 8-GPU x 25 h
+    // job would ask for 6.
+    expect(r.clusters[0]!.nodes).toBe(2);
+  });
+
   it("writes a trace CSV that the trace parser reads back unchanged", () => {
     const r = importPhillyRows(parsePhillyJobs(PHILLY), parseNodeCounts(COUNTS));
     const csv = formatTraceCsv(r.jobs);

@@ -124,7 +124,7 @@ describe("scenario files", () => {
     expect(s.clusters).toEqual([{ name: "h100", gpuType: "H100", nodes: 2, gpusPerNode: 8 }]);
     expect(s.jobs.map((j) => j.id)).toEqual(["a", "b", "c"]);
     expect(s.policy.lookbackWindow).toBe(7 * 86400);
-    expect(s.simulation).toEqual({ restartOverhead: 300, checkpointInterval: 1800, until: null });
+    expect(s.simulation).toEqual({ restartOverhead: 300, checkpointInterval: 1800, until: null, measureFrom: 0 });
   });
 
   it("loads JSON with inline jobs and duration knobs", () => {
@@ -136,14 +136,14 @@ describe("scenario files", () => {
         clusters: [{ name: "b200", gpuType: "B200", nodes: 1, gpusPerNode: 8 }],
         budgets: { name: "lab", children: [{ name: "a", allocation: { b200: 1 } }] },
         policy: { lookbackWindow: "2d", projectionHorizon: "30m", preemptionMargin: 0.2 },
-        simulation: { restartOverhead: "5m", checkpointInterval: "1h", until: "1d" },
+        simulation: { restartOverhead: "5m", checkpointInterval: "1h", until: "1d", measureFrom: "2h" },
         nodeEvents: [{ t: "1h", node: "b200-0", health: "unhealthy" }],
         jobs: [{ id: "x", submit: "10m", budget: "a", gpus: 8, duration: "1h" }],
       }),
     );
     const s = loadScenarioFile(file);
     expect(s.policy).toMatchObject({ lookbackWindow: 172800, projectionHorizon: 1800, preemptionMargin: 0.2 });
-    expect(s.simulation).toEqual({ restartOverhead: 300, checkpointInterval: 3600, until: 86400 });
+    expect(s.simulation).toEqual({ restartOverhead: 300, checkpointInterval: 3600, until: 86400, measureFrom: 7200 });
     expect(s.nodeEvents).toEqual([{ t: 3600, node: "b200-0", health: "unhealthy" }]);
     expect(s.jobs[0]).toMatchObject({ id: "x", submit: 600, duration: 3600, cluster: "b200" });
   });
@@ -174,6 +174,21 @@ describe("scenario files", () => {
       's.yaml: policy.lookbackWindow: "a week" is not a duration (90, 90s, 15m, 2h, 7d)',
       's.yaml: nodeEvents[0]: unknown node "h100-7" (cluster "h100" has nodes 0..0)',
       "s.yaml: nodeEvents[0]: health must be one of healthy, unhealthy, down, maintenance",
+    ]);
+  });
+
+  it("rejects a measured window that does not start on a whole hour before until", () => {
+    const raw = (measureFrom: string) => ({
+      clusters: [{ name: "c", nodes: 1 }],
+      budgets: { name: "r", children: [{ name: "t", allocation: { c: 1 } }] },
+      simulation: { until: "1d", measureFrom },
+      jobs: [{ id: "x", submit: 0, budget: "t", gpus: 1, duration: 1 }],
+    });
+    expect(errorsOf(() => validateScenario(raw("90m"), { file: "s.yaml", baseDir: "." }))).toEqual([
+      "s.yaml: simulation.measureFrom must be a whole number of hours (the measures are hourly)",
+    ]);
+    expect(errorsOf(() => validateScenario(raw("1d"), { file: "s.yaml", baseDir: "." }))).toEqual([
+      "s.yaml: simulation.measureFrom must be before until",
     ]);
   });
 

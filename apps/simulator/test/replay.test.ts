@@ -227,6 +227,25 @@ describe("work, checkpoints and contracts", () => {
   });
 });
 
+describe("the measured window", () => {
+  it("starts at simulation.measureFrom: what ran before is a warm-up", () => {
+    const s = scenario({
+      simulation: { restartOverhead: 300, checkpointInterval: 1800, until: "2h", measureFrom: "1h" },
+      jobs: [
+        { id: "warm-1", submit: 0, budget: "a", gpus: 8, duration: "30m" },
+        { id: "warm-2", submit: 0, budget: "a", gpus: 8, duration: "30m" },
+        { id: "m", submit: "1h", budget: "a", gpus: 4, duration: "30m" },
+      ],
+    });
+    const { report } = events(s);
+    // [1h, 2h): 4 GPUs x 30 min of 8 GPUs x 1 h (the whole run would be 0.625), and only m's run,
+    // which waited 0 (warm-2 waited 30 min, in the warm-up).
+    expect(report.occupancy.total).toBeCloseTo(0.25, 6);
+    expect(report.queueWait.all.p99).toBe(0);
+    expect(report.jobs).toEqual({ submitted: 3, completed: 3, unfinished: 0 });
+  });
+});
+
 describe("node events", () => {
   it("an unhealthy node drains when its job's protection ends, goes to REPAIR, and a healthy report makes it READY", () => {
     const s = scenario({

@@ -25,6 +25,39 @@ export interface JobState {
   slots: { node: number; gpus: number[] }[];
 }
 
+export interface NodeOrder {
+  readonly input: readonly Node[];
+  readonly ids: readonly string[];
+  readonly names: readonly string[];
+  /** The nodes in (name, id) order and each id's index there; never mutated once built. */
+  readonly sorted: readonly Node[];
+  readonly index: ReadonlyMap<string, number>;
+}
+const nodeOrders = new WeakMap<readonly Node[], NodeOrder>();
+
+/**
+ * The (name, id) order of a node list and its id index. A caller that passes the same array every
+ * cycle (the simulator) gets them back after an O(nodes) check — same node objects in the same
+ * places, ids and names unchanged — instead of a sort and a Map of every node each cycle.
+ */
+export function nodeOrder(nodes: readonly Node[]): NodeOrder {
+  const known = nodeOrders.get(nodes);
+  if (known && known.input.length === nodes.length) {
+    let same = true;
+    for (let i = 0; i < nodes.length && same; i++) {
+      const n = nodes[i]!;
+      same = n === known.input[i] && n.id === known.ids[i] && n.name === known.names[i];
+    }
+    if (same) return known;
+  }
+  const sorted = [...nodes].sort(compareByNameThenId);
+  const index = new Map<string, number>();
+  sorted.forEach((n, i) => index.set(n.id, i));
+  const order: NodeOrder = { input: [...nodes], ids: nodes.map((n) => n.id), names: nodes.map((n) => n.name), sorted, index };
+  nodeOrders.set(nodes, order);
+  return order;
+}
+
 /** Categories of a node's GPUs for cheap bounds: A1 = free+unallocated, A2 = A1+interruptible, A3 = A2+protected. */
 const CATEGORIES = 3;
 
@@ -37,7 +70,7 @@ const CATEGORIES = 3;
  * Nodes are indexed in (name, id) order: every "first node" below is deterministic.
  */
 export class NodeBoard {
-  readonly nodes: Node[];
+  readonly nodes: readonly Node[];
   readonly count: number;
   readonly state: NodeState[];
   readonly schedulable: boolean[];
@@ -60,16 +93,19 @@ export class NodeBoard {
   private readonly full: Int32Array; // full[c]: schedulable whole-size nodes with A_{c+1} == size
   /** byBound[c][v]: schedulable nodes with A_{c+1} == v, ascending index (victim searches, categories 0 and 1). */
   private readonly byBound: number[][][];
-  private readonly index = new Map<string, number>();
+  /** Node id -> index; shared with other boards of the same node list (see nodeOrder): read only. */
+  private readonly index: ReadonlyMap<string, number>;
+  private readonly addScratch = new Int32Array(CATEGORIES);
 
   constructor(
     nodes: readonly Node[],
     effectiveState: ReadonlyMap<string, NodeState>,
     readonly now: number,
   ) {
-    this.nodes = [...nodes].sort(compareByNameThenId);
+    const order = nodeOrder(nodes);
+    this.nodes = order.sorted;
+    this.index = order.index;
     this.count = this.nodes.length;
-    this.nodes.forEach((n, i) => this.index.set(n.id, i));
     this.state = this.nodes.map((n) => effectiveState.get(n.id) ?? n.state);
     // R1: only READY nodes take new work; an unhealthy or silent node is on its way out this cycle.
     this.schedulable = this.nodes.map((n, i) => this.state[i] === "READY" && n.health === "HEALTHY");
@@ -147,7 +183,8 @@ export class NodeBoard {
 
   private refreshCategories(node: number, initial = false): void {
     const sched = this.schedulable[node]!;
-    const add = [0, 0, 0];
+    const add = this.addScratch; // no array per call: this runs for every node every cycle
+    add[0] = add[1] = add[2] = 0;
     const jobs = this.jobsOn[node]!;
     for (let k = 0; k < jobs.length; k++) {
       const js = jobs[k]!;

@@ -1,4 +1,4 @@
-import { compareByNameThenId } from "./budget-tree";
+import { nodeOrder } from "./cluster-state";
 import type { Node, NodeState, NodeStateOp, PolicyConfig } from "./types";
 
 /**
@@ -18,7 +18,7 @@ export function planNodeStates(
 ): { ops: NodeStateOp[]; states: Map<string, NodeState> } {
   const ops: NodeStateOp[] = [];
   const states = new Map<string, NodeState>();
-  for (const n of [...nodes].sort(compareByNameThenId)) {
+  for (const n of nodeOrder(nodes).sorted) {
     let state = n.state;
     const silentFor = n.lastHeartbeatAt === null ? 0 : now - n.lastHeartbeatAt;
     if (state !== "DOWN" && state !== "REPAIR" && silentFor > policy.heartbeatTimeout) {

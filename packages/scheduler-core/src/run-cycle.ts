@@ -142,7 +142,10 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
         const g = given[i]!;
         valid = Number.isInteger(g) && g >= 0 && g < count;
       }
-      js.slots.push({ node, gpus: valid ? given : given.filter((g) => Number.isInteger(g) && g >= 0 && g < count) });
+      const slot = { node, gpus: valid ? given : given.filter((g) => Number.isInteger(g) && g >= 0 && g < count) };
+      // A one-element literal, not a push (a push reserves room for 17: ~150 bytes per running job a cycle).
+      if (js.slots.length === 0) js.slots = [slot];
+      else js.slots.push(slot);
     }
     if (js.slots.length > 1) js.slots.sort(bySlotNode);
     board.load(js);

@@ -3,7 +3,8 @@
  * one shared cluster `philly` of 8-GPU nodes; one budget per VC below the root `philly`, allocation
  * = the VC's node count / the sum of node counts (VCs missing from the node table get 0: their jobs
  * run as unallocated); every VC's clock starts at its own first job, so merging aligns the VCs'
- * first jobs at t = 0; a window [fromDay, fromDay + days) is kept and shifted to start at 0.
+ * first jobs at t = 0; a window [fromDay, fromDay + days) is kept and shifted to start at 0, or
+ * to start at `warmupDays` when that many days before it are replayed as a warm-up.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +18,13 @@ export interface PhillyImportOptions {
   readonly fromDay?: number;
   /** Days kept; default: all. */
   readonly days?: number;
+  /**
+   * Days of submissions before `fromDay` replayed as a warm-up, so the measured window starts on a
+   * cluster already running the work of the days before (as the real one was), not an empty one.
+   * t = 0 is then `fromDay - warmupDays`; the cluster is sized on the measured window only. Pair it
+   * with `simulation.measureFrom` = the warm-up in the scenario. Default 0.
+   */
+  readonly warmupDays?: number;
   /** Only these VCs (default: all 12). */
   readonly vcs?: readonly string[];
   /**
@@ -69,8 +77,9 @@ export function importPhillyRows(
   nodeCounts: ReadonlyMap<string, number>,
   opts: Omit<PhillyImportOptions, "tracesDir"> = {},
 ): ImportResult {
-  const from = (opts.fromDay ?? 0) * 86400;
-  const to = opts.days === undefined ? Infinity : from + opts.days * 86400;
+  const warmup = Math.min(opts.warmupDays ?? 0, opts.fromDay ?? 0) * 86400;
+  const from = (opts.fromDay ?? 0) * 86400 - warmup;
+  const to = opts.days === undefined ? Infinity : from + warmup + opts.days * 86400;
   const wanted = opts.vcs ? new Set(opts.vcs) : undefined;
   const perVc = new Map<string, number>();
   const jobs: SimJob[] = [];
@@ -107,8 +116,10 @@ export function importPhillyRows(
       children: [],
     })),
   };
-  const span = opts.days !== undefined ? opts.days * 86400 : jobs.reduce((m, j) => Math.max(m, j.submit + 1), 1);
-  const nodes = sizeCluster(jobs, span, 8, { nodes: opts.nodes, load: opts.load, fallback: totalNodes });
+  const span = opts.days !== undefined ? warmup + opts.days * 86400 : jobs.reduce((m, j) => Math.max(m, j.submit + 1), 1);
+  // Sized on the measured window: its jobs, shifted so that it starts at 0.
+  const measured = warmup > 0 ? jobs.filter((j) => j.submit >= warmup).map((j) => ({ ...j, submit: j.submit - warmup })) : jobs;
+  const nodes = sizeCluster(measured, span - warmup, 8, { nodes: opts.nodes, load: opts.load, fallback: totalNodes });
   const cluster: ClusterSpec = { name: "philly", gpuType: "P100", nodes, gpusPerNode: 8 };
   jobs.sort((a, b) => a.submit - b.submit || (a.id < b.id ? -1 : 1));
   if (!opts.overflow) return { clusters: [cluster], budgets, jobs, span };
