@@ -5,6 +5,8 @@ import { useTRPC } from "../lib/trpc";
 import { ago, useNow } from "./ui";
 
 const STATE_ORDER = ["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"];
+const fmt = (n: number) => n.toLocaleString("en-US");
+const jobs = (n: number) => `GPUs · ${fmt(n)} ${n === 1 ? "job" : "jobs"}`;
 
 export function ClusterCards() {
   const trpc = useTRPC();
@@ -30,20 +32,20 @@ export function ClusterCards() {
             <div className="row" style={{ marginTop: "0.7rem", gap: "1.4rem" }}>
               <div>
                 <div className="tile-label">GPUs</div>
-                <div className="tile-value">{c.gpuCount}</div>
+                <div className="tile-value">{fmt(c.gpuCount)}</div>
                 <div className="tile-sub">
                   {c.nodeCount} nodes × {c.nodeSize}
                 </div>
               </div>
               <div>
                 <div className="tile-label">Running</div>
-                <div className="tile-value">{c.runningGpus}</div>
-                <div className="tile-sub">{c.runningJobs} jobs</div>
+                <div className="tile-value">{fmt(c.runningGpus)}</div>
+                <div className="tile-sub">{jobs(c.runningJobs)}</div>
               </div>
               <div>
                 <div className="tile-label">Pending</div>
-                <div className="tile-value">{c.pendingGpus}</div>
-                <div className="tile-sub">{c.pendingJobs} jobs</div>
+                <div className="tile-value">{fmt(c.pendingGpus)}</div>
+                <div className="tile-sub">{jobs(c.pendingJobs)}</div>
               </div>
             </div>
             <div className="meter" style={{ marginTop: "0.8rem" }} title={`${Math.round(used * 100)}% of GPUs running jobs`}>

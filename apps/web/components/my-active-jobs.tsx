@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../lib/trpc";
-import { Empty, LaneBadge, StateBadge, ago, useNow } from "./ui";
+import { Empty, LaneBadge, StateBadge, ago, readable, useNow } from "./ui";
 
 export function MyActiveJobs() {
   const trpc = useTRPC();
@@ -54,7 +54,8 @@ export function MyActiveJobs() {
                 <td className="num">{j.gpus}</td>
                 <td className="small">
                   {j.state === "PENDING" || j.state === "HELD"
-                    ? (j.reason?.sentence ?? `Submitted ${ago(j.submittedAt, now)}; waiting for the scheduler's next cycle.`)
+                    ? readable(j.reason?.sentence ?? "") ||
+                      `Submitted ${ago(j.submittedAt, now)}; waiting for the scheduler's next cycle.`
                     : `Started ${ago(j.startedAt, now)}`}
                 </td>
               </tr>

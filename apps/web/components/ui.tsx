@@ -1,6 +1,6 @@
 "use client";
 import { useEffect, useState, type ReactNode } from "react";
-import { formatDuration } from "@tranche/contracts";
+import { formatDuration } from "@tranche/contracts/format";
 
 export function PageHead({ title, lede, children }: { title: string; lede?: ReactNode; children?: ReactNode }) {
   return (
@@ -55,6 +55,14 @@ export function until(iso: string | null | undefined, now: number): string {
   if (!iso) return "—";
   const s = Math.round((Date.parse(iso) - now) / 1000);
   return s <= 0 ? "now" : formatDuration(s);
+}
+
+/**
+ * A reason sentence as people read it: the core appends machine-readable times ("in 4m (t=1796053270)")
+ * so tools can parse them; the page shows the relative time only (the full sentence stays in titles).
+ */
+export function readable(sentence: string): string {
+  return sentence.replace(/ \(t=\d+\)/g, "");
 }
 
 export function when(iso: string | Date | null | undefined): string {

@@ -74,12 +74,6 @@ const lane = (gpus: number, minRuntimeSec: number, maxRuntimeSec: number | null)
 
 const num = (x: unknown): number | null => (typeof x === "number" && Number.isFinite(x) ? x : null);
 
-/**
- * The live queue of one cluster: pending jobs in the scheduler's order (Job.queuePosition and the
- * reason the worker wrote at the latest cycle; jobs it has not seen yet follow by submit time),
- * running jobs with their protection, and the latest cycle's fair-share ratios. Reads only: the UI
- * never guesses an order or a reason (SPEC R10).
- */
 interface PendingSqlRow {
   id: number;
   name: string;
@@ -97,47 +91,155 @@ interface PendingSqlRow {
   userName: string;
 }
 
-export async function getQueue(prisma: PrismaClient, clusterName: string, opts: { limit?: number } = {}): Promise<QueueView> {
-  const cluster = await prisma.cluster.findUnique({
-    where: { name: clusterName },
-    include: { nodes: { select: { gpuCount: true, state: true } } },
-  });
+interface RunningSqlRow {
+  id: number;
+  name: string;
+  gpus: number;
+  state: string;
+  minRuntimeSec: number;
+  maxRuntimeSec: number | null;
+  startedAt: Date | null;
+  protectedUntil: Date | null;
+  graceUntil: Date | null;
+  userId: string;
+  budget: string;
+  userName: string;
+  nodes: string[] | null;
+}
+
+/** The scheduler's order of pending jobs (jobs it has not seen yet follow by submit time). */
+const PENDING_ORDER = `j."queuePosition" ASC NULLS LAST, j."submittedAt" ASC, j.id ASC`;
+
+/**
+ * One window of a cluster's pending jobs (PENDING and HELD) in the scheduler's order, optionally
+ * filtered by budget path, user name or email, or job id. Only the ids are sorted (a narrow top-N
+ * sort of the cluster's pending jobs); the page's rows are joined afterwards, so a page costs the same
+ * at offset 0 and 9,900 and the join touches `limit` rows, not 10,000.
+ */
+async function pendingWindow(
+  prisma: PrismaClient,
+  clusterId: string,
+  offset: number,
+  limit: number,
+  filter: string,
+): Promise<{ rows: PendingSqlRow[]; total: number | null }> {
+  const params: unknown[] = [clusterId];
+  const p = (v: unknown) => (params.push(v), `$${params.length}`);
+  let join = "";
+  let where = `j."clusterId" = $1 AND j.state IN ('PENDING', 'HELD')`;
+  if (filter) {
+    const like = p(`%${filter.replace(/[\\%_]/g, (c) => "\\" + c)}%`);
+    const id = /^#?\d{1,9}$/.test(filter) ? Number(filter.replace("#", "")) : null;
+    join = `JOIN budget_tree_node b ON b.id = j."budgetId" JOIN "user" u ON u.id = j."userId"`;
+    where += ` AND (b.path ILIKE ${like} OR u.name ILIKE ${like} OR u.email ILIKE ${like}${id !== null ? ` OR j.id = ${p(id)}` : ""})`;
+  }
+  const filterParams = [...params];
+  const lim = p(limit);
+  const off = p(offset);
+  const [rows, total] = await Promise.all([
+    limit === 0
+      ? Promise.resolve([] as PendingSqlRow[])
+      : prisma.$queryRawUnsafe<PendingSqlRow[]>(
+          `WITH page AS (
+             SELECT j.id FROM job j ${join} WHERE ${where}
+             ORDER BY ${PENDING_ORDER} LIMIT ${lim} OFFSET ${off})
+           SELECT j.id, j.name, j."queuePosition", j.gpus, j.state::text AS state, j."minRuntimeSec", j."maxRuntimeSec",
+                  j."submittedAt", j."queuedAt", j."reasonCode", j."reasonSentence", j."userId", b.path AS budget, u.name AS "userName"
+           FROM page JOIN job j ON j.id = page.id
+             JOIN budget_tree_node b ON b.id = j."budgetId" JOIN "user" u ON u.id = j."userId"
+           ORDER BY ${PENDING_ORDER}`,
+          ...params,
+        ),
+    filter
+      ? prisma
+          .$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM job j ${join} WHERE ${where}`, ...filterParams)
+          .then((r) => r[0]?.n ?? 0)
+      : Promise.resolve(null),
+  ]);
+  return { rows, total };
+}
+
+const toPendingRow = (j: PendingSqlRow): QueuePendingRow => ({
+  id: j.id,
+  name: j.name,
+  position: j.queuePosition,
+  budget: j.budget,
+  user: j.userName,
+  userId: j.userId,
+  gpus: j.gpus,
+  state: j.state as "PENDING" | "HELD",
+  lane: lane(j.gpus, j.minRuntimeSec, j.maxRuntimeSec),
+  submittedAt: j.submittedAt.toISOString(),
+  queuedAt: j.queuedAt.toISOString(),
+  reasonCode: j.reasonCode,
+  reasonSentence: j.reasonSentence,
+});
+
+async function findCluster(prisma: PrismaClient, clusterName: string) {
+  const [cluster] = await prisma.$queryRaw<{ id: string; name: string; gpuType: string; gpus: number; readyGpus: number }[]>`
+    SELECT c.id, c.name, c."gpuType", COALESCE(SUM(n."gpuCount"), 0)::int AS gpus,
+           COALESCE(SUM(n."gpuCount") FILTER (WHERE n.state = 'READY'), 0)::int AS "readyGpus"
+    FROM cluster c LEFT JOIN node n ON n."clusterId" = c.id
+    WHERE c.name = ${clusterName} GROUP BY c.id`;
   if (!cluster) throw notFound(`Unknown cluster '${clusterName}'`);
+  return cluster;
+}
+
+export interface QueuePage {
+  /** pending jobs matching the filter (all pending and held jobs without one) */
+  total: number;
+  offset: number;
+  rows: QueuePendingRow[];
+}
+
+/**
+ * A window of the live queue's pending list for the virtualized view: the browser asks for the rows
+ * it shows (and the filter typed), never for all 10,000. Same order and reasons as getQueue.
+ */
+export async function getQueuePage(
+  prisma: PrismaClient,
+  clusterName: string,
+  opts: { offset: number; limit: number; filter?: string },
+): Promise<QueuePage> {
+  const cluster = await findCluster(prisma, clusterName);
+  const filter = (opts.filter ?? "").trim().slice(0, 200);
+  const offset = Math.max(0, Math.floor(opts.offset));
+  const limit = Math.max(0, Math.min(Math.floor(opts.limit), 1000));
+  const [w, total] = await Promise.all([
+    pendingWindow(prisma, cluster.id, offset, limit, filter),
+    filter ? Promise.resolve(null) : prisma.job.count({ where: { clusterId: cluster.id, state: { in: ["PENDING", "HELD"] } } }),
+  ]);
+  return { total: w.total ?? total ?? 0, offset, rows: w.rows.map(toPendingRow) };
+}
+
+/**
+ * The live queue of one cluster: pending jobs in the scheduler's order (Job.queuePosition and the
+ * reason the worker wrote at the latest cycle; jobs it has not seen yet follow by submit time),
+ * running jobs with their protection, and the latest cycle's fair-share ratios. Reads only: the UI
+ * never guesses an order or a reason (SPEC R10). `limit` cuts the pending list (the web app asks for
+ * the head and pages the rest with getQueuePage).
+ */
+export async function getQueue(prisma: PrismaClient, clusterName: string, opts: { limit?: number } = {}): Promise<QueueView> {
+  const cluster = await findCluster(prisma, clusterName);
   const limit = Math.max(0, Math.min(opts.limit ?? 100_000, 100_000));
   const [pending, pendingCounts, running, cycle, tree] = await Promise.all([
-    // Raw SQL: 10,000 pending rows in one round trip (Prisma's relation loading is several times slower).
-    prisma.$queryRaw<PendingSqlRow[]>`
-      SELECT j.id, j.name, j."queuePosition", j.gpus, j.state::text AS state, j."minRuntimeSec", j."maxRuntimeSec",
-             j."submittedAt", j."queuedAt", j."reasonCode", j."reasonSentence", j."userId", b.path AS budget, u.name AS "userName"
-      FROM job j JOIN budget_tree_node b ON b.id = j."budgetId" JOIN "user" u ON u.id = j."userId"
-      WHERE j."clusterId" = ${cluster.id} AND j.state IN ('PENDING', 'HELD')
-      ORDER BY j."queuePosition" ASC NULLS LAST, j."submittedAt" ASC, j.id ASC
-      LIMIT ${limit}`,
+    pendingWindow(prisma, cluster.id, 0, limit, "").then((w) => w.rows),
     prisma.job.groupBy({
       by: ["state"],
       where: { clusterId: cluster.id, state: { in: ["PENDING", "HELD"] } },
       _count: { _all: true },
       _sum: { gpus: true },
     }),
-    prisma.job.findMany({
-      where: { clusterId: cluster.id, state: { in: ["RUNNING", "STOPPING"] } },
-      select: {
-        id: true,
-        name: true,
-        gpus: true,
-        state: true,
-        minRuntimeSec: true,
-        maxRuntimeSec: true,
-        startedAt: true,
-        protectedUntil: true,
-        graceUntil: true,
-        userId: true,
-        budget: { select: { path: true } },
-        user: { select: { name: true } },
-        segments: { where: { endedAt: null }, select: { placements: { select: { node: { select: { name: true } } } } } },
-      },
-      orderBy: [{ startedAt: "asc" }, { id: "asc" }],
-    }),
+    // One statement (Prisma's nested segments -> placements -> node loading is four round trips).
+    prisma.$queryRaw<RunningSqlRow[]>`
+      SELECT j.id, j.name, j.gpus, j.state::text AS state, j."minRuntimeSec", j."maxRuntimeSec", j."startedAt",
+             j."protectedUntil", j."graceUntil", j."userId", b.path AS budget, u.name AS "userName",
+             (SELECT array_agg(DISTINCT n.name ORDER BY n.name)
+                FROM run_segment s JOIN segment_placement p ON p."segmentId" = s.id JOIN node n ON n.id = p."nodeId"
+               WHERE s."jobId" = j.id AND s."endedAt" IS NULL) AS nodes
+      FROM job j JOIN budget_tree_node b ON b.id = j."budgetId" JOIN "user" u ON u.id = j."userId"
+      WHERE j."clusterId" = ${cluster.id} AND j.state IN ('RUNNING', 'STOPPING')
+      ORDER BY j."startedAt" ASC NULLS LAST, j.id ASC`,
     prisma.schedulingCycle.findFirst({ where: { clusterId: cluster.id }, orderBy: { at: "desc" } }),
     prisma.budgetTreeNode.findMany({ select: { id: true, path: true } }),
   ]);
@@ -162,26 +264,12 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
       };
     })
     .sort((a, b) => a.path.localeCompare(b.path));
-  const pendingRows: QueuePendingRow[] = pending.map((j) => ({
-    id: j.id,
-    name: j.name,
-    position: j.queuePosition,
-    budget: j.budget,
-    user: j.userName,
-    userId: j.userId,
-    gpus: j.gpus,
-    state: j.state as "PENDING" | "HELD",
-    lane: lane(j.gpus, j.minRuntimeSec, j.maxRuntimeSec),
-    submittedAt: j.submittedAt.toISOString(),
-    queuedAt: j.queuedAt.toISOString(),
-    reasonCode: j.reasonCode,
-    reasonSentence: j.reasonSentence,
-  }));
+  const pendingRows: QueuePendingRow[] = pending.map(toPendingRow);
   const runningRows: QueueRunningRow[] = running.map((j) => ({
     id: j.id,
     name: j.name,
-    budget: j.budget.path,
-    user: j.user.name,
+    budget: j.budget,
+    user: j.userName,
     userId: j.userId,
     gpus: j.gpus,
     state: j.state as "RUNNING" | "STOPPING",
@@ -190,16 +278,10 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     protectedUntil: j.protectedUntil?.toISOString() ?? null,
     graceUntil: j.graceUntil?.toISOString() ?? null,
     maxRuntime: j.maxRuntimeSec,
-    nodes: [...new Set(j.segments.flatMap((s) => s.placements.map((p) => p.node.name)))].sort(),
+    nodes: j.nodes ?? [],
   }));
   return {
-    cluster: {
-      id: cluster.id,
-      name: cluster.name,
-      gpuType: cluster.gpuType,
-      gpus: cluster.nodes.reduce((s, n) => s + n.gpuCount, 0),
-      readyGpus: cluster.nodes.filter((n) => n.state === "READY").reduce((s, n) => s + n.gpuCount, 0),
-    },
+    cluster: { id: cluster.id, name: cluster.name, gpuType: cluster.gpuType, gpus: cluster.gpus, readyGpus: cluster.readyGpus },
     now: new Date().toISOString(),
     cycle: cycle
       ? {

@@ -1,16 +1,18 @@
 import type { PrismaClient } from "@tranche/db";
 import {
   computeDelivery,
+  computeEntitlements,
   computeOccupancy,
   computeQueueWaits,
+  computeRatios,
   defaultPolicy,
-  effectiveAllocations,
   isDebugLane,
   type BudgetInterval,
   type ClusterInterval,
   type RunSegment as CoreSegment,
 } from "@tranche/scheduler-core";
 import { notFound } from "../errors";
+import { loadWindowTree } from "../runtime/load-snapshot";
 
 export interface ChartData {
   cluster: string;
@@ -42,8 +44,11 @@ const overlap = (a0: number, a1: number, b0: number, b1: number) => Math.max(0, 
  * Chart series for one cluster over the last `hours` hours. The rows (run segments, capacity ledger,
  * pending jobs) are cut into hourly ClusterInterval / BudgetInterval / RunSegment inputs and every
  * number is computed by the core's SPEC §4 measures (computeOccupancy, computeQueueWaits,
- * computeDelivery) — the same functions the simulator reports with. Usage vs entitlement is the
- * worker's latest cycle (the core's computeRatios over the 7-day window).
+ * computeDelivery) — the same functions the simulator reports with. Entitlement is never taken from
+ * today's allocations: each hour's is the allocation history in force then x that hour's healthy
+ * capacity (the core's computeEntitlements over the hour), and usage vs entitlement is the budget tree
+ * with its 7-day window aggregates loaded exactly as the worker loads it for a cycle (usage ledger,
+ * allocation history x capacity ledger), with the core's computeRatios.
  */
 export async function getChartData(
   prisma: PrismaClient,
@@ -60,7 +65,7 @@ export async function getChartData(
   const end = Math.ceil(now / HOUR) * HOUR;
   const start = end - hours * HOUR;
   const startDate = new Date(start * 1000);
-  const [segments, capacity, pending, tree, cycle] = await Promise.all([
+  const [segments, capacity, pending, pathRows, window] = await Promise.all([
     prisma.runSegment.findMany({
       where: {
         clusterId: cluster.id,
@@ -84,21 +89,8 @@ export async function getChartData(
       where: { clusterId: cluster.id, state: "PENDING", minRuntimeSec: { gt: 0 } },
       select: { budgetId: true, gpus: true, queuedAt: true },
     }),
-    prisma.budgetTreeNode.findMany({
-      where: { archivedAt: null },
-      select: {
-        id: true,
-        name: true,
-        path: true,
-        parentId: true,
-        allocations: { where: { clusterId: cluster.id }, select: { ppm: true } },
-      },
-    }),
-    prisma.schedulingCycle.findFirst({
-      where: { clusterId: cluster.id },
-      orderBy: { at: "desc" },
-      select: { at: true, ratios: true },
-    }),
+    prisma.budgetTreeNode.findMany({ select: { id: true, path: true } }),
+    loadWindowTree(prisma, cluster.id, now),
   ]);
   const totalGpus = cluster.nodes.reduce((s, n) => s + n.gpuCount, 0);
   const healthyNow = cluster.nodes
@@ -128,15 +120,15 @@ export async function getChartData(
   }
   const minRuntimeOf = new Map(segments.map((s) => [String(s.jobId), s.job.minRuntimeSec]));
 
-  const eff = effectiveAllocations(
-    tree.map((n) => ({
-      id: n.id,
-      name: n.name,
-      parentId: n.parentId,
-      allocationPpm: n.allocations[0]?.ppm ?? (n.parentId ? 0 : 1_000_000),
-    })),
-  );
-  const leaves = tree.filter((n) => !tree.some((c) => c.parentId === n.id));
+  const tree = window.tree;
+  const parents = new Set(tree.map((n) => n.parentId));
+  const leaves = tree.filter((n) => !parents.has(n.id));
+  // An hour's entitlement: the allocations in force during that hour (history) x its healthy capacity.
+  const hourEntitlements = (h: number, h1: number, healthy: number): Record<string, number> =>
+    computeEntitlements(tree, window.allocationHistory, [{ at: h, healthyGpus: healthy / (h1 - h) }], h1, {
+      lookbackWindow: h1 - h,
+      projectionHorizon: 0,
+    });
   const clusterIntervals: ClusterInterval[] = [];
   const budgetIntervals: BudgetInterval[] = [];
   const occupancy: ChartData["occupancy"] = [];
@@ -184,13 +176,14 @@ export async function getChartData(
       unallocated: occ.unallocated,
       occupancy: occ.occupancy,
     });
+    const entitled = span > 0 ? hourEntitlements(h, h1, healthy) : {};
     for (const b of leaves) {
       budgetIntervals.push({
         clusterId: cluster.id,
         budgetId: b.id,
         start: h,
         end: h1,
-        entitlementGpuSeconds: (eff.get(b.id) ?? 0) * healthy,
+        entitlementGpuSeconds: entitled[b.id] ?? 0,
         demandGpuSeconds: demand.get(b.id) ?? 0,
         ranGpuSeconds: ran.get(b.id) ?? 0,
       });
@@ -210,8 +203,8 @@ export async function getChartData(
     });
   }
   const delivery = computeDelivery(budgetIntervals);
-  const paths = new Map(tree.map((n) => [n.id, n.path]));
-  const ratios = Array.isArray(cycle?.ratios) ? (cycle!.ratios as Record<string, unknown>[]) : [];
+  const paths = new Map(pathRows.map((n) => [n.id, n.path]));
+  const ratios = computeRatios({ tree, running: [] }, window.policy);
   const leafIds = new Set(leaves.map((l) => l.id));
   return {
     cluster: cluster.name,
@@ -240,14 +233,14 @@ export async function getChartData(
       minDelivery: delivery.minDelivery,
     },
     usage: ratios
-      .filter((r) => leafIds.has(String(r.treeNodeId)))
+      .filter((r) => leafIds.has(r.treeNodeId))
       .map((r) => ({
-        budget: paths.get(String(r.treeNodeId)) ?? String(r.name),
-        usageGpuHours: (Number(r.usageGpuSeconds) || 0) / HOUR,
-        entitlementGpuHours: (Number(r.entitlementGpuSeconds) || 0) / HOUR,
-        ratio: typeof r.ratio === "number" && Number.isFinite(r.ratio) ? r.ratio : null,
+        budget: paths.get(r.treeNodeId) ?? r.name,
+        usageGpuHours: r.usageGpuSeconds / HOUR,
+        entitlementGpuHours: r.entitlementGpuSeconds / HOUR,
+        ratio: Number.isFinite(r.ratio) ? r.ratio : null,
       }))
       .sort((a, b) => a.budget.localeCompare(b.budget)),
-    usageAt: cycle?.at.toISOString() ?? null,
+    usageAt: new Date(now * 1000).toISOString(),
   };
 }

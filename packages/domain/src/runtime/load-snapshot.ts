@@ -4,6 +4,7 @@ import {
   computeEntitlements,
   withWindowAggregates,
   type AllocationChange,
+  type BudgetTreeNode,
   type CapacityChange,
   type ClusterSnapshot,
   type NodeHealth,
@@ -68,6 +69,7 @@ interface RunningRow {
   name: string;
   budgetId: string;
   userId: string;
+  userName: string;
   gpus: number;
   minRuntimeSec: number;
   maxRuntimeSec: number | null;
@@ -86,11 +88,13 @@ interface RunningRow {
   placements: { nodeId: string; gpuIndexes: number[] }[] | null;
 }
 
+// The user's display name comes along (one join) so sentences name people, not database ids.
 const PENDING_SQL = `
-  SELECT json_agg(json_build_array(id, name, "budgetId", "userId", gpus, "minRuntimeSec", "maxRuntimeSec", resumable, priority,
-         "requeuePolicy", "gracePeriodSec", state, floor(extract(epoch FROM "submittedAt")), floor(extract(epoch FROM "queuedAt")),
-         "requeueCount", "reasonCode", "queuePosition", "reasonCycleId"::text))::text AS rows
-  FROM job WHERE "clusterId" = $1 AND state IN ('PENDING', 'HELD')`;
+  SELECT json_agg(json_build_array(j.id, j.name, j."budgetId", j."userId", j.gpus, j."minRuntimeSec", j."maxRuntimeSec", j.resumable,
+         j.priority, j."requeuePolicy", j."gracePeriodSec", j.state, floor(extract(epoch FROM j."submittedAt")),
+         floor(extract(epoch FROM j."queuedAt")), j."requeueCount", j."reasonCode", j."queuePosition", j."reasonCycleId"::text,
+         COALESCE(NULLIF(u.name, ''), u.email)))::text AS rows
+  FROM job j JOIN "user" u ON u.id = j."userId" WHERE j."clusterId" = $1 AND j.state IN ('PENDING', 'HELD')`;
 
 /** The healthy-capacity rule of the measures: READY/CORDONED/DRAINING nodes that report healthy. */
 function isHealthy(n: Pick<NodeRow, "state" | "health">): boolean {
@@ -103,24 +107,19 @@ function isHealthy(n: Pick<NodeRow, "state" | "health">): boolean {
  */
 export type RawQuery = (text: string, params: unknown[]) => Promise<{ rows: unknown[] }>;
 
-export async function loadCycleInput(
-  db: Db,
-  clusterId: string,
-  now: number,
-  overrides: Partial<PolicyConfig> = {},
-  raw?: RawQuery,
-): Promise<CycleInput> {
-  const cluster = await db.cluster.findUnique({ where: { id: clusterId } });
-  if (!cluster) throw new Error(`cluster ${clusterId} does not exist`);
-  const policy = resolveClusterPolicy(cluster, overrides);
+/** The rows behind the window aggregates: tree with allocations, allocation history, capacity and usage ledgers. */
+export interface WindowRows {
+  treeRows: TreeRow[];
+  history: { treeNodeId: string; at: Date; toPpm: number }[];
+  capacityRows: { hourStart: Date; healthy: number }[];
+  usageRows: { budgetId: string; gpuSeconds: number }[];
+}
+
+async function windowRows(db: Db, clusterId: string, now: number, policy: PolicyConfig): Promise<WindowRows> {
   const nowDate = new Date(now * 1000);
   const windowStart = now - policy.lookbackWindow;
   const windowStartDate = new Date(windowStart * 1000);
-
-  const [nodes, treeRows, history, capacityRows, usageRows, runningRows, pendingRows, lastCycle] = await Promise.all([
-    db.$queryRaw<NodeRow[]>`
-      SELECT id, name, "gpuCount", state::text AS state, health::text AS health, "lastHeartbeatAt"
-      FROM node WHERE "clusterId" = ${clusterId}`,
+  const [treeRows, history, capacityRows, usageRows] = await Promise.all([
     db.$queryRaw<TreeRow[]>`
       SELECT t.id, t.name, t."parentId", a.ppm
       FROM budget_tree_node t LEFT JOIN allocation a ON a."treeNodeId" = t.id AND a."clusterId" = ${clusterId}
@@ -140,23 +139,29 @@ export async function loadCycleInput(
       FROM usage_ledger
       WHERE "clusterId" = ${clusterId} AND "hourStart" > ${new Date((windowStart - 3600) * 1000)}
       GROUP BY "budgetId"`,
-    db.$queryRaw<RunningRow[]>`
-      SELECT j.id, j.name, j."budgetId", j."userId", j.gpus, j."minRuntimeSec", j."maxRuntimeSec", j.resumable, j.priority,
-             j."requeuePolicy"::text AS "requeuePolicy", j."gracePeriodSec", j.state::text AS state, j."submittedAt", j."graceUntil",
-             s.id AS "segmentId", s."startedAt" AS "segStartedAt", s.charged, s."chargedUntil", s."endReason"::text AS "endReason",
-             (SELECT json_agg(json_build_object('nodeId', p."nodeId", 'gpuIndexes', p."gpuIndexes") ORDER BY p."nodeId")
-                FROM segment_placement p WHERE p."segmentId" = s.id) AS placements
-      FROM job j JOIN run_segment s ON s."jobId" = j.id AND s."endedAt" IS NULL
-      WHERE j."clusterId" = ${clusterId} AND j.state IN ('RUNNING', 'STOPPING')`,
-    // 10,000 pending rows: one JSON array is ~2x faster through the driver than 10,000 row objects.
-    raw
-      ? raw(PENDING_SQL, [clusterId]).then((r) => r.rows as { rows: string | null }[])
-      : db.$queryRawUnsafe<{ rows: string | null }[]>(PENDING_SQL, clusterId),
-    db.$queryRaw<{ id: bigint; at: Date }[]>`
-      SELECT id, at FROM scheduling_cycle WHERE "clusterId" = ${clusterId} ORDER BY at DESC LIMIT 1`,
   ]);
+  return { treeRows, history, capacityRows, usageRows };
+}
 
-  // --- budget tree with window aggregates ------------------------------------------------------
+/**
+ * The budget tree with every node's usage and entitlement over the lookback window ending at `now`
+ * (SPEC §2), as the worker hands it to the core: usage from the hourly usage ledger (the first hour of
+ * the window prorated) plus the not-yet-charged tail of open charged segments (`open`), entitlement
+ * integrated by the core's computeEntitlements from the allocation history and the hourly capacity
+ * ledger (the current hour at `healthyGpus`).
+ */
+export function windowTree(
+  rows: WindowRows,
+  opts: {
+    now: number;
+    policy: PolicyConfig;
+    healthyGpus: number;
+    open: readonly { budgetId: string; gpus: number; charged: boolean; segStartedAt: Date; chargedUntil: Date | null }[];
+  },
+): { tree: BudgetTreeNode[]; allocationHistory: AllocationChange[] } {
+  const { treeRows, history, capacityRows, usageRows } = rows;
+  const { now, policy, healthyGpus } = opts;
+  const windowStart = now - policy.lookbackWindow;
   const shape = treeRows.map((t) => ({
     id: t.id,
     name: t.name,
@@ -166,7 +171,7 @@ export async function loadCycleInput(
   const usage: Record<string, number> = {};
   for (const u of usageRows) usage[u.budgetId] = (usage[u.budgetId] ?? 0) + Number(u.gpuSeconds);
   // Not yet charged tail of open charged segments (the ledger is charged up to `chargedUntil`).
-  for (const r of runningRows) {
+  for (const r of opts.open) {
     if (!r.charged) continue;
     const from = Math.max(toSec(r.chargedUntil ?? r.segStartedAt), toSec(r.segStartedAt), windowStart);
     if (now > from) usage[r.budgetId] = (usage[r.budgetId] ?? 0) + r.gpus * (now - from);
@@ -188,12 +193,6 @@ export async function loadCycleInput(
     at: toSec(h.at),
     allocationPpm: h.toPpm,
   }));
-  let healthyGpus = 0;
-  let totalGpus = 0;
-  for (const n of nodes) {
-    totalGpus += n.gpuCount;
-    if (isHealthy(n)) healthyGpus += n.gpuCount;
-  }
   // Hourly capacity ledger rows as piecewise-constant capacity; the current hour at today's value.
   const capacity: CapacityChange[] = capacityRows.map((c) => ({ at: toSec(c.hourStart), healthyGpus: Number(c.healthy) / 3600 }));
   const currentHour = now - (now % 3600);
@@ -202,6 +201,74 @@ export async function loadCycleInput(
   else if (lastCap || capacity.length === 0) capacity.push({ at: lastCap ? currentHour : now, healthyGpus });
   const entitlement = computeEntitlements(shape, allocationHistory, capacity, now, policy);
   const tree = withWindowAggregates(shape, leafUsage, entitlement);
+  return { tree, allocationHistory };
+}
+
+/**
+ * One cluster's budget tree with its window aggregates at `now`, exactly as the worker's cycle would
+ * load it (same rows, same code), for views that need the core's usage and entitlement without
+ * loading jobs: the charts' usage vs entitlement. Also returns the allocation history it used.
+ */
+export async function loadWindowTree(
+  db: Db,
+  clusterId: string,
+  now: number,
+): Promise<{ tree: BudgetTreeNode[]; allocationHistory: AllocationChange[]; policy: PolicyConfig; healthyGpus: number }> {
+  const cluster = await db.cluster.findUnique({ where: { id: clusterId } });
+  if (!cluster) throw new Error(`cluster ${clusterId} does not exist`);
+  const policy = resolveClusterPolicy(cluster, {});
+  const [nodes, rows, open] = await Promise.all([
+    db.$queryRaw<Pick<NodeRow, "gpuCount" | "state" | "health">[]>`
+      SELECT "gpuCount", state::text AS state, health::text AS health FROM node WHERE "clusterId" = ${clusterId}`,
+    windowRows(db, clusterId, now, policy),
+    db.$queryRaw<{ budgetId: string; gpus: number; charged: boolean; segStartedAt: Date; chargedUntil: Date | null }[]>`
+      SELECT s."budgetId", s.gpus, s.charged, s."startedAt" AS "segStartedAt", s."chargedUntil"
+      FROM run_segment s JOIN job j ON j.id = s."jobId"
+      WHERE s."clusterId" = ${clusterId} AND s."endedAt" IS NULL AND s.charged AND j.state IN ('RUNNING', 'STOPPING')`,
+  ]);
+  const healthyGpus = nodes.filter(isHealthy).reduce((sum, n) => sum + n.gpuCount, 0);
+  return { ...windowTree(rows, { now, policy, healthyGpus, open }), policy, healthyGpus };
+}
+
+export async function loadCycleInput(
+  db: Db,
+  clusterId: string,
+  now: number,
+  overrides: Partial<PolicyConfig> = {},
+  raw?: RawQuery,
+): Promise<CycleInput> {
+  const cluster = await db.cluster.findUnique({ where: { id: clusterId } });
+  if (!cluster) throw new Error(`cluster ${clusterId} does not exist`);
+  const policy = resolveClusterPolicy(cluster, overrides);
+
+  const [nodes, window, runningRows, pendingRows, lastCycle] = await Promise.all([
+    db.$queryRaw<NodeRow[]>`
+      SELECT id, name, "gpuCount", state::text AS state, health::text AS health, "lastHeartbeatAt"
+      FROM node WHERE "clusterId" = ${clusterId}`,
+    windowRows(db, clusterId, now, policy),
+    db.$queryRaw<RunningRow[]>`
+      SELECT j.id, j.name, j."budgetId", j."userId", COALESCE(NULLIF(u.name, ''), u.email) AS "userName", j.gpus, j."minRuntimeSec", j."maxRuntimeSec", j.resumable, j.priority,
+             j."requeuePolicy"::text AS "requeuePolicy", j."gracePeriodSec", j.state::text AS state, j."submittedAt", j."graceUntil",
+             s.id AS "segmentId", s."startedAt" AS "segStartedAt", s.charged, s."chargedUntil", s."endReason"::text AS "endReason",
+             (SELECT json_agg(json_build_object('nodeId', p."nodeId", 'gpuIndexes', p."gpuIndexes") ORDER BY p."nodeId")
+                FROM segment_placement p WHERE p."segmentId" = s.id) AS placements
+      FROM job j JOIN run_segment s ON s."jobId" = j.id AND s."endedAt" IS NULL JOIN "user" u ON u.id = j."userId"
+      WHERE j."clusterId" = ${clusterId} AND j.state IN ('RUNNING', 'STOPPING')`,
+    // 10,000 pending rows: one JSON array is ~2x faster through the driver than 10,000 row objects.
+    raw
+      ? raw(PENDING_SQL, [clusterId]).then((r) => r.rows as { rows: string | null }[])
+      : db.$queryRawUnsafe<{ rows: string | null }[]>(PENDING_SQL, clusterId),
+    db.$queryRaw<{ id: bigint; at: Date }[]>`
+      SELECT id, at FROM scheduling_cycle WHERE "clusterId" = ${clusterId} ORDER BY at DESC LIMIT 1`,
+  ]);
+
+  let healthyGpus = 0;
+  let totalGpus = 0;
+  for (const n of nodes) {
+    totalGpus += n.gpuCount;
+    if (isHealthy(n)) healthyGpus += n.gpuCount;
+  }
+  const { tree } = windowTree(window, { now, policy, healthyGpus, open: runningRows });
 
   // --- jobs -------------------------------------------------------------------------------------
   const segments: CycleInput["segments"] = new Map();
@@ -213,6 +280,7 @@ export async function loadCycleInput(
       name: r.name,
       budgetId: r.budgetId,
       userId: r.userId,
+      userName: r.userName,
       submittedAt: toSec(r.submittedAt),
       gpus: r.gpus,
       minRuntime: r.minRuntimeSec,
@@ -247,6 +315,7 @@ export async function loadCycleInput(
     string | null,
     number | null,
     string | null,
+    string,
   ];
   const tuples = JSON.parse(pendingRows[0]?.rows ?? "[]") as PendingTuple[];
   const pending: PendingJob[] = tuples.map((r) => {
@@ -269,6 +338,7 @@ export async function loadCycleInput(
       reasonCode,
       queuePosition,
       reasonCycleId,
+      userName,
     ] = r;
     const id = String(jobId);
     storedReasons.set(id, {
@@ -281,6 +351,7 @@ export async function loadCycleInput(
       name,
       budgetId,
       userId,
+      userName,
       submittedAt,
       gpus,
       minRuntime,

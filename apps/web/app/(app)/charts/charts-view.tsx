@@ -7,6 +7,7 @@ import {
   Bar,
   BarChart,
   CartesianGrid,
+  Cell,
   Legend,
   Line,
   LineChart,
@@ -16,12 +17,14 @@ import {
   XAxis,
   YAxis,
 } from "recharts";
-import { formatDuration } from "@tranche/contracts";
+import { formatDuration } from "@tranche/contracts/format";
 import { useTRPC } from "../../../lib/trpc";
 import { PageHead, pct } from "../../../components/ui";
 
 const hourLabel = (iso: string) => new Date(iso).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
 const short = (path: string) => path.split("/").slice(-1)[0] ?? path;
+// Legend labels in the text colour (recharts colours them like their series, unreadable for pale ones).
+const legendText = (value: string) => <span style={{ color: "var(--ink-2)" }}>{value}</span>;
 
 export function ChartsView() {
   const trpc = useTRPC();
@@ -50,8 +53,13 @@ export function ChartsView() {
       "large p90": q.largeP90 === null ? null : q.largeP90 / 60,
     })) ?? [];
   const del =
-    d?.delivery.filter((b) => b.delivery !== null).map((b) => ({ budget: short(b.budget), delivery: (b.delivery ?? 0) * 100 })) ??
-    [];
+    d?.delivery
+      .filter((b) => b.delivery !== null)
+      // The value rides in the label: a budget owed time but given none has no bar to see.
+      .map((b) => ({
+        budget: `${short(b.budget)} ${Math.round((b.delivery ?? 0) * 100)}%`,
+        delivery: (b.delivery ?? 0) * 100,
+      })) ?? [];
   const use =
     d?.usage.map((u) => ({
       budget: short(u.budget),
@@ -124,7 +132,7 @@ export function ChartsView() {
                 <XAxis dataKey="hour" tick={{ fontSize: 11 }} minTickGap={24} />
                 <YAxis domain={[0, 100]} tick={{ fontSize: 11 }} unit="%" width={44} />
                 <Tooltip formatter={(v) => `${Number(v).toFixed(1)}%`} />
-                <Legend />
+                <Legend formatter={legendText} />
                 <Area
                   type="monotone"
                   dataKey="allocated"
@@ -167,7 +175,11 @@ export function ChartsView() {
                     strokeDasharray="4 3"
                     label={{ value: "95%", position: "right", fontSize: 11, fill: "#c4320a" }}
                   />
-                  <Bar dataKey="delivery" fill="#12b76a" radius={[3, 3, 0, 0]} isAnimationActive={false} />
+                  <Bar dataKey="delivery" fill="#12b76a" radius={[3, 3, 0, 0]} isAnimationActive={false}>
+                    {del.map((b) => (
+                      <Cell key={b.budget} fill={b.delivery >= 95 ? "#12b76a" : "#f79009"} />
+                    ))}
+                  </Bar>
                 </BarChart>
               </ResponsiveContainer>
             )}
@@ -183,9 +195,9 @@ export function ChartsView() {
               <LineChart data={qw}>
                 <CartesianGrid stroke="#eef0f3" vertical={false} />
                 <XAxis dataKey="hour" tick={{ fontSize: 11 }} minTickGap={24} />
-                <YAxis tick={{ fontSize: 11 }} width={44} unit="m" />
+                <YAxis tick={{ fontSize: 11 }} width={52} tickFormatter={(m: number) => formatDuration(Math.round(m * 60))} />
                 <Tooltip formatter={(v) => (v === null ? "—" : `${Number(v).toFixed(1)} min`)} />
-                <Legend />
+                <Legend formatter={legendText} />
                 <Line dataKey="all p50" stroke="#3b5bdb" dot={{ r: 2.5 }} connectNulls isAnimationActive={false} />
                 <Line
                   dataKey="all p90"
@@ -204,11 +216,16 @@ export function ChartsView() {
         <section className="panel">
           <div className="panel-head">
             <h2>Usage vs entitlement</h2>
-            <span className="muted small">GPU·h over the 7-day window, from the latest cycle</span>
+            <span
+              className="muted small"
+              title="Entitlement: the allocation history in force at each moment × the cluster's healthy capacity, as the scheduler computes it"
+            >
+              GPU·h over the 7-day window
+            </span>
           </div>
           <div className="panel-body chart-box" data-testid="chart-usage">
             {use.length === 0 ? (
-              <p className="muted">Appears after the first scheduling cycle.</p>
+              <p className="muted">No budgets on this cluster yet.</p>
             ) : (
               <ResponsiveContainer width="100%" height="100%">
                 <BarChart data={use}>
@@ -216,7 +233,7 @@ export function ChartsView() {
                   <XAxis dataKey="budget" tick={{ fontSize: 10 }} interval={0} angle={-30} textAnchor="end" height={50} />
                   <YAxis tick={{ fontSize: 11 }} width={52} />
                   <Tooltip />
-                  <Legend />
+                  <Legend formatter={legendText} />
                   <Bar dataKey="entitlement" fill="#c7d2fe" radius={[3, 3, 0, 0]} isAnimationActive={false} />
                   <Bar dataKey="usage" fill="#3b5bdb" radius={[3, 3, 0, 0]} isAnimationActive={false} />
                 </BarChart>

@@ -2,9 +2,9 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { formatDuration } from "@tranche/contracts";
+import { formatDuration } from "@tranche/contracts/format";
 import { useTRPC } from "../../../lib/trpc";
-import { Empty, LaneBadge, PageHead, StateBadge, ago, useNow } from "../../../components/ui";
+import { Empty, LaneBadge, PageHead, StateBadge, ago, readable, useNow } from "../../../components/ui";
 
 type Filter = "active" | "finished" | "all";
 
@@ -60,7 +60,6 @@ export function JobsTable() {
               <tr>
                 <th>Job</th>
                 <th>State</th>
-                <th>Cluster</th>
                 <th>Budget</th>
                 <th className="num">GPUs</th>
                 <th>Contract</th>
@@ -79,18 +78,23 @@ export function JobsTable() {
                   <td>
                     <StateBadge state={j.state} />
                   </td>
-                  <td>{j.cluster}</td>
-                  <td className="small">{j.budget}</td>
-                  <td className="num">{j.gpus}</td>
-                  <td className="small nowrap">
-                    <LaneBadge lane={j.lane} /> {j.minRuntime > 0 ? `protected ${formatDuration(j.minRuntime)}` : ""}
-                    {j.resumable ? " · resumable" : ""}
+                  <td className="small">
+                    <div>{j.budget}</div>
+                    <div className="muted">on {j.cluster}</div>
                   </td>
-                  <td className="small" style={{ maxWidth: 420 }}>
+                  <td className="num">{j.gpus}</td>
+                  <td className="small">
+                    <LaneBadge lane={j.lane} />
+                    <div className="muted nowrap">
+                      {j.minRuntime > 0 ? `protected ${formatDuration(j.minRuntime)}` : "interruptible"}
+                      {j.resumable ? " · resumable" : ""}
+                    </div>
+                  </td>
+                  <td className="small" style={{ minWidth: 260, maxWidth: 560 }}>
                     {j.state === "PENDING" || j.state === "HELD" ? (
-                      <span>
+                      <span className="sentence-cell" title={j.reason?.sentence}>
                         {j.reason ? <span className="reason-code">{j.reason.code}</span> : null}{" "}
-                        {j.reason?.sentence ?? "Waiting for the scheduler's next cycle."}
+                        {j.reason ? readable(j.reason.sentence) : "Waiting for the scheduler's next cycle."}
                       </span>
                     ) : j.state === "RUNNING" || j.state === "STOPPING" ? (
                       <span>

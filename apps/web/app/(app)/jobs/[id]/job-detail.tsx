@@ -5,7 +5,7 @@ import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { explainContract, formatDuration } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
-import { Empty, LaneBadge, StateBadge, ago, until, useNow, when } from "../../../../components/ui";
+import { Empty, LaneBadge, StateBadge, ago, readable, until, useNow, when } from "../../../../components/ui";
 
 const DOT: Record<string, string> = {
   SUBMITTED: "",
@@ -122,8 +122,8 @@ export function JobDetailView({ id }: { id: number }) {
                     {job.reason ? <span className="reason-code">{job.reason.code}</span> : null}
                     {job.reason?.position ? <span className="small muted">position {job.reason.position} in order</span> : null}
                   </div>
-                  <p>
-                    {job.reason?.sentence ??
+                  <p title={job.reason?.sentence}>
+                    {(job.reason && readable(job.reason.sentence)) ??
                       "Waiting for the scheduler's next cycle: it explains every pending job with a reason and numbers."}
                   </p>
                 </div>
@@ -179,7 +179,9 @@ export function JobDetailView({ id }: { id: number }) {
                           {e.actorName ? ` · ${e.actorName}` : e.actorKind !== "USER" ? ` · ${e.actorKind.toLowerCase()}` : ""}
                         </span>
                       </div>
-                      <div className="sentence">{e.sentence}</div>
+                      <div className="sentence" title={e.sentence}>
+                        {readable(e.sentence)}
+                      </div>
                     </li>
                   ))}
                 </ol>

@@ -1,27 +1,110 @@
 "use client";
 import Link from "next/link";
-import { useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useQueries, useQuery } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useMemo, useRef, useState } from "react";
-import { formatDuration } from "@tranche/contracts";
+import { useEffect, useRef, useState } from "react";
+import { formatDuration } from "@tranche/contracts/format";
 import type { QueuePendingRow, QueueRunningRow, QueueRatio, QueueView } from "@tranche/domain";
 import { useTRPC } from "../../../../lib/trpc";
-import { Empty, LaneBadge, ago, until, useNow } from "../../../../components/ui";
+import { Empty, LaneBadge, ago, readable, until, useNow } from "../../../../components/ui";
 
 const ROW = 50;
-const HEAD = 200;
+/** Rows per request: the head comes with the summary; the virtualized list asks for the pages it shows. */
+const PAGE = 100;
 
-function PendingList({ rows, now, me }: { rows: QueuePendingRow[]; now: number; me: string | undefined }) {
+function PendingRow({ r, top, now, me }: { r: QueuePendingRow; top: number; now: number; me: string | undefined }) {
+  return (
+    <div
+      role="row"
+      data-testid={`pending-${r.id}`}
+      className="vrow q-cols"
+      style={{ top, height: ROW, background: r.userId === me ? "#f7f9ff" : undefined }}
+    >
+      <span className="num muted">{r.state === "HELD" ? "—" : (r.position ?? "·")}</span>
+      <span className="ellipsis">
+        {/* No prefetch: every row scrolled into view would render a job page on the server. */}
+        <Link href={`/jobs/${r.id}`} prefetch={false} title={r.name}>
+          #{r.id}
+        </Link>
+      </span>
+      <span className="q-who small" title={`${r.budget} · ${r.user}`}>
+        <span className="ellipsis">{r.budget.split("/").slice(1).join("/")}</span>
+        <span className="ellipsis muted">{r.user}</span>
+      </span>
+      <span>
+        <LaneBadge lane={r.lane} />
+      </span>
+      <span className="num">{r.gpus}</span>
+      {/* The server renders with its own clock: the client's first render may differ by a second. */}
+      <span className="small muted nowrap" suppressHydrationWarning>
+        {ago(r.queuedAt, now).replace(" ago", "")}
+      </span>
+      <span className="sentence-cell" title={r.reasonSentence ?? undefined}>
+        {r.reasonCode ? <span className="reason-code">{r.reasonCode}</span> : null}{" "}
+        {r.reasonSentence ? readable(r.reasonSentence) : "New: waiting for the next scheduling cycle."}
+      </span>
+    </div>
+  );
+}
+
+/**
+ * The pending list, virtualized and paged: only the rows on screen are in the DOM, and only the pages
+ * of 100 rows they fall in are fetched (and refreshed while on screen). The first page without a
+ * filter is the summary's head, rendered on the server.
+ */
+function PendingList({
+  cluster,
+  head,
+  total,
+  filter,
+  now,
+  me,
+}: {
+  cluster: string;
+  head: QueuePendingRow[];
+  total: number;
+  filter: string;
+  now: number;
+  me: string | undefined;
+}) {
+  const trpc = useTRPC();
   const parent = useRef<HTMLDivElement>(null);
+  const filtered = useQuery({
+    ...trpc.queue.page.queryOptions({ cluster, offset: 0, limit: PAGE, filter }),
+    enabled: filter !== "",
+    refetchInterval: 1500,
+    placeholderData: keepPreviousData,
+  });
+  const count = filter ? (filtered.data?.total ?? 0) : total;
   // initialRect lets the server render the first screenful (the list is 560 px high).
   const v = useVirtualizer({
-    count: rows.length,
+    count,
     getScrollElement: () => parent.current,
     estimateSize: () => ROW,
     overscan: 12,
     initialRect: { width: 1000, height: 560 },
   });
-  if (rows.length === 0) return <Empty title="No pending jobs">Every job on this cluster is running or done.</Empty>;
+  const items = v.getVirtualItems();
+  const pageIndexes = [...new Set(items.map((it) => Math.floor(it.index / PAGE)))].filter((p) => p > 0);
+  const pages = useQueries({
+    queries: pageIndexes.map((p) => ({
+      ...trpc.queue.page.queryOptions({ cluster, offset: p * PAGE, limit: PAGE, filter }),
+      refetchInterval: 1500,
+    })),
+  });
+  const byPage = new Map<number, QueuePendingRow[]>([[0, (filter ? filtered.data?.rows : head) ?? []]]);
+  pageIndexes.forEach((p, i) => {
+    const rows = pages[i]?.data?.rows;
+    if (rows) byPage.set(p, rows);
+  });
+  if (count === 0) {
+    if (filter && filtered.isPending) return <p className="panel-body muted small">Filtering…</p>;
+    return filter ? (
+      <Empty title="No match">No pending job matches &ldquo;{filter}&rdquo; (budget, user or #id).</Empty>
+    ) : (
+      <Empty title="No pending jobs">Every job on this cluster is running or done.</Empty>
+    );
+  }
   return (
     <>
       <div className="vhead q-cols">
@@ -33,42 +116,21 @@ function PendingList({ rows, now, me }: { rows: QueuePendingRow[]; now: number; 
         <span>Waiting</span>
         <span>Reason</span>
       </div>
-      <div
-        className="vlist"
-        ref={parent}
-        data-testid="pending-list"
-        role="table"
-        aria-label="Pending jobs"
-        aria-rowcount={rows.length}
-      >
+      <div className="vlist" ref={parent} data-testid="pending-list" role="table" aria-label="Pending jobs" aria-rowcount={count}>
         <div style={{ height: v.getTotalSize(), position: "relative" }}>
-          {v.getVirtualItems().map((it) => {
-            const r = rows[it.index]!;
-            return (
-              <div
-                key={r.id}
-                role="row"
-                data-testid={`pending-${r.id}`}
-                className="vrow q-cols"
-                style={{ top: it.start, height: ROW, background: r.userId === me ? "#f7f9ff" : undefined }}
-              >
-                <span className="num muted">{r.state === "HELD" ? "—" : (r.position ?? "·")}</span>
-                <span className="ellipsis">
-                  <Link href={`/jobs/${r.id}`}>#{r.id}</Link>
-                </span>
-                <span className="ellipsis small" title={`${r.budget} · ${r.user}`}>
-                  <span style={{ fontWeight: 600 }}>{r.budget.split("/").slice(1).join("/")}</span>
-                  <span className="muted"> · {r.user}</span>
-                </span>
-                <span>
-                  <LaneBadge lane={r.lane} />
-                </span>
-                <span className="num">{r.gpus}</span>
-                <span className="small muted nowrap">{ago(r.queuedAt, now).replace(" ago", "")}</span>
-                <span className="sentence-cell" title={r.reasonSentence ?? undefined}>
-                  {r.reasonCode ? <span className="reason-code">{r.reasonCode}</span> : null}{" "}
-                  {r.reasonSentence ?? "New: waiting for the next scheduling cycle."}
-                </span>
+          {items.map((it) => {
+            const r = byPage.get(Math.floor(it.index / PAGE))?.[it.index % PAGE];
+            return r ? (
+              <PendingRow key={r.id} r={r} top={it.start} now={now} me={me} />
+            ) : (
+              <div key={`loading-${it.index}`} className="vrow q-cols vrow-loading" style={{ top: it.start, height: ROW }}>
+                <span className="num muted">{it.index + 1}</span>
+                <span className="skeleton" />
+                <span className="skeleton" />
+                <span className="skeleton" />
+                <span />
+                <span />
+                <span className="skeleton" />
               </div>
             );
           })}
@@ -101,11 +163,13 @@ function RunningList({ rows, now }: { rows: QueueRunningRow[]; now: number }) {
             return (
               <div key={r.id} className="vrow r-cols" style={{ top: it.start, height: ROW }} data-testid={`running-${r.id}`}>
                 <span>
-                  <Link href={`/jobs/${r.id}`}>#{r.id}</Link>
+                  <Link href={`/jobs/${r.id}`} prefetch={false}>
+                    #{r.id}
+                  </Link>
                 </span>
-                <span className="ellipsis small">
-                  <span style={{ fontWeight: 600 }}>{r.budget.split("/").slice(1).join("/")}</span>
-                  <span className="muted"> · {r.user}</span>
+                <span className="q-who small" title={`${r.budget} · ${r.user}`}>
+                  <span className="ellipsis">{r.budget.split("/").slice(1).join("/")}</span>
+                  <span className="ellipsis muted">{r.user}</span>
                 </span>
                 <span>
                   <LaneBadge lane={r.lane} />
@@ -173,36 +237,21 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
   const now = useNow(1000);
   const clusters = useQuery(trpc.cluster.list.queryOptions());
   const me = useQuery(trpc.me.get.queryOptions());
-  // The head of the order (rendered on the server for the first paint) is polled every 1.5 s: it is what
-  // each cycle changes, with the counts, running jobs and ratios. The rest of a long queue (10,000
-  // pending is several MB) is refreshed every 10 s, so a busy server is not asked for it back to back.
-  const head = useQuery({
-    ...trpc.queue.get.queryOptions({ cluster, limit: HEAD }),
+  // The summary (counts, running jobs, ratios, latest cycle) with the head of the order, rendered on
+  // the server for the first paint, then polled every 1.5 s: it is what each cycle changes.
+  const q = useQuery({
+    ...trpc.queue.get.queryOptions({ cluster, limit: PAGE }),
     refetchInterval: 1500,
     ...(initial ? { initialData: initial, initialDataUpdatedAt: Date.now() } : {}),
   });
-  // Enabled after the head arrives: fired together, tRPC would batch both into one slow response.
-  const full = useQuery({
-    ...trpc.queue.get.queryOptions({ cluster }),
-    refetchInterval: 10_000,
-    enabled: head.isSuccess && head.data.complete === false,
-  });
-  const q = head;
-  const allPending = useMemo(() => {
-    const top = head.data?.pending ?? [];
-    if (!full.data || head.data?.complete) return top;
-    const seen = new Set(top.map((r) => r.id));
-    return [...top, ...full.data.pending.filter((r) => !seen.has(r.id) && (r.position === null || r.position > top.length))];
-  }, [head.data, full.data]);
   const [tab, setTab] = useState<"pending" | "running">("pending");
+  const [typed, setTyped] = useState("");
+  // The filter runs on the server (the browser holds only the rows on screen): ask once typing pauses.
   const [filter, setFilter] = useState("");
-  const pending = useMemo(() => {
-    const rows = allPending;
-    const f = filter.trim().toLowerCase();
-    return f
-      ? rows.filter((r) => r.budget.toLowerCase().includes(f) || r.user.toLowerCase().includes(f) || String(r.id) === f)
-      : rows;
-  }, [allPending, filter]);
+  useEffect(() => {
+    const t = setTimeout(() => setFilter(typed.trim()), 250);
+    return () => clearTimeout(t);
+  }, [typed]);
   const totalPending = q.data ? q.data.counts.pending + q.data.counts.held : 0;
 
   return (
@@ -252,7 +301,7 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
             </div>
             <div className="tile">
               <div className="tile-label">Latest cycle</div>
-              <div className="tile-value" style={{ fontSize: "1.2rem", paddingTop: "0.3rem" }}>
+              <div className="tile-value" style={{ fontSize: "1.2rem", paddingTop: "0.3rem" }} suppressHydrationWarning>
                 {q.data.cycle ? ago(q.data.cycle.at, now) : "none yet"}
               </div>
               <div className="tile-sub">
@@ -278,14 +327,21 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
                     className="input"
                     style={{ maxWidth: 220, minHeight: 32 }}
                     placeholder="Filter by budget, user, #id"
-                    value={filter}
-                    onChange={(e) => setFilter(e.target.value)}
+                    value={typed}
+                    onChange={(e) => setTyped(e.target.value)}
                     aria-label="Filter pending jobs"
                   />
                 ) : null}
               </div>
               {tab === "pending" ? (
-                <PendingList rows={pending} now={now} me={me.data?.id} />
+                <PendingList
+                  cluster={cluster}
+                  head={q.data.pending}
+                  total={totalPending}
+                  filter={filter}
+                  now={now}
+                  me={me.data?.id}
+                />
               ) : (
                 <RunningList rows={q.data.running} now={now} />
               )}

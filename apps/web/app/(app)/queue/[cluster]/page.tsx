@@ -6,16 +6,16 @@ export const metadata = { title: "Live queue" };
 export const dynamic = "force-dynamic";
 
 /**
- * The head of the order is rendered on the server (first paint needs no client round trip, even with
- * 10,000 pending jobs); the client then loads the whole list and polls it. The layout has already
- * checked the session.
+ * The summary and the head of the order (100 rows) are rendered on the server, so the first paint
+ * needs no client round trip, even with 10,000 pending jobs; the client polls the summary and fetches
+ * further pages of 100 only as the list scrolls to them. The layout has already checked the session.
  */
 export default async function QueuePage({ params }: { params: Promise<{ cluster: string }> }) {
   const { cluster } = await params;
   const name = decodeURIComponent(cluster);
   let initial: QueueView | null;
   try {
-    initial = JSON.parse(JSON.stringify(await getQueue(db(), name, { limit: 200 }))) as QueueView;
+    initial = JSON.parse(JSON.stringify(await getQueue(db(), name, { limit: 100 }))) as QueueView;
   } catch {
     initial = null; // unknown cluster: the client shows the error
   }

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getChartData } from "@tranche/domain";
+import { makeWorld, type World } from "./fixtures";
+
+// The charts' entitlement must come from the allocation history in force at each moment x the healthy
+// capacity (as the core computes it), never from today's allocations. Here a budget's share of a fresh
+// 8-GPU cluster went from 25% to 100% six hours ago: every figure below differs when entitlement is
+// taken from the current allocation (100% throughout).
+const HOUR = 3600;
+const NOW = Date.UTC(2026, 10, 30, 12, 0, 0); // on an hour boundary: the 24 h chart is 24 whole hours
+const now = NOW / 1000;
+const GPUS = 8;
+
+let w: World;
+let pretraining: string;
+
+beforeAll(async () => {
+  w = await makeWorld("api_charts");
+  const p = w.db.prisma;
+  const cluster = await p.cluster.create({ data: { name: "chartlab", gpuType: "H100" } });
+  await p.node.create({
+    data: { clusterId: cluster.id, name: "chartlab-1", gpuCount: GPUS, state: "READY", health: "HEALTHY" },
+  });
+  const language = await p.budgetTreeNode.findUniqueOrThrow({ where: { path: "lab/language" } });
+  const pre = await p.budgetTreeNode.findUniqueOrThrow({ where: { path: "lab/language/pretraining" } });
+  pretraining = pre.path;
+  // Today: language 100% of the cluster, pretraining 100% of language.
+  await p.allocation.createMany({
+    data: [
+      { treeNodeId: language.id, clusterId: cluster.id, ppm: 1_000_000 },
+      { treeNodeId: pre.id, clusterId: cluster.id, ppm: 1_000_000 },
+    ],
+  });
+  // History: 25% for language ten days ago, raised to 100% six hours ago.
+  const at = (secondsAgo: number) => new Date((now - secondsAgo) * 1000);
+  await p.allocationChange.createMany({
+    data: [
+      { treeNodeId: language.id, clusterId: cluster.id, fromPpm: 0, toPpm: 250_000, at: at(10 * 86_400) },
+      { treeNodeId: pre.id, clusterId: cluster.id, fromPpm: 0, toPpm: 1_000_000, at: at(10 * 86_400) },
+      { treeNodeId: language.id, clusterId: cluster.id, fromPpm: 250_000, toPpm: 1_000_000, at: at(6 * HOUR) },
+    ],
+  });
+  // Eight healthy GPUs every hour for the last eight days.
+  await p.capacityLedger.createMany({
+    data: Array.from({ length: 8 * 24 }, (_, i) => ({
+      clusterId: cluster.id,
+      hourStart: at((i + 1) * HOUR),
+      healthyGpuSeconds: BigInt(GPUS * HOUR),
+      totalGpuSeconds: BigInt(GPUS * HOUR),
+    })),
+  });
+  // 40 GPU-hours charged to pretraining inside the window (4 GPUs for the 10 hours before the last 30).
+  await p.usageLedger.createMany({
+    data: Array.from({ length: 10 }, (_, i) => ({
+      budgetId: pre.id,
+      clusterId: cluster.id,
+      hourStart: at((30 + i) * HOUR),
+      gpuSeconds: BigInt(4 * HOUR),
+    })),
+  });
+  // Demand: an 8-GPU allocated job pending for two days (more than any hour's entitlement).
+  await p.job.create({
+    data: {
+      clusterId: cluster.id,
+      budgetId: pre.id,
+      userId: w.users.ada.id,
+      name: "waiting",
+      gpus: GPUS,
+      minRuntimeSec: 3600,
+      resumable: true,
+      priority: 0,
+      requeuePolicy: "REQUEUE",
+      command: "sleep 1",
+      env: {},
+      state: "PENDING",
+      submittedAt: at(2 * 86_400),
+      queuedAt: at(2 * 86_400),
+    },
+  });
+});
+afterAll(async () => {
+  await w?.db.drop();
+});
+
+describe("charts: entitlement from the allocation history", () => {
+  it("usage vs entitlement integrates the 7-day window over the allocation history and healthy capacity", async () => {
+    const d = await getChartData(w.db.prisma, "chartlab", 24, NOW);
+    const row = d.usage.find((u) => u.budget === pretraining);
+    expect(row).toBeDefined();
+    // 8 GPUs x (162 h at 25% + 6 h at 100%) = 372 GPU-h; today's allocation would say 8 x 168 = 1,344.
+    expect(row!.entitlementGpuHours).toBeCloseTo(8 * (162 * 0.25 + 6), 3);
+    expect(row!.usageGpuHours).toBeCloseTo(40, 3);
+    expect(row!.ratio).toBeCloseTo(40 / 372, 6);
+    // Budgets without an allocation on this cluster are entitled to nothing.
+    expect(d.usage.find((u) => u.budget === "lab/vision/video")?.entitlementGpuHours ?? 0).toBe(0);
+  });
+
+  it("delivery owes each hour the allocation in force then, not today's", async () => {
+    const d = await getChartData(w.db.prisma, "chartlab", 24, NOW);
+    const row = d.delivery.find((b) => b.budget === pretraining);
+    expect(row).toBeDefined();
+    // Demand (8 GPUs) exceeds entitlement every hour: owed = 18 h x 2 GPUs + 6 h x 8 GPUs = 84 GPU-h
+    // (today's allocation would owe 24 x 8 = 192). Nothing ran, so nothing was delivered.
+    expect(row!.owedGpuHours).toBeCloseTo(18 * 2 + 6 * 8, 3);
+    expect(row!.deliveredGpuHours).toBe(0);
+    expect(row!.delivery).toBe(0);
+  });
+});
