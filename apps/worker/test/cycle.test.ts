@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterSnapshot, CycleResult, PolicyConfig } from "@tranche/scheduler-core";
 import { resolvePolicy } from "@tranche/scheduler-core";
-import { decideRunOutcome, policyOverridesFromEnv, type CycleInput } from "@tranche/domain/runtime";
+import { decideRunOutcome, policyOverridesFromEnv } from "@tranche/domain/runtime";
 import { runClusterCycle, type AppliedSummary, type CyclePorts } from "../src/cycle";
 
 const snapshot: ClusterSnapshot = {
