@@ -106,3 +106,51 @@ describe("charts: entitlement from the allocation history", () => {
     expect(row!.delivery).toBe(0);
   });
 });
+
+describe("charts: occupancy with a partly recorded hour", () => {
+  it("counts the part of an hour the capacity ledger has not recorded at today's capacity, so occupancy stays within 100%", async () => {
+    const p = w.db.prisma;
+    const cluster = await p.cluster.create({ data: { name: "freshlab", gpuType: "H100" } });
+    await p.node.create({
+      data: { clusterId: cluster.id, name: "freshlab-1", gpuCount: GPUS, state: "READY", health: "HEALTHY" },
+    });
+    const pre = await p.budgetTreeNode.findUniqueOrThrow({ where: { path: "lab/language/pretraining" } });
+    const at = (secondsAgo: number) => new Date((now - secondsAgo) * 1000);
+    // The worker started 10 minutes before the end of the last hour: only those 600 s are recorded.
+    await p.capacityLedger.create({
+      data: {
+        clusterId: cluster.id,
+        hourStart: at(HOUR),
+        healthyGpuSeconds: BigInt(GPUS * 600),
+        totalGpuSeconds: BigInt(GPUS * 600),
+      },
+    });
+    // ...but an 8-GPU job ran through the whole hour.
+    const job = await p.job.create({
+      data: {
+        clusterId: cluster.id,
+        budgetId: pre.id,
+        userId: w.users.ada.id,
+        name: "all-hour",
+        gpus: GPUS,
+        minRuntimeSec: 3600,
+        resumable: true,
+        priority: 0,
+        requeuePolicy: "REQUEUE",
+        command: "sleep 1",
+        env: {},
+        state: "RUNNING",
+        submittedAt: at(2 * HOUR),
+        queuedAt: at(2 * HOUR),
+      },
+    });
+    await p.runSegment.create({
+      data: { jobId: job.id, clusterId: cluster.id, budgetId: pre.id, gpus: GPUS, startedAt: at(2 * HOUR), charged: true },
+    });
+    const d = await getChartData(p, "freshlab", 24, NOW);
+    const last = d.occupancy[d.occupancy.length - 1]!;
+    // 8 GPUs x 3,600 s over 600 s recorded + 3,000 s at today's 8 healthy GPUs: exactly full, not 600%.
+    expect(last.allocated).toBeCloseTo(1, 6);
+    for (const h of d.occupancy) if (h.occupancy !== null) expect(h.occupancy).toBeLessThanOrEqual(1 + 1e-9);
+  });
+});

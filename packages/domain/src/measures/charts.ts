@@ -136,9 +136,15 @@ export async function getChartData(
   for (let h = start; h < end; h += HOUR) {
     const h1 = Math.min(h + HOUR, now);
     const span = Math.max(0, h1 - h);
+    // The capacity ledger covers only the part of the hour since the worker began recording it (a
+    // fresh start, a restart): the rest of the hour counts at today's capacity, so an hour's occupancy
+    // never divides a full hour of running jobs by a few seconds of recorded capacity.
     const cap = capByHour.get(h);
-    const healthy = cap ? Number(cap.healthyGpuSeconds) : healthyNow * span;
-    const total = cap ? Number(cap.totalGpuSeconds) : totalGpus * span;
+    const recordedTotal = cap ? Number(cap.totalGpuSeconds) : 0;
+    const covered = totalGpus > 0 ? Math.min(span, recordedTotal / totalGpus) : span;
+    const unrecorded = Math.max(0, span - covered);
+    const healthy = (cap ? Number(cap.healthyGpuSeconds) : 0) + healthyNow * unrecorded;
+    const total = recordedTotal + totalGpus * unrecorded;
     let alloc = 0;
     let unalloc = 0;
     const ran = new Map<string, number>();
