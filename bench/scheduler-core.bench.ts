@@ -21,17 +21,7 @@ import {
   type RunningJob,
 } from "@tranche/scheduler-core";
 import { SCHEDULER_V8_FLAGS } from "../scripts/platform/v8-flags";
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "./support/prng";
 
 export interface BenchShape {
   nodes: number;

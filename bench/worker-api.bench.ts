@@ -10,15 +10,16 @@
 // Uses BENCH_DATABASE_URL's server when set (database tranche_bench_api_<pid>, dropped after), else an
 // embedded PostgreSQL 17 in .data/bench-api-postgres on a free port.
 import { spawn } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
-import net from "node:net";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { handleRest } from "@tranche/api/rest";
 import { createPrismaClient } from "@tranche/db";
-import { ensureDatabase, migrateDeploy, repoRoot, startEmbeddedPostgres } from "@tranche/db/setup";
+import { migrateDeploy, repoRoot } from "@tranche/db/setup";
 import { createApiToken } from "@tranche/domain";
+import { openBenchDatabase } from "./support/bench-database";
+import { mulberry32 } from "./support/prng";
 
 const { values } = parseArgs({
   options: {
@@ -36,41 +37,12 @@ const CONCURRENCY = Number(values.concurrency ?? (BATCH > 0 ? 2 : 16));
 if (!(BATCH >= 0 && BATCH <= 1000 && Number.isInteger(BATCH))) throw new Error("--batch must be 0..1000");
 const ROOT = repoRoot();
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-
-let seed = 7;
-const rand = () => {
-  seed = (seed + 0x6d2b79f5) >>> 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+const rand = mulberry32(7);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 
 async function main(): Promise<void> {
-  let serverUrl = process.env.BENCH_DATABASE_URL;
-  let stopServer = async () => {};
-  const dataDir = join(ROOT, ".data", "bench-api-postgres");
-  if (!serverUrl) {
-    const server = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: "postgres" });
-    serverUrl = server.url;
-    stopServer = async () => {
-      await server.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    };
-  }
-  const u = new URL(serverUrl);
-  u.pathname = `/tranche_bench_api_${process.pid}`;
-  const url = u.toString();
-  await ensureDatabase(url);
+  const db = await openBenchDatabase(`tranche_bench_api_${process.pid}`, "bench-api-postgres");
+  const url = db.url;
   await migrateDeploy(url);
   const prisma = createPrismaClient(url, { max: CONCURRENCY + 2 });
   const worker = spawn(process.execPath, ["--import", "tsx", join(ROOT, "apps/worker/src/main.ts")], {
@@ -221,11 +193,7 @@ async function main(): Promise<void> {
     await new Promise((r) => worker.once("exit", r));
     if (process.env.BENCH_VERBOSE) console.error(workerOut);
     await prisma.$disconnect();
-    const a = new pg.Client({ connectionString: serverUrl });
-    await a.connect();
-    await a.query(`DROP DATABASE IF EXISTS "tranche_bench_api_${process.pid}" WITH (FORCE)`);
-    await a.end();
-    await stopServer();
+    await db.close();
   }
 }
 

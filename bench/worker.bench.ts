@@ -7,15 +7,14 @@
 // Uses BENCH_DATABASE_URL's server when set (a database named tranche_bench_<pid> is created on it and
 // dropped after), else an embedded PostgreSQL 17 in .data/bench-postgres on a free port.
 // Prints one JSON object with the figures; exits 1 when median > 500 ms or p99 > 1.5 s.
-import { rmSync } from "node:fs";
-import net from "node:net";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { createPrismaClient, type PrismaClient } from "@tranche/db";
-import { ensureDatabase, migrateDeploy, repoRoot, startEmbeddedPostgres } from "@tranche/db/setup";
+import { migrateDeploy } from "@tranche/db/setup";
 import { acquireOrRenewLease } from "@tranche/domain/runtime";
 import { Worker } from "../apps/worker/src/worker";
+import { openBenchDatabase } from "./support/bench-database";
+import { mulberry32 } from "./support/prng";
 
 const { values } = parseArgs({
   options: { cycles: { type: "string" }, nodes: { type: "string" }, jobs: { type: "string" }, "keep-db": { type: "boolean" } },
@@ -24,24 +23,7 @@ const CYCLES = Number(values.cycles ?? 40);
 const NODES = Number(values.nodes ?? 1024);
 const JOBS = Number(values.jobs ?? 10_000);
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-
-// Deterministic stream (mulberry32).
-let seed = 42;
-const rand = () => {
-  seed = (seed + 0x6d2b79f5) >>> 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+const rand = mulberry32(42);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 const SIZES = [1, 1, 2, 2, 4, 4, 8, 8, 8, 16, 32, 64] as const;
 const MIN_RUNTIMES = [0, 900, 1800, 3600, 7200, 14_400, 28_800] as const;
@@ -107,21 +89,8 @@ function jobRows(n: number, world: { clusterId: string; budgets: string[]; users
 }
 
 async function main(): Promise<void> {
-  let serverUrl = process.env.BENCH_DATABASE_URL;
-  let stopServer = async () => {};
-  const dataDir = join(repoRoot(), ".data", "bench-postgres");
-  if (!serverUrl) {
-    const server = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: "postgres" });
-    serverUrl = server.url;
-    stopServer = async () => {
-      await server.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    };
-  }
-  const u = new URL(serverUrl);
-  u.pathname = `/tranche_bench_${process.pid}`;
-  const url = u.toString();
-  await ensureDatabase(url);
+  const db = await openBenchDatabase(`tranche_bench_${process.pid}`, "bench-postgres");
+  const url = db.url;
   const prisma = createPrismaClient(url, { max: 6 });
   try {
     const t0 = performance.now();
@@ -254,13 +223,7 @@ async function main(): Promise<void> {
   } finally {
     await prisma.$disconnect();
     if (values["keep-db"]) console.error(`kept ${url}`);
-    else {
-      const admin = new pg.Client({ connectionString: serverUrl });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS "tranche_bench_${process.pid}" WITH (FORCE)`);
-      await admin.end();
-    }
-    await stopServer();
+    await db.close({ keep: values["keep-db"] });
   }
 }
 
