@@ -34,10 +34,11 @@ function sizeText(gpus: number, nodeSize: number): string {
 }
 
 export function explainPending(input: ReasonInput, nodeSize: number): PendingReason {
-  const d = input.details;
-  const pos = d.position === null ? "not ordered" : `position ${d.position} in order`;
-  return { code: input.code, sentence: sentenceFor(input, nodeSize, pos), details: d };
+  return { code: input.code, sentence: sentenceFor(input, nodeSize, positionText(input.details)), details: input.details };
 }
+
+const positionText = (d: PendingReasonDetails): string =>
+  d.position === null ? "not ordered" : `position ${d.position} in order`;
 
 const POSITION_MARK = "\u0000";
 
@@ -72,19 +73,10 @@ export class PendingExplainer {
 
   constructor(private readonly nodeSize: number) {}
 
-  explain(input: ReasonInput): PendingReason {
-    return this.explainJob(input.code, input.budgetPath, input.userId, input.now, input.details);
-  }
-
-  /** explain() without the input object (one call per pending job). */
-  explainJob(code: PendingReasonCode, budgetPath: string, userId: string, now: number, d: PendingReasonDetails): PendingReason {
-    return { code, sentence: this.sentence(code, budgetPath, userId, now, d), details: d };
-  }
-
   /** Just the sentence: runCycle fills it into the reason object it already made. */
   sentence(code: PendingReasonCode, budgetPath: string, userId: string, now: number, d: PendingReasonDetails): string {
     if (d.position === null || code === "ORDER" || code === "HELD" || code === "INVALID_CONTRACT" || code === "DEBUG_USER_CAP")
-      return explainPending({ code, budgetPath, userId, now, details: d }, this.nodeSize).sentence;
+      return sentenceFor({ code, budgetPath, userId, now, details: d }, this.nodeSize, positionText(d));
     const group = this.groupFor(code, budgetPath, userId, now, d);
     return `${group.before}position ${d.position} in order${group.after}`;
   }
