@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useMemo, useState } from "react";
+import { useMemo, useState, type CSSProperties, type ReactNode } from "react";
 import { explainContract, formatDuration, parseDuration, submitJobInput, type SubmitJobInput } from "@tranche/contracts";
 import { useTRPC } from "../../../lib/trpc";
 import { LaneBadge } from "../../../components/ui";
@@ -25,6 +25,20 @@ interface FormState {
 }
 
 const MIN_PRESETS = ["0", "30m", "2h", "4h", "8h"];
+
+/** The form's free-text fields (every string field but the two selects). */
+type TextKey = "gpus" | "minRuntime" | "maxRuntime" | "priority" | "gracePeriod" | "command" | "env" | "name";
+
+interface TextFieldOptions {
+  hint?: ReactNode;
+  placeholder?: string;
+  numeric?: boolean;
+  multiline?: boolean;
+  full?: boolean;
+  style?: CSSProperties;
+  /** Shown between the control and its hint (e.g. preset buttons). */
+  extra?: ReactNode;
+}
 
 /** KEY=VALUE lines -> object; a malformed line is an error naming the line. */
 function parseEnv(text: string): { env: Record<string, string> } | { error: string } {
@@ -155,6 +169,35 @@ export function SubmitForm() {
     "aria-describedby": errors[k] ? `${k}-error` : undefined,
   });
 
+  /** Label, control, hint and error of one text field, wired to the form state and its error. */
+  const textField = (k: TextKey, label: ReactNode, o: TextFieldOptions = {}) => {
+    const control = {
+      id: k,
+      placeholder: o.placeholder,
+      style: o.style,
+      value: state[k],
+      ...inv(k),
+    };
+    return (
+      <div className={o.full ? "field full" : "field"}>
+        <label htmlFor={k}>{label}</label>
+        {o.multiline ? (
+          <textarea className="textarea" {...control} onChange={(e) => set(k, e.target.value)} />
+        ) : (
+          <input
+            className="input"
+            inputMode={o.numeric ? "numeric" : undefined}
+            {...control}
+            onChange={(e) => set(k, e.target.value)}
+          />
+        )}
+        {o.extra}
+        {o.hint ? <span className="hint">{o.hint}</span> : null}
+        {err(k)}
+      </div>
+    );
+  };
+
   const horizon = Math.max(words.max ?? 0, words.min * 1.6, 3600);
   const protW = Math.min(100, (Math.min(words.min, words.max ?? Infinity) / horizon) * 100);
   const restW = words.max !== null ? Math.max(0, ((words.max - Math.min(words.min, words.max)) / horizon) * 100) : 100 - protW;
@@ -223,40 +266,26 @@ export function SubmitForm() {
               <span className="hint">The budget its GPU time is charged to.</span>
               {err("budget")}
             </div>
-            <div className="field">
-              <label htmlFor="gpus">GPUs</label>
-              <input
-                id="gpus"
-                className="input"
-                inputMode="numeric"
-                value={state.gpus}
-                onChange={(e) => set("gpus", e.target.value)}
-                {...inv("gpus")}
-              />
-              <span className="hint">
-                Up to {selectedCluster?.nodeSize ?? 8} on one node, or whole nodes ({(selectedCluster?.nodeSize ?? 8) * 2},{" "}
-                {(selectedCluster?.nodeSize ?? 8) * 4}, …).
-              </span>
-              {err("gpus")}
-            </div>
-            <div className="field">
-              <label htmlFor="minRuntime">Minimum runtime (protected)</label>
-              <input
-                id="minRuntime"
-                className="input"
-                value={state.minRuntime}
-                onChange={(e) => set("minRuntime", e.target.value)}
-                {...inv("minRuntime")}
-              />
-              <div className="row" style={{ gap: "0.3rem" }}>
-                {MIN_PRESETS.map((p) => (
-                  <button key={p} type="button" className="btn small ghost" onClick={() => set("minRuntime", p)}>
-                    {p === "0" ? "0 (unallocated)" : p}
-                  </button>
-                ))}
-              </div>
-              {err("minRuntime")}
-            </div>
+            {textField("gpus", "GPUs", {
+              numeric: true,
+              hint: (
+                <>
+                  Up to {selectedCluster?.nodeSize ?? 8} on one node, or whole nodes ({(selectedCluster?.nodeSize ?? 8) * 2},{" "}
+                  {(selectedCluster?.nodeSize ?? 8) * 4}, …).
+                </>
+              ),
+            })}
+            {textField("minRuntime", "Minimum runtime (protected)", {
+              extra: (
+                <div className="row" style={{ gap: "0.3rem" }}>
+                  {MIN_PRESETS.map((p) => (
+                    <button key={p} type="button" className="btn small ghost" onClick={() => set("minRuntime", p)}>
+                      {p === "0" ? "0 (unallocated)" : p}
+                    </button>
+                  ))}
+                </div>
+              ),
+            })}
             <label className="check full">
               <input type="checkbox" checked={state.resumable} onChange={(e) => set("resumable", e.target.checked)} />
               <span>
@@ -287,81 +316,25 @@ export function SubmitForm() {
                 <span className="hint">≤ 15 min and ≤ 8 GPUs: starts ahead of regular work.</span>
               </span>
             </label>
-            <div className="field">
-              <label htmlFor="maxRuntime">Maximum runtime {state.debug ? "" : "(optional)"}</label>
-              <input
-                id="maxRuntime"
-                className="input"
-                placeholder="none"
-                value={state.maxRuntime}
-                onChange={(e) => set("maxRuntime", e.target.value)}
-                {...inv("maxRuntime")}
-              />
-              <span className="hint">Killed after this long.</span>
-              {err("maxRuntime")}
-            </div>
-            <div className="field">
-              <label htmlFor="priority">Priority within the budget</label>
-              <input
-                id="priority"
-                className="input"
-                inputMode="numeric"
-                value={state.priority}
-                onChange={(e) => set("priority", e.target.value)}
-                {...inv("priority")}
-              />
-              <span className="hint">Orders only your budget&apos;s jobs; it never jumps other budgets.</span>
-              {err("priority")}
-            </div>
-            <div className="field">
-              <label htmlFor="gracePeriod">Grace period (optional)</label>
-              <input
-                id="gracePeriod"
-                className="input"
-                placeholder="default: 120 s"
-                value={state.gracePeriod}
-                onChange={(e) => set("gracePeriod", e.target.value)}
-                {...inv("gracePeriod")}
-              />
-              <span className="hint">Time between SIGTERM and SIGKILL, at most 10 min.</span>
-              {err("gracePeriod")}
-            </div>
-            <div className="field full">
-              <label htmlFor="command">Command</label>
-              <textarea
-                id="command"
-                className="textarea"
-                placeholder="torchrun --nproc-per-node 8 train.py --resume"
-                value={state.command}
-                onChange={(e) => set("command", e.target.value)}
-                {...inv("command")}
-              />
-              {err("command")}
-            </div>
-            <div className="field">
-              <label htmlFor="env">Environment (KEY=VALUE per line)</label>
-              <textarea
-                id="env"
-                className="textarea"
-                style={{ minHeight: 64 }}
-                value={state.env}
-                onChange={(e) => set("env", e.target.value)}
-                {...inv("env")}
-              />
-              {err("env")}
-            </div>
-            <div className="field">
-              <label htmlFor="name">Name (optional)</label>
-              <input
-                id="name"
-                className="input"
-                placeholder="from the command"
-                value={state.name}
-                onChange={(e) => set("name", e.target.value)}
-                {...inv("name")}
-              />
-              {err("name")}
-            </div>
+            {textField("maxRuntime", `Maximum runtime ${state.debug ? "" : "(optional)"}`, {
+              placeholder: "none",
+              hint: "Killed after this long.",
+            })}
+            {textField("priority", "Priority within the budget", {
+              numeric: true,
+              hint: "Orders only your budget's jobs; it never jumps other budgets.",
+            })}
+            {textField("gracePeriod", "Grace period (optional)", {
+              placeholder: "default: 120 s",
+              hint: "Time between SIGTERM and SIGKILL, at most 10 min.",
+            })}
+            {textField("command", "Command", {
+              multiline: true,
+              full: true,
+              placeholder: "torchrun --nproc-per-node 8 train.py --resume",
+            })}
+            {textField("env", "Environment (KEY=VALUE per line)", { multiline: true, style: { minHeight: 64 } })}
+            {textField("name", "Name (optional)", { placeholder: "from the command" })}
           </div>
           <div className="row">
             <button className="btn primary" type="submit" disabled={submit.isPending}>
