@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterSnapshot, CycleResult, PolicyConfig } from "@tranche/scheduler-core";
-import { resolvePolicy } from "@tranche/scheduler-core";
+import { PendingReasons, resolvePolicy } from "@tranche/scheduler-core";
 import { decideRunOutcome, policyOverridesFromEnv } from "@tranche/domain/runtime";
 import { runClusterCycle, type AppliedSummary, type CyclePorts } from "../src/cycle";
 
@@ -16,7 +16,7 @@ const emptyResult = (now: number): CycleResult => ({
   clusterId: "c1",
   plan: [],
   order: [],
-  pending: {},
+  pending: PendingReasons.empty(),
   ratios: [],
   reservations: [],
   stats: {} as CycleResult["stats"],

@@ -86,7 +86,7 @@ describe("snapshot user names", () => {
     const now = Math.floor(Date.now() / 1000);
     const { snapshot, policy } = await loadCycleInput(w.db.prisma, clusterId, now);
     const result = runCycle(snapshot, policy, now);
-    const capped = Object.values(result.pending).filter((r) => r.code === "DEBUG_USER_CAP");
+    const capped = [...result.pending.values()].filter((r) => r.code === "DEBUG_USER_CAP");
     expect(capped).toHaveLength(1);
     expect(capped[0]!.sentence).toContain("Ada Researcher");
     expect(capped[0]!.sentence).not.toContain(w.users.ada.id);

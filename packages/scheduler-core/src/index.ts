@@ -43,6 +43,7 @@ export { computeUsage, computeEntitlements, withWindowAggregates } from "./windo
 export { computeRatios } from "./compute-ratios";
 export { planNodeStates } from "./plan-drains";
 export { runCycle } from "./run-cycle";
+export { PendingReasons } from "./pending-reasons";
 export * from "./measures/index";
 // Baseline policies (priority, fifo) maintained alongside, for simulator comparisons.
 export * from "./baselines/index";

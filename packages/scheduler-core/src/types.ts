@@ -1,3 +1,4 @@
+import type { PendingReasons } from "./pending-reasons";
 /**
  * Public types of the scheduling core (SPEC §2-§5).
  *
@@ -446,8 +447,8 @@ export interface CycleResult {
   plan: PlanOp[];
   /** Pending job ids in the order this cycle took them (R2, R3, R5); HELD and INVALID_CONTRACT jobs are not ordered. */
   order: string[];
-  /** Exactly one reason per job still pending after the plan (including HELD). */
-  pending: Record<string, PendingReason>;
+  /** Exactly one reason per job still pending after the plan (including HELD), by job id. */
+  pending: PendingReasons;
   ratios: TreeNodeRatio[];
   reservations: Reservation[];
   stats: CycleStats;

@@ -17,11 +17,11 @@ describe("R10 explanations", () => {
       defaultPolicy,
       NOW,
     );
-    expect(r.pending.second).toMatchObject({
+    expect(r.pending.get("second")).toMatchObject({
       code: "ORDER",
       details: { position: 2, jobsAhead: 1, gpus: 8, largestFreeGpus: 0 },
     });
-    expect(r.pending.second!.sentence).toBe(
+    expect(r.pending.get("second")!.sentence).toBe(
       "Waiting its turn: 1 job ahead in order took the GPUs that were free at the start of this cycle (position 2 in order, budget a ratio 0.04).",
     );
   });
@@ -46,9 +46,9 @@ describe("R10 explanations", () => {
       defaultPolicy,
       NOW,
     );
-    expect(r.pending.p!.code).toBe("CONTRACTS");
-    expect(r.pending.p!.details.earliestStart).toBe(NOW + 2 * HOUR);
-    expect(r.pending.p!.sentence).toContain(`earliest start in 2h (t=${NOW + 2 * HOUR})`);
+    expect(r.pending.get("p")!.code).toBe("CONTRACTS");
+    expect(r.pending.get("p")!.details.earliestStart).toBe(NOW + 2 * HOUR);
+    expect(r.pending.get("p")!.sentence).toContain(`earliest start in 2h (t=${NOW + 2 * HOUR})`);
   });
 
   it("explains CLUSTER_DRAINING when only non-READY nodes could hold the job", () => {
@@ -62,7 +62,7 @@ describe("R10 explanations", () => {
       defaultPolicy,
       NOW,
     );
-    expect(r.pending.big!.code).toBe("CLUSTER_DRAINING");
+    expect(r.pending.get("big")!.code).toBe("CLUSTER_DRAINING");
   });
 
   it("explains INVALID_CONTRACT for a job that can never fit and one with an unknown budget", () => {
@@ -75,9 +75,9 @@ describe("R10 explanations", () => {
       defaultPolicy,
       NOW,
     );
-    expect(r.pending.huge).toMatchObject({ code: "INVALID_CONTRACT", details: { position: null } });
-    expect(r.pending.huge!.sentence).toContain("more than the cluster has (8 GPUs)");
-    expect(r.pending.lost!.sentence).toContain("budget nope is not in this cluster's budget tree");
+    expect(r.pending.get("huge")).toMatchObject({ code: "INVALID_CONTRACT", details: { position: null } });
+    expect(r.pending.get("huge")!.sentence).toContain("more than the cluster has (8 GPUs)");
+    expect(r.pending.get("lost")!.sentence).toContain("budget nope is not in this cluster's budget tree");
     expect(r.order).toEqual([]);
   });
 
@@ -100,8 +100,8 @@ describe("R10 explanations", () => {
       defaultPolicy,
       NOW,
     );
-    expect(r.pending.g!.code).toBe("NO_ENTITLEMENT");
-    expect(r.pending.g!.details.ratio).toBe(Infinity);
+    expect(r.pending.get("g")!.code).toBe("NO_ENTITLEMENT");
+    expect(r.pending.get("g")!.details.ratio).toBe(Infinity);
   });
 
   it("explains CAPACITY for unallocated work on a full cluster", () => {
@@ -122,8 +122,8 @@ describe("R10 explanations", () => {
       defaultPolicy,
       NOW,
     );
-    expect(r.pending.u!.code).toBe("CAPACITY");
-    expect(r.pending.u!.details.earliestStart).toBe(null);
+    expect(r.pending.get("u")!.code).toBe("CAPACITY");
+    expect(r.pending.get("u")!.details.earliestStart).toBe(null);
   });
 
   it("gives every pending job exactly one known reason code and every start a sentence", () => {
@@ -147,8 +147,8 @@ describe("R10 explanations", () => {
     const started = new Set(r.plan.flatMap((o) => (o.op === "START" ? [o.jobId] : [])));
     for (let i = 0; i < 12; i++) {
       const id = `j${i}`;
-      if (started.has(id)) expect(r.pending[id]).toBeUndefined();
-      else expect(PENDING_REASON_CODES).toContain(r.pending[id]!.code);
+      if (started.has(id)) expect(r.pending.get(id)).toBeUndefined();
+      else expect(PENDING_REASON_CODES).toContain(r.pending.get(id)!.code);
     }
     for (const o of r.plan)
       if (o.op === "START") expect(o.reason.sentence).toMatch(/ Position \d+ in order, budget [ab] ratio \d+\.\d\d/);
@@ -185,8 +185,8 @@ describe("R10 explanations", () => {
           .submittedAt(i),
       );
     const r = runCycle(c.snapshot(), defaultPolicy, NOW);
-    expect(Object.keys(r.pending).length).toBe(30);
-    for (const [id, reason] of Object.entries(r.pending)) {
+    expect([...r.pending.keys()].length).toBe(30);
+    for (const [id, reason] of [...r.pending]) {
       const budget = Number(id.slice(1)) % 3 ? "a" : "b";
       const again = explainPending(
         { code: reason.code, budgetPath: budget, userId: "alice", now: NOW, details: reason.details },

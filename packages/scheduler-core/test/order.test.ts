@@ -174,7 +174,7 @@ describe("R2 fair-tree order", () => {
   it("leaves held jobs out of the order with reason HELD", () => {
     const r = runCycle(makeCluster().nodes(1).budget("a", 1).job(makeJob("h").budget("a").held()).snapshot(), defaultPolicy, 0);
     expect(r.order).toEqual([]);
-    expect(r.pending.h!.code).toBe("HELD");
+    expect(r.pending.get("h")!.code).toBe("HELD");
     expect(startedIds(r)).toEqual([]);
   });
 

@@ -59,7 +59,7 @@ describe("R1 placement", () => {
       10,
     );
     expect(startsOf(r)).toEqual([]);
-    expect(r.pending.big).toBeDefined();
+    expect(r.pending.get("big")).toBeDefined();
   });
 
   it("never places work on a node that is not READY, nor on an unhealthy one", () => {

@@ -61,7 +61,7 @@ describe("R3 allocated before unallocated", () => {
       NOW,
     );
     expect(startedIds(r)).toEqual(["p"]);
-    expect(r.pending.u!.code).toBe("ORDER");
+    expect(r.pending.get("u")!.code).toBe("ORDER");
   });
 
   it("keeps a job of the reservation holder's own budget off the reserved nodes, since the holder could never preempt it", () => {
@@ -94,8 +94,8 @@ describe("R3 allocated before unallocated", () => {
     );
     expect(r.reservations).toEqual([{ jobId: "big", gpus: 16, nodeIds: ["n01", "n02"], from: NOW - 60 + 8 * HOUR }]);
     expect(preemptedIds(r)).toEqual([]);
-    expect(r.pending.small).toMatchObject({ code: "RESERVED_FOR", details: { reservedForJobId: "big" } });
-    expect(r.pending.other!.code).toBe("RESERVED_FOR");
+    expect(r.pending.get("small")).toMatchObject({ code: "RESERVED_FOR", details: { reservedForJobId: "big" } });
+    expect(r.pending.get("other")!.code).toBe("RESERVED_FOR");
   });
 
   it("lets unallocated jobs use what allocated jobs cannot", () => {
@@ -167,7 +167,7 @@ describe("R4 contracts and R6 preemption", () => {
     // entitlement), so a is exactly 10% lower: not more than the margin.
     const r = runCycle(fairShare(92 * HOUR, 90 * HOUR), defaultPolicy, NOW);
     expect(preemptedIds(r)).toEqual([]);
-    expect(r.pending.p!.code).toBe("BUDGET_OVER_SHARE");
+    expect(r.pending.get("p")!.code).toBe("BUDGET_OVER_SHARE");
   });
 
   it("preempts as soon as the preemptor is more than the margin ahead", () => {
@@ -178,8 +178,8 @@ describe("R4 contracts and R6 preemption", () => {
   it("never preempts a protected job, even for a far under-served budget", () => {
     const r = runCycle(fairShare(1000 * HOUR, 0, NOW - 600), defaultPolicy, NOW);
     expect(preemptedIds(r)).toEqual([]);
-    expect(r.pending.p!.code).toBe("CONTRACTS");
-    expect(r.pending.p!.details.earliestStart).toBe(NOW - 600 + HOUR);
+    expect(r.pending.get("p")!.code).toBe("CONTRACTS");
+    expect(r.pending.get("p")!.details.earliestStart).toBe(NOW - 600 + HOUR);
   });
 
   it("never preempts within the same budget, whatever the priority", () => {
@@ -377,9 +377,9 @@ describe("R5 debug lane", () => {
     );
     expect(startedIds(r)).toEqual([]);
     expect(preemptedIds(r)).toEqual([]);
-    expect(r.pending.d1!.code).toBe("DEBUG_USER_CAP");
-    expect(r.pending.d1!.details).toMatchObject({ userDebugGpus: 4, debugCap: 8 });
-    expect(r.pending.d1!.sentence).toMatch(/^Debug lane cap: user ann already holds 4 of 8 debug GPUs/);
+    expect(r.pending.get("d1")!.code).toBe("DEBUG_USER_CAP");
+    expect(r.pending.get("d1")!.details).toMatchObject({ userDebugGpus: 4, debugCap: 8 });
+    expect(r.pending.get("d1")!.sentence).toMatch(/^Debug lane cap: user ann already holds 4 of 8 debug GPUs/);
   });
 
   it("over the cap, a debug job still preempts unallocated work like any allocated job (R3)", () => {
@@ -423,7 +423,7 @@ describe("R5 debug lane", () => {
       .snapshot();
     for (const j of [...snap.running, ...snap.pending]) j.userName = "ann@lab.example";
     const r = runCycle(snap, defaultPolicy, NOW);
-    expect(r.pending.d1!.sentence).toMatch(/^Debug lane cap: user ann@lab.example already holds 8 of 8/);
+    expect(r.pending.get("d1")!.sentence).toMatch(/^Debug lane cap: user ann@lab.example already holds 8 of 8/);
   });
 
   it("does not let a debug-shaped unallocated job use the lane", () => {

@@ -271,7 +271,7 @@ describe("SPEC invariants hold for any cluster state (property tests)", () => {
             stuck.set(p.nodeId, true);
           }
         const room = (n: (typeof usable)[number]) => n.gpuCount - (used.get(n.id)?.size ?? 0) + (unalloc.get(n.id) ?? 0);
-        for (const [id, reason] of Object.entries(r.pending)) {
+        for (const [id, reason] of [...r.pending]) {
           if (!["ORDER", "BUDGET_OVER_SHARE", "CONTRACTS", "CAPACITY"].includes(reason.code)) continue;
           const job = snap.pending.find((j) => j.id === id)!;
           if (!(job.minRuntime > 0 && entitled.has(job.budgetId))) continue;
@@ -313,13 +313,13 @@ describe("SPEC invariants hold for any cluster state (property tests)", () => {
         const r = runCycle(snap, defaultPolicy, NOW);
         const started = new Set(startsOf(r).map((x) => x.jobId));
         for (const j of snap.pending) {
-          if (started.has(j.id)) expect(r.pending[j.id]).toBeUndefined();
+          if (started.has(j.id)) expect(r.pending.get(j.id)).toBeUndefined();
           else {
-            expect(r.pending[j.id]).toBeDefined();
-            expect(r.pending[j.id]!.sentence.length).toBeGreaterThan(10);
+            expect(r.pending.get(j.id)).toBeDefined();
+            expect(r.pending.get(j.id)!.sentence.length).toBeGreaterThan(10);
           }
         }
-        expect(Object.keys(r.pending).length + started.size).toBe(snap.pending.length);
+        expect([...r.pending.keys()].length + started.size).toBe(snap.pending.length);
         expect(new Set(r.order).size).toBe(r.order.length);
       }),
       runs,

@@ -33,7 +33,7 @@ describe("R7 reservations and backfill", () => {
     const r = runCycle(blocked().snapshot(), defaultPolicy, NOW);
     expect(r.reservations).toEqual([{ jobId: "big", gpus: 8, nodeIds: ["n01"], from: NOW + HOUR }]);
     expect(reservesOf(r)).toHaveLength(1);
-    expect(r.pending.big!.details.earliestStart).toBe(NOW + HOUR);
+    expect(r.pending.get("big")!.details.earliestStart).toBe(NOW + HOUR);
   });
 
   it("lets a job that is done before the reservation backfill the reserved GPUs", () => {
@@ -59,9 +59,9 @@ describe("R7 reservations and backfill", () => {
       NOW,
     );
     expect(startedIds(r)).toEqual(["soon-free"]);
-    expect(r.pending.long!.code).toBe("RESERVED_FOR");
-    expect(r.pending.long!.details).toMatchObject({ reservedForJobId: "big", reservedFrom: NOW + HOUR });
-    expect(r.pending.long!.sentence).toContain("reserved for job big");
+    expect(r.pending.get("long")!.code).toBe("RESERVED_FOR");
+    expect(r.pending.get("long")!.details).toMatchObject({ reservedForJobId: "big", reservedFrom: NOW + HOUR });
+    expect(r.pending.get("long")!.sentence).toContain("reserved for job big");
   });
 
   it("always lets unallocated work backfill, since it can be preempted at any moment", () => {
@@ -83,7 +83,7 @@ describe("R7 reservations and backfill", () => {
       NOW,
     );
     expect(r.reservations).toEqual([]);
-    expect(r.pending.big!.details.earliestStart).toBe(null);
+    expect(r.pending.get("big")!.details.earliestStart).toBe(null);
   });
 
   it("counts maxRuntime ends as known release times", () => {

@@ -14,7 +14,7 @@ describe("runCycle on malformed snapshots", () => {
     };
     expect(runCycle(empty, defaultPolicy, 0).plan).toEqual([]);
     const orphanJob = { ...empty, pending: [makeJob("j").pending()] };
-    expect(runCycle(orphanJob, defaultPolicy, 0).pending.j!.code).toBe("INVALID_CONTRACT");
+    expect(runCycle(orphanJob, defaultPolicy, 0).pending.get("j")!.code).toBe("INVALID_CONTRACT");
   });
 
   it("ignores placements on unknown nodes and out-of-range GPU indexes, and never places on them", () => {
@@ -63,7 +63,7 @@ describe("runCycle on malformed snapshots", () => {
           });
           const r = runCycle(c.snapshot(), defaultPolicy, 1000);
           const started = r.plan.filter((o) => o.op === "START").length;
-          expect(Object.keys(r.pending).length + started).toBe(jobs.length);
+          expect([...r.pending.keys()].length + started).toBe(jobs.length);
         },
       ),
       { numRuns: 300 },

@@ -86,7 +86,7 @@ describe("SPEC rules as scenarios", () => {
     const r2 = h.cycle();
     expect(preemptionsOf(r2)).toEqual([]);
     expect(startedIds(r2)).toEqual(["free-2"]);
-    expect(r2.pending.free!.code).toBe("CAPACITY");
+    expect(r2.pending.get("free")!.code).toBe("CAPACITY");
   });
 
   it("R4 Contracts: a protected job finishes its minRuntime, then yields to an under-served budget", () => {
@@ -105,7 +105,7 @@ describe("SPEC rules as scenarios", () => {
     for (let t = 0; t < 2 * HOUR; t += 30 * MIN) {
       const r = h.cycle();
       expect(preemptionsOf(r)).toEqual([]);
-      expect(r.pending["a-job"]).toMatchObject({ code: "CONTRACTS", details: { earliestStart: 2 * HOUR } });
+      expect(r.pending.get("a-job")).toMatchObject({ code: "CONTRACTS", details: { earliestStart: 2 * HOUR } });
       h.advance(30 * MIN);
     }
     const r = h.cycle();
@@ -134,7 +134,7 @@ describe("SPEC rules as scenarios", () => {
     const r = h.cycle();
     expect(startedIds(r)).toEqual(["dbg-1"]);
     expect(preemptionsOf(r)[0]).toMatchObject({ reasonCode: "DEBUG_LANE", byJobId: "dbg-1" });
-    expect(r.pending["dbg-2"]!.code).toBe("DEBUG_USER_CAP");
+    expect(r.pending.get("dbg-2")!.code).toBe("DEBUG_USER_CAP");
     // Once dbg-1 is done (10 minutes), ann may run dbg-2.
     h.advance(10 * MIN);
     expect(startedIds(h.cycle())).toEqual(["dbg-2"]);
@@ -255,7 +255,7 @@ describe("SPEC rules as scenarios", () => {
     );
     const r2 = h.cycle();
     expect(startedIds(r2)).toEqual(["dbg-tiny"]);
-    expect(r2.pending["dbg-late"]).toMatchObject({
+    expect(r2.pending.get("dbg-late")).toMatchObject({
       code: "RESERVED_FOR",
       details: { reservedForJobId: "big", reservedFrom: 30 * MIN },
     });
@@ -338,9 +338,9 @@ describe("SPEC rules as scenarios", () => {
       const before = new Map(h.snapshot.pending.map((j) => [j.id, j]));
       const r = h.cycle();
       const started = new Set(startedIds(r));
-      expect(Object.keys(r.pending).sort()).toEqual([...before.keys()].filter((id) => !started.has(id)).sort());
+      expect([...r.pending.keys()].sort()).toEqual([...before.keys()].filter((id) => !started.has(id)).sort());
       for (const j of [...before.values()].filter((x) => !started.has(x.id))) {
-        const reason = r.pending[j.id]!;
+        const reason = r.pending.get(j.id)!;
         expect(PENDING_REASON_CODES).toContain(reason.code);
         expect(reason.details.gpus).toBe(j.gpus);
         expect(reason.details.position).toBeGreaterThan(0);

@@ -8,5 +8,5 @@ export const nodeStatesOf = (r: CycleResult): NodeStateOp[] => r.plan.filter((o)
 export const reservesOf = (r: CycleResult): ReserveOp[] => r.plan.filter((o): o is ReserveOp => o.op === "RESERVE");
 export const startedIds = (r: CycleResult): string[] => startsOf(r).map((s) => s.jobId);
 export const preemptedIds = (r: CycleResult): string[] => preemptionsOf(r).map((p) => p.jobId);
-export const reasonCode = (r: CycleResult, jobId: string): string | undefined => r.pending[jobId]?.code;
+export const reasonCode = (r: CycleResult, jobId: string): string | undefined => r.pending.get(jobId)?.code;
 export const killsOf = (r: CycleResult): KillOp[] => r.plan.filter((o): o is KillOp => o.op === "KILL");

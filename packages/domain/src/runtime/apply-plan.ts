@@ -1,5 +1,12 @@
 import type { PrismaClient, Tx } from "@tranche/db";
-import { type CycleResult, type LostOp, type NodeStateOp, type PreemptOp, type StartOp } from "@tranche/scheduler-core";
+import {
+  type CycleResult,
+  type LostOp,
+  type NodeStateOp,
+  type PendingReason,
+  type PreemptOp,
+  type StartOp,
+} from "@tranche/scheduler-core";
 import { addCapacity, chargeOpenSegments } from "./charge";
 import { closeRun } from "./job-lifecycle";
 import type { CycleInput } from "./load-snapshot";
@@ -345,9 +352,9 @@ export async function applyCyclePlan(
       // so each cycle writes every new job's reason and the head of the queue (position <= 100), then up
       // to `reasonWriteCap` others: those whose code changed first, then the stalest. Every stored reason
       // is at most a few cycles old; reasonCycleId tells which cycle wrote it.
-      const must: [string, (typeof result.pending)[string]][] = [];
-      const rest: { id: string; reason: (typeof result.pending)[string]; codeChanged: boolean; cycleId: bigint }[] = [];
-      for (const [jobId, reason] of Object.entries(result.pending)) {
+      const must: [string, PendingReason][] = [];
+      const rest: { id: string; reason: PendingReason; codeChanged: boolean; cycleId: bigint }[] = [];
+      for (const [jobId, reason] of result.pending) {
         const stored = input.storedReasons.get(jobId);
         const position = reason.details.position;
         if (!stored || stored.cycleId === null || stored.code === null) must.push([jobId, reason]);

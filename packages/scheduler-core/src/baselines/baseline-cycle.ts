@@ -21,6 +21,7 @@
  *     drains preempt a run once its minRuntime has passed (R8).
  * Both use the core's node board and free placement (R1: gang, best fit, whole nodes).
  */
+import { PendingReasons } from "../pending-reasons";
 import { effectiveAllocations } from "../budget-tree";
 import { NodeBoard, type JobState } from "../cluster-state";
 import { gracePeriodFor, isDebugLane, requeueAfterPreemption } from "../contract";
@@ -351,7 +352,7 @@ export function runBaselineCycle(kind: BaselineKind, snapshot: ClusterSnapshot, 
     }
   });
 
-  const pending: Record<string, PendingReason> = {};
+  const pending = new Map<string, PendingReason>();
   const largestFree = board.largestFree();
   const fitsAnywhere = (gpus: number): boolean =>
     gpus <= board.size ? gpus <= largestFree : board.buckets[board.size]!.length >= gpus / board.size;
@@ -370,28 +371,28 @@ export function runBaselineCycle(kind: BaselineKind, snapshot: ClusterSnapshot, 
     };
     const r = reservation as { job: PendingJob; nodes: number[] } | null;
     if (schedulableNodes === 0) {
-      pending[p.id] = { code: "CLUSTER_DRAINING", sentence: `No node of the cluster takes new work.`, details };
+      pending.set(p.id, { code: "CLUSTER_DRAINING", sentence: `No node of the cluster takes new work.`, details });
     } else if (r && r.job.id !== p.id && fitsAnywhere(p.gpus)) {
-      pending[p.id] = {
+      pending.set(p.id, {
         code: "RESERVED_FOR",
-        sentence: `Free GPUs are reserved for ${r.job.id}; ${plural(i, "job")} ahead (${kind} baseline).`,
+        sentence: `Free GPUs are reserved for ${r.job.id}); ${plural(i, "job")} ahead (${kind} baseline).`,
         details: { ...details, reservedForJobId: r.job.id, reservedFrom: now },
-      };
+      });
     } else {
-      pending[p.id] = {
+      pending.set(p.id, {
         code: "CAPACITY",
         sentence: `Needs ${p.gpus} GPUs; the largest free block is ${largestFree}; ${plural(i, "job")} ahead (${kind} baseline, waiting ${formatDuration(now - p.submittedAt)}).`,
         details,
-      };
+      });
     }
   });
   for (const p of pendingAll) {
     if (p.held)
-      pending[p.id] = {
+      pending.set(p.id, {
         code: "HELD",
         sentence: `Held.`,
         details: { position: null, jobsAhead: 0, ratio: 0, gpus: p.gpus, largestFreeGpus: largestFree, earliestStart: null },
-      };
+      });
   }
 
   const ratios: TreeNodeRatio[] = [...snapshot.tree].sort(byId).map((n) => {
@@ -438,7 +439,7 @@ export function runBaselineCycle(kind: BaselineKind, snapshot: ClusterSnapshot, 
     clusterId: snapshot.cluster.id,
     plan,
     order: order.map((p) => p.id),
-    pending,
+    pending: new PendingReasons([...pending.keys()], [...pending.values()]),
     ratios,
     reservations: res
       ? [{ jobId: res.job.id, gpus: res.job.gpus, nodeIds: res.nodes.map((n) => board.nodes[n]!.id), from: now }]

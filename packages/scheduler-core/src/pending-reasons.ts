@@ -1,0 +1,59 @@
+import type { PendingReason } from "./types";
+
+/**
+ * A cycle's pending reasons, read like a Map from job id to reason. Kept as two parallel arrays with
+ * the index built on the first lookup: a Map built every cycle cost ~4 ms of a 25 ms cycle at 10,000
+ * pending jobs (the ids are fresh strings from each snapshot), and the worker only iterates them.
+ * Iteration order: HELD and INVALID_CONTRACT jobs by id, then the others in the order the cycle took them.
+ */
+export class PendingReasons implements Iterable<[string, PendingReason]> {
+  private index: Map<string, number> | null = null;
+
+  constructor(
+    private readonly ids: readonly string[],
+    private readonly reasons: readonly PendingReason[],
+  ) {}
+
+  static empty(): PendingReasons {
+    return new PendingReasons([], []);
+  }
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  get(jobId: string): PendingReason | undefined {
+    const i = this.lookup().get(jobId);
+    return i === undefined ? undefined : this.reasons[i];
+  }
+
+  has(jobId: string): boolean {
+    return this.lookup().has(jobId);
+  }
+
+  keys(): IterableIterator<string> {
+    return this.ids.values();
+  }
+
+  values(): IterableIterator<PendingReason> {
+    return this.reasons.values();
+  }
+
+  *entries(): IterableIterator<[string, PendingReason]> {
+    for (let i = 0; i < this.ids.length; i++) yield [this.ids[i]!, this.reasons[i]!];
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, PendingReason]> {
+    return this.entries();
+  }
+
+  /** JSON as a plain object keyed by job id. */
+  toJSON(): Record<string, PendingReason> {
+    return Object.fromEntries(this.entries());
+  }
+
+  private lookup(): Map<string, number> {
+    if (this.index === null) this.index = new Map(this.ids.map((id, i) => [id, i]));
+    return this.index;
+  }
+}
