@@ -42,6 +42,9 @@ try {
 const reasonWriteCap = Number(process.env.TRANCHE_REASON_WRITES_PER_CYCLE ?? 500);
 if (!Number.isInteger(reasonWriteCap) || reasonWriteCap < 0)
   fail(`TRANCHE_REASON_WRITES_PER_CYCLE must be a whole number, got '${process.env.TRANCHE_REASON_WRITES_PER_CYCLE}'.`);
+const newReasonWriteCap = Number(process.env.TRANCHE_NEW_REASON_WRITES_PER_CYCLE ?? 2500);
+if (!Number.isInteger(newReasonWriteCap) || newReasonWriteCap < 0)
+  fail(`TRANCHE_NEW_REASON_WRITES_PER_CYCLE must be a whole number, got '${process.env.TRANCHE_NEW_REASON_WRITES_PER_CYCLE}'.`);
 const workerId = process.env.TRANCHE_WORKER_ID || `${hostname()}-${process.pid}`;
 const log = (line: string) => console.log(`${new Date().toISOString()} ${line}`);
 const prisma = createPrismaClient(url, { max: 4 });
@@ -55,6 +58,7 @@ const worker = new Worker(prisma, {
   leaseTtlSec,
   policy,
   reasonWriteCap,
+  newReasonWriteCap,
   repairHook: process.env.TRANCHE_REPAIR_HOOK || null,
   repairWebhook: process.env.TRANCHE_REPAIR_WEBHOOK || null,
   log,

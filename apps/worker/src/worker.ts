@@ -31,6 +31,7 @@ export interface WorkerConfig {
   log: (line: string) => void;
   /** Pending reasons rewritten per cycle beyond the new ones and the head of the queue (default 500). */
   reasonWriteCap?: number;
+  newReasonWriteCap?: number;
   /** Charge running allocated segments to the usage ledger at most this often (default 10 s). */
   chargeEveryMs?: number;
   /** Test hook: called inside the apply transaction, after every write and before COMMIT. */
@@ -226,6 +227,7 @@ export class Worker {
           const charge = Date.now() - (self.chargedAt.get(clusterId) ?? 0) >= (config.chargeEveryMs ?? 10_000);
           const a = await applyCyclePlan(prisma, loaded.extra.input, result, config.workerId, timings, {
             reasonWriteCap: config.reasonWriteCap ?? 500,
+            newReasonWriteCap: config.newReasonWriteCap ?? 2500,
             charge,
             beforeCommit: result.plan.some((o) => o.op === "START") ? config.beforeCommit : undefined,
           });

@@ -62,7 +62,10 @@ export async function applyCyclePlan(
   leaderId: string,
   timings: ApplyTimings,
   options: {
+    /** Reasons rewritten per cycle beyond the head of the queue and new jobs (see R10 below). */
     reasonWriteCap?: number;
+    /** First reasons of jobs that have none yet, written per cycle (the rest follow in the next cycles). */
+    newReasonWriteCap?: number;
     charge?: boolean;
     /** tests: runs inside the transaction, just before COMMIT */ beforeCommit?: () => Promise<void> | void;
   } = {},
@@ -348,17 +351,23 @@ export async function applyCyclePlan(
       }
 
       step("starts");
-      // R10: one reason per pending job, decided this cycle. Rewriting 10,000 wide job rows costs ~0.5-1 s,
-      // so each cycle writes every new job's reason and the head of the queue (position <= 100), then up
-      // to `reasonWriteCap` others: those whose code changed first, then the stalest. Every stored reason
-      // is at most a few cycles old; reasonCycleId tells which cycle wrote it.
+      // R10: one reason per pending job, decided this cycle. Rewriting a wide job row costs ~75 us, and
+      // the first cycle after a restart with 10,000 pending jobs had 10,000 to write (0.5-0.7 s, half the
+      // cycle). So each cycle writes the head of the queue (position <= 100), the first reasons of up to
+      // `newReasonWriteCap` jobs that have none yet (in the order the cycle took them; the others get
+      // theirs in the next cycles), then up to `reasonWriteCap` others: those whose code changed first,
+      // then the stalest. Every stored reason is at most a few cycles old; reasonCycleId tells which
+      // cycle wrote it.
       const must: [string, PendingReason][] = [];
       const rest: { id: string; reason: PendingReason; codeChanged: boolean; cycleId: bigint }[] = [];
+      let newLeft = options.newReasonWriteCap ?? 2500;
       for (const [jobId, reason] of result.pending) {
         const stored = input.storedReasons.get(jobId);
         const position = reason.details.position;
-        if (!stored || stored.cycleId === null || stored.code === null) must.push([jobId, reason]);
-        else if (stored.code === reason.code && stored.position === position && stored.cycleId === input.lastCycleId) continue;
+        if (!stored || stored.cycleId === null || stored.code === null) {
+          if (newLeft > 0 || (position !== null && position <= 100)) must.push([jobId, reason]);
+          newLeft--;
+        } else if (stored.code === reason.code && stored.position === position && stored.cycleId === input.lastCycleId) continue;
         else if (position !== null && position <= 100) must.push([jobId, reason]);
         else rest.push({ id: jobId, reason, codeChanged: stored.code !== reason.code, cycleId: stored.cycleId });
       }
