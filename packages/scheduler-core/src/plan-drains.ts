@@ -9,7 +9,8 @@ import type { Node, NodeState, NodeStateOp, PolicyConfig } from "./types";
  * DRAINING -> REPAIR needs the node's jobs, so runCycle decides it (see drainNodes in run-cycle.ts).
  * A REPAIR node returns to READY on a healthy report after repair: that report is an event the
  * worker applies, not something a snapshot can tell apart from "healthy but in maintenance".
- * Returns the ops in node (name, id) order and every node's state once they apply.
+ * Returns the ops in node (name, id) order and the new state of each node they move (the others keep
+ * theirs: a map of every node every cycle was ~3% of a small cycle in the simulator's profile).
  */
 export function planNodeStates(
   nodes: readonly Node[],
@@ -44,7 +45,7 @@ export function planNodeStates(
       });
       state = "DRAINING";
     }
-    states.set(n.id, state);
+    if (state !== n.state) states.set(n.id, state);
   }
   return { ops, states };
 }
