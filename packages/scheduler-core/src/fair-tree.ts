@@ -15,16 +15,120 @@ import type { BudgetTreeNode } from "./types";
  * Tree nodes are indexed 0..size-1 in (name, id) order so iteration never depends on input order.
  * Tree nodes not connected to the root (orphans, cycles) are left out: their jobs are invalid.
  */
+/**
+ * What a FairTree takes from the tree's structure: order, parents, paths, effective allocations.
+ * Never mutated once built.
+ */
+export interface TreeShape {
+  readonly size: number;
+  readonly ids: readonly string[];
+  readonly names: readonly string[];
+  readonly paths: readonly string[];
+  readonly parent: Int32Array;
+  readonly depth: Int32Array;
+  readonly children: readonly (readonly number[])[];
+  readonly effectiveAllocation: Float64Array;
+  readonly root: number;
+  readonly index: ReadonlyMap<string, number>;
+  /** The input nodes in index order (usage and entitlement are read from them every cycle). */
+  readonly connected: readonly BudgetTreeNode[];
+}
+
+interface KnownShape {
+  readonly input: readonly BudgetTreeNode[];
+  /** id, parentId, name and allocationPpm of every input node when the shape was built. */
+  readonly fields: readonly (string | number | null)[];
+  readonly shape: TreeShape;
+}
+const treeShapes = new WeakMap<readonly BudgetTreeNode[], KnownShape>();
+const FIELDS = 4;
+
+/**
+ * The shape of a tree. A caller that passes the same array every cycle (the simulator, which only
+ * updates usage and entitlement) gets the shape back after an O(tree) check that the same node
+ * objects hold the same ids, parents, names and allocations; any other array builds it afresh.
+ */
+export function treeShape(tree: readonly BudgetTreeNode[]): TreeShape {
+  const known = treeShapes.get(tree);
+  if (known && known.input.length === tree.length) {
+    const f = known.fields;
+    let same = true;
+    for (let i = 0; i < tree.length && same; i++) {
+      const n = tree[i]!;
+      const k = i * FIELDS;
+      same =
+        n === known.input[i] && n.id === f[k] && n.parentId === f[k + 1] && n.name === f[k + 2] && n.allocationPpm === f[k + 3];
+    }
+    if (same) return known.shape;
+  }
+  const shape = buildShape(tree);
+  const fields: (string | number | null)[] = [];
+  for (const n of tree) fields.push(n.id, n.parentId, n.name, n.allocationPpm);
+  treeShapes.set(tree, { input: [...tree], fields, shape });
+  return shape;
+}
+
+function buildShape(tree: readonly BudgetTreeNode[]): TreeShape {
+  const byId = new Map<string, BudgetTreeNode>();
+  for (const n of tree) if (!byId.has(n.id)) byId.set(n.id, n);
+  const roots = [...byId.values()].filter((n) => n.parentId === null).sort(compareByNameThenId);
+  const rootNode = roots[0];
+  // Keep only nodes whose parent chain reaches the chosen root.
+  const connected = [...byId.values()].filter((n) => {
+    const seen = new Set<string>();
+    let cur: BudgetTreeNode | undefined = n;
+    while (cur && cur.parentId !== null && !seen.has(cur.id)) {
+      seen.add(cur.id);
+      cur = byId.get(cur.parentId);
+    }
+    return cur !== undefined && cur === rootNode;
+  });
+  connected.sort(compareByNameThenId);
+  const n = connected.length;
+  const ids = connected.map((x) => x.id);
+  const names = connected.map((x) => x.name);
+  const index = new Map<string, number>();
+  connected.forEach((x, i) => index.set(x.id, i));
+  const parent = new Int32Array(n).fill(-1);
+  const depth = new Int32Array(n);
+  const children = Array.from({ length: n }, () => [] as number[]);
+  const effectiveAllocation = new Float64Array(n);
+  const root = rootNode ? (index.get(rootNode.id) ?? -1) : -1;
+  for (let i = 0; i < n; i++) {
+    const node = connected[i]!;
+    if (node.parentId !== null) {
+      const p = index.get(node.parentId)!;
+      parent[i] = p;
+      children[p]!.push(i); // pushed in (name, id) order since i ascends
+    }
+  }
+  // Depth, effective allocation and paths top-down (parents before children via BFS).
+  const paths = new Array<string>(n).fill("");
+  const queue: number[] = root >= 0 ? [root] : [];
+  if (root >= 0) effectiveAllocation[root] = 1;
+  for (let q = 0; q < queue.length; q++) {
+    const p = queue[q]!;
+    for (const c of children[p]!) {
+      depth[c] = depth[p]! + 1;
+      effectiveAllocation[c] = (effectiveAllocation[p]! * connected[c]!.allocationPpm) / PPM;
+      paths[c] = p === root ? names[c]! : `${paths[p]}/${names[c]}`;
+      queue.push(c);
+    }
+  }
+  if (root >= 0) paths[root] = names[root]!;
+  return { size: n, ids, names, paths, parent, depth, children, effectiveAllocation, root, index, connected };
+}
+
 export class FairTree {
   readonly size: number;
-  readonly ids: string[];
-  readonly names: string[];
+  readonly ids: readonly string[];
+  readonly names: readonly string[];
   /** Names from below the root down to the node, joined by "/" (used in sentences). */
-  readonly paths: string[];
+  readonly paths: readonly string[];
   readonly parent: Int32Array;
   readonly depth: Int32Array;
   /** Children in (name, id) order. */
-  readonly children: number[][];
+  readonly children: readonly (readonly number[])[];
   readonly usage: Float64Array;
   readonly entitlement: Float64Array;
   /** Product of allocations along the path, as a fraction of the cluster. */
@@ -35,64 +139,32 @@ export class FairTree {
   /** projectedRatio per node, kept up to date by addHeld (read once per sibling comparison). */
   private readonly projected: Float64Array;
   readonly root: number;
-  private readonly index = new Map<string, number>();
+  readonly shape: TreeShape;
+  private readonly index: ReadonlyMap<string, number>;
 
   constructor(
     tree: readonly BudgetTreeNode[],
     readonly horizon: number,
   ) {
-    const byId = new Map<string, BudgetTreeNode>();
-    for (const n of tree) if (!byId.has(n.id)) byId.set(n.id, n);
-    const roots = [...byId.values()].filter((n) => n.parentId === null).sort(compareByNameThenId);
-    const rootNode = roots[0];
-    // Keep only nodes whose parent chain reaches the chosen root.
-    const connected = [...byId.values()].filter((n) => {
-      const seen = new Set<string>();
-      let cur: BudgetTreeNode | undefined = n;
-      while (cur && cur.parentId !== null && !seen.has(cur.id)) {
-        seen.add(cur.id);
-        cur = byId.get(cur.parentId);
-      }
-      return cur !== undefined && cur === rootNode;
-    });
-    connected.sort(compareByNameThenId);
-    const n = connected.length;
+    const shape = treeShape(tree);
+    this.shape = shape;
+    const n = shape.size;
     this.size = n;
-    this.ids = connected.map((x) => x.id);
-    this.names = connected.map((x) => x.name);
-    connected.forEach((x, i) => this.index.set(x.id, i));
-    this.parent = new Int32Array(n).fill(-1);
-    this.depth = new Int32Array(n);
-    this.children = Array.from({ length: n }, () => [] as number[]);
+    this.ids = shape.ids;
+    this.names = shape.names;
+    this.paths = shape.paths;
+    this.parent = shape.parent;
+    this.depth = shape.depth;
+    this.children = shape.children;
+    this.effectiveAllocation = shape.effectiveAllocation;
+    this.root = shape.root;
+    this.index = shape.index;
     this.usage = new Float64Array(n);
     this.entitlement = new Float64Array(n);
-    this.effectiveAllocation = new Float64Array(n);
     this.held = new Float64Array(n);
     this.projected = new Float64Array(n);
-    this.root = rootNode ? (this.index.get(rootNode.id) ?? -1) : -1;
-    for (let i = 0; i < n; i++) {
-      const node = connected[i]!;
-      if (node.parentId !== null) {
-        const p = this.index.get(node.parentId)!;
-        this.parent[i] = p;
-        this.children[p]!.push(i); // pushed in (name, id) order since i ascends
-      }
-      this.entitlement[i] = Math.max(0, node.entitlementGpuSeconds);
-    }
-    // Depth, effective allocation and paths top-down (parents before children via BFS).
-    this.paths = new Array<string>(n).fill("");
-    const queue: number[] = this.root >= 0 ? [this.root] : [];
-    if (this.root >= 0) this.effectiveAllocation[this.root] = 1;
-    for (let q = 0; q < queue.length; q++) {
-      const p = queue[q]!;
-      for (const c of this.children[p]!) {
-        this.depth[c] = this.depth[p]! + 1;
-        this.effectiveAllocation[c] = (this.effectiveAllocation[p]! * connected[c]!.allocationPpm) / PPM;
-        this.paths[c] = p === this.root ? this.names[c]! : `${this.paths[p]}/${this.names[c]}`;
-        queue.push(c);
-      }
-    }
-    if (this.root >= 0) this.paths[this.root] = this.names[this.root]!;
+    const connected = shape.connected;
+    for (let i = 0; i < n; i++) this.entitlement[i] = Math.max(0, connected[i]!.entitlementGpuSeconds);
     // A parent's usage is the sum of its leaves' (SPEC §2): add leaves bottom-up.
     for (let i = 0; i < n; i++) {
       if (this.children[i]!.length === 0) this.addAlongPath(this.usage, i, Math.max(0, connected[i]!.usageGpuSeconds));
