@@ -96,13 +96,18 @@ export class NodeBoard {
   /** Node id -> index; shared with other boards of the same node list (see nodeOrder): read only. */
   private readonly index: ReadonlyMap<string, number>;
   private readonly addScratch = new Int32Array(CATEGORIES);
+  readonly order: NodeOrder;
+  /** Inverses of this cycle's occupy and vacate calls, while the board is kept for the next cycle. */
+  private undoLog: (() => void)[] | null = null;
 
   constructor(
     nodes: readonly Node[],
     effectiveState: ReadonlyMap<string, NodeState>,
-    readonly now: number,
+    /** The cycle's time (a board kept between cycles gets each cycle's). */
+    public now: number,
   ) {
     const order = nodeOrder(nodes);
+    this.order = order;
     this.nodes = order.sorted;
     this.index = order.index;
     this.count = this.nodes.length;
@@ -280,7 +285,21 @@ export class NodeBoard {
       this.setFree(s.node, this.free[s.node]! - s.gpus.length);
       this.refreshCategories(s.node);
     }
+    if (this.undoLog) this.undoLog.push(() => this.unoccupy(js));
     return wait;
+  }
+
+  /** Undoes occupy(): every GPU it took was free (occupy takes free indexes only). */
+  private unoccupy(js: JobState): void {
+    for (let i = js.slots.length - 1; i >= 0; i--) {
+      const s = js.slots[i]!;
+      const base = this.offset[s.node]!;
+      for (const g of s.gpus) this.occ[base + g]!--;
+      const list = this.jobsOn[s.node]!;
+      list.splice(list.lastIndexOf(js), 1);
+      this.setFree(s.node, this.free[s.node]! + s.gpus.length);
+      this.refreshCategories(s.node);
+    }
   }
 
   /**
@@ -289,6 +308,7 @@ export class NodeBoard {
    */
   vacate(js: JobState): void {
     js.gone = true;
+    const undo = this.undoLog ? { at: [] as number[], freed: [] as number[] } : null;
     for (const s of js.slots) {
       const base = this.offset[s.node]!;
       const count = this.offset[s.node + 1]! - base;
@@ -309,7 +329,84 @@ export class NodeBoard {
       if (at >= 0) list.splice(at, 1);
       this.setFree(s.node, this.free[s.node]! + freed);
       this.refreshCategories(s.node);
+      undo?.at.push(at);
+      undo?.freed.push(freed);
     }
+    if (undo) this.undoLog!.push(() => this.unvacate(js, undo.at, undo.freed));
+  }
+
+  /** Undoes vacate(): the job holds its GPUs again, at the same place in each node's list. */
+  private unvacate(js: JobState, at: readonly number[], freed: readonly number[]): void {
+    js.gone = false;
+    for (let i = js.slots.length - 1; i >= 0; i--) {
+      const s = js.slots[i]!;
+      const base = this.offset[s.node]!;
+      const count = this.offset[s.node + 1]! - base;
+      for (const g of s.gpus) if (g >= 0 && g < count) this.occ[base + g]!++;
+      if (at[i]! >= 0) this.jobsOn[s.node]!.splice(at[i]!, 0, js);
+      this.setFree(s.node, this.free[s.node]! - freed[i]!);
+      this.refreshCategories(s.node);
+    }
+  }
+
+  /**
+   * For a board kept between cycles (see working-state.ts): from here on, occupy and vacate are
+   * recorded so that rollback() can return the board to its loaded state after the cycle.
+   */
+  record(): void {
+    this.undoLog = [];
+  }
+
+  /** Reverts every occupy and vacate since record(), newest first; nothing waits for an exit any more. */
+  rollback(): void {
+    const log = this.undoLog;
+    this.undoLog = null;
+    if (log) for (let i = log.length - 1; i >= 0; i--) log[i]!();
+    this.exitWait.clear();
+  }
+
+  /** Between cycles: a job that started since takes its GPUs (each node's list stays in job id order). */
+  add(js: JobState): void {
+    for (const s of js.slots) {
+      const list = this.jobsOn[s.node]!;
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (list[mid]!.job.id < js.job.id) lo = mid + 1;
+        else hi = mid;
+      }
+      list.splice(lo, 0, js);
+      const base = this.offset[s.node]!;
+      const count = this.offset[s.node + 1]! - base;
+      for (const g of s.gpus) if (g >= 0 && g < count) this.occ[base + g]!++;
+      this.recount(s.node);
+    }
+  }
+
+  /** Between cycles: a job that ended since gives its GPUs back. */
+  remove(js: JobState): void {
+    for (const s of js.slots) {
+      const list = this.jobsOn[s.node]!;
+      const at = list.indexOf(js);
+      if (at >= 0) list.splice(at, 1);
+      const base = this.offset[s.node]!;
+      const count = this.offset[s.node + 1]! - base;
+      for (const g of s.gpus) if (g >= 0 && g < count) this.occ[base + g]!--;
+      this.recount(s.node);
+    }
+  }
+
+  /** Between cycles: a job's category may have changed (protection ended, started leaving). */
+  refresh(node: number): void {
+    this.refreshCategories(node);
+  }
+
+  private recount(node: number): void {
+    let f = 0;
+    for (let k = this.offset[node]!; k < this.offset[node + 1]!; k++) if (this.occ[k] === 0) f++;
+    this.setFree(node, f);
+    this.refreshCategories(node);
   }
 
   /** A job starts leaving (drain preemption): its GPUs stay taken until it exits. */

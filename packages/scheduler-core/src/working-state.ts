@@ -1,0 +1,242 @@
+import { NodeBoard, nodeOrder, type JobState, type NodeOrder } from "./cluster-state";
+import { isAllocated, isDebugLane } from "./contract";
+import type { FairTree, TreeShape } from "./fair-tree";
+import type { ClusterSnapshot, Node, NodeState, PolicyConfig, RunningJob } from "./types";
+
+/** The node board and the running jobs' states a cycle starts from. */
+export interface WorkingState {
+  readonly board: NodeBoard;
+  /** Running jobs in id order; the cycle appends the jobs it starts. */
+  readonly jobs: JobState[];
+  /** Call once the cycle is done with the board and the job states (ok: it ran to the end). */
+  finish(ok: boolean): void;
+}
+
+/**
+ * A board and job states kept between cycles for a caller that passes the same running array every
+ * cycle (the simulator: ~100,000 cycles a replay of ~1,000 running jobs and 352 nodes, where rebuilding
+ * them was most of a cycle). The next cycle brings them up to date with what changed: jobs that
+ * started or ended, and each job's fields (a protection that ended changes its node's bounds). The
+ * cycle's own starts and preemptions are undone afterwards (NodeBoard.record / rollback), so every
+ * cycle starts from exactly what a fresh load of its snapshot gives: same GPUs, same per-node job
+ * order (job id), same bounds. The worker loads new arrays every cycle and never keeps one.
+ */
+interface Kept {
+  readonly nodes: readonly Node[];
+  readonly order: NodeOrder;
+  /** state, health and gpuCount of every node (in board order) when the board was built. */
+  readonly nodeFields: readonly (string | number)[];
+  readonly shape: TreeShape;
+  readonly board: NodeBoard;
+  jobs: JobState[];
+  /** Each job's placement array when it was loaded: a job object given a new one is loaded again. */
+  placements: RunningJob["placement"][];
+  /** Each job's bound category when the board last counted it (NodeBoard.category). */
+  cats: number[];
+}
+
+const kept = new WeakMap<readonly RunningJob[], Kept>();
+const seen = new WeakSet<readonly RunningJob[]>();
+
+const byId = <T extends { id: string }>(a: T, b: T): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+function isSortedById(jobs: readonly { id: string }[]): boolean {
+  for (let i = 1; i < jobs.length; i++) if (!(jobs[i - 1]!.id < jobs[i]!.id)) return false;
+  return true;
+}
+
+/** Loads the cycle's working state: kept from the previous cycle when it can be, else from the snapshot. */
+export function loadWorkingState(
+  snapshot: ClusterSnapshot,
+  states: ReadonlyMap<string, NodeState>,
+  tree: FairTree,
+  policy: PolicyConfig,
+  now: number,
+): WorkingState {
+  const list = snapshot.running;
+  const k = kept.get(list);
+  if (k !== undefined) {
+    kept.delete(list); // put back by finish() once the cycle has run to the end
+    if (canKeep(k, snapshot, states, tree) && update(k, list, tree, policy, now)) return keepAfter(list, k);
+  }
+  const board = new NodeBoard(snapshot.nodes, states, now);
+  // Used as given when already in id order (the simulator keeps it so): no copy and sort every cycle.
+  const sorted = isSortedById(list);
+  const running = sorted ? list : [...list].sort(byId);
+  const jobs: JobState[] = [];
+  for (const job of running) {
+    const js = jobState(job, tree, board, policy, now);
+    board.load(js);
+    jobs.push(js);
+  }
+  board.finishLoad();
+  const again = seen.has(list);
+  if (!again) seen.add(list);
+  if (!again || !sorted || !stable(snapshot.nodes, states)) return { board, jobs, finish: () => {} };
+  const order = nodeOrder(snapshot.nodes);
+  return keepAfter(list, {
+    nodes: snapshot.nodes,
+    order,
+    nodeFields: fieldsOf(order.sorted),
+    shape: tree.shape,
+    board,
+    jobs,
+    placements: jobs.map((js) => js.job.placement),
+    cats: jobs.map((js) => board.category(js)),
+  });
+}
+
+/** Runs the cycle on a kept state: its starts and preemptions are undone afterwards. */
+function keepAfter(list: readonly RunningJob[], k: Kept): WorkingState {
+  const loaded = k.jobs.length;
+  k.board.record();
+  return {
+    board: k.board,
+    jobs: k.jobs,
+    finish: (ok) => {
+      if (!ok) return; // a cycle that threw leaves nothing to trust: the next one loads afresh
+      k.board.rollback();
+      k.jobs.length = loaded;
+      kept.set(list, k);
+    },
+  };
+}
+
+/** No node changes state this cycle and none is draining or down: a kept board never moves a node. */
+function stable(nodes: readonly Node[], states: ReadonlyMap<string, NodeState>): boolean {
+  if (states.size > 0) return false;
+  for (const n of nodes) if ((n.state !== "READY" && n.state !== "CORDONED") || n.health !== "HEALTHY") return false;
+  return true;
+}
+
+function fieldsOf(nodes: readonly Node[]): (string | number)[] {
+  const out: (string | number)[] = [];
+  for (const n of nodes) out.push(n.state, n.health, n.gpuCount);
+  return out;
+}
+
+function canKeep(k: Kept, snapshot: ClusterSnapshot, states: ReadonlyMap<string, NodeState>, tree: FairTree): boolean {
+  if (snapshot.nodes !== k.nodes || tree.shape !== k.shape || !stable(snapshot.nodes, states)) return false;
+  if (nodeOrder(snapshot.nodes) !== k.order) return false;
+  const f = k.nodeFields;
+  const nodes = k.order.sorted;
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i]!;
+    if (n.state !== f[3 * i] || n.health !== f[3 * i + 1] || n.gpuCount !== f[3 * i + 2]) return false;
+  }
+  return true;
+}
+
+/**
+ * Brings a kept state up to this cycle's snapshot: a merge of the kept jobs and the running list, both
+ * in id order (the same object with the same placement is the same job; anything else leaves or
+ * arrives), then every job's fields as a fresh load would set them. False when the list is not in id
+ * order (the caller then loads afresh; nothing kept is used again).
+ */
+function update(k: Kept, list: readonly RunningJob[], tree: FairTree, policy: PolicyConfig, now: number): boolean {
+  const board = k.board;
+  board.now = now;
+  const old = k.jobs;
+  const oldCats = k.cats;
+  const oldPlacements = k.placements;
+  let same = old.length === list.length;
+  for (let i = 0; i < list.length && same; i++) same = old[i]!.job === list[i] && oldPlacements[i] === list[i]!.placement;
+  const jobs: JobState[] = same ? old : [];
+  const cats: number[] = same ? oldCats : [];
+  const placements: RunningJob["placement"][] = same ? oldPlacements : [];
+  const arrived: JobState[] = [];
+  const dirty = new Set<number>();
+  if (!same) {
+    const gone: JobState[] = [];
+    let j = 0;
+    for (let i = 0; i < list.length; i++) {
+      const job = list[i]!;
+      if (i > 0 && !(list[i - 1]!.id < job.id)) return false;
+      while (j < old.length && old[j]!.job.id < job.id) gone.push(old[j++]!);
+      const o = j < old.length && old[j]!.job.id === job.id ? old[j++]! : null;
+      if (o !== null && o.job === job && oldPlacements[j - 1] === job.placement) {
+        jobs.push(o);
+        cats.push(oldCats[j - 1]!);
+        placements.push(job.placement);
+        continue;
+      }
+      if (o !== null) gone.push(o); // same id, another object: it left and came back
+      const js = jobState(job, tree, board, policy, now);
+      jobs.push(js);
+      cats.push(-2); // counted when added below
+      placements.push(job.placement);
+      arrived.push(js);
+    }
+    while (j < old.length) gone.push(old[j++]!);
+    for (const js of gone) board.remove(js);
+  }
+  for (let i = 0; i < jobs.length; i++) {
+    const js = jobs[i]!;
+    if (cats[i] === -2) continue;
+    setFields(js, tree, policy, now);
+    const c = board.category(js);
+    if (c !== cats[i]) {
+      cats[i] = c;
+      for (const s of js.slots) dirty.add(s.node);
+    }
+  }
+  for (const js of arrived) board.add(js);
+  for (let i = 0; i < jobs.length; i++) if (cats[i] === -2) cats[i] = board.category(jobs[i]!);
+  for (const node of dirty) board.refresh(node);
+  k.jobs = jobs;
+  k.cats = cats;
+  k.placements = placements;
+  return true;
+}
+
+/** A running job's state as a fresh load makes it. */
+function jobState(job: RunningJob, tree: FairTree, board: NodeBoard, policy: PolicyConfig, now: number): JobState {
+  const js: JobState = {
+    job,
+    budget: tree.indexOf(job.budgetId) ?? -1,
+    charged: false,
+    debug: false,
+    protectedUntil: 0,
+    maxEnd: 0,
+    stopping: false,
+    exitBy: 0,
+    isNew: false,
+    gone: false,
+    slots: [],
+  };
+  setFields(js, tree, policy, now);
+  for (let k = 0; k < job.placement.length; k++) {
+    const p = job.placement[k]!;
+    const node = board.indexOf(p.nodeId);
+    if (node === undefined) continue;
+    const count = board.nodes[node]!.gpuCount;
+    // The snapshot's own array when every index is valid (the usual case; the core never mutates it).
+    const given = p.gpuIndexes;
+    let valid = true;
+    for (let i = 0; i < given.length && valid; i++) {
+      const g = given[i]!;
+      valid = Number.isInteger(g) && g >= 0 && g < count;
+    }
+    const slot = { node, gpus: valid ? given : given.filter((g) => Number.isInteger(g) && g >= 0 && g < count) };
+    // A one-element literal, not a push (a push reserves room for 17: ~150 bytes per running job a cycle).
+    if (js.slots.length === 0) js.slots = [slot];
+    else js.slots.push(slot);
+  }
+  if (js.slots.length > 1) js.slots.sort((a, b) => a.node - b.node);
+  return js;
+}
+
+/** The fields that depend on the cycle (time, entitlement, policy) and on what the job reports. */
+function setFields(js: JobState, tree: FairTree, policy: PolicyConfig, now: number): void {
+  const job = js.job;
+  const budget = js.budget;
+  const charged = job.charged ?? (budget >= 0 && isAllocated(job, tree.hasEntitlement(budget)));
+  js.charged = charged;
+  js.debug = charged && isDebugLane(job, policy);
+  js.protectedUntil = charged ? job.startedAt + job.minRuntime : job.startedAt;
+  js.maxEnd = job.maxRuntime === null ? Infinity : job.startedAt + job.maxRuntime;
+  js.stopping = Boolean(job.stopping);
+  js.exitBy = job.stopping ? job.stopping.graceUntil : now;
+  js.isNew = false;
+  js.gone = false;
+}
