@@ -32,12 +32,22 @@ import type { JobReport, LogChunk, RunAssignment, StopOrder } from "@tranche/con
 
 // The wrapper traps (not ignores: an ignored signal would be inherited by the job) TERM/INT/HUP before
 // it starts the command, so a stop that arrives early never kills the wrapper alone; it waits until
-// the command is really gone, then records its exit status.
+// the command is really gone, then records its exit status. A trapped signal interrupts `wait` with
+// 128+signal while the command still runs (its own trap checkpointing): wait again. When the command
+// ended between that and the check, the shell still holds its real status for one more `wait`
+// (127 means it had none left, so 128+signal was the real one): without that second look, a job that
+// caught SIGTERM and exited 0 was now and then recorded as 143 (seen in CI; about 1 in 1,000 stops in a loop here).
 const WRAPPER = `trap ':' TERM INT HUP
 /bin/sh -c "$1" &
 child=$!
-rc=0
-while kill -0 "$child" 2>/dev/null; do wait "$child"; rc=$?; done
+while :; do
+  wait "$child"; rc=$?
+  [ "$rc" -le 128 ] && break
+  kill -0 "$child" 2>/dev/null && continue
+  wait "$child"; again=$?
+  [ "$again" -ne 127 ] && rc=$again
+  break
+done
 echo "$rc" > "$2.tmp" && mv "$2.tmp" "$2"
 exit "$rc"`;
 
