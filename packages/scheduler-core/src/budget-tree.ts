@@ -10,6 +10,11 @@ interface TreeLike {
   allocationPpm: number;
 }
 
+/** Deterministic order of jobs everywhere in the core: by id. */
+export function compareById(a: { id: string }, b: { id: string }): number {
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
 /** Deterministic sibling order everywhere in the core: by name, then id. */
 export function compareByNameThenId(a: { name: string; id: string }, b: { name: string; id: string }): number {
   if (a.name !== b.name) return a.name < b.name ? -1 : 1;

@@ -37,6 +37,7 @@ export {
   validateJobContract,
   validateJobContractOn,
   clusterShape,
+  startedRun,
 } from "./contract";
 export { validateBudgetTree, effectiveAllocations, PPM } from "./budget-tree";
 export { computeUsage, computeEntitlements, withWindowAggregates } from "./window";

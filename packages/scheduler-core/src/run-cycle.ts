@@ -1,4 +1,5 @@
-import { clusterShape, gracePeriodFor, requeueAfterPreemption, validateJobContractOn } from "./contract";
+import { compareById } from "./budget-tree";
+import { clusterShape, gracePeriodFor, requeueAfterPreemption, startedRun, validateJobContractOn } from "./contract";
 import type { JobState, NodeBoard } from "./cluster-state";
 import { PendingExplainer } from "./explain-pending";
 import { FairTree } from "./fair-tree";
@@ -24,11 +25,9 @@ import type {
   PreemptOp,
   PreemptReasonCode,
   Reservation,
-  RunningJob,
   StartReasonCode,
 } from "./types";
 
-const byId = <T extends { id: string }>(a: T, b: T): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 const LANES: readonly JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
 
 interface ActiveReservation extends Reservation {
@@ -66,7 +65,7 @@ class ReasonDrafts {
 
   /** Sorts everything pushed so far by job id (only the unordered reasons exist when it is called). */
   sortById(): void {
-    const perm = this.job.map((_, i) => i).sort((a, b) => byId(this.job[a]!, this.job[b]!));
+    const perm = this.job.map((_, i) => i).sort((a, b) => compareById(this.job[a]!, this.job[b]!));
     const reorder = <T>(xs: T[]): void => {
       const copy = perm.map((i) => xs[i]!);
       for (let i = 0; i < copy.length; i++) xs[i] = copy[i]!;
@@ -234,7 +233,7 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
     for (let node = 0; node < board.count; node++) {
       if (board.state[node] !== "DRAINING") continue;
       const n = board.nodes[node]!;
-      const here = [...board.jobsOn[node]!].sort((a, b) => byId(a.job, b.job));
+      const here = [...board.jobsOn[node]!].sort((a, b) => compareById(a.job, b.job));
       if (here.length === 0) {
         plan.push({
           op: "NODE_STATE",
@@ -389,28 +388,8 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
       sentence: string,
     ): void => {
       const charged = e.lane !== "UNALLOCATED";
-      const p = e.job;
-      // Written out rather than spread: pending jobs come in many object shapes, and a spread of each
-      // was the costliest line of a cold cycle (1,500 starts).
-      const job: RunningJob = {
-        id: p.id,
-        name: p.name,
-        budgetId: p.budgetId,
-        userId: p.userId,
-        userName: p.userName,
-        submittedAt: p.submittedAt,
-        gpus: p.gpus,
-        minRuntime: p.minRuntime,
-        maxRuntime: p.maxRuntime,
-        priority: p.priority,
-        resumable: p.resumable,
-        requeueOnPreempt: p.requeueOnPreempt,
-        gracePeriod: p.gracePeriod,
-        startedAt: now,
-        placement: slots.map((s) => ({ nodeId: board.nodes[s.node]!.id, gpuIndexes: s.gpus })),
-        charged,
-        stopping: null,
-      };
+      const placement = slots.map((s) => ({ nodeId: board.nodes[s.node]!.id, gpuIndexes: s.gpus }));
+      const job = startedRun(e.job, now, placement, charged);
       const js: JobState = {
         job,
         budget: e.budget,
@@ -424,7 +403,7 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
         gone: false,
         slots,
       };
-      const waits = board.occupy(js).sort((a, b) => byId(a.job, b.job));
+      const waits = board.occupy(js).sort((a, b) => compareById(a.job, b.job));
       const startBy = waits.reduce((t, w) => Math.max(t, w.exitBy), now);
       job.startedAt = startBy;
       js.protectedUntil = charged ? startBy + e.job.minRuntime : startBy;
@@ -462,28 +441,30 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
       });
     };
 
+    /** The numbers every reason of a blocked job carries, in this key order. */
+    const detailsOf = (e: PendingEntry, position: number, ratio: number): PendingReasonDetails => ({
+      position,
+      jobsAhead: position - 1,
+      ratio,
+      gpus: e.job.gpus,
+      largestFreeGpus: board.largestFree(),
+      earliestStart: null,
+    });
+    /** A blocked job's reason with numbers of its own after the common ones (the rare codes). */
     const block = (
       e: PendingEntry,
       position: number,
       ratio: number,
       code: PendingReasonCode,
       extra: Partial<PendingReasonDetails> | null = null,
-      estimate = false,
     ): void => {
-      const details: PendingReasonDetails = {
-        position,
-        jobsAhead: position - 1,
-        ratio,
-        gpus: e.job.gpus,
-        largestFreeGpus: board.largestFree(),
-        earliestStart: null,
-      };
+      const details = detailsOf(e, position, ratio);
       if (extra) Object.assign(details, extra);
-      reasons.push(e, e.job, code, details, estimate);
+      reasons.push(e, e.job, code, details, false);
     };
     /**
-     * block() for the common reasons, without an `extra` object per job. Same details, keys in the same
-     * order: `margin` (BUDGET_OVER_SHARE), then the reservation it names, if any (earliestStart = from).
+     * block() for the common reasons, without an `extra` object per job: `margin` (BUDGET_OVER_SHARE),
+     * then the reservation it names, if any (earliestStart = from).
      */
     const blockOn = (
       e: PendingEntry,
@@ -495,14 +476,8 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
       reservedFrom: number,
       estimate: boolean,
     ): void => {
-      const details: PendingReasonDetails = {
-        position,
-        jobsAhead: position - 1,
-        ratio,
-        gpus: e.job.gpus,
-        largestFreeGpus: board.largestFree(),
-        earliestStart: reservedForJobId === null ? null : reservedFrom,
-      };
+      const details = detailsOf(e, position, ratio);
+      if (reservedForJobId !== null) details.earliestStart = reservedFrom;
       if (withMargin) details.margin = margin;
       if (reservedForJobId !== null) {
         details.reservedForJobId = reservedForJobId;
@@ -562,7 +537,7 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
         return false;
       }
       const victimsUnallocated = choice.tier === 0;
-      for (const v of [...choice.victims].sort((x, y) => byId(x.job, y.job))) {
+      for (const v of [...choice.victims].sort((x, y) => compareById(x.job, y.job))) {
         const vRatio = v.budget >= 0 ? tree.projectedRatio(v.budget) : Infinity;
         const code: PreemptReasonCode = !v.charged ? "UNALLOCATED_FOR_ALLOCATED" : lane === "DEBUG" ? "DEBUG_LANE" : "FAIR_SHARE";
         const why =

@@ -1,3 +1,4 @@
+import { compareById } from "./budget-tree";
 import { NodeBoard, nodeOrder, type JobState, type NodeOrder } from "./cluster-state";
 import { isAllocated, isDebugLane } from "./contract";
 import type { FairTree, TreeShape } from "./fair-tree";
@@ -38,8 +39,6 @@ interface Kept {
 const kept = new WeakMap<readonly RunningJob[], Kept>();
 const seen = new WeakSet<readonly RunningJob[]>();
 
-const byId = <T extends { id: string }>(a: T, b: T): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
 function isSortedById(jobs: readonly { id: string }[]): boolean {
   for (let i = 1; i < jobs.length; i++) if (!(jobs[i - 1]!.id < jobs[i]!.id)) return false;
   return true;
@@ -62,7 +61,7 @@ export function loadWorkingState(
   const board = new NodeBoard(snapshot.nodes, states, now);
   // Used as given when already in id order (the simulator keeps it so): no copy and sort every cycle.
   const sorted = isSortedById(list);
-  const running = sorted ? list : [...list].sort(byId);
+  const running = sorted ? list : [...list].sort(compareById);
   const jobs: JobState[] = [];
   for (const job of running) {
     const js = jobState(job, tree, board, policy, now);
@@ -116,8 +115,9 @@ function fieldsOf(nodes: readonly Node[]): (string | number)[] {
 }
 
 function canKeep(k: Kept, snapshot: ClusterSnapshot, states: ReadonlyMap<string, NodeState>, tree: FairTree): boolean {
-  if (snapshot.nodes !== k.nodes || tree.shape !== k.shape || !stable(snapshot.nodes, states)) return false;
+  if (states.size > 0 || snapshot.nodes !== k.nodes || tree.shape !== k.shape) return false;
   if (nodeOrder(snapshot.nodes) !== k.order) return false;
+  // The nodes were stable() when the board was built: the same fields now mean they still are.
   const f = k.nodeFields;
   const nodes = k.order.sorted;
   for (let i = 0; i < nodes.length; i++) {

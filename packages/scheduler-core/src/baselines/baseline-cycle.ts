@@ -22,7 +22,7 @@
  * Both use the core's node board and free placement (R1: gang, best fit, whole nodes).
  */
 import { PendingReasons } from "../pending-reasons";
-import { effectiveAllocations } from "../budget-tree";
+import { compareById, effectiveAllocations } from "../budget-tree";
 import { NodeBoard, type JobState } from "../cluster-state";
 import { gracePeriodFor, isDebugLane, requeueAfterPreemption } from "../contract";
 import { formatDuration, plural } from "../format";
@@ -49,10 +49,6 @@ export type BaselineKind = "priority" | "fifo";
 /** Protection end of a non-preemptible run in the priority baseline: it never ends by itself. */
 export const NEVER = Number.MAX_SAFE_INTEGER;
 
-function byId<T extends { id: string }>(a: T, b: T): number {
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
 function leafIds(snapshot: ClusterSnapshot): Set<string> {
   const parents = new Set<string>();
   for (const n of snapshot.tree) if (n.parentId !== null) parents.add(n.parentId);
@@ -70,7 +66,7 @@ function planNodes(
   const state = new Map<string, NodeState>();
   const lost = new Set<string>();
   const drained = new Map<string, number>();
-  const nodes = [...snapshot.nodes].sort(byId);
+  const nodes = [...snapshot.nodes].sort(compareById);
   // Jobs per node, built only when some node drains or goes down (rare; keeps cycles cheap).
   const needsJobs = nodes.some(
     (n) =>
@@ -83,7 +79,7 @@ function planNodes(
   );
   const jobsOn = new Map<string, RunningJob[]>();
   if (needsJobs) {
-    for (const j of [...snapshot.running].sort(byId)) {
+    for (const j of [...snapshot.running].sort(compareById)) {
       for (const p of j.placement) {
         const list = jobsOn.get(p.nodeId);
         if (list) list.push(j);
@@ -174,7 +170,7 @@ export function runBaselineCycle(kind: BaselineKind, snapshot: ClusterSnapshot, 
   const states = new Map<string, JobState>();
   // Loaded in id order: choices break ties by node order or job id, and the order of a node's jobs
   // (a multi-node preemption's victims, hence its PREEMPT ops) follows the load order.
-  for (const j of [...snapshot.running].sort(byId)) {
+  for (const j of [...snapshot.running].sort(compareById)) {
     if (nodePlan.lost.has(j.id)) continue;
     const charged = chargedOf(j);
     const slots: Slots = [];
@@ -218,8 +214,8 @@ export function runBaselineCycle(kind: BaselineKind, snapshot: ClusterSnapshot, 
     .filter((p) => !p.held)
     .sort((a, b) =>
       kind === "priority"
-        ? b.priority - a.priority || a.submittedAt - b.submittedAt || byId(a, b)
-        : a.submittedAt - b.submittedAt || byId(a, b),
+        ? b.priority - a.priority || a.submittedAt - b.submittedAt || compareById(a, b)
+        : a.submittedAt - b.submittedAt || compareById(a, b),
     );
 
   const reserved = new Set<number>();
@@ -395,7 +391,7 @@ export function runBaselineCycle(kind: BaselineKind, snapshot: ClusterSnapshot, 
       });
   }
 
-  const ratios: TreeNodeRatio[] = [...snapshot.tree].sort(byId).map((n) => {
+  const ratios: TreeNodeRatio[] = [...snapshot.tree].sort(compareById).map((n) => {
     const e = n.entitlementGpuSeconds;
     const ratio = e > 0 ? n.usageGpuSeconds / e : Infinity;
     return {
@@ -499,7 +495,8 @@ function findPriorityVictims(
       const cands = board.jobsOn[node]!.filter(eligible);
       if (cands.length === 0) continue;
       cands.sort(
-        (a, b) => onNode(b, node) - onNode(a, node) || a.job.priority - b.job.priority || lost(a) - lost(b) || byId(a.job, b.job),
+        (a, b) =>
+          onNode(b, node) - onNode(a, node) || a.job.priority - b.job.priority || lost(a) - lost(b) || compareById(a.job, b.job),
       );
       const chosen: JobState[] = [];
       let have = board.free[node]!;
