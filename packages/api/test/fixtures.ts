@@ -2,6 +2,7 @@ import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
 import { seedDemoWorld } from "@tranche/db/setup";
 import type { Actor, Role } from "@tranche/domain";
 import { createCaller } from "../src";
+import { handleRest } from "../src/rest";
 
 export interface World {
   db: TestDatabase;
@@ -57,3 +58,22 @@ export const goodJob = {
   env: { SEED: "1" },
   name: "pretrain-7b",
 };
+
+/** One REST request through the same handler the web app serves, as a script would send it. */
+export async function callRest(
+  w: World,
+  method: string,
+  path: string,
+  opts: { token?: string | null; body?: unknown; raw?: string } = {},
+) {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  const req = new Request(`http://127.0.0.1:3000/api/v1${path}`, {
+    method,
+    headers,
+    body: opts.raw ?? (opts.body !== undefined ? JSON.stringify(opts.body) : undefined),
+  });
+  const res = await handleRest(req, path.split("?")[0]!, { prisma: w.db.prisma });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions walk arbitrary JSON
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}

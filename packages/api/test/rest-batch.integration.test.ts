@@ -1,8 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiToken } from "@tranche/domain";
-import { handleRest } from "../src/rest";
-import { goodJob, makeWorld, type World } from "./fixtures";
+import { callRest, goodJob, makeWorld, type World } from "./fixtures";
 
 let w: World;
 let adaToken: string;
@@ -15,18 +14,7 @@ afterAll(async () => {
   await w?.db.drop();
 });
 
-async function call(method: string, path: string, opts: { token?: string | null; body?: unknown; raw?: string } = {}) {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  const req = new Request(`http://127.0.0.1:3000/api/v1${path}`, {
-    method,
-    headers,
-    body: opts.raw ?? (opts.body !== undefined ? JSON.stringify(opts.body) : undefined),
-  });
-  const res = await handleRest(req, path, { prisma: w.db.prisma });
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions walk arbitrary JSON
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-}
+const call = (method: string, path: string, opts?: Parameters<typeof callRest>[3]) => callRest(w, method, path, opts);
 
 const batch = (jobs: unknown[], token: string | null = adaToken) => call("POST", "/jobs/batch", { token, body: { jobs } });
 

@@ -12,6 +12,22 @@ const ROW = 50;
 /** Rows per request: the head comes with the summary; the virtualized list asks for the pages it shows. */
 const PAGE = 100;
 
+/** Budget and user, lane, GPUs: the cells pending and running rows share. */
+function WhoLaneGpus({ r }: { r: Pick<QueuePendingRow, "budget" | "user" | "lane" | "gpus"> }) {
+  return (
+    <>
+      <span className="q-who small" title={`${r.budget} · ${r.user}`}>
+        <span className="ellipsis">{r.budget.split("/").slice(1).join("/")}</span>
+        <span className="ellipsis muted">{r.user}</span>
+      </span>
+      <span>
+        <LaneBadge lane={r.lane} />
+      </span>
+      <span className="num">{r.gpus}</span>
+    </>
+  );
+}
+
 function PendingRow({ r, top, now, me }: { r: QueuePendingRow; top: number; now: number; me: string | undefined }) {
   return (
     <div
@@ -27,14 +43,7 @@ function PendingRow({ r, top, now, me }: { r: QueuePendingRow; top: number; now:
           #{r.id}
         </Link>
       </span>
-      <span className="q-who small" title={`${r.budget} · ${r.user}`}>
-        <span className="ellipsis">{r.budget.split("/").slice(1).join("/")}</span>
-        <span className="ellipsis muted">{r.user}</span>
-      </span>
-      <span>
-        <LaneBadge lane={r.lane} />
-      </span>
-      <span className="num">{r.gpus}</span>
+      <WhoLaneGpus r={r} />
       {/* The server renders with its own clock: the client's first render may differ by a second. */}
       <span className="small muted nowrap" suppressHydrationWarning>
         {ago(r.queuedAt, now).replace(" ago", "")}
@@ -167,14 +176,7 @@ function RunningList({ rows, now }: { rows: QueueRunningRow[]; now: number }) {
                     #{r.id}
                   </Link>
                 </span>
-                <span className="q-who small" title={`${r.budget} · ${r.user}`}>
-                  <span className="ellipsis">{r.budget.split("/").slice(1).join("/")}</span>
-                  <span className="ellipsis muted">{r.user}</span>
-                </span>
-                <span>
-                  <LaneBadge lane={r.lane} />
-                </span>
-                <span className="num">{r.gpus}</span>
+                <WhoLaneGpus r={r} />
                 <span className="small nowrap">
                   {r.startedAt ? formatDuration(Math.max(0, Math.round((now - Date.parse(r.startedAt)) / 1000))) : "—"}
                 </span>
