@@ -1,4 +1,4 @@
-// Lint rules, including the dependency direction of ../shared/ARCHITECTURE.md:
+// Lint rules, including the dependency direction described in docs/architecture.md:
 // web -> api -> domain -> db -> scheduler-core; worker -> domain, db, core; simulator -> core;
 // node-agent -> contracts. Apps never import apps; packages never import apps.
 import js from "@eslint/js";

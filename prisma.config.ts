@@ -1,5 +1,5 @@
 // Prisma CLI configuration. Prisma 6.19 migrates offline only through its JavaScript schema engine
-// and a driver adapter; the workarounds below are documented in ../shared/STACK.md.
+// and a driver adapter; the workarounds below are documented in docs/offline-and-prisma.md.
 import { defineConfig } from "prisma/config";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";

@@ -13,7 +13,7 @@
  *   wall and <= 1 GB. Reports events/s, the share of time inside the policy's cycle function, and
  *   the cycle time by pending-queue size (where the time goes).
  *
- * Traces are read from <repo root>/../shared/traces (or $TRANCHE_TRACES_DIR).
+ * Traces are read from <repo root>/data/traces (or $TRANCHE_TRACES_DIR).
  */
 import { resolve } from "node:path";
 import type { ClusterSnapshot, CycleResult, PolicyConfig } from "@tranche/scheduler-core";

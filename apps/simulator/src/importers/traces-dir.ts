@@ -3,14 +3,14 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
- * The public traces live beside the repository: `<repo root>/../shared/traces` (CI and dev).
- * `TRANCHE_TRACES_DIR` overrides it. The repo root is the nearest folder above this file whose
+ * The public traces ship with the repository in `<repo root>/data/traces` (see its README for their
+ * provenance and licences). `TRANCHE_TRACES_DIR` overrides it. The repo root is the nearest folder above this file whose
  * package.json declares workspaces.
  */
 export function defaultTracesDir(): string {
   const env = process.env.TRANCHE_TRACES_DIR;
   if (env) return resolve(env);
-  return join(findRepoRoot(dirname(fileURLToPath(import.meta.url))), "..", "shared", "traces");
+  return join(findRepoRoot(dirname(fileURLToPath(import.meta.url))), "data", "traces");
 }
 
 export function findRepoRoot(start: string): string {
