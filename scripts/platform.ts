@@ -1,8 +1,10 @@
-// The platform supervisor behind `npm start`: database, migrations, demo seed, then every service
-// (web app, and the worker and node agents as they are registered in platform/services.ts).
+// The platform supervisor behind `npm start`: database, migrations, the demo seed (TRANCHE_DEMO=1, the
+// default, into an empty database only), then every service (web app, and the worker and node agents as
+// they are registered in platform/services.ts). TRANCHE_DEMO=0 seeds nothing (platform/first-start.ts).
 // Ctrl-C (SIGINT/SIGTERM) stops everything it started, Postgres included.
-import { ConfigError, createPrismaClient } from "@tranche/db";
-import { DEMO_LOGINS, DEMO_PASSWORD, isSeeded, openDatabase, portIsFree, seedDemoWorld } from "@tranche/db/setup";
+import { ConfigError } from "@tranche/db";
+import { DEMO_LOGINS, DEMO_PASSWORD, openDatabase, portIsFree } from "@tranche/db/setup";
+import { demoMode, firstStartNotes, prepareDatabase } from "./platform/first-start";
 import { stopLeftoverPlatform, writeRunFile, removeRunFile } from "./platform/leftovers";
 import { services } from "./platform/services";
 import { Supervisor } from "./platform/supervisor";
@@ -12,6 +14,7 @@ const WEB_PORT = Number(process.env.PORT ?? 3000);
 
 async function main(): Promise<void> {
   const t0 = Date.now();
+  const demo = demoMode();
   await stopLeftoverPlatform((l) => console.log(`• ${l}`));
   if (!Number.isInteger(WEB_PORT) || WEB_PORT < 1 || WEB_PORT > 65535)
     throw new ConfigError(`PORT must be a port number, got '${process.env.PORT}'.`);
@@ -46,22 +49,22 @@ async function main(): Promise<void> {
   setInterval(() => process.ppid !== parent && void shutdown("parent process exited"), 1000).unref();
 
   try {
-    const prisma = createPrismaClient(db.url, { max: 2 });
-    if (!(await isSeeded(prisma))) {
-      console.log("• seeding the demo world (first run)");
-      await seedDemoWorld(prisma);
-    }
-    await prisma.$disconnect();
+    if (demo) console.log("• demo mode (TRANCHE_DEMO=1): the demo world is seeded into an empty database");
+    const state = await prepareDatabase(db.url, demo);
+    if (state.seededDemo) console.log("• seeded the demo world (first run)");
 
     const url = `http://${WEB_HOST}:${WEB_PORT}`;
-    const ctx = { databaseUrl: db.url, webUrl: url, webHost: WEB_HOST, webPort: WEB_PORT };
+    const ctx = { databaseUrl: db.url, webUrl: url, webHost: WEB_HOST, webPort: WEB_PORT, demo: demo && state.demoWorldPresent };
     for (const s of services(ctx)) await supervisor.start(s, (name, code) => void shutdown(`${name} exited with ${code}`, 1));
     writeRunFile(supervisor.pids());
 
     console.log(`\nTranche is running at ${url}  (ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
     console.log(`Health: ${url}/api/health`);
-    console.log(`Demo logins (password "${DEMO_PASSWORD}"):`);
-    for (const l of DEMO_LOGINS) console.log(`  ${l.role.padEnd(10)} ${l.email.padEnd(26)} ${l.note}`);
+    if (demo && state.demoLoginsPresent) {
+      console.log(`Demo logins (password "${DEMO_PASSWORD}"):`);
+      for (const l of DEMO_LOGINS) console.log(`  ${l.role.padEnd(10)} ${l.email.padEnd(26)} ${l.note}`);
+    }
+    for (const note of firstStartNotes(state, demo)) console.log(note);
     console.log("Press Ctrl-C to stop.");
   } catch (e) {
     await supervisor.stopAll();

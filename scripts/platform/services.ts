@@ -3,6 +3,7 @@ import { waitForHttp } from "./wait-for-http";
 import { createPrismaClient } from "@tranche/db";
 import { DEMO_CLUSTERS, repoRoot } from "@tranche/db/setup";
 import { currentLeader, prepareDemoAgents } from "@tranche/domain/runtime";
+import { demoMode } from "./first-start";
 import { SCHEDULER_V8_FLAGS } from "./v8-flags";
 
 export interface ServiceContext {
@@ -10,6 +11,8 @@ export interface ServiceContext {
   webUrl: string;
   webHost: string;
   webPort: number;
+  /** Run the demo's fake node agents and workload (default: TRANCHE_DEMO). */
+  demo?: boolean;
 }
 
 export interface Service {
@@ -37,7 +40,7 @@ export function services(ctx: ServiceContext): Service[] {
   // can tell when the supervisor is gone and stop with it.
   const tsx = (script: string) => ["--import", "tsx", join(root, script)];
   const agentsDir = join(root, ".data", "agents");
-  const demo = process.env.TRANCHE_DEMO !== "0";
+  const demo = ctx.demo ?? demoMode();
   const env = { DATABASE_URL: ctx.databaseUrl, TRANCHE_PUBLIC_URL: ctx.webUrl };
   const list: Service[] = [
     {

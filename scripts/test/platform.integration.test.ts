@@ -61,6 +61,12 @@ describe("npm start with bad configuration", () => {
     expect(lines[0]).toMatch(/^tranche: Cannot reach the database at 127\.0\.0\.1:1 \(DATABASE_URL\): ECONNREFUSED/);
   });
 
+  it("refuses a TRANCHE_DEMO that is neither 0 nor 1", async () => {
+    const r = await startPlatform({ TRANCHE_DEMO: "yes", DATABASE_URL: "postgresql://x:y@127.0.0.1:1/z" });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe("tranche: TRANCHE_DEMO must be 0 (your own lab) or 1 (the demo), got 'yes'.");
+  });
+
   it("refuses a PORT that is not a port number", async () => {
     const r = await startPlatform({ PORT: "eighty", DATABASE_URL: "postgresql://x:y@127.0.0.1:1/z" });
     expect(r.code).toBe(1);

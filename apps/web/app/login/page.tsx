@@ -2,6 +2,7 @@ import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { sessionActor, oidcConfig } from "../../server/auth";
 import { db } from "../../server/db";
+import { FirstAdminHint } from "./first-admin-hint";
 import { LoginForm } from "./login-form";
 
 export const dynamic = "force-dynamic";
@@ -23,6 +24,7 @@ export default async function LoginPage() {
       (u) => u.email,
     ),
   );
+  const noAccount = (await db().user.count()) === 0;
   const sso = oidcConfig();
   return (
     <div className="login-wrap">
@@ -65,6 +67,7 @@ export default async function LoginPage() {
       </section>
       <section className="login-form-wrap">
         <div className="login-card">
+          {noAccount ? <FirstAdminHint /> : null}
           <LoginForm demo={DEMO.filter((d) => present.has(d.email))} sso={sso} />
         </div>
       </section>
