@@ -195,7 +195,7 @@ export class NodeAgent {
   private async enroll(): Promise<boolean> {
     if (!this.opts.enrollmentToken) {
       this.logOnce(
-        "no node credential and no enrollment token: ask an operator for one (--enrollment-token or --enrollment-token-file)",
+        "no node credential and no enrollment token: ask an operator for one (--enrollment-token, --enrollment-token-file, TRANCHE_ENROLLMENT_TOKEN or TRANCHE_ENROLLMENT_TOKEN_FILE)",
       );
       return false;
     }
@@ -217,6 +217,23 @@ export class NodeAgent {
     this.intervalSec = r.heartbeatIntervalSec;
     this.log(`enrolled in cluster ${r.cluster} as node ${r.nodeName}`);
     return true;
+  }
+
+  /**
+   * `--enroll-only`: make sure this node holds a credential (enrolling with its token when it has none)
+   * without heartbeating or running anything. True when it holds one afterwards.
+   */
+  async enrollOnly(): Promise<boolean> {
+    if (this.credential) {
+      this.log("already enrolled (a credential is stored); nothing to do");
+      return true;
+    }
+    try {
+      return await this.enroll();
+    } catch (e) {
+      this.log(`cannot reach the control plane at ${this.opts.server} (${(e as Error).message})`);
+      return false;
+    }
   }
 
   private logOnce(line: string): void {

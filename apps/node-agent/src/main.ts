@@ -3,10 +3,15 @@
 //   node --import tsx apps/node-agent/src/main.ts --server http://127.0.0.1:3000 [options]
 //
 //   --server URL                  control plane (serves /api/agent/v1)               [required]
+//   --enroll-only                 enroll (each node without a credential), store the credential, exit 0;
+//                                 exit 1 naming the nodes that could not enroll
+//   --dry-run                     check the options, print what would run, exit 0 (contacts nothing)
 //   --state-dir DIR               credential, state.json and job logs (default ~/.tranche-agent)
 //   --node-name NAME              this host's node name (default: the hostname)
 //   --enrollment-token TOKEN      one-time token from an operator (first start only)
 //   --enrollment-token-file FILE  lines "TOKEN" or "NODE_NAME TOKEN" (fake nodes take theirs by name, else in order)
+//                                 Without these flags the agent reads TRANCHE_ENROLLMENT_TOKEN (one token, or
+//                                 several separated by spaces or commas) and TRANCHE_ENROLLMENT_TOKEN_FILE.
 //   --fake-gpus N                 pretend to have N GPUs instead of asking nvidia-smi
 //   --fake-nodes K                run K fake nodes named <prefix>0 .. <prefix>K-1 (needs --fake-gpus)
 //   --name-prefix P               prefix of fake node names (default "fake-")
@@ -15,42 +20,27 @@
 //                                 `npm start`); without it job processes survive agent restarts
 //   --no-long-poll                heartbeats only: do not hold POST /api/agent/v1/wait open between them
 //                                 (with it, a START reaches the agent within about a second)
+//   --help                        this text
 //
 // Stopping the agent (SIGTERM/SIGINT) leaves job processes running; a restarted agent adopts them.
-import { existsSync, readFileSync } from "node:fs";
-import { homedir, hostname } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { NodeAgent } from "./agent";
+import { OptionError, parseAgentOptions, type AgentOptions } from "./options";
 
 function fail(message: string): never {
   console.error(`tranche-agent: ${message}`);
   process.exit(2);
 }
 
-let args;
+let opts: AgentOptions;
 try {
-  args = parseArgs({
-    options: {
-      server: { type: "string" },
-      "state-dir": { type: "string" },
-      "node-name": { type: "string" },
-      "enrollment-token": { type: "string" },
-      "enrollment-token-file": { type: "string" },
-      "fake-gpus": { type: "string" },
-      "fake-nodes": { type: "string" },
-      "name-prefix": { type: "string" },
-      "nvidia-smi": { type: "string" },
-      "stop-jobs-on-exit": { type: "boolean" },
-      "no-long-poll": { type: "boolean" },
-      help: { type: "boolean" },
-    },
-    strict: true,
-  }).values;
+  opts = parseAgentOptions(process.argv.slice(2));
 } catch (e) {
-  fail(`${(e as Error).message} (see the header of apps/node-agent/src/main.ts)`);
+  if (e instanceof OptionError) fail(e.message);
+  throw e;
 }
-if (args.help) {
+if (opts.mode === "help") {
   console.log(
     readFileSync(new URL(import.meta.url), "utf8")
       .split("\n")
@@ -60,65 +50,50 @@ if (args.help) {
   );
   process.exit(0);
 }
-const server = args.server?.replace(/\/$/, "");
-if (!server || !/^https?:\/\//.test(server)) fail("--server must be the control plane's URL, e.g. http://127.0.0.1:3000");
-const positiveInt = (v: string | undefined, name: string): number | null => {
-  if (v === undefined) return null;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > 4096) fail(`${name} must be a whole number from 1 to 4096, got '${v}'`);
-  return n;
-};
-const fakeGpus = positiveInt(args["fake-gpus"], "--fake-gpus");
-const fakeNodes = positiveInt(args["fake-nodes"], "--fake-nodes");
-if (fakeNodes !== null && fakeGpus === null) fail("--fake-nodes needs --fake-gpus N");
-if (fakeNodes !== null && args["node-name"]) fail("use --name-prefix with --fake-nodes, not --node-name");
-const stateDir = args["state-dir"] ?? join(homedir(), ".tranche-agent");
-const names =
-  fakeNodes !== null
-    ? Array.from({ length: fakeNodes }, (_, i) => `${args["name-prefix"] ?? "fake-"}${i}`)
-    : [args["node-name"] ?? hostname()];
-
-// Enrollment tokens: by node name when the file names them, else in order.
-const tokens = new Map<string, string>();
-const ordered: string[] = [];
-if (args["enrollment-token"]) ordered.push(args["enrollment-token"]);
-if (args["enrollment-token-file"]) {
-  const file = args["enrollment-token-file"];
-  if (!existsSync(file)) fail(`--enrollment-token-file ${file} does not exist`);
-  for (const line of readFileSync(file, "utf8")
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith("#"))) {
-    const parts = line.split(/\s+/);
-    if (parts.length >= 2) tokens.set(parts[0]!, parts[1]!);
-    else ordered.push(parts[0]!);
-  }
+const { server, stateDir, names, fakeGpus } = opts;
+const summary = `${names.length} node${names.length === 1 ? "" : "s"} (${names[0]}${names.length > 1 ? ` .. ${names[names.length - 1]}` : ""}), ${fakeGpus !== null ? `${fakeGpus} fake GPUs each` : "GPUs from nvidia-smi"}, control plane ${server}`;
+if (opts.mode === "dry-run") {
+  console.log(`tranche-agent: dry run: would run ${summary}`);
+  console.log(
+    `  state folder ${stateDir}; enrollment tokens for ${opts.tokens.size} of ${names.length} (from ${opts.tokenSource})`,
+  );
+  process.exit(0);
 }
 
 const log = (line: string) => console.log(line);
-const agents = names.map((name, i) => {
-  const token = tokens.get(name) ?? ordered[i] ?? null;
-  return new NodeAgent({
-    server,
-    nodeName: name,
-    dir: join(stateDir, name),
-    enrollmentToken: token,
-    fakeGpus,
-    nvidiaSmi: args["nvidia-smi"],
-    longPoll: !args["no-long-poll"],
-    log,
-  });
-});
-log(
-  `tranche-agent: ${agents.length} node${agents.length === 1 ? "" : "s"} (${names[0]}${names.length > 1 ? ` .. ${names[names.length - 1]}` : ""}), ${fakeGpus !== null ? `${fakeGpus} fake GPUs each` : "GPUs from nvidia-smi"}, control plane ${server}`,
+const agents = names.map(
+  (name) =>
+    new NodeAgent({
+      server,
+      nodeName: name,
+      dir: join(stateDir, name),
+      enrollmentToken: opts.tokens.get(name) ?? null,
+      fakeGpus,
+      nvidiaSmi: opts.nvidiaSmi,
+      longPoll: opts.longPoll,
+      log,
+    }),
 );
+
+if (opts.mode === "enroll-only") {
+  const results = await Promise.all(agents.map((a) => a.enrollOnly()));
+  const failed = names.filter((_, i) => !results[i]);
+  if (failed.length) {
+    console.error(`tranche-agent: not enrolled: ${failed.join(", ")}`);
+    process.exit(1);
+  }
+  log(`tranche-agent: enrolled ${names.length} node${names.length === 1 ? "" : "s"}; credentials in ${stateDir}`);
+  process.exit(0);
+}
+
+log(`tranche-agent: ${summary}`);
 // Spread the fake nodes' heartbeats over the first second.
 agents.forEach((a, i) => void a.start(Math.floor((i * 1000) / agents.length)));
 
 // A closed stdout (the supervisor went away) must not crash the agent before it has stopped its jobs.
 for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
 
-const stopJobsOnExit = Boolean(args["stop-jobs-on-exit"]);
+const stopJobsOnExit = opts.stopJobsOnExit;
 let stopping = false;
 function shutdown(why: string): void {
   if (stopping) return;

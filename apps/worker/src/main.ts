@@ -1,6 +1,9 @@
 // The Tranche worker: `node --import tsx apps/worker/src/main.ts` with DATABASE_URL set.
 // Runs as many replicas as you like: exactly one is the leader (lease in Postgres) and schedules.
 //
+// Options: --help (this text), --dry-run (check the environment, print what would run, exit 0 without
+// connecting to the database). Anything else is refused.
+//
 // Environment:
 //   DATABASE_URL               required
 //   TRANCHE_WORKER_ID          this replica's name (default host-pid)
@@ -14,6 +17,7 @@
 //   TRANCHE_TEST_CRASH_BEFORE_APPLY=1  (tests) SIGKILL itself between decide and apply of its first cycle
 //   TRANCHE_TEST_CRASH_BEFORE_COMMIT=1 (tests) SIGKILL itself inside the apply transaction of its first cycle
 //                              that starts jobs, after all its writes, before COMMIT
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { createPrismaClient } from "@tranche/db";
 import { policyOverridesFromEnv } from "@tranche/domain/runtime";
@@ -24,6 +28,22 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+const argv = process.argv.slice(2);
+const unknown = argv.find((a) => a !== "--help" && a !== "--dry-run");
+if (unknown) fail(`unknown option '${unknown}' (the worker takes --help and --dry-run; it is configured by environment)`);
+if (argv.includes("--help")) {
+  const header = readFileSync(new URL(import.meta.url), "utf8").split("\n");
+  console.log(
+    header
+      .slice(
+        0,
+        header.findIndex((l) => !l.startsWith("//")),
+      )
+      .map((l) => l.slice(3))
+      .join("\n"),
+  );
+  process.exit(0);
+}
 const url = process.env.DATABASE_URL;
 if (!url) fail("DATABASE_URL is not set (postgresql://user:password@host:port/db).");
 const intervalMs = Number(process.env.TRANCHE_CYCLE_INTERVAL_MS ?? 3000);
@@ -46,6 +66,10 @@ const newReasonWriteCap = Number(process.env.TRANCHE_NEW_REASON_WRITES_PER_CYCLE
 if (!Number.isInteger(newReasonWriteCap) || newReasonWriteCap < 0)
   fail(`TRANCHE_NEW_REASON_WRITES_PER_CYCLE must be a whole number, got '${process.env.TRANCHE_NEW_REASON_WRITES_PER_CYCLE}'.`);
 const workerId = process.env.TRANCHE_WORKER_ID || `${hostname()}-${process.pid}`;
+if (argv.includes("--dry-run")) {
+  console.log(`tranche-worker: dry run: would run worker ${workerId} (cycle every ${intervalMs} ms, lease ${leaseTtlSec} s)`);
+  process.exit(0);
+}
 const log = (line: string) => console.log(`${new Date().toISOString()} ${line}`);
 const prisma = createPrismaClient(url, { max: 4 });
 const crashBeforeApply = process.env.TRANCHE_TEST_CRASH_BEFORE_APPLY === "1";
