@@ -5,7 +5,15 @@
 //   tranche ls | tranche queue h100 | tranche explain 42 | tranche cancel 42
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
-import { MAX_BATCH_JOBS, explainContract, formatDuration, submitJobInput, type JobView } from "@tranche/contracts";
+import {
+  LIMITS,
+  MAX_BATCH_JOBS,
+  explainContract,
+  utf8Bytes,
+  formatDuration,
+  submitJobInput,
+  type JobView,
+} from "@tranche/contracts";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { ago, table } from "./format";
 
@@ -137,10 +145,31 @@ program
     );
   });
 
+/** Batches of at most MAX_BATCH_JOBS jobs whose request body stays under the server's byte limit. */
+function batches<J extends { body: unknown }>(jobs: J[]): J[][] {
+  const out: J[][] = [];
+  const empty = utf8Bytes('{"jobs":[]}');
+  let cur: J[] = [];
+  let bytes = empty;
+  for (const j of jobs) {
+    const size = utf8Bytes(JSON.stringify(j.body)) + 1;
+    if (cur.length > 0 && (cur.length >= MAX_BATCH_JOBS || bytes + size > LIMITS.batchRequestBytes)) {
+      out.push(cur);
+      cur = [];
+      bytes = empty;
+    }
+    cur.push(j);
+    bytes += size;
+  }
+  if (cur.length > 0) out.push(cur);
+  return out;
+}
+
 /**
  * `tranche submit --file jobs.jsonl`: every line is checked with the server's zod schema first (a bad
  * line stops everything before any request, naming the line), then the jobs go in batches of
- * MAX_BATCH_JOBS through POST /api/v1/jobs/batch; each batch is stored whole or not at all.
+ * MAX_BATCH_JOBS (and under the batch byte limit) through POST /api/v1/jobs/batch; each batch is
+ * stored whole or not at all.
  */
 async function submitFile(path: string): Promise<void> {
   let text: string;
@@ -169,8 +198,7 @@ async function submitFile(path: string): Promise<void> {
   if (jobs.length === 0) throw new CliError(`${path} holds no jobs (one JSON job object per line)`);
   const cfg = loadConfig();
   const submitted: JobView[] = [];
-  for (let start = 0; start < jobs.length; start += MAX_BATCH_JOBS) {
-    const chunk = jobs.slice(start, start + MAX_BATCH_JOBS);
+  for (const chunk of batches(jobs)) {
     try {
       const r = await api<{ jobs: JobView[] }>(cfg, "POST", "/jobs/batch", { jobs: chunk.map((j) => j.body) });
       submitted.push(...r.jobs);

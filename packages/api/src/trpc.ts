@@ -1,6 +1,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError } from "zod";
+import { fieldIssues, issuesSentence } from "@tranche/contracts";
 import type { PrismaClient } from "@tranche/db";
 import { DomainError, type Actor, type DomainErrorCode, type Role } from "@tranche/domain";
 
@@ -16,16 +17,33 @@ export interface Context {
 const isDomainError = (e: unknown): e is DomainError =>
   e instanceof DomainError || (e instanceof Error && e.name === "DomainError");
 
+/** A server failure's stack (sent in development) names files and the database's own words: keep it out. */
+function withoutStack<D extends { stack?: string }>(data: D): Omit<D, "stack"> {
+  const copy: Partial<D> = { ...data };
+  delete copy.stack;
+  return copy as Omit<D, "stack">;
+}
+
 const t = initTRPC.context<Context>().create({
   transformer: superjson,
-  errorFormatter({ shape, error }) {
-    // Zod issues and the field at fault travel to the client so forms show the specific message.
+  errorFormatter({ shape, error, path }) {
+    // Zod issues and the field at fault travel to the client so forms show the specific message; the
+    // message itself is plain words: one sentence per field for bad input, and for a failure of the
+    // server (a database error...) a fixed sentence: its own text stays in the server's log.
     const cause = error.cause;
+    const issues = cause instanceof ZodError ? fieldIssues(cause) : null;
+    const internal = error.code === "INTERNAL_SERVER_ERROR";
+    if (internal) console.error("tRPC", path, cause ?? error);
     return {
       ...shape,
+      message: internal
+        ? "Something went wrong on the server; nothing was changed."
+        : issues
+          ? issuesSentence(issues)
+          : shape.message,
       data: {
-        ...shape.data,
-        zodIssues: cause instanceof ZodError ? cause.issues.map((i) => ({ path: i.path.join("."), message: i.message })) : null,
+        ...(internal ? withoutStack(shape.data) : shape.data),
+        zodIssues: issues,
         field: isDomainError(cause) ? (cause.field ?? null) : null,
       },
     };

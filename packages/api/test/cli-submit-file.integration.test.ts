@@ -103,4 +103,18 @@ describe("tranche submit --file", () => {
     expect(both.stderr).toMatch(/--file takes the jobs from the file/);
     expect(await w.counts()).toEqual(before);
   });
+
+  it("splits a file whose jobs pass the batch byte limit into batches under it", async () => {
+    const before = await w.counts();
+    // 300 jobs of ~31 KB: about 9.3 MB, more than one 8 MiB batch body.
+    const pad = { P1: "a".repeat(10_240), P2: "b".repeat(10_240), P3: "c".repeat(10_240) };
+    const jobs = Array.from({ length: 300 }, (_, i) => ({ ...goodJob, name: `big-${i}`, env: pad }));
+    const r = await cli(["submit", "--file", file("big.jsonl", jobs)]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Submitted 300 jobs \(#\d+-#\d+\), 2400 GPUs in all/);
+    const stored = await w.db.prisma.job.findMany({ where: { name: { startsWith: "big-" } }, orderBy: { id: "asc" } });
+    expect(stored.map((j) => j.name)).toEqual(jobs.map((j) => j.name));
+    expect((await w.counts()).jobs).toBe(before.jobs + 300);
+  });
 });

@@ -86,7 +86,7 @@ describe("REST POST /api/v1/jobs/batch", () => {
       [{ jobs: [] }, /at least one job/],
       [{ jobs: Array.from({ length: 1001 }, () => goodJob) }, /at most 1,000 jobs/],
       [{ jobs: "x" }, /array/],
-      [[goodJob], /expected object/],
+      [[goodJob], /a batch submission must be a JSON object/],
     ] as const) {
       const r = await call("POST", "/jobs/batch", { token: adaToken, body });
       expect(r.status, JSON.stringify(r.body)).toBe(400);

@@ -90,7 +90,7 @@ describe("REST /api/v1", () => {
       [{ ...goodJob, minRuntime: "soon" }, "minRuntime", /not a duration/],
       [{ ...goodJob, gpus: 20 }, "gpus", /not a multiple of the node size/],
       [{ ...goodJob, cluster: "nope" }, "cluster", /Unknown cluster/],
-      [{ ...goodJob, env: { "1BAD": "x" } }, "env", /environment variable names/],
+      [{ ...goodJob, env: { "1BAD": "x" } }, "env.1BAD", /environment variable names/],
     ];
     for (const [body, field, msg] of cases) {
       const r = await call("POST", "/jobs", { token: adaToken, body });

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { text } from "./input";
+import { INT32_MAX, LIMITS, formatBytes, utf8Bytes } from "./limits";
 
 /**
  * The node agent protocol: HTTP + JSON under `/api/agent/v1`, served by the web app.
@@ -16,6 +18,11 @@ import { z } from "zod";
  * The long-poll only says "heartbeat now"; it carries no work, so missing it delays, never loses.
  * An agent speaks only for its own node and the run segments placed on it; a report about anything
  * else is refused with a specific error and changes nothing.
+ *
+ * Requests are bounded (LIMITS.agentRequestBytes, 413; log bytes per heartbeat, 400) and strings
+ * refuse NUL, but objects are not strict: an unknown field is ignored, so agents and the control
+ * plane can be upgraded one after the other (a newer agent's extra field must not make an older
+ * control plane refuse every heartbeat and declare its nodes DOWN).
  */
 
 export const AGENT_PROTOCOL_VERSION = 1;
@@ -25,11 +32,13 @@ const NODE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 /** Run segment ids are 64-bit: carried as decimal strings. */
 export const segmentIdSchema = z.string().regex(/^[1-9][0-9]{0,18}$/, "segmentId must be a positive integer in a string");
 
+const id = (field: string) => z.number().int().positive().max(INT32_MAX, `${field} must be at most ${INT32_MAX}`);
+
 export const gpuInfoSchema = z.object({
   index: z.number().int().min(0).max(255),
-  uuid: z.string().max(128),
-  name: z.string().max(128),
-  memoryMiB: z.number().int().min(0),
+  uuid: text("uuid").max(128),
+  name: text("name").max(128),
+  memoryMiB: z.number().int().min(0).max(INT32_MAX),
   /** nvidia-smi utilization.gpu; null when unknown. */
   utilizationPercent: z.number().min(0).max(100).nullable(),
 });
@@ -38,15 +47,15 @@ export type GpuInfo = z.infer<typeof gpuInfoSchema>;
 export const agentHealthSchema = z.object({
   healthy: z.boolean(),
   /** Why it is unhealthy (nvidia-smi failed, a GPU missing, Xid errors...). */
-  errors: z.array(z.string().max(500)).max(50).default([]),
-  driverVersion: z.string().max(64).nullable().optional(),
+  errors: z.array(text("errors").max(500)).max(50).default([]),
+  driverVersion: text("driverVersion").max(64).nullable().optional(),
 });
 export type AgentHealth = z.infer<typeof agentHealthSchema>;
 
 export const enrollRequestSchema = z.object({
-  token: z.string().min(16, "enrollment token is too short").max(200),
+  token: text("token").min(16, "enrollment token is too short").max(200),
   nodeName: z.string().regex(NODE_NAME, "nodeName must be 1-63 letters, digits, '.', '_' or '-'"),
-  agentVersion: z.string().max(64),
+  agentVersion: text("agentVersion").max(64),
   gpus: z.array(gpuInfoSchema).min(1, "a node needs at least one GPU").max(64),
 });
 export type EnrollRequest = z.infer<typeof enrollRequestSchema>;
@@ -65,38 +74,53 @@ export const JOB_REPORT_STATUSES = ["RUNNING", "EXITED"] as const;
 
 /** What the agent knows about one job process it runs (or ran) for a run segment. */
 export const jobReportSchema = z.object({
-  jobId: z.number().int().positive(),
+  jobId: id("jobId"),
   segmentId: segmentIdSchema,
   status: z.enum(JOB_REPORT_STATUSES),
-  pid: z.number().int().positive().nullable(),
+  pid: id("pid").nullable(),
   /** When the process was launched (ISO). */
   launchedAt: z.iso.datetime().nullable(),
   /** EXITED only: exit code (null when killed by a signal or unknown). */
-  exitCode: z.number().int().nullable(),
+  exitCode: z.number().int().min(-INT32_MAX).max(INT32_MAX).nullable(),
   /** EXITED only: "SIGTERM", "SIGKILL"...; "UNKNOWN" when the agent lost track of the process. */
-  signal: z.string().max(32).nullable(),
+  signal: text("signal").max(32).nullable(),
   endedAt: z.iso.datetime().nullable(),
 });
 export type JobReport = z.infer<typeof jobReportSchema>;
 
 export const logChunkSchema = z.object({
-  jobId: z.number().int().positive(),
+  jobId: id("jobId"),
   segmentId: segmentIdSchema,
   stream: z.enum(["stdout", "stderr"]),
-  text: z.string().max(65_536),
+  /** A job's output may hold NUL bytes (binary output): they become U+FFFD, since Postgres text cannot hold them. */
+  text: z
+    .string()
+    .max(LIMITS.logChunkChars, `a log chunk holds at most ${LIMITS.logChunkChars.toLocaleString("en-US")} characters`)
+    .transform((t) => (t.includes("\u0000") ? t.replaceAll("\u0000", "\uFFFD") : t)),
 });
 export type LogChunk = z.infer<typeof logChunkSchema>;
 
 export const heartbeatRequestSchema = z.object({
   /** The node this agent speaks for: must be the node its credential was issued to. */
   nodeName: z.string().regex(NODE_NAME),
-  agentVersion: z.string().max(64),
+  agentVersion: text("agentVersion").max(64),
   health: agentHealthSchema,
   gpus: z.array(gpuInfoSchema).max(64),
   /** Mean GPU utilization over the node's GPUs, 0..100; null when unknown. */
   busyPercent: z.number().min(0).max(100).nullable(),
   jobs: z.array(jobReportSchema).max(1000),
-  logs: z.array(logChunkSchema).max(500).default([]),
+  logs: z
+    .array(logChunkSchema)
+    .max(500)
+    .default([])
+    .superRefine((logs, ctx) => {
+      const bytes = logs.reduce((n, l) => n + utf8Bytes(l.text), 0);
+      if (bytes > LIMITS.logBytesPerBeat)
+        ctx.addIssue({
+          code: "custom",
+          message: `logs hold ${formatBytes(bytes)} in this heartbeat; at most ${formatBytes(LIMITS.logBytesPerBeat)} per heartbeat`,
+        });
+    }),
 });
 export type HeartbeatRequest = z.infer<typeof heartbeatRequestSchema>;
 export type HeartbeatRequestInput = z.input<typeof heartbeatRequestSchema>;
@@ -167,6 +191,8 @@ export const AGENT_ERROR_CODES = [
   "UNAUTHENTICATED",
   "INVALID_ENROLLMENT_TOKEN",
   "NODE_IN_OTHER_CLUSTER",
+  "NODE_ALREADY_ENROLLED",
+  "TOO_LARGE",
   "WRONG_NODE",
   "FOREIGN_JOB",
   "NOT_FOUND",

@@ -1,32 +1,41 @@
 import { z } from "zod";
+import { strictObject, text } from "./input";
 
 export const PPM = 1_000_000;
 
 /** Set the allocations of some children of one tree node on one cluster (SPEC §2: exact ppm). */
-export const setAllocationsInput = z.object({
-  cluster: z.string().min(1, "cluster is required"),
-  parentId: z.string().min(1, "parentId is required").describe("The tree node whose children are edited"),
+const allocationsShape = {
+  cluster: text("cluster").min(1, "cluster is required").max(200),
+  parentId: text("parentId").min(1, "parentId is required").max(200).describe("The tree node whose children are edited"),
   allocations: z
     .array(
-      z.object({
-        treeNodeId: z.string().min(1),
-        ppm: z
-          .number()
-          .int("allocations are whole ppm (1,000,000 = 100%)")
-          .min(0, "an allocation cannot be negative")
-          .max(PPM, "an allocation cannot exceed 100%"),
-      }),
+      strictObject(
+        {
+          treeNodeId: text("treeNodeId").min(1).max(200),
+          ppm: z
+            .number()
+            .int("allocations are whole ppm (1,000,000 = 100%)")
+            .min(0, "an allocation cannot be negative")
+            .max(PPM, "an allocation cannot exceed 100%"),
+        },
+        "an allocation",
+      ),
     )
-    .min(1, "nothing to change"),
-  note: z.string().max(500).optional(),
-});
+    .min(1, "nothing to change")
+    .max(10_000, "at most 10,000 allocations at once"),
+  note: text("note").max(500, "note is longer than 500 characters").optional(),
+};
+export const setAllocationsInput = strictObject(allocationsShape, "an allocation change");
 export type SetAllocationsInput = z.input<typeof setAllocationsInput>;
 
-export const allocationHistoryInput = z.object({
-  cluster: z.string().optional(),
-  treeNodeId: z.string().optional(),
-  limit: z.number().int().min(1).max(500).default(50),
-});
+export const allocationHistoryInput = strictObject(
+  {
+    cluster: text("cluster").max(200).optional(),
+    treeNodeId: text("treeNodeId").max(200).optional(),
+    limit: z.number().int().min(1).max(500).default(50),
+  },
+  "an allocation history query",
+);
 
 /** "45%", "12.5%", "33.3333%": ppm shown exactly enough to add up. */
 export function formatPpm(ppm: number): string {
@@ -43,5 +52,8 @@ export function parsePercentToPpm(text: string): number | null {
 }
 
 /** A what-if preview: the same shape as a change, nothing stored. */
-export const whatIfInput = setAllocationsInput.extend({ limit: z.number().int().min(1).max(200).default(25) });
+export const whatIfInput = strictObject(
+  { ...allocationsShape, limit: z.number().int().min(1).max(200).default(25) },
+  "a what-if preview",
+);
 export type WhatIfInput = z.input<typeof whatIfInput>;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseDuration } from "./format";
+import { LIMITS } from "./limits";
 
 export { formatDuration, parseDuration } from "./format";
 
@@ -20,6 +21,14 @@ export function duration(field: string) {
       }
       if (secs < 0) {
         ctx.issues.push({ code: "custom", input: v, message: `${field} must not be negative, got ${secs} s` });
+        return z.NEVER;
+      }
+      if (secs > LIMITS.durationSec) {
+        ctx.issues.push({
+          code: "custom",
+          input: v,
+          message: `${field} must be at most ${LIMITS.durationSec / 86_400} days, got ${secs.toLocaleString("en-US")} s`,
+        });
         return z.NEVER;
       }
       return secs;

@@ -1,4 +1,7 @@
 // @tranche/contracts: zod schemas shared by every entry point (one export line per area).
+export * from "./limits";
+export * from "./input";
+export * from "./read-body";
 export * from "./duration";
 export * from "./job";
 export * from "./budget";

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { duration, formatDuration } from "./duration";
+import { strictObject, text } from "./input";
+import { INT32_MAX, LIMITS, formatBytes, utf8Bytes } from "./limits";
 
 export const JOB_STATES = [
   "PENDING",
@@ -16,88 +18,163 @@ export type JobState = (typeof JOB_STATES)[number];
 export const ACTIVE_JOB_STATES = ["PENDING", "HELD", "RUNNING", "STOPPING"] as const satisfies readonly JobState[];
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const int = (n: number) => n.toLocaleString("en-US");
+
+/** A job's environment: names as in a shell, and bounded so the job stays launchable (LIMITS). */
+const envInput = z.record(z.string(), text("environment variable values")).superRefine((env, ctx) => {
+  const entries = Object.entries(env);
+  if (entries.length > LIMITS.envVars)
+    ctx.addIssue({
+      code: "custom",
+      message: `env holds ${int(entries.length)} variables; at most ${int(LIMITS.envVars)}`,
+    });
+  let total = 0;
+  for (const [k, v] of entries) {
+    total += utf8Bytes(k) + utf8Bytes(v) + 1;
+    if (!ENV_NAME.test(k))
+      ctx.addIssue({
+        code: "custom",
+        path: [k],
+        message: `environment variable names are letters, digits and _, not starting with a digit: '${k.slice(0, 64)}'`,
+      });
+    else if (utf8Bytes(k) > LIMITS.envNameBytes)
+      ctx.addIssue({
+        code: "custom",
+        path: [k],
+        message: `environment variable name '${k.slice(0, 32)}...' is longer than ${formatBytes(LIMITS.envNameBytes)}`,
+      });
+    if (utf8Bytes(v) > LIMITS.envValueBytes)
+      ctx.addIssue({
+        code: "custom",
+        path: [k],
+        message: `environment variable ${k.slice(0, 64)} is ${formatBytes(utf8Bytes(v))}; a value holds at most ${formatBytes(LIMITS.envValueBytes)}`,
+      });
+  }
+  if (total > LIMITS.envTotalBytes && entries.every(([, v]) => utf8Bytes(v) <= LIMITS.envValueBytes))
+    ctx.addIssue({
+      code: "custom",
+      message: `env is ${formatBytes(total)} in all; a job's environment holds at most ${formatBytes(LIMITS.envTotalBytes)}`,
+    });
+});
 
 /**
  * A job submission (SPEC §2 contract), shared by the form, tRPC, REST `POST /api/v1/jobs` and the CLI.
  * Checks that need the cluster (more GPUs than it has, whole nodes, the minRuntime cap) and the
  * caller (may they charge this budget) are made by the domain's submitJob, with the same wording.
+ * Strict: an unknown field is refused, naming it. Sizes are bounded (LIMITS).
  */
-export const submitJobInput = z.object({
-  cluster: z.string().trim().min(1, "cluster is required").describe("Cluster name, e.g. h100"),
-  budget: z
-    .string()
-    .trim()
-    .min(1, "budget is required")
-    .describe("Budget path (a leaf of the budget tree), e.g. lab/language/pretraining"),
-  gpus: z
-    .number({ error: "gpus must be a number" })
-    .int("gpus must be a whole number")
-    .min(1, "gpus must be at least 1")
-    .describe("GPUs, all on one node, or whole nodes"),
-  minRuntime: duration("minRuntime").describe(
-    "Protected time after each start (seconds or e.g. 2h). 0 = unallocated work: free, preemptible at any moment",
-  ),
-  maxRuntime: duration("maxRuntime")
-    .refine((v) => v > 0, "maxRuntime must be positive")
-    .nullish()
-    .describe("The job is killed after this long. <= 15 min and <= 8 GPUs puts it in the debug lane"),
-  resumable: z.boolean().default(false).describe("It restarts from its own checkpoints: requeued after preemption"),
-  priority: z
-    .number()
-    .int("priority must be a whole number")
-    .min(-1000, "priority must be between -1000 and 1000")
-    .max(1000, "priority must be between -1000 and 1000")
-    .default(0)
-    .describe("Orders jobs only within the same budget; higher first"),
-  requeue: z.boolean().optional().describe("A non-resumable job asks to be requeued after preemption anyway"),
-  gracePeriod: duration("gracePeriod").nullish().describe("Seconds between SIGTERM and SIGKILL when preempted (at most 10 min)"),
-  command: z.string().trim().min(1, "command is required").max(10_000, "command is longer than 10,000 characters"),
-  env: z
-    .record(z.string(), z.string({ error: "environment variable values must be strings" }))
-    .superRefine((env, ctx) => {
-      for (const k of Object.keys(env))
-        if (!ENV_NAME.test(k))
-          ctx.addIssue({
-            code: "custom",
-            message: `environment variable names are letters, digits and _, not starting with a digit: '${k}'`,
-          });
-    })
-    .default({})
-    .describe("Environment variables for the job's processes"),
-  name: z.string().trim().min(1, "name must not be empty").max(120, "name is longer than 120 characters").optional(),
-  idempotencyKey: z.string().min(1).max(200).optional().describe("Retries with the same key return the same job"),
-});
+export const submitJobInput = strictObject(
+  {
+    cluster: text("cluster")
+      .trim()
+      .min(1, "cluster is required")
+      .max(LIMITS.keyChars, `cluster is longer than ${int(LIMITS.keyChars)} characters`)
+      .describe("Cluster name, e.g. h100"),
+    budget: text("budget")
+      .trim()
+      .min(1, "budget is required")
+      .max(LIMITS.keyChars, `budget is longer than ${int(LIMITS.keyChars)} characters`)
+      .describe("Budget path (a leaf of the budget tree), e.g. lab/language/pretraining"),
+    gpus: z
+      .number({ error: "gpus must be a number" })
+      .int("gpus must be a whole number")
+      .min(1, "gpus must be at least 1")
+      .max(LIMITS.jobGpus, `gpus must be at most ${int(LIMITS.jobGpus)}`)
+      .describe("GPUs, all on one node, or whole nodes"),
+    minRuntime: duration("minRuntime").describe(
+      "Protected time after each start (seconds or e.g. 2h). 0 = unallocated work: free, preemptible at any moment",
+    ),
+    maxRuntime: duration("maxRuntime")
+      .refine((v) => v > 0, "maxRuntime must be positive")
+      .nullish()
+      .describe("The job is killed after this long. <= 15 min and <= 8 GPUs puts it in the debug lane"),
+    resumable: z
+      .boolean({ error: "resumable must be true or false" })
+      .default(false)
+      .describe("It restarts from its own checkpoints: requeued after preemption"),
+    priority: z
+      .number({ error: "priority must be a number" })
+      .int("priority must be a whole number")
+      .min(-1000, "priority must be between -1000 and 1000")
+      .max(1000, "priority must be between -1000 and 1000")
+      .default(0)
+      .describe("Orders jobs only within the same budget; higher first"),
+    requeue: z
+      .boolean({ error: "requeue must be true or false" })
+      .optional()
+      .describe("A non-resumable job asks to be requeued after preemption anyway"),
+    gracePeriod: duration("gracePeriod")
+      .nullish()
+      .describe("Seconds between SIGTERM and SIGKILL when preempted (at most 10 min)"),
+    command: text("command")
+      .trim()
+      .min(1, "command is required")
+      .max(LIMITS.commandChars, `command is longer than ${int(LIMITS.commandChars)} characters`),
+    env: envInput.default({}).describe("Environment variables for the job's processes"),
+    name: text("name")
+      .trim()
+      .min(1, "name must not be empty")
+      .max(LIMITS.nameChars, `name is longer than ${int(LIMITS.nameChars)} characters`)
+      .optional(),
+    idempotencyKey: text("idempotencyKey")
+      .min(1, "idempotencyKey must not be empty")
+      .max(LIMITS.keyChars, `idempotencyKey is longer than ${int(LIMITS.keyChars)} characters`)
+      .optional()
+      .describe("Retries with the same key return the same job (keys are per user)"),
+  },
+  "a job submission",
+);
 export type SubmitJobInput = z.input<typeof submitJobInput>;
 export type SubmitJob = z.output<typeof submitJobInput>;
 
 /** The most jobs one batch submission may hold. */
-export const MAX_BATCH_JOBS = 1000;
+export const MAX_BATCH_JOBS = LIMITS.batchJobs;
 
 /**
  * A batch submission (`POST /api/v1/jobs/batch`, `tranche submit --file`): up to 1,000 jobs, each
  * checked by `submitJobInput`; stored all together or not at all. Errors name the item: `jobs.3.gpus`.
  */
-export const submitJobBatchInput = z.object({
-  jobs: z
-    .array(submitJobInput, { error: "jobs must be an array of job submissions" })
-    .min(1, "jobs must hold at least one job")
-    .max(MAX_BATCH_JOBS, `a batch holds at most ${MAX_BATCH_JOBS.toLocaleString("en-US")} jobs; split it`)
-    .describe(`Up to ${MAX_BATCH_JOBS} job submissions, each as for POST /jobs`),
-});
+export const submitJobBatchInput = strictObject(
+  {
+    jobs: z
+      .array(submitJobInput, { error: "jobs must be an array of job submissions" })
+      .min(1, "jobs must hold at least one job")
+      .max(MAX_BATCH_JOBS, `a batch holds at most ${int(MAX_BATCH_JOBS)} jobs; split it`)
+      .describe(`Up to ${MAX_BATCH_JOBS} job submissions, each as for POST /jobs`),
+  },
+  "a batch submission",
+);
 export type SubmitJobBatchInput = z.input<typeof submitJobBatchInput>;
 export type SubmitJobBatch = z.output<typeof submitJobBatchInput>;
 
-export const jobIdInput = z.object({
-  id: z.coerce.number({ error: "job id must be a number" }).int().positive("job id must be positive"),
-});
+export const jobIdInput = strictObject(
+  {
+    id: z.coerce
+      .number({ error: "job id must be a number" })
+      .int("job id must be a whole number")
+      .positive("job id must be positive")
+      .max(INT32_MAX, `job id must be at most ${int(INT32_MAX)}`),
+  },
+  "a job reference",
+);
 
-export const listJobsInput = z.object({
-  scope: z.enum(["mine", "all"]).default("mine"),
-  state: z.enum(JOB_STATES).optional(),
-  active: z.boolean().optional(),
-  cluster: z.string().optional(),
-  limit: z.number().int().min(1).max(1000).default(100),
-});
+export const listJobsInput = strictObject(
+  {
+    scope: z.enum(["mine", "all"], { error: "scope must be mine or all" }).default("mine"),
+    state: z.enum(JOB_STATES, { error: `state must be one of ${JOB_STATES.join(", ")}` }).optional(),
+    active: z.boolean({ error: "active must be true or false" }).optional(),
+    cluster: text("cluster")
+      .max(LIMITS.keyChars, `cluster is longer than ${int(LIMITS.keyChars)} characters`)
+      .optional(),
+    limit: z
+      .number({ error: "limit must be a number" })
+      .int("limit must be a whole number")
+      .min(1, "limit must be between 1 and 1000")
+      .max(1000, "limit must be between 1 and 1000")
+      .default(100),
+  },
+  "a job list query",
+);
 export type ListJobsInput = z.input<typeof listJobsInput>;
 
 /** What the API returns for a job (REST and tRPC). */

@@ -1,7 +1,16 @@
 import { z } from "zod";
+import { strictObject, text } from "./input";
 
-export const createTokenInput = z.object({
-  name: z.string().trim().min(1, "give the token a name").max(80, "name is longer than 80 characters"),
-  expiresInDays: z.number().int().min(1).max(3650).nullish(),
-});
-export const revokeTokenInput = z.object({ id: z.string().min(1) });
+export const createTokenInput = strictObject(
+  {
+    name: text("name").trim().min(1, "give the token a name").max(80, "name is longer than 80 characters"),
+    expiresInDays: z
+      .number({ error: "expiresInDays must be a number" })
+      .int("expiresInDays must be a whole number")
+      .min(1, "expiresInDays must be between 1 and 3650")
+      .max(3650, "expiresInDays must be between 1 and 3650")
+      .nullish(),
+  },
+  "a new token",
+);
+export const revokeTokenInput = strictObject({ id: text("id").min(1).max(200) }, "a token reference");

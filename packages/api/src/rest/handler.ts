@@ -1,6 +1,18 @@
 import { ZodError, type z } from "zod";
 import type { PrismaClient } from "@tranche/db";
-import { jobIdInput, listJobsInput, submitJobBatchInput, submitJobInput, type ApiError } from "@tranche/contracts";
+import {
+  LIMITS,
+  fieldIssues,
+  formatBytes,
+  issuesSentence,
+  jobIdInput,
+  listJobsInput,
+  readBodyText,
+  submitJobBatchInput,
+  submitJobInput,
+  text,
+  type ApiError,
+} from "@tranche/contracts";
 import {
   DomainError,
   cancelJob,
@@ -28,6 +40,7 @@ const STATUS: Record<ApiError["error"]["code"], number> = {
   NOT_FOUND: 404,
   BAD_INPUT: 400,
   CONFLICT: 409,
+  TOO_LARGE: 413,
   INTERNAL: 500,
 };
 
@@ -60,8 +73,18 @@ function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   return schema.parse(value) as z.output<S>;
 }
 
-async function readJson(req: Request): Promise<unknown> {
-  const text = await req.text();
+const clusterName = text("cluster").max(LIMITS.keyChars, `cluster is longer than ${LIMITS.keyChars} characters`);
+
+/** A body over its route's byte limit (LIMITS): answered 413 naming the limit, before it is parsed. */
+class TooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`The request body is larger than ${formatBytes(limit)}, the most this endpoint takes; nothing was stored`);
+  }
+}
+
+async function readJson(req: Request, limit = LIMITS.requestBytes): Promise<unknown> {
+  const text = await readBodyText(req, limit);
+  if (text === null) throw new TooLarge(limit);
   if (!text.trim()) throw new DomainError("BAD_INPUT", "The request body is empty; send a JSON object");
   try {
     return JSON.parse(text);
@@ -129,7 +152,7 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
         return json({ job: await submitJob(prisma, actor, input) }, 201);
       }
       if (parts.length === 2 && id === "batch" && method === "POST") {
-        const input = parse(submitJobBatchInput, await readJson(req));
+        const input = parse(submitJobBatchInput, await readJson(req, LIMITS.batchRequestBytes));
         return json({ jobs: await submitJobs(prisma, actor, input.jobs) }, 201);
       }
       if (parts.length === 1 && method === "GET") {
@@ -157,6 +180,11 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
         return errorResponse("BAD_INPUT", "Name a cluster: /api/v1/queue/<cluster>", [
           { path: "cluster", message: "cluster is required" },
         ]);
+      const bad = clusterName.safeParse(cluster);
+      if (!bad.success) {
+        const issues = fieldIssues(bad.error).map((i) => ({ ...i, path: "cluster" }));
+        return errorResponse("BAD_INPUT", issuesSentence(issues), issues);
+      }
       const limit = Math.min(Number(url.searchParams.get("limit") ?? 10_000) || 10_000, 100_000);
       return json(await getQueue(prisma, cluster, { limit }));
     }
@@ -164,14 +192,11 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     return errorResponse("NOT_FOUND", `No such endpoint: ${method} /api/v1${path}`);
   } catch (e) {
     if (e instanceof ZodError) {
-      const issues = e.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-      // A batch of 1,000 bad items would make a very long message: name the first ten, count the rest.
-      const shown = issues
-        .slice(0, 10)
-        .map((i) => (i.path && !i.message.startsWith(i.path) ? `${i.path}: ${i.message}` : i.message));
-      if (issues.length > 10) shown.push(`and ${issues.length - 10} more problems (see issues)`);
-      return errorResponse("BAD_INPUT", shown.join("; "), issues);
+      // A batch of 1,000 bad items would make a very long message: it names the first ten, counts the rest.
+      const issues = fieldIssues(e);
+      return errorResponse("BAD_INPUT", issuesSentence(issues), issues);
     }
+    if (e instanceof TooLarge) return errorResponse("TOO_LARGE", e.message, [{ path: "", message: e.message }]);
     if (e instanceof DomainError || (e instanceof Error && e.name === "DomainError")) {
       const d = e as DomainError;
       return errorResponse(d.code, d.message, d.field ? [{ path: d.field, message: d.message }] : undefined);

@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { MAX_BATCH_JOBS, apiError, jobView, listJobsInput, submitJobBatchInput, submitJobInput } from "@tranche/contracts";
+import {
+  LIMITS,
+  MAX_BATCH_JOBS,
+  apiError,
+  formatBytes,
+  jobView,
+  listJobsInput,
+  submitJobBatchInput,
+  submitJobInput,
+} from "@tranche/contracts";
 
 const schema = (s: z.ZodType, io: "input" | "output") =>
   z.toJSONSchema(s, { io, target: "draft-2020-12", unrepresentable: "any" });
@@ -16,6 +25,7 @@ const errorResponses = (codes: number[]) =>
             403: "Not allowed for this user",
             404: "Not found",
             409: "Conflict with the job's state",
+            413: "The request body is over the endpoint's byte limit (the message names it); nothing stored",
           }[c] ?? "Error",
         content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
       },
@@ -78,6 +88,7 @@ export function buildOpenApi(serverUrl = "/api/v1") {
         },
         post: {
           summary: "Submit a job",
+          description: `Strict: an unknown field answers 400 naming it. Limits: body ${formatBytes(LIMITS.requestBytes)} (413), command ${LIMITS.commandChars.toLocaleString("en-US")} characters, name ${LIMITS.nameChars}, env at most ${LIMITS.envVars} variables of at most ${formatBytes(LIMITS.envValueBytes)} each and ${formatBytes(LIMITS.envTotalBytes)} in all; no string may hold NUL (\\u0000). Idempotency keys are per user.`,
           operationId: "submitJob",
           requestBody: {
             required: true,
@@ -92,15 +103,14 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                 },
               },
             },
-            ...errorResponses([400, 401, 403]),
+            ...errorResponses([400, 401, 403, 413]),
           },
         },
       },
       "/jobs/batch": {
         post: {
           summary: `Submit up to ${MAX_BATCH_JOBS} jobs at once (like a job array): all stored or none`,
-          description:
-            "Each item is checked as for POST /jobs. One bad item answers 400 with the item and field named (`jobs.3.gpus`); a budget the caller may not charge answers 403 naming the item; in both cases nothing is stored. Items whose idempotencyKey the caller already used answer with that job.",
+          description: `Each item is checked as for POST /jobs. One bad item answers 400 with the item and field named (\`jobs.3.gpus\`); a budget the caller may not charge answers 403 naming the item; in both cases nothing is stored. Items whose idempotencyKey the caller already used answer with that job. The body holds at most ${formatBytes(LIMITS.batchRequestBytes)} (413 past it).`,
           operationId: "submitJobBatch",
           requestBody: {
             required: true,
@@ -119,7 +129,7 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                 },
               },
             },
-            ...errorResponses([400, 401, 403]),
+            ...errorResponses([400, 401, 403, 413]),
           },
         },
       },

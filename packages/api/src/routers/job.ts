@@ -1,6 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { jobIdInput, listJobsInput, submitJobInput } from "@tranche/contracts";
+import { jobIdInput, listJobsInput, strictObject, submitJobInput } from "@tranche/contracts";
 import { cancelJob, getJob, getJobDetail, getJobLogs, listJobs, setJobHeld, submitJob } from "@tranche/domain";
 import { authedProcedure } from "../trpc";
 
@@ -10,7 +10,19 @@ export const jobRouter = {
   get: authedProcedure.input(jobIdInput).query(({ ctx, input }) => getJob(ctx.prisma, ctx.user, input.id)),
   detail: authedProcedure.input(jobIdInput).query(({ ctx, input }) => getJobDetail(ctx.prisma, ctx.user, input.id)),
   logs: authedProcedure
-    .input(jobIdInput.extend({ afterId: z.string().optional() }))
+    .input(
+      strictObject(
+        {
+          id: jobIdInput.shape.id,
+          // A bigint id: 18 digits always fit Postgres bigint.
+          afterId: z
+            .string()
+            .regex(/^\d{1,18}$/, "afterId must be a log chunk id")
+            .optional(),
+        },
+        "a log query",
+      ),
+    )
     .query(({ ctx, input }) => getJobLogs(ctx.prisma, ctx.user, input.id, input.afterId)),
   cancel: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => cancelJob(ctx.prisma, ctx.user, input.id)),
   hold: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => setJobHeld(ctx.prisma, ctx.user, input.id, true)),

@@ -1,6 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { nodeActionInput } from "@tranche/contracts";
+import { nodeActionInput, text } from "@tranche/contracts";
 import { applyNodeAction, getNodeEvents, getRepairQueue, listNodes } from "@tranche/domain";
 import { authedProcedure, roleProcedure } from "../trpc";
 
@@ -8,11 +8,11 @@ const operator = roleProcedure("OPERATOR");
 
 export const nodeRouter = {
   list: authedProcedure
-    .input(z.object({ cluster: z.string().optional() }).optional())
+    .input(z.object({ cluster: text("cluster").max(200).optional() }).optional())
     .query(({ ctx, input }) => listNodes(ctx.prisma, input?.cluster)),
   repairQueue: authedProcedure.query(({ ctx }) => getRepairQueue(ctx.prisma)),
   events: authedProcedure
-    .input(z.object({ nodeId: z.string() }))
+    .input(z.object({ nodeId: text("nodeId").max(200) }))
     .query(({ ctx, input }) => getNodeEvents(ctx.prisma, input.nodeId)),
   cordon: operator
     .input(nodeActionInput)

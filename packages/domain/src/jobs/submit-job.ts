@@ -64,7 +64,7 @@ async function submitMany(
   const where = (i: number, field?: string) => (batch ? `jobs.${i}${field ? `.${field}` : ""}` : field);
   const say = (i: number, message: string) => (batch ? `jobs.${i}: ${message}` : message);
 
-  // Idempotency keys: a key already used by the caller answers with its job (looked up only when given).
+  // Idempotency keys: a key the caller already used answers with its job (looked up only when given).
   const keys = inputs.map((j) => j.idempotencyKey).filter((k): k is string => !!k);
   const existing = new Map<string, JobView>();
   if (keys.length > 0) {
@@ -75,13 +75,13 @@ async function submitMany(
         throw badInput(say(i, `idempotencyKey '${j.idempotencyKey}' appears twice in this batch`), where(i, "idempotencyKey"));
       seen.add(j.idempotencyKey);
     });
-    const rows = await prisma.job.findMany({ where: { idempotencyKey: { in: keys } }, include: jobViewInclude });
-    for (const r of rows) existing.set(r.idempotencyKey!, toJobView(r));
-    inputs.forEach((j, i) => {
-      const hit = j.idempotencyKey ? existing.get(j.idempotencyKey) : undefined;
-      if (hit && hit.user.id !== actor.id)
-        throw badInput(say(i, "idempotencyKey is already used by another job"), where(i, "idempotencyKey"));
+    // Keys are per user (unique on userId + key): another user's job with the same key is neither
+    // found nor in the way.
+    const rows = await prisma.job.findMany({
+      where: { userId: actor.id, idempotencyKey: { in: keys } },
+      include: jobViewInclude,
     });
+    for (const r of rows) existing.set(r.idempotencyKey!, toJobView(r));
   }
 
   const now = new Date();

@@ -1,6 +1,9 @@
 import type { PrismaClient } from "@tranche/db";
 import {
+  LIMITS,
   enrollRequestSchema,
+  fieldIssues,
+  formatBytes,
   heartbeatRequestSchema,
   type AgentError,
   type AgentErrorCode,
@@ -17,6 +20,7 @@ import type { z } from "zod";
 import { assignmentsDigest, type AgentWakeups } from "./agent-wait";
 import { hashSecret, newNodeCredential } from "./credentials";
 import { closeRun } from "./job-lifecycle";
+import { withinJobLogCap } from "./job-logs";
 
 /**
  * The agent protocol's use-cases (see packages/contracts/src/agent.ts). Route handlers in the web app
@@ -49,7 +53,7 @@ const fail = (
 });
 
 function badRequest(err: z.ZodError): AgentReply<never> {
-  const issues = err.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+  const issues = fieldIssues(err);
   return fail(
     400,
     "BAD_REQUEST",
@@ -86,28 +90,38 @@ export async function enrollAgent(prisma: PrismaClient, raw: unknown): Promise<A
       "NODE_IN_OTHER_CLUSTER",
       `Node ${req.nodeName} belongs to another cluster than the token's (${token.cluster.name}).`,
     );
+  // Re-enrolling replaces the node's credential: only a token issued for that node may do it. An
+  // unbound token enrolls new hosts only, so whoever holds one cannot take over an existing node.
+  if (existing && !token.nodeName) return alreadyEnrolled(req.nodeName);
 
   const credential = newNodeCredential();
-  const node = await prisma.$transaction(async (tx) => {
-    const used = await tx.enrollmentToken.updateMany({
-      where: { id: token.id, usedAt: null },
-      data: { usedAt: new Date(), nodeName: req.nodeName },
+  const node = await prisma
+    .$transaction(async (tx) => {
+      const used = await tx.enrollmentToken.updateMany({
+        where: { id: token.id, usedAt: null },
+        data: { usedAt: new Date(), nodeName: req.nodeName },
+      });
+      if (used.count !== 1) return null;
+      const data = { agentCredentialHash: hashSecret(credential), agentVersion: req.agentVersion, gpuInventory: req.gpus };
+      if (existing) return tx.node.update({ where: { id: existing.id }, data });
+      // A new host starts DOWN: its first healthy heartbeat makes it READY.
+      return tx.node.create({
+        data: {
+          ...data,
+          clusterId: token.clusterId,
+          name: req.nodeName,
+          gpuCount: req.gpus.length,
+          state: "DOWN",
+          stateReason: "enrolled",
+        },
+      });
+    })
+    // Another request enrolled this name in between (the node's name is unique): the token stays unused.
+    .catch((e: unknown) => {
+      if ((e as { code?: string }).code === "P2002") return "taken" as const;
+      throw e;
     });
-    if (used.count !== 1) return null;
-    const data = { agentCredentialHash: hashSecret(credential), agentVersion: req.agentVersion, gpuInventory: req.gpus };
-    if (existing) return tx.node.update({ where: { id: existing.id }, data });
-    // A new host starts DOWN: its first healthy heartbeat makes it READY.
-    return tx.node.create({
-      data: {
-        ...data,
-        clusterId: token.clusterId,
-        name: req.nodeName,
-        gpuCount: req.gpus.length,
-        state: "DOWN",
-        stateReason: "enrolled",
-      },
-    });
-  });
+  if (node === "taken") return alreadyEnrolled(req.nodeName);
   if (!node) return fail(401, "INVALID_ENROLLMENT_TOKEN", "The enrollment token was used by another request at the same time.");
   return {
     status: 200,
@@ -120,6 +134,13 @@ export async function enrollAgent(prisma: PrismaClient, raw: unknown): Promise<A
     },
   };
 }
+
+const alreadyEnrolled = (nodeName: string): AgentReply<never> =>
+  fail(
+    409,
+    "NODE_ALREADY_ENROLLED",
+    `Node ${nodeName} is already enrolled and this enrollment token was not issued for it; nothing was changed. To replace its credential, ask an operator for a token issued for node ${nodeName}.`,
+  );
 
 interface SegmentRow {
   id: bigint;
@@ -244,8 +265,9 @@ export async function handleHeartbeat(
         if (r.status === "EXITED") {
           acknowledged.push(r.segmentId);
           if (!s || s.endedAt !== null || (s.jobState !== "RUNNING" && s.jobState !== "STOPPING")) continue;
-          const reported = r.endedAt ? new Date(r.endedAt) : now;
-          const endedAt = reported.getTime() > now.getTime() ? now : reported;
+          // The agent's clock is not trusted: a run ends neither in the future nor before it started.
+          const reported = r.endedAt ? Date.parse(r.endedAt) : now.getTime();
+          const endedAt = new Date(Math.max(s.startedAt.getTime(), Math.min(reported, now.getTime())));
           const closed = await closeRun(
             tx,
             {
@@ -294,7 +316,11 @@ export async function handleHeartbeat(
         }
       }
 
-      const logs = hb.logs.filter((l) => segs.has(l.segmentId));
+      const logs = await withinJobLogCap(
+        tx,
+        hb.logs.filter((l) => segs.has(l.segmentId)),
+        node.name,
+      );
       if (logs.length > 0) {
         await tx.jobLogChunk.createMany({
           data: logs.map((l) => ({ jobId: l.jobId, segmentId: BigInt(l.segmentId), stream: l.stream, text: l.text, at: now })),
@@ -453,11 +479,18 @@ export async function assignmentsFor(
 /** Transport-neutral dispatcher used by the web route handlers and the test gateway. */
 export async function handleAgentRequest(
   prisma: PrismaClient,
-  req: { method: string; route: string; authorization: string | null; body: string },
+  /** `body` null: the request was larger than LIMITS.agentRequestBytes and was not read whole. */
+  req: { method: string; route: string; authorization: string | null; body: string | null },
   /** The long-poll (`wait`) needs this process's LISTEN connection; `signal` ends it when the agent hangs up. */
   opts: { wakeups?: AgentWakeups; signal?: AbortSignal } = {},
 ): Promise<AgentReply<unknown>> {
   if (req.method !== "POST") return fail(405 as number, "BAD_REQUEST", `Use POST for /api/agent/v1/${req.route}.`);
+  if (req.body === null || Buffer.byteLength(req.body, "utf8") > LIMITS.agentRequestBytes)
+    return fail(
+      413,
+      "TOO_LARGE",
+      `The request body is larger than ${formatBytes(LIMITS.agentRequestBytes)}, the most an agent request may be; nothing was recorded.`,
+    );
   let raw: unknown;
   try {
     raw = req.body ? JSON.parse(req.body) : undefined;

@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:http";
+import { LIMITS } from "@tranche/contracts";
 import type { PrismaClient } from "@tranche/db";
 import { handleAgentRequest } from "./agent-protocol";
 import { AgentWakeups } from "./agent-wait";
@@ -18,8 +19,13 @@ export async function serveAgentProtocol(
   const server = createServer((req, res) => {
     const hangup = new AbortController();
     res.on("close", () => hangup.abort());
+    // Like the web app's routes: stop keeping a body once it passes the limit (answered 413).
     const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size <= LIMITS.agentRequestBytes) chunks.push(c);
+    });
     req.on("end", () => {
       const m = /^\/api\/agent\/v1\/([a-z-]+)\/?$/.exec(req.url ?? "");
       const route = m?.[1] ?? String(req.url);
@@ -29,7 +35,7 @@ export async function serveAgentProtocol(
           method: req.method ?? "GET",
           route,
           authorization: req.headers.authorization ?? null,
-          body: Buffer.concat(chunks).toString("utf8"),
+          body: size > LIMITS.agentRequestBytes ? null : Buffer.concat(chunks).toString("utf8"),
         },
         { wakeups, signal: hangup.signal },
       ).then(

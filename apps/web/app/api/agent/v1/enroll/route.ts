@@ -1,3 +1,4 @@
+import { LIMITS, readBodyText } from "@tranche/contracts";
 import { handleAgentRequest } from "@tranche/domain/runtime";
 import { db } from "../../../../../server/db";
 
@@ -10,7 +11,7 @@ export async function POST(req: Request) {
     method: "POST",
     route: "enroll",
     authorization: req.headers.get("authorization"),
-    body: await req.text(),
+    body: await readBodyText(req, LIMITS.agentRequestBytes),
   });
   return Response.json(reply.body, { status: reply.status, headers: { "cache-control": "no-store" } });
 }

@@ -1,3 +1,4 @@
+import { LIMITS, readBodyText } from "@tranche/contracts";
 import { AgentWakeups, handleAgentRequest } from "@tranche/domain/runtime";
 import { db } from "../../../../../server/db";
 
@@ -15,7 +16,12 @@ export async function POST(req: Request) {
   if (!url) throw new Error("DATABASE_URL is not set: start the web app through `npm start`.");
   const reply = await handleAgentRequest(
     db(),
-    { method: "POST", route: "wait", authorization: req.headers.get("authorization"), body: await req.text() },
+    {
+      method: "POST",
+      route: "wait",
+      authorization: req.headers.get("authorization"),
+      body: await readBodyText(req, LIMITS.agentRequestBytes),
+    },
     { wakeups: (g.trancheAgentWakeups ??= new AgentWakeups(url)), signal: req.signal },
   );
   return Response.json(reply.body, { status: reply.status, headers: { "cache-control": "no-store" } });

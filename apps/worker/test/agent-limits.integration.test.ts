@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
+import { applyCyclePlan, acquireOrRenewLease, issueEnrollmentTokens, loadCycleInput } from "@tranche/domain/runtime";
+import { runCycle } from "@tranche/scheduler-core";
+import { LIMITS, type HeartbeatRequestInput } from "@tranche/contracts";
+import { makeWorld, startGateway, submit, type World } from "./harness";
+
+// Issue 15's smaller holes in the agent protocol: enrollment cannot take over an existing node,
+// the agent's clock cannot end a run before it started or in the future, and requests and logs are
+// bounded.
+
+const gpus = (n: number) =>
+  Array.from({ length: n }, (_, index) => ({ index, uuid: `GPU-${index}`, name: "Fake", memoryMiB: 1, utilizationPercent: 50 }));
+
+describe("agent protocol limits", () => {
+  let db: TestDatabase;
+  let world: World;
+  let gateway: Awaited<ReturnType<typeof startGateway>>;
+  let credential: string;
+
+  const post = async (route: string, body: unknown, cred?: string) => {
+    const res = await fetch(`${gateway.url}/api/agent/v1/${route}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(cred ? { authorization: `Bearer ${cred}` } : {}) },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
+    return {
+      status: res.status,
+      json: (await res.json()) as { error?: { code: string; message: string } } & Record<string, unknown>,
+    };
+  };
+  const beat = (extra: Partial<HeartbeatRequestInput> = {}): HeartbeatRequestInput => ({
+    nodeName: "c1-0",
+    agentVersion: "test",
+    health: { healthy: true, errors: [] },
+    gpus: gpus(8),
+    busyPercent: 50,
+    jobs: [],
+    logs: [],
+    ...extra,
+  });
+  const enroll = (token: string, nodeName: string) => post("enroll", { token, nodeName, agentVersion: "test", gpus: gpus(8) });
+
+  /** An 8-GPU job placed on c1-0 by a real cycle: its id and open segment. */
+  async function placeJob(): Promise<{ id: number; segmentId: string; startedAt: Date }> {
+    const id = await submit(db.prisma, world, { gpus: 8, command: "sleep 100" });
+    expect(await acquireOrRenewLease(db.prisma, "test", 30)).toBe(true);
+    const input = await loadCycleInput(db.prisma, world.clusterId, Math.floor(Date.now() / 1000));
+    await applyCyclePlan(db.prisma, input, runCycle(input.snapshot, input.policy, input.now), "test", { loadMs: 0, decideMs: 0 });
+    const seg = await db.prisma.runSegment.findFirstOrThrow({ where: { jobId: id, endedAt: null } });
+    return { id, segmentId: String(seg.id), startedAt: seg.startedAt };
+  }
+  const exited = (job: { id: number; segmentId: string }, endedAt: Date) => ({
+    jobId: job.id,
+    segmentId: job.segmentId,
+    status: "EXITED" as const,
+    pid: 1,
+    launchedAt: null,
+    exitCode: 0,
+    signal: null,
+    endedAt: endedAt.toISOString(),
+  });
+
+  beforeAll(async () => {
+    db = await createTestDatabase("agentlimits");
+    world = await makeWorld(db.prisma, { nodes: 1 });
+    gateway = await startGateway(db.prisma);
+    const [t] = await issueEnrollmentTokens(db.prisma, world.clusterId, ["c1-0"]);
+    const r = await enroll(t!.token, "c1-0");
+    expect(r.status).toBe(200);
+    credential = r.json.credential as string;
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await db?.drop();
+  });
+
+  it("a token not issued for a node cannot re-enroll it: 409, its credential kept, the token still unused", async () => {
+    const before = await db.prisma.node.findUniqueOrThrow({ where: { name: "c1-0" } });
+    const [unbound] = await issueEnrollmentTokens(db.prisma, world.clusterId, [null]);
+    const r = await enroll(unbound!.token, "c1-0");
+    expect(r.status).toBe(409);
+    expect(r.json.error?.code).toBe("NODE_ALREADY_ENROLLED");
+    expect(r.json.error?.message).toMatch(/Node c1-0 is already enrolled .* ask an operator for a token issued for node c1-0/);
+    const after = await db.prisma.node.findUniqueOrThrow({ where: { name: "c1-0" } });
+    expect(after.agentCredentialHash).toBe(before.agentCredentialHash);
+    expect((await post("heartbeat", beat(), credential)).status).toBe(200);
+    // The refused token was not spent: it still enrolls a new host.
+    const fresh = await enroll(unbound!.token, "c1-new");
+    expect(fresh.status).toBe(200);
+    expect((await db.prisma.node.findUniqueOrThrow({ where: { name: "c1-new" } })).state).toBe("DOWN");
+    await db.prisma.node.update({ where: { name: "c1-new" }, data: { state: "CORDONED" } });
+
+    // A token issued for c1-0 may replace its credential (the operator's rotation).
+    const [bound] = await issueEnrollmentTokens(db.prisma, world.clusterId, ["c1-0"]);
+    const rotated = await enroll(bound!.token, "c1-0");
+    expect(rotated.status).toBe(200);
+    expect((await post("heartbeat", beat(), credential)).status).toBe(401);
+    credential = rotated.json.credential as string;
+    expect((await post("heartbeat", beat(), credential)).status).toBe(200);
+  });
+
+  it("an exit reported before the run started ends it at its start, never before", async () => {
+    const job = await placeJob();
+    const r = await post("heartbeat", beat({ jobs: [exited(job, new Date(job.startedAt.getTime() - 3600_000))] }), credential);
+    expect(r.status).toBe(200);
+    const seg = await db.prisma.runSegment.findUniqueOrThrow({ where: { id: BigInt(job.segmentId) } });
+    expect(seg.endedAt!.getTime()).toBe(seg.startedAt.getTime());
+    const j = await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } });
+    expect(j.finishedAt!.getTime()).toBe(seg.startedAt.getTime());
+  });
+
+  it("an exit reported in the future ends the run now", async () => {
+    const job = await placeJob();
+    const sent = Date.now();
+    const r = await post("heartbeat", beat({ jobs: [exited(job, new Date(sent + 86_400_000))] }), credential);
+    expect(r.status).toBe(200);
+    const seg = await db.prisma.runSegment.findUniqueOrThrow({ where: { id: BigInt(job.segmentId) } });
+    expect(seg.endedAt!.getTime()).toBeGreaterThanOrEqual(seg.startedAt.getTime());
+    expect(seg.endedAt!.getTime()).toBeLessThanOrEqual(Date.now());
+  });
+
+  it("a request over the agent limit is refused with 413 and records nothing", async () => {
+    const before = await db.prisma.node.findUniqueOrThrow({ where: { name: "c1-0" } });
+    const huge = JSON.stringify({ ...beat(), padding: "x".repeat(LIMITS.agentRequestBytes) });
+    const r = await post("heartbeat", huge, credential);
+    expect(r.status).toBe(413);
+    expect(r.json.error?.code).toBe("TOO_LARGE");
+    expect(r.json.error?.message).toMatch(/larger than 8 MiB/);
+    const after = await db.prisma.node.findUniqueOrThrow({ where: { name: "c1-0" } });
+    expect(after.lastHeartbeatAt).toEqual(before.lastHeartbeatAt);
+  });
+
+  it("logs: bounded per heartbeat (400 naming the limit), capped per job, NUL bytes kept as U+FFFD", async () => {
+    const job = await placeJob();
+    const chunk = (text: string) => ({ jobId: job.id, segmentId: job.segmentId, stream: "stdout" as const, text });
+    const before = await db.prisma.jobLogChunk.count();
+
+    const tooMany = await post(
+      "heartbeat",
+      beat({ logs: Array.from({ length: 80 }, () => chunk("l".repeat(60_000))) }),
+      credential,
+    );
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.json.error?.message).toMatch(/logs: logs hold .* in this heartbeat; at most 4 MiB per heartbeat/);
+    expect(await db.prisma.jobLogChunk.count()).toBe(before);
+
+    const nul = await post("heartbeat", beat({ logs: [chunk("a\u0000b\n")] }), credential);
+    expect(nul.status).toBe(200);
+    const stored = await db.prisma.jobLogChunk.findFirstOrThrow({ where: { jobId: job.id }, orderBy: { id: "desc" } });
+    expect(stored.text).toBe("a\uFFFDb\n");
+
+    // 10 bytes short of the cap: the next chunk is cut there and a line says so; later output is dropped.
+    await db.prisma.job.update({ where: { id: job.id }, data: { logBytes: LIMITS.logBytesPerJob - 10 } });
+    const cut = await post("heartbeat", beat({ logs: [chunk("0123456789abcdef")] }), credential);
+    expect(cut.status).toBe(200);
+    const tail = await db.prisma.jobLogChunk.findMany({ where: { jobId: job.id }, orderBy: { id: "asc" } });
+    expect(tail.slice(-2).map((c) => c.text)).toEqual([
+      "0123456789",
+      "\n[Tranche: this job's log reached 64 MiB, the most the control plane keeps per job; the rest is only in its log file on node c1-0]\n",
+    ]);
+    const dropped = await post("heartbeat", beat({ logs: [chunk("more output\n")] }), credential);
+    expect(dropped.status).toBe(200);
+    expect(await db.prisma.jobLogChunk.count({ where: { jobId: job.id } })).toBe(tail.length);
+  });
+
+  it("NUL bytes and out-of-range integers in a report are a 400, never a 500", async () => {
+    const nul = await post("heartbeat", beat({ agentVersion: "1.0\u0000" }), credential);
+    expect(nul.status).toBe(400);
+    expect(nul.json.error?.message).toMatch(/agentVersion: agentVersion must not contain NUL/);
+    const big = await post(
+      "heartbeat",
+      beat({ jobs: [{ ...exited({ id: 1, segmentId: "1" }, new Date()), exitCode: 2 ** 40 }] }),
+      credential,
+    );
+    expect(big.status).toBe(400);
+    expect(big.json.error?.message).toMatch(/jobs\.0\.exitCode/);
+  });
+});

@@ -1,0 +1,59 @@
+import { z } from "zod";
+
+/**
+ * Building blocks of input schemas. Inputs are strict: a field the schema does not know is refused
+ * with 400 naming it (a typo such as `maxRuntim` silently dropped would run the job without its
+ * limit). Strings refuse NUL: Postgres text and jsonb cannot hold U+0000, so one would fail the
+ * insert with a 500 instead of a 400 naming the field.
+ */
+
+/** A string without NUL characters. */
+export function text(field: string) {
+  return z
+    .string({ error: `${field} must be a string` })
+    .refine((s) => !s.includes("\u0000"), `${field} must not contain NUL characters (\\u0000)`);
+}
+
+/** An object that refuses fields it does not know, naming them and the fields it takes. */
+export function strictObject<S extends z.core.$ZodLooseShape>(shape: S, what: string) {
+  const known = Object.keys(shape).join(", ");
+  return z.strictObject(shape, {
+    error: (iss) =>
+      iss.code === "unrecognized_keys"
+        ? `unknown field${iss.keys.length === 1 ? "" : "s"} ${iss.keys.map((k) => `'${k}'`).join(", ")} in ${what} (fields: ${known})`
+        : iss.code === "invalid_type"
+          ? `${what} must be a JSON object`
+          : undefined,
+  });
+}
+
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * Zod issues as one `{ path, message }` per field, in words: an unknown-fields issue becomes one
+ * issue per unknown field, at that field's path. Every adapter (REST, tRPC, agent protocol) answers
+ * with these.
+ */
+export function fieldIssues(err: z.ZodError): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  for (const i of err.issues) {
+    const at = i.path.map(String);
+    if (i.code === "unrecognized_keys")
+      for (const k of i.keys) {
+        const where = /' in (.+ \(fields: [^)]*\))$/.exec(i.message)?.[1];
+        out.push({ path: [...at, k].join("."), message: `unknown field '${k}'${where ? ` in ${where}` : ""}` });
+      }
+    else out.push({ path: at.join("."), message: i.message });
+  }
+  return out;
+}
+
+/** One sentence for a list of field issues: the first ten, then a count of the rest. */
+export function issuesSentence(issues: FieldIssue[]): string {
+  const shown = issues.slice(0, 10).map((i) => (i.path && !i.message.startsWith(i.path) ? `${i.path}: ${i.message}` : i.message));
+  if (issues.length > 10) shown.push(`and ${issues.length - 10} more problems (see issues)`);
+  return shown.join("; ");
+}

@@ -1,0 +1,68 @@
+/**
+ * Every size limit of the API and the agent protocol, in one place (README "Limits"). A request over
+ * a byte limit is refused before it is parsed (413); a field over its limit is refused with 400 naming
+ * the field and the limit. Nothing is stored either way.
+ *
+ * The env limits keep a job launchable: Linux refuses an exec whose single argument or environment
+ * string passes 128 KiB (MAX_ARG_STRLEN) or whose arguments and environment together pass ARG_MAX
+ * (2 MiB on most hosts), and an agent would only find out at launch time.
+ */
+export const LIMITS = {
+  /** Bytes of one REST request body (a job submission, any other POST). */
+  requestBytes: 1024 * 1024,
+  /** Bytes of one `POST /jobs/batch` body (up to `batchJobs` jobs). */
+  batchRequestBytes: 8 * 1024 * 1024,
+  /** Jobs in one batch. */
+  batchJobs: 1000,
+  /** Characters of a job's command. */
+  commandChars: 10_000,
+  /** Characters of a job's name. */
+  nameChars: 120,
+  /** Characters of a cluster name, a budget path, an idempotency key. */
+  keyChars: 200,
+  /** Environment variables of one job. */
+  envVars: 256,
+  /** Bytes (UTF-8) of one environment variable's name. */
+  envNameBytes: 256,
+  /** Bytes (UTF-8) of one environment variable's value. */
+  envValueBytes: 32 * 1024,
+  /** Bytes (UTF-8) of a job's whole environment: names, values and their `=`. */
+  envTotalBytes: 64 * 1024,
+  /** GPUs of one job (the largest clusters have fewer). */
+  jobGpus: 100_000,
+  /** Seconds of any duration field (minRuntime, maxRuntime, gracePeriod): 365 days. */
+  durationSec: 365 * 86_400,
+  /** Bytes of one agent protocol request (a heartbeat with its job reports and log chunks). */
+  agentRequestBytes: 8 * 1024 * 1024,
+  /** Characters of one log chunk. */
+  logChunkChars: 65_536,
+  /** Bytes (UTF-8) of all log chunks in one heartbeat: 64 jobs x 2 streams x the agent's 32 KiB. */
+  logBytesPerBeat: 4 * 1024 * 1024,
+  /** Bytes (UTF-8) of log the control plane keeps per job; later output stays in the node's log file. */
+  logBytesPerJob: 64 * 1024 * 1024,
+} as const;
+
+/** The largest value of a Postgres `integer` column: ids, counts and seconds stored as int. */
+export const INT32_MAX = 2_147_483_647;
+
+/** UTF-8 length of a string, without allocating (the submit form runs this in the browser too). */
+export function utf8Bytes(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length) {
+      n += 4; // a surrogate pair: one 4-byte character
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** "1 MiB", "64 KiB", "900 bytes": limits in words for error messages. */
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n.toLocaleString("en-US")} bytes`;
+}
