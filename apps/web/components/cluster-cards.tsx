@@ -41,6 +41,11 @@ export function ClusterCards() {
                 <div className="tile-label">Running</div>
                 <div className="tile-value">{fmt(c.runningGpus)}</div>
                 <div className="tile-sub">{jobs(c.runningJobs)}</div>
+                {c.awaitingGpus > 0 && (
+                  <div className="tile-sub" title="Started by preemption: these GPUs are theirs once the preempted jobs exit">
+                    + {fmt(c.awaitingGpus)} held, waiting for preempted jobs to exit
+                  </div>
+                )}
               </div>
               <div>
                 <div className="tile-label">Pending</div>

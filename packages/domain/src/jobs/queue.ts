@@ -32,6 +32,8 @@ export interface QueueRunningRow {
   graceUntil: string | null;
   maxRuntime: number | null;
   nodes: string[];
+  /** Started by preemption, holding its GPUs until the jobs it preempted exit (its start is still ahead). */
+  awaitingExits: boolean;
 }
 
 export interface QueueRatio {
@@ -64,7 +66,8 @@ export interface QueueView {
   running: QueueRunningRow[];
   ratios: QueueRatio[];
   reservations: unknown;
-  counts: { pending: number; held: number; running: number; pendingGpus: number; runningGpus: number };
+  /** runningGpus: GPUs in use (launched and leaving jobs); awaitingGpus: held by starts waiting for exits. */
+  counts: { pending: number; held: number; running: number; pendingGpus: number; runningGpus: number; awaitingGpus: number };
   /** true when `pending` holds every pending job (no limit cut it) */
   complete: boolean;
 }
@@ -265,6 +268,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     })
     .sort((a, b) => a.path.localeCompare(b.path));
   const pendingRows: QueuePendingRow[] = pending.map(toPendingRow);
+  const nowMs = Date.now();
   const runningRows: QueueRunningRow[] = running.map((j) => ({
     id: j.id,
     name: j.name,
@@ -279,10 +283,11 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     graceUntil: j.graceUntil?.toISOString() ?? null,
     maxRuntime: j.maxRuntimeSec,
     nodes: j.nodes ?? [],
+    awaitingExits: j.state === "RUNNING" && j.startedAt !== null && j.startedAt.getTime() > nowMs,
   }));
   return {
     cluster: { id: cluster.id, name: cluster.name, gpuType: cluster.gpuType, gpus: cluster.gpus, readyGpus: cluster.readyGpus },
-    now: new Date().toISOString(),
+    now: new Date(nowMs).toISOString(),
     cycle: cycle
       ? {
           id: cycle.id.toString(),
@@ -302,9 +307,11 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     counts: {
       pending: pendingCounts.find((c) => c.state === "PENDING")?._count._all ?? 0,
       held: pendingCounts.find((c) => c.state === "HELD")?._count._all ?? 0,
-      running: runningRows.length,
+      running: runningRows.filter((r) => !r.awaitingExits).length,
       pendingGpus: pendingCounts.find((c) => c.state === "PENDING")?._sum.gpus ?? 0,
-      runningGpus: runningRows.reduce((s, r) => s + r.gpus, 0),
+      // A start waiting for its victims holds the GPUs they still use: counted apart, never twice.
+      runningGpus: runningRows.reduce((s, r) => s + (r.awaitingExits ? 0 : r.gpus), 0),
+      awaitingGpus: runningRows.reduce((s, r) => s + (r.awaitingExits ? r.gpus : 0), 0),
     },
   };
 }

@@ -178,10 +178,18 @@ function RunningList({ rows, now }: { rows: QueueRunningRow[]; now: number }) {
                 </span>
                 <WhoLaneGpus r={r} />
                 <span className="small nowrap">
-                  {r.startedAt ? formatDuration(Math.max(0, Math.round((now - Date.parse(r.startedAt)) / 1000))) : "—"}
+                  {r.awaitingExits
+                    ? "—"
+                    : r.startedAt
+                      ? formatDuration(Math.max(0, Math.round((now - Date.parse(r.startedAt)) / 1000)))
+                      : "—"}
                 </span>
                 <span className="nowrap">
-                  {r.state === "STOPPING" ? (
+                  {r.awaitingExits ? (
+                    <span className="badge b-STOPPING" title="It holds these GPUs and launches once the jobs it preempted exit">
+                      waiting for preempted jobs to exit
+                    </span>
+                  ) : r.state === "STOPPING" ? (
                     <span className="badge b-STOPPING">stopping · {until(r.graceUntil, now)}</span>
                   ) : left > 0 ? (
                     <span className="badge b-protected" title="Protected: not preempted before this ends">
@@ -293,8 +301,13 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
               <div className="tile-label">Running</div>
               <div className="tile-value">{q.data.counts.running}</div>
               <div className="tile-sub">
-                {q.data.counts.runningGpus} of {q.data.cluster.gpus} GPUs
+                {q.data.counts.runningGpus} of {q.data.cluster.gpus} GPUs in use
               </div>
+              {q.data.counts.awaitingGpus > 0 ? (
+                <div className="tile-sub" title="Started by preemption: these GPUs are theirs once the preempted jobs exit">
+                  + {q.data.counts.awaitingGpus} held, waiting for preempted jobs to exit
+                </div>
+              ) : null}
             </div>
             <div className="tile">
               <div className="tile-label">Ready capacity</div>
