@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeWorld, type World } from "./fixtures";
+import { goodJob, makeWorld, type World } from "./fixtures";
 
-// The overview's GPU numbers: a job started by preemption is RUNNING before its victims (STOPPING)
+// Numbers the pages show must be true. The overview's GPU numbers: a job started by preemption is RUNNING before its victims (STOPPING)
 // have left, so counting both showed more GPUs in use than the cluster has (90 of 88).
 let w: World;
 
 beforeAll(async () => {
-  w = await makeWorld("api_cluster_overview");
+  w = await makeWorld("api_numbers");
 });
 afterAll(async () => {
   await w?.db.drop();
@@ -42,5 +42,18 @@ describe("queue.get counts", () => {
     expect(q.counts.runningGpus).toBe(q.cluster.gpus);
     expect(q.counts.awaitingGpus).toBe(8);
     expect(q.running.filter((r) => r.awaitingExits).map((r) => r.name)).toEqual(["preemptor"]);
+  });
+});
+
+describe("job times", () => {
+  it("stores the submit time in whole seconds, so a start in the same second never reads as earlier", async () => {
+    const job = await w.caller("ada").job.submit({ ...goodJob, cluster: "b200" });
+    // The scheduler's clock is whole seconds: a cycle in this very second starts it at this second.
+    const cycleNow = Math.floor(Date.now() / 1000) * 1000;
+    expect(Date.parse(job.submittedAt) % 1000).toBe(0);
+    const row = await w.db.prisma.job.findUniqueOrThrow({ where: { id: job.id } });
+    expect(row.submittedAt.getTime() % 1000).toBe(0);
+    expect(row.queuedAt.getTime()).toBeLessThanOrEqual(cycleNow);
+    expect(row.submittedAt.getTime()).toBeLessThanOrEqual(cycleNow);
   });
 });
