@@ -58,8 +58,8 @@ export function until(iso: string | null | undefined, now: number): string {
 }
 
 /**
- * A reason sentence as people read it: the core appends machine-readable times ("in 4m (t=1796053270)")
- * so tools can parse them; the page shows the relative time only (the full sentence stays in titles).
+ * A reason sentence as people read it. The core no longer writes raw times ("(t=1796053270)"), but
+ * reasons stored by an older worker still carry them until the next cycle rewrites them.
  */
 export function readable(sentence: string): string {
   return sentence.replace(/ \(t=\d+\)/g, "");

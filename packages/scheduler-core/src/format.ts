@@ -24,9 +24,12 @@ export function formatRatio(r: number): string {
   return Number.isFinite(r) ? r.toFixed(2) : "infinite";
 }
 
-/** "now", or "in 1h 05m (t=1700003600)" so both people and tools can read it. */
+/**
+ * "now", or "1h 05m from now": reads after "by", "from" and "before". No raw timestamp: the time
+ * itself travels as a number in the reason's details (tools read that; pages show it as wall-clock).
+ */
 export function formatWhen(t: number, now: number): string {
-  return t <= now ? "now" : `in ${formatDuration(t - now)} (t=${t})`;
+  return t <= now ? "now" : `${formatDuration(t - now)} from now`;
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {
