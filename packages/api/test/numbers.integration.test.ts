@@ -57,3 +57,28 @@ describe("job times", () => {
     expect(row.submittedAt.getTime()).toBeLessThanOrEqual(cycleNow);
   });
 });
+
+describe("reason times in JSON", () => {
+  it("gives a reason's times as ISO 8601, and its sentence without raw timestamps", async () => {
+    const job = await w.caller("ada").job.submit({ ...goodJob, cluster: "b200", name: "reasoned" });
+    const t = 1_796_000_000;
+    await w.db.prisma.job.update({
+      where: { id: job.id },
+      data: {
+        reasonCode: "RESERVED_FOR",
+        reasonSentence: "The free GPUs it fits on are reserved for job 130, which can start there 29m from now.",
+        reasonDetails: { position: 1, gpus: 8, earliestStart: t, reservedFrom: t + 60, reservedForJobId: "130" },
+        queuePosition: 1,
+      },
+    });
+    const view = await w.caller("ada").job.get({ id: job.id });
+    expect(view.reason?.details).toMatchObject({
+      earliestStart: "2026-11-30T00:53:20.000Z",
+      reservedFrom: "2026-11-30T00:54:20.000Z",
+      reservedForJobId: "130",
+      gpus: 8,
+    });
+    const row = (await w.caller("ada").queue.get({ cluster: "b200" })).pending.find((r) => r.id === job.id)!;
+    expect(row.reasonDetails).toMatchObject({ earliestStart: "2026-11-30T00:53:20.000Z", reservedForJobId: "130" });
+  });
+});

@@ -1,6 +1,7 @@
 import type { PrismaClient } from "@tranche/db";
 import { defaultPolicy, isDebugLane } from "@tranche/scheduler-core";
 import { notFound } from "../errors";
+import { reasonDetailsView } from "./job-view";
 
 export interface QueuePendingRow {
   id: number;
@@ -16,6 +17,8 @@ export interface QueuePendingRow {
   queuedAt: string;
   reasonCode: string | null;
   reasonSentence: string | null;
+  /** The reason's numbers, times as ISO 8601 (see reasonDetailsView). */
+  reasonDetails: Record<string, unknown> | null;
 }
 
 export interface QueueRunningRow {
@@ -89,6 +92,7 @@ interface PendingSqlRow {
   queuedAt: Date;
   reasonCode: string | null;
   reasonSentence: string | null;
+  reasonDetails: unknown;
   userId: string;
   budget: string;
   userName: string;
@@ -147,7 +151,7 @@ async function pendingWindow(
              SELECT j.id FROM job j ${join} WHERE ${where}
              ORDER BY ${PENDING_ORDER} LIMIT ${lim} OFFSET ${off})
            SELECT j.id, j.name, j."queuePosition", j.gpus, j.state::text AS state, j."minRuntimeSec", j."maxRuntimeSec",
-                  j."submittedAt", j."queuedAt", j."reasonCode", j."reasonSentence", j."userId", b.path AS budget, u.name AS "userName"
+                  j."submittedAt", j."queuedAt", j."reasonCode", j."reasonSentence", j."reasonDetails", j."userId", b.path AS budget, u.name AS "userName"
            FROM page JOIN job j ON j.id = page.id
              JOIN budget_tree_node b ON b.id = j."budgetId" JOIN "user" u ON u.id = j."userId"
            ORDER BY ${PENDING_ORDER}`,
@@ -176,6 +180,7 @@ const toPendingRow = (j: PendingSqlRow): QueuePendingRow => ({
   queuedAt: j.queuedAt.toISOString(),
   reasonCode: j.reasonCode,
   reasonSentence: j.reasonSentence,
+  reasonDetails: reasonDetailsView(j.reasonDetails),
 });
 
 async function findCluster(prisma: PrismaClient, clusterName: string) {
