@@ -19,6 +19,25 @@ export function formatDuration(seconds: number): string {
   return h === 0 ? `${d}d` : `${d}d ${h}h`;
 }
 
+/** Exact, for limits in error messages: 9h, 10m 1s, 1d 2h 30m (never rounded, unlike formatDuration). */
+export function formatExactDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return String(seconds);
+  let s = Math.abs(Math.round(seconds));
+  if (s === 0) return "0s";
+  const parts: string[] = [];
+  for (const [unit, size] of [
+    ["d", 86_400],
+    ["h", 3600],
+    ["m", 60],
+    ["s", 1],
+  ] as const) {
+    const n = Math.floor(s / size);
+    s -= n * size;
+    if (n > 0) parts.push(`${n}${unit}`);
+  }
+  return (seconds < 0 ? "-" : "") + parts.join(" ");
+}
+
 /** A ratio with two decimals; "infinite" when the budget has no entitlement. */
 export function formatRatio(r: number): string {
   return Number.isFinite(r) ? r.toFixed(2) : "infinite";
