@@ -20,6 +20,7 @@ import {
 import { formatDuration } from "@tranche/contracts/format";
 import { useTRPC } from "../../../lib/trpc";
 import { PageHead, pct } from "../../../components/ui";
+import { errorText } from "../../../lib/error-text";
 
 const hourLabel = (iso: string) => new Date(iso).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
 const short = (path: string) => path.split("/").slice(-1)[0] ?? path;
@@ -113,7 +114,7 @@ export function ChartsView() {
           ))}
         </div>
       </PageHead>
-      {data.isError ? <div className="alert bad">{data.error.message}</div> : null}
+      {data.isError ? <div className="alert bad">{errorText(data.error)}</div> : null}
       <div className="tiles">
         <div className="tile">
           <div className="tile-label">Occupancy</div>

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { formatDuration } from "@tranche/contracts/format";
 import { useTRPC } from "../../../lib/trpc";
 import { Empty, LaneBadge, PageHead, StateBadge, ago, readable, useNow } from "../../../components/ui";
+import { errorText } from "../../../lib/error-text";
 
 type Filter = "active" | "finished" | "all";
 
@@ -49,7 +50,7 @@ export function JobsTable() {
         {jobs.isPending ? (
           <div className="panel-body muted">Loading…</div>
         ) : jobs.isError ? (
-          <div className="panel-body error">{jobs.error.message}</div>
+          <div className="panel-body error">{errorText(jobs.error)}</div>
         ) : jobs.data.length === 0 ? (
           <Empty title={filter === "active" ? "No pending or running jobs" : "No jobs here yet"}>
             <Link href="/submit">Submit a job</Link>, from the web or with <code>tranche submit</code>.

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { explainContract, formatDuration } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
 import { Empty, LaneBadge, StateBadge, ago, readable, until, useNow, when } from "../../../../components/ui";
+import { errorText } from "../../../../lib/error-text";
 
 const DOT: Record<string, string> = {
   SUBMITTED: "",
@@ -42,14 +43,14 @@ export function JobDetailView({ id }: { id: number }) {
       setMsg(null);
       void refresh();
     },
-    onError: (e: { message: string }) => setMsg(e.message),
+    onError: (e: unknown) => setMsg(errorText(e)),
   };
   const cancel = useMutation(trpc.job.cancel.mutationOptions(opts));
   const hold = useMutation(trpc.job.hold.mutationOptions(opts));
   const release = useMutation(trpc.job.release.mutationOptions(opts));
 
   if (detail.isPending) return <p className="muted">Loading job {id}…</p>;
-  if (detail.isError) return <div className="alert bad">{detail.error.message}</div>;
+  if (detail.isError) return <div className="alert bad">{errorText(detail.error)}</div>;
   const { job, events, segments } = detail.data;
   const words = explainContract({ ...job, requeue: job.requeue });
   const protectedLeft = job.protectedUntil ? Date.parse(job.protectedUntil) - now : 0;

@@ -7,6 +7,7 @@ import { formatDuration } from "@tranche/contracts/format";
 import type { QueuePendingRow, QueueRunningRow, QueueRatio, QueueView } from "@tranche/domain";
 import { useTRPC } from "../../../../lib/trpc";
 import { Empty, LaneBadge, ReasonTag, ReasonTimes, ago, readable, until, useNow } from "../../../../components/ui";
+import { errorText } from "../../../../lib/error-text";
 
 const ROW = 50;
 /** An opened pending row: room for the whole reason, the full budget path and the job's name. */
@@ -356,7 +357,7 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
           ))}
         </nav>
       </div>
-      {q.isError ? <div className="alert bad">{q.error.message}</div> : null}
+      {q.isError ? <div className="alert bad">{errorText(q.error)}</div> : null}
       {q.data ? (
         <>
           <div className="tiles">
