@@ -297,7 +297,14 @@ export async function handleHeartbeat(
       const logs = hb.logs.filter((l) => segs.has(l.segmentId));
       if (logs.length > 0) {
         await tx.jobLogChunk.createMany({
-          data: logs.map((l) => ({ jobId: l.jobId, segmentId: BigInt(l.segmentId), stream: l.stream, text: l.text, at: now })),
+          data: logs.map((l) => ({
+            jobId: l.jobId,
+            segmentId: BigInt(l.segmentId),
+            node: node.name,
+            stream: l.stream,
+            text: l.text,
+            at: now,
+          })),
         });
       }
 
