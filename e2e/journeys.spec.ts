@@ -91,7 +91,7 @@ test("bad form input shows the specific error and stores nothing", async ({ page
   await page.getByLabel("GPUs", { exact: true }).fill("8");
   await page.getByLabel("Minimum runtime (protected)").fill("9h");
   await page.getByRole("button", { name: "Submit job" }).click();
-  await expect(page.locator("#minRuntime-error")).toContainText("minRuntime 32400s is above the cluster's cap of 28800s");
+  await expect(page.locator("#minRuntime-error")).toContainText("minRuntime 9h is above this cluster's cap of 8h");
   await page.getByLabel("Minimum runtime (protected)").fill("soon");
   await page.getByRole("button", { name: "Submit job" }).click();
   await expect(page.locator("#minRuntime-error")).toContainText("minRuntime 'soon' is not a duration");

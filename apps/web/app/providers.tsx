@@ -6,8 +6,13 @@ import superjson from "superjson";
 import type { AppRouter } from "@tranche/api";
 import { TRPCProvider } from "../lib/trpc";
 
+/** Errors a retry cannot fix (a job that does not exist, a refused call) show at once, not after 7 s of retries. */
+const FINAL = new Set(["NOT_FOUND", "FORBIDDEN", "UNAUTHORIZED", "BAD_REQUEST"]);
+const retry = (failures: number, error: unknown) =>
+  !FINAL.has(String((error as { data?: { code?: unknown } } | null)?.data?.code)) && failures < 3;
+
 export function Providers({ children }: { children: ReactNode }) {
-  const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 2_000 } } }));
+  const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 2_000, retry } } }));
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", transformer: superjson })] }),
   );

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../lib/trpc";
 import { ago, useNow } from "./ui";
+import { errorText } from "../lib/error-text";
 
 const STATE_ORDER = ["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"];
 const fmt = (n: number) => n.toLocaleString("en-US");
@@ -13,7 +14,7 @@ export function ClusterCards() {
   const now = useNow(5000);
   const clusters = useQuery({ ...trpc.cluster.list.queryOptions(), refetchInterval: 5000 });
   if (clusters.isPending) return <p className="muted">Loading clusters…</p>;
-  if (clusters.isError) return <p className="error">Could not load clusters: {clusters.error.message}</p>;
+  if (clusters.isError) return <p className="error">Could not load clusters: {errorText(clusters.error)}</p>;
   if (clusters.data.length === 0) return <p className="muted">No clusters yet.</p>;
   return (
     <ul className="cards" aria-label="Clusters">
@@ -41,6 +42,11 @@ export function ClusterCards() {
                 <div className="tile-label">Running</div>
                 <div className="tile-value">{fmt(c.runningGpus)}</div>
                 <div className="tile-sub">{jobs(c.runningJobs)}</div>
+                {c.awaitingGpus > 0 && (
+                  <div className="tile-sub" title="Started by preemption: these GPUs are theirs once the preempted jobs exit">
+                    + {fmt(c.awaitingGpus)} held, waiting for preempted jobs to exit
+                  </div>
+                )}
               </div>
               <div>
                 <div className="tile-label">Pending</div>

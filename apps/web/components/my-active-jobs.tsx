@@ -3,6 +3,7 @@ import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../lib/trpc";
 import { Empty, LaneBadge, StateBadge, ago, readable, useNow } from "./ui";
+import { errorText } from "../lib/error-text";
 
 export function MyActiveJobs() {
   const trpc = useTRPC();
@@ -20,7 +21,7 @@ export function MyActiveJobs() {
       {jobs.isPending ? (
         <div className="panel-body muted">Loading…</div>
       ) : jobs.isError ? (
-        <div className="panel-body error">{jobs.error.message}</div>
+        <div className="panel-body error">{errorText(jobs.error)}</div>
       ) : jobs.data.length === 0 ? (
         <Empty title="Nothing pending or running">
           <Link href="/submit">Submit a job</Link> to get GPU time from one of your budgets.

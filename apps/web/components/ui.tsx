@@ -1,6 +1,7 @@
 "use client";
 import { useEffect, useState, type ReactNode } from "react";
 import { formatDuration } from "@tranche/contracts/format";
+import { reasonLabel } from "@tranche/contracts/reasons";
 
 export function PageHead({ title, lede, children }: { title: string; lede?: ReactNode; children?: ReactNode }) {
   return (
@@ -58,8 +59,8 @@ export function until(iso: string | null | undefined, now: number): string {
 }
 
 /**
- * A reason sentence as people read it: the core appends machine-readable times ("in 4m (t=1796053270)")
- * so tools can parse them; the page shows the relative time only (the full sentence stays in titles).
+ * A reason sentence as people read it. The core no longer writes raw times ("(t=1796053270)"), but
+ * reasons stored by an older worker still carry them until the next cycle rewrites them.
  */
 export function readable(sentence: string): string {
   return sentence.replace(/ \(t=\d+\)/g, "");
@@ -103,4 +104,48 @@ export function colorFor(key: string): string {
   let h = 0;
   for (let i = 0; i < key.length; i++) h = (h * 31 + key.charCodeAt(i)) >>> 0;
   return PALETTE[h % PALETTE.length]!;
+}
+
+/** A reason code as a plain label; the code itself in the tooltip (and in JSON). */
+export function ReasonTag({ code, kind, details }: { code: string; kind?: string; details?: unknown }) {
+  return (
+    <span className="reason-tag" title={`Reason code: ${code}`} data-code={code}>
+      {reasonLabel(code, { kind, details })}
+    </span>
+  );
+}
+
+/** Wall-clock time in the viewer's time zone, with the day when it is not today: "19:32", "2 Dec 07:10". */
+export function clock(iso: string, now: number): string {
+  const d = new Date(iso);
+  const time = d.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
+  return d.toDateString() === new Date(now).toDateString()
+    ? time
+    : `${d.toLocaleDateString("en-GB", { day: "numeric", month: "short" })} ${time}`;
+}
+
+/** "19:32 (in 29 min)", "19:02 (3 min ago)". */
+export function clockAndRelative(iso: string, now: number): string {
+  const s = Math.round((Date.parse(iso) - now) / 1000);
+  const rel = Math.abs(s) < 5 ? "now" : s > 0 ? `in ${formatDuration(s)}` : `${formatDuration(-s)} ago`;
+  return `${clock(iso, now)} (${rel})`;
+}
+
+/**
+ * The times of a pending reason, from its details (ISO 8601), in the viewer's time zone. The earliest
+ * start is a lower bound from protection ends and maximum runtimes, so it reads "not before".
+ */
+export function ReasonTimes({ code, details, now }: { code: string | null; details: unknown; now: number }) {
+  const d = (details ?? {}) as { earliestStart?: unknown; reservedFrom?: unknown };
+  const parts: string[] = [];
+  if (code === "RESERVED_FOR" && typeof d.reservedFrom === "string")
+    parts.push(`reserved from ${clockAndRelative(d.reservedFrom, now)}`);
+  if ((code === "CONTRACTS" || code === "CAPACITY") && typeof d.earliestStart === "string" && Date.parse(d.earliestStart) > now)
+    parts.push(`not before ${clockAndRelative(d.earliestStart, now)}`);
+  if (parts.length === 0) return null;
+  return (
+    <span className="reason-time" suppressHydrationWarning title="A lower bound, not a forecast: it may start later">
+      {parts.join(" · ")}
+    </span>
+  );
 }

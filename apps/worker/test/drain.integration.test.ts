@@ -74,6 +74,10 @@ describe("drains, repairs and squatting", () => {
     await waitFor("the job to restart on c1-1", async () =>
       (await db.prisma.jobLogChunk.findMany({ where: { jobId: id } })).some((c) => c.text.includes("on c1-1")),
     );
+    // Each chunk records the node that sent it (logs of multi-node jobs are prefixed with it).
+    const chunks = await db.prisma.jobLogChunk.findMany({ where: { jobId: id } });
+    expect(chunks.find((c) => c.text.includes("on c1-0"))?.node).toBe("c1-0");
+    expect(chunks.find((c) => c.text.includes("on c1-1"))?.node).toBe("c1-1");
 
     rmSync(join(agents.dir, "c1-0", "unhealthy"));
     await waitFor(

@@ -154,3 +154,50 @@ describe("charts: occupancy with a partly recorded hour", () => {
     for (const h of d.occupancy) if (h.occupancy !== null) expect(h.occupancy).toBeLessThanOrEqual(1 + 1e-9);
   });
 });
+
+describe("charts: a cluster younger than the window", () => {
+  it("starts the window when the cluster started, not 24 h before: a full young cluster reads full", async () => {
+    const p = w.db.prisma;
+    // Born 10 minutes past NOW's hour; asked 40 minutes past it: 30 minutes old, 8 GPUs busy throughout.
+    const born = new Date((now + 600) * 1000);
+    const asked = (now + 2400) * 1000;
+    const cluster = await p.cluster.create({ data: { name: "younglab", gpuType: "H100", createdAt: born } });
+    await p.node.create({
+      data: { clusterId: cluster.id, name: "younglab-1", gpuCount: GPUS, state: "READY", health: "HEALTHY" },
+    });
+    await p.capacityLedger.create({
+      data: {
+        clusterId: cluster.id,
+        hourStart: new Date(NOW),
+        healthyGpuSeconds: BigInt(GPUS * 1800),
+        totalGpuSeconds: BigInt(GPUS * 1800),
+      },
+    });
+    const pre = await p.budgetTreeNode.findUniqueOrThrow({ where: { path: "lab/language/pretraining" } });
+    const job = await p.job.create({
+      data: {
+        clusterId: cluster.id,
+        budgetId: pre.id,
+        userId: w.users.ada.id,
+        name: "busy",
+        gpus: GPUS,
+        minRuntimeSec: 0,
+        command: "sleep 1",
+        state: "RUNNING",
+        submittedAt: born,
+        queuedAt: born,
+        startedAt: born,
+      },
+    });
+    await p.runSegment.create({
+      data: { jobId: job.id, clusterId: cluster.id, budgetId: pre.id, gpus: GPUS, startedAt: born, charged: false },
+    });
+    const d = await getChartData(p, "younglab", 24, asked);
+    expect(d.since).toBe(born.toISOString());
+    expect(d.from).toBe(born.toISOString());
+    expect(d.occupancy).toHaveLength(1);
+    expect(d.occupancyWindow.occupancy).toBeCloseTo(1, 6);
+    // The older cluster above keeps its whole window.
+    expect((await getChartData(p, "chartlab", 24, NOW)).since).toBeNull();
+  });
+});

@@ -1,4 +1,5 @@
 import type { JobContract, Node, PendingJob, PolicyConfig, Placement, RunningJob, ValidationResult } from "./types";
+import { formatExactDuration } from "./format";
 
 /**
  * Contract helpers shared by the core, the API, the CLI and the trace importers, so a job that the
@@ -162,20 +163,25 @@ export function validateJobContractOn(
 
   if (!isWholeNumber(job.minRuntime)) errors.push(`minRuntime must be whole seconds, got ${job.minRuntime}`);
   else if (job.minRuntime < 0) errors.push(`minRuntime must not be negative, got ${job.minRuntime}s`);
-  else if (job.minRuntime > cap) errors.push(`minRuntime ${job.minRuntime}s is above the cluster's cap of ${cap}s`);
+  else if (job.minRuntime > cap)
+    errors.push(`minRuntime ${formatExactDuration(job.minRuntime)} is above this cluster's cap of ${formatExactDuration(cap)}`);
 
   if (job.maxRuntime !== null) {
     if (!isWholeNumber(job.maxRuntime) || job.maxRuntime <= 0)
       errors.push(`maxRuntime must be a positive number of seconds, got ${job.maxRuntime}`);
     else if (isWholeNumber(job.minRuntime) && job.maxRuntime < job.minRuntime)
-      errors.push(`maxRuntime ${job.maxRuntime}s is shorter than minRuntime ${job.minRuntime}s`);
+      errors.push(
+        `maxRuntime ${formatExactDuration(job.maxRuntime)} is shorter than minRuntime ${formatExactDuration(job.minRuntime)}`,
+      );
   }
 
   if (job.gracePeriod !== null) {
     if (!isWholeNumber(job.gracePeriod) || job.gracePeriod < 0)
       errors.push(`gracePeriod must be a non-negative number of seconds, got ${job.gracePeriod}`);
     else if (job.gracePeriod > policy.maxGracePeriod)
-      errors.push(`gracePeriod ${job.gracePeriod}s is above the maximum of ${policy.maxGracePeriod}s`);
+      errors.push(
+        `gracePeriod ${formatExactDuration(job.gracePeriod)} is above the maximum of ${formatExactDuration(policy.maxGracePeriod)}`,
+      );
   }
 
   if (!Number.isFinite(job.priority) || !isWholeNumber(job.priority))

@@ -29,9 +29,19 @@ export interface ReasonInput {
 }
 
 function sizeText(gpus: number, nodeSize: number): string {
-  if (nodeSize > 0 && gpus > nodeSize) return `${gpus} GPUs on ${gpus / nodeSize} whole nodes`;
-  return `${gpus} GPU${gpus === 1 ? "" : "s"} on one node`;
+  if (nodeSize > 0 && gpus > nodeSize) return `${gpus} GPUs on ${plural(Math.ceil(gpus / nodeSize), "whole node")}`;
+  return `${plural(gpus, "GPU")} on one node`;
 }
+
+/** "it needs 16 GPUs on 2 whole nodes, and the largest free block is 3 GPUs on one node". */
+function needText(d: PendingReasonDetails, nodeSize: number): string {
+  const free =
+    d.largestFreeGpus > 0 ? `the largest free block is ${plural(d.largestFreeGpus, "GPU")} on one node` : "no GPU is free";
+  return `it needs ${sizeText(d.gpus, nodeSize)}, and ${free}`;
+}
+
+/** The budget and which ratio the number is: the projected one (usage + held GPUs), which orders the queue. */
+const budgetText = (path: string, ratio: number): string => `budget ${path}, projected ratio ${formatRatio(ratio)}`;
 
 export function explainPending(input: ReasonInput, nodeSize: number): PendingReason {
   return { code: input.code, sentence: sentenceFor(input, nodeSize, positionText(input.details)), details: input.details };
@@ -52,6 +62,7 @@ interface SentenceGroup {
   reservedForJobId: string | undefined;
   reservedFrom: number | undefined;
   margin: number | undefined;
+  victimRatio: number | undefined;
   before: string;
   after: string;
 }
@@ -103,13 +114,14 @@ export class PendingExplainer {
         g.earliestStart === d.earliestStart &&
         g.reservedForJobId === d.reservedForJobId &&
         g.reservedFrom === d.reservedFrom &&
-        g.margin === d.margin
+        g.margin === d.margin &&
+        g.victimRatio === d.victimRatio
       )
         return g;
     }
     let key: string | null = null;
     if (list.length >= MAX_GROUPS_PER_BUDGET) {
-      key = `${code}|${budgetPath}|${d.ratio}|${d.gpus}|${d.largestFreeGpus}|${d.earliestStart}|${d.reservedForJobId}|${d.reservedFrom}|${d.margin}`;
+      key = `${code}|${budgetPath}|${d.ratio}|${d.gpus}|${d.largestFreeGpus}|${d.earliestStart}|${d.reservedForJobId}|${d.reservedFrom}|${d.margin}|${d.victimRatio}`;
       const found = this.overflow.get(key);
       if (found) return found;
     }
@@ -124,6 +136,7 @@ export class PendingExplainer {
       reservedForJobId: d.reservedForJobId,
       reservedFrom: d.reservedFrom,
       margin: d.margin,
+      victimRatio: d.victimRatio,
       before: whole.slice(0, at),
       after: whole.slice(at + POSITION_MARK.length),
     };
@@ -135,42 +148,34 @@ export class PendingExplainer {
 
 function sentenceFor(input: ReasonInput, nodeSize: number, pos: string): string {
   const d = input.details;
-  let sentence: string;
+  const budget = budgetText(input.budgetPath, d.ratio);
   switch (input.code) {
     case "HELD":
-      sentence = `Held by its owner or an operator: it will not start until released (budget ${input.budgetPath} ratio ${formatRatio(d.ratio)}).`;
-      break;
+      return `Held by its owner or an operator: it will not start until released (${budget}).`;
     case "INVALID_CONTRACT":
-      sentence = `Cannot run here: ${d.problem ?? "its contract does not fit this cluster"}.`;
-      break;
+      return `Cannot run here: ${d.problem ?? "its contract does not fit this cluster"}.`;
     case "CLUSTER_DRAINING":
-      sentence = `The cluster's READY nodes cannot hold it: needs ${sizeText(d.gpus, nodeSize)}, largest free block ${d.largestFreeGpus}; the other nodes are draining, cordoned, in repair or down (${pos}, budget ${input.budgetPath} ratio ${formatRatio(d.ratio)}).`;
-      break;
+      return `The cluster's ready nodes cannot hold it: ${needText(d, nodeSize)} there; the other nodes are draining, cordoned, in repair or down (${pos}, ${budget}).`;
     case "DEBUG_USER_CAP":
-      sentence = `Debug lane cap: user ${input.userId} already holds ${d.userDebugGpus ?? 0} of ${d.debugCap ?? 0} debug GPUs and this job needs ${d.gpus} more (${pos}).`;
-      break;
+      return `Debug lane cap: user ${input.userId} already holds ${plural(d.userDebugGpus ?? 0, "debug GPU")} of the ${d.debugCap ?? 0} allowed per person, and this job needs ${d.gpus} more (${pos}).`;
     case "NO_ENTITLEMENT":
-      sentence = `Budget ${input.budgetPath} has no entitlement on this cluster, so this job runs only as unallocated work on GPUs no allocated job can use; needs ${sizeText(d.gpus, nodeSize)}, largest free block ${d.largestFreeGpus} (${pos}).`;
-      break;
+      return `Budget ${input.budgetPath} has no share of this cluster, so this job runs only as unallocated work, on GPUs no allocated job can use; ${needText(d, nodeSize)} (${pos}).`;
     case "RESERVED_FOR":
-      sentence = `The free GPUs it fits on are reserved for job ${d.reservedForJobId ?? "?"} from ${formatWhen(d.reservedFrom ?? input.now, input.now)}, and this job would be neither done nor interruptible by then (${pos}, budget ${input.budgetPath} ratio ${formatRatio(d.ratio)}).`;
-      break;
+      return `The free GPUs it fits on are reserved for job ${d.reservedForJobId ?? "?"}, which can start there ${formatWhen(d.reservedFrom ?? input.now, input.now)}; this job would be neither done nor interruptible by then (${pos}, ${budget}).`;
     case "ORDER":
-      sentence = `Waiting its turn: ${plural(d.jobsAhead, "job")} ahead in order took the GPUs that were free at the start of this cycle (${pos}, budget ${input.budgetPath} ratio ${formatRatio(d.ratio)}).`;
-      break;
+      return `Waiting its turn: ${plural(d.jobsAhead, "job")} ahead in order took the GPUs that were free at the start of this cycle (${pos}, ${budget}).`;
     case "BUDGET_OVER_SHARE":
-      sentence = `Its budget ${input.budgetPath} ratio ${formatRatio(d.ratio)} does not rank ahead of the budgets holding interruptible GPUs by more than ${formatPercent(d.margin ?? 0)}, so it may not preempt them; needs ${sizeText(d.gpus, nodeSize)}, largest free block ${d.largestFreeGpus} (${pos}).`;
-      break;
+      return `Its budget ${input.budgetPath} (projected ratio ${formatRatio(d.ratio)}) is not at least ${formatPercent(d.margin ?? 0)} below the budgets holding interruptible GPUs${d.victimRatio === undefined ? "" : ` (lowest projected ratio ${formatRatio(d.victimRatio)})`}, so it may not preempt them; ${needText(d, nodeSize)} (${pos}).`;
     case "CONTRACTS":
-      sentence = `The GPUs it needs are held by protected jobs; ${startText(d.earliestStart, input.now)}; needs ${sizeText(d.gpus, nodeSize)}, largest free block ${d.largestFreeGpus} (${pos}, budget ${input.budgetPath} ratio ${formatRatio(d.ratio)}).`;
-      break;
+      return `The GPUs it needs are held by protected jobs, so ${startText(d.earliestStart, input.now)}; ${needText(d, nodeSize)} (${pos}, ${budget}).`;
     case "CAPACITY":
-      sentence = `Not enough free GPUs: needs ${sizeText(d.gpus, nodeSize)}, largest free block ${d.largestFreeGpus}; ${startText(d.earliestStart, input.now)} (${pos}, budget ${input.budgetPath} ratio ${formatRatio(d.ratio)}).`;
-      break;
+      return `Not enough free GPUs: ${needText(d, nodeSize)}; ${startText(d.earliestStart, input.now)} (${pos}, ${budget}).`;
   }
-  return sentence;
 }
 
+/** A lower bound, never said as if it were the expected start. */
 function startText(earliestStart: number | null, now: number): string {
-  return earliestStart === null ? "earliest start unknown" : `earliest start ${formatWhen(earliestStart, now)}`;
+  if (earliestStart === null) return "no start time can be estimated yet";
+  if (earliestStart <= now) return "it may start as soon as GPUs free up";
+  return `it cannot start before ${formatWhen(earliestStart, now)}`;
 }

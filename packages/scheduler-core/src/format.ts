@@ -19,14 +19,36 @@ export function formatDuration(seconds: number): string {
   return h === 0 ? `${d}d` : `${d}d ${h}h`;
 }
 
+/** Exact, for limits in error messages: 9h, 10m 1s, 1d 2h 30m (never rounded, unlike formatDuration). */
+export function formatExactDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return String(seconds);
+  let s = Math.abs(Math.round(seconds));
+  if (s === 0) return "0s";
+  const parts: string[] = [];
+  for (const [unit, size] of [
+    ["d", 86_400],
+    ["h", 3600],
+    ["m", 60],
+    ["s", 1],
+  ] as const) {
+    const n = Math.floor(s / size);
+    s -= n * size;
+    if (n > 0) parts.push(`${n}${unit}`);
+  }
+  return (seconds < 0 ? "-" : "") + parts.join(" ");
+}
+
 /** A ratio with two decimals; "infinite" when the budget has no entitlement. */
 export function formatRatio(r: number): string {
   return Number.isFinite(r) ? r.toFixed(2) : "infinite";
 }
 
-/** "now", or "in 1h 05m (t=1700003600)" so both people and tools can read it. */
+/**
+ * "now", or "1h 05m from now": reads after "by", "from" and "before". No raw timestamp: the time
+ * itself travels as a number in the reason's details (tools read that; pages show it as wall-clock).
+ */
 export function formatWhen(t: number, now: number): string {
-  return t <= now ? "now" : `in ${formatDuration(t - now)} (t=${t})`;
+  return t <= now ? "now" : `${formatDuration(t - now)} from now`;
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {

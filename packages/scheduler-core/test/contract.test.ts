@@ -49,14 +49,14 @@ describe("validateJobContract", () => {
 
   it("rejects a negative minRuntime and one above the cap, honouring a cluster's own cap", () => {
     expect(errorsOf(job({ minRuntime: -1 }))).toEqual(["minRuntime must not be negative, got -1s"]);
-    expect(errorsOf(job({ minRuntime: 9 * 3600 }))).toEqual(["minRuntime 32400s is above the cluster's cap of 28800s"]);
+    expect(errorsOf(job({ minRuntime: 9 * 3600 }))).toEqual(["minRuntime 9h is above this cluster's cap of 8h"]);
     expect(errorsOf(job({ minRuntime: 3 * 3600 }), { maxMinRuntime: 2 * 3600 })).toEqual([
-      "minRuntime 10800s is above the cluster's cap of 7200s",
+      "minRuntime 3h is above this cluster's cap of 2h",
     ]);
   });
 
   it("rejects a grace period above ten minutes", () => {
-    expect(errorsOf(job({ gracePeriod: 601 }))).toEqual(["gracePeriod 601s is above the maximum of 600s"]);
+    expect(errorsOf(job({ gracePeriod: 601 }))).toEqual(["gracePeriod 10m 1s is above the maximum of 10m"]);
   });
 
   it("reports every problem at once", () => {

@@ -379,7 +379,9 @@ describe("R5 debug lane", () => {
     expect(preemptedIds(r)).toEqual([]);
     expect(r.pending.get("d1")!.code).toBe("DEBUG_USER_CAP");
     expect(r.pending.get("d1")!.details).toMatchObject({ userDebugGpus: 4, debugCap: 8 });
-    expect(r.pending.get("d1")!.sentence).toMatch(/^Debug lane cap: user ann already holds 4 of 8 debug GPUs/);
+    expect(r.pending.get("d1")!.sentence).toMatch(
+      /^Debug lane cap: user ann already holds 4 debug GPUs of the 8 allowed per person/,
+    );
   });
 
   it("over the cap, a debug job still preempts unallocated work like any allocated job (R3)", () => {
@@ -423,7 +425,9 @@ describe("R5 debug lane", () => {
       .snapshot();
     for (const j of [...snap.running, ...snap.pending]) j.userName = "ann@lab.example";
     const r = runCycle(snap, defaultPolicy, NOW);
-    expect(r.pending.get("d1")!.sentence).toMatch(/^Debug lane cap: user ann@lab.example already holds 8 of 8/);
+    expect(r.pending.get("d1")!.sentence).toMatch(
+      /^Debug lane cap: user ann@lab.example already holds 8 debug GPUs of the 8 allowed/,
+    );
   });
 
   it("does not let a debug-shaped unallocated job use the lane", () => {

@@ -10,20 +10,32 @@ export const clusterRouter = {
     });
     const stats = await Promise.all(
       clusters.map(async (c) => {
-        const [pending, running, cycle] = await Promise.all([
+        const now = new Date();
+        const [pending, running, awaiting, cycle] = await Promise.all([
           ctx.prisma.job.aggregate({
             where: { clusterId: c.id, state: "PENDING" },
             _count: { _all: true },
             _sum: { gpus: true },
           }),
+          // In use: launched jobs and leaving (STOPPING) jobs. A job started by preemption is RUNNING
+          // with a start in the future until its victims exit: it holds GPUs the victims still use,
+          // so it is counted apart (awaiting), never twice.
           ctx.prisma.job.aggregate({
-            where: { clusterId: c.id, state: { in: ["RUNNING", "STOPPING"] } },
+            where: {
+              clusterId: c.id,
+              OR: [{ state: "STOPPING" }, { state: "RUNNING", OR: [{ startedAt: null }, { startedAt: { lte: now } }] }],
+            },
+            _count: { _all: true },
+            _sum: { gpus: true },
+          }),
+          ctx.prisma.job.aggregate({
+            where: { clusterId: c.id, state: "RUNNING", startedAt: { gt: now } },
             _count: { _all: true },
             _sum: { gpus: true },
           }),
           ctx.prisma.schedulingCycle.findFirst({ where: { clusterId: c.id }, orderBy: { at: "desc" }, select: { at: true } }),
         ]);
-        return { pending, running, cycle };
+        return { pending, running, awaiting, cycle };
       }),
     );
     return clusters.map((c, i) => ({
@@ -40,6 +52,9 @@ export const clusterRouter = {
       pendingGpus: stats[i]!.pending._sum.gpus ?? 0,
       runningJobs: stats[i]!.running._count._all,
       runningGpus: stats[i]!.running._sum.gpus ?? 0,
+      /** Started jobs waiting for the jobs they preempted to exit: held GPUs, not yet in use. */
+      awaitingJobs: stats[i]!.awaiting._count._all,
+      awaitingGpus: stats[i]!.awaiting._sum.gpus ?? 0,
       lastCycleAt: stats[i]!.cycle?.at ?? null,
     }));
   }),

@@ -17,6 +17,23 @@ type JobRow = JobRecord & {
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
+/** Times in a reason's details, stored as the scheduler's seconds. */
+const TIME_FIELDS = ["earliestStart", "reservedFrom"] as const;
+
+/**
+ * A pending reason's details as the API shows them: its times as ISO 8601 (the scheduler stores Unix
+ * seconds), so scripts and pages read one format; every other number as stored.
+ */
+export function reasonDetailsView(details: unknown): Record<string, unknown> | null {
+  if (details === null || typeof details !== "object" || Array.isArray(details)) return null;
+  const out: Record<string, unknown> = { ...(details as Record<string, unknown>) };
+  for (const k of TIME_FIELDS) {
+    const v = out[k];
+    if (typeof v === "number" && Number.isFinite(v)) out[k] = new Date(v * 1000).toISOString();
+  }
+  return out;
+}
+
 export function laneOf(job: { gpus: number; minRuntimeSec: number; maxRuntimeSec: number | null }): JobView["lane"] {
   if (isDebugLane({ gpus: job.gpus, maxRuntime: job.maxRuntimeSec }, defaultPolicy)) return "DEBUG";
   return job.minRuntimeSec > 0 ? "ALLOCATED" : "UNALLOCATED";
@@ -51,7 +68,12 @@ export function toJobView(j: JobRow, withSecrets = true): JobView {
     heldBy: j.heldBy,
     reason:
       j.reasonCode && j.reasonSentence
-        ? { code: j.reasonCode, sentence: j.reasonSentence, position: j.queuePosition, details: j.reasonDetails ?? null }
+        ? {
+            code: j.reasonCode,
+            sentence: j.reasonSentence,
+            position: j.queuePosition,
+            details: reasonDetailsView(j.reasonDetails),
+          }
         : null,
     lane: laneOf(j),
   };

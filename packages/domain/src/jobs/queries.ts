@@ -148,6 +148,8 @@ export interface LogLine {
   at: string;
   stream: string;
   text: string;
+  /** The node that sent it (null for chunks stored before nodes were recorded). */
+  node: string | null;
 }
 
 /** Log chunks after `afterId` (for tailing), oldest first. */
@@ -172,5 +174,5 @@ export async function getJobLogs(
     orderBy: { id: "asc" },
     take: limit,
   });
-  return rows.map((r) => ({ id: r.id.toString(), at: r.at.toISOString(), stream: r.stream, text: r.text }));
+  return rows.map((r) => ({ id: r.id.toString(), at: r.at.toISOString(), stream: r.stream, text: r.text, node: r.node }));
 }

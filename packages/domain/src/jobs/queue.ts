@@ -1,6 +1,7 @@
 import type { PrismaClient } from "@tranche/db";
 import { defaultPolicy, isDebugLane } from "@tranche/scheduler-core";
 import { notFound } from "../errors";
+import { reasonDetailsView } from "./job-view";
 
 export interface QueuePendingRow {
   id: number;
@@ -16,6 +17,8 @@ export interface QueuePendingRow {
   queuedAt: string;
   reasonCode: string | null;
   reasonSentence: string | null;
+  /** The reason's numbers, times as ISO 8601 (see reasonDetailsView). */
+  reasonDetails: Record<string, unknown> | null;
 }
 
 export interface QueueRunningRow {
@@ -32,6 +35,8 @@ export interface QueueRunningRow {
   graceUntil: string | null;
   maxRuntime: number | null;
   nodes: string[];
+  /** Started by preemption, holding its GPUs until the jobs it preempted exit (its start is still ahead). */
+  awaitingExits: boolean;
 }
 
 export interface QueueRatio {
@@ -64,7 +69,8 @@ export interface QueueView {
   running: QueueRunningRow[];
   ratios: QueueRatio[];
   reservations: unknown;
-  counts: { pending: number; held: number; running: number; pendingGpus: number; runningGpus: number };
+  /** runningGpus: GPUs in use (launched and leaving jobs); awaitingGpus: held by starts waiting for exits. */
+  counts: { pending: number; held: number; running: number; pendingGpus: number; runningGpus: number; awaitingGpus: number };
   /** true when `pending` holds every pending job (no limit cut it) */
   complete: boolean;
 }
@@ -86,6 +92,7 @@ interface PendingSqlRow {
   queuedAt: Date;
   reasonCode: string | null;
   reasonSentence: string | null;
+  reasonDetails: unknown;
   userId: string;
   budget: string;
   userName: string;
@@ -144,7 +151,7 @@ async function pendingWindow(
              SELECT j.id FROM job j ${join} WHERE ${where}
              ORDER BY ${PENDING_ORDER} LIMIT ${lim} OFFSET ${off})
            SELECT j.id, j.name, j."queuePosition", j.gpus, j.state::text AS state, j."minRuntimeSec", j."maxRuntimeSec",
-                  j."submittedAt", j."queuedAt", j."reasonCode", j."reasonSentence", j."userId", b.path AS budget, u.name AS "userName"
+                  j."submittedAt", j."queuedAt", j."reasonCode", j."reasonSentence", j."reasonDetails", j."userId", b.path AS budget, u.name AS "userName"
            FROM page JOIN job j ON j.id = page.id
              JOIN budget_tree_node b ON b.id = j."budgetId" JOIN "user" u ON u.id = j."userId"
            ORDER BY ${PENDING_ORDER}`,
@@ -173,6 +180,7 @@ const toPendingRow = (j: PendingSqlRow): QueuePendingRow => ({
   queuedAt: j.queuedAt.toISOString(),
   reasonCode: j.reasonCode,
   reasonSentence: j.reasonSentence,
+  reasonDetails: reasonDetailsView(j.reasonDetails),
 });
 
 async function findCluster(prisma: PrismaClient, clusterName: string) {
@@ -265,6 +273,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     })
     .sort((a, b) => a.path.localeCompare(b.path));
   const pendingRows: QueuePendingRow[] = pending.map(toPendingRow);
+  const nowMs = Date.now();
   const runningRows: QueueRunningRow[] = running.map((j) => ({
     id: j.id,
     name: j.name,
@@ -279,10 +288,11 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     graceUntil: j.graceUntil?.toISOString() ?? null,
     maxRuntime: j.maxRuntimeSec,
     nodes: j.nodes ?? [],
+    awaitingExits: j.state === "RUNNING" && j.startedAt !== null && j.startedAt.getTime() > nowMs,
   }));
   return {
     cluster: { id: cluster.id, name: cluster.name, gpuType: cluster.gpuType, gpus: cluster.gpus, readyGpus: cluster.readyGpus },
-    now: new Date().toISOString(),
+    now: new Date(nowMs).toISOString(),
     cycle: cycle
       ? {
           id: cycle.id.toString(),
@@ -302,9 +312,11 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     counts: {
       pending: pendingCounts.find((c) => c.state === "PENDING")?._count._all ?? 0,
       held: pendingCounts.find((c) => c.state === "HELD")?._count._all ?? 0,
-      running: runningRows.length,
+      running: runningRows.filter((r) => !r.awaitingExits).length,
       pendingGpus: pendingCounts.find((c) => c.state === "PENDING")?._sum.gpus ?? 0,
-      runningGpus: runningRows.reduce((s, r) => s + r.gpus, 0),
+      // A start waiting for its victims holds the GPUs they still use: counted apart, never twice.
+      runningGpus: runningRows.reduce((s, r) => s + (r.awaitingExits ? 0 : r.gpus), 0),
+      awaitingGpus: runningRows.reduce((s, r) => s + (r.awaitingExits ? r.gpus : 0), 0),
     },
   };
 }

@@ -3,6 +3,7 @@ import { explainContract, type JobView, type SubmitJob } from "@tranche/contract
 import { defaultPolicy, validateJobContract } from "@tranche/scheduler-core";
 import type { Actor } from "../auth/actor";
 import { DomainError, badInput } from "../errors";
+import { fromSec, nowSec } from "../runtime/time";
 import { jobViewInclude, laneOf, toJobView } from "./job-view";
 
 /** Map a core contract error sentence to the input field it is about. */
@@ -84,7 +85,9 @@ async function submitMany(
     for (const r of rows) existing.set(r.idempotencyKey!, toJobView(r));
   }
 
-  const now = new Date();
+  // Whole seconds, the scheduler's precision: a job started in the cycle of the same second gets a
+  // startedAt of that second, which must never read as earlier than its submit time.
+  const now = fromSec(nowSec());
   const prepared: Prepared[] = [];
   const views: (JobView | null)[] = inputs.map((j) => (j.idempotencyKey ? (existing.get(j.idempotencyKey) ?? null) : null));
   const budgetPaths = new Map<string, string>();

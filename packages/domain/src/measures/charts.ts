@@ -19,6 +19,11 @@ export interface ChartData {
   from: string;
   to: string;
   hours: number;
+  /**
+   * When the cluster is younger than the window: when it started (its first recorded moment), and
+   * the window starts there instead of counting hours before the cluster existed. Else null.
+   */
+  since: string | null;
   occupancy: { hour: string; allocated: number | null; unallocated: number | null; occupancy: number | null }[];
   occupancyWindow: ReturnType<typeof computeOccupancy>;
   queueWait: {
@@ -39,6 +44,32 @@ export interface ChartData {
 
 const HOUR = 3600;
 const overlap = (a0: number, a1: number, b0: number, b1: number) => Math.max(0, Math.min(a1, b1) - Math.max(a0, b0));
+
+/**
+ * When the cluster started, seconds: the earliest of its creation, its first run and the first moment
+ * its capacity ledger recorded (the ledger's first hour holds only the seconds since the worker began).
+ */
+async function clusterStart(
+  prisma: PrismaClient,
+  clusterId: string,
+  createdAt: Date,
+  nodes: { gpuCount: number }[],
+  now: number,
+): Promise<number> {
+  const [firstSegment, firstCapacity] = await Promise.all([
+    prisma.runSegment.findFirst({ where: { clusterId }, orderBy: { startedAt: "asc" }, select: { startedAt: true } }),
+    prisma.capacityLedger.findFirst({ where: { clusterId }, orderBy: { hourStart: "asc" } }),
+  ]);
+  let born = Math.floor(createdAt.getTime() / 1000);
+  if (firstSegment) born = Math.min(born, Math.floor(firstSegment.startedAt.getTime() / 1000));
+  const gpus = nodes.reduce((s, n) => s + n.gpuCount, 0);
+  if (firstCapacity && gpus > 0) {
+    const h = Math.floor(firstCapacity.hourStart.getTime() / 1000);
+    const recorded = Number(firstCapacity.totalGpuSeconds) / gpus;
+    born = Math.min(born, Math.max(h, Math.min(h + HOUR, now) - Math.ceil(recorded)));
+  }
+  return Math.min(born, now);
+}
 
 /**
  * Chart series for one cluster over the last `hours` hours. The rows (run segments, capacity ledger,
@@ -63,7 +94,11 @@ export async function getChartData(
   if (!cluster) throw notFound(`Unknown cluster '${clusterName}'`);
   const now = Math.floor(nowMs / 1000);
   const end = Math.ceil(now / HOUR) * HOUR;
-  const start = end - hours * HOUR;
+  const bornAt = await clusterStart(prisma, cluster.id, cluster.createdAt, cluster.nodes, now);
+  const windowStart = end - hours * HOUR;
+  // A cluster younger than the window: its hours start when it did (the first one partial).
+  const start = Math.max(windowStart, Math.floor(bornAt / HOUR) * HOUR);
+  const firstMoment = Math.max(windowStart, bornAt);
   const startDate = new Date(start * 1000);
   const [segments, capacity, pending, pathRows, window] = await Promise.all([
     prisma.runSegment.findMany({
@@ -133,13 +168,14 @@ export async function getChartData(
   const budgetIntervals: BudgetInterval[] = [];
   const occupancy: ChartData["occupancy"] = [];
   const queueWait: ChartData["queueWait"] = [];
-  for (let h = start; h < end; h += HOUR) {
-    const h1 = Math.min(h + HOUR, now);
+  for (let hourStart = start; hourStart < end; hourStart += HOUR) {
+    const h = Math.max(hourStart, firstMoment);
+    const h1 = Math.min(hourStart + HOUR, now);
     const span = Math.max(0, h1 - h);
     // The capacity ledger covers only the part of the hour since the worker began recording it (a
     // fresh start, a restart): the rest of the hour counts at today's capacity, so an hour's occupancy
     // never divides a full hour of running jobs by a few seconds of recorded capacity.
-    const cap = capByHour.get(h);
+    const cap = capByHour.get(hourStart);
     const recordedTotal = cap ? Number(cap.totalGpuSeconds) : 0;
     const covered = totalGpus > 0 ? Math.min(span, recordedTotal / totalGpus) : span;
     const unrecorded = Math.max(0, span - covered);
@@ -177,7 +213,7 @@ export async function getChartData(
     clusterIntervals.push(ci);
     const occ = computeOccupancy([ci]);
     occupancy.push({
-      hour: new Date(h * 1000).toISOString(),
+      hour: new Date(hourStart * 1000).toISOString(),
       allocated: occ.allocated,
       unallocated: occ.unallocated,
       occupancy: occ.occupancy,
@@ -195,11 +231,11 @@ export async function getChartData(
       });
     }
     const qw = computeQueueWaits(
-      coreSegs.filter((s) => s.startedAt >= h && s.startedAt < h + HOUR),
+      coreSegs.filter((s) => s.startedAt >= hourStart && s.startedAt < hourStart + HOUR),
       defaultPolicy.largeJobGpus,
     );
     queueWait.push({
-      hour: new Date(h * 1000).toISOString(),
+      hour: new Date(hourStart * 1000).toISOString(),
       allP50: qw.all.p50,
       allP90: qw.all.p90,
       debugP50: qw.debug.p50,
@@ -214,9 +250,10 @@ export async function getChartData(
   const leafIds = new Set(leaves.map((l) => l.id));
   return {
     cluster: cluster.name,
-    from: new Date(start * 1000).toISOString(),
+    from: new Date(firstMoment * 1000).toISOString(),
     to: new Date(end * 1000).toISOString(),
     hours,
+    since: firstMoment > windowStart ? new Date(firstMoment * 1000).toISOString() : null,
     occupancy,
     occupancyWindow: computeOccupancy(clusterIntervals),
     queueWait,

@@ -323,7 +323,14 @@ export async function handleHeartbeat(
       );
       if (logs.length > 0) {
         await tx.jobLogChunk.createMany({
-          data: logs.map((l) => ({ jobId: l.jobId, segmentId: BigInt(l.segmentId), stream: l.stream, text: l.text, at: now })),
+          data: logs.map((l) => ({
+            jobId: l.jobId,
+            segmentId: BigInt(l.segmentId),
+            node: node.name,
+            stream: l.stream,
+            text: l.text,
+            at: now,
+          })),
         });
       }
 

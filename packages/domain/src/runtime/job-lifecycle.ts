@@ -1,5 +1,6 @@
 import type { Tx } from "@tranche/db";
 import { chargeOpenSegments } from "./charge";
+import { fromSec, toSec } from "./time";
 
 /**
  * How a run ends. A run segment carries its stop intent in `endReason` while it is still open
@@ -146,7 +147,8 @@ export async function closeRun(
       ...(terminal
         ? { finishedAt: end.endedAt }
         : {
-            queuedAt: end.endedAt,
+            // Whole seconds like every start the scheduler writes, so a restart never precedes it.
+            queuedAt: fromSec(toSec(end.endedAt)),
             requeueCount: { increment: 1 },
             reasonCode: null,
             reasonSentence: null,

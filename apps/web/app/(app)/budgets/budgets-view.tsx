@@ -6,6 +6,7 @@ import type { BudgetTreeNodeView, WhatIfResult } from "@tranche/domain";
 import { useTRPC } from "../../../lib/trpc";
 import { PageHead, ago, colorFor, gpuHours, useNow, when } from "../../../components/ui";
 import { AllocationStrip, PPM, type StripItem } from "./allocation-strip";
+import { errorText } from "../../../lib/error-text";
 
 function flatten(n: BudgetTreeNodeView, depth = 0, out: { node: BudgetTreeNodeView; depth: number }[] = []) {
   out.push({ node: n, depth });
@@ -77,7 +78,7 @@ export function BudgetsView() {
         void qc.invalidateQueries({ queryKey: trpc.budget.tree.queryKey() });
         void qc.invalidateQueries({ queryKey: trpc.budget.history.queryKey() });
       },
-      onError: (e) => setFlash({ kind: "bad", text: e.message }),
+      onError: (e) => setFlash({ kind: "bad", text: errorText(e) }),
     }),
   );
   const preview = useMutation({
@@ -86,13 +87,13 @@ export function BudgetsView() {
         trpc.budget.whatIf.queryOptions({ cluster: clusterName, parentId: selected!.id, allocations: changes, limit: 25 }),
       ),
     onSuccess: (r) => setWhatIf(r),
-    onError: (e) => setFlash({ kind: "bad", text: e.message }),
+    onError: (e) => setFlash({ kind: "bad", text: errorText(e) }),
   });
 
   const setPpm = (id: string, ppm: number) => setDraft(items.map((i) => (i.id === id ? { ...i, ppm } : i)));
 
   if (tree.isPending) return <p className="muted">Loading the budget tree…</p>;
-  if (tree.isError) return <div className="alert bad">{tree.error.message}</div>;
+  if (tree.isError) return <div className="alert bad">{errorText(tree.error)}</div>;
   const cycleAt = tree.data.clusters.find((c) => c.name === clusterName)?.cycleAt ?? null;
 
   return (

@@ -20,11 +20,27 @@ import {
 import { formatDuration } from "@tranche/contracts/format";
 import { useTRPC } from "../../../lib/trpc";
 import { PageHead, pct } from "../../../components/ui";
+import { errorText } from "../../../lib/error-text";
 
 const hourLabel = (iso: string) => new Date(iso).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
 const short = (path: string) => path.split("/").slice(-1)[0] ?? path;
 // Legend labels in the text colour (recharts colours them like their series, unreadable for pale ones).
 const legendText = (value: string) => <span style={{ color: "var(--ink-2)" }}>{value}</span>;
+
+/** Placeholders while the numbers load: an empty state there would say something false. */
+const TileSkeleton = () => (
+  <span className="skeleton" style={{ display: "inline-block", width: "4.5rem", height: "1.4rem" }} aria-label="Loading" />
+);
+const ChartSkeleton = () => <div className="skeleton" style={{ width: "100%", height: "100%" }} aria-label="Loading" />;
+const plural = (n: number, one: string) => `${n.toLocaleString("en-US")} ${n === 1 ? one : `${one}s`}`;
+/** "18:26", or "30 Nov 18:26" when not today, in the viewer's time zone. */
+function sinceLabel(iso: string): string {
+  const d = new Date(iso);
+  const time = d.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
+  return d.toDateString() === new Date().toDateString()
+    ? time
+    : `${d.toLocaleDateString("en-GB", { day: "numeric", month: "short" })} ${time}`;
+}
 
 export function ChartsView() {
   const trpc = useTRPC();
@@ -70,7 +86,18 @@ export function ChartsView() {
     <>
       <PageHead
         title="Measures"
-        lede="SPEC §4 measures, computed by the scheduler core's measure functions from run segments and ledgers."
+        lede={
+          <>
+            How fully the GPUs were used, how much of what each budget was owed it got, and how long jobs waited
+            {d?.since ? (
+              <>
+                {" "}
+                · <strong suppressHydrationWarning>since {sinceLabel(d.since)}</strong>, when this cluster started
+              </>
+            ) : null}
+            .
+          </>
+        }
       >
         <div className="seg" role="group" aria-label="Window">
           {[24, 72, 168].map((h) => (
@@ -87,36 +114,44 @@ export function ChartsView() {
           ))}
         </div>
       </PageHead>
-      {data.isError ? <div className="alert bad">{data.error.message}</div> : null}
+      {data.isError ? <div className="alert bad">{errorText(data.error)}</div> : null}
       <div className="tiles">
         <div className="tile">
           <div className="tile-label">Occupancy</div>
-          <div className="tile-value">{pct(d?.occupancyWindow.occupancy, 1)}</div>
-          <div className="tile-sub">{pct(d?.occupancyWindow.unallocatedShareOfOccupied)} of it unallocated</div>
+          <div className="tile-value">{d ? pct(d.occupancyWindow.occupancy, 1) : <TileSkeleton />}</div>
+          <div className="tile-sub">
+            {d ? `${pct(d.occupancyWindow.unallocatedShareOfOccupied)} of it unallocated` : "\u00a0"}
+          </div>
         </div>
         <div className="tile">
           <div className="tile-label">Delivery</div>
-          <div className="tile-value">{pct(d?.deliveryWindow.delivery, 1)}</div>
+          <div className="tile-value">{d ? pct(d.deliveryWindow.delivery, 1) : <TileSkeleton />}</div>
           <div className="tile-sub">
             {d
               ? `${d.deliveryWindow.budgetsAtLeast95} of ${d.deliveryWindow.budgetsOwed} budgets ≥ 95% · worst ${pct(d.deliveryWindow.minDelivery)}`
-              : "—"}
+              : "\u00a0"}
           </div>
         </div>
         <div className="tile">
           <div className="tile-label">Queue wait p50 / p90</div>
           <div className="tile-value" style={{ fontSize: "1.25rem", paddingTop: "0.25rem" }}>
-            {d?.queueWaitWindow.all.p50 != null ? formatDuration(d.queueWaitWindow.all.p50) : "—"} /{" "}
-            {d?.queueWaitWindow.all.p90 != null ? formatDuration(d.queueWaitWindow.all.p90) : "—"}
+            {!d ? (
+              <TileSkeleton />
+            ) : (
+              <>
+                {d.queueWaitWindow.all.p50 != null ? formatDuration(d.queueWaitWindow.all.p50) : "—"} /{" "}
+                {d.queueWaitWindow.all.p90 != null ? formatDuration(d.queueWaitWindow.all.p90) : "—"}
+              </>
+            )}
           </div>
-          <div className="tile-sub">{d?.queueWaitWindow.all.count ?? 0} starts</div>
+          <div className="tile-sub">{d ? plural(d.queueWaitWindow.all.count, "start") : "\u00a0"}</div>
         </div>
         <div className="tile">
           <div className="tile-label">Debug lane p90</div>
           <div className="tile-value" style={{ fontSize: "1.25rem", paddingTop: "0.25rem" }}>
-            {d?.queueWaitWindow.debug.p90 != null ? formatDuration(d.queueWaitWindow.debug.p90) : "—"}
+            {!d ? <TileSkeleton /> : d.queueWaitWindow.debug.p90 != null ? formatDuration(d.queueWaitWindow.debug.p90) : "—"}
           </div>
-          <div className="tile-sub">{d?.queueWaitWindow.debug.count ?? 0} debug starts</div>
+          <div className="tile-sub">{d ? plural(d.queueWaitWindow.debug.count, "debug start") : "\u00a0"}</div>
         </div>
       </div>
       <div className="grid-2-even">
@@ -126,7 +161,8 @@ export function ChartsView() {
             <span className="muted small">% of healthy GPU-time, per hour</span>
           </div>
           <div className="panel-body chart-box" data-testid="chart-occupancy">
-            <ResponsiveContainer width="100%" height="100%">
+            {!d ? <ChartSkeleton /> : null}
+            <ResponsiveContainer width="100%" height={d ? "100%" : 0}>
               <AreaChart data={occ}>
                 <CartesianGrid stroke="#eef0f3" vertical={false} />
                 <XAxis dataKey="hour" tick={{ fontSize: 11 }} minTickGap={24} />
@@ -160,7 +196,9 @@ export function ChartsView() {
             <span className="muted small">delivered ÷ owed; the line is 95%</span>
           </div>
           <div className="panel-body chart-box" data-testid="chart-delivery">
-            {del.length === 0 ? (
+            {!d ? (
+              <ChartSkeleton />
+            ) : del.length === 0 ? (
               <p className="muted">Nothing was owed in this window: no allocated demand yet.</p>
             ) : (
               <ResponsiveContainer width="100%" height="100%">
@@ -191,7 +229,8 @@ export function ChartsView() {
             <span className="muted small">minutes, by hour of start</span>
           </div>
           <div className="panel-body chart-box" data-testid="chart-queue-wait">
-            <ResponsiveContainer width="100%" height="100%">
+            {!d ? <ChartSkeleton /> : null}
+            <ResponsiveContainer width="100%" height={d ? "100%" : 0}>
               <LineChart data={qw}>
                 <CartesianGrid stroke="#eef0f3" vertical={false} />
                 <XAxis dataKey="hour" tick={{ fontSize: 11 }} minTickGap={24} />
@@ -224,7 +263,9 @@ export function ChartsView() {
             </span>
           </div>
           <div className="panel-body chart-box" data-testid="chart-usage">
-            {use.length === 0 ? (
+            {!d ? (
+              <ChartSkeleton />
+            ) : use.length === 0 ? (
               <p className="muted">No budgets on this cluster yet.</p>
             ) : (
               <ResponsiveContainer width="100%" height="100%">

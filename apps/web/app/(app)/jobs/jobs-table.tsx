@@ -4,7 +4,8 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { formatDuration } from "@tranche/contracts/format";
 import { useTRPC } from "../../../lib/trpc";
-import { Empty, LaneBadge, PageHead, StateBadge, ago, readable, useNow } from "../../../components/ui";
+import { Empty, LaneBadge, PageHead, ReasonTag, StateBadge, ago, readable, useNow } from "../../../components/ui";
+import { errorText } from "../../../lib/error-text";
 
 type Filter = "active" | "finished" | "all";
 
@@ -49,7 +50,7 @@ export function JobsTable() {
         {jobs.isPending ? (
           <div className="panel-body muted">Loading…</div>
         ) : jobs.isError ? (
-          <div className="panel-body error">{jobs.error.message}</div>
+          <div className="panel-body error">{errorText(jobs.error)}</div>
         ) : jobs.data.length === 0 ? (
           <Empty title={filter === "active" ? "No pending or running jobs" : "No jobs here yet"}>
             <Link href="/submit">Submit a job</Link>, from the web or with <code>tranche submit</code>.
@@ -92,8 +93,8 @@ export function JobsTable() {
                   </td>
                   <td className="small" style={{ minWidth: 260, maxWidth: 560 }}>
                     {j.state === "PENDING" || j.state === "HELD" ? (
-                      <span className="sentence-cell" title={j.reason?.sentence}>
-                        {j.reason ? <span className="reason-code">{j.reason.code}</span> : null}{" "}
+                      <span className="sentence-cell sentence-clamp" title={j.reason?.sentence}>
+                        {j.reason ? <ReasonTag code={j.reason.code} details={j.reason.details} /> : null}{" "}
                         {j.reason ? readable(j.reason.sentence) : "Waiting for the scheduler's next cycle."}
                       </span>
                     ) : j.state === "RUNNING" || j.state === "STOPPING" ? (

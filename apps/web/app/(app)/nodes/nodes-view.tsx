@@ -4,6 +4,7 @@ import { useMemo, useState } from "react";
 import type { NodeView } from "@tranche/domain";
 import { useTRPC } from "../../../lib/trpc";
 import { Empty, PageHead, StateBadge, ago, colorFor, useNow, when } from "../../../components/ui";
+import { errorText } from "../../../lib/error-text";
 
 const STATES = ["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"] as const;
 
@@ -55,7 +56,7 @@ export function NodesView() {
       void qc.invalidateQueries({ queryKey: trpc.node.repairQueue.queryKey() });
       void qc.invalidateQueries({ queryKey: trpc.node.events.queryKey() });
     },
-    onError: (e: { message: string }) => setFlash({ kind: "bad" as const, text: e.message }),
+    onError: (e: unknown) => setFlash({ kind: "bad" as const, text: errorText(e) }),
   });
   const cordon = useMutation(trpc.node.cordon.mutationOptions(done("cordoned")));
   const drain = useMutation(trpc.node.drain.mutationOptions(done("draining")));

@@ -5,6 +5,7 @@ import { useMemo, useState, type CSSProperties, type ReactNode } from "react";
 import { explainContract, formatDuration, parseDuration, submitJobInput, type SubmitJobInput } from "@tranche/contracts";
 import { useTRPC } from "../../../lib/trpc";
 import { LaneBadge } from "../../../components/ui";
+import { errorText, fieldIssues } from "../../../lib/error-text";
 
 type Errors = Record<string, string>;
 
@@ -130,10 +131,10 @@ export function SubmitForm() {
       onSuccess: (job) => router.push(`/jobs/${job.id}?submitted=1`),
       onError: (err) => {
         const field = (err.data as { field?: string | null } | undefined)?.field;
-        const zodIssues = (err.data as { zodIssues?: { path: string; message: string }[] | null } | undefined)?.zodIssues;
-        if (zodIssues?.length) setErrors(Object.fromEntries(zodIssues.map((i) => [i.path.split(".")[0] || "form", i.message])));
+        const zodIssues = fieldIssues(err);
+        if (zodIssues.length) setErrors(Object.fromEntries(zodIssues.map((i) => [i.path.split(".")[0] || "form", i.message])));
         else if (field) setErrors({ [field]: err.message });
-        else setServerError(err.message);
+        else setServerError(errorText(err));
       },
     }),
   );

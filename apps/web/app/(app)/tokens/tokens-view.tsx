@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../../lib/trpc";
 import { Empty, PageHead, ago, useNow } from "../../../components/ui";
+import { errorText } from "../../../lib/error-text";
 
 export function TokensView() {
   const trpc = useTRPC();
@@ -21,7 +22,7 @@ export function TokensView() {
         setError(null);
         void refresh();
       },
-      onError: (e) => setError(e.message),
+      onError: (e) => setError(errorText(e)),
     }),
   );
   const revoke = useMutation(trpc.token.revoke.mutationOptions({ onSuccess: () => void refresh() }));

@@ -5,7 +5,20 @@ import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { explainContract, formatDuration } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
-import { Empty, LaneBadge, StateBadge, ago, readable, until, useNow, when } from "../../../../components/ui";
+import { prefixNodeLines } from "../../../../lib/log-lines";
+import {
+  Empty,
+  LaneBadge,
+  ReasonTag,
+  ReasonTimes,
+  StateBadge,
+  ago,
+  readable,
+  until,
+  useNow,
+  when,
+} from "../../../../components/ui";
+import { errorText } from "../../../../lib/error-text";
 
 const DOT: Record<string, string> = {
   SUBMITTED: "",
@@ -34,6 +47,7 @@ export function JobDetailView({ id }: { id: number }) {
   const now = useNow(1000);
   const submitted = useSearchParams().get("submitted") === "1";
   const detail = useQuery({ ...trpc.job.detail.queryOptions({ id }), refetchInterval: 2000 });
+  const me = useQuery(trpc.me.get.queryOptions());
   const logs = useQuery({ ...trpc.job.logs.queryOptions({ id }), refetchInterval: 3000, enabled: !!detail.data?.detailsVisible });
   const [msg, setMsg] = useState<string | null>(null);
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.job.detail.queryKey({ id }) });
@@ -42,14 +56,14 @@ export function JobDetailView({ id }: { id: number }) {
       setMsg(null);
       void refresh();
     },
-    onError: (e: { message: string }) => setMsg(e.message),
+    onError: (e: unknown) => setMsg(errorText(e)),
   };
   const cancel = useMutation(trpc.job.cancel.mutationOptions(opts));
   const hold = useMutation(trpc.job.hold.mutationOptions(opts));
   const release = useMutation(trpc.job.release.mutationOptions(opts));
 
   if (detail.isPending) return <p className="muted">Loading job {id}…</p>;
-  if (detail.isError) return <div className="alert bad">{detail.error.message}</div>;
+  if (detail.isError) return <div className="alert bad">{errorText(detail.error)}</div>;
   const { job, events, segments } = detail.data;
   const words = explainContract({ ...job, requeue: job.requeue });
   const protectedLeft = job.protectedUntil ? Date.parse(job.protectedUntil) - now : 0;
@@ -61,7 +75,13 @@ export function JobDetailView({ id }: { id: number }) {
       <div className="page-head">
         <div>
           <div className="small muted" style={{ marginBottom: "0.3rem" }}>
-            <Link href="/jobs">My jobs</Link> / #{job.id}
+            {/* Someone else's job is reached from its queue, not from "My jobs". */}
+            {me.data && me.data.id !== job.user.id ? (
+              <Link href={`/queue/${job.cluster}`}>{job.cluster} queue</Link>
+            ) : (
+              <Link href="/jobs">My jobs</Link>
+            )}{" "}
+            / #{job.id}
           </div>
           <h1 className="row" style={{ gap: "0.6rem" }}>
             <span>{job.name}</span> <StateBadge state={job.state} /> <LaneBadge lane={job.lane} />
@@ -119,7 +139,8 @@ export function JobDetailView({ id }: { id: number }) {
                 <div className="reason-box" data-testid="job-reason">
                   <div className="row" style={{ gap: "0.5rem" }}>
                     <strong>Why it is waiting</strong>
-                    {job.reason ? <span className="reason-code">{job.reason.code}</span> : null}
+                    {job.reason ? <ReasonTag code={job.reason.code} details={job.reason.details} /> : null}
+                    {job.reason ? <ReasonTimes code={job.reason.code} details={job.reason.details} now={now} /> : null}
                     {job.reason?.position ? <span className="small muted">position {job.reason.position} in order</span> : null}
                   </div>
                   <p title={job.reason?.sentence}>
@@ -173,7 +194,7 @@ export function JobDetailView({ id }: { id: number }) {
                       <span className={`dot ${DOT[e.kind] ?? ""}`} />
                       <div className="row" style={{ gap: "0.5rem" }}>
                         <span className="what">{title(e.kind)}</span>
-                        {e.reasonCode ? <span className="reason-code">{e.reasonCode}</span> : null}
+                        {e.reasonCode ? <ReasonTag code={e.reasonCode} kind={e.kind} /> : null}
                         <span className="when">
                           {when(e.at)}
                           {e.actorName ? ` · ${e.actorName}` : e.actorKind !== "USER" ? ` · ${e.actorKind.toLowerCase()}` : ""}
@@ -198,9 +219,9 @@ export function JobDetailView({ id }: { id: number }) {
               <div className="panel-body muted">Logs are visible to the job&apos;s owner, managers and operators.</div>
             ) : logs.data && logs.data.length > 0 ? (
               <pre className="logs" data-testid="job-logs">
-                {logs.data.map((l) => (
+                {prefixNodeLines(logs.data).map((l) => (
                   <span key={l.id} className={l.stream === "stderr" ? "stderr" : undefined}>
-                    {l.text}
+                    {l.shown}
                   </span>
                 ))}
               </pre>
@@ -243,7 +264,8 @@ export function JobDetailView({ id }: { id: number }) {
                 <dd>{job.requeueCount} times</dd>
                 <dt>Command</dt>
                 <dd>
-                  <code>{job.command}</code>
+                  {/* A script keeps its lines. */}
+                  <pre className="command">{job.command}</pre>
                 </dd>
                 {Object.keys(job.env).length ? (
                   <>

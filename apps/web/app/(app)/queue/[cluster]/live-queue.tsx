@@ -6,19 +6,22 @@ import { useEffect, useRef, useState } from "react";
 import { formatDuration } from "@tranche/contracts/format";
 import type { QueuePendingRow, QueueRunningRow, QueueRatio, QueueView } from "@tranche/domain";
 import { useTRPC } from "../../../../lib/trpc";
-import { Empty, LaneBadge, ago, readable, until, useNow } from "../../../../components/ui";
+import { Empty, LaneBadge, ReasonTag, ReasonTimes, ago, readable, until, useNow } from "../../../../components/ui";
+import { errorText } from "../../../../lib/error-text";
 
 const ROW = 50;
+/** An opened pending row: room for the whole reason, the full budget path and the job's name. */
+const OPEN_ROW = 150;
 /** Rows per request: the head comes with the summary; the virtualized list asks for the pages it shows. */
 const PAGE = 100;
 
-/** Budget and user, lane, GPUs: the cells pending and running rows share. */
-function WhoLaneGpus({ r }: { r: Pick<QueuePendingRow, "budget" | "user" | "lane" | "gpus"> }) {
+/** Budget and user, lane, GPUs: the cells pending and running rows share (full text when expanded). */
+function WhoLaneGpus({ r, open = false }: { r: Pick<QueuePendingRow, "budget" | "user" | "lane" | "gpus">; open?: boolean }) {
   return (
     <>
       <span className="q-who small" title={`${r.budget} · ${r.user}`}>
-        <span className="ellipsis">{r.budget.split("/").slice(1).join("/")}</span>
-        <span className="ellipsis muted">{r.user}</span>
+        <span className={open ? "wrap" : "ellipsis"}>{r.budget.split("/").slice(1).join("/")}</span>
+        <span className={open ? "wrap muted" : "ellipsis muted"}>{r.user}</span>
       </span>
       <span>
         <LaneBadge lane={r.lane} />
@@ -28,30 +31,66 @@ function WhoLaneGpus({ r }: { r: Pick<QueuePendingRow, "budget" | "user" | "lane
   );
 }
 
-function PendingRow({ r, top, now, me }: { r: QueuePendingRow; top: number; now: number; me: string | undefined }) {
+/** #id with the job's name under it. */
+function JobCell({ id, name, open = false }: { id: number; name: string; open?: boolean }) {
+  return (
+    <span className="q-who small">
+      {/* No prefetch: every row scrolled into view would render a job page on the server. */}
+      <Link href={`/jobs/${id}`} prefetch={false} title={name}>
+        #{id}
+      </Link>
+      <span className={open ? "wrap muted" : "ellipsis muted"} title={name}>
+        {name}
+      </span>
+    </span>
+  );
+}
+
+function PendingRow({
+  r,
+  top,
+  height,
+  now,
+  me,
+  open,
+  onToggle,
+}: {
+  r: QueuePendingRow;
+  top: number;
+  height: number;
+  now: number;
+  me: string | undefined;
+  open: boolean;
+  onToggle: () => void;
+}) {
   return (
     <div
       role="row"
       data-testid={`pending-${r.id}`}
-      className="vrow q-cols"
-      style={{ top, height: ROW, background: r.userId === me ? "#f7f9ff" : undefined }}
+      className={`vrow q-cols${open ? " open" : ""}`}
+      style={{ top, height, background: r.userId === me ? "#f7f9ff" : undefined }}
     >
       <span className="num muted">{r.state === "HELD" ? "—" : (r.position ?? "·")}</span>
-      <span className="ellipsis">
-        {/* No prefetch: every row scrolled into view would render a job page on the server. */}
-        <Link href={`/jobs/${r.id}`} prefetch={false} title={r.name}>
-          #{r.id}
-        </Link>
-      </span>
-      <WhoLaneGpus r={r} />
+      <JobCell id={r.id} name={r.name} open={open} />
+      <WhoLaneGpus r={r} open={open} />
       {/* The server renders with its own clock: the client's first render may differ by a second. */}
       <span className="small muted nowrap" suppressHydrationWarning>
         {ago(r.queuedAt, now).replace(" ago", "")}
       </span>
-      <span className="sentence-cell" title={r.reasonSentence ?? undefined}>
-        {r.reasonCode ? <span className="reason-code">{r.reasonCode}</span> : null}{" "}
-        {r.reasonSentence ? readable(r.reasonSentence) : "New: waiting for the next scheduling cycle."}
-      </span>
+      {/* The whole reason on click: the row grows to show it (and the full budget and name). */}
+      <button
+        type="button"
+        className="sentence-cell"
+        aria-expanded={open}
+        title={open ? "Show less" : "Show the whole reason"}
+        onClick={onToggle}
+      >
+        <span className={open ? "sentence-full" : "sentence-clamp"}>
+          {r.reasonCode ? <ReasonTag code={r.reasonCode} details={r.reasonDetails} /> : null}{" "}
+          <ReasonTimes code={r.reasonCode} details={r.reasonDetails} now={now} />{" "}
+          {r.reasonSentence ? readable(r.reasonSentence) : "New: waiting for the next scheduling cycle."}
+        </span>
+      </button>
     </div>
   );
 }
@@ -78,6 +117,8 @@ function PendingList({
 }) {
   const trpc = useTRPC();
   const parent = useRef<HTMLDivElement>(null);
+  const [open, setOpen] = useState<number | null>(null);
+  const byPageRef = useRef(new Map<number, QueuePendingRow[]>());
   const filtered = useQuery({
     ...trpc.queue.page.queryOptions({ cluster, offset: 0, limit: PAGE, filter }),
     enabled: filter !== "",
@@ -86,10 +127,11 @@ function PendingList({
   });
   const count = filter ? (filtered.data?.total ?? 0) : total;
   // initialRect lets the server render the first screenful (the list is 560 px high).
+  const idAt = (i: number) => byPageRef.current.get(Math.floor(i / PAGE))?.[i % PAGE]?.id;
   const v = useVirtualizer({
     count,
     getScrollElement: () => parent.current,
-    estimateSize: () => ROW,
+    estimateSize: (i) => (open !== null && idAt(i) === open ? OPEN_ROW : ROW),
     overscan: 12,
     initialRect: { width: 1000, height: 560 },
   });
@@ -106,6 +148,9 @@ function PendingList({
     const rows = pages[i]?.data?.rows;
     if (rows) byPage.set(p, rows);
   });
+  byPageRef.current = byPage;
+  // Row heights change when one opens or closes: measure again.
+  useEffect(() => v.measure(), [open, v]);
   if (count === 0) {
     if (filter && filtered.isPending) return <p className="panel-body muted small">Filtering…</p>;
     return filter ? (
@@ -130,7 +175,16 @@ function PendingList({
           {items.map((it) => {
             const r = byPage.get(Math.floor(it.index / PAGE))?.[it.index % PAGE];
             return r ? (
-              <PendingRow key={r.id} r={r} top={it.start} now={now} me={me} />
+              <PendingRow
+                key={r.id}
+                r={r}
+                top={it.start}
+                height={it.size}
+                now={now}
+                me={me}
+                open={open === r.id}
+                onToggle={() => setOpen(open === r.id ? null : r.id)}
+              />
             ) : (
               <div key={`loading-${it.index}`} className="vrow q-cols vrow-loading" style={{ top: it.start, height: ROW }}>
                 <span className="num muted">{it.index + 1}</span>
@@ -171,17 +225,21 @@ function RunningList({ rows, now }: { rows: QueueRunningRow[]; now: number }) {
             const left = r.protectedUntil ? Date.parse(r.protectedUntil) - now : 0;
             return (
               <div key={r.id} className="vrow r-cols" style={{ top: it.start, height: ROW }} data-testid={`running-${r.id}`}>
-                <span>
-                  <Link href={`/jobs/${r.id}`} prefetch={false}>
-                    #{r.id}
-                  </Link>
-                </span>
+                <JobCell id={r.id} name={r.name} />
                 <WhoLaneGpus r={r} />
                 <span className="small nowrap">
-                  {r.startedAt ? formatDuration(Math.max(0, Math.round((now - Date.parse(r.startedAt)) / 1000))) : "—"}
+                  {r.awaitingExits
+                    ? "—"
+                    : r.startedAt
+                      ? formatDuration(Math.max(0, Math.round((now - Date.parse(r.startedAt)) / 1000)))
+                      : "—"}
                 </span>
                 <span className="nowrap">
-                  {r.state === "STOPPING" ? (
+                  {r.awaitingExits ? (
+                    <span className="badge b-STOPPING" title="It holds these GPUs and launches once the jobs it preempted exit">
+                      waiting for preempted jobs to exit
+                    </span>
+                  ) : r.state === "STOPPING" ? (
                     <span className="badge b-STOPPING">stopping · {until(r.graceUntil, now)}</span>
                   ) : left > 0 ? (
                     <span className="badge b-protected" title="Protected: not preempted before this ends">
@@ -191,7 +249,7 @@ function RunningList({ rows, now }: { rows: QueueRunningRow[]; now: number }) {
                     <span className="badge b-interruptible">interruptible</span>
                   )}
                 </span>
-                <span className="small mono ellipsis" title={r.nodes.join(", ")}>
+                <span className="small mono nodes-cell" title={r.nodes.join(", ")}>
                   {r.nodes.join(", ") || "—"}
                 </span>
               </div>
@@ -203,19 +261,36 @@ function RunningList({ rows, now }: { rows: QueueRunningRow[]; now: number }) {
   );
 }
 
+const ratioText = (r: number | null) => (r === null ? "∞" : r.toFixed(2));
+
+/**
+ * Both ratios of every budget: the 7-day ratio (usage ÷ entitlement so far) and the projected ratio,
+ * which adds an hour of the GPUs it holds now: the projected one orders the queue and is the one
+ * reasons quote, so the two differ most for budgets running a lot right now.
+ */
 function Ratios({ ratios }: { ratios: QueueRatio[] }) {
   if (ratios.length === 0)
     return <div className="panel-body muted small">Fair-share ratios appear after the first scheduling cycle.</div>;
   const max = Math.max(2, ...ratios.map((r) => (r.ratio !== null && r.depth > 0 ? r.ratio : 0)));
   return (
     <div className="panel-body" style={{ maxHeight: 640, overflow: "auto" }}>
+      <div className="ratio-row ratio-head small muted">
+        <span>Budget</span>
+        <span />
+        <span className="num" title="Usage ÷ entitlement over the last 7 days">
+          7-day
+        </span>
+        <span className="num" title="With an hour of the GPUs it holds now added: this orders the queue">
+          projected
+        </span>
+      </div>
       {ratios
         .filter((r) => r.depth > 0)
         .map((r) => (
           <div
             key={r.treeNodeId}
             className="ratio-row"
-            title={`usage ${Math.round(r.usageGpuSeconds / 3600)} GPU·h / entitlement ${Math.round(r.entitlementGpuSeconds / 3600)} GPU·h`}
+            title={`usage ${Math.round(r.usageGpuSeconds / 3600)} GPU·h / entitlement ${Math.round(r.entitlementGpuSeconds / 3600)} GPU·h · holds ${r.heldGpus} GPU${r.heldGpus === 1 ? "" : "s"}`}
           >
             <span className="ellipsis" style={{ paddingLeft: (r.depth - 1) * 14, fontWeight: r.depth === 1 ? 650 : 400 }}>
               {r.name}
@@ -224,11 +299,18 @@ function Ratios({ ratios }: { ratios: QueueRatio[] }) {
               <span style={{ width: `${r.ratio === null ? 100 : Math.min(100, (r.ratio / max) * 100)}%` }} />
               <i className="mark" style={{ left: `${(1 / max) * 100}%` }} />
             </span>
-            <span className="num small">{r.ratio === null ? "∞" : r.ratio.toFixed(2)}</span>
+            <span className="num small" data-testid={`ratio-7d-${r.path}`}>
+              {ratioText(r.ratio)}
+            </span>
+            <span className="num small strong" data-testid={`ratio-projected-${r.path}`}>
+              {ratioText(r.projectedRatio)}
+            </span>
           </div>
         ))}
       <p className="small muted" style={{ marginBottom: 0 }}>
-        Ratio = usage ÷ entitlement over the last 7 days; the mark is 1.0 (exactly its share). Lower goes first.
+        7-day ratio = usage ÷ entitlement over the last 7 days; the bar&apos;s mark is 1.0 (exactly its share). The projected
+        ratio adds an hour of the GPUs the budget holds now: it orders the queue (lower goes first) and is the ratio reasons
+        quote.
       </p>
     </div>
   );
@@ -275,7 +357,7 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
           ))}
         </nav>
       </div>
-      {q.isError ? <div className="alert bad">{q.error.message}</div> : null}
+      {q.isError ? <div className="alert bad">{errorText(q.error)}</div> : null}
       {q.data ? (
         <>
           <div className="tiles">
@@ -293,8 +375,13 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
               <div className="tile-label">Running</div>
               <div className="tile-value">{q.data.counts.running}</div>
               <div className="tile-sub">
-                {q.data.counts.runningGpus} of {q.data.cluster.gpus} GPUs
+                {q.data.counts.runningGpus} of {q.data.cluster.gpus} GPUs in use
               </div>
+              {q.data.counts.awaitingGpus > 0 ? (
+                <div className="tile-sub" title="Started by preemption: these GPUs are theirs once the preempted jobs exit">
+                  + {q.data.counts.awaitingGpus} held, waiting for preempted jobs to exit
+                </div>
+              ) : null}
             </div>
             <div className="tile">
               <div className="tile-label">Ready capacity</div>

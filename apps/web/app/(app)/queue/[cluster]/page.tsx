@@ -1,4 +1,5 @@
-import { getQueue, type QueueView } from "@tranche/domain";
+import { notFound } from "next/navigation";
+import { DomainError, getQueue, type QueueView } from "@tranche/domain";
 import { db } from "../../../../server/db";
 import { LiveQueue } from "./live-queue";
 
@@ -16,8 +17,10 @@ export default async function QueuePage({ params }: { params: Promise<{ cluster:
   let initial: QueueView | null;
   try {
     initial = JSON.parse(JSON.stringify(await getQueue(db(), name, { limit: 100 }))) as QueueView;
-  } catch {
-    initial = null; // unknown cluster: the client shows the error
+  } catch (e) {
+    // An unknown cluster is a real 404 page; any other failure shows in the page and is retried.
+    if (e instanceof DomainError && e.code === "NOT_FOUND") notFound();
+    initial = null;
   }
   return <LiveQueue cluster={name} initial={initial} />;
 }

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { errorText, fieldIssues } from "../lib/error-text";
+
+// The message tRPC gave for an empty token name: zod's issues as JSON.
+const dump = JSON.stringify([
+  {
+    origin: "string",
+    code: "too_small",
+    minimum: 1,
+    inclusive: true,
+    path: ["name"],
+    message: "Too small: expected string to have >=1 characters",
+  },
+]);
+
+describe("errorText", () => {
+  it("turns a JSON dump of zod issues into one sentence per field", () => {
+    expect(errorText({ message: dump })).toBe("Name must not be empty.");
+    expect(fieldIssues({ message: dump })).toEqual([{ path: "name", message: "must not be empty" }]);
+  });
+
+  it("prefers the server's issues, and keeps a plain message as it is", () => {
+    expect(errorText({ message: dump, data: { zodIssues: [{ path: "gpus", message: "must be at least 1" }] } })).toBe(
+      "gpus must be at least 1.",
+    );
+    expect(errorText({ message: "There is no job 9" })).toBe("There is no job 9");
+    expect(errorText({ message: "[not json" })).toBe("[not json");
+  });
+});

@@ -1,0 +1,61 @@
+// Plain labels for the scheduler's reason codes: pages and the CLI show these; the code itself stays in
+// JSON and in a tooltip (people read "waiting for protected jobs", tools read CONTRACTS). No zod here, so
+// browser pages import it from "@tranche/contracts/reasons".
+
+const PENDING: Record<string, string> = {
+  HELD: "held",
+  INVALID_CONTRACT: "cannot run on this cluster",
+  CLUSTER_DRAINING: "nodes draining or down",
+  DEBUG_USER_CAP: "debug GPU cap reached",
+  NO_ENTITLEMENT: "budget has no share here",
+  RESERVED_FOR: "nodes reserved for another job",
+  ORDER: "waiting its turn",
+  BUDGET_OVER_SHARE: "budget not far enough behind to preempt",
+  CONTRACTS: "waiting for protected jobs",
+  CAPACITY: "not enough free GPUs",
+};
+
+const STARTED: Record<string, string> = {
+  FREE_GPUS: "on free GPUs",
+  BACKFILL: "backfilled before a reservation",
+  RESERVATION: "on the nodes reserved for it",
+  PREEMPTED_UNALLOCATED: "by preempting unallocated work",
+  PREEMPTED_INTERRUPTIBLE: "by preempting interruptible jobs",
+  DEBUG_LANE: "in the debug lane",
+};
+
+const PREEMPTED: Record<string, string> = {
+  UNALLOCATED_FOR_ALLOCATED: "for allocated work",
+  FAIR_SHARE: "for a budget further below its share",
+  DEBUG_LANE: "for a debug-lane job",
+  DRAIN: "its node is draining",
+};
+
+const OTHER: Record<string, string> = {
+  UNHEALTHY_REPORT: "node reported unhealthy",
+  DRAINED: "drained",
+  HEARTBEAT_TIMEOUT: "no heartbeat",
+  MAX_RUNTIME: "reached its maximum runtime",
+  FINISH: "finished",
+  FAIL: "failed",
+  PREEMPT: "preempted",
+  KILL: "killed",
+  LOST: "lost with its node",
+  CANCEL: "cancelled",
+};
+
+/**
+ * The plain label of a reason code. `kind` is the job event's kind when the code comes from one
+ * (STARTED and PREEMPTED share DEBUG_LANE); `details` names the job a reservation is for.
+ */
+export function reasonLabel(code: string, opts: { kind?: string; details?: unknown } = {}): string {
+  const d = (opts.details ?? {}) as { reservedForJobId?: unknown };
+  if (code === "RESERVED_FOR" && d.reservedForJobId != null) return `nodes reserved for #${String(d.reservedForJobId)}`;
+  const label =
+    opts.kind === "STARTED"
+      ? STARTED[code]
+      : opts.kind === "PREEMPTED"
+        ? PREEMPTED[code]
+        : (PENDING[code] ?? OTHER[code] ?? STARTED[code] ?? PREEMPTED[code]);
+  return label ?? code.toLowerCase().replace(/_/g, " ");
+}

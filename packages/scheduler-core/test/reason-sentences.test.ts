@@ -1,0 +1,112 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { PENDING_REASON_CODES } from "../src/index";
+import { PendingExplainer, explainPending, type ReasonInput } from "../src/explain-pending";
+import type { PendingReasonCode, PendingReasonDetails } from "../src/types";
+
+// Every pending reason's sentence, rendered by the core with realistic numbers, against a golden file
+// a person has read (test/golden/pending-reasons.txt). A wording change shows up as a diff of that
+// file: read it, then regenerate with UPDATE_GOLDEN=1 and commit it with the change.
+const GOLDEN = fileURLToPath(new URL("./golden/pending-reasons.txt", import.meta.url));
+const NOW = 1_796_000_000;
+const NODE = 8;
+
+const base: PendingReasonDetails = {
+  position: 4,
+  jobsAhead: 3,
+  ratio: 0.85,
+  gpus: 16,
+  largestFreeGpus: 3,
+  earliestStart: NOW + 90 * 60,
+};
+
+const cases: { what: string; code: PendingReasonCode; details: PendingReasonDetails; budget?: string }[] = [
+  { what: "held by its owner", code: "HELD", details: { ...base, position: null, jobsAhead: 0 } },
+  {
+    what: "asks for more GPUs than the cluster has",
+    code: "INVALID_CONTRACT",
+    details: { ...base, position: null, problem: "it asks for 512 GPUs and this cluster has 256" },
+  },
+  { what: "fits the cluster, not its ready nodes", code: "CLUSTER_DRAINING", details: { ...base, largestFreeGpus: 0 } },
+  {
+    what: "debug lane, its user at the cap",
+    code: "DEBUG_USER_CAP",
+    details: { ...base, gpus: 4, userDebugGpus: 6, debugCap: 8, position: 1, jobsAhead: 0 },
+  },
+  {
+    what: "budget without a share of the cluster",
+    code: "NO_ENTITLEMENT",
+    details: { ...base, ratio: Infinity, gpus: 1, largestFreeGpus: 0 },
+  },
+  {
+    what: "free GPUs reserved for a wide job starting in 29 minutes",
+    code: "RESERVED_FOR",
+    details: { ...base, gpus: 2, reservedForJobId: "130", reservedFrom: NOW + 29 * 60 },
+  },
+  {
+    what: "free GPUs reserved for a job that can start now",
+    code: "RESERVED_FOR",
+    details: { ...base, gpus: 2, reservedForJobId: "135", reservedFrom: NOW },
+  },
+  { what: "jobs ahead took the free GPUs", code: "ORDER", details: { ...base, position: 2, jobsAhead: 1, gpus: 8 } },
+  {
+    what: "could preempt, but its budget is not far enough behind",
+    code: "BUDGET_OVER_SHARE",
+    details: { ...base, victimRatio: 0.9, margin: 0.1 },
+  },
+  {
+    what: "waiting for protected jobs, earliest start in 7h 58m",
+    code: "CONTRACTS",
+    details: { ...base, earliestStart: NOW + 7 * 3600 + 58 * 60 },
+  },
+  { what: "waiting for protected jobs, no estimate", code: "CONTRACTS", details: { ...base, earliestStart: null } },
+  { what: "not enough free GPUs, one GPU asked", code: "CAPACITY", details: { ...base, gpus: 1, largestFreeGpus: 0 } },
+  { what: "not enough free GPUs, 24 GPUs on whole nodes", code: "CAPACITY", details: { ...base, gpus: 24, largestFreeGpus: 1 } },
+  { what: "not enough free GPUs, could start any moment", code: "CAPACITY", details: { ...base, earliestStart: NOW } },
+];
+
+function render(): string {
+  const lines = [
+    "# Pending reasons as the scheduler core writes them (explain-pending.ts), one case per line pair.",
+    "# Each sentence must be true, plain and grammatical for the numbers shown; no raw timestamps.",
+    `# Numbers: nodes of ${NODE} GPUs; "now" is the cycle's time. Regenerate after reading the diff:`,
+    "#   UPDATE_GOLDEN=1 npx vitest run packages/scheduler-core/test/reason-sentences.test.ts",
+    "",
+  ];
+  const explainer = new PendingExplainer(NODE);
+  for (const c of cases) {
+    const input: ReasonInput = {
+      code: c.code,
+      budgetPath: c.budget ?? "lab/language/pretraining",
+      userId: "ada@tranche.example",
+      now: NOW,
+      details: c.details,
+    };
+    const sentence = explainPending(input, NODE).sentence;
+    // The per-cycle explainer (shared sentence groups) must say exactly the same.
+    expect(explainer.sentence(input.code, input.budgetPath, input.userId, NOW, c.details)).toBe(sentence);
+    lines.push(`${c.code}: ${c.what}`, `  ${sentence}`, "");
+  }
+  return lines.join("\n");
+}
+
+describe("pending reason sentences (golden)", () => {
+  it("covers every pending reason code", () => {
+    expect(new Set(cases.map((c) => c.code))).toEqual(new Set(PENDING_REASON_CODES));
+  });
+
+  it("renders every code's sentence exactly as the reviewed golden file says", () => {
+    const text = render();
+    if (process.env.UPDATE_GOLDEN === "1") writeFileSync(GOLDEN, text);
+    expect(text).toBe(readFileSync(GOLDEN, "utf8"));
+  });
+
+  it("carries no raw timestamps, no doubled prepositions and a unit on every number of GPUs", () => {
+    const text = render();
+    expect(text).not.toMatch(/t=\d/);
+    expect(text).not.toMatch(/\b(from|by|before) in\b/);
+    expect(text).not.toMatch(/\b1 GPUs\b/);
+    expect(text).not.toMatch(/free block( is)? \d+(?! GPU)/);
+  });
+});
