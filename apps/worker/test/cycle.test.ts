@@ -97,6 +97,14 @@ describe("decideRunOutcome", () => {
     });
     expect(decideRunOutcome(stopping, exit(143))).toMatchObject({ state: "FAILED", requeued: false, end: "PREEMPT" });
   });
+  it("the requeue decision is the core's (stored with its PREEMPT, or its LOST op's), not the job's fields", () => {
+    const stopping = { ...run, jobState: "STOPPING", intent: "PREEMPT" };
+    expect(decideRunOutcome({ ...stopping, resumable: true, requeue: false }, exit(143))).toMatchObject({ state: "FAILED" });
+    expect(decideRunOutcome({ ...stopping, requeue: true }, exit(143))).toMatchObject({ state: "PENDING", requeued: true });
+    const lost = { cause: "lost" as const, exitCode: null, signal: null };
+    expect(decideRunOutcome({ ...run, resumable: true }, { ...lost, requeue: false })).toMatchObject({ state: "LOST" });
+    expect(decideRunOutcome(run, { ...lost, requeue: true })).toMatchObject({ state: "PENDING", requeued: true });
+  });
   it("a stop without a scheduler intent is a cancel; a maxRuntime stop ends KILLED", () => {
     expect(decideRunOutcome({ ...run, jobState: "STOPPING" }, exit(0))).toMatchObject({ state: "CANCELLED", end: "CANCEL" });
     expect(decideRunOutcome({ ...run, jobState: "STOPPING", intent: "KILL" }, exit(null, "SIGKILL"))).toMatchObject({

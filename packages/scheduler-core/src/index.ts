@@ -48,3 +48,22 @@ export { PendingReasons } from "./pending-reasons";
 export * from "./measures/index";
 // Baseline policies (priority, fifo) maintained alongside, for simulator comparisons.
 export * from "./baselines/index";
+export { runOutcome, nodeStateAfterReport, type StopIntent, type RunEnd, type RunOutcome, type EndedJobState } from "./lifecycle";
+export {
+  createClusterModel,
+  snapshotOf,
+  submitJob,
+  applyPlan,
+  viableStarts,
+  runExited,
+  graceEnded,
+  cancelJob,
+  nodeReported,
+  operatorMovedNode,
+  jobStateOf,
+  type ClusterModel,
+  type ModelJob,
+  type ModelNode,
+  type ModelRun,
+  type ModelJobState,
+} from "./cluster-model";

@@ -135,9 +135,13 @@ describe("SPEC rules as scenarios", () => {
     expect(startedIds(r)).toEqual(["dbg-1"]);
     expect(preemptionsOf(r)[0]).toMatchObject({ reasonCode: "DEBUG_LANE", byJobId: "dbg-1" });
     expect(r.pending.get("dbg-2")!.code).toBe("DEBUG_USER_CAP");
-    // Once dbg-1 is done (10 minutes), ann may run dbg-2.
+    // Once dbg-1 is done (it launches when its victim's 120 s grace ends, then runs 10 minutes),
+    // ann may run dbg-2.
     h.advance(10 * MIN);
-    expect(startedIds(h.cycle())).toEqual(["dbg-2"]);
+    expect(startedIds(h.cycle())).toEqual([]);
+    h.advance(2 * MIN);
+    // (its victim long-1, requeued when its grace ended, takes the other half of the freed GPUs)
+    expect(startedIds(h.cycle())).toEqual(["dbg-2", "long-1"]);
   });
 
   it("R6 Preemption: a resumable victim is requeued with its original submit time and protected again at its next start", () => {
@@ -157,12 +161,18 @@ describe("SPEC rules as scenarios", () => {
     const r = h.cycle();
     expect(preemptionsOf(r)).toMatchObject([{ jobId: "victim", gracePeriod: 120, graceUntil: 2 * HOUR + 120, requeue: true }]);
     expect(preemptionsOf(r)[0]!.sentence).toContain("requeued with its original submit time");
-    const requeued = h.snapshot.pending.find((j) => j.id === "victim")!;
-    expect(requeued).toMatchObject({ submittedAt: 123, requeuedAt: 2 * HOUR });
+    // It winds down during its grace, then is requeued when its processes are gone.
+    expect(h.snapshot.running.find((j) => j.id === "victim")!.stopping).toEqual({
+      byJobId: "winner",
+      graceUntil: 2 * HOUR + 120,
+    });
     h.advance(HOUR);
+    const requeued = h.snapshot.pending.find((j) => j.id === "victim")!;
+    expect(requeued).toMatchObject({ submittedAt: 123, requeuedAt: 2 * HOUR + 120 });
+    h.advance(120); // the winner launched at 2 h + 120 s and runs one hour
     const r2 = h.cycle();
     const restart = r2.plan.find((o) => o.op === "START" && o.jobId === "victim");
-    expect(restart).toMatchObject({ startBy: 3 * HOUR, protectedUntil: 4 * HOUR });
+    expect(restart).toMatchObject({ startBy: 3 * HOUR + 120, protectedUntil: 4 * HOUR + 120 });
   });
 
   it("R7 Reservations: a large job is not starved by a stream of small ones", () => {
@@ -281,6 +291,8 @@ describe("SPEC rules as scenarios", () => {
     expect(preemptionsOf(h.cycle())).toEqual([]);
     h.advance(30 * MIN);
     expect(preemptionsOf(h.cycle()).map((p) => p.jobId)).toEqual(["protected"]);
+    h.advance(MIN); // still inside its 120 s grace: the node is not empty yet
+    expect(h.cycle().plan.filter((o) => o.op === "NODE_STATE")).toEqual([]);
     h.advance(MIN);
     const r4 = h.cycle();
     expect(r4.plan).toContainEqual(

@@ -1,8 +1,16 @@
 import {
+  applyPlan,
+  createClusterModel,
   defaultPolicy,
   effectiveAllocations,
+  graceEnded,
   isHealthyCapacity,
+  nodeReported,
   runCycle,
+  runExited,
+  snapshotOf,
+  submitJob,
+  type ClusterModel,
   type ClusterSnapshot,
   type CycleResult,
   type PendingJob,
@@ -19,13 +27,14 @@ export interface HarnessOptions {
 }
 
 /**
- * A minimal plan applier for multi-cycle scenarios (Nomad-style harness): runs cycles on a snapshot,
- * applies their plans the way the worker would, and advances virtual time (usage and entitlement
- * accrue, jobs finish). Simplifications: preempted jobs exit at once on SIGTERM, the window never
- * slides. The simulator is the full-fidelity version; this one keeps scenario tests small.
+ * A multi-cycle scenario runner (Nomad-style harness) over the core's cluster model: runs cycles,
+ * applies their plans with the core's applyPlan (the rules the worker's transaction is checked
+ * against), and advances virtual time: usage and entitlement accrue, jobs finish after their
+ * duration, stopping jobs exit at the end of their grace (or earlier when they finish). Simplification:
+ * the window never slides. The simulator is the full-fidelity version; this one keeps scenario tests small.
  */
 export class Harness {
-  readonly snapshot: ClusterSnapshot;
+  private model: ClusterModel;
   now: number;
   readonly policy: PolicyConfig;
   readonly results: CycleResult[] = [];
@@ -36,14 +45,50 @@ export class Harness {
   private readonly silent = new Set<string>();
 
   constructor(snapshot: ClusterSnapshot, opts: HarnessOptions = {}) {
-    this.snapshot = JSON.parse(JSON.stringify(snapshot)) as ClusterSnapshot;
+    const s = JSON.parse(JSON.stringify(snapshot)) as ClusterSnapshot;
     this.policy = opts.policy ?? { ...defaultPolicy };
     this.durations = { ...(opts.durations ?? {}) };
     this.now = opts.now ?? 0;
+    let m = createClusterModel(s.cluster, s.nodes, s.tree);
+    for (const j of s.pending) m = submitJob(m, j);
+    // Jobs the scenario starts with already running: their runs as a START of the core would record them.
+    for (const r of s.running) {
+      const { startedAt, placement, charged, stopping: _s, ...job } = r;
+      const isCharged = charged ?? r.minRuntime > 0;
+      m = submitJob(m, job);
+      m = {
+        ...m,
+        jobs: m.jobs.map((x) =>
+          x.job.id === r.id
+            ? {
+                ...x,
+                state: "RUNNING",
+                run: {
+                  startedAt,
+                  placement,
+                  charged: isCharged,
+                  lane: isCharged ? "ALLOCATED" : "UNALLOCATED",
+                  protectedUntil: isCharged ? startedAt + r.minRuntime : null,
+                  intent: null,
+                  graceUntil: null,
+                  requeue: false,
+                  byJobId: null,
+                },
+              }
+            : x,
+        ),
+      };
+    }
+    this.model = { ...m, reservations: s.reservations ?? [] };
+  }
+
+  /** The snapshot the next cycle decides on. */
+  get snapshot(): ClusterSnapshot {
+    return snapshotOf(this.model);
   }
 
   submit(job: PendingJob, duration?: number): this {
-    this.snapshot.pending.push({ ...job });
+    this.model = submitJob(this.model, job);
     if (duration !== undefined) this.durations[job.id] = duration;
     return this;
   }
@@ -56,8 +101,10 @@ export class Harness {
 
   /** The node's agent reports itself unhealthy (R8). */
   reportUnhealthy(nodeId: string): this {
-    const n = this.snapshot.nodes.find((x) => x.id === nodeId);
-    if (n) n.health = "UNHEALTHY";
+    const n = this.model.nodes.find((x) => x.id === nodeId);
+    if (n) this.model = nodeReported(this.model, nodeId, false, n.lastHeartbeatAt ?? this.now);
+    if (n && n.lastHeartbeatAt === null)
+      this.model = { ...this.model, nodes: this.model.nodes.map((x) => (x.id === nodeId ? { ...x, lastHeartbeatAt: null } : x)) };
     return this;
   }
 
@@ -65,59 +112,52 @@ export class Harness {
   cycle(): CycleResult {
     const result = runCycle(this.snapshot, this.policy, this.now);
     this.results.push(result);
-    const s = this.snapshot;
     for (const op of result.plan) {
-      if (op.op === "NODE_STATE") {
-        const n = s.nodes.find((x) => x.id === op.nodeId);
-        if (n) n.state = op.to;
-      } else if (op.op === "LOST" || op.op === "PREEMPT" || op.op === "KILL") {
-        const i = s.running.findIndex((j) => j.id === op.jobId);
-        if (i < 0) continue;
-        const [job] = s.running.splice(i, 1);
-        if (op.op === "PREEMPT") this.preemptions.push({ ...op, at: this.now });
-        if (job && op.op !== "KILL" && op.requeue) {
-          const { startedAt: _s, placement: _p, charged: _c, stopping: _t, ...rest } = job;
-          s.pending.push({ ...rest, requeuedAt: this.now });
-        }
-      } else if (op.op === "START") {
-        const i = s.pending.findIndex((j) => j.id === op.jobId);
-        if (i < 0) continue;
-        const [job] = s.pending.splice(i, 1);
-        s.running.push({ ...job!, startedAt: this.now, placement: op.placement, charged: op.charged, stopping: null });
-        this.starts.push({ ...op, at: this.now });
-      }
+      if (op.op === "PREEMPT") this.preemptions.push({ ...op, at: this.now });
     }
+    const before = new Map(this.model.jobs.map((j) => [j.job.id, j.state]));
     // Like the worker: the next cycle sees this cycle's reservations (they guard the debug lane).
-    s.reservations = result.reservations;
+    this.model = applyPlan(this.model, result.plan, this.now, result.reservations);
+    for (const op of result.plan)
+      if (op.op === "START" && before.get(op.jobId) === "PENDING") this.starts.push({ ...op, at: this.now });
     return result;
   }
 
-  /** Advances virtual time: charged runs accrue usage, entitlement accrues, jobs that are done leave. */
+  /** Advances virtual time: charged runs accrue usage, entitlement accrues, finished and killed jobs leave. */
   advance(dt: number): this {
-    const s = this.snapshot;
+    const m = this.model;
     const end = this.now + dt;
-    const leaf = new Map(s.tree.map((t) => [t.id, t]));
-    for (const j of s.running) {
-      const dur = this.durations[j.id] ?? j.maxRuntime ?? Infinity;
-      const from = Math.max(j.startedAt, this.now);
-      const to = Math.min(end, j.startedAt + dur);
-      if (j.charged && to > from) {
-        const t = leaf.get(j.budgetId);
-        if (t) t.usageGpuSeconds += j.gpus * (to - from);
+    const tree = m.tree.map((t) => ({ ...t }));
+    const leaf = new Map(tree.map((t) => [t.id, t]));
+    const exits: { jobId: string; at: number; finished: boolean }[] = [];
+    for (const j of m.jobs) {
+      if (!j.run || (j.state !== "RUNNING" && j.state !== "STOPPING")) continue;
+      const dur = this.durations[j.job.id] ?? j.job.maxRuntime ?? Infinity;
+      const finishAt = j.run.startedAt + dur;
+      const killAt = j.state === "STOPPING" && j.run.graceUntil !== null ? j.run.graceUntil : Infinity;
+      const exitAt = Math.min(finishAt, killAt);
+      const from = Math.max(j.run.startedAt, this.now);
+      const to = Math.min(end, exitAt);
+      if (j.run.charged && to > from) {
+        const t = leaf.get(j.job.budgetId);
+        if (t) t.usageGpuSeconds += j.job.gpus * (to - from);
       }
+      if (finishAt <= end && finishAt <= killAt) exits.push({ jobId: j.job.id, at: finishAt, finished: true });
     }
-    const eff = effectiveAllocations(s.tree);
-    const healthy = s.nodes.filter(isHealthyCapacity).reduce((a, n) => a + n.gpuCount, 0);
-    for (const t of s.tree) t.entitlementGpuSeconds += Math.round((eff.get(t.id) ?? 0) * healthy * dt);
-    s.running = s.running.filter((j) => {
-      const dur = this.durations[j.id] ?? j.maxRuntime ?? Infinity;
-      if (j.startedAt + dur <= end) {
-        this.finished.push({ jobId: j.id, at: j.startedAt + dur });
-        return false;
-      }
-      return true;
-    });
-    for (const n of s.nodes) if (n.lastHeartbeatAt !== null && !this.silent.has(n.id)) n.lastHeartbeatAt = end;
+    const eff = effectiveAllocations(tree);
+    const healthy = m.nodes.filter(isHealthyCapacity).reduce((a, n) => a + n.gpuCount, 0);
+    for (const t of tree) t.entitlementGpuSeconds += Math.round((eff.get(t.id) ?? 0) * healthy * dt);
+    let next: ClusterModel = { ...m, tree };
+    for (const x of exits) {
+      next = runExited(next, x.jobId, 0, x.at);
+      this.finished.push({ jobId: x.jobId, at: x.at });
+    }
+    next = graceEnded(next, end);
+    next = {
+      ...next,
+      nodes: next.nodes.map((n) => (n.lastHeartbeatAt !== null && !this.silent.has(n.id) ? { ...n, lastHeartbeatAt: end } : n)),
+    };
+    this.model = next;
     this.now = end;
     return this;
   }

@@ -15,7 +15,7 @@ import {
   type WaitResponse,
   waitRequestSchema,
 } from "@tranche/contracts";
-import { defaultPolicy, gracePeriodFor } from "@tranche/scheduler-core";
+import { defaultPolicy, gracePeriodFor, nodeStateAfterReport } from "@tranche/scheduler-core";
 import type { z } from "zod";
 import { assignmentsDigest, type AgentWakeups } from "./agent-wait";
 import { hashSecret, newNodeCredential } from "./credentials";
@@ -211,19 +211,30 @@ export async function handleHeartbeat(
     async (tx) => {
       // Node: inventory, health, and the transitions a report decides (R8 repair done, back from DOWN).
       let state = node.state;
-      let transition: { to: typeof state; reason: string } | null = null;
-      if (node.state === "DOWN" && node.lastHeartbeatAt !== null) {
-        transition = hb.health.healthy
-          ? { to: "READY", reason: "Agent is back and reports healthy: READY." }
+      // R8/R9: the core's rule for what a report does to the node; the sentences are worded here.
+      const to = nodeStateAfterReport(
+        {
+          state: node.state,
+          heardFrom: node.lastHeartbeatAt !== null,
+          enrolled: node.stateReason === "enrolled",
+          manualDrain: node.drainIsManual,
+        },
+        hb.health.healthy,
+      );
+      const transition: { to: typeof state; reason: string } | null =
+        to === null
+          ? null
           : {
-              to: "REPAIR",
-              reason: `Agent is back but reports unhealthy (${hb.health.errors.join("; ") || "no detail"}): REPAIR.`,
+              to,
+              reason:
+                node.state === "REPAIR"
+                  ? "Healthy report after an automatic repair: READY."
+                  : node.lastHeartbeatAt === null
+                    ? "First healthy heartbeat after enrollment: READY."
+                    : to === "READY"
+                      ? "Agent is back and reports healthy: READY."
+                      : `Agent is back but reports unhealthy (${hb.health.errors.join("; ") || "no detail"}): REPAIR.`,
             };
-      } else if (node.state === "DOWN" && node.lastHeartbeatAt === null && node.stateReason === "enrolled") {
-        transition = hb.health.healthy ? { to: "READY", reason: "First healthy heartbeat after enrollment: READY." } : null;
-      } else if (node.state === "REPAIR" && !node.drainIsManual && hb.health.healthy) {
-        transition = { to: "READY", reason: "Healthy report after an automatic repair: READY." };
-      }
       if (transition) {
         state = transition.to;
         wake = true;

@@ -6,6 +6,7 @@ import {
   type PendingReason,
   type PreemptOp,
   type StartOp,
+  viableStarts,
 } from "@tranche/scheduler-core";
 import { addCapacity, chargeOpenSegments } from "./charge";
 import { closeRun } from "./job-lifecycle";
@@ -185,7 +186,15 @@ export async function applyCyclePlan(
             charged: seg.charged,
             gpus: op.gpus,
           },
-          { endedAt: nowDate, cause: "lost", exitCode: null, signal: "LOST", cycleId, sentence: op.sentence },
+          {
+            endedAt: nowDate,
+            cause: "lost",
+            exitCode: null,
+            signal: "LOST",
+            cycleId,
+            sentence: op.sentence,
+            requeue: op.requeue,
+          },
           { kind: "SCHEDULER", id: leaderId },
         );
         if (!closed) continue;
@@ -194,9 +203,34 @@ export async function applyCyclePlan(
       }
 
       step("lost");
+      // The starts that can still happen: the job is still PENDING (locked until the commit) and every
+      // node of its placement is READY now. A PREEMPT made for a start that will not happen is not
+      // applied either: its victim keeps running instead of being stopped for nothing.
+      const startIds = result.plan.filter((o) => o.op === "START").map((o) => Number(o.jobId));
+      const pendingNow =
+        startIds.length === 0
+          ? new Set<string>()
+          : new Set(
+              (
+                await tx.$queryRaw<{ id: number }[]>`
+                  SELECT id FROM job WHERE id = ANY(${startIds}::int[]) AND state = 'PENDING' FOR UPDATE`
+              ).map((r) => String(r.id)),
+            );
+      const go = viableStarts(
+        result.plan,
+        (id) => (pendingNow.has(id) ? "PENDING" : undefined),
+        (id) => nodeState.get(id)?.state,
+      );
       // R6: preemptions — SIGTERM now (agents learn it from STOPPING), SIGKILL at graceUntil — and jobs
       // past their maxRuntime (the core's KILL ops): one UPDATE of jobs and one of segments for all of them.
-      type Stop = { jobId: string; segmentId: bigint; graceUntil: number; endReason: "PREEMPT" | "KILL"; endDetail: string };
+      type Stop = {
+        jobId: string;
+        segmentId: bigint;
+        graceUntil: number;
+        endReason: "PREEMPT" | "KILL";
+        endDetail: string;
+        requeue: boolean | null;
+      };
       const stops: Stop[] = [];
       const stopEvent = new Map<string, (typeof events)[number]>();
       const stopping = new Set<string>();
@@ -205,6 +239,7 @@ export async function applyCyclePlan(
         if (o.op !== "PREEMPT" && o.op !== "KILL") continue;
         const seg = input.segments.get(o.jobId);
         if (!seg || stopping.has(o.jobId)) continue;
+        if (o.op === "PREEMPT" && o.byJobId !== null && !go.has(o.byJobId)) continue;
         stopping.add(o.jobId);
         if (o.op === "PREEMPT") {
           const op: PreemptOp = o;
@@ -214,6 +249,7 @@ export async function applyCyclePlan(
             graceUntil: op.graceUntil,
             endReason: "PREEMPT",
             endDetail: op.reasonCode,
+            requeue: op.requeue,
           });
           stopEvent.set(op.jobId, {
             jobId: Number(op.jobId),
@@ -239,6 +275,7 @@ export async function applyCyclePlan(
             graceUntil: o.graceUntil,
             endReason: "KILL",
             endDetail: "MAX_RUNTIME",
+            requeue: false,
           });
           stopEvent.set(o.jobId, {
             jobId: Number(o.jobId),
@@ -264,9 +301,9 @@ export async function applyCyclePlan(
         const done = stops.filter((x) => ok.has(x.jobId));
         if (done.length > 0) {
           await tx.$executeRaw`
-            UPDATE run_segment s SET "endReason" = u.r::"SegmentEnd", "endDetail" = u.d
+            UPDATE run_segment s SET "endReason" = u.r::"SegmentEnd", "endDetail" = u.d, requeue = u.q
             FROM unnest(${done.map((x) => String(x.segmentId))}::bigint[], ${done.map((x) => x.endReason)}::text[],
-                        ${done.map((x) => x.endDetail)}::text[]) AS u(id, r, d)
+                        ${done.map((x) => x.endDetail)}::text[], ${done.map((x) => x.requeue)}::boolean[]) AS u(id, r, d, q)
             WHERE s.id = u.id AND s."endedAt" IS NULL`;
         }
         for (const x of done) {
@@ -278,10 +315,8 @@ export async function applyCyclePlan(
       }
 
       step("preempt+kill");
-      // Starts: only onto nodes still READY, only jobs still PENDING.
-      const starts = result.plan.filter(
-        (o): o is StartOp => o.op === "START" && o.placement.every((p) => nodeState.get(p.nodeId)?.state === "READY"),
-      );
+      // Starts: only onto nodes still READY, only jobs still PENDING (see viableStarts above).
+      const starts = result.plan.filter((o): o is StartOp => o.op === "START" && go.has(o.jobId));
       let started = 0;
       if (starts.length > 0) {
         const ids = starts.map((s) => Number(s.jobId));

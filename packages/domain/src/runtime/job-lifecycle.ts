@@ -1,4 +1,5 @@
 import type { Tx } from "@tranche/db";
+import { requeueAfterPreemption, runOutcome } from "@tranche/scheduler-core";
 import { chargeOpenSegments } from "./charge";
 import { fromSec, toSec } from "./time";
 
@@ -20,6 +21,8 @@ export interface RunToClose {
   intent: string | null;
   resumable: boolean;
   requeuePolicy: string;
+  /** The core's requeue decision stored with the stop intent (null: none stored). */
+  requeue?: boolean | null;
   charged: boolean;
   gpus: number;
 }
@@ -33,6 +36,8 @@ export interface RunEnd {
   cycleId?: bigint | null;
   /** Sentence prefix from whoever decided (the core's LOST sentence, or the agent's exit). */
   sentence?: string;
+  /** The core's requeue decision for a lost run (its LOST op). */
+  requeue?: boolean;
 }
 
 export interface RunOutcome {
@@ -43,67 +48,40 @@ export interface RunOutcome {
   sentence: string;
 }
 
-/** Pure: what a run's end means for its job (R6 requeue, R9 loss, maxRuntime kills, cancels). */
+const SENTENCES: Record<string, (how: string) => { eventKind: string; sentence: string }> = {
+  "LOST/PENDING": () => ({ eventKind: "LOST", sentence: "requeued at once with its original submit time." }),
+  "LOST/LOST": () => ({ eventKind: "LOST", sentence: "not requeued (not resumable and did not ask to be)." }),
+  "PREEMPT/PENDING": (how) => ({
+    eventKind: "REQUEUED",
+    sentence: `Preempted run ended (${how}); requeued with its original submit time.`,
+  }),
+  "PREEMPT/FAILED": (how) => ({
+    eventKind: "PREEMPTED_ENDED",
+    sentence: `Preempted run ended (${how}); not requeued (not resumable and did not ask to be).`,
+  }),
+  "KILL/KILLED": (how) => ({ eventKind: "KILLED", sentence: `Killed at its maxRuntime (${how}).` }),
+  "CANCEL/CANCELLED": (how) => ({ eventKind: "CANCELLED", sentence: `Cancelled; its processes ended (${how}).` }),
+  "FINISH/COMPLETED": () => ({ eventKind: "FINISHED", sentence: "Finished (exit code 0)." }),
+  "FAIL/FAILED": (how) => ({ eventKind: "FAILED", sentence: `Failed (${how}).` }),
+};
+
+/**
+ * What a run's end means for its job: the core's runOutcome (R6 requeue, R9 loss, maxRuntime kills,
+ * cancels), worded. The requeue decision is the core's: the one its PREEMPT op stored on the segment,
+ * or the LOST op's; the job's own fields only decide for runs stopped before that was stored.
+ */
 export function decideRunOutcome(
   run: Omit<RunToClose, "jobId" | "segmentId" | "charged" | "gpus">,
-  end: Pick<RunEnd, "cause" | "exitCode" | "signal">,
+  end: Pick<RunEnd, "cause" | "exitCode" | "signal" | "requeue">,
 ): RunOutcome {
-  const requeue = run.resumable || run.requeuePolicy === "REQUEUE";
+  const requeue =
+    end.requeue ??
+    run.requeue ??
+    requeueAfterPreemption({ resumable: run.resumable, requeueOnPreempt: run.requeuePolicy === "REQUEUE" });
   const how = end.exitCode !== null ? `exit code ${end.exitCode}` : end.signal ? `signal ${end.signal}` : "unknown exit";
-  if (end.cause === "lost") {
-    return requeue
-      ? {
-          end: "LOST",
-          state: "PENDING",
-          requeued: true,
-          eventKind: "LOST",
-          sentence: "requeued at once with its original submit time.",
-        }
-      : {
-          end: "LOST",
-          state: "LOST",
-          requeued: false,
-          eventKind: "LOST",
-          sentence: "not requeued (not resumable and did not ask to be).",
-        };
-  }
-  if (run.jobState === "STOPPING") {
-    if (run.intent === "PREEMPT") {
-      return requeue
-        ? {
-            end: "PREEMPT",
-            state: "PENDING",
-            requeued: true,
-            eventKind: "REQUEUED",
-            sentence: `Preempted run ended (${how}); requeued with its original submit time.`,
-          }
-        : {
-            end: "PREEMPT",
-            state: "FAILED",
-            requeued: false,
-            eventKind: "PREEMPTED_ENDED",
-            sentence: `Preempted run ended (${how}); not requeued (not resumable and did not ask to be).`,
-          };
-    }
-    if (run.intent === "KILL")
-      return {
-        end: "KILL",
-        state: "KILLED",
-        requeued: false,
-        eventKind: "KILLED",
-        sentence: `Killed at its maxRuntime (${how}).`,
-      };
-    return {
-      end: "CANCEL",
-      state: "CANCELLED",
-      requeued: false,
-      eventKind: "CANCELLED",
-      sentence: `Cancelled; its processes ended (${how}).`,
-    };
-  }
-  if (end.exitCode === 0)
-    return { end: "FINISH", state: "COMPLETED", requeued: false, eventKind: "FINISHED", sentence: "Finished (exit code 0)." };
-  return { end: "FAIL", state: "FAILED", requeued: false, eventKind: "FAILED", sentence: `Failed (${how}).` };
+  const intent = run.intent === "PREEMPT" || run.intent === "KILL" ? run.intent : null;
+  const out = runOutcome({ stopping: run.jobState === "STOPPING", intent, requeue }, end);
+  return { ...out, ...SENTENCES[`${out.end}/${out.state}`]!(how) };
 }
 
 /**
@@ -119,11 +97,11 @@ export async function closeRun(
 ): Promise<RunOutcome | null> {
   // Lock order job, then segment — the same order the worker's apply uses — so the two never deadlock.
   const job = await tx.$queryRaw<{ state: string }[]>`SELECT state::text AS state FROM job WHERE id = ${given.jobId} FOR UPDATE`;
-  const seg = await tx.$queryRaw<{ endedAt: Date | null; endReason: string | null }[]>`
-    SELECT "endedAt", "endReason"::text AS "endReason" FROM run_segment WHERE id = ${given.segmentId} AND "jobId" = ${given.jobId} FOR UPDATE`;
+  const seg = await tx.$queryRaw<{ endedAt: Date | null; endReason: string | null; requeue: boolean | null }[]>`
+    SELECT "endedAt", "endReason"::text AS "endReason", requeue FROM run_segment WHERE id = ${given.segmentId} AND "jobId" = ${given.jobId} FOR UPDATE`;
   const state = job[0]?.state;
   if (!state || !seg[0] || seg[0].endedAt !== null || (state !== "RUNNING" && state !== "STOPPING")) return null;
-  const run: RunToClose = { ...given, jobState: state, intent: seg[0].endReason };
+  const run: RunToClose = { ...given, jobState: state, intent: seg[0].endReason, requeue: seg[0].requeue };
   const outcome = decideRunOutcome(run, end);
   if (run.charged) await chargeOpenSegments(tx, end.endedAt, { segmentIds: [run.segmentId] });
   await tx.runSegment.update({

@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
+import { acquireOrRenewLease, applyCyclePlan, handleHeartbeat, hashSecret, loadCycleInput } from "@tranche/domain/runtime";
+import {
+  applyPlan,
+  createClusterModel,
+  graceEnded,
+  nodeReported,
+  operatorMovedNode,
+  runCycle,
+  runExited,
+  submitJob,
+  type ClusterModel,
+  type CycleResult,
+} from "@tranche/scheduler-core";
+import { makeWorld, submit, type World } from "./harness";
+
+/**
+ * Conformance: the worker's database applier (applyCyclePlan, closeRun) and the core's pure cluster
+ * model (applyPlan and its reducers) run the same scripted scenario; after every step the jobs'
+ * states, starts and grace ends, and the nodes' states must be the same in both.
+ */
+describe("the database applier conforms to the core's cluster model", () => {
+  let db: TestDatabase;
+  let world: World;
+  let model: ClusterModel;
+  const t0 = Math.floor(Date.now() / 1000);
+
+  beforeAll(async () => {
+    db = await createTestDatabase("cluster_model");
+    world = await makeWorld(db.prisma, { nodes: 2 });
+    expect(await acquireOrRenewLease(db.prisma, "test", 600)).toBe(true);
+    const input = await loadCycleInput(db.prisma, world.clusterId, t0);
+    model = createClusterModel(input.snapshot.cluster, input.snapshot.nodes, input.snapshot.tree);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  const secs = (d: Date | null) => (d === null ? null : Math.round(d.getTime() / 1000));
+
+  async function dbState() {
+    const jobs = await db.prisma.job.findMany({ orderBy: { id: "asc" } });
+    const nodes = await db.prisma.node.findMany({ orderBy: { name: "asc" } });
+    return {
+      jobs: Object.fromEntries(
+        jobs.map((j) => [
+          String(j.id),
+          {
+            state: j.state,
+            startedAt: j.state === "RUNNING" || j.state === "STOPPING" ? secs(j.startedAt) : null,
+            graceUntil: secs(j.graceUntil),
+            requeues: j.requeueCount,
+          },
+        ]),
+      ),
+      nodes: Object.fromEntries(nodes.map((n) => [n.id, n.state])),
+    };
+  }
+  function modelState() {
+    return {
+      jobs: Object.fromEntries(
+        model.jobs.map((j) => [
+          j.job.id,
+          { state: j.state, startedAt: j.run?.startedAt ?? null, graceUntil: j.run?.graceUntil ?? null, requeues: j.requeues },
+        ]),
+      ),
+      nodes: Object.fromEntries(model.nodes.map((n) => [n.id, n.state])),
+    };
+  }
+  const same = async () => {
+    const d = await dbState();
+    expect(d).toEqual(modelState());
+    return d;
+  };
+
+  async function add(input: Parameters<typeof submit>[2]): Promise<string> {
+    const id = String(await submit(db.prisma, world, input));
+    const snap = (await loadCycleInput(db.prisma, world.clusterId, t0)).snapshot;
+    model = submitJob(
+      model,
+      snap.pending.find((p) => p.id === id)!,
+    );
+    return id;
+  }
+
+  /** The core decides on the database's snapshot; `between` runs between decision and apply (a concurrent operator). */
+  async function cycle(now: number, between?: (r: CycleResult) => Promise<void>): Promise<CycleResult> {
+    const input = await loadCycleInput(db.prisma, world.clusterId, now);
+    const result = runCycle(input.snapshot, input.policy, now);
+    if (between) await between(result);
+    await applyCyclePlan(db.prisma, input, result, "test", { loadMs: 0, decideMs: 0 });
+    model = applyPlan(model, result.plan, now, result.reservations);
+    return result;
+  }
+
+  const gpus = Array.from({ length: 8 }, (_, index) => ({
+    index,
+    uuid: `GPU-${index}`,
+    name: "Fake",
+    memoryMiB: 1,
+    utilizationPercent: 50,
+  }));
+  /** One heartbeat of a node's agent through the real protocol handler, and the same report to the model. */
+  async function report(name: string, at: number, healthy: boolean, jobs: object[] = []) {
+    const id = world.nodeIds[name]!;
+    await db.prisma.node.update({ where: { id }, data: { agentCredentialHash: hashSecret(`cred-${name}`) } });
+    const r = await handleHeartbeat(
+      db.prisma,
+      `cred-${name}`,
+      { nodeName: name, agentVersion: "test", health: { healthy, errors: [] }, gpus, busyPercent: 50, jobs, logs: [] },
+      new Date(at * 1000),
+    );
+    expect(r.status).toBe(200);
+    model = nodeReported(model, id, healthy, at);
+  }
+
+  /** The agent reports a job's processes gone (exit code, or null: killed by SIGKILL at the end of its grace). */
+  async function exited(jobId: string, exitCode: number | null, at: number) {
+    const seg = await db.prisma.runSegment.findFirstOrThrow({
+      where: { jobId: Number(jobId), endedAt: null },
+      include: { placements: true },
+    });
+    const name = Object.entries(world.nodeIds).find(([, id]) => id === seg.placements[0]!.nodeId)![0];
+    const exit = {
+      jobId: Number(jobId),
+      segmentId: String(seg.id),
+      status: "EXITED",
+      pid: 1,
+      launchedAt: null,
+      exitCode,
+      signal: exitCode === null ? "SIGKILL" : null,
+      endedAt: new Date(at * 1000).toISOString(),
+    };
+    await report(name, at, true, [exit]);
+    model = runExited(model, jobId, exitCode, at);
+  }
+
+  const heartbeat = (name: string, at: number) => report(name, at, true);
+
+  it("runs one scripted scenario through both and finds the same jobs and nodes after every step", async () => {
+    const free = await add({ command: "x", gpus: 8, minRuntime: 0, resumable: true });
+    const once = await add({ command: "x", gpus: 8, minRuntime: 0, requeue: false });
+    await cycle(t0);
+    let s = await same();
+    expect([s.jobs[free]!.state, s.jobs[once]!.state]).toEqual(["RUNNING", "RUNNING"]);
+
+    // Allocated work preempts one unallocated job: the victim winds down, the preemptor holds its GPUs.
+    const paid = await add({ command: "x", gpus: 8, minRuntime: 600 });
+    const r = await cycle(t0 + 10);
+    const victim = r.plan.find((o) => o.op === "PREEMPT")!.jobId;
+    s = await same();
+    expect(s.jobs[victim]!.state).toBe("STOPPING");
+    expect(s.jobs[paid]!.state).toBe("RUNNING");
+
+    // Its grace ends (the agent reports it killed): requeued when resumable, FAILED when it asked not to be.
+    await exited(victim, null, t0 + 20);
+    model = graceEnded(model, t0 + 20);
+    s = await same();
+    expect(s.jobs[victim]!.state).toBe(victim === free ? "PENDING" : "FAILED");
+
+    // The partial-apply bug: an operator cordons the node a START was placed on, after the cycle
+    // decided and before its plan is applied. The START is dropped, and so is the PREEMPT made for it.
+    const other = victim === free ? once : free;
+    const big = await add({ command: "x", gpus: 8, minRuntime: 600, priority: 5 });
+    const r2 = await cycle(t0 + 30, async (res) => {
+      const start = res.plan.find((o) => o.op === "START" && o.jobId === big);
+      if (start?.op !== "START") throw new Error("the big job should start");
+      expect(start.afterExitOf).toEqual([other]);
+      const nodeId = start.placement[0]!.nodeId;
+      await db.prisma.node.update({ where: { id: nodeId }, data: { state: "CORDONED" } });
+      model = operatorMovedNode(model, nodeId, "CORDONED");
+    });
+    expect(r2.plan.some((o) => o.op === "PREEMPT" && o.jobId === other)).toBe(true);
+    s = await same();
+    expect(s.jobs[big]!.state).toBe("PENDING");
+    expect(s.jobs[other]!.state).toBe("RUNNING");
+
+    // A job finishes; a silent node goes DOWN and its job is LOST (requeued when it may be).
+    await exited(paid, 0, t0 + 40);
+    s = await same();
+    expect(s.jobs[paid]!.state).toBe("COMPLETED");
+    const cordoned = Object.entries(s.nodes).find(([, st]) => st === "CORDONED")![0];
+    await db.prisma.node.update({ where: { id: cordoned }, data: { state: "READY" } });
+    model = operatorMovedNode(model, cordoned, "READY");
+    await heartbeat("c1-0", t0 + 50);
+    await heartbeat("c1-1", t0 + 50);
+    await cycle(t0 + 50);
+    await same();
+    await heartbeat("c1-0", t0 + 90);
+    await cycle(t0 + 90);
+    s = await same();
+    expect(Object.values(s.nodes).sort()).toEqual(["DOWN", "READY"]);
+    expect(Object.values(s.jobs).some((j) => j.requeues > 0)).toBe(true);
+
+    // The DOWN node's agent comes back healthy: READY in both.
+    await heartbeat("c1-1", t0 + 100);
+    s = await same();
+    expect(Object.values(s.nodes)).toEqual(["READY", "READY"]);
+  });
+});

@@ -1,0 +1,64 @@
+import type { NodeState } from "./types";
+
+/**
+ * The rules for what happens between cycles, shared by the database (the worker and the agent
+ * protocol), the simulator and the testkit's cluster model, so a run's end and a node's report mean
+ * the same thing everywhere.
+ */
+
+/** Why a running job was asked to stop: the scheduler preempted it, it reached maxRuntime, or someone cancelled it. */
+export type StopIntent = "PREEMPT" | "KILL" | "CANCEL";
+
+/** How a run segment ended (the database's SegmentEnd). */
+export type RunEnd = "FINISH" | "FAIL" | "PREEMPT" | "KILL" | "LOST" | "CANCEL";
+
+/** A job's state after its run ended. PENDING = requeued. */
+export type EndedJobState = "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "KILLED" | "LOST";
+
+export interface RunOutcome {
+  end: RunEnd;
+  state: EndedJobState;
+  requeued: boolean;
+}
+
+/**
+ * What a run's end means for its job (R6 requeue, R9 loss, maxRuntime kills, cancels).
+ * `requeue` is the decision the core recorded when it stopped the run: the PREEMPT op's (kept on the
+ * run while it winds down) or the LOST op's. A run that was not stopped by anyone ends on its exit code.
+ */
+export function runOutcome(
+  run: { stopping: boolean; intent: StopIntent | null; requeue: boolean },
+  end: { cause: "exit" | "lost"; exitCode: number | null },
+): RunOutcome {
+  if (end.cause === "lost")
+    return run.requeue ? { end: "LOST", state: "PENDING", requeued: true } : { end: "LOST", state: "LOST", requeued: false };
+  if (run.stopping) {
+    if (run.intent === "PREEMPT")
+      return run.requeue
+        ? { end: "PREEMPT", state: "PENDING", requeued: true }
+        : { end: "PREEMPT", state: "FAILED", requeued: false };
+    if (run.intent === "KILL") return { end: "KILL", state: "KILLED", requeued: false };
+    return { end: "CANCEL", state: "CANCELLED", requeued: false };
+  }
+  if (end.exitCode === 0) return { end: "FINISH", state: "COMPLETED", requeued: false };
+  return { end: "FAIL", state: "FAILED", requeued: false };
+}
+
+/**
+ * R8/R9: the state a node moves to when its agent reports, or null to stay. A DOWN node whose agent
+ * is back is READY when healthy, REPAIR when not; a node just enrolled (never heard from) becomes READY
+ * on its first healthy report; a healthy report ends an automatic repair. A DRAINING node keeps
+ * draining (the core moves it to REPAIR once empty), and a drain an operator asked for ends only when
+ * the operator says so (`manualDrain`).
+ */
+export function nodeStateAfterReport(
+  node: { state: NodeState; heardFrom: boolean; enrolled: boolean; manualDrain: boolean },
+  healthy: boolean,
+): NodeState | null {
+  if (node.state === "DOWN") {
+    if (node.heardFrom) return healthy ? "READY" : "REPAIR";
+    return healthy && node.enrolled ? "READY" : null;
+  }
+  if (node.state === "REPAIR" && !node.manualDrain && healthy) return "READY";
+  return null;
+}
