@@ -4,20 +4,8 @@ import type { PendingReason, PendingReasonCode, PendingReasonDetails } from "./t
 /**
  * R10: one reason per pending job, with its numbers and one deterministic sentence.
  *
- * The code is chosen at the decision point by this precedence (first that applies):
- *   HELD              held by its owner or an operator (not ordered at all);
- *   INVALID_CONTRACT  can never fit this cluster, or its budget is unknown or not a leaf;
- *   CLUSTER_DRAINING  it would fit the cluster, but not the nodes that are READY (others draining,
- *                     cordoned, in repair or down);
- *   DEBUG_USER_CAP    debug lane, and its user already holds the debug GPUs the cap allows;
- *   NO_ENTITLEMENT    its budget has no entitlement: it runs only as unallocated work;
- *   RESERVED_FOR      it would fit on free GPUs that are reserved (R7) for a job it would delay;
- *   ORDER             it would have fit on the GPUs free at the start of the cycle, but jobs ahead
- *                     of it in order took them;
- *   BUDGET_OVER_SHARE it could start by preempting interruptible jobs, but its budget does not rank
- *                     ahead of theirs by more than the margin (R4);
- *   CONTRACTS         the GPUs it needs are held by protected jobs (R4) until their protection ends;
- *   CAPACITY          otherwise: not enough GPUs (leaving jobs, unallocated-only work, sizes).
+ * The code is chosen at the decision point by one precedence, documented and decided in
+ * cycle/reason-precedence.ts; this file only words it.
  */
 export interface ReasonInput {
   code: PendingReasonCode;

@@ -6,7 +6,7 @@ import type { Node, NodeState, NodeStateOp, PolicyConfig } from "./types";
  * - a node whose agent has been silent past heartbeatTimeout becomes DOWN (R9) — from any state
  *   but REPAIR (empty, expected to be off) and DOWN;
  * - a READY or CORDONED node that reports itself unhealthy becomes DRAINING (R8).
- * DRAINING -> REPAIR needs the node's jobs, so runCycle decides it (see drainNodes in run-cycle.ts).
+ * DRAINING -> REPAIR needs the node's jobs, so the cycle decides it later (drainNodes in cycle/drains.ts).
  * A REPAIR node returns to READY on a healthy report after repair: that report is an event the
  * worker applies, not something a snapshot can tell apart from "healthy but in maintenance".
  * Returns the ops in node (name, id) order and the new state of each node they move (the others keep

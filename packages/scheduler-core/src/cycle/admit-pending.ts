@@ -1,0 +1,47 @@
+import { clusterShape, validateJobContractOn } from "../contract";
+import { laneOf, pendingEntry, PendingQueues } from "../order-pending";
+import type { PendingJob, PendingReasonDetails } from "../types";
+import type { CycleSession } from "./session";
+
+/**
+ * Which pending jobs take part (R10's first two reasons): a HELD job is not ordered; a job whose
+ * budget is unknown or not a leaf, or whose contract can never fit this cluster, is
+ * INVALID_CONTRACT. Every other job gets its lane (R5 debug, allocated, R3 unallocated) and joins the
+ * fair-tree queues (R2). Input order does not matter: queues sort within each budget with an id
+ * tie-break, and the unordered reasons are sorted by id here.
+ */
+export function admitPending(s: CycleSession): void {
+  const { snapshot, tree, policy, reasons } = s;
+  const largestFree = s.board.largestFree();
+  const unorderedDetails = (job: PendingJob, budget: number): PendingReasonDetails => ({
+    position: null,
+    jobsAhead: 0,
+    ratio: budget >= 0 ? tree.projectedRatio(budget) : Infinity,
+    gpus: job.gpus,
+    largestFreeGpus: largestFree,
+    earliestStart: null,
+  });
+  const shape = clusterShape(snapshot.nodes);
+  for (let k = 0; k < snapshot.pending.length; k++) {
+    const job = snapshot.pending[k]!;
+    const budget = tree.indexOf(job.budgetId) ?? -1;
+    if (job.held) {
+      reasons.push(null, job, "HELD", unorderedDetails(job, budget), false);
+      continue;
+    }
+    let problem: string | null = null;
+    if (budget < 0) problem = `budget ${job.budgetId} is not in this cluster's budget tree`;
+    else if (!tree.isLeaf(budget)) problem = `${tree.paths[budget]} is not a budget (a leaf of the tree)`;
+    else {
+      const v = validateJobContractOn(job, shape, policy, snapshot.cluster);
+      if (!v.ok) problem = v.errors.join("; ");
+    }
+    if (problem !== null) {
+      reasons.push(null, job, "INVALID_CONTRACT", { ...unorderedDetails(job, budget), problem }, false);
+      continue;
+    }
+    s.entries.push(pendingEntry(job, budget, laneOf(job, tree.hasEntitlement(budget), policy)));
+  }
+  reasons.sortById();
+  s.queues = new PendingQueues(tree, s.entries);
+}

@@ -1,0 +1,104 @@
+import type { PendingEntry } from "../order-pending";
+import type { JobLane, PendingReasonCode, PendingReasonDetails } from "../types";
+import { carryReservations } from "./carried-reservations";
+import { StartFits } from "./fits";
+import { detailsOf } from "./reason-drafts";
+import { blockedReason } from "./reason-precedence";
+import type { CycleSession } from "./session";
+import { tryStart } from "./try-start";
+
+const LANES: readonly JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
+
+/**
+ * The three lanes in turn, each in fair-tree order (R2): debug (R5), allocated (R2-R4), unallocated
+ * (R3). Every job is placed on free GPUs (R1, backfill of R7), else by preempting (R3/R4/R5), else
+ * the first blocked jobs get a reservation (R7) and every blocked job a reason (R10). Before the
+ * unallocated lane, GPUs freed later in the cycle go to the blocked allocated jobs first (R3).
+ */
+export function runLanes(s: CycleSession): void {
+  const fits = new StartFits(s.board);
+  const carried = carryReservations(s);
+  for (const lane of LANES) {
+    if (lane === "ALLOCATED" && carried.size > 0) {
+      // The allocated lane computes this cycle's reservations afresh.
+      s.reservations.clear();
+      s.memo.forgetSearches();
+    }
+    if (lane === "UNALLOCATED") retryBlockedAllocated(s);
+    for (let e = s.queues!.next(lane); e !== null; e = s.queues!.next(lane)) takeNext(s, fits, e, lane);
+  }
+}
+
+/** R3: GPUs freed later in the cycle go to blocked allocated jobs, in order, before unallocated work. */
+function retryBlockedAllocated(s: CycleSession): void {
+  const { board, reasons, policy } = s;
+  for (const i of s.blockedAllocatedJobs) {
+    if (board.largestFree() === 0 && !board.couldFit(1, 0)) break;
+    const e = reasons.entry[i]!;
+    if (e.lane === "DEBUG" && (s.userDebug.get(e.job.userId) ?? 0) + e.job.gpus > policy.debugMaxGpusPerUser) continue;
+    const d = reasons.out[i]!.details;
+    if (tryStart(s, e, d.position!, d.ratio, true, true)) reasons.out[i] = null;
+  }
+}
+
+/** One job in fair-tree order: start it, or move it to the allocated lane (R5 cap), or say why it waits. */
+function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLane): void {
+  const { policy, board } = s;
+  const job = e.job;
+  const g = job.gpus;
+  s.order.push(job.id);
+  const position = s.order.length;
+  const ratio = s.tree.projectedRatio(e.budget);
+  if (!fits.readyNodes(g)) {
+    const details = detailsOf(e, position, ratio, board.largestFree());
+    s.reasons.push(e, job, "CLUSTER_DRAINING", details, false);
+    return;
+  }
+  if (lane === "DEBUG") {
+    const held = s.userDebug.get(job.userId) ?? 0;
+    if (held + g > policy.debugMaxGpusPerUser) {
+      // R5's cap limits the lane, not the job: over it, the job is ordered and placed as the
+      // allocated job it is (R2, R3, R4), and says DEBUG_USER_CAP if it waits there.
+      s.order.pop();
+      s.overDebugCap.set(job.id, held);
+      s.queues!.add({ ...e, lane: "ALLOCATED" });
+      return;
+    }
+  }
+  if (tryStart(s, e, position, ratio, false, false)) return;
+
+  // R7: the first blocked jobs get a reservation from the earliest time enough GPUs free up.
+  let reservedFrom: number | null = null;
+  if (lane !== "UNALLOCATED" && s.reservations.mayReserve()) {
+    const made = s.reservations.reserve(e);
+    if (made) {
+      reservedFrom = made.reservation.from;
+      s.plan.push(made.op);
+    }
+  }
+
+  // R10: why it waits.
+  if (lane !== "UNALLOCATED") s.blockedAllocatedJobs.push(s.reasons.length);
+  const capHeld = s.overDebugCap.size > 0 ? s.overDebugCap.get(job.id) : undefined;
+  const code = blockedReason(s, fits, e, capHeld !== undefined);
+  const details = detailsOf(e, position, ratio, board.largestFree());
+  let estimate = false;
+  if (code === "DEBUG_USER_CAP") {
+    Object.assign(details, { userDebugGpus: capHeld, debugCap: policy.debugMaxGpusPerUser });
+  } else if (code === "RESERVED_FOR") {
+    const r = s.reservations.blocking(e);
+    withReservation(details, r.jobId, r.from);
+  } else if (code !== "NO_ENTITLEMENT") {
+    if (code === "BUDGET_OVER_SHARE") details.margin = policy.preemptionMargin;
+    if (reservedFrom !== null) withReservation(details, job.id, reservedFrom);
+    estimate = reservedFrom === null && (code === "CONTRACTS" || (code === "CAPACITY" && lane !== "UNALLOCATED"));
+  }
+  s.reasons.push(e, job, code as PendingReasonCode, details, estimate);
+}
+
+/** The reservation a reason names: its job and start (earliestStart = from). */
+function withReservation(details: PendingReasonDetails, jobId: string, from: number): void {
+  details.earliestStart = from;
+  details.reservedForJobId = jobId;
+  details.reservedFrom = from;
+}

@@ -1,0 +1,44 @@
+import type { PendingEntry } from "../order-pending";
+import type { PendingReasonCode } from "../types";
+import type { StartFits } from "./fits";
+import type { CycleSession } from "./session";
+
+/**
+ * R10: one reason per pending job, with its numbers and one deterministic sentence (the sentences:
+ * explain-pending.ts). The code is chosen by this precedence (first that applies):
+ *   HELD              held by its owner or an operator (not ordered at all);
+ *   INVALID_CONTRACT  can never fit this cluster, or its budget is unknown or not a leaf;
+ *   CLUSTER_DRAINING  it would fit the cluster, but not the nodes that are READY (others draining,
+ *                     cordoned, in repair or down);
+ *   DEBUG_USER_CAP    debug lane, and its user already holds the debug GPUs the cap allows;
+ *   NO_ENTITLEMENT    its budget has no entitlement: it runs only as unallocated work;
+ *   RESERVED_FOR      it would fit on free GPUs that are reserved (R7) for a job it would delay;
+ *   ORDER             it would have fit on the GPUs free at the start of the cycle, but jobs ahead
+ *                     of it in order took them;
+ *   BUDGET_OVER_SHARE it could start by preempting interruptible jobs, but its budget does not rank
+ *                     ahead of theirs by more than the margin (R4);
+ *   CONTRACTS         the GPUs it needs are held by protected jobs (R4) until their protection ends;
+ *   CAPACITY          otherwise: not enough GPUs (leaving jobs, unallocated-only work, sizes).
+ * The first two are found when the pending jobs are admitted (admit-pending.ts) and CLUSTER_DRAINING
+ * before a job is tried (lanes.ts); the rest, for a job that was tried and did not start, here.
+ */
+export type BlockedCode = Exclude<PendingReasonCode, "HELD" | "INVALID_CONTRACT" | "CLUSTER_DRAINING">;
+
+/** The reason of an ordered job that was tried and did not start, by the precedence above. */
+export function blockedReason(s: CycleSession, fits: StartFits, e: PendingEntry, overDebugCap: boolean): BlockedCode {
+  const { board } = s;
+  const g = e.job.gpus;
+  const lane = e.lane;
+  if (overDebugCap) return "DEBUG_USER_CAP";
+  if (!s.tree.hasEntitlement(e.budget)) return "NO_ENTITLEMENT";
+  if (
+    s.reservations.length > 0 &&
+    // It would fit on free GPUs, or (allocated) by preempting unallocated work, but for a reservation.
+    (s.memo.freePlacement(g, s.reservations.allowAll) !== null || (lane !== "UNALLOCATED" && board.couldFit(g, 0)))
+  )
+    return "RESERVED_FOR";
+  if (fits.freeAtStart(g)) return "ORDER";
+  if (lane === "ALLOCATED" && board.couldFit(g, 1)) return "BUDGET_OVER_SHARE";
+  if (lane !== "UNALLOCATED" && board.couldFit(g, 2)) return "CONTRACTS";
+  return "CAPACITY";
+}

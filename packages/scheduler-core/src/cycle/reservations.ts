@@ -1,0 +1,129 @@
+import type { NodeBoard } from "../cluster-state";
+import type { FairTree } from "../fair-tree";
+import { formatWhen, plural } from "../format";
+import type { PendingEntry } from "../order-pending";
+import { findEarliestStart, releaseFor } from "../plan-reservations";
+import type { PolicyConfig, Reservation, ReserveOp } from "../types";
+
+export interface ActiveReservation extends Reservation {
+  holder: PendingEntry;
+}
+
+/**
+ * R7 reservations and backfill: the first blocked jobs get a reservation from the earliest time
+ * enough GPUs free up; until then only work done or interruptible by then may start on those nodes
+ * (backfillOk). The node filter a placement uses comes from allowFor.
+ */
+export class Reservations {
+  readonly list: ActiveReservation[] = [];
+  /** Per node: the index in `list` of the reservation holding it, -1 for none. */
+  // A plain array: a typed array this small is allocated off the JS heap, which costs more per cycle.
+  readonly reservedBy: number[];
+  /** Reservation searches so far (bounded at maxReservations x 4 a cycle). */
+  attempts = 0;
+  /** Every node allowed: one closure for the whole cycle. */
+  readonly allowAll = (): boolean => true;
+  /** One closure for the whole cycle (no allocation per job): the entry it judges is `allowing`. */
+  private allowing: PendingEntry | null = null;
+  private readonly allowReserved = (node: number): boolean => {
+    const r = this.reservedBy[node]!;
+    return r < 0 || this.backfillOk(this.allowing!, this.list[r]!);
+  };
+
+  constructor(
+    private readonly board: NodeBoard,
+    private readonly tree: FairTree,
+    private readonly policy: PolicyConfig,
+    private readonly now: number,
+  ) {
+    this.reservedBy = new Array<number>(board.count).fill(-1);
+  }
+
+  get length(): number {
+    return this.list.length;
+  }
+
+  /** May `e` start on nodes reserved by `r`? The holder itself, unallocated work, or work done or interruptible by then. */
+  backfillOk(e: PendingEntry, r: ActiveReservation): boolean {
+    if (e.job.id === r.holder.job.id || e.lane === "UNALLOCATED") return true;
+    if (e.job.maxRuntime !== null && this.now + e.job.maxRuntime <= r.from) return true; // done by then
+    return (
+      this.now + e.job.minRuntime <= r.from && // interruptible by then, and the holder may preempt it (R4)
+      (r.holder.lane === "DEBUG" || this.tree.ranksAheadBy(r.holder.budget, e.budget, this.policy.preemptionMargin))
+    );
+  }
+
+  /** The node filter for placing `e`: valid until the next call. */
+  allowFor(e: PendingEntry): (node: number) => boolean {
+    if (this.list.length === 0) return this.allowAll;
+    this.allowing = e;
+    return this.allowReserved;
+  }
+
+  /** Bit i: `e` may use reservation i (the first 20), for the failed-search key. */
+  backfillMask(e: PendingEntry): number {
+    let mask = 0;
+    for (let i = 0; i < this.list.length && i < 20; i++) if (this.backfillOk(e, this.list[i]!)) mask |= 1 << i;
+    return mask;
+  }
+
+  /** The first reservation `e` may not backfill (the one a RESERVED_FOR reason names), else the first. */
+  blocking(e: PendingEntry): ActiveReservation {
+    for (const r of this.list) if (!this.backfillOk(e, r)) return r;
+    return this.list[0]!;
+  }
+
+  add(r: ActiveReservation, nodes: readonly number[]): void {
+    for (const n of nodes) this.reservedBy[n] = this.list.length;
+    this.list.push(r);
+  }
+
+  clear(): void {
+    this.list.length = 0;
+    this.reservedBy.fill(-1);
+  }
+
+  /** Room for one more search this cycle (non-unallocated lanes only). */
+  mayReserve(): boolean {
+    return this.list.length < this.policy.maxReservations && this.attempts < this.policy.maxReservations * 4;
+  }
+
+  /** Reserves the earliest nodes for a blocked job; the RESERVE op, or null when nothing frees up in time. */
+  reserve(e: PendingEntry): { reservation: ActiveReservation; op: ReserveOp } | null {
+    this.attempts++;
+    const board = this.board;
+    const job = e.job;
+    const choice = findEarliestStart(
+      board,
+      job.gpus,
+      releaseFor(this.tree, this.policy, this.now, e.lane, e.budget),
+      (node) => this.reservedBy[node]! < 0,
+    );
+    if (!choice) return null;
+    const r: ActiveReservation = {
+      jobId: job.id,
+      gpus: job.gpus,
+      nodeIds: choice.nodes.map((n) => board.nodes[n]!.id),
+      from: choice.from,
+      holder: e,
+    };
+    this.add(r, choice.nodes);
+    const op: ReserveOp = {
+      op: "RESERVE",
+      jobId: job.id,
+      nodeIds: r.nodeIds,
+      from: r.from,
+      sentence: `Reserved ${plural(r.nodeIds.length, "node")} (${choice.nodes
+        .map((n) => board.nodes[n]!.name)
+        .join(
+          ", ",
+        )}) for job ${job.id} from ${formatWhen(r.from, this.now)}; until then only work done or interruptible by then may start there.`,
+    };
+    return { reservation: r, op };
+  }
+
+  /** The cycle's reservations as the result carries them. */
+  toResult(): Reservation[] {
+    return this.list.map(({ jobId, gpus, nodeIds, from }) => ({ jobId, gpus, nodeIds, from }));
+  }
+}

@@ -1,0 +1,206 @@
+import { compareById } from "../budget-tree";
+import type { JobState, NodeBoard } from "../cluster-state";
+import { gracePeriodFor, requeueAfterPreemption, startedRun } from "../contract";
+import type { FairTree } from "../fair-tree";
+import { formatDuration, formatRatio, formatWhen, plural } from "../format";
+import type { PendingEntry, PendingQueues } from "../order-pending";
+import type { Slots } from "../place-jobs";
+import { lostGpuSeconds, SearchScratch, type PreemptionContext } from "../plan-preemptions";
+import type { ClusterSnapshot, PlanOp, PolicyConfig, PreemptOp, PreemptReasonCode, StartReasonCode } from "../types";
+import { ReasonDrafts } from "./reason-drafts";
+import { Reservations } from "./reservations";
+import { SearchMemo } from "./search-memo";
+
+/**
+ * Everything one cycle decides on, owned in one place: the fair tree (R2 ratios, moved by every start
+ * and preemption), the node board (who holds which GPU), the plan, the pending reasons and the
+ * reservations. Each phase in this folder reads and changes it; the two moves every phase makes —
+ * stopping a running job and starting a pending one — are its methods, so held GPUs, the debug cap
+ * and the board always move together.
+ */
+export class CycleSession {
+  readonly plan: PlanOp[];
+  readonly reasons = new ReasonDrafts();
+  readonly reservations: Reservations;
+  readonly memo: SearchMemo;
+  readonly scratch: SearchScratch;
+  /** What a preemption search reads (one object for the whole cycle). */
+  readonly preemptionCtx: PreemptionContext;
+  /** The fair-tree order of every job the lanes looked at (CycleResult.order). */
+  readonly order: string[] = [];
+  /** Pending jobs that may be ordered (valid, not held), with budget and lane; set by admitPending. */
+  entries: PendingEntry[] = [];
+  queues: PendingQueues | null = null;
+  /** Debug GPUs each user holds (R5 cap). */
+  readonly userDebug = new Map<string, number>();
+  /**
+   * GPUs of interruptible charged work per budget on schedulable nodes: a regular job whose budget
+   * ranks ahead of none of these budgets by the margin cannot preempt interruptible work at all (R4),
+   * which is known without scanning the nodes.
+   */
+  readonly interruptibleByBudget: Float64Array;
+  /** Held GPUs and projected ratios before this cycle's moves (CycleResult.ratios). */
+  heldAtStart: Float64Array = new Float64Array(0);
+  projectedAtStart: number[] = [];
+  /** Bumped whenever a start or a preemption moves held GPUs, hence projected ratios. */
+  ratiosVersion = 0;
+  started = 0;
+  startedGpus = 0;
+  killed = 0;
+  preemptionSearches = 0;
+  /** Debug jobs over their user's cap, moved to the allocated lane: the user's debug GPUs then (R5). */
+  readonly overDebugCap = new Map<string, number>();
+  /** Allocated jobs that did not start, for the retry before unallocated work (R3): indexes into `reasons`. */
+  readonly blockedAllocatedJobs: number[] = [];
+
+  constructor(
+    readonly snapshot: ClusterSnapshot,
+    readonly policy: PolicyConfig,
+    readonly now: number,
+    readonly tree: FairTree,
+    readonly board: NodeBoard,
+    /** Running jobs in id order; starts are appended. */
+    readonly jobs: JobState[],
+    nodeOps: readonly PlanOp[],
+  ) {
+    this.plan = [...nodeOps];
+    this.reservations = new Reservations(board, tree, policy, now);
+    this.memo = new SearchMemo(board, this.reservations.allowAll);
+    this.scratch = new SearchScratch(tree.size);
+    this.preemptionCtx = { board, tree, policy, now };
+    this.interruptibleByBudget = new Float64Array(tree.size);
+  }
+
+  /** The whole-node size: the largest gpuCount. */
+  get nodeSize(): number {
+    return this.board.size;
+  }
+
+  addDebug(user: string, gpus: number): void {
+    this.userDebug.set(user, (this.userDebug.get(user) ?? 0) + gpus);
+  }
+
+  budgetPath(budget: number, fallback: string): string {
+    return budget >= 0 ? this.tree.paths[budget]! : fallback;
+  }
+
+  schedulableSlots(js: JobState): number {
+    let n = 0;
+    for (const sl of js.slots) if (this.board.schedulable[sl.node]) n += sl.gpus.length;
+    return n;
+  }
+
+  /** A job stops: it no longer counts as interruptible work, held GPUs or debug GPUs, and leaves the board. */
+  private stop(js: JobState, exitBy: number): void {
+    const now = this.now;
+    if (js.charged && js.budget >= 0 && now >= js.protectedUntil && !js.isNew && !js.stopping && !js.gone)
+      this.interruptibleByBudget[js.budget] = this.interruptibleByBudget[js.budget]! - this.schedulableSlots(js);
+    if (!js.stopping) {
+      if (js.charged && js.budget >= 0) this.tree.addHeld(js.budget, -js.job.gpus);
+      if (js.debug) this.addDebug(js.job.userId, -js.job.gpus);
+    }
+    js.exitBy = exitBy;
+    this.board.vacate(js);
+  }
+
+  /** R9: a job on a DOWN node is lost at once. */
+  lose(js: JobState): void {
+    this.stop(js, this.now);
+  }
+
+  /** maxRuntime reached (and R6 for preemptions): its GPUs serve later starts once it exits. */
+  kill(js: JobState, grace: number): void {
+    this.stop(js, this.now + grace);
+  }
+
+  /** R6: SIGTERM now, SIGKILL after the grace; the victim's GPUs serve later starts once it exits. */
+  preempt(
+    v: JobState,
+    byJobId: string | null,
+    reasonCode: PreemptReasonCode,
+    preemptorRatio: number | null,
+    why: string,
+  ): PreemptOp {
+    const { policy, now, tree, board } = this;
+    const grace = gracePeriodFor(v.job, v.charged, policy);
+    const requeue = requeueAfterPreemption(v.job);
+    const victimRatio = v.budget >= 0 ? tree.projectedRatio(v.budget) : Infinity;
+    const op: PreemptOp = {
+      op: "PREEMPT",
+      jobId: v.job.id,
+      budgetId: v.job.budgetId,
+      gpus: v.job.gpus,
+      byJobId,
+      reasonCode,
+      sentence: `${why} SIGTERM now, SIGKILL after ${grace}s; ${
+        requeue ? "requeued with its original submit time" : "not requeued (not resumable)"
+      }.`,
+      gracePeriod: grace,
+      graceUntil: now + grace,
+      requeue,
+      lostGpuSeconds: lostGpuSeconds(v, now),
+      details: { victimRatio, preemptorRatio, nodeIds: v.slots.map((s) => board.nodes[s.node]!.id) },
+    };
+    this.stop(v, now + grace);
+    this.ratiosVersion++;
+    this.plan.push(op);
+    return op;
+  }
+
+  /** A pending job starts on `slots` (R1); it launches once the leaving jobs there have exited (R6). */
+  start(e: PendingEntry, slots: Slots, code: StartReasonCode, position: number, ratio: number, sentence: string): void {
+    const { now, board, tree } = this;
+    const charged = e.lane !== "UNALLOCATED";
+    const placement = slots.map((s) => ({ nodeId: board.nodes[s.node]!.id, gpuIndexes: s.gpus }));
+    const job = startedRun(e.job, now, placement, charged);
+    const js: JobState = {
+      job,
+      budget: e.budget,
+      charged,
+      debug: e.lane === "DEBUG",
+      protectedUntil: now,
+      maxEnd: Infinity,
+      stopping: false,
+      exitBy: now,
+      isNew: true,
+      gone: false,
+      slots,
+    };
+    const waits = board.occupy(js).sort((a, b) => compareById(a.job, b.job));
+    const startBy = waits.reduce((t, w) => Math.max(t, w.exitBy), now);
+    job.startedAt = startBy;
+    js.protectedUntil = charged ? startBy + e.job.minRuntime : startBy;
+    js.maxEnd = e.job.maxRuntime === null ? Infinity : startBy + e.job.maxRuntime;
+    this.jobs.push(js);
+    if (charged) tree.addHeld(e.budget, e.job.gpus);
+    this.ratiosVersion++;
+    if (js.debug) this.addDebug(e.job.userId, e.job.gpus);
+    this.started++;
+    this.startedGpus += e.job.gpus;
+    this.plan.push({
+      op: "START",
+      jobId: e.job.id,
+      budgetId: e.job.budgetId,
+      userId: e.job.userId,
+      gpus: e.job.gpus,
+      placement: job.placement,
+      charged,
+      lane: e.lane,
+      afterExitOf: waits.map((w) => w.job.id),
+      startBy,
+      protectedUntil: js.protectedUntil,
+      reason: {
+        code,
+        position,
+        ratio,
+        sentence: `${sentence} Position ${position} in order, budget ${tree.paths[e.budget]} ratio ${formatRatio(ratio)}${
+          charged
+            ? e.job.minRuntime > 0
+              ? `; protected for ${formatDuration(e.job.minRuntime)}`
+              : ""
+            : "; unallocated: free and preemptible at any moment"
+        }${waits.length > 0 ? `; starts once ${plural(waits.length, "leaving job")} exit, by ${formatWhen(startBy, now)}` : ""}.`,
+      },
+    });
+  }
+}

@@ -1,0 +1,110 @@
+import { compareById } from "../budget-tree";
+import { formatPercent, formatRatio, formatWhen, plural } from "../format";
+import type { PendingEntry } from "../order-pending";
+import type { Slots } from "../place-jobs";
+import { findPreemption } from "../plan-preemptions";
+import type { PreemptReasonCode } from "../types";
+import type { CycleSession } from "./session";
+
+/**
+ * R4 shortcut: may a regular job of `budget` preempt interruptible work of any budget at all (ranks
+ * ahead of some holder of it by the margin)? Memoised until the ratios move.
+ */
+function mayPreemptInterruptible(s: CycleSession, budget: number): boolean {
+  const known = s.memo.mayPreemptKnown(budget, s.ratiosVersion);
+  if (known !== undefined) return known;
+  const { tree, scratch } = s;
+  const ctx = s.preemptionCtx;
+  scratch.begin();
+  let result = false;
+  for (let b = 0; b < tree.size && !result; b++) {
+    if (s.interruptibleByBudget[b]! > 0 && b !== budget && scratch.eligible(ctx, budget, b)) result = true;
+  }
+  s.memo.rememberMayPreempt(budget, s.ratiosVersion, result);
+  return result;
+}
+
+/**
+ * Tries to start a job now: on free GPUs (R1, reservations honoured: R7 backfill), else by
+ * preempting (R3 unallocated work; R4 interruptible work of budgets ranked behind by the margin; R5
+ * any interruptible work for the debug lane) unless `unallocatedVictimsOnly`. Returns whether it started.
+ */
+export function tryStart(
+  s: CycleSession,
+  e: PendingEntry,
+  position: number,
+  ratio: number,
+  unallocatedVictimsOnly: boolean,
+  retry: boolean,
+): boolean {
+  const { board, tree, policy, now, reservations, memo } = s;
+  const job = e.job;
+  const g = job.gpus;
+  const lane = e.lane;
+  const allow = reservations.allowFor(e);
+  const slots = memo.freePlacement(g, allow);
+  if (slots) {
+    const rIdx = slots.find((sl) => reservations.reservedBy[sl.node]! >= 0);
+    const r = rIdx ? reservations.list[reservations.reservedBy[rIdx.node]!]! : null;
+    s.start(
+      e,
+      slots,
+      r ? "BACKFILL" : "FREE_GPUS",
+      position,
+      ratio,
+      r
+        ? `Backfilled on nodes reserved for job ${r.holder.job.id} from ${formatWhen(r.from, now)}: it will be done or preemptible by then.`
+        : retry
+          ? "Started on GPUs freed later in this cycle."
+          : "Started on free GPUs.",
+    );
+    return true;
+  }
+  if (lane === "UNALLOCATED" || s.preemptionSearches >= policy.maxPreemptionSearches) return false;
+  // Unallocated victims only: the retry pass (R3), or a regular job whose budget ranks ahead of no
+  // holder of interruptible work by the margin (R4).
+  const unallocatedOnly = unallocatedVictimsOnly || (lane === "ALLOCATED" && !mayPreemptInterruptible(s, e.budget));
+  if (!(board.couldFit(g, 0) || (!unallocatedOnly && board.couldFit(g, 1)))) return false;
+  const key = memo.searchKey(lane, e.budget, tree.size, unallocatedOnly, reservations.backfillMask(e));
+  const room = memo.searchRoom(key);
+  if (g > room) return false;
+  s.preemptionSearches++;
+  const choice = findPreemption(s.preemptionCtx, s.scratch, g, unallocatedOnly ? "RETRY" : lane, e.budget, allow);
+  if (!choice) {
+    memo.searchFailed(key, Math.min(room, g - 1, s.scratch.room));
+    return false;
+  }
+  const margin = policy.preemptionMargin;
+  const victimsUnallocated = choice.tier === 0;
+  for (const v of [...choice.victims].sort((x, y) => compareById(x.job, y.job))) {
+    const vRatio = v.budget >= 0 ? tree.projectedRatio(v.budget) : Infinity;
+    const code: PreemptReasonCode = !v.charged ? "UNALLOCATED_FOR_ALLOCATED" : lane === "DEBUG" ? "DEBUG_LANE" : "FAIR_SHARE";
+    const why =
+      code === "UNALLOCATED_FOR_ALLOCATED"
+        ? `Preempted: unallocated work makes room for allocated job ${job.id} (budget ${tree.paths[e.budget]} ratio ${formatRatio(ratio)}).`
+        : code === "DEBUG_LANE"
+          ? `Preempted for debug-lane job ${job.id}: this job was interruptible and budget ${s.budgetPath(v.budget, v.job.budgetId)} (ratio ${formatRatio(vRatio)}) was among the most over-served.`
+          : `Preempted for job ${job.id}: budget ${tree.paths[e.budget]} ratio ${formatRatio(ratio)} ranks ahead of budget ${s.budgetPath(v.budget, v.job.budgetId)} ratio ${formatRatio(vRatio)} by more than ${formatPercent(margin)}, and this job was interruptible.`;
+    s.preempt(v, job.id, code, ratio, why);
+  }
+  const nodeSize = board.size;
+  const placed: Slots = choice.nodes.map((node) => ({ node, gpus: board.freeIndexes(node, g <= nodeSize ? g : nodeSize) }));
+  const n = choice.victims.length;
+  s.start(
+    e,
+    placed,
+    lane === "DEBUG" && !victimsUnallocated
+      ? "DEBUG_LANE"
+      : victimsUnallocated
+        ? "PREEMPTED_UNALLOCATED"
+        : "PREEMPTED_INTERRUPTIBLE",
+    position,
+    ratio,
+    victimsUnallocated
+      ? `Started by preempting ${plural(n, "unallocated job")}.`
+      : lane === "DEBUG"
+        ? `Debug-lane job started by preempting ${plural(n, "job")}.`
+        : `Started by preempting ${plural(n, "job")}, interruptible ones of budgets ranked behind by more than ${formatPercent(margin)}.`,
+  );
+  return true;
+}
