@@ -85,6 +85,7 @@ export function TokensView() {
                     <th>Token</th>
                     <th>Created</th>
                     <th>Last used</th>
+                    <th>Expires</th>
                     <th />
                   </tr>
                 </thead>
@@ -95,6 +96,7 @@ export function TokensView() {
                       <td className="mono small">{t.prefix}…</td>
                       <td className="small">{ago(t.createdAt, now)}</td>
                       <td className="small">{t.lastUsedAt ? ago(t.lastUsedAt, now) : "never"}</td>
+                      <td className="small">{t.expiresAt ? new Date(t.expiresAt).toLocaleDateString() : "never"}</td>
                       <td className="num">
                         {t.revokedAt ? (
                           <span className="badge b-CANCELLED">revoked</span>
