@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { signIn } from "./support/helpers";
+import { sameOrigin, signIn } from "./support/helpers";
 import { seedPendingJobs } from "./support/seed-load";
 
 const run = promisify(execFile);
@@ -28,6 +28,7 @@ test("a researcher submits a job, sees it in the queue with the scheduler's reas
   const admin = await browser.newPage();
   await signIn(admin, "admin");
   const blocker = await admin.request.post("/api/v1/jobs", {
+    headers: sameOrigin(admin),
     data: {
       cluster: "b200",
       budget: "lab/vision/video",
@@ -146,6 +147,7 @@ test("a manager outside the subtree sees it read-only and the server refuses the
   };
   const language = tree.root.children.find((c) => c.path === "lab/language")!;
   const res = await page.request.post("/api/trpc/budget.setAllocations", {
+    headers: sameOrigin(page),
     data: { json: { cluster: "b200", parentId: language.id, allocations: [{ treeNodeId: language.children[0]!.id, ppm: 0 }] } },
   });
   expect(res.status()).toBe(403);

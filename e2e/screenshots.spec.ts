@@ -1,5 +1,5 @@
 import { test } from "@playwright/test";
-import { signIn, type USERS } from "./support/helpers";
+import { sameOrigin, signIn, type USERS } from "./support/helpers";
 
 // Every page at desktop (1440) and laptop (1280) widths, for people to look at: test-results/screenshots/.
 const PAGES: [keyof typeof USERS, string, string][] = [
@@ -33,6 +33,7 @@ test("screenshots of every page at 1440 and 1280", async ({ page }) => {
       who = user;
       if (user === "ada" && !mine) {
         const res = await page.request.post("/api/v1/jobs", {
+          headers: sameOrigin(page),
           data: {
             cluster: "h100",
             budget: "lab/language/pretraining",

@@ -17,3 +17,11 @@ export async function signIn(page: Page, who: keyof typeof USERS): Promise<void>
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page.getByTestId("who-name")).toBeVisible();
 }
+
+/**
+ * A browser's own pages send Origin with every change; Playwright's request API does not, and the
+ * app refuses cookie-authenticated changes without it (cross-site request forgery guard).
+ */
+export function sameOrigin(page: Page): { origin: string } {
+  return { origin: new URL(page.url()).origin };
+}

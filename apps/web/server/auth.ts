@@ -3,10 +3,9 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { betterAuth } from "better-auth";
-import { prismaAdapter } from "better-auth/adapters/prisma";
 import { nextCookies } from "better-auth/next-js";
-import { genericOAuth } from "better-auth/plugins/generic-oauth";
 import type { Actor, Role } from "@tranche/domain";
+import { authOptions } from "./auth-options";
 import { db } from "./db";
 
 /** Repo root: the nearest folder above the working directory holding turbo.json. */
@@ -36,50 +35,10 @@ function authSecret(): string {
   return secret;
 }
 
-/** Optional single sign-on: set TRANCHE_OIDC_ISSUER, _CLIENT_ID, _CLIENT_SECRET (and _NAME for the button). */
-export function oidcConfig(): { providerId: string; name: string } | null {
-  const e = process.env;
-  if (!e.TRANCHE_OIDC_ISSUER || !e.TRANCHE_OIDC_CLIENT_ID || !e.TRANCHE_OIDC_CLIENT_SECRET) return null;
-  return { providerId: "oidc", name: e.TRANCHE_OIDC_NAME ?? "SSO" };
-}
+export { oidcConfig } from "./auth-options";
 
 function createAuth() {
-  const e = process.env;
-  const baseURL = e.TRANCHE_PUBLIC_URL ?? e.BETTER_AUTH_URL ?? "http://127.0.0.1:3000";
-  const oidc = oidcConfig();
-  return betterAuth({
-    appName: "Tranche",
-    baseURL,
-    secret: authSecret(),
-    trustedOrigins: [baseURL, baseURL.replace("127.0.0.1", "localhost")],
-    database: prismaAdapter(db(), { provider: "postgresql" }),
-    emailAndPassword: { enabled: true, disableSignUp: e.TRANCHE_ALLOW_SIGNUP !== "1", minPasswordLength: 8 },
-    session: { expiresIn: 60 * 60 * 24 * 7, updateAge: 60 * 60 * 24, cookieCache: { enabled: true, maxAge: 60 } },
-    user: { additionalFields: { role: { type: "string", required: false, defaultValue: "RESEARCHER", input: false } } },
-    advanced: { database: { generateId: false } },
-    telemetry: { enabled: false },
-    // better-auth limits sign-ins per IP (3 per 10 s in production), a sound default for a lab's web app.
-    // The e2e stack signs in as many users from one address within seconds, so it turns the limit off.
-    rateLimit: { enabled: e.TRANCHE_AUTH_RATE_LIMIT !== "off" },
-    plugins: [
-      nextCookies(),
-      ...(oidc
-        ? [
-            genericOAuth({
-              config: [
-                {
-                  providerId: oidc.providerId,
-                  clientId: e.TRANCHE_OIDC_CLIENT_ID!,
-                  clientSecret: e.TRANCHE_OIDC_CLIENT_SECRET!,
-                  discoveryUrl: `${e.TRANCHE_OIDC_ISSUER!.replace(/\/$/, "")}/.well-known/openid-configuration`,
-                  scopes: ["openid", "email", "profile"],
-                },
-              ],
-            }),
-          ]
-        : []),
-    ],
-  });
+  return betterAuth(authOptions(db(), authSecret(), process.env, [nextCookies()]));
 }
 
 const g = globalThis as unknown as { trancheAuth?: ReturnType<typeof createAuth> };

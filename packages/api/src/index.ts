@@ -1,3 +1,4 @@
 export { appRouter, createCaller, type AppRouter } from "./root";
 export type { Context, SessionUser, Role } from "./trpc";
 export type { BudgetTreeNodeView, BudgetTreeResult } from "./routers/budget";
+export { crossSiteRefusal } from "./same-origin";

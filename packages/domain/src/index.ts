@@ -2,6 +2,7 @@
 // CLI through REST) stay thin: parse with @tranche/contracts, resolve the Actor, call these.
 export * from "./errors";
 export * from "./auth/actor";
+export * from "./auth/sign-in-limits";
 export * from "./jobs/job-view";
 export * from "./jobs/submit-job";
 export * from "./jobs/job-actions";

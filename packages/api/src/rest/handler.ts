@@ -26,12 +26,15 @@ import {
   submitJobs,
   type Actor,
 } from "@tranche/domain";
+import { crossSiteRefusal } from "../same-origin";
 import { buildOpenApi } from "./openapi";
 
 export interface RestDeps {
   prisma: PrismaClient;
   /** Cookie session of the web app (optional: scripts use bearer tokens). */
   sessionUser?: (req: Request) => Promise<Actor | null>;
+  /** Origins of the web app besides the request's own (TRANCHE_PUBLIC_URL behind a proxy). */
+  allowedOrigins?: readonly string[];
 }
 
 const STATUS: Record<ApiError["error"]["code"], number> = {
@@ -103,7 +106,10 @@ async function authenticate(req: Request, deps: RestDeps): Promise<Actor | Respo
     return actor;
   }
   const session = deps.sessionUser ? await deps.sessionUser(req) : null;
-  if (session) return session;
+  if (session) {
+    const refusal = crossSiteRefusal(req, deps.allowedOrigins);
+    return refusal ? errorResponse("FORBIDDEN", refusal) : session;
+  }
   return errorResponse(
     "UNAUTHORIZED",
     "Authentication required: send 'Authorization: Bearer <token>' (create a token in the web app under API tokens)",

@@ -68,7 +68,9 @@ export async function isSeeded(prisma: PrismaClient): Promise<boolean> {
 
 /** Seed the demo world into an empty database, in one transaction. */
 export async function seedDemoWorld(prisma: PrismaClient, at: Date = new Date()): Promise<void> {
-  const passwordHash = await hashPassword(DEMO_PASSWORD);
+  // One hash (own salt) per demo login; scrypt costs ~0.1 s each, so they run in parallel. The generated
+  // researchers have no password: they exist to own workload jobs, not to sign in.
+  const hashes = await Promise.all(DEMO_LOGINS.map(() => hashPassword(DEMO_PASSWORD)));
   await prisma.$transaction(
     async (tx) => {
       const clusters = new Map<string, string>();
@@ -114,13 +116,10 @@ export async function seedDemoWorld(prisma: PrismaClient, at: Date = new Date())
       });
       for (const u of created) users.set(u.email, u.id);
       await tx.account.createMany({
-        data: [...users.values()].map((userId) => ({
-          userId,
-          accountId: userId,
-          providerId: "credential",
-          password: passwordHash,
-          createdAt: at,
-        })),
+        data: DEMO_LOGINS.map((u, i) => {
+          const userId = users.get(u.email)!;
+          return { userId, accountId: userId, providerId: "credential", password: hashes[i]!, createdAt: at };
+        }),
       });
 
       const admin = users.get("admin@tranche.example")!;

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { PrismaClient } from "@tranche/db";
 import type { Actor, Role } from "../auth/actor";
-import { forbidden, notFound } from "../errors";
+import { badInput, forbidden, notFound } from "../errors";
 
 export const TOKEN_PREFIX = "trn_";
 
@@ -38,14 +38,34 @@ const view = (t: {
   revokedAt: t.revokedAt?.toISOString() ?? null,
 });
 
-/** A new bearer token for the actor; the plain token is returned once and never stored. */
+/** The longest (and default) life of an API token in days: TRANCHE_API_TOKEN_TTL_DAYS, else 90. */
+export function apiTokenTtlDays(env: Record<string, string | undefined> = process.env): number {
+  const raw = env.TRANCHE_API_TOKEN_TTL_DAYS;
+  if (raw === undefined || raw === "") return 90;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 3650)
+    throw new Error(`TRANCHE_API_TOKEN_TTL_DAYS must be a whole number of days from 1 to 3650, not '${raw}'`);
+  return n;
+}
+
+/**
+ * A new bearer token for the actor; the plain token is returned once and never stored. Every token
+ * expires: a stolen session must not be able to mint a key that outlives it by years.
+ */
 export async function createApiToken(
   prisma: PrismaClient,
   actor: Actor,
   input: { name: string; expiresInDays?: number | null },
 ): Promise<{ token: string; apiToken: ApiTokenView }> {
+  const ttl = apiTokenTtlDays();
+  const days = input.expiresInDays ?? ttl;
+  if (days > ttl)
+    throw badInput(
+      `expiresInDays ${days} is longer than the longest token life of ${ttl} days (TRANCHE_API_TOKEN_TTL_DAYS)`,
+      "expiresInDays",
+    );
   const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
-  const expiresAt = input.expiresInDays ? new Date(Date.now() + input.expiresInDays * 86_400_000) : null;
+  const expiresAt = new Date(Date.now() + days * 86_400_000);
   const row = await prisma.$transaction(async (tx) => {
     const t = await tx.apiToken.create({
       data: { userId: actor.id, name: input.name, prefix: token.slice(0, 10), tokenHash: hashToken(token), expiresAt },

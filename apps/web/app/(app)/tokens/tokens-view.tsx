@@ -86,6 +86,7 @@ export function TokensView() {
                     <th>Token</th>
                     <th>Created</th>
                     <th>Last used</th>
+                    <th>Expires</th>
                     <th />
                   </tr>
                 </thead>
@@ -96,6 +97,7 @@ export function TokensView() {
                       <td className="mono small">{t.prefix}…</td>
                       <td className="small">{ago(t.createdAt, now)}</td>
                       <td className="small">{t.lastUsedAt ? ago(t.lastUsedAt, now) : "never"}</td>
+                      <td className="small">{t.expiresAt ? new Date(t.expiresAt).toLocaleDateString() : "never"}</td>
                       <td className="num">
                         {t.revokedAt ? (
                           <span className="badge b-CANCELLED">revoked</span>

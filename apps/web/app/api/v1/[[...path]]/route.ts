@@ -1,4 +1,5 @@
 import { handleRest } from "@tranche/api/rest";
+import { publicUrl } from "../../../../server/auth-options";
 import { sessionActor } from "../../../../server/auth";
 import { db } from "../../../../server/db";
 
@@ -6,7 +7,11 @@ export const dynamic = "force-dynamic";
 
 async function handler(req: Request, ctx: { params: Promise<{ path?: string[] }> }) {
   const { path = [] } = await ctx.params;
-  return handleRest(req, "/" + path.join("/"), { prisma: db(), sessionUser: (r) => sessionActor(r.headers) });
+  return handleRest(req, "/" + path.join("/"), {
+    prisma: db(),
+    sessionUser: (r) => sessionActor(r.headers),
+    allowedOrigins: [publicUrl()],
+  });
 }
 
 export { handler as GET, handler as POST, handler as DELETE };

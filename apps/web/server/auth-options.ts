@@ -1,0 +1,67 @@
+import { prismaAdapter } from "better-auth/adapters/prisma";
+import type { BetterAuthOptions, BetterAuthPlugin } from "better-auth";
+import { genericOAuth } from "better-auth/plugins/generic-oauth";
+import type { PrismaClient } from "@tranche/db";
+
+type Env = Record<string, string | undefined>;
+
+/** Optional single sign-on: set TRANCHE_OIDC_ISSUER, _CLIENT_ID, _CLIENT_SECRET (and _NAME for the button). */
+export function oidcConfig(env: Env = process.env): { providerId: string; name: string } | null {
+  if (!env.TRANCHE_OIDC_ISSUER || !env.TRANCHE_OIDC_CLIENT_ID || !env.TRANCHE_OIDC_CLIENT_SECRET) return null;
+  return { providerId: "oidc", name: env.TRANCHE_OIDC_NAME ?? "SSO" };
+}
+
+/** The address users reach the web app at. */
+export function publicUrl(env: Env = process.env): string {
+  return env.TRANCHE_PUBLIC_URL ?? env.BETTER_AUTH_URL ?? "http://127.0.0.1:3000";
+}
+
+/**
+ * better-auth's options, apart from the web framework's own plugin (auth.ts adds nextCookies), so a
+ * test builds the same sign-in as the app.
+ */
+export function authOptions(prisma: PrismaClient, secret: string, env: Env = process.env, plugins: BetterAuthPlugin[] = []) {
+  const baseURL = publicUrl(env);
+  const oidc = oidcConfig(env);
+  return {
+    appName: "Tranche",
+    baseURL,
+    secret,
+    trustedOrigins: [baseURL, baseURL.replace("127.0.0.1", "localhost")],
+    database: prismaAdapter(prisma, { provider: "postgresql" }),
+    emailAndPassword: { enabled: true, disableSignUp: env.TRANCHE_ALLOW_SIGNUP !== "1", minPasswordLength: 8 },
+    // No cookie cache: every request reads the session row, so a signed-out (or revoked) session is
+    // refused at once instead of living on in a signed cookie for its cache time.
+    session: { expiresIn: 60 * 60 * 24 * 7, updateAge: 60 * 60 * 24, cookieCache: { enabled: false } },
+    user: { additionalFields: { role: { type: "string", required: false, defaultValue: "RESEARCHER", input: false } } },
+    advanced: {
+      database: { generateId: false },
+      // Served over https: Secure cookies (better-auth would guess the same from the URL; say it).
+      useSecureCookies: baseURL.startsWith("https://"),
+      // The sign-in route puts the real client address here (sign-in-guard.ts), never a client's header.
+      ipAddress: { ipAddressHeaders: ["x-tranche-client-address"] },
+    },
+    telemetry: { enabled: false },
+    // Password sign-ins are limited by failures per account and per address (sign-in-guard.ts);
+    // better-auth's own limit (3 attempts per 10 s) keeps guarding its other endpoints.
+    rateLimit: { enabled: env.TRANCHE_AUTH_RATE_LIMIT !== "off", customRules: { "/sign-in/email": false as const } },
+    plugins: [
+      ...(oidc
+        ? [
+            genericOAuth({
+              config: [
+                {
+                  providerId: oidc.providerId,
+                  clientId: env.TRANCHE_OIDC_CLIENT_ID!,
+                  clientSecret: env.TRANCHE_OIDC_CLIENT_SECRET!,
+                  discoveryUrl: `${env.TRANCHE_OIDC_ISSUER!.replace(/\/$/, "")}/.well-known/openid-configuration`,
+                  scopes: ["openid", "email", "profile"],
+                },
+              ],
+            }),
+          ]
+        : []),
+      ...plugins,
+    ],
+  } satisfies BetterAuthOptions;
+}
