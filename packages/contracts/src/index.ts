@@ -6,3 +6,4 @@ export * from "./node";
 export * from "./token";
 export * from "./api-error";
 export * from "./agent";
+export * from "./admin";

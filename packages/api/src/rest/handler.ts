@@ -1,6 +1,6 @@
-import { ZodError, type z } from "zod";
+import { ZodError } from "zod";
 import type { PrismaClient } from "@tranche/db";
-import { jobIdInput, listJobsInput, submitJobBatchInput, submitJobInput, type ApiError } from "@tranche/contracts";
+import { jobIdInput, listJobsInput, submitJobBatchInput, submitJobInput } from "@tranche/contracts";
 import {
   DomainError,
   cancelJob,
@@ -14,60 +14,14 @@ import {
   submitJobs,
   type Actor,
 } from "@tranche/domain";
+import { handleAdminRest } from "./admin-routes";
+import { errorResponse, json, parse, readJson } from "./io";
 import { buildOpenApi } from "./openapi";
 
 export interface RestDeps {
   prisma: PrismaClient;
   /** Cookie session of the web app (optional: scripts use bearer tokens). */
   sessionUser?: (req: Request) => Promise<Actor | null>;
-}
-
-const STATUS: Record<ApiError["error"]["code"], number> = {
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  BAD_INPUT: 400,
-  CONFLICT: 409,
-  INTERNAL: 500,
-};
-
-/**
- * JSON answers. Small ones (a submit, a page of jobs) go out uncompressed: "no-transform" tells the web
- * server's gzip to leave them alone, which costs more CPU per request than it saves on the wire; large
- * ones (a 10,000-job queue) are still compressed.
- */
-const json = (body: unknown, status = 200) => {
-  const text = JSON.stringify(body);
-  return new Response(text, {
-    status,
-    headers: {
-      "content-type": "application/json; charset=utf-8",
-      "cache-control": text.length < 65_536 ? "no-store, no-transform" : "no-store",
-    },
-  });
-};
-
-export function errorResponse(
-  code: ApiError["error"]["code"],
-  message: string,
-  issues?: { path: string; message: string }[],
-): Response {
-  const body: ApiError = { error: { code, message, ...(issues ? { issues } : {}) } };
-  return json(body, STATUS[code]);
-}
-
-function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  return schema.parse(value) as z.output<S>;
-}
-
-async function readJson(req: Request): Promise<unknown> {
-  const text = await req.text();
-  if (!text.trim()) throw new DomainError("BAD_INPUT", "The request body is empty; send a JSON object");
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new DomainError("BAD_INPUT", "The request body is not valid JSON");
-  }
 }
 
 async function authenticate(req: Request, deps: RestDeps): Promise<Actor | Response> {
@@ -161,6 +115,8 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
       return json(await getQueue(prisma, cluster, { limit }));
     }
     if (head === "budgets" && parts.length === 1 && method === "GET") return json(await getBudgetTree(prisma, actor));
+    const admin = await handleAdminRest(req, method, parts, actor, prisma);
+    if (admin) return admin;
     return errorResponse("NOT_FOUND", `No such endpoint: ${method} /api/v1${path}`);
   } catch (e) {
     if (e instanceof ZodError) {

@@ -9,4 +9,4 @@ async function handler(req: Request, ctx: { params: Promise<{ path?: string[] }>
   return handleRest(req, "/" + path.join("/"), { prisma: db(), sessionUser: (r) => sessionActor(r.headers) });
 }
 
-export { handler as GET, handler as POST, handler as DELETE };
+export { handler as GET, handler as POST, handler as PUT, handler as PATCH, handler as DELETE };
