@@ -424,3 +424,26 @@ describe("GET /api/v1/audit", () => {
     expect(future.body.entries).toEqual([]);
   });
 });
+
+describe("the OpenAPI document", () => {
+  it("documents every admin route the issue names, with its request schema", async () => {
+    const r = await call("GET", "/openapi.json");
+    const routes: [string, string][] = [
+      ["/clusters", "post"],
+      ["/budgets", "post"],
+      ["/budgets/{path}", "patch"],
+      ["/budgets/{path}", "delete"],
+      ["/budgets/{path}/allocation", "put"],
+      ["/budgets/{path}/members", "post"],
+      ["/budgets/{path}/managers", "post"],
+      ["/users", "post"],
+      ["/users/{id}", "patch"],
+      ["/clusters/{name}/enrollment-tokens", "post"],
+      ["/audit", "get"],
+    ];
+    for (const [path, method] of routes) expect(r.body.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    expect(r.body.paths["/clusters"].get).toBeDefined();
+    expect(r.body.components.schemas.CreateTreeNode.properties).toHaveProperty("parent");
+    expect(r.body.components.schemas.PutAllocation.properties).toHaveProperty("share");
+  });
+});

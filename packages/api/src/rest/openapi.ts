@@ -1,26 +1,6 @@
-import { z } from "zod";
 import { MAX_BATCH_JOBS, apiError, jobView, listJobsInput, submitJobBatchInput, submitJobInput } from "@tranche/contracts";
-
-const schema = (s: z.ZodType, io: "input" | "output") =>
-  z.toJSONSchema(s, { io, target: "draft-2020-12", unrepresentable: "any" });
-
-const errorResponses = (codes: number[]) =>
-  Object.fromEntries(
-    codes.map((c) => [
-      String(c),
-      {
-        description:
-          {
-            400: "Bad input (the message names the field)",
-            401: "No or invalid bearer token",
-            403: "Not allowed for this user",
-            404: "Not found",
-            409: "Conflict with the job's state",
-          }[c] ?? "Error",
-        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-      },
-    ]),
-  );
+import { adminSchemas, withAdminPaths } from "./openapi-admin";
+import { errorResponses, schema } from "./openapi-parts";
 
 /** OpenAPI 3.1 for /api/v1, generated from the same zod schemas the routes parse with. */
 export function buildOpenApi(serverUrl = "/api/v1") {
@@ -52,9 +32,10 @@ export function buildOpenApi(serverUrl = "/api/v1") {
         SubmitJobBatch: schema(submitJobBatchInput, "input"),
         Job: schema(jobView, "output"),
         Error: schema(apiError, "output"),
+        ...adminSchemas(),
       },
     },
-    paths: {
+    paths: withAdminPaths({
       "/jobs": {
         get: {
           summary: "List jobs (yours by default; scope=all for managers, operators and admins)",
@@ -207,6 +188,6 @@ export function buildOpenApi(serverUrl = "/api/v1") {
           },
         },
       },
-    },
+    }),
   };
 }
