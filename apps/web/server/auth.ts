@@ -8,6 +8,7 @@ import { nextCookies } from "better-auth/next-js";
 import { genericOAuth } from "better-auth/plugins/generic-oauth";
 import type { Actor, Role } from "@tranche/domain";
 import { db } from "./db";
+import { mapNewOidcAccount } from "./oidc-mapping";
 
 /** Repo root: the nearest folder above the working directory holding turbo.json. */
 function repoRoot(): string {
@@ -58,6 +59,8 @@ function createAuth() {
     user: { additionalFields: { role: { type: "string", required: false, defaultValue: "RESEARCHER", input: false } } },
     advanced: { database: { generateId: false } },
     telemetry: { enabled: false },
+    // First single sign-on: the admin's OIDC mapping rules give the new user a role and budgets.
+    databaseHooks: { account: { create: { after: (account) => mapNewOidcAccount(account) } } },
     // better-auth limits sign-ins per IP (3 per 10 s in production), a sound default for a lab's web app.
     // The e2e stack signs in as many users from one address within seconds, so it turns the limit off.
     rateLimit: { enabled: e.TRANCHE_AUTH_RATE_LIMIT !== "off" },
