@@ -3,6 +3,7 @@
 //   tranche submit --cluster h100 --budget lab/language/pretraining --gpus 8 --min-runtime 2h --resumable -- python train.py
 //   tranche submit --file jobs.jsonl          (one JSON job per line, sent in batches of 1,000)
 //   tranche ls | tranche queue h100 | tranche explain 42 | tranche cancel 42
+//   tranche admin budget create lab/vision/video | tranche admin user create --email E --name N ...
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import {
@@ -14,6 +15,7 @@ import {
   submitJobInput,
   type JobView,
 } from "@tranche/contracts";
+import { registerAdmin } from "./admin";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { ago, table } from "./format";
 
@@ -344,6 +346,8 @@ program
         : `Job #${job.id} ${job.state.toLowerCase()}.`,
     );
   });
+
+registerAdmin(program, out);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   const msg = e instanceof Error ? e.message : String(e);

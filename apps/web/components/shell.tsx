@@ -24,6 +24,14 @@ const ORG: NavItem[] = [
   { href: "/nodes", label: "Nodes", ico: "nodes", match: "/nodes" },
   { href: "/charts", label: "Measures", ico: "charts", match: "/charts" },
 ];
+const ADMIN: NavItem[] = [
+  { href: "/admin", label: "Budget tree", ico: "budgets", match: "/admin/tree" },
+  { href: "/admin/users", label: "Users", ico: "tokens", match: "/admin/users" },
+  { href: "/admin/clusters", label: "Clusters and hosts", ico: "nodes", match: "/admin/clusters" },
+  { href: "/admin/audit", label: "Audit log", ico: "charts", match: "/admin/audit" },
+];
+// Operators see the part of the Admin section that is theirs: enrolling hosts.
+const OPERATOR_ADMIN = ADMIN.filter((i) => i.href === "/admin/clusters");
 const ME: NavItem[] = [{ href: "/tokens", label: "API tokens", ico: "tokens", match: "/tokens" }];
 
 const ROLE_LABEL = { RESEARCHER: "Researcher", MANAGER: "Manager", OPERATOR: "Operator", ADMIN: "Admin" } as const;
@@ -31,7 +39,8 @@ const ROLE_LABEL = { RESEARCHER: "Researcher", MANAGER: "Manager", OPERATOR: "Op
 export function Shell({ user, children }: { user: Actor; children: ReactNode }) {
   const path = usePathname();
   const router = useRouter();
-  const current = (i: NavItem) => (i.match ? path.startsWith(i.match) : path === i.href);
+  const current = (i: NavItem) => (i.match ? path.startsWith(i.match) || path === i.href : path === i.href);
+  const admin = user.role === "ADMIN" ? ADMIN : user.role === "OPERATOR" ? OPERATOR_ADMIN : [];
   const section = (title: string, items: NavItem[]) => (
     <>
       <div className="nav-section">{title}</div>
@@ -65,6 +74,7 @@ export function Shell({ user, children }: { user: Actor; children: ReactNode }) 
         <nav className="nav" aria-label="Main">
           {section("Work", WORK)}
           {section("Organisation", ORG)}
+          {admin.length ? section("Admin", admin) : null}
           {section("You", ME)}
         </nav>
         <div className="sidebar-foot">

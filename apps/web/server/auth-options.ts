@@ -20,7 +20,13 @@ export function publicUrl(env: Env = process.env): string {
  * better-auth's options, apart from the web framework's own plugin (auth.ts adds nextCookies), so a
  * test builds the same sign-in as the app.
  */
-export function authOptions(prisma: PrismaClient, secret: string, env: Env = process.env, plugins: BetterAuthPlugin[] = []) {
+export function authOptions(
+  prisma: PrismaClient,
+  secret: string,
+  env: Env = process.env,
+  plugins: BetterAuthPlugin[] = [],
+  databaseHooks?: BetterAuthOptions["databaseHooks"],
+) {
   const baseURL = publicUrl(env);
   const oidc = oidcConfig(env);
   return {
@@ -42,6 +48,8 @@ export function authOptions(prisma: PrismaClient, secret: string, env: Env = pro
       ipAddress: { ipAddressHeaders: ["x-tranche-client-address"] },
     },
     telemetry: { enabled: false },
+    // First single sign-on: the admin's OIDC mapping rules give the new user a role and budgets (auth.ts).
+    ...(databaseHooks ? { databaseHooks } : {}),
     // Password sign-ins are limited by failures per account and per address (sign-in-guard.ts);
     // better-auth's own limit (3 attempts per 10 s) keeps guarding its other endpoints.
     rateLimit: { enabled: env.TRANCHE_AUTH_RATE_LIMIT !== "off", customRules: { "/sign-in/email": false as const } },

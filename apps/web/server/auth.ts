@@ -7,6 +7,7 @@ import { nextCookies } from "better-auth/next-js";
 import type { Actor, Role } from "@tranche/domain";
 import { authOptions } from "./auth-options";
 import { db } from "./db";
+import { mapNewOidcAccount } from "./oidc-mapping";
 
 /** Repo root: the nearest folder above the working directory holding turbo.json. */
 function repoRoot(): string {
@@ -38,7 +39,11 @@ function authSecret(): string {
 export { oidcConfig } from "./auth-options";
 
 function createAuth() {
-  return betterAuth(authOptions(db(), authSecret(), process.env, [nextCookies()]));
+  return betterAuth(
+    authOptions(db(), authSecret(), process.env, [nextCookies()], {
+      account: { create: { after: (account) => mapNewOidcAccount(account) } },
+    }),
+  );
 }
 
 const g = globalThis as unknown as { trancheAuth?: ReturnType<typeof createAuth> };
@@ -46,11 +51,18 @@ export function auth(): ReturnType<typeof createAuth> {
   return (g.trancheAuth ??= createAuth());
 }
 
-/** The signed-in user for a request (cookie session), or null. Disabled users count as signed out. */
+/**
+ * The signed-in user for a request (cookie session), or null. The user row is read afresh on every
+ * request (the session cookie caches the user for a minute), so a disabled user is signed out and a
+ * changed role applies at once.
+ */
 export async function sessionActor(headers: Headers): Promise<Actor | null> {
   const s = await auth().api.getSession({ headers });
   if (!s) return null;
-  const u = s.user as typeof s.user & { role?: string; disabledAt?: Date | null };
-  if (u.disabledAt) return null;
-  return { id: u.id, email: u.email, name: u.name, role: (u.role ?? "RESEARCHER") as Role };
+  const u = await db().user.findUnique({
+    where: { id: s.user.id },
+    select: { id: true, email: true, name: true, role: true, disabledAt: true },
+  });
+  if (!u || u.disabledAt) return null;
+  return { id: u.id, email: u.email, name: u.name, role: u.role as Role };
 }

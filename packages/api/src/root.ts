@@ -1,3 +1,4 @@
+import { accountRouter, adminRouter } from "./routers/admin";
 import { budgetRouter } from "./routers/budget";
 import { clusterRouter } from "./routers/cluster";
 import { jobRouter } from "./routers/job";
@@ -17,6 +18,8 @@ export const appRouter = router({
   node: nodeRouter,
   token: tokenRouter,
   measure: measureRouter,
+  admin: adminRouter,
+  account: accountRouter,
 });
 
 export type AppRouter = typeof appRouter;

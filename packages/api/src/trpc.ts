@@ -12,6 +12,8 @@ export type SessionUser = Actor;
 export interface Context {
   prisma: PrismaClient;
   user: SessionUser | null;
+  /** The web app's origin as the browser sees it (set-password links point there). */
+  origin?: string;
 }
 
 const isDomainError = (e: unknown): e is DomainError =>

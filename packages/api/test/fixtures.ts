@@ -77,3 +77,27 @@ export async function callRest(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions walk arbitrary JSON
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
+
+/** The REST handler served over HTTP on a free port, for tests that run the real CLI process. */
+export async function serveRest(w: World): Promise<{ url: string; close: () => Promise<void> }> {
+  const http = await import("node:http");
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    const r = await handleRest(
+      new Request(`http://127.0.0.1${req.url}`, {
+        method: req.method,
+        headers: req.headers as Record<string, string>,
+        body: body.length ? body : undefined,
+      }),
+      req.url!.replace(/^\/api\/v1/, "").split("?")[0]!,
+      { prisma: w.db.prisma },
+    );
+    res.writeHead(r.status, { "content-type": "application/json" });
+    res.end(await r.text());
+  });
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((ok) => server.close(() => ok())) };
+}

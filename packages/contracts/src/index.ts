@@ -9,3 +9,4 @@ export * from "./node";
 export * from "./token";
 export * from "./api-error";
 export * from "./agent";
+export * from "./admin";

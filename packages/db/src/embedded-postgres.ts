@@ -23,6 +23,10 @@ export interface EmbeddedOptions {
 const USER = "postgres";
 const PASSWORD = "tranche";
 
+/** The URL of the embedded server on `port` (what startEmbeddedPostgres returns). */
+export const embeddedDatabaseUrl = (port: number, database = "tranche") =>
+  `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+
 /**
  * Start (initialising on first use) a PostgreSQL 17 server whose data lives in `dataDir`.
  * A server left running by a killed run is detected through postmaster.pid and stopped first, so the
@@ -67,7 +71,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
       `The embedded PostgreSQL in ${opts.dataDir} did not start${e ? `: ${String(e)}` : ""}; see ${join(opts.dataDir, "log")} or remove the folder to start afresh.`,
     );
   }
-  const url = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${opts.database}`;
+  const url = embeddedDatabaseUrl(opts.port, opts.database);
   await ensureDatabase(url);
   return {
     url,

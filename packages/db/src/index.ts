@@ -3,3 +3,5 @@
 export { createPrismaClient, type PrismaClient, type Tx } from "./client";
 export { ConfigError } from "./errors";
 export * from "./generated/enums";
+// Password hashes in the auth library's own format, so an account set here signs in through it.
+export { hashPassword } from "better-auth/crypto";

@@ -14,3 +14,4 @@ export * from "./nodes/nodes";
 export * from "./tokens/api-tokens";
 export * from "./budgets/what-if";
 export * from "./measures/charts";
+export * from "./admin";

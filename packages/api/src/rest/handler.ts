@@ -1,17 +1,14 @@
-import { ZodError, type z } from "zod";
+import { ZodError } from "zod";
 import type { PrismaClient } from "@tranche/db";
 import {
   LIMITS,
   fieldIssues,
-  formatBytes,
   issuesSentence,
   jobIdInput,
   listJobsInput,
-  readBodyText,
   submitJobBatchInput,
   submitJobInput,
   text,
-  type ApiError,
 } from "@tranche/contracts";
 import {
   DomainError,
@@ -27,6 +24,8 @@ import {
   type Actor,
 } from "@tranche/domain";
 import { crossSiteRefusal } from "../same-origin";
+import { handleAdminRest } from "./admin-routes";
+import { TooLarge, errorResponse, json, parse, readJson } from "./io";
 import { buildOpenApi } from "./openapi";
 
 export interface RestDeps {
@@ -37,64 +36,7 @@ export interface RestDeps {
   allowedOrigins?: readonly string[];
 }
 
-const STATUS: Record<ApiError["error"]["code"], number> = {
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  BAD_INPUT: 400,
-  CONFLICT: 409,
-  TOO_LARGE: 413,
-  INTERNAL: 500,
-};
-
-/**
- * JSON answers. Small ones (a submit, a page of jobs) go out uncompressed: "no-transform" tells the web
- * server's gzip to leave them alone, which costs more CPU per request than it saves on the wire; large
- * ones (a 10,000-job queue) are still compressed.
- */
-const json = (body: unknown, status = 200) => {
-  const text = JSON.stringify(body);
-  return new Response(text, {
-    status,
-    headers: {
-      "content-type": "application/json; charset=utf-8",
-      "cache-control": text.length < 65_536 ? "no-store, no-transform" : "no-store",
-    },
-  });
-};
-
-export function errorResponse(
-  code: ApiError["error"]["code"],
-  message: string,
-  issues?: { path: string; message: string }[],
-): Response {
-  const body: ApiError = { error: { code, message, ...(issues ? { issues } : {}) } };
-  return json(body, STATUS[code]);
-}
-
-function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
-  return schema.parse(value) as z.output<S>;
-}
-
 const clusterName = text("cluster").max(LIMITS.keyChars, `cluster is longer than ${LIMITS.keyChars} characters`);
-
-/** A body over its route's byte limit (LIMITS): answered 413 naming the limit, before it is parsed. */
-class TooLarge extends Error {
-  constructor(readonly limit: number) {
-    super(`The request body is larger than ${formatBytes(limit)}, the most this endpoint takes; nothing was stored`);
-  }
-}
-
-async function readJson(req: Request, limit = LIMITS.requestBytes): Promise<unknown> {
-  const text = await readBodyText(req, limit);
-  if (text === null) throw new TooLarge(limit);
-  if (!text.trim()) throw new DomainError("BAD_INPUT", "The request body is empty; send a JSON object");
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new DomainError("BAD_INPUT", "The request body is not valid JSON");
-  }
-}
 
 async function authenticate(req: Request, deps: RestDeps): Promise<Actor | Response> {
   const header = req.headers.get("authorization");
@@ -158,7 +100,7 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
         return json({ job: await submitJob(prisma, actor, input) }, 201);
       }
       if (parts.length === 2 && id === "batch" && method === "POST") {
-        const input = parse(submitJobBatchInput, await readJson(req, LIMITS.batchRequestBytes));
+        const input = parse(submitJobBatchInput, await readJson(req, { limit: LIMITS.batchRequestBytes }));
         return json({ jobs: await submitJobs(prisma, actor, input.jobs) }, 201);
       }
       if (parts.length === 1 && method === "GET") {
@@ -195,6 +137,8 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
       return json(await getQueue(prisma, cluster, { limit }));
     }
     if (head === "budgets" && parts.length === 1 && method === "GET") return json(await getBudgetTree(prisma, actor));
+    const admin = await handleAdminRest(req, method, parts, actor, prisma);
+    if (admin) return admin;
     return errorResponse("NOT_FOUND", `No such endpoint: ${method} /api/v1${path}`);
   } catch (e) {
     if (e instanceof ZodError) {

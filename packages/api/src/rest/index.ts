@@ -1,2 +1,3 @@
-export { handleRest, errorResponse, type RestDeps } from "./handler";
+export { handleRest, type RestDeps } from "./handler";
+export { errorResponse } from "./io";
 export { buildOpenApi } from "./openapi";

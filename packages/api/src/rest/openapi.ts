@@ -1,4 +1,3 @@
-import { z } from "zod";
 import {
   LIMITS,
   MAX_BATCH_JOBS,
@@ -9,28 +8,8 @@ import {
   submitJobBatchInput,
   submitJobInput,
 } from "@tranche/contracts";
-
-const schema = (s: z.ZodType, io: "input" | "output") =>
-  z.toJSONSchema(s, { io, target: "draft-2020-12", unrepresentable: "any" });
-
-const errorResponses = (codes: number[]) =>
-  Object.fromEntries(
-    codes.map((c) => [
-      String(c),
-      {
-        description:
-          {
-            400: "Bad input (the message names the field)",
-            401: "No or invalid bearer token",
-            403: "Not allowed for this user",
-            404: "Not found",
-            409: "Conflict with the job's state",
-            413: "The request body is over the endpoint's byte limit (the message names it); nothing stored",
-          }[c] ?? "Error",
-        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-      },
-    ]),
-  );
+import { adminSchemas, withAdminPaths } from "./openapi-admin";
+import { errorResponses, schema } from "./openapi-parts";
 
 /** OpenAPI 3.1 for /api/v1, generated from the same zod schemas the routes parse with. */
 export function buildOpenApi(serverUrl = "/api/v1") {
@@ -62,9 +41,10 @@ export function buildOpenApi(serverUrl = "/api/v1") {
         SubmitJobBatch: schema(submitJobBatchInput, "input"),
         Job: schema(jobView, "output"),
         Error: schema(apiError, "output"),
+        ...adminSchemas(),
       },
     },
-    paths: {
+    paths: withAdminPaths({
       "/jobs": {
         get: {
           summary: "List jobs (yours by default; scope=all for managers, operators and admins)",
@@ -217,6 +197,6 @@ export function buildOpenApi(serverUrl = "/api/v1") {
           },
         },
       },
-    },
+    }),
   };
 }

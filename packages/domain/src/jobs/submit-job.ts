@@ -280,6 +280,12 @@ const clusterCache = new Map<
 >();
 const budgetCache = new Map<string, { until: number; value: { id: string; path: string; children: number } | null }>();
 
+/** Forget remembered names at once: administration renamed, moved, archived or created something. */
+export function forgetCachedNames(): void {
+  clusterCache.clear();
+  budgetCache.clear();
+}
+
 async function cachedCluster(prisma: PrismaClient, name: string) {
   const hit = clusterCache.get(name);
   if (hit && hit.until > Date.now()) return hit.value;

@@ -14,7 +14,7 @@ function handler(req: Request) {
     endpoint: "/api/trpc",
     req,
     router: appRouter,
-    createContext: async () => ({ prisma: db(), user: await sessionActor(req.headers) }),
+    createContext: async () => ({ prisma: db(), user: await sessionActor(req.headers), origin: new URL(req.url).origin }),
   });
 }
 

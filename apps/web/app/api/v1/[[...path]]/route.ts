@@ -14,4 +14,4 @@ async function handler(req: Request, ctx: { params: Promise<{ path?: string[] }>
   });
 }
 
-export { handler as GET, handler as POST, handler as DELETE };
+export { handler as GET, handler as POST, handler as PUT, handler as PATCH, handler as DELETE };

@@ -1,0 +1,278 @@
+// `tranche admin ...`: the administration routes of /api/v1 (tree, members, managers, users, clusters,
+// enrollment tokens, node credentials, audit log). The server checks roles and input; the messages
+// printed are the server's.
+import type { Command } from "commander";
+import { parsePercentToPpm } from "@tranche/contracts";
+import { api, CliError, loadConfig } from "./client";
+import { ago, table } from "./format";
+
+type Out = (value: unknown, text: () => string) => void;
+
+const enc = (path: string) => path.split("/").map(encodeURIComponent).join("/");
+
+/** "0.3", "30%" -> 0.3: a share of the parent's allocation. */
+function parseShare(text: string): number {
+  const s = text.trim();
+  if (s.endsWith("%")) {
+    const ppm = parsePercentToPpm(s);
+    if (ppm === null) throw new CliError(`--share '${text}' is not a percentage such as 30%`);
+    return ppm / 1_000_000;
+  }
+  const n = Number(s);
+  if (!Number.isFinite(n)) throw new CliError(`--share '${text}' is not a fraction such as 0.3 or a percentage such as 30%`);
+  return n;
+}
+
+interface UserRow {
+  id: string;
+  email: string;
+  name: string;
+  role: string;
+  disabled: boolean;
+  hasPassword: boolean;
+}
+
+export function registerAdmin(program: Command, out: Out): void {
+  const admin = program.command("admin").description("administration: the budget tree, users, clusters, enrollment, audit");
+  const call = <T>(method: string, path: string, body?: unknown) => api<T>(loadConfig(), method, path, body);
+
+  const cluster = admin.command("cluster").description("clusters");
+  cluster
+    .command("create")
+    .description("create a cluster (admins)")
+    .argument("<name>", "cluster name, e.g. h100")
+    .requiredOption("--gpu-type <type>", "GPU model, e.g. H100")
+    .option("--max-min-runtime <duration>", "protection cap: the longest minRuntime a job may ask (default 8h)")
+    .action(async (name: string, o: { gpuType: string; maxMinRuntime?: string }) => {
+      const r = await call<{ cluster: { name: string; gpuType: string; maxMinRuntime: number } }>("POST", "/clusters", {
+        name,
+        gpuType: o.gpuType,
+        ...(o.maxMinRuntime ? { maxMinRuntime: o.maxMinRuntime } : {}),
+      });
+      out(
+        r,
+        () => `Created cluster ${r.cluster.name} (${r.cluster.gpuType}, protection cap ${r.cluster.maxMinRuntime / 3600} h).`,
+      );
+    });
+
+  const budget = admin.command("budget").description("the budget tree (budgets are its leaves)");
+  budget
+    .command("create")
+    .description("create a tree node: tranche admin budget create lab/vision/video (admins)")
+    .argument("<path>", "the new node's path; its parent must exist")
+    .action(async (path: string) => {
+      const parts = path.replace(/^\/+|\/+$/g, "").split("/");
+      const name = parts.pop()!;
+      const r = await call<{ node: { path: string } }>("POST", "/budgets", {
+        ...(parts.length ? { parent: parts.join("/") } : {}),
+        name,
+      });
+      out(r, () => `Created ${r.node.path}.`);
+    });
+  budget
+    .command("rename")
+    .description("rename a tree node (admins)")
+    .argument("<path>")
+    .argument("<new-name>")
+    .action(async (path: string, name: string) => {
+      const r = await call<{ node: { path: string } }>("PATCH", `/budgets/${enc(path)}`, { name });
+      out(r, () => `Renamed ${path} to ${r.node.path}.`);
+    });
+  budget
+    .command("move")
+    .description("move a tree node with its subtree under another parent (admins)")
+    .argument("<path>")
+    .argument("<new-parent>")
+    .action(async (path: string, parent: string) => {
+      const r = await call<{ node: { path: string } }>("PATCH", `/budgets/${enc(path)}`, { parent });
+      out(r, () => `Moved ${path} to ${r.node.path}.`);
+    });
+  budget
+    .command("archive")
+    .description("archive a tree node without children or pending and running jobs (admins)")
+    .argument("<path>")
+    .action(async (path: string) => {
+      const r = await call<{ node: { path: string } }>("DELETE", `/budgets/${enc(path)}`);
+      out(r, () => `Archived ${r.node.path}.`);
+    });
+  budget
+    .command("allocate")
+    .description("set a node's share of its parent's allocation on a cluster (managers in their subtree, admins)")
+    .argument("<path>")
+    .requiredOption("--cluster <name>", "cluster")
+    .requiredOption("--share <share>", "a fraction (0.3) or percentage (30%) of the parent's allocation")
+    .option("--note <text>", "why (kept in the allocation history)")
+    .action(async (path: string, o: { cluster: string; share: string; note?: string }) => {
+      const r = await call<{ allocation: { path: string; cluster: string; share: number; changed: boolean } }>(
+        "PUT",
+        `/budgets/${enc(path)}/allocation`,
+        { cluster: o.cluster, share: parseShare(o.share), ...(o.note ? { note: o.note } : {}) },
+      );
+      const a = r.allocation;
+      out(
+        r,
+        () =>
+          `${a.path} has ${Number((a.share * 100).toFixed(4))}% of its parent's allocation on ${a.cluster}${a.changed ? "" : " (unchanged)"}.`,
+      );
+    });
+  budget
+    .command("add-member")
+    .description("let a user charge a budget (admins; managers inside their subtree)")
+    .argument("<path>")
+    .argument("<email>")
+    .action(async (path: string, email: string) => {
+      const r = await call("POST", `/budgets/${enc(path)}/members`, { email });
+      out(r, () => `${email} may now charge ${path}.`);
+    });
+  budget
+    .command("add-manager")
+    .description("make a manager manage a subtree (admins)")
+    .argument("<path>")
+    .argument("<email>")
+    .action(async (path: string, email: string) => {
+      const r = await call("POST", `/budgets/${enc(path)}/managers`, { email });
+      out(r, () => `${email} now manages ${path}.`);
+    });
+
+  const user = admin.command("user").description("users (admins)");
+  user
+    .command("create")
+    .description("create a user; prints a one-time set-password link to hand them")
+    .requiredOption("--email <email>")
+    .requiredOption("--name <name>")
+    .option("--role <role>", "RESEARCHER, MANAGER, OPERATOR or ADMIN", "RESEARCHER")
+    .action(async (o: { email: string; name: string; role: string }) => {
+      const r = await call<{ user: UserRow; setPasswordUrl: string; expiresAt: string }>("POST", "/users", {
+        email: o.email,
+        name: o.name,
+        role: o.role.toUpperCase(),
+      });
+      out(
+        r,
+        () =>
+          `Created ${r.user.name} <${r.user.email}> (${r.user.role.toLowerCase()}).\nHand them this one-time link to choose a password (valid until ${r.expiresAt}):\n${r.setPasswordUrl}`,
+      );
+    });
+  user
+    .command("ls")
+    .description("every user")
+    .action(async () => {
+      const r = await call<{ users: UserRow[] }>("GET", "/users");
+      out(r, () =>
+        table(
+          ["ID", "EMAIL", "NAME", "ROLE", "STATE"],
+          r.users.map((u) => [
+            u.id,
+            u.email,
+            u.name,
+            u.role,
+            u.disabled ? "disabled" : u.hasPassword ? "active" : "no password yet",
+          ]),
+        ),
+      );
+    });
+  user
+    .command("set")
+    .description("change a user's role or name, or disable/enable them (a disabled user's tokens and sessions stop at once)")
+    .argument("<user>", "user id or e-mail")
+    .option("--role <role>", "RESEARCHER, MANAGER, OPERATOR or ADMIN")
+    .option("--name <name>")
+    .option("--disable", "disable the user")
+    .option("--enable", "enable a disabled user")
+    .action(async (who: string, o: { role?: string; name?: string; disable?: boolean; enable?: boolean }) => {
+      if (o.disable && o.enable) throw new CliError("give --disable or --enable, not both");
+      let id = who;
+      if (who.includes("@")) {
+        const { users } = await call<{ users: UserRow[] }>("GET", "/users");
+        const found = users.find((u) => u.email === who.toLowerCase());
+        if (!found) throw new CliError(`There is no user '${who}'`);
+        id = found.id;
+      }
+      const body = {
+        ...(o.role ? { role: o.role.toUpperCase() } : {}),
+        ...(o.name ? { name: o.name } : {}),
+        ...(o.disable ? { disabled: true } : o.enable ? { disabled: false } : {}),
+      };
+      const r = await call<{ user: UserRow }>("PATCH", `/users/${encodeURIComponent(id)}`, body);
+      out(r, () => `${r.user.email}: ${r.user.role.toLowerCase()}, ${r.user.disabled ? "disabled" : "active"}.`);
+    });
+
+  admin
+    .command("enrollment-token")
+    .description("issue a one-time enrollment token for a new host of a cluster (operators); shown once")
+    .argument("<cluster>")
+    .option("--expires-in <duration>", "how long it stays valid (default 1h)")
+    .option("--node <name>", "only this host name may use it")
+    .action(async (clusterName: string, o: { expiresIn?: string; node?: string }) => {
+      const r = await call<{ token: string; expiresAt: string }>(
+        "POST",
+        `/clusters/${encodeURIComponent(clusterName)}/enrollment-tokens`,
+        {
+          ...(o.expiresIn ? { expiresIn: o.expiresIn } : {}),
+          ...(o.node ? { nodeName: o.node } : {}),
+        },
+      );
+      out(
+        r,
+        () =>
+          `Enrollment token for ${clusterName} (shown only now, valid until ${r.expiresAt}):\n${r.token}\nOn the host: node-agent --server <url> --enrollment-token ${r.token}`,
+      );
+    });
+  admin
+    .command("enrollment-tokens")
+    .description("a cluster's enrollment tokens: unused, used (by which host) or expired (operators)")
+    .argument("<cluster>")
+    .action(async (clusterName: string) => {
+      const r = await call<{
+        tokens: {
+          id: string;
+          status: string;
+          nodeName: string | null;
+          createdAt: string;
+          expiresAt: string;
+          createdBy: string | null;
+        }[];
+      }>("GET", `/clusters/${encodeURIComponent(clusterName)}/enrollment-tokens`);
+      out(r, () =>
+        r.tokens.length === 0
+          ? `No enrollment tokens for ${clusterName}.`
+          : table(
+              ["ID", "STATUS", "HOST", "ISSUED", "BY"],
+              r.tokens.map((t) => [t.id, t.status, t.nodeName ?? "-", `${ago(t.createdAt)} ago`, t.createdBy ?? "-"]),
+            ),
+      );
+    });
+  admin
+    .command("revoke-node")
+    .description("revoke a node's credential: its agent is refused until it enrolls again (operators)")
+    .argument("<node>")
+    .action(async (node: string) => {
+      const r = await call("POST", `/nodes/${encodeURIComponent(node)}/revoke-credential`);
+      out(r, () => `Revoked the credential of ${node}.`);
+    });
+  admin
+    .command("audit")
+    .description("the audit log, newest first (admins)")
+    .option("--actor <email>", "who acted (or part of the e-mail)")
+    .option("--action <action>", "action or its prefix, e.g. user.")
+    .option("--target <target>", "target name: a tree path, an e-mail, a cluster")
+    .option("--since <time>", "ISO time, e.g. 2026-12-01T10:00:00Z")
+    .option("--until <time>", "ISO time")
+    .option("--limit <n>", "at most this many", "50")
+    .action(async (o: Record<string, string | undefined>) => {
+      const q = new URLSearchParams();
+      for (const k of ["actor", "action", "target", "since", "until", "limit"]) if (o[k]) q.set(k, o[k]!);
+      const r = await call<{ entries: { at: string; actor: { email: string } | null; action: string; target: string }[] }>(
+        "GET",
+        `/audit?${q}`,
+      );
+      out(r, () =>
+        r.entries.length === 0
+          ? "No audit entries match."
+          : table(
+              ["WHEN", "WHO", "ACTION", "TARGET"],
+              r.entries.map((e) => [e.at.replace("T", " ").slice(0, 19), e.actor?.email ?? "(system)", e.action, e.target]),
+            ),
+      );
+    });
+}

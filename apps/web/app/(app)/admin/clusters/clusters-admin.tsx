@@ -1,0 +1,161 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "../../../../lib/trpc";
+import { PageHead, ago, useNow } from "../../../../components/ui";
+import { Notice } from "../../../../components/admin/notice";
+import { useNotice } from "../../../../components/admin/use-action";
+import { NewCluster } from "./new-cluster";
+
+/** Clusters, one-time enrollment tokens for new hosts (shown once), which host used each, node credentials. */
+export function ClustersAdmin() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const now = useNow(30_000);
+  const me = useQuery(trpc.me.get.queryOptions());
+  const clusters = useQuery(trpc.cluster.list.queryOptions());
+  const tokens = useQuery(trpc.admin.enrollmentTokens.queryOptions());
+  const nodes = useQuery(trpc.node.list.queryOptions());
+  const n = useNotice();
+  const [cluster, setCluster] = useState("");
+  const [expiresIn, setExpiresIn] = useState("1h");
+  const [issued, setIssued] = useState<{ cluster: string; token: string; expiresAt: string } | null>(null);
+  const clusterName = cluster || clusters.data?.[0]?.name || "";
+  const issue = useMutation(
+    trpc.admin.issueEnrollmentToken.mutationOptions({
+      onSuccess: (r) => {
+        setIssued({ cluster: clusterName, token: r.token, expiresAt: r.expiresAt });
+        n.clear();
+        void qc.invalidateQueries({ queryKey: trpc.admin.enrollmentTokens.queryKey() });
+      },
+      onError: n.fail,
+    }),
+  );
+  const revoke = useMutation(
+    trpc.admin.revokeNodeCredential.mutationOptions({
+      onSuccess: (r) => n.ok(`Revoked the credential of ${r.node}; its agent must enroll again.`),
+      onError: n.fail,
+    }),
+  );
+  const origin = typeof window === "undefined" ? "http://127.0.0.1:3000" : window.location.origin;
+  return (
+    <>
+      <PageHead
+        title="Clusters and hosts"
+        lede="Create clusters, let new hosts join with a one-time enrollment token, and cut off a host's credential."
+      />
+      <Notice notice={n.notice} />
+      {me.data?.role === "ADMIN" ? <NewCluster onNotice={n} /> : null}
+      <section className="panel">
+        <div className="panel-head">
+          <h2>Enroll a host</h2>
+        </div>
+        <form
+          className="panel-body row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            issue.mutate({ cluster: clusterName, expiresIn });
+          }}
+        >
+          <select
+            className="select"
+            style={{ maxWidth: 180 }}
+            aria-label="Cluster for the token"
+            value={clusterName}
+            onChange={(e) => setCluster(e.target.value)}
+          >
+            {(clusters.data ?? []).map((c) => (
+              <option key={c.id} value={c.name}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+          <input
+            className="input"
+            style={{ maxWidth: 120 }}
+            aria-label="Valid for"
+            value={expiresIn}
+            onChange={(e) => setExpiresIn(e.target.value)}
+          />
+          <button className="btn primary" disabled={!clusterName || issue.isPending}>
+            Issue enrollment token
+          </button>
+        </form>
+        {issued ? (
+          <div className="panel-body" style={{ paddingTop: 0 }}>
+            <div className="alert ok" style={{ marginBottom: "0.6rem" }}>
+              Copy this token now; it is not shown again. It works once, until {new Date(issued.expiresAt).toLocaleString()}.
+            </div>
+            <div className="token-once" data-testid="enrollment-token">
+              {issued.token}
+            </div>
+            <pre
+              className="logs small"
+              style={{ borderRadius: 8 }}
+            >{`node --import tsx apps/node-agent/src/main.ts --server ${origin} --enrollment-token ${issued.token}`}</pre>
+          </div>
+        ) : null}
+      </section>
+      <section className="panel">
+        <div className="panel-head">
+          <h2>Enrollment tokens</h2>
+        </div>
+        <table className="table" aria-label="Enrollment tokens">
+          <thead>
+            <tr>
+              <th>Cluster</th>
+              <th>State</th>
+              <th>Used by host</th>
+              <th>Issued</th>
+              <th>By</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(tokens.data ?? []).map((t) => (
+              <tr key={t.id}>
+                <td>{t.cluster}</td>
+                <td className="small">{t.status === "USED" ? "used" : t.status === "EXPIRED" ? "expired" : "not used yet"}</td>
+                <td>{t.status === "USED" ? t.nodeName : t.nodeName ? `only ${t.nodeName}` : "-"}</td>
+                <td className="small">{ago(t.createdAt, now)}</td>
+                <td className="small">{t.createdBy ?? "-"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <section className="panel">
+        <div className="panel-head">
+          <h2>Hosts</h2>
+        </div>
+        <table className="table" aria-label="Hosts">
+          <thead>
+            <tr>
+              <th>Host</th>
+              <th>Cluster</th>
+              <th>State</th>
+              <th>GPUs</th>
+              <th>Last heartbeat</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {(nodes.data ?? []).map((h) => (
+              <tr key={h.id}>
+                <td>{h.name}</td>
+                <td>{h.cluster}</td>
+                <td className="small">{h.state}</td>
+                <td className="num">{h.gpuCount}</td>
+                <td className="small">{h.lastHeartbeatAt ? ago(h.lastHeartbeatAt, now) : "never"}</td>
+                <td className="num">
+                  <button className="btn small danger" onClick={() => revoke.mutate({ node: h.name })}>
+                    Revoke credential
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,100 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "../../../lib/trpc";
+import type { useNotice } from "../../../components/admin/use-action";
+
+/** Who may charge a budget (members) and who manages a node (managers), with add and remove. */
+export function NodePeople({
+  path,
+  isBudget,
+  onNotice: n,
+}: {
+  path: string;
+  isBudget: boolean;
+  onNotice: ReturnType<typeof useNotice>;
+}) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const people = useQuery(trpc.admin.people.queryOptions({ path }));
+  const [member, setMember] = useState("");
+  const [manager, setManager] = useState("");
+  const refresh = () => {
+    void qc.invalidateQueries({ queryKey: trpc.admin.people.queryKey({ path }) });
+    void qc.invalidateQueries({ queryKey: trpc.budget.tree.queryKey() });
+  };
+  const opts = (text: string) => ({ onSuccess: () => (n.ok(text), refresh()), onError: n.fail });
+  const addMember = useMutation(trpc.admin.addMember.mutationOptions());
+  const removeMember = useMutation(trpc.admin.removeMember.mutationOptions());
+  const addManager = useMutation(trpc.admin.addManager.mutationOptions());
+  const removeManager = useMutation(trpc.admin.removeManager.mutationOptions());
+  const list = (rows: { email: string; name: string }[], remove: (email: string) => void, none: string) =>
+    rows.length ? (
+      <ul className="small" style={{ margin: 0, paddingLeft: "1.1rem" }}>
+        {rows.map((p) => (
+          <li key={p.email}>
+            {p.name} &lt;{p.email}&gt;{" "}
+            <button className="linkbtn" onClick={() => remove(p.email)} aria-label={`Remove ${p.email}`}>
+              remove
+            </button>
+          </li>
+        ))}
+      </ul>
+    ) : (
+      <p className="muted small">{none}</p>
+    );
+  return (
+    <>
+      {isBudget ? (
+        <div>
+          <h3>Members (may charge this budget)</h3>
+          {list(
+            people.data?.members ?? [],
+            (email) => removeMember.mutate({ path, email }, opts(`Removed ${email}.`)),
+            "Nobody yet.",
+          )}
+          <form
+            className="row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              addMember.mutate({ path, email: member }, opts(`${member} may now charge ${path}.`));
+            }}
+          >
+            <input
+              className="input"
+              aria-label="Member e-mail"
+              placeholder="e-mail"
+              value={member}
+              onChange={(e) => setMember(e.target.value)}
+            />
+            <button className="btn">Add member</button>
+          </form>
+        </div>
+      ) : null}
+      <div>
+        <h3>Managers (change shares and members below this node)</h3>
+        {list(
+          people.data?.managers ?? [],
+          (email) => removeManager.mutate({ path, email }, opts(`${email} no longer manages ${path}.`)),
+          "Nobody.",
+        )}
+        <form
+          className="row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            addManager.mutate({ path, email: manager }, opts(`${manager} now manages ${path}.`));
+          }}
+        >
+          <input
+            className="input"
+            aria-label="Manager e-mail"
+            placeholder="e-mail of a manager"
+            value={manager}
+            onChange={(e) => setManager(e.target.value)}
+          />
+          <button className="btn">Add manager</button>
+        </form>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,242 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { formatPpm, parsePercentToPpm } from "@tranche/contracts";
+import type { BudgetTreeNodeView } from "@tranche/api";
+import { useTRPC } from "../../../lib/trpc";
+import { Empty, PageHead } from "../../../components/ui";
+import { Notice } from "../../../components/admin/notice";
+import { useNotice } from "../../../components/admin/use-action";
+import { NodePeople } from "./node-people";
+
+const flatten = (n: BudgetTreeNodeView | null, depth = 0): { node: BudgetTreeNodeView; depth: number }[] =>
+  n ? [{ node: n, depth }, ...n.children.flatMap((c) => flatten(c, depth + 1))] : [];
+
+/** The admin's tree: add, rename, move and archive nodes; shares per cluster; members and managers. */
+export function TreeAdmin() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const tree = useQuery(trpc.budget.tree.queryOptions());
+  const n = useNotice();
+  const [selected, setSelected] = useState<string | null>(null);
+  const [childName, setChildName] = useState("");
+  const [rename, setRename] = useState("");
+  const [moveTo, setMoveTo] = useState("");
+  const [cluster, setCluster] = useState("");
+  const [share, setShare] = useState("");
+  const refresh = () => qc.invalidateQueries({ queryKey: trpc.budget.tree.queryKey() });
+  const done = (text: string) => () => {
+    n.ok(text);
+    void refresh();
+  };
+  const create = useMutation(trpc.admin.createNode.mutationOptions({ onError: n.fail }));
+  const update = useMutation(trpc.admin.updateNode.mutationOptions({ onError: n.fail }));
+  const archive = useMutation(trpc.admin.archiveNode.mutationOptions({ onError: n.fail }));
+  const setShareM = useMutation(trpc.admin.setShare.mutationOptions({ onError: n.fail }));
+
+  const rows = flatten(tree.data?.root ?? null);
+  const clusters = tree.data?.clusters ?? [];
+  const node = rows.find((r) => r.node.path === selected)?.node ?? null;
+  const clusterName = cluster || clusters[0]?.name || "";
+
+  return (
+    <>
+      <PageHead
+        title="Budget tree"
+        lede="The lab's tree: divisions and teams are groups, the leaves are budgets that jobs are charged to. Pick a node to change it."
+      />
+      <Notice notice={n.notice} />
+      {tree.data && !tree.data.root ? (
+        <section className="panel">
+          <div className="panel-head">
+            <h2>Start the tree</h2>
+          </div>
+          <form
+            className="panel-body row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              create.mutate({ name: childName }, { onSuccess: done(`Created the root ${childName}.`) });
+            }}
+          >
+            <input
+              className="input"
+              aria-label="Root name"
+              placeholder="e.g. lab"
+              value={childName}
+              onChange={(e) => setChildName(e.target.value)}
+            />
+            <button className="btn primary">Create the root</button>
+          </form>
+        </section>
+      ) : null}
+      <div className="grid-2">
+        <section className="panel">
+          <div className="panel-head">
+            <h2>Nodes</h2>
+          </div>
+          {rows.length ? (
+            <table className="table" aria-label="Budget tree">
+              <thead>
+                <tr>
+                  <th>Node</th>
+                  <th>Kind</th>
+                  <th>Members</th>
+                  {clusters.map((c) => (
+                    <th key={c.id}>Share of parent on {c.name}</th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map(({ node: r, depth }) => (
+                  <tr
+                    key={r.id}
+                    aria-selected={r.path === selected}
+                    style={{ background: r.path === selected ? "var(--hover, #eef2ff)" : undefined }}
+                  >
+                    <td style={{ paddingLeft: `${0.6 + depth * 1.2}rem` }}>
+                      <button className="linkbtn" onClick={() => setSelected(r.path)} aria-label={`Select ${r.path}`}>
+                        {r.name}
+                      </button>
+                    </td>
+                    <td className="small">{r.children.length ? "group" : "budget"}</td>
+                    <td className="num">{r.children.length ? "" : r.members}</td>
+                    {clusters.map((c) => (
+                      <td key={c.id} className="num">
+                        {r.parentId ? formatPpm(r.perCluster[c.name]?.ppm ?? 0) : "all"}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <Empty title="No tree yet" />
+          )}
+        </section>
+        {node ? (
+          <section className="panel" aria-label={`Change ${node.path}`}>
+            <div className="panel-head">
+              <h2>{node.path}</h2>
+            </div>
+            <div className="panel-body stack">
+              <form
+                className="row"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  create.mutate(
+                    { parent: node.path, name: childName },
+                    { onSuccess: done(`Created ${node.path}/${childName}.`) },
+                  );
+                }}
+              >
+                <input
+                  className="input"
+                  aria-label="New child name"
+                  placeholder="child name"
+                  value={childName}
+                  onChange={(e) => setChildName(e.target.value)}
+                />
+                <button className="btn">Add a child</button>
+              </form>
+              <form
+                className="row"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  update.mutate(
+                    { path: node.path, change: { name: rename } },
+                    { onSuccess: (r) => (setSelected(r.path), done(`Renamed to ${r.path}.`)()) },
+                  );
+                }}
+              >
+                <input
+                  className="input"
+                  aria-label="New name"
+                  placeholder="new name"
+                  value={rename}
+                  onChange={(e) => setRename(e.target.value)}
+                />
+                <button className="btn">Rename</button>
+              </form>
+              {node.parentId ? (
+                <form
+                  className="row"
+                  onSubmit={(e) => {
+                    e.preventDefault();
+                    update.mutate(
+                      { path: node.path, change: { parent: moveTo } },
+                      { onSuccess: (r) => (setSelected(r.path), done(`Moved to ${r.path}.`)()) },
+                    );
+                  }}
+                >
+                  <select className="select" aria-label="New parent" value={moveTo} onChange={(e) => setMoveTo(e.target.value)}>
+                    <option value="">move under…</option>
+                    {rows
+                      .filter((r) => r.node.path !== node.path && !r.node.path.startsWith(node.path + "/"))
+                      .map((r) => (
+                        <option key={r.node.id} value={r.node.path}>
+                          {r.node.path}
+                        </option>
+                      ))}
+                  </select>
+                  <button className="btn" disabled={!moveTo}>
+                    Move
+                  </button>
+                </form>
+              ) : null}
+              {node.parentId && clusters.length ? (
+                <form
+                  className="row"
+                  onSubmit={(e) => {
+                    e.preventDefault();
+                    const ppm = parsePercentToPpm(share);
+                    if (ppm === null) return n.fail({ message: "Share: give a percentage such as 30%." });
+                    setShareM.mutate(
+                      { path: node.path, cluster: clusterName, share: ppm / 1_000_000 },
+                      { onSuccess: done(`${node.path} now has ${formatPpm(ppm)} of its parent's share on ${clusterName}.`) },
+                    );
+                  }}
+                >
+                  <select
+                    className="select"
+                    aria-label="Cluster"
+                    value={clusterName}
+                    onChange={(e) => setCluster(e.target.value)}
+                  >
+                    {clusters.map((c) => (
+                      <option key={c.id} value={c.name}>
+                        {c.name}
+                      </option>
+                    ))}
+                  </select>
+                  <input
+                    className="input"
+                    style={{ maxWidth: 110 }}
+                    aria-label="Share of the parent"
+                    placeholder="e.g. 30%"
+                    value={share}
+                    onChange={(e) => setShare(e.target.value)}
+                  />
+                  <button className="btn">Set share</button>
+                </form>
+              ) : null}
+              <div>
+                <button
+                  className="btn danger small"
+                  onClick={() =>
+                    archive.mutate(
+                      { path: node.path },
+                      { onSuccess: () => (setSelected(null), done(`Archived ${node.path}.`)()) },
+                    )
+                  }
+                >
+                  Archive {node.name}
+                </button>
+              </div>
+              <NodePeople path={node.path} isBudget={node.children.length === 0} onNotice={n} />
+            </div>
+          </section>
+        ) : null}
+      </div>
+    </>
+  );
+}

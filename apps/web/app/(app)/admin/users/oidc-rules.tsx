@@ -1,0 +1,121 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ROLE_NAMES } from "@tranche/contracts";
+import { useTRPC } from "../../../../lib/trpc";
+import { Notice } from "../../../../components/admin/notice";
+import { useNotice } from "../../../../components/admin/use-action";
+
+type RoleName = (typeof ROLE_NAMES)[number];
+
+/** Single sign-on mapping: an e-mail domain or group claim gives a role and budgets at first sign-in. */
+export function OidcRules() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const rules = useQuery(trpc.admin.oidcRules.queryOptions());
+  const n = useNotice();
+  const [match, setMatch] = useState<"EMAIL_DOMAIN" | "GROUP">("EMAIL_DOMAIN");
+  const [value, setValue] = useState("");
+  const [role, setRole] = useState<RoleName>("RESEARCHER");
+  const [budgets, setBudgets] = useState("");
+  const refresh = () => qc.invalidateQueries({ queryKey: trpc.admin.oidcRules.queryKey() });
+  const create = useMutation(
+    trpc.admin.createOidcRule.mutationOptions({ onSuccess: () => (n.ok("Rule added."), void refresh()), onError: n.fail }),
+  );
+  const remove = useMutation(
+    trpc.admin.deleteOidcRule.mutationOptions({ onSuccess: () => (n.ok("Rule removed."), void refresh()), onError: n.fail }),
+  );
+  return (
+    <section className="panel">
+      <div className="panel-head">
+        <h2>Single sign-on mapping</h2>
+      </div>
+      <div className="panel-body">
+        <p className="small muted" style={{ marginTop: 0 }}>
+          Someone who signs in through single sign-on for the first time gets the highest role of the rules that match their
+          e-mail domain or one of their groups, and may charge every budget those rules list.
+        </p>
+        <Notice notice={n.notice} />
+        <form
+          className="row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const list = budgets
+              .split(",")
+              .map((s) => s.trim())
+              .filter(Boolean);
+            create.mutate({ match, value, role, budgets: list });
+          }}
+        >
+          <select
+            className="select"
+            style={{ maxWidth: 170 }}
+            aria-label="Match by"
+            value={match}
+            onChange={(e) => setMatch(e.target.value as typeof match)}
+          >
+            <option value="EMAIL_DOMAIN">E-mail domain</option>
+            <option value="GROUP">Group</option>
+          </select>
+          <input
+            className="input"
+            style={{ maxWidth: 200 }}
+            aria-label="Domain or group"
+            placeholder="lab.example or group"
+            value={value}
+            onChange={(e) => setValue(e.target.value)}
+          />
+          <select
+            className="select"
+            style={{ maxWidth: 150 }}
+            aria-label="Rule role"
+            value={role}
+            onChange={(e) => setRole(e.target.value as RoleName)}
+          >
+            {ROLE_NAMES.map((r) => (
+              <option key={r} value={r}>
+                {r.charAt(0) + r.slice(1).toLowerCase()}
+              </option>
+            ))}
+          </select>
+          <input
+            className="input"
+            aria-label="Budgets"
+            placeholder="budgets, comma-separated (optional)"
+            value={budgets}
+            onChange={(e) => setBudgets(e.target.value)}
+          />
+          <button className="btn">Add rule</button>
+        </form>
+      </div>
+      {rules.data?.length ? (
+        <table className="table" aria-label="Sign-on rules">
+          <thead>
+            <tr>
+              <th>Match</th>
+              <th>Role</th>
+              <th>Budgets</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {rules.data.map((r) => (
+              <tr key={r.id}>
+                <td>
+                  {r.match === "GROUP" ? "group" : "domain"} <b>{r.value}</b>
+                </td>
+                <td>{r.role.toLowerCase()}</td>
+                <td className="small">{r.budgets.join(", ") || "-"}</td>
+                <td className="num">
+                  <button className="btn small danger" onClick={() => remove.mutate({ id: r.id })}>
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,164 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ROLE_NAMES } from "@tranche/contracts";
+import { useTRPC } from "../../../../lib/trpc";
+import { PageHead } from "../../../../components/ui";
+import { Notice } from "../../../../components/admin/notice";
+import { useNotice } from "../../../../components/admin/use-action";
+
+type RoleName = (typeof ROLE_NAMES)[number];
+const word = (r: string) => r.charAt(0) + r.slice(1).toLowerCase();
+
+/** Create users (a one-time set-password link to hand them), change roles, disable. */
+export function UsersAdmin() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const users = useQuery(trpc.admin.users.queryOptions());
+  const n = useNotice();
+  const [email, setEmail] = useState("");
+  const [name, setName] = useState("");
+  const [role, setRole] = useState<RoleName>("RESEARCHER");
+  const [link, setLink] = useState<{ email: string; url: string; expiresAt: string } | null>(null);
+  const refresh = () => qc.invalidateQueries({ queryKey: trpc.admin.users.queryKey() });
+  const create = useMutation(
+    trpc.admin.createUser.mutationOptions({
+      onSuccess: (r) => {
+        setLink({ email: r.user.email, url: r.setPasswordUrl, expiresAt: r.expiresAt });
+        setEmail("");
+        setName("");
+        n.clear();
+        void refresh();
+      },
+      onError: n.fail,
+    }),
+  );
+  const update = useMutation(
+    trpc.admin.updateUser.mutationOptions({ onSuccess: (u) => (n.ok(`${u.email}: saved.`), void refresh()), onError: n.fail }),
+  );
+  const reset = useMutation(trpc.admin.resetPasswordLink.mutationOptions({ onError: n.fail }));
+
+  return (
+    <>
+      <PageHead
+        title="Users"
+        lede="Create accounts, choose roles, disable people who left. A disabled user's sessions and API tokens stop at once."
+      />
+      <Notice notice={n.notice} />
+      <section className="panel">
+        <div className="panel-head">
+          <h2>New user</h2>
+        </div>
+        <form
+          className="panel-body row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            create.mutate({ email, name, role });
+          }}
+        >
+          <input
+            className="input"
+            style={{ maxWidth: 260 }}
+            aria-label="E-mail"
+            placeholder="e-mail"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
+          <input
+            className="input"
+            style={{ maxWidth: 220 }}
+            aria-label="Name"
+            placeholder="name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+          />
+          <select
+            className="select"
+            style={{ maxWidth: 160 }}
+            aria-label="Role"
+            value={role}
+            onChange={(e) => setRole(e.target.value as RoleName)}
+          >
+            {ROLE_NAMES.map((r) => (
+              <option key={r} value={r}>
+                {word(r)}
+              </option>
+            ))}
+          </select>
+          <button className="btn primary" disabled={create.isPending}>
+            Create user
+          </button>
+        </form>
+        {link ? (
+          <div className="panel-body" style={{ paddingTop: 0 }}>
+            <div className="alert ok" style={{ marginBottom: "0.6rem" }}>
+              Give {link.email} this link to choose a password. It works once, until {new Date(link.expiresAt).toLocaleString()},
+              and is not shown again. Nothing is e-mailed.
+            </div>
+            <div className="token-once" data-testid="set-password-link">
+              {link.url}
+            </div>
+          </div>
+        ) : null}
+      </section>
+      <section className="panel">
+        <div className="panel-head">
+          <h2>Everyone</h2>
+        </div>
+        <table className="table" aria-label="Users">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>E-mail</th>
+              <th>Role</th>
+              <th>State</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {(users.data ?? []).map((u) => (
+              <tr key={u.id} style={{ opacity: u.disabled ? 0.55 : 1 }}>
+                <td>{u.name}</td>
+                <td className="small">{u.email}</td>
+                <td>
+                  <select
+                    className="select"
+                    aria-label={`Role of ${u.email}`}
+                    value={u.role}
+                    onChange={(e) => update.mutate({ id: u.id, change: { role: e.target.value as RoleName } })}
+                  >
+                    {ROLE_NAMES.map((r) => (
+                      <option key={r} value={r}>
+                        {word(r)}
+                      </option>
+                    ))}
+                  </select>
+                </td>
+                <td className="small">{u.disabled ? "disabled" : u.hasPassword ? "active" : "no password yet"}</td>
+                <td className="num row">
+                  <button
+                    className="btn small"
+                    onClick={() =>
+                      reset.mutate(
+                        { id: u.id },
+                        { onSuccess: (r) => setLink({ email: u.email, url: r.setPasswordUrl, expiresAt: r.expiresAt }) },
+                      )
+                    }
+                  >
+                    New password link
+                  </button>
+                  <button
+                    className={`btn small ${u.disabled ? "" : "danger"}`}
+                    onClick={() => update.mutate({ id: u.id, change: { disabled: !u.disabled } })}
+                  >
+                    {u.disabled ? "Enable" : "Disable"}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </>
+  );
+}

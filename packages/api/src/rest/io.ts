@@ -1,0 +1,68 @@
+import type { z } from "zod";
+import { LIMITS, formatBytes, readBodyText, type ApiError } from "@tranche/contracts";
+import { DomainError } from "@tranche/domain";
+
+// Reading and writing the JSON of REST /api/v1 (shared by the job routes and the admin routes).
+
+const STATUS: Record<ApiError["error"]["code"], number> = {
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  BAD_INPUT: 400,
+  CONFLICT: 409,
+  TOO_LARGE: 413,
+  INTERNAL: 500,
+};
+
+/**
+ * JSON answers. Small ones (a submit, a page of jobs) go out uncompressed: "no-transform" tells the web
+ * server's gzip to leave them alone, which costs more CPU per request than it saves on the wire; large
+ * ones (a 10,000-job queue) are still compressed.
+ */
+export const json = (body: unknown, status = 200) => {
+  const text = JSON.stringify(body);
+  return new Response(text, {
+    status,
+    headers: {
+      "content-type": "application/json; charset=utf-8",
+      "cache-control": text.length < 65_536 ? "no-store, no-transform" : "no-store",
+    },
+  });
+};
+
+export function errorResponse(
+  code: ApiError["error"]["code"],
+  message: string,
+  issues?: { path: string; message: string }[],
+): Response {
+  const body: ApiError = { error: { code, message, ...(issues ? { issues } : {}) } };
+  return json(body, STATUS[code]);
+}
+
+export function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  return schema.parse(value) as z.output<S>;
+}
+
+/** A body over its route's byte limit (LIMITS): answered 413 naming the limit, before it is parsed. */
+export class TooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`The request body is larger than ${formatBytes(limit)}, the most this endpoint takes; nothing was stored`);
+  }
+}
+
+/**
+ * The JSON body, read up to `limit` bytes (413 past it); `optional`: an empty body reads as {} (every
+ * field has a default).
+ */
+export async function readJson(req: Request, opts: { limit?: number; optional?: boolean } = {}): Promise<unknown> {
+  const limit = opts.limit ?? LIMITS.requestBytes;
+  const text = await readBodyText(req, limit);
+  if (text === null) throw new TooLarge(limit);
+  if (!text.trim() && opts.optional) return {};
+  if (!text.trim()) throw new DomainError("BAD_INPUT", "The request body is empty; send a JSON object");
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new DomainError("BAD_INPUT", "The request body is not valid JSON");
+  }
+}

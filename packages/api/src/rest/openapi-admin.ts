@@ -1,0 +1,230 @@
+import {
+  auditQueryInput,
+  createClusterInput,
+  createTreeNodeInput,
+  createUserInput,
+  issueEnrollmentTokenInput,
+  oidcRuleInput,
+  putAllocationInput,
+  treeNodePersonInput,
+  updateTreeNodeInput,
+  updateUserInput,
+} from "@tranche/contracts";
+import { errorResponses, schema } from "./openapi-parts";
+
+// The administration routes of the OpenAPI document: request bodies come from the same zod schemas
+// the routes parse with, so the document cannot drift from what the server accepts.
+
+export const adminSchemas = () => ({
+  CreateCluster: schema(createClusterInput, "input"),
+  CreateTreeNode: schema(createTreeNodeInput, "input"),
+  UpdateTreeNode: schema(updateTreeNodeInput, "input"),
+  PutAllocation: schema(putAllocationInput, "input"),
+  TreeNodePerson: schema(treeNodePersonInput, "input"),
+  CreateUser: schema(createUserInput, "input"),
+  UpdateUser: schema(updateUserInput, "input"),
+  IssueEnrollmentToken: schema(issueEnrollmentTokenInput, "input"),
+  OidcRule: schema(oidcRuleInput, "input"),
+});
+
+const body = (ref: string, required = true) => ({
+  required,
+  content: { "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } },
+});
+const ok = (description: string, properties: Record<string, unknown> = {}) => ({
+  description,
+  content: { "application/json": { schema: { type: "object", properties } } },
+});
+const treePathParam = {
+  name: "path",
+  in: "path",
+  required: true,
+  description: "A tree path such as lab/vision/video; its slashes may be sent as they are or as %2F",
+  schema: { type: "string" },
+};
+const named = (name: string, description: string) => ({
+  name,
+  in: "path",
+  required: true,
+  description,
+  schema: { type: "string" },
+});
+
+type Op = Record<string, unknown>;
+type Paths = Record<string, Record<string, Op>>;
+
+function adminPaths(): Paths {
+  const auditParams = Object.entries(
+    (schema(auditQueryInput, "input") as { properties: Record<string, unknown> }).properties,
+  ).map(([name, s]) => ({ name, in: "query", required: false, schema: s }));
+  return {
+    "/clusters": {
+      post: {
+        summary: "Create a cluster with its GPU type and protection cap (admins); the tree's root holds all of it",
+        operationId: "createCluster",
+        requestBody: body("CreateCluster"),
+        responses: { "201": ok("The cluster", { cluster: { type: "object" } }), ...errorResponses([400, 401, 403]) },
+      },
+    },
+    "/clusters/{name}/enrollment-tokens": {
+      post: {
+        summary: "Issue a one-time enrollment token for a new host (operators); shown once, hashed at rest",
+        operationId: "issueEnrollmentToken",
+        parameters: [named("name", "Cluster name")],
+        requestBody: body("IssueEnrollmentToken", false),
+        responses: {
+          "201": ok("The token (shown only now) and when it expires", {
+            token: { type: "string" },
+            expiresAt: { type: "string", format: "date-time" },
+            id: { type: "string" },
+            nodeName: { type: ["string", "null"] },
+          }),
+          ...errorResponses([400, 401, 403, 404]),
+        },
+      },
+      get: {
+        summary: "Enrollment tokens of a cluster with their state and the host that used each (operators)",
+        operationId: "listEnrollmentTokens",
+        parameters: [named("name", "Cluster name")],
+        responses: {
+          "200": ok("Tokens, newest first (never the token itself)", { tokens: { type: "array" } }),
+          ...errorResponses([401, 403]),
+        },
+      },
+    },
+    "/budgets": {
+      post: {
+        summary: "Create a tree node under a parent (admins); budgets are the leaves",
+        description:
+          'Body `{ "parent": "lab/x", "name": "y" }`. Refused: an unknown parent, a sibling of the same name, a parent that is a budget with jobs or members.',
+        operationId: "createTreeNode",
+        requestBody: body("CreateTreeNode"),
+        responses: { "201": ok("The node", { node: { type: "object" } }), ...errorResponses([400, 401, 403]) },
+      },
+    },
+    "/budgets/{path}": {
+      patch: {
+        summary: "Rename and/or move a tree node with its subtree (admins)",
+        description:
+          "Refused: a move under itself (a cycle), a duplicate sibling name, shares that would exceed 100% under the new parent.",
+        operationId: "updateTreeNode",
+        parameters: [treePathParam],
+        requestBody: body("UpdateTreeNode"),
+        responses: { "200": ok("The node", { node: { type: "object" } }), ...errorResponses([400, 401, 403, 404]) },
+      },
+      delete: {
+        summary: "Archive a tree node (admins); refused with the count while it has children or pending or running jobs",
+        operationId: "archiveTreeNode",
+        parameters: [treePathParam],
+        responses: { "200": ok("The archived node", { node: { type: "object" } }), ...errorResponses([401, 403, 404, 409]) },
+      },
+    },
+    "/budgets/{path}/allocation": {
+      put: {
+        summary: "Set a node's share of its parent's allocation on a cluster (managers in their subtree, admins)",
+        description:
+          "`share` is a fraction (0..1, at most 6 decimals) of the parent's allocation; siblings may sum to at most 1.",
+        operationId: "putAllocation",
+        parameters: [treePathParam],
+        requestBody: body("PutAllocation"),
+        responses: {
+          "200": ok("The share in force", { allocation: { type: "object" } }),
+          ...errorResponses([400, 401, 403, 404]),
+        },
+      },
+    },
+    "/budgets/{path}/members": {
+      post: {
+        summary: "Let a user charge a budget (admins; managers inside their subtree)",
+        operationId: "addBudgetMember",
+        parameters: [treePathParam],
+        requestBody: body("TreeNodePerson"),
+        responses: { "201": ok("The membership", { member: { type: "object" } }), ...errorResponses([400, 401, 403, 404, 409]) },
+      },
+    },
+    "/budgets/{path}/managers": {
+      post: {
+        summary: "Make a manager manage a subtree (admins)",
+        operationId: "addTreeManager",
+        parameters: [treePathParam],
+        requestBody: body("TreeNodePerson"),
+        responses: { "201": ok("The manager", { manager: { type: "object" } }), ...errorResponses([400, 401, 403, 404, 409]) },
+      },
+    },
+    "/users": {
+      get: {
+        summary: "Every user with role and state (admins)",
+        operationId: "listUsers",
+        responses: { "200": ok("Users", { users: { type: "array" } }), ...errorResponses([401, 403]) },
+      },
+      post: {
+        summary: "Create a user (admins); answers a one-time set-password link, valid 72 hours",
+        description:
+          "Hand the link to the person; nothing is mailed, and no password is stored or logged. Only a hash of the link's token is kept.",
+        operationId: "createUser",
+        requestBody: body("CreateUser"),
+        responses: {
+          "201": ok("The user and their link", {
+            user: { type: "object" },
+            setPasswordUrl: { type: "string" },
+            expiresAt: { type: "string", format: "date-time" },
+          }),
+          ...errorResponses([400, 401, 403]),
+        },
+      },
+    },
+    "/users/{id}": {
+      patch: {
+        summary: "Change a user's name or role, or disable them (admins); a disabled user's tokens and sessions stop at once",
+        operationId: "updateUser",
+        parameters: [named("id", "User id")],
+        requestBody: body("UpdateUser"),
+        responses: { "200": ok("The user", { user: { type: "object" } }), ...errorResponses([400, 401, 403, 404, 409]) },
+      },
+    },
+    "/nodes/{name}/revoke-credential": {
+      post: {
+        summary: "Revoke a node's credential (operators): its agent is refused until it enrolls again",
+        operationId: "revokeNodeCredential",
+        parameters: [named("name", "Node name")],
+        responses: { "200": ok("Done", { node: { type: "object" } }), ...errorResponses([401, 403, 404, 409]) },
+      },
+    },
+    "/oidc-rules": {
+      get: {
+        summary: "OIDC mapping rules (admins)",
+        operationId: "listOidcRules",
+        responses: { "200": ok("Rules", { rules: { type: "array" } }), ...errorResponses([401, 403]) },
+      },
+      post: {
+        summary: "Add an OIDC mapping rule: an e-mail domain or group claim gives a role and budgets at first sign-in (admins)",
+        operationId: "createOidcRule",
+        requestBody: body("OidcRule"),
+        responses: { "201": ok("The rule", { rule: { type: "object" } }), ...errorResponses([400, 401, 403]) },
+      },
+    },
+    "/oidc-rules/{id}": {
+      delete: {
+        summary: "Remove an OIDC mapping rule (admins)",
+        operationId: "deleteOidcRule",
+        parameters: [named("id", "Rule id")],
+        responses: { "200": ok("Removed"), ...errorResponses([401, 403, 404]) },
+      },
+    },
+    "/audit": {
+      get: {
+        summary: "The audit log, newest first (admins): filter by actor, action, target and time",
+        operationId: "listAudit",
+        parameters: auditParams,
+        responses: { "200": ok("Entries", { entries: { type: "array" } }), ...errorResponses([400, 401, 403]) },
+      },
+    },
+  };
+}
+
+/** The job routes' paths with the admin operations added (a path both use, /clusters, gets both). */
+export function withAdminPaths<P extends Record<string, object>>(paths: P): P & Paths {
+  const out: Record<string, object> = { ...paths };
+  for (const [path, ops] of Object.entries(adminPaths())) out[path] = { ...(out[path] ?? {}), ...ops };
+  return out as P & Paths;
+}

@@ -1,0 +1,25 @@
+import { z } from "zod";
+
+// Pieces of the OpenAPI document shared by the job routes and the admin routes.
+
+export const schema = (s: z.ZodType, io: "input" | "output") =>
+  z.toJSONSchema(s, { io, target: "draft-2020-12", unrepresentable: "any" });
+
+export const errorResponses = (codes: number[]) =>
+  Object.fromEntries(
+    codes.map((c) => [
+      String(c),
+      {
+        description:
+          {
+            400: "Bad input (the message names the field)",
+            401: "No or invalid bearer token",
+            403: "Not allowed for this user",
+            404: "Not found",
+            409: "Conflict with the current state (the message says which)",
+            413: "The request body is over the endpoint's byte limit (the message names it); nothing stored",
+          }[c] ?? "Error",
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+      },
+    ]),
+  );

@@ -1,0 +1,93 @@
+// The Admin section's tRPC procedures and the flows REST does not cover: the set-password link works
+// once (and is refused when expired), OIDC mapping rules give a first-time user a role and budgets.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyPassword } from "better-auth/crypto";
+import { applyOidcRules } from "@tranche/domain";
+import { makeWorld, type World } from "./fixtures";
+
+let w: World;
+beforeAll(async () => {
+  w = await makeWorld("api_admin_trpc");
+});
+afterAll(async () => {
+  await w?.db.drop();
+});
+
+describe("admin procedures", () => {
+  it("refuse a researcher, a manager and a signed-out caller, writing nothing", async () => {
+    const before = await w.counts();
+    await expect(w.caller("ada").admin.createNode({ parent: "lab", name: "x" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(w.caller("maya").admin.users()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(w.caller("maya").admin.audit({})).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(w.caller(null).admin.createCluster({ name: "x", gpuType: "X" })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    await expect(w.caller("ada").admin.issueEnrollmentToken({ cluster: "h100" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect(await w.counts()).toEqual(before);
+  });
+
+  it("name the field of a bad input", async () => {
+    const e = await w
+      .caller("admin")
+      .admin.createNode({ parent: "lab/nowhere", name: "x" })
+      .catch((x: unknown) => x);
+    expect(e).toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("parent") });
+  });
+});
+
+describe("the set-password link", () => {
+  it("sets a password once; a second use and an expired link are refused", async () => {
+    const admin = w.caller("admin");
+    const r = await admin.admin.createUser({ email: "lin@lab.example", name: "Lin", role: "RESEARCHER" });
+    const token = new URL(r.setPasswordUrl).searchParams.get("token")!;
+    const anon = w.caller(null);
+    await expect(anon.account.setPassword({ token, password: "short" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    expect(await anon.account.setPassword({ token, password: "lin's long password" })).toEqual({ email: "lin@lab.example" });
+    const acc = await w.db.prisma.account.findFirstOrThrow({ where: { userId: r.user.id, providerId: "credential" } });
+    expect(await verifyPassword({ hash: acc.password!, password: "lin's long password" })).toBe(true);
+    await expect(anon.account.setPassword({ token, password: "another password" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("already used or expired"),
+    });
+
+    const link = await admin.admin.resetPasswordLink({ id: r.user.id });
+    const fresh = new URL(link.setPasswordUrl).searchParams.get("token")!;
+    await w.db.prisma.passwordSetupToken.updateMany({
+      where: { userId: r.user.id, usedAt: null },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    await expect(anon.account.setPassword({ token: fresh, password: "another password" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
+    const still = await w.db.prisma.account.findFirstOrThrow({ where: { userId: r.user.id, providerId: "credential" } });
+    expect(still.password).toBe(acc.password);
+  });
+});
+
+describe("OIDC mapping rules", () => {
+  it("refuse a rule naming a group of budgets, naming the field", async () => {
+    await expect(
+      w.caller("admin").admin.createOidcRule({ match: "GROUP", value: "nlp", role: "RESEARCHER", budgets: ["lab/language"] }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("budgets.0") });
+  });
+
+  it("give a first-time user the highest matching role and every matching rule's budgets", async () => {
+    const admin = w.caller("admin");
+    await admin.admin.createOidcRule({
+      match: "EMAIL_DOMAIN",
+      value: "@Uni.example",
+      role: "RESEARCHER",
+      budgets: ["lab/language/evaluation"],
+    });
+    await admin.admin.createOidcRule({ match: "GROUP", value: "gpu-ops", role: "OPERATOR", budgets: [] });
+    const u = await w.db.prisma.user.create({ data: { email: "sam@uni.example", name: "Sam" } });
+    const applied = await applyOidcRules(w.db.prisma, u.id, { email: u.email, groups: ["gpu-ops", "other"] });
+    expect(applied).toEqual({ role: "OPERATOR", budgets: ["lab/language/evaluation"] });
+    const after = await w.db.prisma.user.findUniqueOrThrow({
+      where: { id: u.id },
+      include: { memberships: { include: { budget: true } } },
+    });
+    expect(after.role).toBe("OPERATOR");
+    expect(after.memberships.map((m) => m.budget.path)).toEqual(["lab/language/evaluation"]);
+    const none = await w.db.prisma.user.create({ data: { email: "kim@elsewhere.example", name: "Kim" } });
+    expect(await applyOidcRules(w.db.prisma, none.id, { email: none.email, groups: [] })).toBeNull();
+  });
+});

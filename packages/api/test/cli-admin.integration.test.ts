@@ -1,0 +1,111 @@
+// `tranche admin ...`: the real CLI process against the real REST handler (served over HTTP from this
+// test) and a real Postgres.
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiToken } from "@tranche/domain";
+import { makeWorld, serveRest, type World } from "./fixtures";
+
+const CLI = resolve(import.meta.dirname, "../../../apps/cli/bin/tranche.mjs");
+let w: World;
+let server: Awaited<ReturnType<typeof serveRest>>;
+let dir: string;
+const tokens = { admin: "", omar: "", ada: "" };
+
+beforeAll(async () => {
+  w = await makeWorld("api_cli_admin");
+  for (const who of ["admin", "omar", "ada"] as const)
+    tokens[who] = (await createApiToken(w.db.prisma, w.users[who], { name: "cli" })).token;
+  server = await serveRest(w);
+  dir = mkdtempSync(join(tmpdir(), "tranche-cli-admin-"));
+});
+afterAll(async () => {
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  await w?.db.drop();
+});
+
+function cli(who: keyof typeof tokens, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((ok) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...process.env, TRANCHE_URL: server.url, TRANCHE_TOKEN: tokens[who], TRANCHE_CONFIG: join(dir, "none.json") } },
+      (err, stdout, stderr) => ok({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe("tranche admin", () => {
+  it("sets up a cluster, a division with a budget, a user with a link, a member and a share", async () => {
+    const c = await cli("admin", ["admin", "cluster", "create", "a100", "--gpu-type", "A100", "--max-min-runtime", "4h"]);
+    expect(c.stderr).toBe("");
+    expect(c.stdout).toContain("Created cluster a100 (A100, protection cap 4 h)");
+    expect((await cli("admin", ["admin", "budget", "create", "lab/robotics"])).stdout).toContain("Created lab/robotics.");
+    expect((await cli("admin", ["admin", "budget", "create", "lab/robotics/arms"])).stdout).toContain(
+      "Created lab/robotics/arms.",
+    );
+    const u = await cli("admin", [
+      "--json",
+      "admin",
+      "user",
+      "create",
+      "--email",
+      "rin@lab.example",
+      "--name",
+      "Rin",
+      "--role",
+      "researcher",
+    ]);
+    expect(u.code).toBe(0);
+    const created = JSON.parse(u.stdout) as { user: { email: string; role: string }; setPasswordUrl: string };
+    expect(created.user).toMatchObject({ email: "rin@lab.example", role: "RESEARCHER" });
+    expect(created.setPasswordUrl).toMatch(/\/set-password\?token=tps_/);
+    expect((await cli("admin", ["admin", "budget", "add-member", "lab/robotics/arms", "rin@lab.example"])).stdout).toContain(
+      "rin@lab.example may now charge lab/robotics/arms.",
+    );
+    const share = await cli("admin", ["admin", "budget", "allocate", "lab/robotics", "--cluster", "a100", "--share", "30%"]);
+    expect(share.stdout).toContain("lab/robotics has 30% of its parent's allocation on a100.");
+    const node = await w.db.prisma.budgetTreeNode.findUniqueOrThrow({
+      where: { path: "lab/robotics" },
+      include: { allocations: true },
+    });
+    expect(node.allocations.map((a) => a.ppm)).toEqual([300_000]);
+    const set = await cli("admin", ["admin", "user", "set", "rin@lab.example", "--role", "manager"]);
+    expect(set.stdout).toContain("rin@lab.example: manager, active.");
+  });
+
+  it("issues an enrollment token as an operator and lists it", async () => {
+    const t = await cli("omar", ["--json", "admin", "enrollment-token", "a100", "--expires-in", "30m"]);
+    expect(t.code).toBe(0);
+    const { token } = JSON.parse(t.stdout) as { token: string };
+    expect(token).toMatch(/^tet_/);
+    const list = await cli("omar", ["admin", "enrollment-tokens", "a100"]);
+    expect(list.stdout).toContain("UNUSED");
+    expect(list.stdout).not.toContain(token);
+  });
+
+  it("prints the server's refusal and exits 1: wrong role, bad input, a share that is not a number", async () => {
+    const before = await w.counts();
+    const role = await cli("ada", ["admin", "cluster", "create", "x1", "--gpu-type", "X"]);
+    expect(role.code).toBe(1);
+    expect(role.stderr).toContain("Only admins may create clusters");
+    const parent = await cli("admin", ["admin", "budget", "create", "lab/nowhere/x"]);
+    expect(parent.code).toBe(1);
+    expect(parent.stderr).toContain("parent: There is no tree node 'lab/nowhere'");
+    const share = await cli("admin", ["admin", "budget", "allocate", "lab/robotics", "--cluster", "a100", "--share", "lots"]);
+    expect(share.code).toBe(1);
+    expect(share.stderr).toContain("--share 'lots' is not a fraction");
+    expect(await w.counts()).toEqual(before);
+  });
+
+  it("lists the audit log filtered by action", async () => {
+    const r = await cli("admin", ["admin", "audit", "--action", "tree."]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("tree.create");
+    expect(r.stdout).toContain("lab/robotics/arms");
+    expect(r.stdout).not.toContain("cluster.create");
+  });
+});

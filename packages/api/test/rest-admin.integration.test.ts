@@ -1,0 +1,449 @@
+// The administration routes of REST /api/v1 against a real Postgres: each refuses the wrong role with
+// 401/403 JSON, refuses bad input with a message naming the field and writes nothing (every row of
+// every table it could touch is compared), and writes exactly one audit row on success.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiToken, updateTreeNode } from "@tranche/domain";
+import { issueNodeCredential } from "@tranche/domain/runtime";
+import { callRest, goodJob, makeWorld, type World } from "./fixtures";
+
+let w: World;
+const tokens: Record<"admin" | "omar" | "maya" | "victor" | "ada", string> = {
+  admin: "",
+  omar: "",
+  maya: "",
+  victor: "",
+  ada: "",
+};
+
+beforeAll(async () => {
+  w = await makeWorld("api_rest_admin");
+  for (const who of Object.keys(tokens) as (keyof typeof tokens)[])
+    tokens[who] = (await createApiToken(w.db.prisma, w.users[who], { name: "test" })).token;
+});
+afterAll(async () => {
+  await w?.db.drop();
+});
+
+const call = (method: string, path: string, opts?: Parameters<typeof callRest>[3]) => callRest(w, method, path, opts);
+
+const TABLES = [
+  "budget_tree_node",
+  "budget_member",
+  "budget_manager",
+  "allocation",
+  "allocation_change",
+  "cluster",
+  "node",
+  "enrollment_token",
+  '"user"',
+  "account",
+  "session",
+  "api_token",
+  "password_setup_token",
+  "oidc_role_rule",
+  "audit_log",
+  "job",
+];
+
+/** One digest of every row of every table an admin route could write (api_token without lastUsedAt). */
+async function rowsDigest(): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const t of TABLES) {
+    const sel = t === "api_token" ? `(id, "revokedAt")` : "x";
+    const [r] = await w.db.prisma.$queryRawUnsafe<{ d: string | null }[]>(
+      `SELECT md5(coalesce(string_agg(${sel}::text, '|' ORDER BY ${sel}::text), '')) AS d FROM ${t} x`,
+    );
+    out[t] = r!.d ?? "";
+  }
+  return out;
+}
+
+const audits = () => w.db.prisma.auditLog.count();
+
+/** The request must answer `status` with a JSON error and change no row at all. */
+async function refused(status: number, method: string, path: string, opts: Parameters<typeof callRest>[3], field?: string) {
+  const before = await rowsDigest();
+  const r = await call(method, path, opts);
+  expect(r.status, JSON.stringify(r.body)).toBe(status);
+  expect(typeof r.body.error.message).toBe("string");
+  if (field) {
+    expect(r.body.error.message).toContain(field);
+    expect((r.body.error.issues ?? []).map((i: { path: string }) => i.path)).toContain(field);
+  }
+  expect(await rowsDigest()).toEqual(before);
+  return r;
+}
+
+/** The request must succeed and write exactly one audit row with this action. */
+async function succeeds(status: number, method: string, path: string, opts: Parameters<typeof callRest>[3], action: string) {
+  const before = await audits();
+  const rowsBefore = await rowsDigest();
+  const r = await call(method, path, opts);
+  expect(r.status, JSON.stringify(r.body)).toBe(status);
+  expect(await audits()).toBe(before + 1);
+  // The digest sees writes: a success changes it (so an unchanged digest in `refused` means something).
+  expect(await rowsDigest()).not.toEqual(rowsBefore);
+  const last = await w.db.prisma.auditLog.findFirstOrThrow({ orderBy: { id: "desc" } });
+  expect(last.action).toBe(action);
+  return r;
+}
+
+describe("POST /api/v1/clusters", () => {
+  const body = { name: "a100", gpuType: "A100", maxMinRuntime: "4h" };
+  it("refuses no token (401) and a non-admin (403), writing nothing", async () => {
+    await refused(401, "POST", "/clusters", { body });
+    await refused(403, "POST", "/clusters", { token: tokens.omar, body });
+  });
+  it("refuses a bad name, a cap over 8h and a taken name, naming the field", async () => {
+    await refused(400, "POST", "/clusters", { token: tokens.admin, body: { ...body, name: "A 100" } }, "name");
+    await refused(400, "POST", "/clusters", { token: tokens.admin, body: { ...body, maxMinRuntime: "9h" } }, "maxMinRuntime");
+    await refused(400, "POST", "/clusters", { token: tokens.admin, body: { ...body, gpuType: "" } }, "gpuType");
+    await refused(400, "POST", "/clusters", { token: tokens.admin, body: { ...body, name: "h100" } }, "name");
+  });
+  it("creates the cluster with its cap, the root holding all of it, and one audit row", async () => {
+    const r = await succeeds(201, "POST", "/clusters", { token: tokens.admin, body }, "cluster.create");
+    expect(r.body.cluster).toMatchObject({ name: "a100", gpuType: "A100", maxMinRuntime: 4 * 3600 });
+    const root = await w.db.prisma.budgetTreeNode.findUniqueOrThrow({
+      where: { path: "lab" },
+      include: { allocations: { include: { cluster: true } } },
+    });
+    expect(root.allocations.find((a) => a.cluster.name === "a100")?.ppm).toBe(1_000_000);
+  });
+});
+
+describe("POST /api/v1/budgets", () => {
+  it("refuses no token, a manager and a researcher", async () => {
+    await refused(401, "POST", "/budgets", { body: { parent: "lab", name: "robotics" } });
+    await refused(403, "POST", "/budgets", { token: tokens.maya, body: { parent: "lab", name: "robotics" } });
+    await refused(403, "POST", "/budgets", { token: tokens.ada, body: { parent: "lab", name: "robotics" } });
+  });
+  it("refuses an unknown parent, a duplicate sibling, a bad name, a second root and a budget with members as parent", async () => {
+    const t = tokens.admin;
+    await refused(400, "POST", "/budgets", { token: t, body: { parent: "lab/nowhere", name: "x" } }, "parent");
+    await refused(400, "POST", "/budgets", { token: t, body: { parent: "lab", name: "language" } }, "name");
+    await refused(400, "POST", "/budgets", { token: t, body: { parent: "lab", name: "Has Spaces" } }, "name");
+    await refused(400, "POST", "/budgets", { token: t, body: { name: "second-root" } }, "parent");
+    const r = await refused(
+      400,
+      "POST",
+      "/budgets",
+      { token: t, body: { parent: "lab/language/pretraining", name: "x" } },
+      "parent",
+    );
+    expect(r.body.error.message).toMatch(/member/);
+  });
+  it("creates a division and a budget under it, one audit row each", async () => {
+    const d = await succeeds(
+      201,
+      "POST",
+      "/budgets",
+      { token: tokens.admin, body: { parent: "lab", name: "robotics" } },
+      "tree.create",
+    );
+    expect(d.body.node.path).toBe("lab/robotics");
+    const b = await succeeds(
+      201,
+      "POST",
+      "/budgets",
+      { token: tokens.admin, body: { parent: "lab/robotics", name: "arms" } },
+      "tree.create",
+    );
+    expect(b.body.node.path).toBe("lab/robotics/arms");
+  });
+});
+
+describe("PATCH /api/v1/budgets/{path}", () => {
+  it("refuses no token and a manager", async () => {
+    await refused(401, "PATCH", "/budgets/lab/robotics/arms", { body: { name: "hands" } });
+    await refused(403, "PATCH", "/budgets/lab/robotics/arms", { token: tokens.maya, body: { name: "hands" } });
+  });
+  it("refuses a cycle, a duplicate name, an empty change and an unknown node", async () => {
+    const t = tokens.admin;
+    const cycle = await refused(
+      400,
+      "PATCH",
+      "/budgets/lab/robotics",
+      { token: t, body: { parent: "lab/robotics/arms" } },
+      "parent",
+    );
+    expect(cycle.body.error.message).toMatch(/under itself/);
+    await refused(400, "PATCH", "/budgets/lab/robotics", { token: t, body: { name: "vision" } }, "name");
+    await refused(400, "PATCH", "/budgets/lab/robotics", { token: t, body: {} }, "name");
+    await refused(404, "PATCH", "/budgets/lab/nowhere", { token: t, body: { name: "x" } });
+  });
+  it("renames a node and its subtree's paths follow; moves a node under another parent", async () => {
+    await succeeds(200, "PATCH", "/budgets/lab/robotics", { token: tokens.admin, body: { name: "robots" } }, "tree.rename");
+    expect(await w.db.prisma.budgetTreeNode.findUnique({ where: { path: "lab/robots/arms" } })).not.toBeNull();
+    const r = await succeeds(
+      200,
+      "PATCH",
+      "/budgets/lab%2Frobots%2Farms",
+      { token: tokens.admin, body: { parent: "lab/language" } },
+      "tree.move",
+    );
+    expect(r.body.node.path).toBe("lab/language/arms");
+  });
+  it("of two concurrent moves that together would make a cycle, one is refused", async () => {
+    await call("POST", "/budgets", { token: tokens.admin, body: { parent: "lab/robots", name: "a" } });
+    await call("POST", "/budgets", { token: tokens.admin, body: { parent: "lab/robots", name: "b" } });
+    const results = await Promise.allSettled([
+      updateTreeNode(w.db.prisma, w.users.admin, "lab/robots/a", { parent: "lab/robots/b" }),
+      updateTreeNode(w.db.prisma, w.users.admin, "lab/robots/b", { parent: "lab/robots/a" }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const nodes = await w.db.prisma.budgetTreeNode.findMany({ where: { path: { startsWith: "lab/robots/" } } });
+    expect(nodes.map((n) => n.path).sort()).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^lab\/robots\/(a\/b|b\/a)$/)]),
+    );
+  });
+});
+
+describe("DELETE /api/v1/budgets/{path}", () => {
+  it("refuses a manager; refuses a budget with pending jobs and a node with children, with the counts", async () => {
+    await refused(403, "DELETE", "/budgets/lab/language/arms", { token: tokens.maya });
+    const job = await call("POST", "/jobs", { token: tokens.ada, body: goodJob });
+    expect(job.status).toBe(201);
+    const busy = await refused(409, "DELETE", "/budgets/lab/language/pretraining", { token: tokens.admin });
+    expect(busy.body.error.message).toMatch(/has 1 pending or running job/);
+    const parent = await refused(409, "DELETE", "/budgets/lab/language", { token: tokens.admin });
+    expect(parent.body.error.message).toMatch(/has \d+ child nodes/);
+  });
+  it("archives an idle budget: it leaves the tree and its name stays taken", async () => {
+    await succeeds(200, "DELETE", "/budgets/lab/language/arms", { token: tokens.admin }, "tree.archive");
+    const tree = await call("GET", "/budgets", { token: tokens.admin });
+    expect(JSON.stringify(tree.body)).not.toContain("lab/language/arms");
+    await refused(404, "DELETE", "/budgets/lab/language/arms", { token: tokens.admin });
+  });
+});
+
+describe("PUT /api/v1/budgets/{path}/allocation", () => {
+  const path = "/budgets/lab/language/pretraining/allocation";
+  it("refuses a researcher and a manager of another subtree", async () => {
+    await refused(401, "PUT", path, { body: { cluster: "h100", share: 0.3 } });
+    await refused(403, "PUT", path, { token: tokens.ada, body: { cluster: "h100", share: 0.3 } });
+    await refused(403, "PUT", path, { token: tokens.victor, body: { cluster: "h100", share: 0.3 } });
+  });
+  it("refuses a share over 1, siblings over 100% and an unknown cluster, naming the field", async () => {
+    await refused(400, "PUT", path, { token: tokens.maya, body: { cluster: "h100", share: 1.5 } }, "share");
+    const over = await refused(400, "PUT", path, { token: tokens.maya, body: { cluster: "h100", share: 1 } }, "share");
+    expect(over.body.error.message).toMatch(/at most 100%/);
+    await refused(400, "PUT", path, { token: tokens.maya, body: { cluster: "nope", share: 0.1 } }, "cluster");
+  });
+  it("sets the share as the manager, with the allocation history and one audit row", async () => {
+    const r = await succeeds(200, "PUT", path, { token: tokens.maya, body: { cluster: "h100", share: 0.05 } }, "allocation.set");
+    expect(r.body.allocation).toMatchObject({ ppm: 50_000, changed: true });
+    const node = await w.db.prisma.budgetTreeNode.findUniqueOrThrow({
+      where: { path: "lab/language/pretraining" },
+      include: { allocations: { include: { cluster: true } } },
+    });
+    expect(node.allocations.find((a) => a.cluster.name === "h100")?.ppm).toBe(50_000);
+  });
+});
+
+describe("POST /api/v1/budgets/{path}/members and /managers", () => {
+  it("members: refuses a researcher and a manager outside their subtree; refuses a bad or unknown e-mail", async () => {
+    const p = "/budgets/lab/language/pretraining/members";
+    await refused(401, "POST", p, { body: { email: "omar@tranche.example" } });
+    await refused(403, "POST", p, { token: tokens.ada, body: { email: "omar@tranche.example" } });
+    await refused(403, "POST", p, { token: tokens.victor, body: { email: "omar@tranche.example" } });
+    await refused(400, "POST", p, { token: tokens.maya, body: { email: "not-an-email" } }, "email");
+    await refused(400, "POST", p, { token: tokens.maya, body: { email: "nobody@tranche.example" } }, "email");
+    await refused(409, "POST", p, { token: tokens.maya, body: { email: "ada@tranche.example" } });
+  });
+  it("members: a manager adds a member inside their subtree", async () => {
+    const r = await succeeds(
+      201,
+      "POST",
+      "/budgets/lab/language/pretraining/members",
+      { token: tokens.maya, body: { email: "omar@tranche.example" } },
+      "budget.member.add",
+    );
+    expect(r.body.member).toEqual({ budget: "lab/language/pretraining", email: "omar@tranche.example" });
+  });
+  it("managers: refuses a manager; refuses a researcher as manager, naming the field", async () => {
+    const p = "/budgets/lab/vision/managers";
+    await refused(403, "POST", p, { token: tokens.maya, body: { email: "maya@tranche.example" } });
+    const r = await refused(400, "POST", p, { token: tokens.admin, body: { email: "ada@tranche.example" } }, "email");
+    expect(r.body.error.message).toMatch(/manager role first/);
+  });
+  it("managers: an admin makes a manager manage a subtree", async () => {
+    await succeeds(
+      201,
+      "POST",
+      "/budgets/lab/vision/managers",
+      { token: tokens.admin, body: { email: "maya@tranche.example" } },
+      "tree.manager.add",
+    );
+  });
+});
+
+describe("POST and PATCH /api/v1/users", () => {
+  let newId = "";
+  it("refuses an operator and bad input", async () => {
+    await refused(401, "POST", "/users", { body: { email: "new@lab.example", name: "New", role: "RESEARCHER" } });
+    await refused(403, "POST", "/users", {
+      token: tokens.omar,
+      body: { email: "new@lab.example", name: "New", role: "RESEARCHER" },
+    });
+    await refused(
+      400,
+      "POST",
+      "/users",
+      { token: tokens.admin, body: { email: "new@lab.example", name: "New", role: "BOSS" } },
+      "role",
+    );
+    await refused(
+      400,
+      "POST",
+      "/users",
+      { token: tokens.admin, body: { email: "ada@tranche.example", name: "Ada", role: "RESEARCHER" } },
+      "email",
+    );
+    await refused(400, "POST", "/users", { token: tokens.admin, body: { email: "new@lab.example", name: "" } }, "name");
+  });
+  it("creates a user with a one-time set-password link whose token is stored only as a hash", async () => {
+    const r = await succeeds(
+      201,
+      "POST",
+      "/users",
+      { token: tokens.admin, body: { email: "New@Lab.example", name: "New Person", role: "RESEARCHER" } },
+      "user.create",
+    );
+    expect(r.body.user).toMatchObject({ email: "new@lab.example", role: "RESEARCHER", disabled: false, hasPassword: false });
+    const link = new URL(r.body.setPasswordUrl as string);
+    expect(link.pathname).toBe("/set-password");
+    const token = link.searchParams.get("token")!;
+    expect(token.length).toBeGreaterThan(30);
+    const dump = await w.db.prisma.$queryRawUnsafe<{ t: string }[]>(
+      `SELECT string_agg(x::text, '|') AS t FROM password_setup_token x`,
+    );
+    expect(dump[0]!.t).not.toContain(token);
+    const audit = await w.db.prisma.$queryRawUnsafe<{ t: string }[]>(`SELECT string_agg(x::text, '|') AS t FROM audit_log x`);
+    expect(audit[0]!.t).not.toContain(token);
+    newId = r.body.user.id;
+  });
+  it("PATCH refuses a manager, a bad role, an empty change and demoting yourself", async () => {
+    await refused(403, "PATCH", `/users/${newId}`, { token: tokens.maya, body: { role: "MANAGER" } });
+    await refused(400, "PATCH", `/users/${newId}`, { token: tokens.admin, body: { role: "KING" } }, "role");
+    await refused(400, "PATCH", `/users/${newId}`, { token: tokens.admin, body: {} }, "role");
+    await refused(400, "PATCH", `/users/${w.users.admin.id}`, { token: tokens.admin, body: { role: "RESEARCHER" } }, "role");
+    await refused(404, "PATCH", "/users/nobody", { token: tokens.admin, body: { role: "MANAGER" } });
+  });
+  it("PATCH changes a role; disabling stops the user's API tokens and sessions at once", async () => {
+    const r = await succeeds(200, "PATCH", `/users/${newId}`, { token: tokens.admin, body: { role: "MANAGER" } }, "user.update");
+    expect(r.body.user.role).toBe("MANAGER");
+    const u = await w.db.prisma.user.findUniqueOrThrow({ where: { id: newId } });
+    const own = (await createApiToken(w.db.prisma, { id: u.id, email: u.email, name: u.name, role: "MANAGER" }, { name: "t" }))
+      .token;
+    await w.db.prisma.session.create({
+      data: { userId: u.id, token: "session-of-new", expiresAt: new Date(Date.now() + 3_600_000) },
+    });
+    expect((await call("GET", "/me", { token: own })).status).toBe(200);
+    await succeeds(200, "PATCH", `/users/${newId}`, { token: tokens.admin, body: { disabled: true } }, "user.disable");
+    const after = await call("GET", "/me", { token: own });
+    expect(after.status).toBe(401);
+    expect(await w.db.prisma.session.count({ where: { userId: newId } })).toBe(0);
+  });
+});
+
+describe("POST /api/v1/clusters/{name}/enrollment-tokens", () => {
+  it("refuses a manager, a bad expiry and an unknown cluster", async () => {
+    await refused(401, "POST", "/clusters/h100/enrollment-tokens", { body: {} });
+    await refused(403, "POST", "/clusters/h100/enrollment-tokens", { token: tokens.maya, body: {} });
+    await refused(
+      400,
+      "POST",
+      "/clusters/h100/enrollment-tokens",
+      { token: tokens.omar, body: { expiresIn: "forever" } },
+      "expiresIn",
+    );
+    await refused(404, "POST", "/clusters/nope/enrollment-tokens", { token: tokens.omar, body: {} });
+  });
+  it("issues a token shown once and hashed at rest, listed with its state", async () => {
+    const r = await succeeds(
+      201,
+      "POST",
+      "/clusters/h100/enrollment-tokens",
+      { token: tokens.omar, body: { expiresIn: "2h" } },
+      "enrollment-token.issue",
+    );
+    expect(r.body.token).toMatch(/^tet_/);
+    expect(Date.parse(r.body.expiresAt) - Date.now()).toBeGreaterThan(7000 * 1000);
+    const dump = await w.db.prisma.$queryRawUnsafe<{ t: string }[]>(
+      `SELECT string_agg(x::text, '|') AS t FROM enrollment_token x`,
+    );
+    expect(dump[0]!.t).not.toContain(r.body.token);
+    const list = await call("GET", "/clusters/h100/enrollment-tokens", { token: tokens.omar });
+    expect(list.body.tokens[0]).toMatchObject({
+      id: r.body.id,
+      status: "UNUSED",
+      cluster: "h100",
+      createdBy: "omar@tranche.example",
+    });
+    expect(JSON.stringify(list.body)).not.toContain(r.body.token);
+  });
+});
+
+describe("POST /api/v1/nodes/{name}/revoke-credential", () => {
+  it("refuses a researcher; an operator revokes a node's credential", async () => {
+    const node = await w.db.prisma.node.findFirstOrThrow({ where: { name: "h100-0" } });
+    await issueNodeCredential(w.db.prisma, node.id);
+    await refused(403, "POST", "/nodes/h100-0/revoke-credential", { token: tokens.ada });
+    await succeeds(200, "POST", "/nodes/h100-0/revoke-credential", { token: tokens.omar }, "node.revoke-credential");
+    expect((await w.db.prisma.node.findUniqueOrThrow({ where: { id: node.id } })).agentCredentialHash).toBeNull();
+    await refused(409, "POST", "/nodes/h100-0/revoke-credential", { token: tokens.omar });
+  });
+});
+
+describe("GET /api/v1/audit", () => {
+  it("refuses an operator and a bad time filter", async () => {
+    await refused(403, "GET", "/audit", { token: tokens.omar });
+    await refused(400, "GET", "/audit?since=yesterday", { token: tokens.admin }, "since");
+  });
+  it("lists the actions newest first, filtered by actor, action, target and time", async () => {
+    const all = await call("GET", "/audit?limit=500", { token: tokens.admin });
+    expect(all.status).toBe(200);
+    const actions = all.body.entries.map((e: { action: string }) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(["cluster.create", "tree.create", "user.create", "enrollment-token.issue"]));
+    const byAction = await call("GET", "/audit?action=tree.", { token: tokens.admin });
+    expect(byAction.body.entries.length).toBeGreaterThan(0);
+    expect(byAction.body.entries.every((e: { action: string }) => e.action.startsWith("tree."))).toBe(true);
+    const byActor = await call("GET", "/audit?actor=maya@", { token: tokens.admin });
+    expect(new Set(byActor.body.entries.map((e: { actor: { email: string } }) => e.actor.email))).toEqual(
+      new Set(["maya@tranche.example"]),
+    );
+    const byTarget = await call("GET", "/audit?target=new@lab.example", { token: tokens.admin });
+    expect(byTarget.body.entries.map((e: { action: string }) => e.action).sort()).toEqual([
+      "user.create",
+      "user.disable",
+      "user.update",
+    ]);
+    const future = await call("GET", `/audit?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, {
+      token: tokens.admin,
+    });
+    expect(future.body.entries).toEqual([]);
+  });
+});
+
+describe("the OpenAPI document", () => {
+  it("documents every admin route the issue names, with its request schema", async () => {
+    const r = await call("GET", "/openapi.json");
+    const routes: [string, string][] = [
+      ["/clusters", "post"],
+      ["/budgets", "post"],
+      ["/budgets/{path}", "patch"],
+      ["/budgets/{path}", "delete"],
+      ["/budgets/{path}/allocation", "put"],
+      ["/budgets/{path}/members", "post"],
+      ["/budgets/{path}/managers", "post"],
+      ["/users", "post"],
+      ["/users/{id}", "patch"],
+      ["/clusters/{name}/enrollment-tokens", "post"],
+      ["/audit", "get"],
+    ];
+    for (const [path, method] of routes) expect(r.body.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    expect(r.body.paths["/clusters"].get).toBeDefined();
+    expect(r.body.components.schemas.CreateTreeNode.properties).toHaveProperty("parent");
+    expect(r.body.components.schemas.PutAllocation.properties).toHaveProperty("share");
+  });
+});

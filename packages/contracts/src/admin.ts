@@ -1,0 +1,149 @@
+import { z } from "zod";
+import { duration } from "./duration";
+
+// Administration inputs (REST /api/v1, tRPC, CLI). Field messages start with the field's name so a
+// message read alone still says which field is at fault.
+
+export const ROLE_NAMES = ["RESEARCHER", "MANAGER", "OPERATOR", "ADMIN"] as const;
+
+const NAME = /^[a-z0-9][a-z0-9._-]*$/;
+
+/** One name of the tree (a path segment): lowercase letters, digits, '.', '_' and '-'. */
+export const treeNodeName = (field: string) =>
+  z
+    .string({ error: `${field} is required` })
+    .trim()
+    .min(1, `${field} is required`)
+    .max(64, `${field} is longer than 64 characters`)
+    .regex(NAME, `${field} may hold only lowercase letters, digits, '.', '_' and '-', starting with a letter or digit`);
+
+/** A tree path such as "lab/vision"; trailing slashes are ignored. */
+export const treePath = (field: string) =>
+  z
+    .string({ error: `${field} is required` })
+    .trim()
+    .min(1, `${field} is required`)
+    .transform((s) => s.replace(/^\/+|\/+$/g, ""))
+    .refine((s) => s.split("/").every((p) => NAME.test(p)), `${field} must be a tree path such as lab/vision`);
+
+const email = z
+  .string({ error: "email is required" })
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ error: "email is not an e-mail address" }));
+
+const role = z.enum(ROLE_NAMES, { error: `role must be one of ${ROLE_NAMES.join(", ")}` });
+
+/** POST /budgets: a new tree node under `parent` (leave parent out for the root of an empty tree). */
+export const createTreeNodeInput = z.object({
+  parent: treePath("parent").optional(),
+  name: treeNodeName("name"),
+});
+export type CreateTreeNodeInput = z.input<typeof createTreeNodeInput>;
+
+/** PATCH /budgets/{path}: rename and/or move under another parent. */
+export const updateTreeNodeInput = z
+  .object({ name: treeNodeName("name").optional(), parent: treePath("parent").optional() })
+  .refine((v) => v.name !== undefined || v.parent !== undefined, {
+    message: "name or parent is required: give a new name, a new parent, or both",
+    path: ["name"],
+  });
+export type UpdateTreeNodeInput = z.input<typeof updateTreeNodeInput>;
+
+/** PUT /budgets/{path}/allocation: the node's share of its parent's allocation on one cluster (0..1). */
+export const putAllocationInput = z.object({
+  cluster: z.string({ error: "cluster is required" }).trim().min(1, "cluster is required"),
+  share: z
+    .number({ error: "share must be a number between 0 and 1 (a fraction of the parent's allocation)" })
+    .min(0, "share cannot be negative")
+    .max(1, "share cannot exceed 1 (all of the parent's allocation)")
+    .refine((v) => Math.abs(v * 1e6 - Math.round(v * 1e6)) < 1e-6, "share has more than 6 decimals (it is stored in ppm)"),
+  note: z.string().max(500, "note is longer than 500 characters").optional(),
+});
+
+/** POST /budgets/{path}/members and /managers. */
+export const treeNodePersonInput = z.object({ email });
+
+/** POST /users: an account with a one-time set-password link. */
+export const createUserInput = z.object({
+  email,
+  name: z.string({ error: "name is required" }).trim().min(1, "name is required").max(120, "name is longer than 120 characters"),
+  role: role.default("RESEARCHER"),
+});
+export type CreateUserInput = z.input<typeof createUserInput>;
+
+/** PATCH /users/{id}. */
+export const updateUserInput = z
+  .object({
+    name: z.string().trim().min(1, "name cannot be empty").max(120, "name is longer than 120 characters").optional(),
+    role: role.optional(),
+    disabled: z.boolean({ error: "disabled must be true or false" }).optional(),
+  })
+  .refine((v) => v.name !== undefined || v.role !== undefined || v.disabled !== undefined, {
+    message: "name, role or disabled is required",
+    path: ["role"],
+  });
+export type UpdateUserInput = z.input<typeof updateUserInput>;
+
+export const setPasswordInput = z.object({
+  token: z.string().min(1, "token is required"),
+  password: z.string().min(8, "password must be at least 8 characters").max(256, "password is longer than 256 characters"),
+});
+
+/** The protection cap: SPEC lets a contract protect at most 8 h. */
+export const MAX_PROTECTION_CAP_SEC = 8 * 3600;
+
+/** POST /clusters. */
+export const createClusterInput = z.object({
+  name: treeNodeName("name"),
+  gpuType: z
+    .string({ error: "gpuType is required" })
+    .trim()
+    .min(1, "gpuType is required")
+    .max(40, "gpuType is longer than 40 characters"),
+  maxMinRuntime: duration("maxMinRuntime")
+    .refine((s) => s >= 60, "maxMinRuntime must be at least 1 minute")
+    .refine((s) => s <= MAX_PROTECTION_CAP_SEC, "maxMinRuntime cannot exceed 8h (the longest protection a contract may ask)")
+    .default(MAX_PROTECTION_CAP_SEC)
+    .describe("The protection cap: the longest minRuntime a job on this cluster may ask for (default 8h)"),
+});
+export type CreateClusterInput = z.input<typeof createClusterInput>;
+
+/** POST /clusters/{name}/enrollment-tokens. */
+export const issueEnrollmentTokenInput = z.object({
+  expiresIn: duration("expiresIn")
+    .refine((s) => s >= 60, "expiresIn must be at least 1 minute")
+    .refine((s) => s <= 30 * 86_400, "expiresIn cannot exceed 30 days")
+    .default(3600),
+  nodeName: treeNodeName("nodeName").optional().describe("Bind the token to one host name (optional)"),
+});
+export type IssueEnrollmentTokenInput = z.input<typeof issueEnrollmentTokenInput>;
+
+/** OIDC mapping: users signing in through OIDC whose e-mail domain or group claim matches get a role and budgets. */
+export const oidcRuleInput = z.object({
+  match: z.enum(["EMAIL_DOMAIN", "GROUP"], { error: "match must be EMAIL_DOMAIN or GROUP" }),
+  value: z
+    .string({ error: "value is required" })
+    .trim()
+    .min(1, "value is required")
+    .max(200, "value is longer than 200 characters"),
+  role,
+  budgets: z.array(treePath("budgets")).max(50, "budgets holds more than 50 paths").default([]),
+});
+export type OidcRuleInput = z.input<typeof oidcRuleInput>;
+
+/** GET /audit filters. */
+export const auditQueryInput = z.object({
+  actor: z.string().trim().min(1).optional().describe("e-mail (or part of it) of who acted"),
+  action: z.string().trim().min(1).optional().describe("action, or its prefix such as 'user.'"),
+  target: z.string().trim().min(1).optional().describe("target name or id (path, e-mail, cluster), or part of it"),
+  since: z.iso.datetime({ offset: true, error: "since must be an ISO time such as 2026-12-01T10:00:00Z" }).optional(),
+  until: z.iso.datetime({ offset: true, error: "until must be an ISO time such as 2026-12-01T10:00:00Z" }).optional(),
+  limit: z
+    .number({ error: "limit must be a number" })
+    .int()
+    .min(1, "limit must be at least 1")
+    .max(500, "limit cannot exceed 500")
+    .default(100),
+});
+export type AuditQueryInput = z.input<typeof auditQueryInput>;

@@ -1,0 +1,77 @@
+import type { PrismaClient, Tx } from "@tranche/db";
+import type { AuditQueryInput } from "@tranche/contracts";
+import { requireRole, type Actor } from "../auth/actor";
+
+export interface AuditTarget {
+  type: string;
+  id: string;
+  /** What a person recognises: a tree path, an e-mail, a cluster name. Kept in details so filters find it. */
+  label: string;
+}
+
+/** One audit row for one administration action, written in the action's own transaction. */
+export async function writeAudit(
+  tx: Tx,
+  actor: Actor | null,
+  action: string,
+  target: AuditTarget,
+  details: Record<string, unknown> = {},
+): Promise<void> {
+  await tx.auditLog.create({
+    data: {
+      actorId: actor?.id ?? null,
+      action,
+      targetType: target.type,
+      targetId: target.id,
+      details: { target: target.label, ...details } as object,
+    },
+  });
+}
+
+export interface AuditEntryView {
+  id: string;
+  at: string;
+  actor: { id: string; email: string; name: string } | null;
+  action: string;
+  targetType: string;
+  targetId: string;
+  target: string;
+  details: Record<string, unknown>;
+}
+
+/** The audit log, newest first, filtered by actor e-mail, action (prefix), target (name or id) and time. */
+export async function listAudit(prisma: PrismaClient, actor: Actor, q: AuditQueryInput): Promise<AuditEntryView[]> {
+  requireRole(actor, ["ADMIN"], "read the audit log");
+  const at =
+    q.since || q.until
+      ? { ...(q.since ? { gte: new Date(q.since) } : {}), ...(q.until ? { lte: new Date(q.until) } : {}) }
+      : undefined;
+  const rows = await prisma.auditLog.findMany({
+    where: {
+      ...(at ? { at } : {}),
+      ...(q.action ? { action: { startsWith: q.action } } : {}),
+      ...(q.actor ? { actor: { email: { contains: q.actor.toLowerCase() } } } : {}),
+      ...(q.target
+        ? {
+            OR: [{ targetId: q.target }, { targetType: q.target }, { details: { path: ["target"], string_contains: q.target } }],
+          }
+        : {}),
+    },
+    orderBy: { id: "desc" },
+    take: q.limit ?? 100,
+    include: { actor: { select: { id: true, email: true, name: true } } },
+  });
+  return rows.map((r) => {
+    const details = (r.details ?? {}) as Record<string, unknown>;
+    return {
+      id: r.id.toString(),
+      at: r.at.toISOString(),
+      actor: r.actor,
+      action: r.action,
+      targetType: r.targetType,
+      targetId: r.targetId,
+      target: typeof details.target === "string" ? details.target : r.targetId,
+      details,
+    };
+  });
+}

@@ -1,0 +1,173 @@
+import type { PrismaClient } from "@tranche/db";
+import { requireRole, type Actor } from "../auth/actor";
+import { setAllocations } from "../budgets/set-allocations";
+import { DomainError, badInput, conflict, notFound } from "../errors";
+import { forgetCachedNames } from "../jobs/submit-job";
+import { hashSecret, newEnrollmentToken } from "../runtime/credentials";
+import { writeAudit } from "./audit";
+import { giveRootWholeCluster, liveNodeByPath } from "./tree-admin";
+
+/** POST /clusters (admins): the cluster, and the tree's root holding all of it. */
+export async function createCluster(
+  prisma: PrismaClient,
+  actor: Actor,
+  input: { name: string; gpuType: string; maxMinRuntime: number },
+) {
+  requireRole(actor, ["ADMIN"], "create clusters");
+  const c = await prisma.$transaction(async (tx) => {
+    if (await tx.cluster.findUnique({ where: { name: input.name } }))
+      throw badInput(`name: a cluster '${input.name}' already exists`, "name");
+    const created = await tx.cluster.create({
+      data: { name: input.name, gpuType: input.gpuType, maxMinRuntimeSec: input.maxMinRuntime },
+    });
+    const root = await tx.budgetTreeNode.findFirst({ where: { parentId: null, archivedAt: null }, select: { id: true } });
+    if (root) await giveRootWholeCluster(tx, actor, root.id, created.id);
+    await writeAudit(
+      tx,
+      actor,
+      "cluster.create",
+      { type: "cluster", id: created.id, label: created.name },
+      {
+        gpuType: created.gpuType,
+        maxMinRuntimeSec: created.maxMinRuntimeSec,
+      },
+    );
+    return created;
+  });
+  forgetCachedNames();
+  return { id: c.id, name: c.name, gpuType: c.gpuType, maxMinRuntime: c.maxMinRuntimeSec };
+}
+
+/**
+ * PUT /budgets/{path}/allocation: the node's share of its parent's allocation on a cluster. The same
+ * use-case as the drag UI (setAllocations: siblings at most 100%, managers inside their subtree).
+ */
+export async function setShare(
+  prisma: PrismaClient,
+  actor: Actor,
+  path: string,
+  input: { cluster: string; share: number; note?: string },
+) {
+  const node = await liveNodeByPath(prisma, path);
+  if (!node.parentId)
+    throw badInput("share: the root always holds the whole of every cluster; set the shares of its children", "share");
+  const ppm = Math.round(input.share * 1_000_000);
+  const r = await setAllocations(prisma, actor, {
+    cluster: input.cluster,
+    parentId: node.parentId,
+    allocations: [{ treeNodeId: node.id, ppm }],
+    ...(input.note ? { note: input.note } : {}),
+  }).catch((e: unknown) => {
+    // The drag UI's field is the list of allocations; here the one number sent is `share`.
+    if (e instanceof DomainError && e.field === "allocations") throw badInput(`share: ${e.message}`, "share");
+    throw e;
+  });
+  return {
+    path: node.path,
+    cluster: input.cluster,
+    share: ppm / 1_000_000,
+    ppm,
+    changed: r.changed.length > 0,
+    siblingsSum: r.siblingsSumPpm / 1_000_000,
+  };
+}
+
+/** POST /clusters/{name}/enrollment-tokens (operators): one one-time token, shown once, hashed at rest. */
+export async function issueEnrollmentToken(
+  prisma: PrismaClient,
+  actor: Actor,
+  clusterName: string,
+  input: { expiresIn: number; nodeName?: string },
+): Promise<{ id: string; token: string; expiresAt: string; nodeName: string | null }> {
+  requireRole(actor, ["OPERATOR"], "issue enrollment tokens");
+  const cluster = await prisma.cluster.findUnique({ where: { name: clusterName } });
+  if (!cluster) throw notFound(`There is no cluster '${clusterName}'`);
+  const token = newEnrollmentToken();
+  const expiresAt = new Date(Date.now() + input.expiresIn * 1000);
+  const row = await prisma.$transaction(async (tx) => {
+    const t = await tx.enrollmentToken.create({
+      data: {
+        clusterId: cluster.id,
+        tokenHash: hashSecret(token),
+        createdBy: actor.id,
+        expiresAt,
+        nodeName: input.nodeName ?? null,
+      },
+    });
+    await writeAudit(
+      tx,
+      actor,
+      "enrollment-token.issue",
+      { type: "cluster", id: cluster.id, label: cluster.name },
+      {
+        tokenId: t.id,
+        expiresAt: expiresAt.toISOString(),
+        nodeName: input.nodeName ?? null,
+      },
+    );
+    return t;
+  });
+  return { id: row.id, token, expiresAt: expiresAt.toISOString(), nodeName: row.nodeName };
+}
+
+export interface EnrollmentTokenView {
+  id: string;
+  cluster: string;
+  createdAt: string;
+  createdBy: string | null;
+  expiresAt: string;
+  usedAt: string | null;
+  /** the host that used it (or the one it is bound to, while unused) */
+  nodeName: string | null;
+  status: "UNUSED" | "USED" | "EXPIRED";
+}
+
+/** Enrollment tokens, newest first, with which host used each. Never the token itself. */
+export async function listEnrollmentTokens(
+  prisma: PrismaClient,
+  actor: Actor,
+  clusterName?: string,
+): Promise<EnrollmentTokenView[]> {
+  requireRole(actor, ["OPERATOR"], "see enrollment tokens");
+  const rows = await prisma.enrollmentToken.findMany({
+    where: clusterName ? { cluster: { name: clusterName } } : {},
+    orderBy: { createdAt: "desc" },
+    take: 200,
+    include: { cluster: { select: { name: true } } },
+  });
+  const creators = new Map(
+    (await prisma.user.findMany({ where: { id: { in: rows.map((r) => r.createdBy).filter((x): x is string => !!x) } } })).map(
+      (u) => [u.id, u.email],
+    ),
+  );
+  const now = Date.now();
+  return rows.map((r) => ({
+    id: r.id,
+    cluster: r.cluster.name,
+    createdAt: r.createdAt.toISOString(),
+    createdBy: r.createdBy ? (creators.get(r.createdBy) ?? null) : null,
+    expiresAt: r.expiresAt.toISOString(),
+    usedAt: r.usedAt?.toISOString() ?? null,
+    nodeName: r.nodeName,
+    status: r.usedAt ? "USED" : r.expiresAt.getTime() <= now ? "EXPIRED" : "UNUSED",
+  }));
+}
+
+/** Revoke a node's credential: its agent is refused from its next call on and must enroll again. */
+export async function revokeNodeCredential(prisma: PrismaClient, actor: Actor, nodeName: string) {
+  requireRole(actor, ["OPERATOR"], "revoke node credentials");
+  return prisma.$transaction(async (tx) => {
+    const node = await tx.node.findUnique({ where: { name: nodeName }, include: { cluster: { select: { name: true } } } });
+    if (!node) throw notFound(`There is no node '${nodeName}'`);
+    if (!node.agentCredentialHash) throw conflict(`Node ${nodeName} has no credential to revoke`);
+    await tx.node.update({ where: { id: node.id }, data: { agentCredentialHash: null } });
+    await writeAudit(
+      tx,
+      actor,
+      "node.revoke-credential",
+      { type: "node", id: node.id, label: node.name },
+      { cluster: node.cluster.name },
+    );
+    return { node: node.name, cluster: node.cluster.name, revoked: true };
+  });
+}

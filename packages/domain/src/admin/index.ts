@@ -1,0 +1,7 @@
+// Administration: the tree's shape, members and managers, users, OIDC mapping, clusters, enrollment, audit.
+export * from "./audit";
+export * from "./tree-admin";
+export * from "./people";
+export * from "./users";
+export * from "./oidc-rules";
+export * from "./clusters";

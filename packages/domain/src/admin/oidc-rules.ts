@@ -1,0 +1,109 @@
+import type { PrismaClient } from "@tranche/db";
+import { requireRole, ROLES, type Actor, type Role } from "../auth/actor";
+import { badInput, notFound } from "../errors";
+import { writeAudit } from "./audit";
+
+/**
+ * OIDC mapping rules: a user who signs in through OIDC for the first time gets the highest role of the
+ * rules matching their e-mail domain or one of their group claims, and membership of every budget
+ * those rules name. The web app's auth calls applyOidcRules when it links a new OIDC account.
+ */
+
+export interface OidcRuleView {
+  id: string;
+  match: "EMAIL_DOMAIN" | "GROUP";
+  value: string;
+  role: Role;
+  budgets: string[];
+}
+
+const view = (r: { id: string; match: string; value: string; role: string; budgetPaths: string[] }): OidcRuleView => ({
+  id: r.id,
+  match: r.match as OidcRuleView["match"],
+  value: r.value,
+  role: r.role as Role,
+  budgets: r.budgetPaths,
+});
+
+const normalise = (match: string, value: string) => (match === "EMAIL_DOMAIN" ? value.replace(/^@/, "").toLowerCase() : value);
+
+export async function listOidcRules(prisma: PrismaClient, actor: Actor): Promise<OidcRuleView[]> {
+  requireRole(actor, ["ADMIN"], "see the OIDC mapping");
+  return (await prisma.oidcRoleRule.findMany({ orderBy: [{ match: "asc" }, { value: "asc" }] })).map(view);
+}
+
+export async function createOidcRule(
+  prisma: PrismaClient,
+  actor: Actor,
+  input: { match: "EMAIL_DOMAIN" | "GROUP"; value: string; role: Role; budgets: string[] },
+): Promise<OidcRuleView> {
+  requireRole(actor, ["ADMIN"], "change the OIDC mapping");
+  const value = normalise(input.match, input.value);
+  return prisma.$transaction(async (tx) => {
+    for (const [i, path] of input.budgets.entries()) {
+      const n = await tx.budgetTreeNode.findUnique({
+        where: { path },
+        include: { _count: { select: { children: { where: { archivedAt: null } } } } },
+      });
+      if (!n || n.archivedAt) throw badInput(`budgets.${i}: there is no budget '${path}'`, `budgets.${i}`);
+      if (n._count.children > 0) throw badInput(`budgets.${i}: '${path}' is a group of budgets, not a budget`, `budgets.${i}`);
+    }
+    if (await tx.oidcRoleRule.findUnique({ where: { match_value: { match: input.match, value } } }))
+      throw badInput(`value: there is already a rule for ${input.match === "GROUP" ? "group" : "domain"} '${value}'`, "value");
+    const r = await tx.oidcRoleRule.create({ data: { match: input.match, value, role: input.role, budgetPaths: input.budgets } });
+    await writeAudit(
+      tx,
+      actor,
+      "oidc-rule.create",
+      { type: "oidc_rule", id: r.id, label: `${input.match}:${value}` },
+      { role: r.role, budgets: r.budgetPaths },
+    );
+    return view(r);
+  });
+}
+
+export async function deleteOidcRule(prisma: PrismaClient, actor: Actor, id: string): Promise<void> {
+  requireRole(actor, ["ADMIN"], "change the OIDC mapping");
+  await prisma.$transaction(async (tx) => {
+    const r = await tx.oidcRoleRule.findUnique({ where: { id } });
+    if (!r) throw notFound(`There is no OIDC rule '${id}'`);
+    await tx.oidcRoleRule.delete({ where: { id } });
+    await writeAudit(tx, actor, "oidc-rule.delete", { type: "oidc_rule", id, label: `${r.match}:${r.value}` });
+  });
+}
+
+/** Apply the rules to a user who just signed in through OIDC. Returns what was applied (null: no rule matched). */
+export async function applyOidcRules(
+  prisma: PrismaClient,
+  userId: string,
+  claims: { email: string; groups: string[] },
+): Promise<{ role: Role; budgets: string[] } | null> {
+  const domain = claims.email.split("@")[1]?.toLowerCase() ?? "";
+  const rules = await prisma.oidcRoleRule.findMany({
+    where: {
+      OR: [
+        { match: "EMAIL_DOMAIN", value: domain },
+        { match: "GROUP", value: { in: claims.groups } },
+      ],
+    },
+  });
+  if (rules.length === 0) return null;
+  const role = rules.map((r) => r.role as Role).reduce((a, b) => (ROLES.indexOf(b) > ROLES.indexOf(a) ? b : a));
+  const paths = [...new Set(rules.flatMap((r) => r.budgetPaths))];
+  return prisma.$transaction(async (tx) => {
+    const u = await tx.user.update({ where: { id: userId }, data: { role } });
+    const budgets = await tx.budgetTreeNode.findMany({
+      where: { path: { in: paths }, archivedAt: null },
+      select: { id: true, path: true },
+    });
+    await tx.budgetMember.createMany({ data: budgets.map((b) => ({ budgetId: b.id, userId })), skipDuplicates: true });
+    await writeAudit(
+      tx,
+      null,
+      "user.oidc-mapped",
+      { type: "user", id: userId, label: u.email },
+      { role, budgets: budgets.map((b) => b.path), rules: rules.map((r) => r.id) },
+    );
+    return { role, budgets: budgets.map((b) => b.path) };
+  });
+}

@@ -1,0 +1,99 @@
+import type { PrismaClient, Tx } from "@tranche/db";
+import { managesTreeNode, requireRole, type Actor } from "../auth/actor";
+import { badInput, conflict, forbidden, notFound } from "../errors";
+import { writeAudit } from "./audit";
+import { lockTree, liveNodeByPath } from "./tree-admin";
+
+/**
+ * Who may charge a budget (members: admins, or a manager inside their subtree) and who manages a
+ * subtree (managers: admins only). Each addition or removal is one transaction with one audit row.
+ */
+
+async function activeUserByEmail(tx: Tx, email: string) {
+  const u = await tx.user.findUnique({ where: { email } });
+  if (!u) throw badInput(`email: there is no user '${email}'; create them first`, "email");
+  if (u.disabledAt) throw badInput(`email: '${email}' is disabled`, "email");
+  return u;
+}
+
+async function assertMayEditMembers(tx: Tx, actor: Actor, node: { id: string; path: string }): Promise<void> {
+  requireRole(actor, ["MANAGER"], "change who may charge a budget");
+  if (!(await managesTreeNode(tx, actor, node.id)))
+    throw forbidden(`You do not manage '${node.path}': you may change members only inside the subtree you manage`);
+}
+
+/** POST /budgets/{path}/members: the user may charge this budget. */
+export async function addBudgetMember(prisma: PrismaClient, actor: Actor, path: string, email: string) {
+  return prisma.$transaction(async (tx) => {
+    // The tree lock: a node cannot get children while it is getting a member (budgets are the leaves).
+    await lockTree(tx);
+    const node = await liveNodeByPath(tx, path);
+    await assertMayEditMembers(tx, actor, node);
+    const children = await tx.budgetTreeNode.count({ where: { parentId: node.id, archivedAt: null } });
+    if (children > 0)
+      throw conflict(`'${node.path}' is a group of ${children} nodes, not a budget; add members to one of its budgets (leaves)`);
+    const user = await activeUserByEmail(tx, email);
+    const existing = await tx.budgetMember.findUnique({ where: { budgetId_userId: { budgetId: node.id, userId: user.id } } });
+    if (existing) throw conflict(`${email} is already a member of '${node.path}'`);
+    await tx.budgetMember.create({ data: { budgetId: node.id, userId: user.id } });
+    await writeAudit(tx, actor, "budget.member.add", { type: "budget_tree_node", id: node.id, label: node.path }, { email });
+    return { budget: node.path, email };
+  });
+}
+
+export async function removeBudgetMember(prisma: PrismaClient, actor: Actor, path: string, email: string) {
+  return prisma.$transaction(async (tx) => {
+    const node = await liveNodeByPath(tx, path);
+    await assertMayEditMembers(tx, actor, node);
+    const user = await tx.user.findUnique({ where: { email } });
+    const gone = user ? await tx.budgetMember.deleteMany({ where: { budgetId: node.id, userId: user.id } }) : { count: 0 };
+    if (gone.count === 0) throw notFound(`${email} is not a member of '${node.path}'`);
+    await writeAudit(tx, actor, "budget.member.remove", { type: "budget_tree_node", id: node.id, label: node.path }, { email });
+    return { budget: node.path, email };
+  });
+}
+
+/** POST /budgets/{path}/managers: the user (a manager) manages this subtree. */
+export async function addTreeManager(prisma: PrismaClient, actor: Actor, path: string, email: string) {
+  requireRole(actor, ["ADMIN"], "choose who manages a subtree");
+  return prisma.$transaction(async (tx) => {
+    const node = await liveNodeByPath(tx, path);
+    const user = await activeUserByEmail(tx, email);
+    if (user.role !== "MANAGER" && user.role !== "ADMIN")
+      throw badInput(`email: ${email} is a ${user.role.toLowerCase()}; give them the manager role first`, "email");
+    const existing = await tx.budgetManager.findUnique({
+      where: { treeNodeId_userId: { treeNodeId: node.id, userId: user.id } },
+    });
+    if (existing) throw conflict(`${email} already manages '${node.path}'`);
+    await tx.budgetManager.create({ data: { treeNodeId: node.id, userId: user.id } });
+    await writeAudit(tx, actor, "tree.manager.add", { type: "budget_tree_node", id: node.id, label: node.path }, { email });
+    return { node: node.path, email };
+  });
+}
+
+export async function removeTreeManager(prisma: PrismaClient, actor: Actor, path: string, email: string) {
+  requireRole(actor, ["ADMIN"], "choose who manages a subtree");
+  return prisma.$transaction(async (tx) => {
+    const node = await liveNodeByPath(tx, path);
+    const user = await tx.user.findUnique({ where: { email } });
+    const gone = user ? await tx.budgetManager.deleteMany({ where: { treeNodeId: node.id, userId: user.id } }) : { count: 0 };
+    if (gone.count === 0) throw notFound(`${email} does not manage '${node.path}'`);
+    await writeAudit(tx, actor, "tree.manager.remove", { type: "budget_tree_node", id: node.id, label: node.path }, { email });
+    return { node: node.path, email };
+  });
+}
+
+/** Members and managers of one node, for the admin page. */
+export async function listNodePeople(prisma: PrismaClient, actor: Actor, path: string) {
+  requireRole(actor, ["MANAGER"], "see who may charge a budget");
+  const node = await liveNodeByPath(prisma, path);
+  const [members, managers] = await Promise.all([
+    prisma.budgetMember.findMany({ where: { budgetId: node.id }, include: { user: { select: { email: true, name: true } } } }),
+    prisma.budgetManager.findMany({ where: { treeNodeId: node.id }, include: { user: { select: { email: true, name: true } } } }),
+  ]);
+  return {
+    path: node.path,
+    members: members.map((m) => m.user).sort((a, b) => a.email.localeCompare(b.email)),
+    managers: managers.map((m) => m.user).sort((a, b) => a.email.localeCompare(b.email)),
+  };
+}

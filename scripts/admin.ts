@@ -1,0 +1,95 @@
+// `npm run admin -- create-admin --email E --name N`: the first admin of a fresh deployment.
+// The password is read from stdin (typed without echo at a terminal, or piped), never from the command
+// line, where it would land in the shell history and the process list. Works on DATABASE_URL or on the
+// embedded database (the running one of `npm start` when it is up, else started for the command).
+// Prints an API token for the new admin once.
+import { parseArgs } from "node:util";
+import { ConfigError, createPrismaClient } from "@tranche/db";
+import {
+  DEFAULT_EMBEDDED_PORT,
+  assertReachable,
+  embeddedDatabaseUrl,
+  migrateDeploy,
+  openDatabase,
+  type Database,
+} from "@tranche/db/setup";
+import { DomainError, createAdminWithPassword, createApiToken } from "@tranche/domain";
+
+const MIN_PASSWORD = 8;
+const USAGE = "usage: npm run admin -- create-admin --email E --name N   (the password is read from stdin)";
+
+async function readPassword(): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    let text = "";
+    for await (const chunk of stdin) text += String(chunk);
+    return text.split(/\r?\n/)[0] ?? "";
+  }
+  // At a terminal: raw mode, so the password is not echoed.
+  process.stderr.write("Password for the new admin: ");
+  stdin.setRawMode(true);
+  stdin.resume();
+  return new Promise((resolve, reject) => {
+    let pw = "";
+    stdin.on("data", (b: Buffer) => {
+      for (const ch of b.toString("utf8")) {
+        if (ch === "\r" || ch === "\n") {
+          stdin.setRawMode(false);
+          stdin.pause();
+          process.stderr.write("\n");
+          return resolve(pw);
+        }
+        if (ch === "\u0003") return reject(new ConfigError("cancelled"));
+        if (ch === "\u007f") pw = pw.slice(0, -1);
+        else pw += ch;
+      }
+    });
+  });
+}
+
+/** DATABASE_URL, or the embedded server: reuse a running one (npm start), else start it for this command. */
+async function database(): Promise<Database> {
+  if (process.env.DATABASE_URL) return openDatabase();
+  const port = Number(process.env.TRANCHE_PG_PORT ?? DEFAULT_EMBEDDED_PORT);
+  const url = embeddedDatabaseUrl(port);
+  const running = await assertReachable(url, 1500).then(
+    () => true,
+    () => false,
+  );
+  if (!running) return openDatabase();
+  await migrateDeploy(url);
+  return { url, embedded: false, stop: async () => {} };
+}
+
+async function createAdmin(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { email: { type: "string" }, name: { type: "string" } }, strict: true });
+  const email = values.email?.trim().toLowerCase();
+  const name = values.name?.trim();
+  if (!email || !/^[^@\s]+@[^@\s]+$/.test(email))
+    throw new ConfigError(`--email is required and must be an e-mail address\n${USAGE}`);
+  if (!name) throw new ConfigError(`--name is required\n${USAGE}`);
+  const password = await readPassword();
+  if (password.length < MIN_PASSWORD)
+    throw new ConfigError(`the password must be at least ${MIN_PASSWORD} characters (read from stdin)`);
+  const db = await database();
+  const prisma = createPrismaClient(db.url, { max: 2 });
+  try {
+    const admin = await createAdminWithPassword(prisma, { email, name, password });
+    const { token } = await createApiToken(prisma, admin, { name: "created with create-admin" });
+    console.log(`Created the admin ${name} <${email}>. Sign in to the web app with this e-mail and password.`);
+    console.log(`API token (shown only now; revoke it under API tokens when not needed): ${token}`);
+  } finally {
+    await prisma.$disconnect();
+    await db.stop();
+  }
+}
+
+const [command, ...rest] = process.argv.slice(2);
+try {
+  if (command === "create-admin") await createAdmin(rest);
+  else throw new ConfigError(command ? `unknown command '${command}'\n${USAGE}` : USAGE);
+} catch (e) {
+  const known = e instanceof ConfigError || e instanceof DomainError || (e instanceof TypeError && "code" in e);
+  console.error(known ? `tranche admin: ${(e as Error).message}` : e);
+  process.exit(1);
+}
