@@ -81,7 +81,13 @@ export class NodeAgent {
   }
 
   async start(initialDelayMs = 0): Promise<void> {
-    this.ticker = setInterval(() => this.runner.tick(), 1000);
+    this.ticker = setInterval(() => {
+      try {
+        this.runner.tick();
+      } catch (e) {
+        this.logOnce(`tick failed (${(e as Error).message}); trying again in 1 s`);
+      }
+    }, 1000);
     this.timer = setTimeout(() => void this.beat(), initialDelayMs);
     if (this.opts.longPoll !== false) void this.pollLoop();
   }

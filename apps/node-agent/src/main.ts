@@ -117,6 +117,10 @@ agents.forEach((a, i) => void a.start(Math.floor((i * 1000) / agents.length)));
 
 // A closed stdout (the supervisor went away) must not crash the agent before it has stopped its jobs.
 for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+// Last resort: every job step is guarded in the runner, but one node's unexpected error must not end
+// the other nodes of this process (and their jobs' supervision) — say it and go on.
+process.on("uncaughtException", (e) => log(`tranche-agent: unexpected error, carrying on: ${e.stack ?? e.message}`));
+process.on("unhandledRejection", (e) => log(`tranche-agent: unexpected error, carrying on: ${String(e)}`));
 
 const stopJobsOnExit = Boolean(args["stop-jobs-on-exit"]);
 let stopping = false;

@@ -14,7 +14,14 @@ import {
 } from "node:fs";
 import { constants as osConstants } from "node:os";
 import { join } from "node:path";
-import type { JobReport, LogChunk, RunAssignment, StopOrder } from "@tranche/contracts";
+import {
+  LAUNCH_ERROR_MAX,
+  LAUNCH_FAILED,
+  type JobReport,
+  type LogChunk,
+  type RunAssignment,
+  type StopOrder,
+} from "@tranche/contracts";
 
 /**
  * Runs job processes for one node and survives its own restarts.
@@ -27,7 +34,13 @@ import type { JobReport, LogChunk, RunAssignment, StopOrder } from "@tranche/con
  *
  * `state.json` (written atomically after every change) lists the jobs with their pid and the pid's
  * start time (from /proc, so a recycled pid is never mistaken for the job). On start the agent adopts
- * the live ones and reports the dead ones: it neither kills nor duplicates running jobs.
+ * the live ones and reports the dead ones: it neither kills nor duplicates running jobs. Jobs that
+ * were still WAITING (for their GPUs) launch only once the control plane lists them again: a job
+ * cancelled while the agent was away never starts.
+ *
+ * One job never takes the agent down: a launch that throws (E2BIG for an oversized env, a folder
+ * that cannot be made) or a spawn that fails later is that job's end, reported as LAUNCH_FAILED with
+ * the error; every per-job step of a tick is guarded the same way.
  */
 
 // The wrapper traps (not ignores: an ignored signal would be inherited by the job) TERM/INT/HUP before
@@ -72,6 +85,10 @@ export interface LocalJob {
   offsets: { stdout: number; stderr: number };
   /** Assignment kept while waiting for GPUs to free up. */
   assignment?: RunAssignment;
+  /** Loaded WAITING from state.json: not launched until a heartbeat answer assigns it again. */
+  unconfirmed?: boolean;
+  /** LAUNCH_FAILED: the error that kept the process from starting. */
+  launchError?: string;
   fakeUtil?: number;
 }
 
@@ -139,6 +156,7 @@ export class JobRunner {
     }
     for (const j of state.jobs ?? []) {
       this.jobs.set(j.segmentId, j);
+      if (j.status === "WAITING") j.unconfirmed = true;
       if (j.status === "RUNNING") {
         const alive = j.pid !== null && this.isOurProcess(j);
         if (alive)
@@ -192,6 +210,20 @@ export class JobRunner {
   /** Apply the control plane's orders: start what is new, stop what must go. */
   reconcile(run: RunAssignment[], stop: StopOrder[]): void {
     let changed = false;
+    const assigned = new Set(run.map((a) => a.segmentId));
+    const stopping = new Set(stop.map((s) => s.segmentId));
+    for (const j of [...this.jobs.values()]) {
+      if (j.status !== "WAITING") continue;
+      if (assigned.has(j.segmentId)) {
+        if (j.unconfirmed) changed = true;
+        delete j.unconfirmed;
+      } else if (!stopping.has(j.segmentId)) {
+        // The control plane no longer assigns it (cancelled or ended while we were away): never start it.
+        this.opts.log(`job ${j.jobId} (segment ${j.segmentId}) is no longer assigned here; not starting it`);
+        this.jobs.delete(j.segmentId);
+        changed = true;
+      }
+    }
     for (const a of run) {
       if (this.jobs.has(a.segmentId)) continue;
       this.jobs.set(a.segmentId, {
@@ -267,7 +299,8 @@ export class JobRunner {
     let changed = false;
     const now = Date.now();
     for (const j of this.jobs.values()) {
-      if (j.status === "RUNNING") {
+      if (j.status !== "RUNNING") continue;
+      try {
         if (!this.children.has(j.segmentId) && !this.isOurProcess(j)) {
           this.settleFromExitFile(j, j.stopReason ? "SIGKILL" : "UNKNOWN");
           changed = true;
@@ -280,19 +313,50 @@ export class JobRunner {
           j.killAt = now + 5_000; // again in 5 s if it is still there
           changed = true;
         }
+      } catch (e) {
+        this.opts.log(`job ${j.jobId}: could not check its process (${(e as Error).message}); trying again next tick`);
       }
     }
     const held = new Set<number>();
     for (const j of this.jobs.values()) if (j.status === "RUNNING") for (const g of j.gpuIndexes) held.add(g);
     for (const j of this.jobs.values()) {
-      if (j.status !== "WAITING" || !j.assignment) continue;
+      if (j.status !== "WAITING" || !j.assignment || j.unconfirmed) continue;
       // Victims preempted for this job leave first: launch once its GPUs are free here.
       if (j.gpuIndexes.some((g) => held.has(g))) continue;
-      this.launch(j, j.assignment);
-      for (const g of j.gpuIndexes) held.add(g);
+      try {
+        this.launch(j, j.assignment);
+        for (const g of j.gpuIndexes) held.add(g);
+      } catch (e) {
+        this.launchFailed(j, e as Error);
+      }
       changed = true;
     }
-    if (changed) this.save();
+    if (changed) this.trySave();
+  }
+
+  /** The job could not be started: it ends here, reported as LAUNCH_FAILED with the error. */
+  private launchFailed(j: LocalJob, e: Error): void {
+    const message = (e.message || String(e)).slice(0, LAUNCH_ERROR_MAX);
+    this.opts.log(`job ${j.jobId} could not be started: ${message}`);
+    this.children.delete(j.segmentId);
+    j.status = "EXITED";
+    j.pid = null;
+    j.pidStart = null;
+    j.exitCode = null;
+    j.signal = LAUNCH_FAILED;
+    j.launchError = message;
+    j.endedAt = new Date().toISOString();
+    delete j.assignment;
+    this.onExit?.();
+  }
+
+  /** save() for callbacks and timers, where a throw would end the agent: a failed write is retried at the next change. */
+  private trySave(): void {
+    try {
+      this.save();
+    } catch (e) {
+      this.opts.log(`could not write ${this.statePath} (${(e as Error).message}); will retry`);
+    }
   }
 
   private launch(j: LocalJob, a: RunAssignment): void {
@@ -322,14 +386,18 @@ export class JobRunner {
       TRANCHE_JOB_DIR: dir,
       TRANCHE_CHECKPOINT_DIR: ckptDir,
     };
-    const child = spawn("/bin/sh", ["-c", WRAPPER, "tranche-job", a.command, join(dir, "exit")], {
-      cwd: dir,
-      env,
-      detached: true,
-      stdio: ["ignore", out, err],
-    });
-    closeSync(out);
-    closeSync(err);
+    let child: ChildProcess;
+    try {
+      child = spawn("/bin/sh", ["-c", WRAPPER, "tranche-job", a.command, join(dir, "exit")], {
+        cwd: dir,
+        env,
+        detached: true,
+        stdio: ["ignore", out, err],
+      });
+    } finally {
+      closeSync(out);
+      closeSync(err);
+    }
     j.status = "RUNNING";
     j.pid = child.pid ?? null;
     j.pidStart = j.pid !== null ? (procStart(j.pid)?.start ?? null) : null;
@@ -338,7 +406,10 @@ export class JobRunner {
     this.children.set(a.segmentId, child);
     this.opts.log(`job ${a.jobId} started (segment ${a.segmentId}, pid ${j.pid}, GPUs ${a.gpuIndexes.join(",")})`);
     child.on("error", (e) => {
-      this.opts.log(`job ${a.jobId} could not start: ${e.message}`);
+      // A spawn that fails after the call (ENOENT, EACCES, EAGAIN): no process ever ran.
+      if (j.status !== "RUNNING" || j.pid !== null) return this.opts.log(`job ${a.jobId}: ${e.message}`);
+      this.launchFailed(j, e);
+      this.trySave();
     });
     child.on("exit", (code, signal) => {
       this.children.delete(a.segmentId);
@@ -359,7 +430,7 @@ export class JobRunner {
       // A job's processes end with it: stragglers it left in the background are killed.
       if (j.pid !== null && groupAlive(j.pid)) this.signalGroup(j, "SIGKILL");
       this.opts.log(`job ${a.jobId} exited (${j.exitCode !== null ? `code ${j.exitCode}` : `signal ${j.signal}`})`);
-      this.save();
+      this.trySave();
       this.onExit?.();
     });
     child.unref();
@@ -378,6 +449,7 @@ export class JobRunner {
         exitCode: j.status === "EXITED" ? j.exitCode : null,
         signal: j.status === "EXITED" ? j.signal : null,
         endedAt: j.status === "EXITED" ? j.endedAt : null,
+        ...(j.launchError ? { launchError: j.launchError } : {}),
       }));
   }
 
@@ -399,11 +471,15 @@ export class JobRunner {
         if (size <= from) continue;
         const len = Math.min(MAX_CHUNK, size - from);
         const buf = Buffer.alloc(len);
-        const fd = openSync(path, "r");
         try {
-          readSync(fd, buf, 0, len, from);
-        } finally {
-          closeSync(fd);
+          const fd = openSync(path, "r");
+          try {
+            readSync(fd, buf, 0, len, from);
+          } finally {
+            closeSync(fd);
+          }
+        } catch {
+          continue; // unreadable this time: the next heartbeat tries again
         }
         // Do not split a UTF-8 character: end before an incomplete trailing sequence.
         let end = len;
@@ -423,7 +499,7 @@ export class JobRunner {
       chunks,
       commit: () => {
         for (const m of moves) m();
-        if (moves.length) this.save();
+        if (moves.length) this.trySave();
       },
     };
   }

@@ -62,6 +62,9 @@ export const enrollResponseSchema = z.object({
 export type EnrollResponse = z.infer<typeof enrollResponseSchema>;
 
 export const JOB_REPORT_STATUSES = ["RUNNING", "EXITED"] as const;
+/** The `signal` of a job whose process could not be started at all (its command or env, not a fault). */
+export const LAUNCH_FAILED = "LAUNCH_FAILED";
+export const LAUNCH_ERROR_MAX = 500;
 
 /** What the agent knows about one job process it runs (or ran) for a run segment. */
 export const jobReportSchema = z.object({
@@ -73,9 +76,14 @@ export const jobReportSchema = z.object({
   launchedAt: z.iso.datetime().nullable(),
   /** EXITED only: exit code (null when killed by a signal or unknown). */
   exitCode: z.number().int().nullable(),
-  /** EXITED only: "SIGTERM", "SIGKILL"...; "UNKNOWN" when the agent lost track of the process. */
+  /**
+   * EXITED only: "SIGTERM", "SIGKILL"...; "UNKNOWN" when the agent lost track of the process;
+   * NEVER_STARTED when it was stopped before it launched; LAUNCH_FAILED when it could not be started.
+   */
   signal: z.string().max(32).nullable(),
   endedAt: z.iso.datetime().nullable(),
+  /** LAUNCH_FAILED only: why the process could not be started (e.g. "spawn E2BIG"). */
+  launchError: z.string().max(LAUNCH_ERROR_MAX).nullish(),
 });
 export type JobReport = z.infer<typeof jobReportSchema>;
 

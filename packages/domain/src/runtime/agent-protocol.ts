@@ -258,7 +258,14 @@ export async function handleHeartbeat(
               charged: s.charged,
               gpus: s.gpus,
             },
-            { endedAt, cause: "exit", exitCode: r.exitCode, signal: r.signal, sentence: `On node ${node.name}:` },
+            {
+              endedAt,
+              cause: "exit",
+              exitCode: r.exitCode,
+              signal: r.signal,
+              launchError: r.launchError ?? null,
+              sentence: `On node ${node.name}:`,
+            },
             { kind: "AGENT", id: node.id },
           );
           if (closed) {

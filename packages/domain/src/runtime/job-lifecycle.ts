@@ -1,3 +1,4 @@
+import { LAUNCH_FAILED } from "@tranche/contracts";
 import type { Tx } from "@tranche/db";
 import { chargeOpenSegments } from "./charge";
 
@@ -32,6 +33,8 @@ export interface RunEnd {
   cycleId?: bigint | null;
   /** Sentence prefix from whoever decided (the core's LOST sentence, or the agent's exit). */
   sentence?: string;
+  /** signal LAUNCH_FAILED: the agent's error (why the process could not be started). */
+  launchError?: string | null;
 }
 
 export interface RunOutcome {
@@ -40,12 +43,14 @@ export interface RunOutcome {
   requeued: boolean;
   eventKind: string;
   sentence: string;
+  /** The event's reason code when it is not the segment end (LAUNCH_FAILED). */
+  reasonCode?: string;
 }
 
 /** Pure: what a run's end means for its job (R6 requeue, R9 loss, maxRuntime kills, cancels). */
 export function decideRunOutcome(
   run: Omit<RunToClose, "jobId" | "segmentId" | "charged" | "gpus">,
-  end: Pick<RunEnd, "cause" | "exitCode" | "signal">,
+  end: Pick<RunEnd, "cause" | "exitCode" | "signal" | "launchError">,
 ): RunOutcome {
   const requeue = run.resumable || run.requeuePolicy === "REQUEUE";
   const how = end.exitCode !== null ? `exit code ${end.exitCode}` : end.signal ? `signal ${end.signal}` : "unknown exit";
@@ -100,6 +105,17 @@ export function decideRunOutcome(
       sentence: `Cancelled; its processes ended (${how}).`,
     };
   }
+  if (end.signal === LAUNCH_FAILED)
+    // The job's own command or environment could not be started (E2BIG, a missing program): its
+    // failure, not the platform's, and never requeued — it would fail the same way on every node.
+    return {
+      end: "FAIL",
+      state: "FAILED",
+      requeued: false,
+      eventKind: "FAILED",
+      reasonCode: LAUNCH_FAILED,
+      sentence: `Could not be started (${end.launchError ?? "no detail"}): failed, not requeued.`,
+    };
   if (end.exitCode === 0)
     return { end: "FINISH", state: "COMPLETED", requeued: false, eventKind: "FINISHED", sentence: "Finished (exit code 0)." };
   return { end: "FAIL", state: "FAILED", requeued: false, eventKind: "FAILED", sentence: `Failed (${how}).` };
@@ -130,7 +146,12 @@ export async function closeRun(
     data: {
       endedAt: end.endedAt,
       endReason: outcome.end,
-      endDetail: end.exitCode !== null ? `exit ${end.exitCode}` : (end.signal ?? null),
+      endDetail:
+        end.exitCode !== null
+          ? `exit ${end.exitCode}`
+          : outcome.reasonCode === LAUNCH_FAILED
+            ? `${LAUNCH_FAILED}: ${end.launchError ?? ""}`.slice(0, 600)
+            : (end.signal ?? null),
     },
   });
   const terminal = outcome.state !== "PENDING";
@@ -160,13 +181,19 @@ export async function closeRun(
       jobId: run.jobId,
       at: end.endedAt,
       kind: outcome.eventKind,
-      reasonCode: outcome.end,
+      reasonCode: outcome.reasonCode ?? outcome.end,
       sentence: end.sentence
         ? end.cause === "lost"
           ? end.sentence
           : `${end.sentence} ${outcome.sentence}`
         : `${outcome.eventKind === "LOST" ? "Lost: its node went down; " : ""}${outcome.sentence}`,
-      details: { segmentId: String(run.segmentId), exitCode: end.exitCode, signal: end.signal, requeued: outcome.requeued },
+      details: {
+        segmentId: String(run.segmentId),
+        exitCode: end.exitCode,
+        signal: end.signal,
+        requeued: outcome.requeued,
+        ...(end.launchError ? { launchError: end.launchError } : {}),
+      },
       actorKind: actor.kind,
       actorId: actor.id,
       cycleId: end.cycleId ?? null,
