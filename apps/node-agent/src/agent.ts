@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   AGENT_PROTOCOL_VERSION,
@@ -37,7 +37,7 @@ export interface NodeAgentOptions {
  * SIGTERM to SIGKILL and notices exits, which are reported at once. Alongside, a long-poll
  * (POST /wait, held up to 25 s by the server) returns as soon as the worker commits a start or stop
  * for this node, and the agent heartbeats at once to fetch it; a server without /wait leaves the
- * agent on heartbeats alone.
+ * agent on heartbeats alone. Without an answer for the heartbeat timeout it stops its jobs (fencing).
  */
 export class NodeAgent {
   private readonly runner: JobRunner;
@@ -55,6 +55,11 @@ export class NodeAgent {
   private polling = false;
   private pollAbort: AbortController | null = null;
   private beatWaiters: (() => void)[] = [];
+  /** R9 fencing, as the control plane last said (defaults: SPEC's 30 s timeout, 10 s grace less the margin). */
+  private fence = { afterSec: 30, graceSec: 8 };
+  /** When the latest answered heartbeat was sent (ms); kept in `<dir>/contact.json` across restarts. */
+  private lastContactAt: number;
+  private fenced = false;
   state: string | null = null;
   heartbeats = 0;
   /** Long-polls answered with `changed` (tests and logs). */
@@ -74,6 +79,46 @@ export class NodeAgent {
           )
         : new NvidiaSmi(opts.nvidiaSmi);
     this.intervalSec = opts.heartbeatSec ?? 5;
+    // A restarted agent counts silence from its predecessor's last answer: the control plane does.
+    this.lastContactAt = Date.now();
+    try {
+      const c = JSON.parse(readFileSync(join(opts.dir, "contact.json"), "utf8")) as {
+        at?: number;
+        fence?: { afterSec: number; graceSec: number };
+      };
+      if (typeof c.at === "number" && c.at <= this.lastContactAt) this.lastContactAt = c.at;
+      if (c.fence && c.fence.afterSec > 0 && c.fence.graceSec >= 0) this.fence = c.fence;
+    } catch {
+      // first start (or an older agent's folder)
+    }
+  }
+
+  /**
+   * R9 fencing: with no answer from the control plane for the heartbeat timeout, stop every job here
+   * (SIGTERM, SIGKILL after the fence grace): the control plane declares this node DOWN and requeues
+   * them only after timeout + grace, so a job never runs in two places at once.
+   */
+  private checkFence(now = Date.now()): void {
+    if (this.fenced || now - this.lastContactAt <= this.fence.afterSec * 1000) return;
+    this.fenced = true;
+    const n = this.runner.fence(this.fence.graceSec * 1000);
+    if (n > 0)
+      this.log(
+        `no answer from the control plane for ${Math.round((now - this.lastContactAt) / 1000)}s (heartbeat timeout ${this.fence.afterSec}s): stopping ${n} job${n === 1 ? "" : "s"} (SIGTERM, SIGKILL after ${this.fence.graceSec}s) so none runs twice once the control plane requeues them`,
+      );
+  }
+
+  private noteContact(sentAt: number, fence: { afterSec: number; graceSec: number } | undefined): void {
+    this.lastContactAt = Math.max(this.lastContactAt, sentAt);
+    this.fenced = false;
+    if (fence) this.fence = fence;
+    try {
+      const path = join(this.opts.dir, "contact.json");
+      writeFileSync(`${path}.tmp`, JSON.stringify({ at: this.lastContactAt, fence: this.fence }), { mode: 0o600 });
+      renameSync(`${path}.tmp`, path);
+    } catch {
+      // best effort: without it a restarted agent counts from its own start
+    }
   }
 
   private log(line: string): void {
@@ -83,6 +128,7 @@ export class NodeAgent {
   async start(initialDelayMs = 0): Promise<void> {
     this.ticker = setInterval(() => {
       try {
+        this.checkFence();
         this.runner.tick();
       } catch (e) {
         this.logOnce(`tick failed (${(e as Error).message}); trying again in 1 s`);
@@ -248,6 +294,7 @@ export class NodeAgent {
         jobs: this.runner.reports(),
         logs: logs.chunks,
       };
+      const sentAt = Date.now();
       const { status, json } = await this.post("heartbeat", body, true);
       if (status === 401) {
         this.logOnce(`heartbeat refused: ${this.errorLine(json)}; enrolling again`);
@@ -260,6 +307,7 @@ export class NodeAgent {
         return null;
       }
       const r = heartbeatResponseSchema.parse(json);
+      this.noteContact(sentAt, r.fence);
       logs.commit();
       this.heartbeats++;
       if (this.heartbeats % 200 === 0) this.runner.prune(3600_000);

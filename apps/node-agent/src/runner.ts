@@ -15,6 +15,7 @@ import {
 import { constants as osConstants } from "node:os";
 import { join } from "node:path";
 import {
+  FENCED,
   LAUNCH_ERROR_MAX,
   LAUNCH_FAILED,
   type JobReport,
@@ -89,6 +90,8 @@ export interface LocalJob {
   unconfirmed?: boolean;
   /** LAUNCH_FAILED: the error that kept the process from starting. */
   launchError?: string;
+  /** Stopped by fencing (no control plane): its exit is reported as FENCED. */
+  fenced?: boolean;
   fakeUtil?: number;
 }
 
@@ -446,8 +449,8 @@ export class JobRunner {
         status: j.status === "EXITED" ? "EXITED" : "RUNNING",
         pid: j.pid,
         launchedAt: j.launchedAt,
-        exitCode: j.status === "EXITED" ? j.exitCode : null,
-        signal: j.status === "EXITED" ? j.signal : null,
+        exitCode: j.status === "EXITED" && !j.fenced ? j.exitCode : null,
+        signal: j.status === "EXITED" ? (j.fenced ? FENCED : j.signal) : null,
         endedAt: j.status === "EXITED" ? j.endedAt : null,
         ...(j.launchError ? { launchError: j.launchError } : {}),
       }));
@@ -524,6 +527,27 @@ export class JobRunner {
       changed = true;
     }
     if (changed) this.save();
+  }
+
+  /**
+   * Fencing: the control plane is out of reach past the heartbeat timeout. SIGTERM every running job
+   * (SIGKILL at `graceMs` at the latest, by tick) and keep waiting ones from launching until the
+   * control plane assigns them again. Their exits are reported as FENCED. Returns how many it stopped.
+   */
+  fence(graceMs: number): number {
+    const now = Date.now();
+    let n = 0;
+    for (const j of this.jobs.values()) {
+      if (j.status === "WAITING") j.unconfirmed = true;
+      if (j.status !== "RUNNING") continue;
+      j.fenced = true;
+      if (j.stopReason === null) j.stopReason = FENCED;
+      j.killAt = Math.min(j.killAt ?? Infinity, now + graceMs);
+      this.signalGroup(j, "SIGTERM");
+      n++;
+    }
+    this.trySave();
+    return n;
   }
 
   /** SIGTERM every running job, SIGKILL what is left after `graceMs`; resolves when all are gone. */

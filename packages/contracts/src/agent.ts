@@ -65,6 +65,11 @@ export const JOB_REPORT_STATUSES = ["RUNNING", "EXITED"] as const;
 /** The `signal` of a job whose process could not be started at all (its command or env, not a fault). */
 export const LAUNCH_FAILED = "LAUNCH_FAILED";
 export const LAUNCH_ERROR_MAX = 500;
+/**
+ * The `signal` of a job its agent stopped itself because it had no answer from the control plane for
+ * the heartbeat timeout (fencing, R9): lost to the platform, not failed; requeued when it may be.
+ */
+export const FENCED = "FENCED";
 
 /** What the agent knows about one job process it runs (or ran) for a run segment. */
 export const jobReportSchema = z.object({
@@ -152,6 +157,11 @@ export const heartbeatResponseSchema = z.object({
   acknowledged: z.array(segmentIdSchema),
   /** Digest of this node's run and stop assignments: what the agent sends to /wait. */
   assignments: z.string().max(128).optional(),
+  /**
+   * Fencing (R9): with no answer for `afterSec` the agent stops its jobs itself (SIGTERM, SIGKILL
+   * `graceSec` later); the control plane declares the node DOWN and requeues them only after that.
+   */
+  fence: z.object({ afterSec: z.number().int().positive(), graceSec: z.number().int().min(0) }).optional(),
 });
 export type HeartbeatResponse = z.infer<typeof heartbeatResponseSchema>;
 

@@ -12,11 +12,12 @@ import {
   type WaitResponse,
   waitRequestSchema,
 } from "@tranche/contracts";
-import { defaultPolicy, gracePeriodFor } from "@tranche/scheduler-core";
+import { defaultPolicy, gracePeriodFor, resolvePolicy, type PolicyConfig } from "@tranche/scheduler-core";
 import type { z } from "zod";
 import { assignmentsDigest, type AgentWakeups } from "./agent-wait";
 import { hashSecret, newNodeCredential } from "./credentials";
 import { closeRun } from "./job-lifecycle";
+import { policyOverridesFromEnv } from "./policy";
 
 /**
  * The agent protocol's use-cases (see packages/contracts/src/agent.ts). Route handlers in the web app
@@ -35,6 +36,29 @@ export interface AgentReply<T> {
 export const SCHEDULER_CHANNEL = "tranche_jobs";
 /** Heartbeat period agents are told to use (seconds). */
 export const heartbeatIntervalSec = (): number => Math.max(1, Number(process.env.TRANCHE_AGENT_HEARTBEAT_SEC ?? 5) || 5);
+/**
+ * What an agent is told about fencing: stop its jobs after the heartbeat timeout without an answer and
+ * SIGKILL them 2 s before the fence grace ends (its 1 s tick and the kill itself fit in the rest), so
+ * they are gone before the worker's timeout + grace declares the node DOWN and requeues them.
+ */
+export function fenceFor(policy: Pick<PolicyConfig, "heartbeatTimeout" | "fenceGrace">): { afterSec: number; graceSec: number } {
+  return { afterSec: Math.max(1, Math.floor(policy.heartbeatTimeout)), graceSec: Math.max(0, Math.floor(policy.fenceGrace) - 2) };
+}
+let fenceCache: { raw: string | undefined; fence: { afterSec: number; graceSec: number } } | null = null;
+/** The fence of this process's policy (the worker's TRANCHE_POLICY overrides, when the web app shares them). */
+function currentFence(): { afterSec: number; graceSec: number } {
+  const raw = process.env.TRANCHE_POLICY;
+  if (!fenceCache || fenceCache.raw !== raw) {
+    let overrides = {};
+    try {
+      overrides = policyOverridesFromEnv(raw);
+    } catch {
+      // The worker refuses a malformed TRANCHE_POLICY with its own message; agents get the defaults.
+    }
+    fenceCache = { raw, fence: fenceFor(resolvePolicy(overrides)) };
+  }
+  return fenceCache.fence;
+}
 /** The stop grace for processes the control plane does not know (or no longer runs). */
 const ORPHAN_GRACE_SEC = 10;
 
@@ -198,8 +222,10 @@ export async function handleHeartbeat(
               to: "REPAIR",
               reason: `Agent is back but reports unhealthy (${hb.health.errors.join("; ") || "no detail"}): REPAIR.`,
             };
-      } else if (node.state === "DOWN" && node.lastHeartbeatAt === null && node.stateReason === "enrolled") {
-        transition = hb.health.healthy ? { to: "READY", reason: "First healthy heartbeat after enrollment: READY." } : null;
+      } else if (node.state === "DOWN" && node.lastHeartbeatAt === null) {
+        // Enrolled, or timed out before its agent ever spoke: the first healthy heartbeat makes it READY.
+        const why = node.stateReason === "enrolled" ? "First healthy heartbeat after enrollment" : "First healthy heartbeat";
+        transition = hb.health.healthy ? { to: "READY", reason: `${why}: READY.` } : null;
       } else if (node.state === "REPAIR" && !node.drainIsManual && hb.health.healthy) {
         transition = { to: "READY", reason: "Healthy report after an automatic repair: READY." };
       }
@@ -346,6 +372,7 @@ export async function handleHeartbeat(
       stop: [...stop, ...assigned.filter((s) => !stopIds.has(s.segmentId))],
       acknowledged,
       assignments: assignmentsDigest(run, assigned),
+      fence: currentFence(),
     },
   };
 }

@@ -1,4 +1,4 @@
-import { LAUNCH_FAILED } from "@tranche/contracts";
+import { FENCED, LAUNCH_FAILED } from "@tranche/contracts";
 import type { Tx } from "@tranche/db";
 import { chargeOpenSegments } from "./charge";
 
@@ -53,6 +53,25 @@ export function decideRunOutcome(
   end: Pick<RunEnd, "cause" | "exitCode" | "signal" | "launchError">,
 ): RunOutcome {
   const requeue = run.resumable || run.requeuePolicy === "REQUEUE";
+  if (end.signal === FENCED && run.jobState !== "STOPPING")
+    // Its agent lost the control plane and stopped it itself (R9 fencing): lost to the platform, not failed.
+    return requeue
+      ? {
+          end: "LOST",
+          state: "PENDING",
+          requeued: true,
+          eventKind: "LOST",
+          sentence:
+            "Stopped by its node's agent, out of contact with the control plane past the heartbeat timeout; requeued with its original submit time.",
+        }
+      : {
+          end: "LOST",
+          state: "LOST",
+          requeued: false,
+          eventKind: "LOST",
+          sentence:
+            "Stopped by its node's agent, out of contact with the control plane past the heartbeat timeout; not requeued (not resumable and did not ask to be).",
+        };
   const how = end.exitCode !== null ? `exit code ${end.exitCode}` : end.signal ? `signal ${end.signal}` : "unknown exit";
   if (end.cause === "lost") {
     return requeue
