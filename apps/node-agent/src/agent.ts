@@ -10,6 +10,8 @@ import {
   waitResponseSchema,
 } from "@tranche/contracts";
 import { FakeGpus, NvidiaSmi, type GpuSource } from "./gpus";
+import { JobCgroups } from "./cgroup";
+import { jobIdsFor, type JobIdentity } from "./job-identity";
 import { JobRunner } from "./runner";
 
 export const AGENT_VERSION = `tranche-agent/0.1.0 (protocol ${AGENT_PROTOCOL_VERSION})`;
@@ -28,6 +30,10 @@ export interface NodeAgentOptions {
   heartbeatSec?: number;
   /** Long-poll /api/agent/v1/wait between heartbeats so a START arrives within about a second (default on). */
   longPoll?: boolean;
+  /** Who jobs run as (default: the agent's own user). */
+  identity?: JobIdentity;
+  /** Put each job in its own cgroup v2 where the host allows (default on). */
+  cgroups?: boolean;
 }
 
 /**
@@ -69,7 +75,14 @@ export class NodeAgent {
     mkdirSync(opts.dir, { recursive: true });
     const credPath = join(opts.dir, "credential");
     if (existsSync(credPath)) this.credential = readFileSync(credPath, "utf8").trim() || null;
-    this.runner = new JobRunner({ dir: opts.dir, nodeName: opts.nodeName, log: (l) => opts.log(`[${opts.nodeName}] ${l}`) });
+    const identity = opts.identity ?? { kind: "agent" };
+    this.runner = new JobRunner({
+      dir: opts.dir,
+      nodeName: opts.nodeName,
+      log: (l) => opts.log(`[${opts.nodeName}] ${l}`),
+      jobIds: (a) => jobIdsFor(identity, a.user ?? `job-${a.jobId}`),
+      cgroups: opts.cgroups === false ? undefined : new JobCgroups(opts.nodeName),
+    });
     this.runner.onExit = () => this.heartbeatSoon();
     const unhealthyFile = join(opts.dir, "unhealthy");
     this.gpus =

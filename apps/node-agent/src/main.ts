@@ -15,13 +15,29 @@
 //                                 `npm start`); without it job processes survive agent restarts
 //   --no-long-poll                heartbeats only: do not hold POST /api/agent/v1/wait open between them
 //                                 (with it, a START reaches the agent within about a second)
+//   --job-uid-range FROM-TO       run each Tranche user's jobs as a uid of their own from this range
+//                                 (e.g. 20000-29999; no accounts are created; needs root)
+//   --job-user NAME               run every job as this existing unprivileged account (needs root)
+//   --allow-root-jobs             let jobs run as root when the agent runs as root (demos and tests only);
+//                                 without it, a root agent refuses to start with neither option above
+//   --no-cgroups                  do not put each job in its own cgroup v2 (process groups only)
 //
+// Jobs never see the agent's credential, state.json or other users' job folders (modes 700/600).
 // Stopping the agent (SIGTERM/SIGINT) leaves job processes running; a restarted agent adopts them.
-import { existsSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { homedir, hostname } from "node:os";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { NodeAgent } from "./agent";
+import { lookupUser, parseUidRange, type JobIdentity } from "./job-identity";
+
+/** The first folder above `dir` that other users cannot pass through, or null. */
+function untraversable(dir: string): string | null {
+  for (let d = dirname(resolve(dir)); ; d = dirname(d)) {
+    if ((statSync(d).mode & 0o001) === 0) return d;
+    if (d === dirname(d)) return null;
+  }
+}
 
 function fail(message: string): never {
   console.error(`tranche-agent: ${message}`);
@@ -43,6 +59,10 @@ try {
       "nvidia-smi": { type: "string" },
       "stop-jobs-on-exit": { type: "boolean" },
       "no-long-poll": { type: "boolean" },
+      "job-uid-range": { type: "string" },
+      "job-user": { type: "string" },
+      "allow-root-jobs": { type: "boolean" },
+      "no-cgroups": { type: "boolean" },
       help: { type: "boolean" },
     },
     strict: true,
@@ -95,6 +115,36 @@ if (args["enrollment-token-file"]) {
   }
 }
 
+// Job isolation: who jobs run as.
+const asRoot = process.getuid?.() === 0;
+let identity: JobIdentity = { kind: "agent" };
+try {
+  if (args["job-uid-range"] && args["job-user"]) fail("give --job-uid-range or --job-user, not both");
+  if (args["job-uid-range"])
+    identity = { kind: "range", ...parseUidRange(args["job-uid-range"]), mapFile: join(stateDir, "job-uids.json") };
+  else if (args["job-user"]) identity = { kind: "user", name: args["job-user"], ids: lookupUser(args["job-user"]) };
+} catch (e) {
+  fail((e as Error).message);
+}
+if (identity.kind !== "agent" && !asRoot)
+  fail(
+    `${identity.kind === "range" ? "--job-uid-range" : "--job-user"} needs an agent running as root (it switches each job to its user)`,
+  );
+if (identity.kind === "agent" && asRoot && !args["allow-root-jobs"])
+  fail(
+    "this agent runs as root, so its jobs would too (and could read every credential on this host): give --job-uid-range 20000-29999 (a uid per Tranche user) or --job-user NAME, or --allow-root-jobs to accept it (demos and tests)",
+  );
+mkdirSync(stateDir, { recursive: true });
+if (identity.kind !== "agent") {
+  // Jobs walk down to their own folders (execute only: they list nothing on the way).
+  chmodSync(stateDir, 0o711);
+  const blocked = untraversable(stateDir);
+  if (blocked)
+    fail(
+      `jobs run as other users and cannot enter ${blocked} on the way to --state-dir: run 'chmod o+x ${blocked}' or pick another --state-dir`,
+    );
+}
+
 const log = (line: string) => console.log(line);
 const agents = names.map((name, i) => {
   const token = tokens.get(name) ?? ordered[i] ?? null;
@@ -106,11 +156,21 @@ const agents = names.map((name, i) => {
     fakeGpus,
     nvidiaSmi: args["nvidia-smi"],
     longPoll: !args["no-long-poll"],
+    identity,
+    cgroups: !args["no-cgroups"],
     log,
   });
 });
 log(
-  `tranche-agent: ${agents.length} node${agents.length === 1 ? "" : "s"} (${names[0]}${names.length > 1 ? ` .. ${names[names.length - 1]}` : ""}), ${fakeGpus !== null ? `${fakeGpus} fake GPUs each` : "GPUs from nvidia-smi"}, control plane ${server}`,
+  `tranche-agent: ${agents.length} node${agents.length === 1 ? "" : "s"} (${names[0]}${names.length > 1 ? ` .. ${names[names.length - 1]}` : ""}), ${fakeGpus !== null ? `${fakeGpus} fake GPUs each` : "GPUs from nvidia-smi"}, control plane ${server}; jobs run as ${
+    identity.kind === "range"
+      ? `a uid per user from ${identity.from}-${identity.to}`
+      : identity.kind === "user"
+        ? `${identity.name} (uid ${identity.ids.uid})`
+        : asRoot
+          ? "root (--allow-root-jobs)"
+          : "this agent's user"
+  }`,
 );
 // Spread the fake nodes' heartbeats over the first second.
 agents.forEach((a, i) => void a.start(Math.floor((i * 1000) / agents.length)));

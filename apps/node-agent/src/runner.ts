@@ -1,6 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import {
+  chmodSync,
+  chownSync,
   closeSync,
+  constants as fsConstants,
+  fstatSync,
   existsSync,
   mkdirSync,
   openSync,
@@ -23,6 +27,8 @@ import {
   type RunAssignment,
   type StopOrder,
 } from "@tranche/contracts";
+import { JobCgroups } from "./cgroup";
+import type { JobIds } from "./job-identity";
 
 /**
  * Runs job processes for one node and survives its own restarts.
@@ -92,6 +98,8 @@ export interface LocalJob {
   launchError?: string;
   /** Stopped by fencing (no control plane): its exit is reported as FENCED. */
   fenced?: boolean;
+  /** Its cgroup v2 folder, where the host has them. */
+  cgroup?: string;
   fakeUtil?: number;
 }
 
@@ -129,6 +137,31 @@ export interface RunnerOptions {
   log: (line: string) => void;
   /** Extra environment every job gets (e.g. PATH). */
   baseEnv?: Record<string, string>;
+  /** Who a job runs as (its Tranche user's uid, see job-identity.ts); null or absent: the agent's own user. */
+  jobIds?: (a: RunAssignment) => JobIds | null;
+  /** Per-job cgroups v2 (absent: process groups only). */
+  cgroups?: JobCgroups;
+}
+
+/** Read an exit file the job's own user could have replaced: no symlinks, no FIFOs, a few bytes at most. */
+function readExitCode(path: string): number | null {
+  let fd: number;
+  try {
+    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return null;
+    const buf = Buffer.alloc(16);
+    const n = readSync(fd, buf, 0, 16, 0);
+    const rc = Number(buf.subarray(0, n).toString("utf8").trim());
+    return Number.isInteger(rc) ? rc : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export class JobRunner {
@@ -139,12 +172,26 @@ export class JobRunner {
 
   constructor(private readonly opts: RunnerOptions) {
     mkdirSync(join(opts.dir, "jobs"), { recursive: true });
+    // Jobs (other users) may pass through to their own folders but list nothing here.
+    chmodSync(opts.dir, 0o711);
+    chmodSync(join(opts.dir, "jobs"), 0o711);
     this.statePath = join(opts.dir, "state.json");
     this.load();
   }
 
+  /**
+   * jobs/<segment>/ belongs to the agent (mode 711) and holds the logs, so a job can never swap them
+   * for a link to a file it may not read; jobs/<segment>/work/ is the job's (mode 700, its uid): its
+   * working folder, TRANCHE_JOB_DIR, and the wrapper's exit file.
+   */
   private jobDir(segmentId: string): string {
     return join(this.opts.dir, "jobs", segmentId);
+  }
+
+  private exitFile(segmentId: string): string {
+    const current = join(this.jobDir(segmentId), "work", ".tranche-exit");
+    const legacy = join(this.jobDir(segmentId), "exit"); // jobs launched by an agent before the work folder
+    return !existsSync(current) && existsSync(legacy) ? legacy : current;
   }
 
   /** Restart reconciliation: adopt live processes, settle dead ones from their exit file. */
@@ -174,18 +221,27 @@ export class JobRunner {
     if (j.pid === null) return false;
     const p = procStart(j.pid);
     if (p !== null && !p.zombie && p.start === j.pidStart) return true;
-    // The wrapper is gone (killed before it could trap signals) but the job's group lives on.
-    return (p === null || p.zombie) && groupAlive(j.pid);
+    // The wrapper is gone (killed before it could trap signals) but the job's group (or cgroup) lives on.
+    return (p === null || p.zombie) && this.anyAlive(j);
+  }
+
+  /** Any process of the job left: its process group, or its cgroup (which also holds those that setsid'd). */
+  private anyAlive(j: LocalJob): boolean {
+    if (j.pid !== null && groupAlive(j.pid)) return true;
+    return j.cgroup ? JobCgroups.pids(j.cgroup).length > 0 : false;
   }
 
   private settleFromExitFile(j: LocalJob, fallbackSignal: string | null): void {
-    const exitFile = join(this.jobDir(j.segmentId), "exit");
+    const rc = readExitCode(this.exitFile(j.segmentId));
     j.status = "EXITED";
     j.endedAt = j.endedAt ?? new Date().toISOString();
-    if (existsSync(exitFile)) {
-      const rc = Number(readFileSync(exitFile, "utf8").trim());
-      j.exitCode = Number.isInteger(rc) ? rc : null;
-      j.signal = j.exitCode !== null && j.exitCode > 128 ? (SIGNALS[j.exitCode - 128] ?? null) : null;
+    if (j.cgroup) {
+      JobCgroups.signal(j.cgroup, "SIGKILL");
+      JobCgroups.remove(j.cgroup);
+    }
+    if (rc !== null) {
+      j.exitCode = rc;
+      j.signal = j.exitCode > 128 ? (SIGNALS[j.exitCode - 128] ?? null) : null;
     } else {
       j.exitCode = null;
       j.signal = j.signal ?? fallbackSignal;
@@ -195,7 +251,8 @@ export class JobRunner {
   private save(): void {
     const state: StateFile = { version: 1, jobs: [...this.jobs.values()] };
     const tmp = `${this.statePath}.tmp`;
-    writeFileSync(tmp, JSON.stringify(state, null, 1));
+    // Mode 600: the jobs' commands and env are for the agent alone.
+    writeFileSync(tmp, JSON.stringify(state, null, 1), { mode: 0o600 });
     renameSync(tmp, this.statePath);
   }
 
@@ -289,6 +346,7 @@ export class JobRunner {
   }
 
   private signalGroup(j: LocalJob, sig: NodeJS.Signals): void {
+    if (j.cgroup) JobCgroups.signal(j.cgroup, sig);
     if (j.pid === null) return;
     try {
       process.kill(-j.pid, sig);
@@ -363,16 +421,29 @@ export class JobRunner {
   }
 
   private launch(j: LocalJob, a: RunAssignment): void {
+    const ids = this.opts.jobIds?.(a) ?? null;
     const dir = this.jobDir(a.segmentId);
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o711 });
+    chmodSync(dir, 0o711);
+    const work = join(dir, "work");
+    mkdirSync(work, { recursive: true, mode: 0o700 });
     // Checkpoints outlive a run: one folder per job, shared by the nodes this agent process runs.
-    const ckptDir = join(this.opts.dir, "..", "checkpoints", String(a.jobId));
-    mkdirSync(ckptDir, { recursive: true });
-    const out = openSync(join(dir, "stdout.log"), "a");
-    const err = openSync(join(dir, "stderr.log"), "a");
+    const ckptRoot = join(this.opts.dir, "..", "checkpoints");
+    const ckptDir = join(ckptRoot, String(a.jobId));
+    mkdirSync(ckptDir, { recursive: true, mode: 0o700 });
+    if (ids) {
+      chmodSync(ckptRoot, 0o711);
+      for (const d of [work, ckptDir]) {
+        chownSync(d, ids.uid, ids.gid);
+        chmodSync(d, 0o700);
+      }
+    }
+    // Opened by the agent before the switch of user: the job writes its logs through these, nothing more.
+    const out = openSync(join(dir, "stdout.log"), "a", 0o600);
+    const err = openSync(join(dir, "stderr.log"), "a", 0o600);
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-      HOME: process.env.HOME ?? "/tmp",
+      HOME: ids ? work : (process.env.HOME ?? "/tmp"),
       LANG: process.env.LANG ?? "C.UTF-8",
       ...this.opts.baseEnv,
       ...a.env,
@@ -386,21 +457,24 @@ export class JobRunner {
       TRANCHE_NUM_NODES: String(a.nodes.length),
       TRANCHE_GPUS: String(a.gpuIndexes.length),
       TRANCHE_GRACE_PERIOD: String(a.gracePeriodSec),
-      TRANCHE_JOB_DIR: dir,
+      TRANCHE_JOB_DIR: work,
       TRANCHE_CHECKPOINT_DIR: ckptDir,
     };
     let child: ChildProcess;
     try {
-      child = spawn("/bin/sh", ["-c", WRAPPER, "tranche-job", a.command, join(dir, "exit")], {
-        cwd: dir,
+      child = spawn("/bin/sh", ["-c", WRAPPER, "tranche-job", a.command, join(work, ".tranche-exit")], {
+        cwd: work,
         env,
         detached: true,
         stdio: ["ignore", out, err],
+        ...(ids ? { uid: ids.uid, gid: ids.gid } : {}),
       });
     } finally {
       closeSync(out);
       closeSync(err);
     }
+    // At once, before the wrapper has started the command: everything the job forks lands in its cgroup.
+    if (child.pid !== undefined && this.opts.cgroups) j.cgroup = this.opts.cgroups.adopt(a.segmentId, child.pid) ?? undefined;
     j.status = "RUNNING";
     j.pid = child.pid ?? null;
     j.pidStart = j.pid !== null ? (procStart(j.pid)?.start ?? null) : null;
@@ -416,8 +490,8 @@ export class JobRunner {
     });
     child.on("exit", (code, signal) => {
       this.children.delete(a.segmentId);
-      const exitFile = join(dir, "exit");
-      if (!existsSync(exitFile) && j.pid !== null && groupAlive(j.pid)) {
+      const exitFile = this.exitFile(a.segmentId);
+      if (!existsSync(exitFile) && this.anyAlive(j)) {
         // Only the wrapper died; tick() follows the rest of the group (and escalates the stop).
         j.signal = signal ?? null;
         return;
@@ -431,7 +505,8 @@ export class JobRunner {
         j.signal = signal ?? null;
       }
       // A job's processes end with it: stragglers it left in the background are killed.
-      if (j.pid !== null && groupAlive(j.pid)) this.signalGroup(j, "SIGKILL");
+      if (this.anyAlive(j)) this.signalGroup(j, "SIGKILL");
+      if (j.cgroup) JobCgroups.remove(j.cgroup);
       this.opts.log(`job ${a.jobId} exited (${j.exitCode !== null ? `code ${j.exitCode}` : `signal ${j.signal}`})`);
       this.trySave();
       this.onExit?.();

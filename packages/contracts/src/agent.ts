@@ -131,6 +131,8 @@ export const runAssignmentSchema = z.object({
   maxRuntimeSec: z.number().int().positive().nullable(),
   /** Grace between SIGTERM and SIGKILL when it is stopped. */
   gracePeriodSec: z.number().int().min(0),
+  /** The Tranche user the job runs for (their id): the agent runs it as that user's uid (job isolation). */
+  user: z.string().max(200).optional(),
 });
 export type RunAssignment = z.infer<typeof runAssignmentSchema>;
 

@@ -423,6 +423,7 @@ export async function handleAgentWait(
 interface AssignmentRow {
   segmentId: bigint;
   jobId: number;
+  userId: string;
   name: string;
   command: string;
   env: Record<string, unknown>;
@@ -444,7 +445,7 @@ export async function assignmentsFor(
   now: Date,
 ): Promise<{ run: RunAssignment[]; stop: StopOrder[] }> {
   const rows = await prisma.$queryRaw<AssignmentRow[]>`
-    SELECT s.id AS "segmentId", j.id AS "jobId", j.name, j.command, j.env, j.state::text AS state, s."endReason"::text AS "endReason",
+    SELECT s.id AS "segmentId", j.id AS "jobId", j."userId", j.name, j.command, j.env, j.state::text AS state, s."endReason"::text AS "endReason",
            j."graceUntil", s."startedAt", j."maxRuntimeSec", j."gracePeriodSec", s.charged, p."gpuIndexes",
            ARRAY(SELECT n.name FROM segment_placement q JOIN node n ON n.id = q."nodeId" WHERE q."segmentId" = s.id ORDER BY n.name) AS gang
     FROM segment_placement p
@@ -479,6 +480,7 @@ export async function assignmentsFor(
       startBy: r.startedAt.toISOString(),
       maxRuntimeSec: r.maxRuntimeSec,
       gracePeriodSec: gracePeriodFor({ gracePeriod: r.gracePeriodSec }, r.charged, defaultPolicy),
+      user: r.userId,
     });
   }
   return { run, stop };
