@@ -8,7 +8,7 @@ import { ConfigError, createPrismaClient } from "@tranche/db";
 import {
   DEFAULT_EMBEDDED_PORT,
   assertReachable,
-  embeddedDatabaseUrl,
+  runningEmbeddedUrl,
   migrateDeploy,
   openDatabase,
   type Database,
@@ -51,7 +51,8 @@ async function readPassword(): Promise<string> {
 async function database(): Promise<Database> {
   if (process.env.DATABASE_URL) return openDatabase();
   const port = Number(process.env.TRANCHE_PG_PORT ?? DEFAULT_EMBEDDED_PORT);
-  const url = embeddedDatabaseUrl(port);
+  const url = runningEmbeddedUrl(port);
+  if (url === null) return openDatabase();
   const running = await assertReachable(url, 1500).then(
     () => true,
     () => false,

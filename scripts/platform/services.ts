@@ -82,6 +82,9 @@ export function services(ctx: ServiceContext): Service[] {
           "--enrollment-token-file",
           join(agentsDir, `${c.name}.tokens`),
           "--stop-jobs-on-exit",
+          // The demo's fake-GPU jobs run as whoever runs `npm start` (root in a container); real hosts
+          // run the agent with --job-uid-range instead.
+          ...(process.getuid?.() === 0 ? ["--allow-root-jobs"] : []),
         ],
         env: { TRANCHE_PUBLIC_URL: ctx.webUrl },
         ready: () => waitForHeartbeats(ctx.databaseUrl, `${c.name}-`, c.nodes, 60_000),

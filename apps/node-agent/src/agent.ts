@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   AGENT_PROTOCOL_VERSION,
@@ -10,6 +10,8 @@ import {
   waitResponseSchema,
 } from "@tranche/contracts";
 import { FakeGpus, NvidiaSmi, type GpuSource } from "./gpus";
+import { JobCgroups } from "./cgroup";
+import { jobIdsFor, type JobIdentity } from "./job-identity";
 import { JobRunner } from "./runner";
 
 export const AGENT_VERSION = `tranche-agent/0.1.0 (protocol ${AGENT_PROTOCOL_VERSION})`;
@@ -28,6 +30,10 @@ export interface NodeAgentOptions {
   heartbeatSec?: number;
   /** Long-poll /api/agent/v1/wait between heartbeats so a START arrives within about a second (default on). */
   longPoll?: boolean;
+  /** Who jobs run as (default: the agent's own user). */
+  identity?: JobIdentity;
+  /** Put each job in its own cgroup v2 where the host allows (default on). */
+  cgroups?: boolean;
 }
 
 /**
@@ -37,7 +43,7 @@ export interface NodeAgentOptions {
  * SIGTERM to SIGKILL and notices exits, which are reported at once. Alongside, a long-poll
  * (POST /wait, held up to 25 s by the server) returns as soon as the worker commits a start or stop
  * for this node, and the agent heartbeats at once to fetch it; a server without /wait leaves the
- * agent on heartbeats alone.
+ * agent on heartbeats alone. Without an answer for the heartbeat timeout it stops its jobs (fencing).
  */
 export class NodeAgent {
   private readonly runner: JobRunner;
@@ -55,6 +61,11 @@ export class NodeAgent {
   private polling = false;
   private pollAbort: AbortController | null = null;
   private beatWaiters: (() => void)[] = [];
+  /** R9 fencing, as the control plane last said (defaults: SPEC's 30 s timeout, 10 s grace less the margin). */
+  private fence = { afterSec: 30, graceSec: 8 };
+  /** When the latest answered heartbeat was sent (ms); kept in `<dir>/contact.json` across restarts. */
+  private lastContactAt: number;
+  private fenced = false;
   state: string | null = null;
   heartbeats = 0;
   /** Long-polls answered with `changed` (tests and logs). */
@@ -64,7 +75,14 @@ export class NodeAgent {
     mkdirSync(opts.dir, { recursive: true });
     const credPath = join(opts.dir, "credential");
     if (existsSync(credPath)) this.credential = readFileSync(credPath, "utf8").trim() || null;
-    this.runner = new JobRunner({ dir: opts.dir, nodeName: opts.nodeName, log: (l) => opts.log(`[${opts.nodeName}] ${l}`) });
+    const identity = opts.identity ?? { kind: "agent" };
+    this.runner = new JobRunner({
+      dir: opts.dir,
+      nodeName: opts.nodeName,
+      log: (l) => opts.log(`[${opts.nodeName}] ${l}`),
+      jobIds: (a) => jobIdsFor(identity, a.user ?? `job-${a.jobId}`),
+      cgroups: opts.cgroups === false ? undefined : new JobCgroups(opts.nodeName),
+    });
     this.runner.onExit = () => this.heartbeatSoon();
     const unhealthyFile = join(opts.dir, "unhealthy");
     this.gpus =
@@ -74,6 +92,46 @@ export class NodeAgent {
           )
         : new NvidiaSmi(opts.nvidiaSmi);
     this.intervalSec = opts.heartbeatSec ?? 5;
+    // A restarted agent counts silence from its predecessor's last answer: the control plane does.
+    this.lastContactAt = Date.now();
+    try {
+      const c = JSON.parse(readFileSync(join(opts.dir, "contact.json"), "utf8")) as {
+        at?: number;
+        fence?: { afterSec: number; graceSec: number };
+      };
+      if (typeof c.at === "number" && c.at <= this.lastContactAt) this.lastContactAt = c.at;
+      if (c.fence && c.fence.afterSec > 0 && c.fence.graceSec >= 0) this.fence = c.fence;
+    } catch {
+      // first start (or an older agent's folder)
+    }
+  }
+
+  /**
+   * R9 fencing: with no answer from the control plane for the heartbeat timeout, stop every job here
+   * (SIGTERM, SIGKILL after the fence grace): the control plane declares this node DOWN and requeues
+   * them only after timeout + grace, so a job never runs in two places at once.
+   */
+  private checkFence(now = Date.now()): void {
+    if (this.fenced || now - this.lastContactAt <= this.fence.afterSec * 1000) return;
+    this.fenced = true;
+    const n = this.runner.fence(this.fence.graceSec * 1000);
+    if (n > 0)
+      this.log(
+        `no answer from the control plane for ${Math.round((now - this.lastContactAt) / 1000)}s (heartbeat timeout ${this.fence.afterSec}s): stopping ${n} job${n === 1 ? "" : "s"} (SIGTERM, SIGKILL after ${this.fence.graceSec}s) so none runs twice once the control plane requeues them`,
+      );
+  }
+
+  private noteContact(sentAt: number, fence: { afterSec: number; graceSec: number } | undefined): void {
+    this.lastContactAt = Math.max(this.lastContactAt, sentAt);
+    this.fenced = false;
+    if (fence) this.fence = fence;
+    try {
+      const path = join(this.opts.dir, "contact.json");
+      writeFileSync(`${path}.tmp`, JSON.stringify({ at: this.lastContactAt, fence: this.fence }), { mode: 0o600 });
+      renameSync(`${path}.tmp`, path);
+    } catch {
+      // best effort: without it a restarted agent counts from its own start
+    }
   }
 
   private log(line: string): void {
@@ -81,7 +139,14 @@ export class NodeAgent {
   }
 
   async start(initialDelayMs = 0): Promise<void> {
-    this.ticker = setInterval(() => this.runner.tick(), 1000);
+    this.ticker = setInterval(() => {
+      try {
+        this.checkFence();
+        this.runner.tick();
+      } catch (e) {
+        this.logOnce(`tick failed (${(e as Error).message}); trying again in 1 s`);
+      }
+    }, 1000);
     this.timer = setTimeout(() => void this.beat(), initialDelayMs);
     if (this.opts.longPoll !== false) void this.pollLoop();
   }
@@ -259,6 +324,7 @@ export class NodeAgent {
         jobs: this.runner.reports(),
         logs: logs.chunks,
       };
+      const sentAt = Date.now();
       const { status, json } = await this.post("heartbeat", body, true);
       if (status === 401) {
         this.logOnce(`heartbeat refused: ${this.errorLine(json)}; enrolling again`);
@@ -271,6 +337,7 @@ export class NodeAgent {
         return null;
       }
       const r = heartbeatResponseSchema.parse(json);
+      this.noteContact(sentAt, r.fence);
       logs.commit();
       this.heartbeats++;
       if (this.heartbeats % 200 === 0) this.runner.prune(3600_000);

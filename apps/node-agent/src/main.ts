@@ -20,13 +20,29 @@
 //                                 `npm start`); without it job processes survive agent restarts
 //   --no-long-poll                heartbeats only: do not hold POST /api/agent/v1/wait open between them
 //                                 (with it, a START reaches the agent within about a second)
+//   --job-uid-range FROM-TO       run each Tranche user's jobs as a uid of their own from this range
+//                                 (e.g. 20000-29999; no accounts are created; needs root)
+//   --job-user NAME               run every job as this existing unprivileged account (needs root)
+//   --allow-root-jobs             let jobs run as root when the agent runs as root (demos and tests only);
+//                                 without it, a root agent refuses to start with neither option above
+//   --no-cgroups                  do not put each job in its own cgroup v2 (process groups only)
 //   --help                        this text
 //
+// Jobs never see the agent's credential, state.json or other users' job folders (modes 700/600).
 // Stopping the agent (SIGTERM/SIGINT) leaves job processes running; a restarted agent adopts them.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { NodeAgent } from "./agent";
+import { lookupUser, parseUidRange, type JobIdentity } from "./job-identity";
 import { OptionError, parseAgentOptions, type AgentOptions } from "./options";
+
+/** The first folder above `dir` that other users cannot pass through, or null. */
+function untraversable(dir: string): string | null {
+  for (let d = dirname(resolve(dir)); ; d = dirname(d)) {
+    if ((statSync(d).mode & 0o001) === 0) return d;
+    if (d === dirname(d)) return null;
+  }
+}
 
 function fail(message: string): never {
   console.error(`tranche-agent: ${message}`);
@@ -52,12 +68,50 @@ if (opts.mode === "help") {
 }
 const { server, stateDir, names, fakeGpus } = opts;
 const summary = `${names.length} node${names.length === 1 ? "" : "s"} (${names[0]}${names.length > 1 ? ` .. ${names[names.length - 1]}` : ""}), ${fakeGpus !== null ? `${fakeGpus} fake GPUs each` : "GPUs from nvidia-smi"}, control plane ${server}`;
+// Job isolation: who jobs run as (checked before a dry run ends, so a deployment's command line is too).
+const asRoot = process.getuid?.() === 0;
+let identity: JobIdentity = { kind: "agent" };
+try {
+  if (opts.jobUidRange && opts.jobUser) fail("give --job-uid-range or --job-user, not both");
+  if (opts.jobUidRange)
+    identity = { kind: "range", ...parseUidRange(opts.jobUidRange), mapFile: join(stateDir, "job-uids.json") };
+  else if (opts.jobUser) identity = { kind: "user", name: opts.jobUser, ids: lookupUser(opts.jobUser) };
+} catch (e) {
+  fail((e as Error).message);
+}
+if (identity.kind !== "agent" && !asRoot)
+  fail(
+    `${identity.kind === "range" ? "--job-uid-range" : "--job-user"} needs an agent running as root (it switches each job to its user)`,
+  );
+if (identity.kind === "agent" && asRoot && !opts.allowRootJobs)
+  fail(
+    "this agent runs as root, so its jobs would too (and could read every credential on this host): give --job-uid-range 20000-29999 (a uid per Tranche user) or --job-user NAME, or --allow-root-jobs to accept it (demos and tests)",
+  );
+const jobsRunAs =
+  identity.kind === "range"
+    ? `a uid per user from ${identity.from}-${identity.to}`
+    : identity.kind === "user"
+      ? `${identity.name} (uid ${identity.ids.uid})`
+      : asRoot
+        ? "root (--allow-root-jobs)"
+        : "this agent's user";
 if (opts.mode === "dry-run") {
   console.log(`tranche-agent: dry run: would run ${summary}`);
   console.log(
-    `  state folder ${stateDir}; enrollment tokens for ${opts.tokens.size} of ${names.length} (from ${opts.tokenSource})`,
+    `  state folder ${stateDir}; enrollment tokens for ${opts.tokens.size} of ${names.length} (from ${opts.tokenSource}); jobs run as ${jobsRunAs}`,
   );
   process.exit(0);
+}
+
+mkdirSync(stateDir, { recursive: true });
+if (identity.kind !== "agent") {
+  // Jobs walk down to their own folders (execute only: they list nothing on the way).
+  chmodSync(stateDir, 0o711);
+  const blocked = untraversable(stateDir);
+  if (blocked)
+    fail(
+      `jobs run as other users and cannot enter ${blocked} on the way to --state-dir: run 'chmod o+x ${blocked}' or pick another --state-dir`,
+    );
 }
 
 const log = (line: string) => console.log(line);
@@ -71,6 +125,8 @@ const agents = names.map(
       fakeGpus,
       nvidiaSmi: opts.nvidiaSmi,
       longPoll: opts.longPoll,
+      identity,
+      cgroups: opts.cgroups,
       log,
     }),
 );
@@ -86,12 +142,16 @@ if (opts.mode === "enroll-only") {
   process.exit(0);
 }
 
-log(`tranche-agent: ${summary}`);
+log(`tranche-agent: ${summary}; jobs run as ${jobsRunAs}`);
 // Spread the fake nodes' heartbeats over the first second.
 agents.forEach((a, i) => void a.start(Math.floor((i * 1000) / agents.length)));
 
 // A closed stdout (the supervisor went away) must not crash the agent before it has stopped its jobs.
 for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+// Last resort: every job step is guarded in the runner, but one node's unexpected error must not end
+// the other nodes of this process (and their jobs' supervision) — say it and go on.
+process.on("uncaughtException", (e) => log(`tranche-agent: unexpected error, carrying on: ${e.stack ?? e.message}`));
+process.on("unhandledRejection", (e) => log(`tranche-agent: unexpected error, carrying on: ${String(e)}`));
 
 const stopJobsOnExit = opts.stopJobsOnExit;
 let stopping = false;

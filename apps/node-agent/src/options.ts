@@ -21,6 +21,11 @@ export interface AgentOptions {
   nvidiaSmi: string | undefined;
   stopJobsOnExit: boolean;
   longPoll: boolean;
+  /** Job isolation (main.ts resolves them): a uid range "FROM-TO", or one account, or neither. */
+  jobUidRange: string | undefined;
+  jobUser: string | undefined;
+  allowRootJobs: boolean;
+  cgroups: boolean;
 }
 
 const OPTIONS = {
@@ -37,6 +42,10 @@ const OPTIONS = {
   "nvidia-smi": { type: "string" },
   "stop-jobs-on-exit": { type: "boolean" },
   "no-long-poll": { type: "boolean" },
+  "job-uid-range": { type: "string" },
+  "job-user": { type: "string" },
+  "allow-root-jobs": { type: "boolean" },
+  "no-cgroups": { type: "boolean" },
   help: { type: "boolean" },
 } as const;
 
@@ -133,5 +142,9 @@ export function parseAgentOptions(argv: string[], env: NodeJS.ProcessEnv = proce
     nvidiaSmi: args["nvidia-smi"],
     stopJobsOnExit: Boolean(args["stop-jobs-on-exit"]),
     longPoll: !args["no-long-poll"],
+    jobUidRange: args["job-uid-range"],
+    jobUser: args["job-user"],
+    allowRootJobs: Boolean(args["allow-root-jobs"]),
+    cgroups: !args["no-cgroups"],
   };
 }

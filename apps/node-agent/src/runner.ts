@@ -1,6 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import {
+  chmodSync,
+  chownSync,
   closeSync,
+  constants as fsConstants,
+  fstatSync,
   existsSync,
   mkdirSync,
   openSync,
@@ -14,7 +18,17 @@ import {
 } from "node:fs";
 import { constants as osConstants } from "node:os";
 import { join } from "node:path";
-import type { JobReport, LogChunk, RunAssignment, StopOrder } from "@tranche/contracts";
+import {
+  FENCED,
+  LAUNCH_ERROR_MAX,
+  LAUNCH_FAILED,
+  type JobReport,
+  type LogChunk,
+  type RunAssignment,
+  type StopOrder,
+} from "@tranche/contracts";
+import { JobCgroups } from "./cgroup";
+import type { JobIds } from "./job-identity";
 
 /**
  * Runs job processes for one node and survives its own restarts.
@@ -27,7 +41,13 @@ import type { JobReport, LogChunk, RunAssignment, StopOrder } from "@tranche/con
  *
  * `state.json` (written atomically after every change) lists the jobs with their pid and the pid's
  * start time (from /proc, so a recycled pid is never mistaken for the job). On start the agent adopts
- * the live ones and reports the dead ones: it neither kills nor duplicates running jobs.
+ * the live ones and reports the dead ones: it neither kills nor duplicates running jobs. Jobs that
+ * were still WAITING (for their GPUs) launch only once the control plane lists them again: a job
+ * cancelled while the agent was away never starts.
+ *
+ * One job never takes the agent down: a launch that throws (E2BIG for an oversized env, a folder
+ * that cannot be made) or a spawn that fails later is that job's end, reported as LAUNCH_FAILED with
+ * the error; every per-job step of a tick is guarded the same way.
  */
 
 // The wrapper traps (not ignores: an ignored signal would be inherited by the job) TERM/INT/HUP before
@@ -72,6 +92,14 @@ export interface LocalJob {
   offsets: { stdout: number; stderr: number };
   /** Assignment kept while waiting for GPUs to free up. */
   assignment?: RunAssignment;
+  /** Loaded WAITING from state.json: not launched until a heartbeat answer assigns it again. */
+  unconfirmed?: boolean;
+  /** LAUNCH_FAILED: the error that kept the process from starting. */
+  launchError?: string;
+  /** Stopped by fencing (no control plane): its exit is reported as FENCED. */
+  fenced?: boolean;
+  /** Its cgroup v2 folder, where the host has them. */
+  cgroup?: string;
   fakeUtil?: number;
 }
 
@@ -109,6 +137,31 @@ export interface RunnerOptions {
   log: (line: string) => void;
   /** Extra environment every job gets (e.g. PATH). */
   baseEnv?: Record<string, string>;
+  /** Who a job runs as (its Tranche user's uid, see job-identity.ts); null or absent: the agent's own user. */
+  jobIds?: (a: RunAssignment) => JobIds | null;
+  /** Per-job cgroups v2 (absent: process groups only). */
+  cgroups?: JobCgroups;
+}
+
+/** Read an exit file the job's own user could have replaced: no symlinks, no FIFOs, a few bytes at most. */
+function readExitCode(path: string): number | null {
+  let fd: number;
+  try {
+    fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return null;
+    const buf = Buffer.alloc(16);
+    const n = readSync(fd, buf, 0, 16, 0);
+    const rc = Number(buf.subarray(0, n).toString("utf8").trim());
+    return Number.isInteger(rc) ? rc : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export class JobRunner {
@@ -119,12 +172,26 @@ export class JobRunner {
 
   constructor(private readonly opts: RunnerOptions) {
     mkdirSync(join(opts.dir, "jobs"), { recursive: true });
+    // Jobs (other users) may pass through to their own folders but list nothing here.
+    chmodSync(opts.dir, 0o711);
+    chmodSync(join(opts.dir, "jobs"), 0o711);
     this.statePath = join(opts.dir, "state.json");
     this.load();
   }
 
+  /**
+   * jobs/<segment>/ belongs to the agent (mode 711) and holds the logs, so a job can never swap them
+   * for a link to a file it may not read; jobs/<segment>/work/ is the job's (mode 700, its uid): its
+   * working folder, TRANCHE_JOB_DIR, and the wrapper's exit file.
+   */
   private jobDir(segmentId: string): string {
     return join(this.opts.dir, "jobs", segmentId);
+  }
+
+  private exitFile(segmentId: string): string {
+    const current = join(this.jobDir(segmentId), "work", ".tranche-exit");
+    const legacy = join(this.jobDir(segmentId), "exit"); // jobs launched by an agent before the work folder
+    return !existsSync(current) && existsSync(legacy) ? legacy : current;
   }
 
   /** Restart reconciliation: adopt live processes, settle dead ones from their exit file. */
@@ -139,6 +206,7 @@ export class JobRunner {
     }
     for (const j of state.jobs ?? []) {
       this.jobs.set(j.segmentId, j);
+      if (j.status === "WAITING") j.unconfirmed = true;
       if (j.status === "RUNNING") {
         const alive = j.pid !== null && this.isOurProcess(j);
         if (alive)
@@ -153,18 +221,27 @@ export class JobRunner {
     if (j.pid === null) return false;
     const p = procStart(j.pid);
     if (p !== null && !p.zombie && p.start === j.pidStart) return true;
-    // The wrapper is gone (killed before it could trap signals) but the job's group lives on.
-    return (p === null || p.zombie) && groupAlive(j.pid);
+    // The wrapper is gone (killed before it could trap signals) but the job's group (or cgroup) lives on.
+    return (p === null || p.zombie) && this.anyAlive(j);
+  }
+
+  /** Any process of the job left: its process group, or its cgroup (which also holds those that setsid'd). */
+  private anyAlive(j: LocalJob): boolean {
+    if (j.pid !== null && groupAlive(j.pid)) return true;
+    return j.cgroup ? JobCgroups.pids(j.cgroup).length > 0 : false;
   }
 
   private settleFromExitFile(j: LocalJob, fallbackSignal: string | null): void {
-    const exitFile = join(this.jobDir(j.segmentId), "exit");
+    const rc = readExitCode(this.exitFile(j.segmentId));
     j.status = "EXITED";
     j.endedAt = j.endedAt ?? new Date().toISOString();
-    if (existsSync(exitFile)) {
-      const rc = Number(readFileSync(exitFile, "utf8").trim());
-      j.exitCode = Number.isInteger(rc) ? rc : null;
-      j.signal = j.exitCode !== null && j.exitCode > 128 ? (SIGNALS[j.exitCode - 128] ?? null) : null;
+    if (j.cgroup) {
+      JobCgroups.signal(j.cgroup, "SIGKILL");
+      JobCgroups.remove(j.cgroup);
+    }
+    if (rc !== null) {
+      j.exitCode = rc;
+      j.signal = j.exitCode > 128 ? (SIGNALS[j.exitCode - 128] ?? null) : null;
     } else {
       j.exitCode = null;
       j.signal = j.signal ?? fallbackSignal;
@@ -174,7 +251,8 @@ export class JobRunner {
   private save(): void {
     const state: StateFile = { version: 1, jobs: [...this.jobs.values()] };
     const tmp = `${this.statePath}.tmp`;
-    writeFileSync(tmp, JSON.stringify(state, null, 1));
+    // Mode 600: the jobs' commands and env are for the agent alone.
+    writeFileSync(tmp, JSON.stringify(state, null, 1), { mode: 0o600 });
     renameSync(tmp, this.statePath);
   }
 
@@ -192,6 +270,20 @@ export class JobRunner {
   /** Apply the control plane's orders: start what is new, stop what must go. */
   reconcile(run: RunAssignment[], stop: StopOrder[]): void {
     let changed = false;
+    const assigned = new Set(run.map((a) => a.segmentId));
+    const stopping = new Set(stop.map((s) => s.segmentId));
+    for (const j of [...this.jobs.values()]) {
+      if (j.status !== "WAITING") continue;
+      if (assigned.has(j.segmentId)) {
+        if (j.unconfirmed) changed = true;
+        delete j.unconfirmed;
+      } else if (!stopping.has(j.segmentId)) {
+        // The control plane no longer assigns it (cancelled or ended while we were away): never start it.
+        this.opts.log(`job ${j.jobId} (segment ${j.segmentId}) is no longer assigned here; not starting it`);
+        this.jobs.delete(j.segmentId);
+        changed = true;
+      }
+    }
     for (const a of run) {
       if (this.jobs.has(a.segmentId)) continue;
       this.jobs.set(a.segmentId, {
@@ -254,6 +346,7 @@ export class JobRunner {
   }
 
   private signalGroup(j: LocalJob, sig: NodeJS.Signals): void {
+    if (j.cgroup) JobCgroups.signal(j.cgroup, sig);
     if (j.pid === null) return;
     try {
       process.kill(-j.pid, sig);
@@ -267,7 +360,8 @@ export class JobRunner {
     let changed = false;
     const now = Date.now();
     for (const j of this.jobs.values()) {
-      if (j.status === "RUNNING") {
+      if (j.status !== "RUNNING") continue;
+      try {
         if (!this.children.has(j.segmentId) && !this.isOurProcess(j)) {
           this.settleFromExitFile(j, j.stopReason ? "SIGKILL" : "UNKNOWN");
           changed = true;
@@ -280,32 +374,76 @@ export class JobRunner {
           j.killAt = now + 5_000; // again in 5 s if it is still there
           changed = true;
         }
+      } catch (e) {
+        this.opts.log(`job ${j.jobId}: could not check its process (${(e as Error).message}); trying again next tick`);
       }
     }
     const held = new Set<number>();
     for (const j of this.jobs.values()) if (j.status === "RUNNING") for (const g of j.gpuIndexes) held.add(g);
     for (const j of this.jobs.values()) {
-      if (j.status !== "WAITING" || !j.assignment) continue;
+      if (j.status !== "WAITING" || !j.assignment || j.unconfirmed) continue;
       // Victims preempted for this job leave first: launch once its GPUs are free here.
       if (j.gpuIndexes.some((g) => held.has(g))) continue;
-      this.launch(j, j.assignment);
-      for (const g of j.gpuIndexes) held.add(g);
+      try {
+        this.launch(j, j.assignment);
+        for (const g of j.gpuIndexes) held.add(g);
+      } catch (e) {
+        this.launchFailed(j, e as Error);
+      }
       changed = true;
     }
-    if (changed) this.save();
+    if (changed) this.trySave();
+  }
+
+  /** The job could not be started: it ends here, reported as LAUNCH_FAILED with the error. */
+  private launchFailed(j: LocalJob, e: Error): void {
+    const message = (e.message || String(e)).slice(0, LAUNCH_ERROR_MAX);
+    this.opts.log(`job ${j.jobId} could not be started: ${message}`);
+    this.children.delete(j.segmentId);
+    j.status = "EXITED";
+    j.pid = null;
+    j.pidStart = null;
+    j.exitCode = null;
+    j.signal = LAUNCH_FAILED;
+    j.launchError = message;
+    j.endedAt = new Date().toISOString();
+    delete j.assignment;
+    this.onExit?.();
+  }
+
+  /** save() for callbacks and timers, where a throw would end the agent: a failed write is retried at the next change. */
+  private trySave(): void {
+    try {
+      this.save();
+    } catch (e) {
+      this.opts.log(`could not write ${this.statePath} (${(e as Error).message}); will retry`);
+    }
   }
 
   private launch(j: LocalJob, a: RunAssignment): void {
+    const ids = this.opts.jobIds?.(a) ?? null;
     const dir = this.jobDir(a.segmentId);
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o711 });
+    chmodSync(dir, 0o711);
+    const work = join(dir, "work");
+    mkdirSync(work, { recursive: true, mode: 0o700 });
     // Checkpoints outlive a run: one folder per job, shared by the nodes this agent process runs.
-    const ckptDir = join(this.opts.dir, "..", "checkpoints", String(a.jobId));
-    mkdirSync(ckptDir, { recursive: true });
-    const out = openSync(join(dir, "stdout.log"), "a");
-    const err = openSync(join(dir, "stderr.log"), "a");
+    const ckptRoot = join(this.opts.dir, "..", "checkpoints");
+    const ckptDir = join(ckptRoot, String(a.jobId));
+    mkdirSync(ckptDir, { recursive: true, mode: 0o700 });
+    if (ids) {
+      chmodSync(ckptRoot, 0o711);
+      for (const d of [work, ckptDir]) {
+        chownSync(d, ids.uid, ids.gid);
+        chmodSync(d, 0o700);
+      }
+    }
+    // Opened by the agent before the switch of user: the job writes its logs through these, nothing more.
+    const out = openSync(join(dir, "stdout.log"), "a", 0o600);
+    const err = openSync(join(dir, "stderr.log"), "a", 0o600);
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-      HOME: process.env.HOME ?? "/tmp",
+      HOME: ids ? work : (process.env.HOME ?? "/tmp"),
       LANG: process.env.LANG ?? "C.UTF-8",
       ...this.opts.baseEnv,
       ...a.env,
@@ -319,17 +457,24 @@ export class JobRunner {
       TRANCHE_NUM_NODES: String(a.nodes.length),
       TRANCHE_GPUS: String(a.gpuIndexes.length),
       TRANCHE_GRACE_PERIOD: String(a.gracePeriodSec),
-      TRANCHE_JOB_DIR: dir,
+      TRANCHE_JOB_DIR: work,
       TRANCHE_CHECKPOINT_DIR: ckptDir,
     };
-    const child = spawn("/bin/sh", ["-c", WRAPPER, "tranche-job", a.command, join(dir, "exit")], {
-      cwd: dir,
-      env,
-      detached: true,
-      stdio: ["ignore", out, err],
-    });
-    closeSync(out);
-    closeSync(err);
+    let child: ChildProcess;
+    try {
+      child = spawn("/bin/sh", ["-c", WRAPPER, "tranche-job", a.command, join(work, ".tranche-exit")], {
+        cwd: work,
+        env,
+        detached: true,
+        stdio: ["ignore", out, err],
+        ...(ids ? { uid: ids.uid, gid: ids.gid } : {}),
+      });
+    } finally {
+      closeSync(out);
+      closeSync(err);
+    }
+    // At once, before the wrapper has started the command: everything the job forks lands in its cgroup.
+    if (child.pid !== undefined && this.opts.cgroups) j.cgroup = this.opts.cgroups.adopt(a.segmentId, child.pid) ?? undefined;
     j.status = "RUNNING";
     j.pid = child.pid ?? null;
     j.pidStart = j.pid !== null ? (procStart(j.pid)?.start ?? null) : null;
@@ -338,12 +483,15 @@ export class JobRunner {
     this.children.set(a.segmentId, child);
     this.opts.log(`job ${a.jobId} started (segment ${a.segmentId}, pid ${j.pid}, GPUs ${a.gpuIndexes.join(",")})`);
     child.on("error", (e) => {
-      this.opts.log(`job ${a.jobId} could not start: ${e.message}`);
+      // A spawn that fails after the call (ENOENT, EACCES, EAGAIN): no process ever ran.
+      if (j.status !== "RUNNING" || j.pid !== null) return this.opts.log(`job ${a.jobId}: ${e.message}`);
+      this.launchFailed(j, e);
+      this.trySave();
     });
     child.on("exit", (code, signal) => {
       this.children.delete(a.segmentId);
-      const exitFile = join(dir, "exit");
-      if (!existsSync(exitFile) && j.pid !== null && groupAlive(j.pid)) {
+      const exitFile = this.exitFile(a.segmentId);
+      if (!existsSync(exitFile) && this.anyAlive(j)) {
         // Only the wrapper died; tick() follows the rest of the group (and escalates the stop).
         j.signal = signal ?? null;
         return;
@@ -357,9 +505,10 @@ export class JobRunner {
         j.signal = signal ?? null;
       }
       // A job's processes end with it: stragglers it left in the background are killed.
-      if (j.pid !== null && groupAlive(j.pid)) this.signalGroup(j, "SIGKILL");
+      if (this.anyAlive(j)) this.signalGroup(j, "SIGKILL");
+      if (j.cgroup) JobCgroups.remove(j.cgroup);
       this.opts.log(`job ${a.jobId} exited (${j.exitCode !== null ? `code ${j.exitCode}` : `signal ${j.signal}`})`);
-      this.save();
+      this.trySave();
       this.onExit?.();
     });
     child.unref();
@@ -375,9 +524,10 @@ export class JobRunner {
         status: j.status === "EXITED" ? "EXITED" : "RUNNING",
         pid: j.pid,
         launchedAt: j.launchedAt,
-        exitCode: j.status === "EXITED" ? j.exitCode : null,
-        signal: j.status === "EXITED" ? j.signal : null,
+        exitCode: j.status === "EXITED" && !j.fenced ? j.exitCode : null,
+        signal: j.status === "EXITED" ? (j.fenced ? FENCED : j.signal) : null,
         endedAt: j.status === "EXITED" ? j.endedAt : null,
+        ...(j.launchError ? { launchError: j.launchError } : {}),
       }));
   }
 
@@ -399,11 +549,15 @@ export class JobRunner {
         if (size <= from) continue;
         const len = Math.min(MAX_CHUNK, size - from);
         const buf = Buffer.alloc(len);
-        const fd = openSync(path, "r");
         try {
-          readSync(fd, buf, 0, len, from);
-        } finally {
-          closeSync(fd);
+          const fd = openSync(path, "r");
+          try {
+            readSync(fd, buf, 0, len, from);
+          } finally {
+            closeSync(fd);
+          }
+        } catch {
+          continue; // unreadable this time: the next heartbeat tries again
         }
         // Do not split a UTF-8 character: end before an incomplete trailing sequence.
         let end = len;
@@ -423,7 +577,7 @@ export class JobRunner {
       chunks,
       commit: () => {
         for (const m of moves) m();
-        if (moves.length) this.save();
+        if (moves.length) this.trySave();
       },
     };
   }
@@ -448,6 +602,27 @@ export class JobRunner {
       changed = true;
     }
     if (changed) this.save();
+  }
+
+  /**
+   * Fencing: the control plane is out of reach past the heartbeat timeout. SIGTERM every running job
+   * (SIGKILL at `graceMs` at the latest, by tick) and keep waiting ones from launching until the
+   * control plane assigns them again. Their exits are reported as FENCED. Returns how many it stopped.
+   */
+  fence(graceMs: number): number {
+    const now = Date.now();
+    let n = 0;
+    for (const j of this.jobs.values()) {
+      if (j.status === "WAITING") j.unconfirmed = true;
+      if (j.status !== "RUNNING") continue;
+      j.fenced = true;
+      if (j.stopReason === null) j.stopReason = FENCED;
+      j.killAt = Math.min(j.killAt ?? Infinity, now + graceMs);
+      this.signalGroup(j, "SIGTERM");
+      n++;
+    }
+    this.trySave();
+    return n;
   }
 
   /** SIGTERM every running job, SIGKILL what is left after `graceMs`; resolves when all are gone. */

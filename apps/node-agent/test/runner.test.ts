@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -102,4 +102,51 @@ describe("JobRunner", () => {
       expect.objectContaining({ segmentId: "51", status: "EXITED", signal: "NEVER_STARTED", pid: null }),
     ]);
   });
+
+  it("a job that cannot be started (an env over the OS limit: E2BIG) ends LAUNCH_FAILED with the error; the runner and its other jobs live on", async () => {
+    const r = makeRunner();
+    r.reconcile([assignment("61", "sleep 3", [0])], []);
+    await until(() => r.reports()[0]?.status === "RUNNING");
+    const big = { ...assignment("62", "echo never", [1]), env: { HUGE: "x".repeat(300_000) } };
+    expect(() => r.reconcile([assignment("61", "sleep 3", [0]), big], [])).not.toThrow();
+    const failed = r.reports().find((j) => j.segmentId === "62");
+    expect(failed).toMatchObject({ status: "EXITED", signal: "LAUNCH_FAILED", pid: null, exitCode: null });
+    expect(failed!.launchError).toMatch(/E2BIG/);
+    expect(r.reports().find((j) => j.segmentId === "61")).toMatchObject({ status: "RUNNING" });
+    r.reconcile([assignment("63", "echo fine", [2])], []);
+    await until(() => (r.tick(), r.reports().find((j) => j.segmentId === "63")?.status === "EXITED"));
+    expect(r.reports().find((j) => j.segmentId === "63")).toMatchObject({ exitCode: 0 });
+  }, 10_000);
+
+  it("a restarted runner launches a job it stored as WAITING only once the control plane assigns it again", async () => {
+    const d = mkdtempSync(join(tmpdir(), "tranche-runner-"));
+    dirs.push(d);
+    const first = makeRunner(d);
+    first.reconcile([assignment("71", "sleep 2", [0])], []);
+    await until(() => first.reports()[0]?.status === "RUNNING");
+    const marker = join(d, "ran-72");
+    const marker2 = join(d, "ran-73");
+    first.reconcile(
+      [assignment("71", "sleep 2", [0]), assignment("72", `touch ${marker}`, [0]), assignment("73", `touch ${marker2}`, [0])],
+      [],
+    );
+    expect(first.list().filter((j) => j.status === "WAITING")).toHaveLength(2);
+    await first.stopAll(500);
+    const second = makeRunner(d); // restarted: 72 and 73 are WAITING in state.json, their GPU is free now
+    await new Promise((res) => setTimeout(res, 300));
+    second.tick();
+    expect(
+      second
+        .list()
+        .filter((j) => j.status === "WAITING")
+        .map((j) => j.segmentId)
+        .sort(),
+    ).toEqual(["72", "73"]);
+    // The first answer assigns 73 only (72 was cancelled meanwhile): 72 is dropped, 73 starts.
+    second.reconcile([assignment("73", `touch ${marker2}`, [0])], []);
+    await until(() => (second.tick(), existsSync(marker2)));
+    await new Promise((res) => setTimeout(res, 300));
+    expect(existsSync(marker)).toBe(false);
+    expect(second.list().map((j) => j.segmentId)).not.toContain("72");
+  }, 10_000);
 });

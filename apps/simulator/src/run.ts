@@ -32,6 +32,8 @@ export function policyConfig(s: Scenario): PolicyConfig {
     gracePeriod: p.gracePeriod,
     unallocatedGracePeriod: p.unallocatedGracePeriod,
     heartbeatTimeout: p.heartbeatTimeout,
+    // Simulated nodes run no processes to fence: a silent node is DOWN at the timeout itself.
+    fenceGrace: 0,
   });
 }
 

@@ -84,6 +84,24 @@ describe("decideRunOutcome", () => {
     expect(decideRunOutcome(run, exit(2))).toMatchObject({ state: "FAILED", end: "FAIL" });
     expect(decideRunOutcome(run, exit(null, "SIGKILL")).sentence).toBe("Failed (signal SIGKILL).");
   });
+  it("a run that could not be launched fails with LAUNCH_FAILED and its error, even when it may be requeued", () => {
+    const out = decideRunOutcome(
+      { ...run, resumable: true },
+      { cause: "exit", exitCode: null, signal: "LAUNCH_FAILED", launchError: "spawn E2BIG" },
+    );
+    expect(out).toMatchObject({ state: "FAILED", end: "FAIL", requeued: false, reasonCode: "LAUNCH_FAILED" });
+    expect(out.sentence).toBe("Could not be started (spawn E2BIG): failed, not requeued.");
+  });
+  it("a run its agent fenced (no control plane past the heartbeat timeout) is lost, not failed; a fenced cancel stays a cancel", () => {
+    expect(decideRunOutcome({ ...run, resumable: true }, exit(null, "FENCED"))).toMatchObject({
+      state: "PENDING",
+      end: "LOST",
+      requeued: true,
+      eventKind: "LOST",
+    });
+    expect(decideRunOutcome(run, exit(null, "FENCED"))).toMatchObject({ state: "LOST", requeued: false });
+    expect(decideRunOutcome({ ...run, jobState: "STOPPING" }, exit(null, "FENCED"))).toMatchObject({ state: "CANCELLED" });
+  });
   it("a preempted resumable run is requeued; a non-resumable one is requeued only if it asked to be", () => {
     const stopping = { ...run, jobState: "STOPPING", intent: "PREEMPT" };
     expect(decideRunOutcome({ ...stopping, resumable: true }, exit(0))).toMatchObject({

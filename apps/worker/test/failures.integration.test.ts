@@ -101,7 +101,7 @@ describe("failure handling", () => {
     );
     // Keep c1-1 out of the way until the job runs on c1-0.
     await db.prisma.node.update({ where: { name: "c1-1" }, data: { state: "CORDONED" } });
-    const worker = spawnWorker(db.url, { TRANCHE_POLICY: '{"heartbeatTimeout":3}' });
+    const worker = spawnWorker(db.url, { TRANCHE_POLICY: '{"heartbeatTimeout":3,"fenceGrace":2}' });
     procs.push(worker);
     const id = await submit(db.prisma, world, {
       gpus: 8,

@@ -188,6 +188,9 @@ export function startAgentProcess(
   if (names.length === 1) args.push("--node-name", names[0]!);
   else args.push("--fake-nodes", String(names.length), "--name-prefix", names[0]!.replace(/\d+$/, ""));
   if (tokenFile) args.push("--enrollment-token-file", tokenFile);
+  // CI runs as root: these fake-GPU agents may run their test jobs as root unless a test isolates them.
+  if (process.getuid?.() === 0 && !extra.some((a) => a === "--job-uid-range" || a === "--job-user"))
+    args.push("--allow-root-jobs");
   const proc = tsx(
     "apps/node-agent/src/main.ts",
     [...args, ...extra],

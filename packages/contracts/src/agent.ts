@@ -71,6 +71,14 @@ export const enrollResponseSchema = z.object({
 export type EnrollResponse = z.infer<typeof enrollResponseSchema>;
 
 export const JOB_REPORT_STATUSES = ["RUNNING", "EXITED"] as const;
+/** The `signal` of a job whose process could not be started at all (its command or env, not a fault). */
+export const LAUNCH_FAILED = "LAUNCH_FAILED";
+export const LAUNCH_ERROR_MAX = 500;
+/**
+ * The `signal` of a job its agent stopped itself because it had no answer from the control plane for
+ * the heartbeat timeout (fencing, R9): lost to the platform, not failed; requeued when it may be.
+ */
+export const FENCED = "FENCED";
 
 /** What the agent knows about one job process it runs (or ran) for a run segment. */
 export const jobReportSchema = z.object({
@@ -82,9 +90,14 @@ export const jobReportSchema = z.object({
   launchedAt: z.iso.datetime().nullable(),
   /** EXITED only: exit code (null when killed by a signal or unknown). */
   exitCode: z.number().int().min(-INT32_MAX).max(INT32_MAX).nullable(),
-  /** EXITED only: "SIGTERM", "SIGKILL"...; "UNKNOWN" when the agent lost track of the process. */
+  /**
+   * EXITED only: "SIGTERM", "SIGKILL"...; "UNKNOWN" when the agent lost track of the process;
+   * NEVER_STARTED when it was stopped before it launched; LAUNCH_FAILED when it could not be started.
+   */
   signal: text("signal").max(32).nullable(),
   endedAt: z.iso.datetime().nullable(),
+  /** LAUNCH_FAILED only: why the process could not be started (e.g. "spawn E2BIG"). */
+  launchError: text("launchError").max(LAUNCH_ERROR_MAX).nullish(),
 });
 export type JobReport = z.infer<typeof jobReportSchema>;
 
@@ -142,6 +155,8 @@ export const runAssignmentSchema = z.object({
   maxRuntimeSec: z.number().int().positive().nullable(),
   /** Grace between SIGTERM and SIGKILL when it is stopped. */
   gracePeriodSec: z.number().int().min(0),
+  /** The Tranche user the job runs for (their id): the agent runs it as that user's uid (job isolation). */
+  user: z.string().max(200).optional(),
 });
 export type RunAssignment = z.infer<typeof runAssignmentSchema>;
 
@@ -168,6 +183,11 @@ export const heartbeatResponseSchema = z.object({
   acknowledged: z.array(segmentIdSchema),
   /** Digest of this node's run and stop assignments: what the agent sends to /wait. */
   assignments: z.string().max(128).optional(),
+  /**
+   * Fencing (R9): with no answer for `afterSec` the agent stops its jobs itself (SIGTERM, SIGKILL
+   * `graceSec` later); the control plane declares the node DOWN and requeues them only after that.
+   */
+  fence: z.object({ afterSec: z.number().int().positive(), graceSec: z.number().int().min(0) }).optional(),
 });
 export type HeartbeatResponse = z.infer<typeof heartbeatResponseSchema>;
 

@@ -1,6 +1,7 @@
 import pg from "pg";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startEmbeddedPostgres } from "./embedded-postgres";
+import { embeddedDatabaseUrl, startEmbeddedPostgres } from "./embedded-postgres";
 import { ConfigError } from "./errors";
 import { migrateDeploy } from "./migrate";
 import { repoRoot } from "./repo-root";
@@ -31,7 +32,7 @@ export async function openDatabase(opts: { log?: (l: string) => void; migrate?: 
       throw new ConfigError(`TRANCHE_PG_PORT must be a port number, got '${process.env.TRANCHE_PG_PORT}'.`);
     }
     const server = await startEmbeddedPostgres({
-      dataDir: process.env.TRANCHE_DATA_DIR ?? join(repoRoot(), ".data", "postgres"),
+      dataDir: embeddedDataDir(),
       port,
       database: "tranche",
       log,
@@ -73,4 +74,19 @@ export async function assertReachable(url: string, timeoutMs = 5000): Promise<vo
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+/** The embedded server's data folder (TRANCHE_DATA_DIR, else .data/postgres in the checkout). */
+export function embeddedDataDir(): string {
+  return process.env.TRANCHE_DATA_DIR ?? join(repoRoot(), ".data", "postgres");
+}
+
+/**
+ * The URL of an embedded server already running on `port` (npm start's), with the password kept
+ * beside its data folder; null when that folder has no password file yet.
+ */
+export function runningEmbeddedUrl(port: number): string | null {
+  const file = `${embeddedDataDir()}.password`;
+  if (!existsSync(file)) return null;
+  return embeddedDatabaseUrl(port, readFileSync(file, "utf8").trim());
 }

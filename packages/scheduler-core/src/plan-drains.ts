@@ -3,8 +3,10 @@ import type { Node, NodeState, NodeStateOp, PolicyConfig } from "./types";
 
 /**
  * R8/R9 node transitions decided at the start of a cycle, before any placement:
- * - a node whose agent has been silent past heartbeatTimeout becomes DOWN (R9) — from any state
- *   but REPAIR (empty, expected to be off) and DOWN;
+ * - a node whose agent has been silent past heartbeatTimeout + fenceGrace becomes DOWN (R9) — from
+ *   any state but REPAIR (empty, expected to be off) and DOWN. The agent stopped its own jobs after
+ *   heartbeatTimeout and killed them within fenceGrace, so its jobs are requeued only once their
+ *   processes are gone. A node never heard from is silent since it entered its state;
  * - a READY or CORDONED node that reports itself unhealthy becomes DRAINING (R8).
  * DRAINING -> REPAIR needs the node's jobs, so the cycle decides it later (drainNodes in cycle/drains.ts).
  * A REPAIR node returns to READY on a healthy report after repair: that report is an event the
@@ -14,22 +16,27 @@ import type { Node, NodeState, NodeStateOp, PolicyConfig } from "./types";
  */
 export function planNodeStates(
   nodes: readonly Node[],
-  policy: Pick<PolicyConfig, "heartbeatTimeout">,
+  policy: Pick<PolicyConfig, "heartbeatTimeout" | "fenceGrace">,
   now: number,
 ): { ops: NodeStateOp[]; states: Map<string, NodeState> } {
   const ops: NodeStateOp[] = [];
   const states = new Map<string, NodeState>();
   for (const n of nodeOrder(nodes).sorted) {
     let state = n.state;
-    const silentFor = n.lastHeartbeatAt === null ? 0 : now - n.lastHeartbeatAt;
-    if (state !== "DOWN" && state !== "REPAIR" && silentFor > policy.heartbeatTimeout) {
+    const since = n.lastHeartbeatAt ?? n.stateChangedAt ?? null;
+    const silentFor = since === null ? 0 : now - since;
+    const limit = policy.heartbeatTimeout + policy.fenceGrace;
+    if (state !== "DOWN" && state !== "REPAIR" && silentFor > limit) {
       ops.push({
         op: "NODE_STATE",
         nodeId: n.id,
         from: state,
         to: "DOWN",
         reason: "HEARTBEAT_TIMEOUT",
-        sentence: `Node ${n.name} missed heartbeats for ${silentFor}s (timeout ${policy.heartbeatTimeout}s): DOWN, its jobs are lost.`,
+        sentence:
+          n.lastHeartbeatAt === null
+            ? `Node ${n.name} has sent no heartbeat in the ${silentFor}s since it became ${n.state} (timeout ${policy.heartbeatTimeout}s + ${policy.fenceGrace}s fence grace): DOWN, its jobs are lost.`
+            : `Node ${n.name} missed heartbeats for ${silentFor}s (timeout ${policy.heartbeatTimeout}s + ${policy.fenceGrace}s fence grace): DOWN, its jobs are lost.`,
         runRepairHook: false,
       });
       state = "DOWN";

@@ -17,6 +17,7 @@ export const defaultPolicy: Readonly<PolicyConfig> = Object.freeze({
   unallocatedGracePeriod: 10,
   maxGracePeriod: 10 * MINUTE,
   heartbeatTimeout: 30,
+  fenceGrace: 10,
   largeJobGpus: 64,
   maxReservations: 1,
   maxPreemptionSearches: 2_000,

@@ -105,8 +105,13 @@ export interface PolicyConfig {
   unallocatedGracePeriod: number;
   /** R6: the most grace a job may ask for, seconds (default 10 min). */
   maxGracePeriod: number;
-  /** R9: a node whose last heartbeat is older than this is DOWN, seconds (default 30). */
+  /** R9: a node agent silent this long stops its own jobs (fencing), seconds (default 30). */
   heartbeatTimeout: number;
+  /**
+   * R9: the fencing agent's SIGTERM-to-SIGKILL time; a node silent for heartbeatTimeout + fenceGrace
+   * is DOWN and its jobs lost (requeued): by then their processes are gone, so no job runs twice (default 10).
+   */
+  fenceGrace: number;
   /** SPEC §4: jobs with at least this many GPUs are "large" in queue-wait measures (default 64). */
   largeJobGpus: number;
   /** R7: how many blocked jobs get a reservation per cycle (default 1: the first blocked job). */
@@ -138,8 +143,13 @@ export interface Node {
   gpuCount: number;
   state: NodeState;
   health: NodeHealth;
-  /** Last heartbeat received from the node agent; null = never heard from (no timeout applied). */
+  /** Last heartbeat received from the node agent; null = never heard from. */
   lastHeartbeatAt: number | null;
+  /**
+   * When the node entered its current state. A node never heard from is silent since then (it times
+   * out like any other); without it (the simulator's nodes) a node never heard from is not timed out.
+   */
+  stateChangedAt?: number | null;
 }
 
 /**

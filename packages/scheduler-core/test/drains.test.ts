@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultPolicy, runCycle } from "../src/index";
+import { planNodeStates } from "../src/plan-drains";
 import { lostOf, makeCluster, makeJob, nodeStatesOf, preemptionsOf, startedIds } from "@tranche/testkit";
 
 const HOUR = 3600;
@@ -96,11 +97,11 @@ describe("R8 drain", () => {
 });
 
 describe("R9 failure", () => {
-  it("marks a node DOWN after the heartbeat timeout and its jobs lost, requeueing resumable ones", () => {
+  it("marks a node DOWN after the heartbeat timeout plus the fence grace and its jobs lost, requeueing resumable ones", () => {
     const r = runCycle(
       makeCluster()
-        .node("n01", { lastHeartbeatAt: NOW - 31 })
-        .node("n02", { lastHeartbeatAt: NOW - 30 })
+        .node("n01", { lastHeartbeatAt: NOW - 41 })
+        .node("n02", { lastHeartbeatAt: NOW - 40 })
         .budget("a", 1)
         .job(
           makeJob("res")
@@ -163,5 +164,27 @@ describe("R9 failure", () => {
     );
     expect(lostOf(r).map((l) => l.jobId)).toEqual(["ghost"]);
     expect(nodeStatesOf(r)).toEqual([]);
+  });
+
+  it("a node never heard from times out like a silent one, counted from when it entered its state", () => {
+    const nodes = (stateChangedAt: number | null | undefined) =>
+      [
+        { id: "n01", name: "n01", gpuCount: 8, state: "READY", health: "HEALTHY", lastHeartbeatAt: null, stateChangedAt },
+      ] as const;
+    const at = (since: number | null | undefined) => planNodeStates(nodes(since), defaultPolicy, NOW).ops;
+    expect(at(NOW - 41)).toMatchObject([{ nodeId: "n01", from: "READY", to: "DOWN", reason: "HEARTBEAT_TIMEOUT" }]);
+    expect(at(NOW - 41)[0]!.sentence).toBe(
+      "Node n01 has sent no heartbeat in the 41s since it became READY (timeout 30s + 10s fence grace): DOWN, its jobs are lost.",
+    );
+    expect(at(NOW - 40)).toEqual([]);
+    // Without a state time (the simulator's nodes) a node never heard from keeps its state.
+    expect(at(undefined)).toEqual([]);
+    expect(at(null)).toEqual([]);
+  });
+
+  it("waits the fence grace after the heartbeat timeout: the node's agent is still killing its jobs", () => {
+    const node = { id: "n01", name: "n01", gpuCount: 8, state: "READY", health: "HEALTHY", lastHeartbeatAt: NOW - 35 } as const;
+    expect(planNodeStates([node], defaultPolicy, NOW).ops).toEqual([]);
+    expect(planNodeStates([node], { heartbeatTimeout: 30, fenceGrace: 4 }, NOW).ops).toMatchObject([{ to: "DOWN" }]);
   });
 });

@@ -15,12 +15,13 @@ import {
   type WaitResponse,
   waitRequestSchema,
 } from "@tranche/contracts";
-import { defaultPolicy, gracePeriodFor, nodeStateAfterReport } from "@tranche/scheduler-core";
+import { defaultPolicy, gracePeriodFor, nodeStateAfterReport, resolvePolicy, type PolicyConfig } from "@tranche/scheduler-core";
 import type { z } from "zod";
 import { assignmentsDigest, type AgentWakeups } from "./agent-wait";
 import { hashSecret, newNodeCredential } from "./credentials";
 import { closeRun } from "./job-lifecycle";
 import { withinJobLogCap } from "./job-logs";
+import { policyOverridesFromEnv } from "./policy";
 
 /**
  * The agent protocol's use-cases (see packages/contracts/src/agent.ts). Route handlers in the web app
@@ -39,6 +40,29 @@ export interface AgentReply<T> {
 export const SCHEDULER_CHANNEL = "tranche_jobs";
 /** Heartbeat period agents are told to use (seconds). */
 export const heartbeatIntervalSec = (): number => Math.max(1, Number(process.env.TRANCHE_AGENT_HEARTBEAT_SEC ?? 5) || 5);
+/**
+ * What an agent is told about fencing: stop its jobs after the heartbeat timeout without an answer and
+ * SIGKILL them 2 s before the fence grace ends (its 1 s tick and the kill itself fit in the rest), so
+ * they are gone before the worker's timeout + grace declares the node DOWN and requeues them.
+ */
+export function fenceFor(policy: Pick<PolicyConfig, "heartbeatTimeout" | "fenceGrace">): { afterSec: number; graceSec: number } {
+  return { afterSec: Math.max(1, Math.floor(policy.heartbeatTimeout)), graceSec: Math.max(0, Math.floor(policy.fenceGrace) - 2) };
+}
+let fenceCache: { raw: string | undefined; fence: { afterSec: number; graceSec: number } } | null = null;
+/** The fence of this process's policy (the worker's TRANCHE_POLICY overrides, when the web app shares them). */
+function currentFence(): { afterSec: number; graceSec: number } {
+  const raw = process.env.TRANCHE_POLICY;
+  if (!fenceCache || fenceCache.raw !== raw) {
+    let overrides = {};
+    try {
+      overrides = policyOverridesFromEnv(raw);
+    } catch {
+      // The worker refuses a malformed TRANCHE_POLICY with its own message; agents get the defaults.
+    }
+    fenceCache = { raw, fence: fenceFor(resolvePolicy(overrides)) };
+  }
+  return fenceCache.fence;
+}
 /** The stop grace for processes the control plane does not know (or no longer runs). */
 const ORPHAN_GRACE_SEC = 10;
 
@@ -230,7 +254,7 @@ export async function handleHeartbeat(
                 node.state === "REPAIR"
                   ? "Healthy report after an automatic repair: READY."
                   : node.lastHeartbeatAt === null
-                    ? "First healthy heartbeat after enrollment: READY."
+                    ? `First healthy heartbeat${node.stateReason === "enrolled" ? " after enrollment" : ""}: READY.`
                     : to === "READY"
                       ? "Agent is back and reports healthy: READY."
                       : `Agent is back but reports unhealthy (${hb.health.errors.join("; ") || "no detail"}): REPAIR.`,
@@ -291,7 +315,14 @@ export async function handleHeartbeat(
               charged: s.charged,
               gpus: s.gpus,
             },
-            { endedAt, cause: "exit", exitCode: r.exitCode, signal: r.signal, sentence: `On node ${node.name}:` },
+            {
+              endedAt,
+              cause: "exit",
+              exitCode: r.exitCode,
+              signal: r.signal,
+              launchError: r.launchError ?? null,
+              sentence: `On node ${node.name}:`,
+            },
             { kind: "AGENT", id: node.id },
           );
           if (closed) {
@@ -383,6 +414,7 @@ export async function handleHeartbeat(
       stop: [...stop, ...assigned.filter((s) => !stopIds.has(s.segmentId))],
       acknowledged,
       assignments: assignmentsDigest(run, assigned),
+      fence: currentFence(),
     },
   };
 }
@@ -433,6 +465,7 @@ export async function handleAgentWait(
 interface AssignmentRow {
   segmentId: bigint;
   jobId: number;
+  userId: string;
   name: string;
   command: string;
   env: Record<string, unknown>;
@@ -454,7 +487,7 @@ export async function assignmentsFor(
   now: Date,
 ): Promise<{ run: RunAssignment[]; stop: StopOrder[] }> {
   const rows = await prisma.$queryRaw<AssignmentRow[]>`
-    SELECT s.id AS "segmentId", j.id AS "jobId", j.name, j.command, j.env, j.state::text AS state, s."endReason"::text AS "endReason",
+    SELECT s.id AS "segmentId", j.id AS "jobId", j."userId", j.name, j.command, j.env, j.state::text AS state, s."endReason"::text AS "endReason",
            j."graceUntil", s."startedAt", j."maxRuntimeSec", j."gracePeriodSec", s.charged, p."gpuIndexes",
            ARRAY(SELECT n.name FROM segment_placement q JOIN node n ON n.id = q."nodeId" WHERE q."segmentId" = s.id ORDER BY n.name) AS gang
     FROM segment_placement p
@@ -489,6 +522,7 @@ export async function assignmentsFor(
       startBy: r.startedAt.toISOString(),
       maxRuntimeSec: r.maxRuntimeSec,
       gracePeriodSec: gracePeriodFor({ gracePeriod: r.gracePeriodSec }, r.charged, defaultPolicy),
+      user: r.userId,
     });
   }
   return { run, stop };

@@ -1,3 +1,4 @@
+import { FENCED, LAUNCH_FAILED } from "@tranche/contracts";
 import type { Tx } from "@tranche/db";
 import { requeueAfterPreemption, runOutcome } from "@tranche/scheduler-core";
 import { chargeOpenSegments } from "./charge";
@@ -38,6 +39,8 @@ export interface RunEnd {
   sentence?: string;
   /** The core's requeue decision for a lost run (its LOST op). */
   requeue?: boolean;
+  /** signal LAUNCH_FAILED: the agent's error (why the process could not be started). */
+  launchError?: string | null;
 }
 
 export interface RunOutcome {
@@ -46,6 +49,8 @@ export interface RunOutcome {
   requeued: boolean;
   eventKind: string;
   sentence: string;
+  /** The event's reason code when it is not the segment end (LAUNCH_FAILED). */
+  reasonCode?: string;
 }
 
 const SENTENCES: Record<string, (how: string) => { eventKind: string; sentence: string }> = {
@@ -72,7 +77,7 @@ const SENTENCES: Record<string, (how: string) => { eventKind: string; sentence: 
  */
 export function decideRunOutcome(
   run: Omit<RunToClose, "jobId" | "segmentId" | "charged" | "gpus">,
-  end: Pick<RunEnd, "cause" | "exitCode" | "signal" | "requeue">,
+  end: Pick<RunEnd, "cause" | "exitCode" | "signal" | "requeue" | "launchError">,
 ): RunOutcome {
   const requeue =
     end.requeue ??
@@ -80,7 +85,27 @@ export function decideRunOutcome(
     requeueAfterPreemption({ resumable: run.resumable, requeueOnPreempt: run.requeuePolicy === "REQUEUE" });
   const how = end.exitCode !== null ? `exit code ${end.exitCode}` : end.signal ? `signal ${end.signal}` : "unknown exit";
   const intent = run.intent === "PREEMPT" || run.intent === "KILL" ? run.intent : null;
-  const out = runOutcome({ stopping: run.jobState === "STOPPING", intent, requeue }, end);
+  const stopping = run.jobState === "STOPPING";
+  // Its agent lost the control plane and stopped it itself (R9 fencing): lost to the platform, not failed.
+  const fenced = end.signal === FENCED && !stopping;
+  const out = runOutcome({ stopping, intent, requeue }, fenced ? { cause: "lost", exitCode: null } : end);
+  if (fenced)
+    return {
+      ...out,
+      eventKind: "LOST",
+      sentence: `Stopped by its node's agent, out of contact with the control plane past the heartbeat timeout; ${
+        out.requeued ? "requeued with its original submit time." : "not requeued (not resumable and did not ask to be)."
+      }`,
+    };
+  if (end.signal === LAUNCH_FAILED && !stopping)
+    // The job's own command or environment could not be started (E2BIG, a missing program): its
+    // failure, not the platform's, and never requeued — it would fail the same way on every node.
+    return {
+      ...out,
+      eventKind: "FAILED",
+      reasonCode: LAUNCH_FAILED,
+      sentence: `Could not be started (${end.launchError ?? "no detail"}): failed, not requeued.`,
+    };
   return { ...out, ...SENTENCES[`${out.end}/${out.state}`]!(how) };
 }
 
@@ -109,7 +134,12 @@ export async function closeRun(
     data: {
       endedAt: end.endedAt,
       endReason: outcome.end,
-      endDetail: end.exitCode !== null ? `exit ${end.exitCode}` : (end.signal ?? null),
+      endDetail:
+        end.exitCode !== null
+          ? `exit ${end.exitCode}`
+          : outcome.reasonCode === LAUNCH_FAILED
+            ? `${LAUNCH_FAILED}: ${end.launchError ?? ""}`.slice(0, 600)
+            : (end.signal ?? null),
     },
   });
   const terminal = outcome.state !== "PENDING";
@@ -140,13 +170,19 @@ export async function closeRun(
       jobId: run.jobId,
       at: end.endedAt,
       kind: outcome.eventKind,
-      reasonCode: outcome.end,
+      reasonCode: outcome.reasonCode ?? outcome.end,
       sentence: end.sentence
         ? end.cause === "lost"
           ? end.sentence
           : `${end.sentence} ${outcome.sentence}`
         : `${outcome.eventKind === "LOST" ? "Lost: its node went down; " : ""}${outcome.sentence}`,
-      details: { segmentId: String(run.segmentId), exitCode: end.exitCode, signal: end.signal, requeued: outcome.requeued },
+      details: {
+        segmentId: String(run.segmentId),
+        exitCode: end.exitCode,
+        signal: end.signal,
+        requeued: outcome.requeued,
+        ...(end.launchError ? { launchError: end.launchError } : {}),
+      },
       actorKind: actor.kind,
       actorId: actor.id,
       cycleId: end.cycleId ?? null,

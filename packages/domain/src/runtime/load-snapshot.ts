@@ -57,6 +57,7 @@ interface NodeRow {
   state: NodeState;
   health: NodeHealth;
   lastHeartbeatAt: Date | null;
+  stateChangedAt: Date;
 }
 interface TreeRow {
   id: string;
@@ -243,7 +244,7 @@ export async function loadCycleInput(
 
   const [nodes, window, runningRows, pendingRows, lastCycle] = await Promise.all([
     db.$queryRaw<NodeRow[]>`
-      SELECT id, name, "gpuCount", state::text AS state, health::text AS health, "lastHeartbeatAt"
+      SELECT id, name, "gpuCount", state::text AS state, health::text AS health, "lastHeartbeatAt", "stateChangedAt"
       FROM node WHERE "clusterId" = ${clusterId}`,
     windowRows(db, clusterId, now, policy),
     db.$queryRaw<RunningRow[]>`
@@ -375,6 +376,7 @@ export async function loadCycleInput(
         state: n.state,
         health: n.health,
         lastHeartbeatAt: toSecOrNull(n.lastHeartbeatAt),
+        stateChangedAt: toSec(n.stateChangedAt),
       })),
       tree,
       running,

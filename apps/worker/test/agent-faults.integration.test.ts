@@ -1,0 +1,144 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
+import { cancelJob } from "@tranche/domain";
+import {
+  cleanupAgentDir,
+  makeWorld,
+  spawnAgents,
+  spawnWorker,
+  startAgentProcess,
+  startGateway,
+  submit,
+  waitFor,
+  type AgentSet,
+  type Proc,
+  type World,
+} from "./harness";
+
+// One job must never take its agent (or the agent's other jobs) down, and a restarted agent must
+// never start a job the control plane no longer gives it (issue 15, item 1).
+describe("an agent survives its jobs' faults", () => {
+  let db: TestDatabase;
+  let world: World;
+  let gateway: Awaited<ReturnType<typeof startGateway>>;
+  const procs: Proc[] = [];
+  const agentSets: AgentSet[] = [];
+
+  const setup = async () => {
+    db = await createTestDatabase("agentfaults");
+    world = await makeWorld(db.prisma, { nodes: 1 });
+    gateway = await startGateway(db.prisma);
+  };
+
+  afterEach(async () => {
+    for (const p of procs.splice(0)) await p.stop();
+    for (const a of agentSets.splice(0)) {
+      await a.proc.stop();
+      cleanupAgentDir(a);
+    }
+    await gateway?.close();
+    await db?.drop();
+  });
+
+  const heartbeatAt = async () =>
+    (await db.prisma.node.findUniqueOrThrow({ where: { name: "c1-0" } })).lastHeartbeatAt?.getTime() ?? 0;
+
+  it("a job whose launch fails (an env value over the OS limit: E2BIG) ends FAILED with LAUNCH_FAILED; the agent and its other job live on", async () => {
+    await setup();
+    const agents = await spawnAgents(db.prisma, world, gateway.url, ["c1-0"]);
+    agentSets.push(agents);
+    await waitFor("the agent to heartbeat", async () => (await heartbeatAt()) > 0);
+    const steady = await submit(db.prisma, world, { gpus: 4, command: "echo steady up; sleep 60" });
+    const broken = await submit(db.prisma, world, { gpus: 4, command: "echo never" });
+    // Straight into the database, as if the API had no limit: one value over Linux's 128 KiB per string.
+    await db.prisma.job.update({ where: { id: broken }, data: { env: { HUGE: "x".repeat(200_000) } } });
+    const worker = spawnWorker(db.url);
+    procs.push(worker);
+
+    const failed = await waitFor("the broken job to fail", async () => {
+      const j = await db.prisma.job.findUniqueOrThrow({ where: { id: broken } });
+      return j.state === "FAILED" ? j : null;
+    });
+    expect(failed.exitSignal).toBe("LAUNCH_FAILED");
+    expect(failed.exitCode).toBeNull();
+    const event = await db.prisma.jobEvent.findFirstOrThrow({ where: { jobId: broken, kind: "FAILED" } });
+    expect(event.reasonCode).toBe("LAUNCH_FAILED");
+    expect(event.sentence).toMatch(/Could not be started \(spawn E2BIG\)/);
+    expect(event.actorKind).toBe("AGENT");
+    const seg = await db.prisma.runSegment.findFirstOrThrow({ where: { jobId: broken } });
+    expect(seg.endReason).toBe("FAIL");
+    expect(seg.endDetail).toMatch(/^LAUNCH_FAILED: spawn E2BIG/);
+    expect(agents.proc.output).toMatch(/could not be started: spawn E2BIG/);
+
+    // The agent lives on: still heartbeating, its other job still running, and it takes new work.
+    const before = await heartbeatAt();
+    await waitFor("another heartbeat", async () => (await heartbeatAt()) > before);
+    expect(agents.proc.exit).toBeNull();
+    expect((await db.prisma.job.findUniqueOrThrow({ where: { id: steady } })).state).toBe("RUNNING");
+    const next = await submit(db.prisma, world, { gpus: 4, command: "echo next ran" });
+    await waitFor(
+      "the next job to complete",
+      async () => (await db.prisma.job.findUniqueOrThrow({ where: { id: next } })).state === "COMPLETED",
+    );
+    expect((await db.prisma.job.findUniqueOrThrow({ where: { id: steady } })).state).toBe("RUNNING");
+  }, 60_000);
+
+  it("a restarted agent does not start a job it had stored as WAITING once the control plane no longer assigns it", async () => {
+    await setup();
+    const agents = await spawnAgents(db.prisma, world, gateway.url, ["c1-0"]);
+    agentSets.push(agents);
+    await waitFor("the agent to heartbeat", async () => (await heartbeatAt()) > 0);
+    await agents.proc.stop("SIGTERM");
+
+    // While the agent was away its waiting job was cancelled. Its state.json still holds it.
+    const id = await submit(db.prisma, world, { gpus: 4, command: "echo cancelled" });
+    await cancelJob(db.prisma, world.actor, id);
+    expect((await db.prisma.job.findUniqueOrThrow({ where: { id } })).state).toBe("CANCELLED");
+    const marker = join(agents.dir, "cancelled-job-ran");
+    const statePath = join(agents.dir, "c1-0", "state.json");
+    const state = existsSync(statePath)
+      ? (JSON.parse(readFileSync(statePath, "utf8")) as { version: 1; jobs: unknown[] })
+      : { version: 1, jobs: [] as unknown[] };
+    state.jobs.push({
+      jobId: id,
+      segmentId: "424242",
+      gpuIndexes: [0, 1, 2, 3],
+      status: "WAITING",
+      pid: null,
+      pidStart: null,
+      launchedAt: null,
+      exitCode: null,
+      signal: null,
+      endedAt: null,
+      stopReason: null,
+      killAt: null,
+      offsets: { stdout: 0, stderr: 0 },
+      assignment: {
+        jobId: id,
+        segmentId: "424242",
+        name: "cancelled",
+        command: `touch ${marker}`,
+        env: {},
+        gpuIndexes: [0, 1, 2, 3],
+        nodes: ["c1-0"],
+        rank: 0,
+        startBy: new Date().toISOString(),
+        maxRuntimeSec: null,
+        gracePeriodSec: 1,
+      },
+    });
+    writeFileSync(statePath, JSON.stringify(state));
+
+    const before = await heartbeatAt();
+    const restarted = startAgentProcess(gateway.url, agents.dir, ["c1-0"], null);
+    agentSets.push(restarted);
+    await waitFor("the restarted agent to heartbeat twice", async () => (await heartbeatAt()) > before + 1000);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(existsSync(marker)).toBe(false);
+    expect(restarted.proc.output).toContain(`job ${id} (segment 424242) is no longer assigned here; not starting it`);
+    const after = JSON.parse(readFileSync(statePath, "utf8")) as { jobs: { segmentId: string }[] };
+    expect(after.jobs.map((j) => j.segmentId)).not.toContain("424242");
+  }, 60_000);
+});

@@ -1,0 +1,139 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, connect, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
+import {
+  cleanupAgentDir,
+  makeWorld,
+  spawnAgents,
+  spawnWorker,
+  startGateway,
+  submit,
+  waitFor,
+  type AgentSet,
+  type Proc,
+  type World,
+} from "./harness";
+
+/** A TCP relay to the gateway that the test can cut: a network partition between one agent and the control plane. */
+async function relay(target: string): Promise<{ url: string; cut: () => void }> {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((inbound) => {
+    const outbound = connect(Number(port), hostname);
+    for (const s of [inbound, outbound]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+      s.on("error", () => s.destroy());
+    }
+    inbound.pipe(outbound).pipe(inbound);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  return {
+    url,
+    cut: () => {
+      server.close();
+      for (const s of sockets) s.destroy();
+    },
+  };
+}
+
+// R9 fencing (issue 15, item 4): an agent cut off from the control plane stops its jobs itself, and the
+// control plane requeues them only after heartbeat timeout + fence grace — the two copies never overlap.
+describe("fencing", () => {
+  let db: TestDatabase;
+  let world: World;
+  let gateway: Awaited<ReturnType<typeof startGateway>>;
+  const procs: Proc[] = [];
+  const agentSets: AgentSet[] = [];
+  const scratch = mkdtempSync(join(tmpdir(), "tranche-fence-"));
+  const policy = '{"heartbeatTimeout":3,"fenceGrace":3}';
+
+  afterEach(async () => {
+    for (const p of procs.splice(0)) await p.stop();
+    for (const a of agentSets.splice(0)) {
+      await a.proc.stop();
+      cleanupAgentDir(a);
+    }
+    await gateway?.close();
+    await db?.drop();
+    delete process.env.TRANCHE_POLICY;
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it("an agent cut off from the control plane stops its job before the job is requeued elsewhere: the two runs never overlap", async () => {
+    process.env.TRANCHE_POLICY = policy; // the gateway (the web app's handlers) tells agents the same fence
+    db = await createTestDatabase("fencing");
+    world = await makeWorld(db.prisma, { nodes: 2 });
+    gateway = await startGateway(db.prisma);
+    const link = await relay(gateway.url);
+    const a0 = await spawnAgents(db.prisma, world, link.url, ["c1-0"]);
+    agentSets.push(a0);
+    await waitFor(
+      "c1-0 to heartbeat",
+      async () => (await db.prisma.node.findUniqueOrThrow({ where: { name: "c1-0" } })).lastHeartbeatAt,
+    );
+    await db.prisma.node.update({ where: { name: "c1-1" }, data: { state: "CORDONED" } });
+    procs.push(spawnWorker(db.url, { TRANCHE_POLICY: policy }));
+    const trace = join(scratch, "trace");
+    const id = await submit(db.prisma, world, {
+      gpus: 8,
+      resumable: true,
+      command: `while :; do echo "$TRANCHE_NODE_NAME $(date +%s%3N)" >> ${trace}; sleep 0.05; done`,
+    });
+    await waitFor("the job to run on c1-0", async () => {
+      try {
+        return readFileSync(trace, "utf8").includes("c1-0 ");
+      } catch {
+        return false;
+      }
+    });
+    const a1 = await spawnAgents(db.prisma, world, gateway.url, ["c1-1"]);
+    agentSets.push(a1);
+    await waitFor(
+      "c1-1 to heartbeat",
+      async () => (await db.prisma.node.findUniqueOrThrow({ where: { name: "c1-1" } })).lastHeartbeatAt,
+    );
+    await db.prisma.node.update({ where: { name: "c1-1" }, data: { state: "READY" } });
+
+    const cutAt = Date.now();
+    link.cut();
+    await a0.proc.waitForOutput(/no answer from the control plane for \d+s \(heartbeat timeout 3s\): stopping 1 job/, 15_000);
+    await waitFor(
+      "the job to run again on c1-1",
+      async () => {
+        try {
+          return readFileSync(trace, "utf8").includes("c1-1 ");
+        } catch {
+          return false;
+        }
+      },
+      30_000,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    const lines = readFileSync(trace, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => l.split(" "))
+      .map(([node, ms]) => ({ node: node!, ms: Number(ms) }));
+    const lastOld = Math.max(...lines.filter((l) => l.node === "c1-0").map((l) => l.ms));
+    const firstNew = Math.min(...lines.filter((l) => l.node === "c1-1").map((l) => l.ms));
+    console.log(
+      `fencing: old copy's last write ${((lastOld - cutAt) / 1000).toFixed(1)} s after the cut, new copy's first ${((firstNew - cutAt) / 1000).toFixed(1)} s after (gap ${((firstNew - lastOld) / 1000).toFixed(1)} s)`,
+    );
+    expect(lastOld).toBeLessThan(firstNew);
+    // The c1-0 copy never wrote again after the c1-1 copy started.
+    expect(lines.findIndex((l) => l.node === "c1-1")).toBeGreaterThan(lines.map((l) => l.node).lastIndexOf("c1-0"));
+
+    const node = await db.prisma.node.findUniqueOrThrow({ where: { name: "c1-0" } });
+    expect(node.state).toBe("DOWN");
+    expect(node.stateReason).toMatch(/missed heartbeats for \d+s \(timeout 3s \+ 3s fence grace\)/);
+    const events = await db.prisma.jobEvent.findMany({ where: { jobId: id }, orderBy: { id: "asc" } });
+    expect(events.map((e) => e.kind)).toEqual(["SUBMITTED", "STARTED", "LOST", "STARTED"]);
+    expect(await db.prisma.runSegment.count({ where: { jobId: id, endedAt: null } })).toBe(1);
+  }, 90_000);
+});
