@@ -23,7 +23,7 @@ describe("limits helpers", () => {
 });
 
 describe("readBodyText", () => {
-  const req = (body: BodyInit, headers: Record<string, string> = {}) =>
+  const req = (body: string | ReadableStream<Uint8Array>, headers: Record<string, string> = {}) =>
     new Request("http://x/", { method: "POST", body, headers, duplex: "half" } as RequestInit);
 
   it("reads a body up to the limit and refuses one past it", async () => {

@@ -560,6 +560,8 @@ export async function handleAgentRequest(
       `No agent endpoint /api/agent/v1/${req.route} (endpoints: enroll, heartbeat${opts.wakeups ? ", wait" : ""}).`,
     );
   } catch (e) {
-    return fail(500, "INTERNAL", `The control plane could not handle this report: ${(e as Error).message.split("\n")[0]}`);
+    // The database's own words stay in the server's log: a caller (perhaps not a real agent) learns nothing from them.
+    console.error("agent protocol", req.route, e);
+    return fail(500, "INTERNAL", "The control plane could not handle this request (its log says why); the agent retries.");
   }
 }
