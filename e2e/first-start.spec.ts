@@ -106,7 +106,7 @@ async function createUser(page: Page, email: string, name: string, role: string)
 test("a lab starts from an empty database: first admin, tree, people, a host, a researcher's job to COMPLETED", async ({
   browser,
 }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(360_000);
   const created = await run(
     ["scripts/admin.ts", "create-admin", "--email", ADMIN.email, "--name", ADMIN.name],
     `${ADMIN.password}\n`,
@@ -221,4 +221,14 @@ test("a lab starts from an empty database: first admin, tree, people, a host, a 
 
   await page.goto(`${URL}/admin/audit`);
   await expect(page.getByRole("table", { name: "Audit log" })).toContainText("enrollment-token.issue");
+
+  // Disabling Ria ends her session at once (not after the session cookie's one-minute cache).
+  await page.goto(`${URL}/admin/users`);
+  await page
+    .getByRole("row", { name: /ria@lab\.example/ })
+    .getByRole("button", { name: "Disable" })
+    .click();
+  await expect(page.locator(".alert.ok")).toContainText("ria@lab.example: saved.");
+  await ria.goto(`${URL}/jobs`);
+  await expect(ria).toHaveURL(/\/login$/);
 });
