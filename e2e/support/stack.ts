@@ -1,6 +1,7 @@
 // A throwaway Tranche for e2e tests and benchmarks: a fresh embedded PostgreSQL (own data folder and
 // port), migrated and seeded with the demo world, and the BUILT web app under `next start`.
 // Run: node --import tsx e2e/support/stack.ts [--port 3100] [--pg-port 54349] [--data .data/e2e-postgres]
+//   [--worker] [--empty]   (--empty: migrations only, no demo world, as a lab's first start with TRANCHE_DEMO=0)
 // Prints one line `READY {"url":...,"databaseUrl":...}` when serving; SIGTERM/SIGINT stop everything.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -20,6 +21,7 @@ const port = Number(arg("port", "3100"));
 const wantedPgPort = Number(arg("pg-port", "54349"));
 const dataDir = join(root, arg("data", ".data/e2e-postgres"));
 const withWorker = args.includes("--worker");
+const empty = args.includes("--empty");
 const log = (l: string) => process.stderr.write(`[stack] ${l}\n`);
 
 async function main() {
@@ -54,9 +56,11 @@ async function main() {
   setInterval(() => process.ppid !== parent && void stop(0), 1000).unref();
   try {
     await migrateDeploy(dbUrl);
-    const prisma = createPrismaClient(dbUrl, { max: 2 });
-    await seedDemoWorld(prisma);
-    await prisma.$disconnect();
+    if (!empty) {
+      const prisma = createPrismaClient(dbUrl, { max: 2 });
+      await seedDemoWorld(prisma);
+      await prisma.$disconnect();
+    }
     const url = `http://127.0.0.1:${port}`;
     const env = {
       ...process.env,
@@ -67,6 +71,7 @@ async function main() {
       // Journeys sign in several users from 127.0.0.1 within seconds (see apps/web/server/auth.ts).
       TRANCHE_AUTH_RATE_LIMIT: "off",
       NODE_ENV: "production",
+      ...(empty ? { TRANCHE_DEMO: "0" } : {}),
     };
     const web = spawn(
       process.execPath,
