@@ -200,3 +200,20 @@ describe("deploy/systemd/tranche-agent.service", () => {
     expect(unit).toMatch(/^EnvironmentFile=-\/etc\/tranche\/agent\.env$/m);
   });
 });
+
+describe("README: Run it for your lab", () => {
+  it("starts the agent on the GPU host with a command line the agent accepts", () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## Run it for your lab"));
+    const line = /```sh\n\s*(node --import tsx apps\/node-agent\/src\/main\.ts[^`]*)```/
+      .exec(section)![1]!
+      .replace(/\\\n\s*/g, " ")
+      .trim()
+      .split(/\s+/);
+    expect(line).toContain("--enrollment-token");
+    const r = run(line, ["--dry-run"]);
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("enrollment tokens for 1 of 1 (from --enrollment-token)");
+  });
+});
