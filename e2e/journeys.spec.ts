@@ -57,11 +57,11 @@ test("a researcher submits a job, sees it in the queue with the scheduler's reas
   await expect(page).toHaveURL(/\/jobs\/\d+\?submitted=1/);
   const id = Number(/\/jobs\/(\d+)/.exec(page.url())![1]);
   // The worker's explanation arrives within a cycle: GPUs held by protected jobs (SPEC §5 CONTRACTS).
-  await expect(page.getByTestId("job-reason")).toContainText("CONTRACTS", { timeout: 15_000 });
+  await expect(page.getByTestId("job-reason")).toContainText("waiting for protected jobs", { timeout: 15_000 });
   await page.goto("/queue/b200");
   const row = page.getByTestId(`pending-${id}`);
   await expect(row).toBeVisible();
-  await expect(row).toContainText("CONTRACTS");
+  await expect(row.locator("[data-code=CONTRACTS]")).toHaveText("waiting for protected jobs");
   await expect(row).toContainText("protected jobs");
 
   // On the idle h100 the same kind of job starts at the next cycle.

@@ -22,6 +22,12 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * Checks that need the cluster (more GPUs than it has, whole nodes, the minRuntime cap) and the
  * caller (may they charge this budget) are made by the domain's submitJob, with the same wording.
  */
+/**
+ * One default for every entry point (form, CLI, REST): not resumable. Saying a job can restart from
+ * its checkpoints is a promise only its author can make.
+ */
+export const RESUMABLE_DEFAULT = false;
+
 export const submitJobInput = z.object({
   cluster: z.string().trim().min(1, "cluster is required").describe("Cluster name, e.g. h100"),
   budget: z
@@ -41,7 +47,7 @@ export const submitJobInput = z.object({
     .refine((v) => v > 0, "maxRuntime must be positive")
     .nullish()
     .describe("The job is killed after this long. <= 15 min and <= 8 GPUs puts it in the debug lane"),
-  resumable: z.boolean().default(false).describe("It restarts from its own checkpoints: requeued after preemption"),
+  resumable: z.boolean().default(RESUMABLE_DEFAULT).describe("It restarts from its own checkpoints: requeued after preemption"),
   priority: z
     .number()
     .int("priority must be a whole number")
