@@ -82,29 +82,7 @@ export function pct(x: number | null | undefined, digits = 0): string {
   return x === null || x === undefined || !Number.isFinite(x) ? "—" : `${(x * 100).toFixed(digits)}%`;
 }
 
-/** Stable colour per budget path (nodes grid, allocation strips). */
-const PALETTE = [
-  "#3b5bdb",
-  "#12b76a",
-  "#f79009",
-  "#7a5af8",
-  "#ee46bc",
-  "#06aed4",
-  "#f04438",
-  "#669f2a",
-  "#875bf7",
-  "#dd2590",
-  "#0086c9",
-  "#e04f16",
-  "#16b364",
-  "#6172f3",
-  "#ca8504",
-];
-export function colorFor(key: string): string {
-  let h = 0;
-  for (let i = 0; i < key.length; i++) h = (h * 31 + key.charCodeAt(i)) >>> 0;
-  return PALETTE[h % PALETTE.length]!;
-}
+export { budgetColors, colorFor } from "../lib/colors";
 
 /** A reason code as a plain label; the code itself in the tooltip (and in JSON). */
 export function ReasonTag({ code, kind, details }: { code: string; kind?: string; details?: unknown }) {
