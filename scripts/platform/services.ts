@@ -19,6 +19,11 @@ export interface Service {
   env?: Record<string, string>;
   /** resolves when the service is ready; rejects with a one-line reason */
   ready?: () => Promise<void>;
+  /**
+   * Routine output (enrolments, job starts and exits of 43 fake nodes) is not printed, so the start
+   * banner and the logins stay the last thing on screen; lines that report a problem still are.
+   */
+  quiet?: boolean;
 }
 
 /**
@@ -81,6 +86,7 @@ export function services(ctx: ServiceContext): Service[] {
           "--stop-jobs-on-exit",
         ],
         env: { TRANCHE_PUBLIC_URL: ctx.webUrl },
+        quiet: true,
         ready: () => waitForHeartbeats(ctx.databaseUrl, `${c.name}-`, c.nodes, 60_000),
       });
     }
@@ -98,6 +104,7 @@ export function services(ctx: ServiceContext): Service[] {
       command: process.execPath,
       args: [...tsx("apps/worker/src/demo-workload.ts"), "--server", ctx.webUrl],
       env,
+      quiet: true,
     });
   }
   return list;
