@@ -255,3 +255,15 @@ test("the live queue shows 10,000 pending jobs in a virtualized list that scroll
   await page.getByTestId("pending-list").evaluate((el) => (el.scrollTop = el.scrollHeight));
   await expect(page.getByTestId("pending-list").getByRole("row").last()).toBeVisible();
 });
+
+test("a job or cluster that does not exist is a real 404 page, not a page that loads forever", async ({ page }) => {
+  await signIn(page, "ada");
+  for (const path of ["/jobs/999999", "/queue/nope", "/jobs/abc"]) {
+    const res = await page.goto(path);
+    expect(res?.status(), path).toBe(404);
+    await expect(page.getByRole("heading", { name: "Nothing here" })).toBeVisible();
+    await expect(page.getByText(/Loading/)).toHaveCount(0);
+  }
+  const icon = await page.request.get("/icon.svg");
+  expect(icon.status()).toBe(200);
+});

@@ -104,7 +104,9 @@ export function clock(iso: string, now: number): string {
 
 /** "19:32 (in 29 min)", "19:02 (3 min ago)". */
 export function clockAndRelative(iso: string, now: number): string {
-  const s = Math.round((Date.parse(iso) - now) / 1000);
+  const exact = Math.round((Date.parse(iso) - now) / 1000);
+  // Whole minutes past the first one: a countdown in seconds beside a wall-clock time is noise.
+  const s = Math.abs(exact) >= 60 ? Math.round(exact / 60) * 60 : exact;
   const rel = Math.abs(s) < 5 ? "now" : s > 0 ? `in ${formatDuration(s)}` : `${formatDuration(-s)} ago`;
   return `${clock(iso, now)} (${rel})`;
 }
