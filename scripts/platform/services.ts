@@ -22,6 +22,11 @@ export interface Service {
   env?: Record<string, string>;
   /** resolves when the service is ready; rejects with a one-line reason */
   ready?: () => Promise<void>;
+  /**
+   * Routine output (enrolments, job starts and exits of 43 fake nodes) is not printed, so the start
+   * banner and the logins stay the last thing on screen; lines that report a problem still are.
+   */
+  quiet?: boolean;
 }
 
 /**
@@ -87,6 +92,7 @@ export function services(ctx: ServiceContext): Service[] {
           ...(process.getuid?.() === 0 ? ["--allow-root-jobs"] : []),
         ],
         env: { TRANCHE_PUBLIC_URL: ctx.webUrl },
+        quiet: true,
         ready: () => waitForHeartbeats(ctx.databaseUrl, `${c.name}-`, c.nodes, 60_000),
       });
     }
@@ -104,6 +110,7 @@ export function services(ctx: ServiceContext): Service[] {
       command: process.execPath,
       args: [...tsx("apps/worker/src/demo-workload.ts"), "--server", ctx.webUrl],
       env,
+      quiet: true,
     });
   }
   return list;

@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Service } from "./services";
 
+/** Lines a quiet service still prints: they report a problem. */
+export const PROBLEM = /error|fail|cannot|could not|unreachable|refused|denied|stopp/i;
+
 /** Starts services as child processes, prefixes their output, and stops them in reverse order. */
 export class Supervisor {
   private readonly running: { name: string; child: ChildProcess }[] = [];
@@ -15,7 +18,7 @@ export class Supervisor {
       chunk
         .toString()
         .split("\n")
-        .filter((l) => l.trim())
+        .filter((l) => l.trim() && (!service.quiet || PROBLEM.test(l)))
         .forEach((l) => console.log(`[${service.name}] ${l}`));
     child.stdout?.on("data", prefix);
     child.stderr?.on("data", prefix);

@@ -17,6 +17,7 @@ import {
 } from "@tranche/contracts";
 import { registerAdmin } from "./admin";
 import { api, CliError, loadConfig, saveConfig } from "./client";
+import { commandLine, scriptCommand } from "./command-line";
 import { ago, table } from "./format";
 
 const program = new Command();
@@ -81,6 +82,7 @@ program
       "or many at once: tranche submit --file jobs.jsonl (one JSON job per line, as for POST /api/v1/jobs; - reads stdin)",
   )
   .option("--file <path>", "submit the jobs of a JSON Lines file (one job object per line) in batches of 1,000")
+  .option("--script <path>", "run this script file (its #! line picks the interpreter) instead of a command after --")
   .option("--cluster <name>", "cluster name")
   .option("--budget <path>", "budget to charge, e.g. lab/language/pretraining")
   .option("--gpus <n>", "GPUs (one node, or whole nodes)")
@@ -95,7 +97,7 @@ program
   .argument("[command...]", "the command to run (after --)")
   .action(async (command: string[], o: Record<string, string | boolean | string[] | undefined>) => {
     if (typeof o.file === "string") {
-      if (command.length > 0 || o.cluster || o.budget || o.gpus || o.minRuntime)
+      if (command.length > 0 || o.script || o.cluster || o.budget || o.gpus || o.minRuntime)
         throw new CliError(
           "--file takes the jobs from the file: give no --cluster/--budget/--gpus/--min-runtime or command with it",
         );
@@ -109,7 +111,19 @@ program
       ["--min-runtime", o.minRuntime],
     ] as const)
       if (v === undefined) throw new CliError(`required option '${flag}' not specified (or give --file jobs.jsonl)`);
-    if (command.length === 0) throw new CliError("missing the command to run: tranche submit [options] -- command...");
+    if (typeof o.script === "string" && command.length > 0)
+      throw new CliError("give either --script FILE or a command after --, not both");
+    let commandText: string;
+    if (typeof o.script === "string") {
+      try {
+        commandText = scriptCommand(readFileSync(o.script, "utf8"));
+      } catch (e) {
+        throw new CliError(`Cannot read ${o.script}: ${(e as Error).message}`);
+      }
+      if (!commandText.trim()) throw new CliError(`${o.script} is empty: nothing to run`);
+    } else if (command.length === 0)
+      throw new CliError("missing the command to run: tranche submit [options] -- command... (or --script FILE)");
+    else commandText = commandLine(command);
     const env: Record<string, string> = {};
     for (const kv of o.env as string[]) {
       const i = kv.indexOf("=");
@@ -131,7 +145,8 @@ program
       requeue: o.requeue === true ? true : undefined,
       priority: num(o.priority, "--priority"),
       gracePeriod: o.grace ?? null,
-      command: command.join(" "),
+      // argv kept exactly: each argument quoted back for the shell the node agent runs it with.
+      command: commandText,
       env,
       ...(o.name ? { name: o.name } : {}),
     };

@@ -82,29 +82,7 @@ export function pct(x: number | null | undefined, digits = 0): string {
   return x === null || x === undefined || !Number.isFinite(x) ? "—" : `${(x * 100).toFixed(digits)}%`;
 }
 
-/** Stable colour per budget path (nodes grid, allocation strips). */
-const PALETTE = [
-  "#3b5bdb",
-  "#12b76a",
-  "#f79009",
-  "#7a5af8",
-  "#ee46bc",
-  "#06aed4",
-  "#f04438",
-  "#669f2a",
-  "#875bf7",
-  "#dd2590",
-  "#0086c9",
-  "#e04f16",
-  "#16b364",
-  "#6172f3",
-  "#ca8504",
-];
-export function colorFor(key: string): string {
-  let h = 0;
-  for (let i = 0; i < key.length; i++) h = (h * 31 + key.charCodeAt(i)) >>> 0;
-  return PALETTE[h % PALETTE.length]!;
-}
+export { budgetColors, colorFor } from "../lib/colors";
 
 /** A reason code as a plain label; the code itself in the tooltip (and in JSON). */
 export function ReasonTag({ code, kind, details }: { code: string; kind?: string; details?: unknown }) {
@@ -126,7 +104,9 @@ export function clock(iso: string, now: number): string {
 
 /** "19:32 (in 29 min)", "19:02 (3 min ago)". */
 export function clockAndRelative(iso: string, now: number): string {
-  const s = Math.round((Date.parse(iso) - now) / 1000);
+  const exact = Math.round((Date.parse(iso) - now) / 1000);
+  // Whole minutes past the first one: a countdown in seconds beside a wall-clock time is noise.
+  const s = Math.abs(exact) >= 60 ? Math.round(exact / 60) * 60 : exact;
   const rel = Math.abs(s) < 5 ? "now" : s > 0 ? `in ${formatDuration(s)}` : `${formatDuration(-s)} ago`;
   return `${clock(iso, now)} (${rel})`;
 }

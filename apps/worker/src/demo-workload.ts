@@ -12,6 +12,7 @@
 // every submission goes through the REST API like any client's.
 import { parseArgs } from "node:util";
 import { createPrismaClient } from "@tranche/db";
+import { DEMO_LOGINS } from "@tranche/db/setup";
 import { submitJobInput } from "@tranche/contracts";
 import { createApiToken, submitJob, type Actor } from "@tranche/domain";
 
@@ -53,7 +54,16 @@ interface Submitter {
 async function makeSubmitters(): Promise<Submitter[]> {
   const leaves = await prisma.budgetTreeNode.findMany({
     where: { archivedAt: null, children: { none: {} } },
-    include: { members: { include: { user: true }, orderBy: { userId: "asc" }, take: 1 } },
+    // The generator submits as the generated researchers, never as a demo login: Ada's "My jobs" holds
+    // only what she submitted.
+    include: {
+      members: {
+        where: { user: { email: { notIn: DEMO_LOGINS.map((l) => l.email) } } },
+        include: { user: true },
+        orderBy: { userId: "asc" },
+        take: 1,
+      },
+    },
     orderBy: { path: "asc" },
   });
   const out: Submitter[] = [];

@@ -229,6 +229,7 @@ export class Worker {
             reasonWriteCap: config.reasonWriteCap ?? 500,
             newReasonWriteCap: config.newReasonWriteCap ?? 2500,
             charge,
+            repairHookConfigured: !!(config.repairHook || config.repairWebhook),
             beforeCommit: result.plan.some((o) => o.op === "START") ? config.beforeCommit : undefined,
           });
           if (charge) self.chargedAt.set(clusterId, Date.now());

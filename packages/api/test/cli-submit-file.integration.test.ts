@@ -118,3 +118,41 @@ describe("tranche submit --file", () => {
     expect((await w.counts()).jobs).toBe(before.jobs + 300);
   });
 });
+
+describe("tranche submit -- command / --script", () => {
+  const flags = [
+    "--json",
+    "submit",
+    "--cluster",
+    "h100",
+    "--budget",
+    "lab/language/pretraining",
+    "--gpus",
+    "1",
+    "--min-runtime",
+    "0",
+  ];
+  const stored = async (r: { code: number; stdout: string; stderr: string }) => {
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const { job } = JSON.parse(r.stdout) as { job: { id: number; resumable: boolean } };
+    return { job, row: await w.db.prisma.job.findUniqueOrThrow({ where: { id: job.id } }) };
+  };
+
+  it("stores argv exactly, quoted for the shell, so a bash -c loop runs as typed", async () => {
+    const { job, row } = await stored(await cli([...flags, "--", "bash", "-c", "for i in 1 2; do echo $i; done"]));
+    expect(row.command).toBe("bash -c 'for i in 1 2; do echo $i; done'");
+    // The same default as the form and REST: not resumable unless said.
+    expect(job.resumable).toBe(false);
+  });
+
+  it("takes a script file with --script, lines and #! interpreter kept", async () => {
+    const p = join(dir, "train.sh");
+    writeFileSync(p, "#!/bin/bash\nfor i in 1 2; do\n  echo $i\ndone\n");
+    const { row } = await stored(await cli([...flags, "--script", p]));
+    expect(row.command).toBe("/bin/bash -c '#!/bin/bash\nfor i in 1 2; do\n  echo $i\ndone\n'");
+    const both = await cli([...flags, "--script", p, "--", "echo", "x"]);
+    expect(both.code).not.toBe(0);
+    expect(both.stderr).toContain("either --script FILE or a command after --");
+  });
+});

@@ -63,6 +63,12 @@ const envInput = z.record(z.string(), text("environment variable values")).super
  * caller (may they charge this budget) are made by the domain's submitJob, with the same wording.
  * Strict: an unknown field is refused, naming it. Sizes are bounded (LIMITS).
  */
+/**
+ * One default for every entry point (form, CLI, REST): not resumable. Saying a job can restart from
+ * its checkpoints is a promise only its author can make.
+ */
+export const RESUMABLE_DEFAULT = false;
+
 export const submitJobInput = strictObject(
   {
     cluster: text("cluster")
@@ -90,7 +96,7 @@ export const submitJobInput = strictObject(
       .describe("The job is killed after this long. <= 15 min and <= 8 GPUs puts it in the debug lane"),
     resumable: z
       .boolean({ error: "resumable must be true or false" })
-      .default(false)
+      .default(RESUMABLE_DEFAULT)
       .describe("It restarts from its own checkpoints: requeued after preemption"),
     priority: z
       .number({ error: "priority must be a number" })

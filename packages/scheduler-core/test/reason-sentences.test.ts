@@ -1,5 +1,3 @@
-import { readFileSync, writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { PENDING_REASON_CODES } from "../src/index";
 import { PendingExplainer, explainPending, type ReasonInput } from "../src/explain-pending";
@@ -7,8 +5,7 @@ import type { PendingReasonCode, PendingReasonDetails } from "../src/types";
 
 // Every pending reason's sentence, rendered by the core with realistic numbers, against a golden file
 // a person has read (test/golden/pending-reasons.txt). A wording change shows up as a diff of that
-// file: read it, then regenerate with UPDATE_GOLDEN=1 and commit it with the change.
-const GOLDEN = fileURLToPath(new URL("./golden/pending-reasons.txt", import.meta.url));
+// file: read it, then regenerate with `-u` and commit it with the change.
 const NOW = 1_796_000_000;
 const NODE = 8;
 
@@ -71,7 +68,7 @@ function render(): string {
     "# Pending reasons as the scheduler core writes them (explain-pending.ts), one case per line pair.",
     "# Each sentence must be true, plain and grammatical for the numbers shown; no raw timestamps.",
     `# Numbers: nodes of ${NODE} GPUs; "now" is the cycle's time. Regenerate after reading the diff:`,
-    "#   UPDATE_GOLDEN=1 npx vitest run packages/scheduler-core/test/reason-sentences.test.ts",
+    "#   npx vitest run packages/scheduler-core/test/reason-sentences.test.ts -u",
     "",
   ];
   const explainer = new PendingExplainer(NODE);
@@ -96,10 +93,8 @@ describe("pending reason sentences (golden)", () => {
     expect(new Set(cases.map((c) => c.code))).toEqual(new Set(PENDING_REASON_CODES));
   });
 
-  it("renders every code's sentence exactly as the reviewed golden file says", () => {
-    const text = render();
-    if (process.env.UPDATE_GOLDEN === "1") writeFileSync(GOLDEN, text);
-    expect(text).toBe(readFileSync(GOLDEN, "utf8"));
+  it("renders every code's sentence exactly as the reviewed golden file says", async () => {
+    await expect(render()).toMatchFileSnapshot("./golden/pending-reasons.txt");
   });
 
   it("carries no raw timestamps, no doubled prepositions and a unit on every number of GPUs", () => {

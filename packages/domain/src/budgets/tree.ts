@@ -28,7 +28,7 @@ export interface BudgetTreeNodeView {
 }
 
 export interface BudgetTreeResult {
-  clusters: { id: string; name: string; gpuType: string; gpus: number; cycleAt: string | null }[];
+  clusters: { id: string; name: string; gpuType: string; gpus: number; cycleAt: string | null; createdAt: string }[];
   root: BudgetTreeNodeView | null;
   managedPaths: string[];
 }
@@ -121,6 +121,7 @@ export async function getBudgetTree(prisma: PrismaClient, actor: Actor | null): 
       gpuType: c.gpuType,
       gpus: c.nodes.reduce((s, n) => s + n.gpuCount, 0),
       cycleAt: cycles[i]?.at.toISOString() ?? null,
+      createdAt: c.createdAt.toISOString(),
     })),
     root,
     managedPaths: nodes.filter((n) => managed.has(n.id)).map((n) => n.path),

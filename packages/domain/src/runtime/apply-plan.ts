@@ -68,6 +68,11 @@ export async function applyCyclePlan(
     /** First reasons of jobs that have none yet, written per cycle (the rest follow in the next cycles). */
     newReasonWriteCap?: number;
     charge?: boolean;
+    /**
+     * Whether a repair hook or webhook is configured: when not (false), a node that becomes REPAIR is
+     * not said to fire one. Undefined keeps the core's sentence.
+     */
+    repairHookConfigured?: boolean;
     /** tests: runs inside the transaction, just before COMMIT */ beforeCommit?: () => Promise<void> | void;
   } = {},
 ): Promise<AppliedCycle> {
@@ -140,6 +145,11 @@ export async function applyCyclePlan(
         for (const op of nodeOps) (seen.has(op.nodeId) ? later : wave).push(op);
         for (const op of wave) seen.add(op.nodeId);
         nodeOps = later;
+        // The core cannot know the worker's configuration: without a repair hook, say so instead.
+        if (options.repairHookConfigured === false)
+          for (const op of wave)
+            if (op.runRepairHook)
+              op.sentence = `Node ${nodeState.get(op.nodeId)?.name ?? op.nodeId} is empty after draining: REPAIR. No repair hook is configured: an operator marks it repaired.`;
         const moved = await tx.$queryRaw<{ id: string }[]>`
           UPDATE node n SET state = u.t::"NodeState", "stateReason" = u.s, "stateChangedAt" = ${nowDate}
           FROM unnest(${wave.map((o) => o.nodeId)}::text[], ${wave.map((o) => o.from)}::text[], ${wave.map((o) => o.to)}::text[],

@@ -35,6 +35,9 @@ export function AllocationStrip({
 }) {
   const ref = useRef<HTMLDivElement>(null);
   const total = items.reduce((s, i) => s + i.ppm, 0);
+  // Over 100% (typed shares can be), the strip spans the sum so segments never overlap and every handle
+  // stays on the strip; a mark shows where 100% is.
+  const scale = Math.max(PPM, total);
 
   const move = (k: number, delta: number) => {
     const next = items.map((i) => ({ ...i }));
@@ -61,7 +64,7 @@ export function AllocationStrip({
     handle.setPointerCapture(e.pointerId);
     const onMove = (ev: PointerEvent) => {
       const x = Math.max(0, Math.min(rect.width, ev.clientX - rect.left));
-      const at = Math.round(((x / rect.width) * PPM) / STEP) * STEP;
+      const at = Math.round(((x / rect.width) * scale) / STEP) * STEP;
       const want = Math.max(0, Math.min(maxA, at - before));
       const next = items0.map((i) => ({ ...i }));
       next[k]!.ppm = want;
@@ -85,7 +88,7 @@ export function AllocationStrip({
         <div
           key={it.id}
           className={`alloc-seg ${selected === it.id ? "selected" : ""}`}
-          style={{ width: `${(it.ppm / PPM) * 100}%`, background: colorFor(it.path) }}
+          style={{ width: `${(it.ppm / scale) * 100}%`, background: colorFor(it.path) }}
           title={`${it.name}: ${formatPpm(it.ppm)}`}
           onClick={() => onSelect?.(it.id)}
         >
@@ -99,7 +102,7 @@ export function AllocationStrip({
             key={`h-${it.id}`}
             type="button"
             className="alloc-handle"
-            style={{ left: `${(cum / PPM) * 100}%` }}
+            style={{ left: `${(cum / scale) * 100}%` }}
             disabled={!editable}
             role="slider"
             aria-label={`Boundary after ${it.name}`}
@@ -120,6 +123,9 @@ export function AllocationStrip({
           />
         );
       })}
+      {total > PPM ? (
+        <i className="alloc-full-mark" style={{ left: `${(PPM / scale) * 100}%` }} title="100% of the parent" />
+      ) : null}
     </div>
   );
 }

@@ -14,6 +14,9 @@ function flatten(n: BudgetTreeNodeView, depth = 0, out: { node: BudgetTreeNodeVi
   return out;
 }
 
+/** SPEC's young window: a cluster younger than the projection horizon (1 h) counts a full hour of entitlement. */
+const YOUNG_WINDOW_MS = 3600_000;
+
 function ratioText(r: number | null | undefined) {
   return r === null || r === undefined ? "—" : r.toFixed(2);
 }
@@ -58,6 +61,8 @@ export function BudgetsView() {
     setDraft(null);
     setTexts({});
     setWhatIf(null);
+    // A "Saved: ..." message belongs to the cluster and node it was about.
+    setFlash(null);
   }, [selId, clusterName]);
   const sum = items.reduce((s, i) => s + i.ppm, 0);
   const dirty = draft !== null && draft.some((d, i) => d.ppm !== saved[i]?.ppm);
@@ -94,7 +99,16 @@ export function BudgetsView() {
 
   if (tree.isPending) return <p className="muted">Loading the budget tree…</p>;
   if (tree.isError) return <div className="alert bad">{errorText(tree.error)}</div>;
-  const cycleAt = tree.data.clusters.find((c) => c.name === clusterName)?.cycleAt ?? null;
+  const clusterRow = tree.data.clusters.find((c) => c.name === clusterName);
+  const cycleAt = clusterRow?.cycleAt ?? null;
+  const young = clusterRow ? now - Date.parse(clusterRow.createdAt) < YOUNG_WINDOW_MS : false;
+  // "Of cluster" follows an unsaved edit: the product of shares down the path, with the draft's shares.
+  const effective = new Map<string, number>();
+  for (const { node } of rows) {
+    const draftPpm = selected && node.parentId === selected.id ? items.find((i) => i.id === node.id)?.ppm : undefined;
+    const ppm = draftPpm ?? node.perCluster[clusterName]?.ppm ?? 0;
+    effective.set(node.id, node.parentId ? (effective.get(node.parentId) ?? 0) * (ppm / PPM) : 1);
+  }
 
   return (
     <>
@@ -233,6 +247,12 @@ export function BudgetsView() {
                 ? `usage and ratios from the scheduling cycle ${ago(cycleAt, now)}`
                 : "usage appears after the first scheduling cycle"}
             </span>
+            {young ? (
+              <span className="muted small" data-testid="young-cluster-note" style={{ flexBasis: "100%" }}>
+                This cluster started less than an hour ago: until it is an hour old, each budget&apos;s entitlement counts one
+                full hour at today&apos;s capacity, so ratios mean something from the first minute.
+              </span>
+            ) : null}
           </div>
           <table className="table" aria-label="Budget tree">
             <thead>
@@ -241,7 +261,12 @@ export function BudgetsView() {
                 <th>Share of parent</th>
                 <th className="num">Of cluster</th>
                 <th className="num">Usage / entitlement (7 d)</th>
-                <th className="num">Ratio</th>
+                <th
+                  className="num"
+                  title="Usage ÷ entitlement over the last 7 days (the live queue also shows the projected ratio that orders it)"
+                >
+                  7-day ratio
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -279,7 +304,9 @@ export function BudgetsView() {
                         </span>
                       </div>
                     </td>
-                    <td className="num small">{((s?.effective ?? 0) * 100).toFixed(1)}%</td>
+                    <td className="num small" data-testid={`of-cluster-${node.path}`}>
+                      {((effective.get(node.id) ?? 0) * 100).toFixed(1)}%
+                    </td>
                     <td className="num small">
                       {s?.usageGpuSeconds !== null && s?.usageGpuSeconds !== undefined
                         ? `${gpuHours(s.usageGpuSeconds)} / ${gpuHours(s.entitlementGpuSeconds)}`

@@ -3,12 +3,12 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import type { NodeView } from "@tranche/domain";
 import { useTRPC } from "../../../lib/trpc";
-import { Empty, PageHead, StateBadge, ago, colorFor, useNow, when } from "../../../components/ui";
+import { Empty, PageHead, StateBadge, ago, budgetColors, colorFor, useNow, when } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
 
 const STATES = ["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"] as const;
 
-function GpuGrid({ n }: { n: NodeView }) {
+function GpuGrid({ n, colors }: { n: NodeView; colors: Map<string, string> }) {
   const off = n.state === "DOWN" || n.state === "REPAIR";
   return (
     <div className="gpus" style={{ gridTemplateColumns: `repeat(${Math.min(8, n.gpuCount)}, 1fr)` }}>
@@ -16,7 +16,7 @@ function GpuGrid({ n }: { n: NodeView }) {
         <span
           key={g.index}
           className={`gpu ${g.jobId !== null && g.charged === false ? "unalloc" : ""} ${off && g.jobId === null ? "off" : ""}`}
-          style={g.budget ? { background: colorFor(g.budget), borderColor: "transparent" } : undefined}
+          style={g.budget ? { background: colors.get(g.budget) ?? colorFor(g.budget), borderColor: "transparent" } : undefined}
           title={
             g.jobId !== null
               ? `GPU ${g.index}: job #${g.jobId} ${g.jobName ?? ""} · ${g.budget} · ${g.user}${g.charged ? "" : " (unallocated)"}`
@@ -44,13 +44,13 @@ export function NodesView() {
   const repair = useQuery({ ...trpc.node.repairQueue.queryOptions(), refetchInterval: 5000 });
   const [selId, setSelId] = useState<string | null>(null);
   const [reason, setReason] = useState("");
-  const [flash, setFlash] = useState<{ kind: "ok" | "bad"; text: string } | null>(null);
+  const [flash, setFlash] = useState<{ kind: "ok" | "bad"; text: string; nodeId?: string; state?: string } | null>(null);
   const sel = nodes.data?.find((n) => n.id === selId) ?? null;
   const events = useQuery({ ...trpc.node.events.queryOptions({ nodeId: selId ?? "" }), enabled: !!selId });
   const canOperate = me.data?.role === "OPERATOR" || me.data?.role === "ADMIN";
   const done = (verb: string) => ({
     onSuccess: (n: NodeView) => {
-      setFlash({ kind: "ok" as const, text: `${n.name} is now ${n.state} (${verb}).` });
+      setFlash({ kind: "ok" as const, text: `${n.name}: ${verb}.`, nodeId: n.id, state: n.state });
       setReason("");
       void qc.invalidateQueries({ queryKey: trpc.node.list.queryKey() });
       void qc.invalidateQueries({ queryKey: trpc.node.repairQueue.queryKey() });
@@ -73,6 +73,7 @@ export function NodesView() {
     for (const n of nodes.data ?? []) for (const g of n.gpus) if (g.budget) m.set(g.budget, (m.get(g.budget) ?? 0) + 1);
     return [...m.entries()].sort((a, b) => b[1] - a[1]);
   }, [nodes.data]);
+  const colors = useMemo(() => budgetColors(budgets.map(([b]) => b)), [budgets]);
   const used = (nodes.data ?? []).reduce((s, n) => s + n.usedGpus, 0);
   const total = (nodes.data ?? []).reduce((s, n) => s + n.gpuCount, 0);
 
@@ -120,7 +121,7 @@ export function NodesView() {
             <div className="legend">
               {budgets.slice(0, 6).map(([b, n]) => (
                 <span key={b}>
-                  <i style={{ background: colorFor(b) }} />
+                  <i style={{ background: colors.get(b) }} />
                   {b.split("/").slice(1).join("/")} · {n}
                 </span>
               ))}
@@ -145,7 +146,7 @@ export function NodesView() {
                     <span className="node-name">{n.name}</span>
                     <StateBadge state={n.state} />
                   </div>
-                  <GpuGrid n={n} />
+                  <GpuGrid n={n} colors={colors} />
                   <div className="small muted" style={{ marginTop: "0.35rem", display: "flex", justifyContent: "space-between" }}>
                     <span>
                       {n.usedGpus}/{n.gpuCount} busy
@@ -260,6 +261,8 @@ export function NodesView() {
                       data-testid="node-flash"
                     >
                       {flash.text}
+                      {/* The state is read live: a drain that finished since says REPAIR, not DRAINING. */}
+                      {flash.nodeId && sel && flash.nodeId === sel.id ? ` It is ${sel.state.toLowerCase()} now.` : ""}
                     </div>
                   ) : null}
                   {events.data?.length ? (

@@ -2,7 +2,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useMemo, useState, type CSSProperties, type ReactNode } from "react";
-import { explainContract, formatDuration, parseDuration, submitJobInput, type SubmitJobInput } from "@tranche/contracts";
+import { RESUMABLE_DEFAULT, explainContract, formatDuration, parseDuration, submitJobInput, type SubmitJobInput } from "@tranche/contracts";
 import { useTRPC } from "../../../lib/trpc";
 import { LaneBadge } from "../../../components/ui";
 import { errorText, fieldIssues } from "../../../lib/error-text";
@@ -106,7 +106,7 @@ export function SubmitForm() {
     minRuntime: "2h",
     debug: false,
     maxRuntime: "",
-    resumable: true,
+    resumable: RESUMABLE_DEFAULT,
     requeue: false,
     priority: "0",
     gracePeriod: "",

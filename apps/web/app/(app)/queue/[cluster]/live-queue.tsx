@@ -85,9 +85,11 @@ function PendingRow({
         title={open ? "Show less" : "Show the whole reason"}
         onClick={onToggle}
       >
-        <span className={open ? "sentence-full" : "sentence-clamp"}>
-          {r.reasonCode ? <ReasonTag code={r.reasonCode} details={r.reasonDetails} /> : null}{" "}
-          <ReasonTimes code={r.reasonCode} details={r.reasonDetails} now={now} />{" "}
+        <span className="reason-head">
+          {r.reasonCode ? <ReasonTag code={r.reasonCode} details={r.reasonDetails} /> : null}
+          <ReasonTimes code={r.reasonCode} details={r.reasonDetails} now={now} />
+        </span>
+        <span className={open ? "sentence-full" : "sentence-line"}>
           {r.reasonSentence ? readable(r.reasonSentence) : "New: waiting for the next scheduling cycle."}
         </span>
       </button>
