@@ -31,7 +31,7 @@ import type {
   RunningJob,
   StartOp,
 } from "@tranche/scheduler-core";
-import { startedRun } from "@tranche/scheduler-core";
+import { nodeStateAfterReport, runOutcome, startedRun } from "@tranche/scheduler-core";
 import { EventQueue } from "./event-queue.js";
 import type { EventSink, StopCause } from "./events-log.js";
 import { MeasureRecorder } from "./recorder.js";
@@ -82,6 +82,8 @@ interface NodeState {
   readonly node: Node;
   /** The agent went silent at this time (nodeEvents `down`); null while it reports. */
   silentSince: number | null;
+  /** An operator drained it (nodeEvents `maintenance`): its repair ends with the next `healthy` event. */
+  manualDrain: boolean;
 }
 
 interface ClusterState {
@@ -197,6 +199,7 @@ class Simulation {
       nodes.push({
         node: { id: name, name, gpuCount: spec.gpusPerNode, state: "READY", health: "HEALTHY", lastHeartbeatAt: null },
         silentSince: null,
+        manualDrain: false,
       });
     }
     const tree: BudgetTreeNode[] = [];
@@ -355,16 +358,21 @@ class Simulation {
         n.health = "UNHEALTHY";
         this.capacityChanged(c, ns);
         break;
-      case "healthy":
+      case "healthy": {
+        // A healthy report that also ends an operator's maintenance; the transition is the core's rule
+        // (nodeStateAfterReport), the same as the agent protocol's.
+        const heardFrom = n.lastHeartbeatAt !== null;
         n.health = "HEALTHY";
         this.capacityChanged(c, ns);
         ns.silentSince = null;
+        ns.manualDrain = false;
         n.lastHeartbeatAt = null;
-        // SPEC R8: a healthy report after repair returns the node to READY (also ends a drain
-        // that had not finished, and a DOWN node whose agent is back).
-        if (n.state === "REPAIR" || n.state === "DOWN" || n.state === "DRAINING") this.setNodeState(c, ns, "READY");
+        const to = nodeStateAfterReport({ state: n.state, heardFrom, enrolled: false, manualDrain: false }, true);
+        if (to !== null) this.setNodeState(c, ns, to);
         break;
+      }
       case "maintenance":
+        ns.manualDrain = true;
         if (n.state === "READY" || n.state === "CORDONED") this.setNodeState(c, ns, "DRAINING");
         break;
       case "down":
@@ -482,7 +490,18 @@ class Simulation {
     switch (op.op) {
       case "NODE_STATE": {
         const ns = c.nodeById.get(op.nodeId);
-        if (ns) this.setNodeState(c, ns, op.to);
+        if (!ns) return;
+        this.setNodeState(c, ns, op.to);
+        // A drained node that already reports healthy again (and is not an operator's) leaves REPAIR
+        // with its next heartbeat: at once in virtual time.
+        const n = ns.node;
+        if (n.health === "HEALTHY" && ns.silentSince === null) {
+          const to = nodeStateAfterReport(
+            { state: n.state, heardFrom: true, enrolled: false, manualDrain: ns.manualDrain },
+            true,
+          );
+          if (to === "READY" && n.state === "REPAIR") this.setNodeState(c, ns, to);
+        }
         return;
       }
       case "LOST": {
@@ -629,10 +648,22 @@ class Simulation {
     job.launchedAt = null;
     job.sigtermAt = null;
     this.opts.sink.emit({ t: now, type: "stop", job: s.id, budget: s.budget, gpus: s.gpus, cause });
+    // The simulator knows when the work itself is done ("finish", even inside a grace period); any
+    // other end is the core's runOutcome with the requeue decision its PREEMPT or LOST op recorded.
+    const requeued =
+      cause !== "finish" &&
+      runOutcome(
+        {
+          stopping: cause !== "lost",
+          intent: cause === "kill" ? "KILL" : cause === "cancel" ? "CANCEL" : "PREEMPT",
+          requeue: job.requeueOnStop,
+        },
+        { cause: cause === "lost" ? "lost" : "exit", exitCode: null },
+      ).requeued;
     if (cause === "finish") {
       job.completed = true;
       this.completed++;
-    } else if ((cause === "preempt" || cause === "lost") && job.requeueOnStop) {
+    } else if (requeued) {
       this.opts.sink.emit({ t: now, type: "requeue", job: s.id, budget: s.budget, gpus: s.gpus, saved: job.saved });
       this.toPending(job, now);
       // Requeued outside a cycle's decision (lost, or grace 0): the cluster needs another cycle now.

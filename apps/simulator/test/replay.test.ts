@@ -274,6 +274,28 @@ describe("node events", () => {
     expect(report.availability).toBeLessThan(1);
   });
 
+  it("a healthy report during a drain does not end it (the agent protocol's rule): the node drains, then leaves REPAIR at once; an operator's maintenance waits for its healthy event", () => {
+    const s = scenario({
+      clusters: [{ name: "c", nodes: 2, gpusPerNode: 8 }],
+      nodeEvents: [
+        { t: 100, node: "c-0", health: "unhealthy" },
+        { t: 500, node: "c-0", health: "healthy" },
+        { t: 2000, node: "c-1", health: "maintenance" },
+        { t: 6000, node: "c-1", health: "healthy" },
+      ],
+      jobs: [{ id: "j", submit: 0, budget: "a", gpus: 8, duration: 3000, min_runtime: 1000 }],
+    });
+    const { events: evs } = events(s);
+    expect(evs.filter((e) => e.type === "node").map((e) => `${e.t} ${e.node} ${e.state}`)).toEqual([
+      "100 c-0 DRAINING",
+      "1120 c-0 REPAIR",
+      "1120 c-0 READY",
+      "2000 c-1 DRAINING",
+      "2240 c-1 REPAIR",
+      "6000 c-1 READY",
+    ]);
+  });
+
   it("a silent node goes DOWN after the heartbeat timeout and its jobs are lost and requeued", () => {
     const s = scenario({
       clusters: [{ name: "c", nodes: 2, gpusPerNode: 8 }],

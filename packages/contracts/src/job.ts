@@ -1,3 +1,4 @@
+import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import { z } from "zod";
 import { duration, formatDuration } from "./duration";
 import { strictObject, text } from "./input";
@@ -221,8 +222,9 @@ export interface ContractPolicy {
   debugMaxGpus: number;
   gracePeriod: number;
   unallocatedGracePeriod: number;
+  maxGracePeriod: number;
 }
-const SPEC_DEFAULTS: ContractPolicy = { debugMaxRuntime: 900, debugMaxGpus: 8, gracePeriod: 120, unallocatedGracePeriod: 10 };
+const SPEC_DEFAULTS: ContractPolicy = defaultPolicy;
 
 /** The contract in plain words (SPEC §2 terms), for the form, the CLI and job pages. */
 export function explainContract(
@@ -238,20 +240,26 @@ export function explainContract(
 ): { lane: "DEBUG" | "ALLOCATED" | "UNALLOCATED"; headline: string; sentences: string[] } {
   const sentences: string[] = [];
   const max = c.maxRuntime ?? null;
-  const debug = max !== null && max <= policy.debugMaxRuntime && c.gpus <= policy.debugMaxGpus;
+  // The core's classification, for a budget with an allocation on the cluster (the form cannot know more).
+  const cls = classifyJob(
+    { gpus: c.gpus, minRuntime: c.minRuntime, maxRuntime: max, gracePeriod: c.gracePeriod ?? null },
+    true,
+    policy,
+  );
+  const debug = cls.lane === "DEBUG";
   const requeued = c.resumable || c.requeue === true;
-  const allocated = c.minRuntime > 0;
-  const grace = c.gracePeriod ?? (allocated ? policy.gracePeriod : policy.unallocatedGracePeriod);
+  const allocated = cls.charged;
+  const grace = cls.grace;
   let lane: "DEBUG" | "ALLOCATED" | "UNALLOCATED";
   let headline: string;
   if (debug) {
     lane = "DEBUG";
     headline = `Debug lane: goes ahead of regular work and is killed at ${formatDuration(max!)}.`;
     sentences.push(`Charged to its budget like any allocated job; at most ${policy.debugMaxGpus} debug GPUs per person at once.`);
-    if (allocated) sentences.push(`Protected for ${formatDuration(Math.min(c.minRuntime, max!))} after it starts.`);
+    sentences.push(`Protected for ${formatDuration(cls.protection)} after it starts.`);
   } else if (allocated) {
     lane = "ALLOCATED";
-    headline = `Protected for ${formatDuration(c.minRuntime)} after each start, then interruptible.`;
+    headline = `Protected for ${formatDuration(cls.protection)} after each start, then interruptible.`;
     sentences.push(
       `Allocated occupancy: charged to the budget. Nothing preempts it for ${formatDuration(c.minRuntime)}; after that a budget further below its share may preempt it.`,
     );

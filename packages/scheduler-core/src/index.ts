@@ -44,6 +44,7 @@ export { computeUsage, computeEntitlements, withWindowAggregates } from "./windo
 export { computeRatios } from "./compute-ratios";
 export { planNodeStates } from "./plan-drains";
 export { runCycle } from "./run-cycle";
+export { classifyJob, laneOf, type JobClass } from "./classify-job";
 export { PendingReasons } from "./pending-reasons";
 export * from "./measures/index";
 // Baseline policies (priority, fifo) maintained alongside, for simulator comparisons.

@@ -1,6 +1,5 @@
-import { isAllocated, isDebugLane } from "./contract";
 import type { FairTree } from "./fair-tree";
-import type { JobLane, PendingJob, PolicyConfig } from "./types";
+import type { JobLane, PendingJob } from "./types";
 
 /** A pending job with what the cycle needs to order it. */
 export interface PendingEntry {
@@ -18,16 +17,7 @@ export function pendingEntry(job: PendingJob, budget: number, lane: JobLane): Pe
   return { job, budget, lane, priority: job.priority, submittedAt: job.submittedAt, id: job.id };
 }
 
-/**
- * R5/R3 lanes: debug-lane jobs of budgets with entitlement first, then allocated work, then
- * unallocated work (minRuntime 0, or a budget without entitlement). A debug-shaped job that is not
- * allocated is ordinary unallocated work: the debug lane is charged work, so it cannot be a free
- * back door past allocated jobs.
- */
-export function laneOf(job: PendingJob, budgetHasEntitlement: boolean, policy: PolicyConfig): JobLane {
-  if (!isAllocated(job, budgetHasEntitlement)) return "UNALLOCATED";
-  return isDebugLane(job, policy) ? "DEBUG" : "ALLOCATED";
-}
+export { laneOf } from "./classify-job";
 
 /** Inside a budget (R2): higher priority first, then earlier original submit time, then id. */
 export function compareWithinBudget(a: PendingJob, b: PendingJob): number {

@@ -52,7 +52,9 @@ export async function cancelJob(prisma: PrismaClient, actor: Actor, id: number):
       });
     });
   } else if (job.state === "RUNNING") {
-    const charged = job.minRuntimeSec > 0;
+    // Charged as the core decided at START (its open run segment), not guessed from the contract.
+    const open = await prisma.runSegment.findFirst({ where: { jobId: id, endedAt: null }, select: { charged: true } });
+    const charged = open?.charged ?? false;
     const grace = gracePeriodFor({ gracePeriod: job.gracePeriodSec }, charged, defaultPolicy);
     const graceUntil = new Date(now.getTime() + grace * 1000);
     await prisma.$transaction(async (tx) => {

@@ -1,5 +1,5 @@
 import type { JobView } from "@tranche/contracts";
-import { defaultPolicy, isDebugLane } from "@tranche/scheduler-core";
+import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import type { PrismaClient } from "@tranche/db";
 
 export const jobViewInclude = {
@@ -34,9 +34,13 @@ export function reasonDetailsView(details: unknown): Record<string, unknown> | n
   return out;
 }
 
+/** The core's lane of a job (classifyJob), for a budget with an allocation on its cluster. */
 export function laneOf(job: { gpus: number; minRuntimeSec: number; maxRuntimeSec: number | null }): JobView["lane"] {
-  if (isDebugLane({ gpus: job.gpus, maxRuntime: job.maxRuntimeSec }, defaultPolicy)) return "DEBUG";
-  return job.minRuntimeSec > 0 ? "ALLOCATED" : "UNALLOCATED";
+  return classifyJob(
+    { gpus: job.gpus, minRuntime: job.minRuntimeSec, maxRuntime: job.maxRuntimeSec, gracePeriod: null },
+    true,
+    defaultPolicy,
+  ).lane;
 }
 
 /** A job row as the API shows it. `withSecrets` false hides the command and env from other users. */

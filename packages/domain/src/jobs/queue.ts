@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@tranche/db";
-import { defaultPolicy, isDebugLane } from "@tranche/scheduler-core";
+import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import { notFound } from "../errors";
 import { reasonDetailsView } from "./job-view";
 
@@ -75,8 +75,9 @@ export interface QueueView {
   complete: boolean;
 }
 
+/** The core's lane (classifyJob), for a budget with an allocation on the cluster. */
 const lane = (gpus: number, minRuntimeSec: number, maxRuntimeSec: number | null) =>
-  isDebugLane({ gpus, maxRuntime: maxRuntimeSec }, defaultPolicy) ? "DEBUG" : minRuntimeSec > 0 ? "ALLOCATED" : "UNALLOCATED";
+  classifyJob({ gpus, minRuntime: minRuntimeSec, maxRuntime: maxRuntimeSec, gracePeriod: null }, true, defaultPolicy).lane;
 
 const num = (x: unknown): number | null => (typeof x === "number" && Number.isFinite(x) ? x : null);
 

@@ -6,7 +6,7 @@ import {
   computeQueueWaits,
   computeRatios,
   defaultPolicy,
-  isDebugLane,
+  classifyJob,
   type BudgetInterval,
   type ClusterInterval,
   type RunSegment as CoreSegment,
@@ -147,7 +147,13 @@ export async function getChartData(
       queuedAt,
       startedAt: sec(s.startedAt),
       endedAt: s.endedAt ? sec(s.endedAt) : null,
-      debug: isDebugLane({ gpus: s.gpus, maxRuntime: s.job.maxRuntimeSec }, defaultPolicy),
+      // The core's lane for the run as it was charged at START.
+      debug:
+        classifyJob(
+          { gpus: s.gpus, minRuntime: s.job.minRuntimeSec, maxRuntime: s.job.maxRuntimeSec, gracePeriod: null },
+          s.charged,
+          defaultPolicy,
+        ).lane === "DEBUG",
       charged: s.charged,
     });
     prevJob = s.jobId;
