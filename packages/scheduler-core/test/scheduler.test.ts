@@ -26,7 +26,8 @@ function cluster(): ClusterSnapshot {
     .snapshot();
 }
 
-const fresh = (s: ClusterSnapshot, now: number): string => JSON.stringify(runCycle(structuredClone(s), defaultPolicy, now));
+const fresh = (s: ClusterSnapshot, now: number): string =>
+  JSON.stringify(runCycle(JSON.parse(JSON.stringify(s)) as ClusterSnapshot, defaultPolicy, now));
 
 /** Three cycles on the same arrays (the board is kept from the second), then `change`, then one more. */
 function afterChange(change: (s: ClusterSnapshot) => void): void {
