@@ -92,14 +92,19 @@ function simHash(file: string, policy: PolicyName, withResults: boolean): void {
   const events = createHash("sha256");
   const results = createHash("sha256");
   const sink = hashingSink(events);
-  const base = POLICIES[policy];
-  const cycle: Cycle = withResults
-    ? (s, p, now) => {
-        const r = base(s, p, now);
-        results.update(JSON.stringify(r));
-        return r;
-      }
-    : base;
+  // One cycle function per cluster (POLICIES entries make them; before issue 11 they were one).
+  const entry = POLICIES[policy] as unknown as Cycle | (() => Cycle);
+  const newBase = (): Cycle => (entry.length === 0 ? (entry as () => Cycle)() : (entry as Cycle));
+  const cycle = (): Cycle => {
+    const base = newBase();
+    return withResults
+      ? (s, p, now) => {
+          const r = base(s, p, now);
+          results.update(JSON.stringify(r));
+          return r;
+        }
+      : base;
+  };
   const out = simulate(scenario, { cycle, policy: policyConfig(scenario), sink });
   const s = ((performance.now() - t0) / 1000).toFixed(1);
   console.log(

@@ -44,24 +44,29 @@ interface Timing {
   maxPending: number;
 }
 
-function timed(policy: PolicyName): { fn: (s: ClusterSnapshot, p: PolicyConfig, now: number) => CycleResult; timing: Timing } {
+function timed(policy: PolicyName): {
+  fn: () => (s: ClusterSnapshot, p: PolicyConfig, now: number) => CycleResult;
+  timing: Timing;
+} {
   const timing: Timing = { cycles: 0, cycleMs: 0, byPending: BUCKETS.slice(1).map(() => ({ count: 0, ms: 0 })), maxPending: 0 };
-  const cycle = POLICIES[policy];
   return {
     timing,
-    fn: (s, p, now) => {
-      const t0 = performance.now();
-      const r = cycle(s, p, now);
-      const ms = performance.now() - t0;
-      const n = s.pending.length;
-      timing.cycles++;
-      timing.cycleMs += ms;
-      timing.maxPending = Math.max(timing.maxPending, n);
-      let b = 0;
-      while (n >= BUCKETS[b + 1]!) b++;
-      timing.byPending[b]!.count++;
-      timing.byPending[b]!.ms += ms;
-      return r;
+    fn: () => {
+      const cycle = POLICIES[policy]();
+      return (s, p, now) => {
+        const t0 = performance.now();
+        const r = cycle(s, p, now);
+        const ms = performance.now() - t0;
+        const n = s.pending.length;
+        timing.cycles++;
+        timing.cycleMs += ms;
+        timing.maxPending = Math.max(timing.maxPending, n);
+        let b = 0;
+        while (n >= BUCKETS[b + 1]!) b++;
+        timing.byPending[b]!.count++;
+        timing.byPending[b]!.ms += ms;
+        return r;
+      };
     },
   };
 }

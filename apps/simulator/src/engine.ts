@@ -39,6 +39,11 @@ import type { BudgetSpec, ClusterSpec, NodeEventSpec, Scenario, SimJob } from ".
 import { WindowIntegral } from "./window-integral.js";
 
 export type CycleFn = (snapshot: ClusterSnapshot, policy: PolicyConfig, now: number) => CycleResult;
+/**
+ * Makes the cycle function of one cluster, called once per cluster: a policy that keeps working
+ * state between a cluster's cycles (the core's createScheduler) gets one per cluster.
+ */
+export type NewCycle = () => CycleFn;
 
 const PPM = 1_000_000;
 /** Tree id of the root of every budget tree (its name stays the scenario's). */
@@ -101,13 +106,16 @@ interface ClusterState {
   readonly usage: Map<string, WindowIntegral>;
   readonly capacity: WindowIntegral;
   /**
-   * Running and pending jobs as the arrays the snapshot passes. Running jobs are kept in id order:
-   * the core sorts them by id every cycle, which costs a single pass over an array already sorted.
+   * Running and pending jobs as the arrays the snapshot passes. Running jobs are kept in id order and
+   * changed in place, the node and tree arrays are the same every cycle: what the core's
+   * createScheduler needs to keep its board, node order and tree shape (see its doc comment).
    */
   readonly running: IdSortedList<RunningJob>;
   readonly pending: SlotList<PendingJob>;
   drainingNodes: number;
   snapshotCluster: ClusterSnapshot["cluster"];
+  /** This cluster's cycle function (SimulateOptions.cycle). */
+  readonly cycle: CycleFn;
   /** The previous cycle's reservations, passed back in the next snapshot (see ClusterSnapshot). */
   reservations: Reservation[];
 }
@@ -134,7 +142,7 @@ export interface SimulationOutput {
 }
 
 export interface SimulateOptions {
-  readonly cycle: CycleFn;
+  readonly cycle: NewCycle;
   readonly policy: PolicyConfig;
   readonly sink: EventSink;
 }
@@ -244,6 +252,7 @@ class Simulation {
       pending: new SlotList(),
       drainingNodes: 0,
       reservations: [],
+      cycle: this.opts.cycle(),
       snapshotCluster: { id: spec.name, name: spec.name, gpuType: spec.gpuType, maxMinRuntime: null },
     };
   }
@@ -461,7 +470,7 @@ class Simulation {
     };
 
     const t0 = performance.now();
-    const result = this.opts.cycle(snapshot, policy, now);
+    const result = c.cycle(snapshot, policy, now);
     this.cycleMs += performance.now() - t0;
     this.cycles++;
     c.reservations = result.reservations;

@@ -1,6 +1,6 @@
 /** @tranche/simulator: replay scenarios through the core's policies in virtual time. */
 export { runScenario, runScenarioFile, policyConfig, POLICIES, POLICY_NAMES, type PolicyName, type RunOptions } from "./run.js";
-export { simulate, type CycleFn, type SimulationOutput } from "./engine.js";
+export { simulate, type CycleFn, type NewCycle, type SimulationOutput } from "./engine.js";
 export { buildReport, type Report } from "./report.js";
 export { loadScenarioFile, validateScenario } from "./scenario.js";
 export { parseTraceCsv, formatTraceCsv, TRACE_COLUMNS } from "./trace.js";

@@ -1,10 +1,18 @@
 /**
  * One simulation run: scenario -> policy cycles in virtual time -> report. The policies are the
- * core's: `fairshare` is runCycle (what the worker runs), `priority` and `fifo` its baselines.
+ * core's: `fairshare` is runCycle (what the worker runs; here a scheduler per cluster that keeps its
+ * working state, same results), `priority` and `fifo` its baselines.
  */
 import { renameSync, rmSync } from "node:fs";
-import { resolvePolicy, runCycle, runFifoCycle, runPriorityCycle, type PolicyConfig } from "@tranche/scheduler-core";
-import { simulate, type CycleFn } from "./engine.js";
+import {
+  createScheduler,
+  resolvePolicy,
+  runFifoCycle,
+  runPriorityCycle,
+  type PolicyConfig,
+  type Scheduler,
+} from "@tranche/scheduler-core";
+import { simulate, type CycleFn, type NewCycle } from "./engine.js";
 import { createEventSink, type EventSink } from "./events-log.js";
 import { buildReport, type Report } from "./report.js";
 import { loadScenarioFile } from "./scenario.js";
@@ -13,10 +21,20 @@ import type { Scenario } from "./types.js";
 export const POLICY_NAMES = ["fairshare", "priority", "fifo"] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 
-export const POLICIES: Readonly<Record<PolicyName, CycleFn>> = {
-  fairshare: runCycle,
-  priority: runPriorityCycle,
-  fifo: runFifoCycle,
+/** runCycle for one cluster, keeping its working state between that cluster's cycles. */
+function keptRunCycle(): CycleFn {
+  let scheduler: Scheduler | null = null;
+  return (snapshot, policy, now) => {
+    if (scheduler === null || scheduler.policy !== policy) scheduler = createScheduler(policy);
+    return scheduler.runCycle(snapshot, now);
+  };
+}
+
+/** Each policy's cycle function for one cluster (see NewCycle). */
+export const POLICIES: Readonly<Record<PolicyName, NewCycle>> = {
+  fairshare: keptRunCycle,
+  priority: () => runPriorityCycle,
+  fifo: () => runFifoCycle,
 };
 
 /** The core's PolicyConfig from the scenario's SPEC knobs (the rest at the core's defaults). */

@@ -121,7 +121,7 @@ describe("window aggregates", { timeout: 120_000 }, () => {
       });
       return runCycle(snap, pol, now);
     };
-    const out = simulate(s, { cycle: spy, policy, sink: createMemorySink() });
+    const out = simulate(s, { cycle: () => spy, policy, sink: createMemorySink() });
     const segments = out.recorder.segments
       .filter((g) => g.charged)
       .map((g) => ({ budgetId: g.budgetId, gpus: g.gpus, start: g.startedAt, end: g.endedAt }));

@@ -219,6 +219,8 @@ export class Worker {
           return { snapshot: input.snapshot, policy: input.policy, now, extra: { input } };
         },
       },
+      // The stateless form: every load builds new objects from Postgres (and may bring a new policy),
+      // so a createScheduler's kept state would fail its checks and be rebuilt every cycle anyway.
       decide: runCycle,
       applier: {
         apply: async (loaded, result, timings) => {

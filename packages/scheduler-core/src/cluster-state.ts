@@ -1,4 +1,4 @@
-import { compareByNameThenId } from "./budget-tree";
+import { nodeOrder, type NodeOrder } from "./node-order";
 import type { Node, NodeState, RunningJob } from "./types";
 
 /** Working state of a running job during a cycle (snapshot jobs and jobs started this cycle). */
@@ -23,39 +23,6 @@ export interface JobState {
   gone: boolean;
   /** Node indexes and GPU indexes it holds. */
   slots: { node: number; gpus: number[] }[];
-}
-
-export interface NodeOrder {
-  readonly input: readonly Node[];
-  readonly ids: readonly string[];
-  readonly names: readonly string[];
-  /** The nodes in (name, id) order and each id's index there; never mutated once built. */
-  readonly sorted: readonly Node[];
-  readonly index: ReadonlyMap<string, number>;
-}
-const nodeOrders = new WeakMap<readonly Node[], NodeOrder>();
-
-/**
- * The (name, id) order of a node list and its id index. A caller that passes the same array every
- * cycle (the simulator) gets them back after an O(nodes) check — same node objects in the same
- * places, ids and names unchanged — instead of a sort and a Map of every node each cycle.
- */
-export function nodeOrder(nodes: readonly Node[]): NodeOrder {
-  const known = nodeOrders.get(nodes);
-  if (known && known.input.length === nodes.length) {
-    let same = true;
-    for (let i = 0; i < nodes.length && same; i++) {
-      const n = nodes[i]!;
-      same = n === known.input[i] && n.id === known.ids[i] && n.name === known.names[i];
-    }
-    if (same) return known;
-  }
-  const sorted = [...nodes].sort(compareByNameThenId);
-  const index = new Map<string, number>();
-  sorted.forEach((n, i) => index.set(n.id, i));
-  const order: NodeOrder = { input: [...nodes], ids: nodes.map((n) => n.id), names: nodes.map((n) => n.name), sorted, index };
-  nodeOrders.set(nodes, order);
-  return order;
 }
 
 /** Categories of a node's GPUs for cheap bounds: A1 = free+unallocated, A2 = A1+interruptible, A3 = A2+protected. */
@@ -93,7 +60,7 @@ export class NodeBoard {
   private readonly full: Int32Array; // full[c]: schedulable whole-size nodes with A_{c+1} == size
   /** byBound[c][v]: schedulable nodes with A_{c+1} == v, ascending index (victim searches, categories 0 and 1). */
   private readonly byBound: number[][][];
-  /** Node id -> index; shared with other boards of the same node list (see nodeOrder): read only. */
+  /** Node id -> index; shared with other boards of the same node order (see node-order.ts): read only. */
   private readonly index: ReadonlyMap<string, number>;
   private readonly addScratch = new Int32Array(CATEGORIES);
   readonly order: NodeOrder;
@@ -105,8 +72,9 @@ export class NodeBoard {
     effectiveState: ReadonlyMap<string, NodeState>,
     /** The cycle's time (a board kept between cycles gets each cycle's). */
     public now: number,
+    /** The nodes' (name, id) order, when the caller has it (a scheduler's memory). */
+    order: NodeOrder = nodeOrder(nodes),
   ) {
-    const order = nodeOrder(nodes);
     this.order = order;
     this.nodes = order.sorted;
     this.index = order.index;

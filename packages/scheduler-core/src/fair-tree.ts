@@ -34,22 +34,21 @@ export interface TreeShape {
   readonly connected: readonly BudgetTreeNode[];
 }
 
-interface KnownShape {
+/** A shape with what it was built from, so a later cycle can tell whether it still holds. */
+export interface KnownShape {
   readonly input: readonly BudgetTreeNode[];
   /** id, parentId, name and allocationPpm of every input node when the shape was built. */
   readonly fields: readonly (string | number | null)[];
   readonly shape: TreeShape;
 }
-const treeShapes = new WeakMap<readonly BudgetTreeNode[], KnownShape>();
 const FIELDS = 4;
 
 /**
- * The shape of a tree. A caller that passes the same array every cycle (the simulator, which only
- * updates usage and entitlement) gets the shape back after an O(tree) check that the same node
- * objects hold the same ids, parents, names and allocations; any other array builds it afresh.
+ * The shape of a tree. Given the shape of an earlier cycle (`known`, a scheduler's memory; the
+ * simulator only updates usage and entitlement), it is returned after an O(tree) check that the same
+ * node objects hold the same ids, parents, names and allocations; anything else builds it afresh.
  */
-export function treeShape(tree: readonly BudgetTreeNode[]): TreeShape {
-  const known = treeShapes.get(tree);
+export function treeShape(tree: readonly BudgetTreeNode[], known: KnownShape | null = null): KnownShape {
   if (known && known.input.length === tree.length) {
     const f = known.fields;
     let same = true;
@@ -59,13 +58,12 @@ export function treeShape(tree: readonly BudgetTreeNode[]): TreeShape {
       same =
         n === known.input[i] && n.id === f[k] && n.parentId === f[k + 1] && n.name === f[k + 2] && n.allocationPpm === f[k + 3];
     }
-    if (same) return known.shape;
+    if (same) return known;
   }
   const shape = buildShape(tree);
   const fields: (string | number | null)[] = [];
   for (const n of tree) fields.push(n.id, n.parentId, n.name, n.allocationPpm);
-  treeShapes.set(tree, { input: [...tree], fields, shape });
-  return shape;
+  return { input: [...tree], fields, shape };
 }
 
 function buildShape(tree: readonly BudgetTreeNode[]): TreeShape {
@@ -145,8 +143,9 @@ export class FairTree {
   constructor(
     tree: readonly BudgetTreeNode[],
     readonly horizon: number,
+    /** The tree's shape, when the caller has it (a scheduler's memory, see treeShape). */
+    shape: TreeShape = treeShape(tree).shape,
   ) {
-    const shape = treeShape(tree);
     this.shape = shape;
     const n = shape.size;
     this.size = n;

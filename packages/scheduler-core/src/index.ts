@@ -5,6 +5,9 @@
  *
  *   runCycle(snapshot, policy, now) -> { plan, order, pending, ratios, reservations, stats }
  *
+ * createScheduler(policy).runCycle(snapshot, now) gives the same results and keeps its working state
+ * between the cycles of one cluster (see scheduler.ts for what a caller does to benefit).
+ *
  * The worker loads the snapshot from Postgres and applies the plan; the simulator replays traces in
  * virtual time with the very same function; the web what-if view calls it on an edited snapshot.
  * Everything else exported here is a helper those callers share so nobody keeps a second copy of a
@@ -45,6 +48,7 @@ export { computeRatios } from "./compute-ratios";
 export { planNodeStates } from "./plan-drains";
 export { runCycle } from "./run-cycle";
 export { classifyJob, laneOf, type JobClass } from "./classify-job";
+export { createScheduler, type Scheduler } from "./scheduler";
 export { PendingReasons } from "./pending-reasons";
 export * from "./measures/index";
 // Baseline policies (priority, fifo) maintained alongside, for simulator comparisons.

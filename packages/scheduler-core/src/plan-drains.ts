@@ -1,4 +1,4 @@
-import { nodeOrder } from "./cluster-state";
+import { nodeOrder, type NodeOrder } from "./node-order";
 import type { Node, NodeState, NodeStateOp, PolicyConfig } from "./types";
 
 /**
@@ -18,10 +18,12 @@ export function planNodeStates(
   nodes: readonly Node[],
   policy: Pick<PolicyConfig, "heartbeatTimeout" | "fenceGrace">,
   now: number,
+  /** The nodes' (name, id) order, when the caller has it. */
+  order: NodeOrder = nodeOrder(nodes),
 ): { ops: NodeStateOp[]; states: Map<string, NodeState> } {
   const ops: NodeStateOp[] = [];
   const states = new Map<string, NodeState>();
-  for (const n of nodeOrder(nodes).sorted) {
+  for (const n of order.sorted) {
     let state = n.state;
     const since = n.lastHeartbeatAt ?? n.stateChangedAt ?? null;
     const silentFor = since === null ? 0 : now - since;

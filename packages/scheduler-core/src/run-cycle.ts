@@ -5,15 +5,24 @@ import { runLanes } from "./cycle/lanes";
 import { stopLostAndExpired } from "./cycle/lost-and-expired";
 import { CycleSession } from "./cycle/session";
 import { summarize } from "./cycle/summary";
-import { FairTree } from "./fair-tree";
+import { FairTree, treeShape } from "./fair-tree";
+import { nodeOrder } from "./node-order";
 import { planNodeStates } from "./plan-drains";
 import type { ClusterSnapshot, CycleResult, PolicyConfig } from "./types";
+import { WorkingMemory } from "./working-memory";
 import { loadWorkingState } from "./working-state";
 
 /**
- * One scheduling cycle for one cluster (SPEC R1-R11). Pure: the same snapshot, policy and `now`
- * give the same result, whatever the order of the input arrays. The phases, each in its own file
- * (docs/scheduler-core.md walks them):
+ * One scheduling cycle for one cluster (SPEC R1-R11). Pure and stateless: the same snapshot, policy
+ * and `now` give the same result, whatever the order of the input arrays. A caller that runs every
+ * cycle of a cluster can keep the working state between them with createScheduler (same results).
+ */
+export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: number): CycleResult {
+  return runCycleWith(new WorkingMemory(), snapshot, policy, now);
+}
+
+/**
+ * The cycle's phases, each in its own file (docs/scheduler-core.md walks them):
  *
  *  1. node transitions: silent -> DOWN (R9), unhealthy -> DRAINING (R8)      plan-drains.ts
  *  2. load the board and the running jobs; held GPUs per budget (R2)        working-state.ts, cycle/hold-running.ts
@@ -25,11 +34,16 @@ import { loadWorkingState } from "./working-state";
  *     and backfill (R7), and each blocked job's reason (R10)                cycle/try-start.ts, cycle/reservations.ts,
  *                                                                           cycle/reason-precedence.ts
  *  7. explanations and summary: sentences, estimates, ratios, stats         cycle/explanations.ts, cycle/summary.ts
+ *
+ * `memory` holds what an earlier cycle of the same cluster built (tree shape, node order, board);
+ * each part is checked before it is used (see WorkingMemory).
  */
-export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: number): CycleResult {
-  const tree = new FairTree(snapshot.tree, policy.projectionHorizon);
-  const { ops: nodeOps, states } = planNodeStates(snapshot.nodes, policy, now);
-  const working = loadWorkingState(snapshot, states, tree, policy, now);
+export function runCycleWith(memory: WorkingMemory, snapshot: ClusterSnapshot, policy: PolicyConfig, now: number): CycleResult {
+  const shape = (memory.treeShape = treeShape(snapshot.tree, memory.treeShape));
+  const order = (memory.nodeOrder = nodeOrder(snapshot.nodes, memory.nodeOrder));
+  const tree = new FairTree(snapshot.tree, policy.projectionHorizon, shape.shape);
+  const { ops: nodeOps, states } = planNodeStates(snapshot.nodes, policy, now, order);
+  const working = loadWorkingState(snapshot, states, tree, policy, now, memory, order);
   let finished = false;
   try {
     const s = new CycleSession(snapshot, policy, now, tree, working.board, working.jobs, nodeOps);

@@ -1,8 +1,10 @@
 import { compareById } from "./budget-tree";
-import { NodeBoard, nodeOrder, type JobState, type NodeOrder } from "./cluster-state";
+import { NodeBoard, type JobState } from "./cluster-state";
 import { isAllocated, isDebugLane } from "./contract";
 import type { FairTree, TreeShape } from "./fair-tree";
+import type { NodeOrder } from "./node-order";
 import type { ClusterSnapshot, Node, NodeState, PolicyConfig, RunningJob } from "./types";
+import type { WorkingMemory } from "./working-memory";
 
 /** The node board and the running jobs' states a cycle starts from. */
 export interface WorkingState {
@@ -20,9 +22,12 @@ export interface WorkingState {
  * started or ended, and each job's fields (a protection that ended changes its node's bounds). The
  * cycle's own starts and preemptions are undone afterwards (NodeBoard.record / rollback), so every
  * cycle starts from exactly what a fresh load of its snapshot gives: same GPUs, same per-node job
- * order (job id), same bounds. The worker loads new arrays every cycle and never keeps one.
+ * order (job id), same bounds. It lives in a scheduler's memory (createScheduler); the stateless
+ * runCycle never keeps one.
  */
-interface Kept {
+export interface Kept {
+  /** The running array it was built from: only the same array, changed in place, is merged. */
+  readonly list: readonly RunningJob[];
   readonly nodes: readonly Node[];
   readonly order: NodeOrder;
   /** state, health and gpuCount of every node (in board order) when the board was built. */
@@ -32,33 +37,64 @@ interface Kept {
   jobs: JobState[];
   /** Each job's placement array when it was loaded: a job object given a new one is loaded again. */
   placements: RunningJob["placement"][];
+  /** Each job's budget and placement contents when it was loaded (see sameAsLoaded). */
+  loaded: LoadedFields[];
   /** Each job's bound category when the board last counted it (NodeBoard.category). */
   cats: number[];
 }
 
-const kept = new WeakMap<readonly RunningJob[], Kept>();
-const seen = new WeakSet<readonly RunningJob[]>();
+/** [budgetId, then per placement entry: nodeId, GPU count, the GPU indexes]. */
+type LoadedFields = (string | number)[];
+
+function loadedFields(job: RunningJob): LoadedFields {
+  const out: LoadedFields = [job.budgetId];
+  for (const p of job.placement) out.push(p.nodeId, p.gpuIndexes.length, ...p.gpuIndexes);
+  return out;
+}
+
+/**
+ * A kept job's budget and placement are read once, when it is loaded (its slots share the
+ * placement's GPU index arrays): one edited in place instead of replaced means the kept board is
+ * wrong, so the cycle loads afresh.
+ */
+function sameAsLoaded(job: RunningJob, f: LoadedFields): boolean {
+  if (job.budgetId !== f[0]) return false;
+  let k = 1;
+  for (const p of job.placement) {
+    const g = p.gpuIndexes;
+    if (p.nodeId !== f[k] || g.length !== f[k + 1]) return false;
+    k += 2;
+    for (let i = 0; i < g.length; i++) if (g[i] !== f[k + i]) return false;
+    k += g.length;
+  }
+  return k === f.length;
+}
 
 function isSortedById(jobs: readonly { id: string }[]): boolean {
   for (let i = 1; i < jobs.length; i++) if (!(jobs[i - 1]!.id < jobs[i]!.id)) return false;
   return true;
 }
 
-/** Loads the cycle's working state: kept from the previous cycle when it can be, else from the snapshot. */
+/**
+ * Loads the cycle's working state: kept from the previous cycle when `memory` has one that still
+ * holds (see Kept), else from the snapshot. A memory that saw the same running array last cycle keeps
+ * this cycle's state for the next one.
+ */
 export function loadWorkingState(
   snapshot: ClusterSnapshot,
   states: ReadonlyMap<string, NodeState>,
   tree: FairTree,
   policy: PolicyConfig,
   now: number,
+  memory: WorkingMemory,
+  order: NodeOrder,
 ): WorkingState {
   const list = snapshot.running;
-  const k = kept.get(list);
-  if (k !== undefined) {
-    kept.delete(list); // put back by finish() once the cycle has run to the end
-    if (canKeep(k, snapshot, states, tree) && update(k, list, tree, policy, now)) return keepAfter(list, k);
-  }
-  const board = new NodeBoard(snapshot.nodes, states, now);
+  const k = memory.kept;
+  memory.kept = null; // put back by finish() once the cycle has run to the end
+  if (k !== null && k.list === list && canKeep(k, snapshot, states, tree, order) && update(k, list, tree, policy, now))
+    return keepAfter(memory, k);
+  const board = new NodeBoard(snapshot.nodes, states, now, order);
   // Used as given when already in id order (the simulator keeps it so): no copy and sort every cycle.
   const sorted = isSortedById(list);
   const running = sorted ? list : [...list].sort(compareById);
@@ -69,11 +105,11 @@ export function loadWorkingState(
     jobs.push(js);
   }
   board.finishLoad();
-  const again = seen.has(list);
-  if (!again) seen.add(list);
+  const again = memory.lastRunning === list;
+  memory.lastRunning = list;
   if (!again || !sorted || !stable(snapshot.nodes, states)) return { board, jobs, finish: () => {} };
-  const order = nodeOrder(snapshot.nodes);
-  return keepAfter(list, {
+  return keepAfter(memory, {
+    list,
     nodes: snapshot.nodes,
     order,
     nodeFields: fieldsOf(order.sorted),
@@ -81,12 +117,13 @@ export function loadWorkingState(
     board,
     jobs,
     placements: jobs.map((js) => js.job.placement),
+    loaded: jobs.map((js) => loadedFields(js.job)),
     cats: jobs.map((js) => board.category(js)),
   });
 }
 
 /** Runs the cycle on a kept state: its starts and preemptions are undone afterwards. */
-function keepAfter(list: readonly RunningJob[], k: Kept): WorkingState {
+function keepAfter(memory: WorkingMemory, k: Kept): WorkingState {
   const loaded = k.jobs.length;
   k.board.record();
   return {
@@ -96,7 +133,7 @@ function keepAfter(list: readonly RunningJob[], k: Kept): WorkingState {
       if (!ok) return; // a cycle that threw leaves nothing to trust: the next one loads afresh
       k.board.rollback();
       k.jobs.length = loaded;
-      kept.set(list, k);
+      memory.kept = k;
     },
   };
 }
@@ -114,9 +151,14 @@ function fieldsOf(nodes: readonly Node[]): (string | number)[] {
   return out;
 }
 
-function canKeep(k: Kept, snapshot: ClusterSnapshot, states: ReadonlyMap<string, NodeState>, tree: FairTree): boolean {
-  if (states.size > 0 || snapshot.nodes !== k.nodes || tree.shape !== k.shape) return false;
-  if (nodeOrder(snapshot.nodes) !== k.order) return false;
+function canKeep(
+  k: Kept,
+  snapshot: ClusterSnapshot,
+  states: ReadonlyMap<string, NodeState>,
+  tree: FairTree,
+  order: NodeOrder,
+): boolean {
+  if (states.size > 0 || snapshot.nodes !== k.nodes || tree.shape !== k.shape || order !== k.order) return false;
   // The nodes were stable() when the board was built: the same fields now mean they still are.
   const f = k.nodeFields;
   const nodes = k.order.sorted;
@@ -131,12 +173,15 @@ function canKeep(k: Kept, snapshot: ClusterSnapshot, states: ReadonlyMap<string,
  * Brings a kept state up to this cycle's snapshot: a merge of the kept jobs and the running list, both
  * in id order (the same object with the same placement is the same job; anything else leaves or
  * arrives), then every job's fields as a fresh load would set them. False when the list is not in id
- * order (the caller then loads afresh; nothing kept is used again).
+ * order or a kept job's budget or placement was edited in place (the caller then loads afresh;
+ * nothing kept is used again).
  */
 function update(k: Kept, list: readonly RunningJob[], tree: FairTree, policy: PolicyConfig, now: number): boolean {
   const board = k.board;
-  board.now = now;
   const old = k.jobs;
+  const oldLoaded = k.loaded;
+  for (let i = 0; i < old.length; i++) if (!sameAsLoaded(old[i]!.job, oldLoaded[i]!)) return false;
+  board.now = now;
   const oldCats = k.cats;
   const oldPlacements = k.placements;
   let same = old.length === list.length;
@@ -144,6 +189,7 @@ function update(k: Kept, list: readonly RunningJob[], tree: FairTree, policy: Po
   const jobs: JobState[] = same ? old : [];
   const cats: number[] = same ? oldCats : [];
   const placements: RunningJob["placement"][] = same ? oldPlacements : [];
+  const loaded: LoadedFields[] = same ? oldLoaded : [];
   const arrived: JobState[] = [];
   const dirty = new Set<number>();
   if (!same) {
@@ -158,6 +204,7 @@ function update(k: Kept, list: readonly RunningJob[], tree: FairTree, policy: Po
         jobs.push(o);
         cats.push(oldCats[j - 1]!);
         placements.push(job.placement);
+        loaded.push(oldLoaded[j - 1]!);
         continue;
       }
       if (o !== null) gone.push(o); // same id, another object: it left and came back
@@ -165,6 +212,7 @@ function update(k: Kept, list: readonly RunningJob[], tree: FairTree, policy: Po
       jobs.push(js);
       cats.push(-2); // counted when added below
       placements.push(job.placement);
+      loaded.push(loadedFields(job));
       arrived.push(js);
     }
     while (j < old.length) gone.push(old[j++]!);
@@ -186,6 +234,7 @@ function update(k: Kept, list: readonly RunningJob[], tree: FairTree, policy: Po
   k.jobs = jobs;
   k.cats = cats;
   k.placements = placements;
+  k.loaded = loaded;
   return true;
 }
 

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { defaultPolicy, runCycle } from "../src/index";
+import { createScheduler, defaultPolicy } from "../src/index";
 import { makeCluster, makeJob, startsOf } from "@tranche/testkit";
 
-// The node board reuses a node list's (name, id) order when the same array comes back (the
-// simulator passes one array every cycle); a list changed in place must be read afresh.
+// A scheduler reuses a node list's (name, id) order when the same nodes come back (the simulator
+// passes one array every cycle); a list changed in place must be read afresh.
 describe("node order across cycles", () => {
   const snapshot = () => makeCluster().nodes(3).budget("a", 1).job(makeJob("p").budget("a").gpus(3)).snapshot();
-  const placedOn = (s: ReturnType<typeof snapshot>) => startsOf(runCycle(s, defaultPolicy, 10))[0]!.placement[0]!.nodeId;
+  const scheduler = createScheduler(defaultPolicy);
+  const placedOn = (s: ReturnType<typeof snapshot>) => startsOf(scheduler.runCycle(s, 10))[0]!.placement[0]!.nodeId;
 
   it("sees a node renamed in the same array", () => {
     const s = snapshot();

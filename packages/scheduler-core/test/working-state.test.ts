@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { makeCluster, makeJob } from "@tranche/testkit";
-import { defaultPolicy, runCycle } from "../src/index";
+import { createScheduler, defaultPolicy, runCycle } from "../src/index";
 import type { ClusterSnapshot, PendingJob, RunningJob } from "../src/types";
 
 /** Deterministic PRNG (mulberry32): the test's workload, never the core. */
@@ -52,6 +52,7 @@ function replay(seed: number, cycles: number, nodeEvent?: { at: number; nodeId: 
     ends.set(id, 300 + Math.floor(rnd() * 5000));
   };
   for (let i = 0; i < 30; i++) submit(0);
+  const scheduler = createScheduler(defaultPolicy);
   let compared = 0;
   for (let c = 0; c < cycles; c++) {
     const now = c * 120;
@@ -61,7 +62,7 @@ function replay(seed: number, cycles: number, nodeEvent?: { at: number; nodeId: 
       if (n.state === "REPAIR" && n.health === "HEALTHY") n.state = "READY";
     }
     const fresh = runCycle(JSON.parse(JSON.stringify(snap)) as ClusterSnapshot, defaultPolicy, now);
-    const kept = runCycle(snap, defaultPolicy, now);
+    const kept = scheduler.runCycle(snap, now);
     expect(JSON.stringify(kept), `cycle ${c} at t=${now}`).toBe(JSON.stringify(fresh));
     compared++;
     for (const op of kept.plan) {

@@ -1,0 +1,20 @@
+import type { KnownShape } from "./fair-tree";
+import type { NodeOrder } from "./node-order";
+import type { RunningJob } from "./types";
+import type { Kept } from "./working-state";
+
+/**
+ * What a scheduler (createScheduler) keeps between the cycles of one cluster, so a caller that
+ * passes the same arrays every cycle (the simulator) does not rebuild them: the budget tree's shape,
+ * the nodes' order, and the node board with the running jobs' states. Each is checked against the
+ * next snapshot before it is used, and rebuilt when it no longer holds. The stateless runCycle uses
+ * a fresh, empty memory every call.
+ */
+export class WorkingMemory {
+  treeShape: KnownShape | null = null;
+  nodeOrder: NodeOrder | null = null;
+  /** The kept board and job states (working-state.ts); null while a cycle runs on them. */
+  kept: Kept | null = null;
+  /** The running array of the previous cycle: the board is kept from the second cycle that passes it. */
+  lastRunning: readonly RunningJob[] | null = null;
+}
