@@ -1,5 +1,6 @@
 // The platform supervisor behind `npm start`: database, migrations, demo seed, then every service
 // (web app, and the worker and node agents as they are registered in platform/services.ts).
+// A service that dies is started again (with backoff, one line saying so); the platform keeps running.
 // Ctrl-C (SIGINT/SIGTERM) stops everything it started, Postgres included.
 import { ConfigError, createPrismaClient } from "@tranche/db";
 import { DEMO_LOGINS, DEMO_PASSWORD, isSeeded, openDatabase, portIsFree, seedDemoWorld } from "@tranche/db/setup";
@@ -23,7 +24,10 @@ async function main(): Promise<void> {
     process.env.DATABASE_URL ? "• using the database at DATABASE_URL" : "• starting the embedded PostgreSQL 17 (.data/postgres)",
   );
   const db = await openDatabase({ log: (l) => console.log(`• ${l}`) });
-  const supervisor = new Supervisor();
+  const supervisor = new Supervisor(
+    (l) => console.log(l),
+    (pids) => writeRunFile(pids),
+  );
   let stopping = false;
   const shutdown = async (why: string, code = 0) => {
     if (stopping) return;
@@ -53,9 +57,10 @@ async function main(): Promise<void> {
     }
     await prisma.$disconnect();
 
+    db.keepAlive?.((l) => console.log(l));
     const url = `http://${WEB_HOST}:${WEB_PORT}`;
     const ctx = { databaseUrl: db.url, webUrl: url, webHost: WEB_HOST, webPort: WEB_PORT };
-    for (const s of services(ctx)) await supervisor.start(s, (name, code) => void shutdown(`${name} exited with ${code}`, 1));
+    for (const s of services(ctx)) await supervisor.start(s);
     writeRunFile(supervisor.pids());
 
     console.log(`\nTranche is running at ${url}  (ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)`);

@@ -1,4 +1,4 @@
-import { FENCED, LAUNCH_FAILED } from "@tranche/contracts";
+import { AGENT_SHUTDOWN, FENCED, LAUNCH_FAILED } from "@tranche/contracts";
 import type { Tx } from "@tranche/db";
 import { chargeOpenSegments } from "./charge";
 
@@ -71,6 +71,23 @@ export function decideRunOutcome(
           eventKind: "LOST",
           sentence:
             "Stopped by its node's agent, out of contact with the control plane past the heartbeat timeout; not requeued (not resumable and did not ask to be).",
+        };
+  if (end.signal === AGENT_SHUTDOWN && run.jobState !== "STOPPING")
+    return requeue
+      ? {
+          end: "PREEMPT",
+          state: "PENDING",
+          requeued: true,
+          eventKind: "REQUEUED",
+          sentence: "Stopped because its node's agent shut down (Tranche was stopped); requeued with its original submit time.",
+        }
+      : {
+          end: "LOST",
+          state: "LOST",
+          requeued: false,
+          eventKind: "LOST",
+          sentence:
+            "Stopped because its node's agent shut down (Tranche was stopped); not requeued (not resumable and did not ask to be).",
         };
   const how = end.exitCode !== null ? `exit code ${end.exitCode}` : end.signal ? `signal ${end.signal}` : "unknown exit";
   if (end.cause === "lost") {
