@@ -300,7 +300,7 @@ describe("SPEC rules as scenarios", () => {
     h.silence("n01");
     h.run(1, 20);
     expect(h.results[0]!.plan.filter((o) => o.op !== "START")).toEqual([]);
-    h.advance(20);
+    h.advance(30); // past heartbeatTimeout + fenceGrace (30 s + 10 s)
     const r = h.cycle();
     expect(r.plan).toContainEqual(expect.objectContaining({ op: "NODE_STATE", nodeId: "n01", to: "DOWN" }));
     expect(r.plan).toContainEqual(expect.objectContaining({ op: "LOST", jobId: "job", requeue: true, charged: true }));
