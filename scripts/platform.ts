@@ -1,6 +1,7 @@
 // The platform supervisor behind `npm start`: database, migrations, the demo seed (TRANCHE_DEMO=1, the
 // default, into an empty database only), then every service (web app, and the worker and node agents as
 // they are registered in platform/services.ts). TRANCHE_DEMO=0 seeds nothing (platform/first-start.ts).
+// A service that dies is started again (with backoff, one line saying so); the platform keeps running.
 // Ctrl-C (SIGINT/SIGTERM) stops everything it started, Postgres included.
 import { ConfigError } from "@tranche/db";
 import { DEMO_LOGINS, DEMO_PASSWORD, openDatabase, portIsFree } from "@tranche/db/setup";
@@ -26,7 +27,10 @@ async function main(): Promise<void> {
     process.env.DATABASE_URL ? "• using the database at DATABASE_URL" : "• starting the embedded PostgreSQL 17 (.data/postgres)",
   );
   const db = await openDatabase({ log: (l) => console.log(`• ${l}`) });
-  const supervisor = new Supervisor();
+  const supervisor = new Supervisor(
+    (l) => console.log(l),
+    (pids) => writeRunFile(pids),
+  );
   let stopping = false;
   const shutdown = async (why: string, code = 0) => {
     if (stopping) return;
@@ -53,9 +57,10 @@ async function main(): Promise<void> {
     const state = await prepareDatabase(db.url, demo);
     if (state.seededDemo) console.log("• seeded the demo world (first run)");
 
+    db.keepAlive?.((l) => console.log(l));
     const url = `http://${WEB_HOST}:${WEB_PORT}`;
     const ctx = { databaseUrl: db.url, webUrl: url, webHost: WEB_HOST, webPort: WEB_PORT, demo: demo && state.demoWorldPresent };
-    for (const s of services(ctx)) await supervisor.start(s, (name, code) => void shutdown(`${name} exited with ${code}`, 1));
+    for (const s of services(ctx)) await supervisor.start(s);
     writeRunFile(supervisor.pids());
 
     console.log(`\nTranche is running at ${url}  (ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)`);

@@ -4,12 +4,55 @@ import type { Service } from "./services";
 /** Lines a quiet service still prints: they report a problem. */
 export const PROBLEM = /error|fail|cannot|could not|unreachable|refused|denied|stopp/i;
 
-/** Starts services as child processes, prefixes their output, and stops them in reverse order. */
+/** Seconds before the n-th restart in a row (1, 2, 4, ... 30); a service that ran a minute starts over at 1. */
+export const restartDelaySec = (n: number): number => Math.min(30, 2 ** Math.max(0, n - 1));
+const STABLE_MS = 60_000;
+
+interface Running {
+  name: string;
+  child: ChildProcess;
+  service: Service;
+  startedAt: number;
+  restarts: number;
+  timer: NodeJS.Timeout | null;
+}
+
+/**
+ * Starts services as child processes, prefixes their output, and stops them in reverse order. A service
+ * that dies once it was ready is started again after a backoff, with one line saying so: one service's
+ * crash never stops the platform (issue 15). A service that dies before it is ready fails the start.
+ */
 export class Supervisor {
-  private readonly running: { name: string; child: ChildProcess }[] = [];
+  private readonly running: Running[] = [];
   private stopping = false;
 
-  async start(service: Service, onExit: (name: string, code: number | string) => void): Promise<void> {
+  constructor(
+    private readonly say: (line: string) => void = (l) => console.log(l),
+    /** Called after a restart with the new pids (the run file). */
+    private readonly onRestart: (pids: Record<string, number>) => void = () => {},
+  ) {}
+
+  async start(service: Service): Promise<void> {
+    const entry: Running = {
+      name: service.name,
+      child: this.spawn(service),
+      service,
+      startedAt: Date.now(),
+      restarts: 0,
+      timer: null,
+    };
+    this.running.push(entry);
+    const child = entry.child;
+    if (service.ready) {
+      const exited = new Promise<never>((_, reject) =>
+        child.once("exit", (c) => reject(new Error(`${service.name} exited (${c}) before it was ready`))),
+      );
+      await Promise.race([service.ready(), exited]);
+    }
+    this.watch(entry);
+  }
+
+  private spawn(service: Service): ChildProcess {
     const child = spawn(service.command, service.args, {
       env: { ...process.env, ...service.env },
       stdio: ["ignore", "pipe", "pipe"],
@@ -22,16 +65,28 @@ export class Supervisor {
         .forEach((l) => console.log(`[${service.name}] ${l}`));
     child.stdout?.on("data", prefix);
     child.stderr?.on("data", prefix);
-    child.on("exit", (code, signal) => {
-      if (!this.stopping) onExit(service.name, code ?? signal ?? "unknown");
-    });
-    this.running.push({ name: service.name, child });
-    if (service.ready) {
-      const exited = new Promise<never>((_, reject) =>
-        child.once("exit", (c) => reject(new Error(`${service.name} exited (${c}) before it was ready`))),
+    child.on("error", (e) => this.say(`• ${service.name} could not be started: ${e.message}`));
+    return child;
+  }
+
+  private watch(entry: Running): void {
+    entry.child.once("exit", (code, signal) => {
+      if (this.stopping) return;
+      if (Date.now() - entry.startedAt >= STABLE_MS) entry.restarts = 0;
+      entry.restarts++;
+      const delay = restartDelaySec(entry.restarts);
+      this.say(
+        `• ${entry.name} exited (${code ?? signal ?? "unknown"}); restarting it in ${delay} s${entry.restarts > 1 ? ` (restart ${entry.restarts} in a row)` : ""}`,
       );
-      await Promise.race([service.ready(), exited]);
-    }
+      entry.timer = setTimeout(() => {
+        entry.timer = null;
+        if (this.stopping) return;
+        entry.child = this.spawn(entry.service);
+        entry.startedAt = Date.now();
+        this.watch(entry);
+        this.onRestart(this.pids());
+      }, delay * 1000);
+    });
   }
 
   pids(): Record<string, number> {
@@ -40,7 +95,9 @@ export class Supervisor {
 
   async stopAll(): Promise<void> {
     this.stopping = true;
-    for (const { child } of [...this.running].reverse()) {
+    for (const entry of [...this.running].reverse()) {
+      if (entry.timer) clearTimeout(entry.timer);
+      const { child } = entry;
       if (child.exitCode !== null || child.signalCode !== null) continue;
       const gone = new Promise<void>((r) => child.once("exit", () => r()));
       child.kill("SIGTERM");

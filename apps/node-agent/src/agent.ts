@@ -306,9 +306,9 @@ export class NodeAgent {
     this.lastError = line;
   }
 
-  /** One heartbeat; public for tests. */
-  async beat(): Promise<HeartbeatResponse | null> {
-    if (this.stopped) return null;
+  /** One heartbeat; public for tests. `final`: the last report of a stopping agent (its jobs' exits). */
+  async beat(final = false): Promise<HeartbeatResponse | null> {
+    if (this.stopped && !final) return null;
     this.inFlight = true;
     try {
       if (!this.credential && !(await this.enroll())) return null;
@@ -347,6 +347,7 @@ export class NodeAgent {
       if (r.state !== this.state) this.log(`node state ${r.state}`);
       this.state = r.state;
       this.runner.forget(r.acknowledged);
+      if (final) return r; // a stopping agent starts nothing
       this.runner.reconcile(r.run, r.stop);
       this.assignments = r.assignments ?? null;
       return r;

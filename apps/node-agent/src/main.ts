@@ -163,9 +163,14 @@ function shutdown(why: string): void {
     log(`tranche-agent: stopping (${why}); job processes keep running and will be adopted on restart`);
     process.exit(0);
   }
-  // Stop the jobs first, log after: the log may go nowhere.
-  void Promise.all(agents.map((a) => a.stopAllJobs(3000))).then(() => {
-    log(`tranche-agent: stopped (${why}) with --stop-jobs-on-exit: every job was sent SIGTERM, SIGKILL after 3 s`);
+  // Stop the jobs first, report their exits while the control plane may still be up (at most 3 s;
+  // else the next start reports them), log after: the log may go nowhere.
+  const finalReport = (a: NodeAgent) =>
+    Promise.race([a.beat(true).catch(() => null), new Promise((r) => setTimeout(r, 3000).unref())]);
+  void Promise.all(agents.map((a) => a.stopAllJobs(3000).then(() => finalReport(a)))).then(() => {
+    log(
+      `tranche-agent: stopped (${why}) with --stop-jobs-on-exit: every job was sent SIGTERM, SIGKILL after 3 s, and reported stopped by the shutdown (requeued, not failed)`,
+    );
     process.exit(0);
   });
 }

@@ -19,6 +19,7 @@ import {
 import { constants as osConstants } from "node:os";
 import { join } from "node:path";
 import {
+  AGENT_SHUTDOWN,
   FENCED,
   LAUNCH_ERROR_MAX,
   LAUNCH_FAILED,
@@ -98,6 +99,8 @@ export interface LocalJob {
   launchError?: string;
   /** Stopped by fencing (no control plane): its exit is reported as FENCED. */
   fenced?: boolean;
+  /** Stopped by the agent's own shutdown (--stop-jobs-on-exit): reported as AGENT_SHUTDOWN. */
+  shutdown?: boolean;
   /** Its cgroup v2 folder, where the host has them. */
   cgroup?: string;
   fakeUtil?: number;
@@ -169,6 +172,8 @@ export class JobRunner {
   private readonly children = new Map<string, ChildProcess>();
   private readonly statePath: string;
   onExit: (() => void) | null = null;
+  /** Set by stopAll: nothing launches any more. */
+  private halted = false;
 
   constructor(private readonly opts: RunnerOptions) {
     mkdirSync(join(opts.dir, "jobs"), { recursive: true });
@@ -381,7 +386,7 @@ export class JobRunner {
     const held = new Set<number>();
     for (const j of this.jobs.values()) if (j.status === "RUNNING") for (const g of j.gpuIndexes) held.add(g);
     for (const j of this.jobs.values()) {
-      if (j.status !== "WAITING" || !j.assignment || j.unconfirmed) continue;
+      if (this.halted || j.status !== "WAITING" || !j.assignment || j.unconfirmed) continue;
       // Victims preempted for this job leave first: launch once its GPUs are free here.
       if (j.gpuIndexes.some((g) => held.has(g))) continue;
       try {
@@ -524,8 +529,8 @@ export class JobRunner {
         status: j.status === "EXITED" ? "EXITED" : "RUNNING",
         pid: j.pid,
         launchedAt: j.launchedAt,
-        exitCode: j.status === "EXITED" && !j.fenced ? j.exitCode : null,
-        signal: j.status === "EXITED" ? (j.fenced ? FENCED : j.signal) : null,
+        exitCode: j.status === "EXITED" && !j.fenced && !j.shutdown ? j.exitCode : null,
+        signal: j.status === "EXITED" ? (j.fenced ? FENCED : j.shutdown ? AGENT_SHUTDOWN : j.signal) : null,
         endedAt: j.status === "EXITED" ? j.endedAt : null,
         ...(j.launchError ? { launchError: j.launchError } : {}),
       }));
@@ -627,13 +632,18 @@ export class JobRunner {
 
   /** SIGTERM every running job, SIGKILL what is left after `graceMs`; resolves when all are gone. */
   async stopAll(graceMs: number): Promise<void> {
+    this.halted = true; // a stopping agent launches nothing more
     const running = [...this.jobs.values()].filter((j) => j.status === "RUNNING");
+    // Marked (and saved) first: whoever reports these exits — this agent's last heartbeat or the next start — says why.
+    for (const j of running) if (j.stopReason === null) j.shutdown = true;
+    this.trySave();
     for (const j of running) this.signalGroup(j, "SIGTERM");
     const deadline = Date.now() + graceMs;
     const alive = () => running.filter((j) => this.isOurProcess(j));
     while (alive().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     for (const j of alive()) this.signalGroup(j, "SIGKILL");
     while (alive().length > 0 && Date.now() < deadline + 2000) await new Promise((r) => setTimeout(r, 50));
+    this.tick(); // settle the adopted ones (no child handle) before a final report
   }
 
   /** Remove job folders older than `maxAgeMs` that are no longer tracked. */

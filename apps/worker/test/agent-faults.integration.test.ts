@@ -141,4 +141,35 @@ describe("an agent survives its jobs' faults", () => {
     const after = JSON.parse(readFileSync(statePath, "utf8")) as { jobs: { segmentId: string }[] };
     expect(after.jobs.map((j) => j.segmentId)).not.toContain("424242");
   }, 60_000);
+
+  it("an agent stopped with --stop-jobs-on-exit (the demo's, at Ctrl-C) ends its jobs as requeued or LOST, never FAILED, and leaves no process behind", async () => {
+    await setup();
+    const agents = await spawnAgents(db.prisma, world, gateway.url, ["c1-0"], undefined, ["--stop-jobs-on-exit"]);
+    agentSets.push(agents);
+    await waitFor("the agent to heartbeat", async () => (await heartbeatAt()) > 0);
+    const resumable = await submit(db.prisma, world, { gpus: 4, resumable: true, command: "echo up; sleep 60" });
+    const once = await submit(db.prisma, world, { gpus: 4, resumable: false, requeue: false, command: "echo up; sleep 60" });
+    const worker = spawnWorker(db.url);
+    procs.push(worker);
+    await waitFor("both jobs to run", async () => {
+      const logs = await db.prisma.jobLogChunk.findMany({ where: { jobId: { in: [resumable, once] } } });
+      return new Set(logs.filter((l) => l.text.includes("up")).map((l) => l.jobId)).size === 2;
+    });
+    const state = JSON.parse(readFileSync(join(agents.dir, "c1-0", "state.json"), "utf8")) as { jobs: { pid: number }[] };
+    const pids = state.jobs.map((j) => j.pid);
+    // As `npm start` stops: the worker first, then the agents (the web app last).
+    await worker.stop();
+    await agents.proc.stop("SIGTERM");
+    expect(agents.proc.output).toContain("reported stopped by the shutdown (requeued, not failed)");
+    for (const pid of pids) expect(() => process.kill(-pid, 0)).toThrow(); // the job's process group is gone
+    const a = await db.prisma.job.findUniqueOrThrow({ where: { id: resumable } });
+    const b = await db.prisma.job.findUniqueOrThrow({ where: { id: once } });
+    expect([a.state, b.state]).toEqual(["PENDING", "LOST"]);
+    const events = await db.prisma.jobEvent.findMany({ where: { jobId: { in: [resumable, once] } }, orderBy: { id: "asc" } });
+    expect(events.filter((e) => e.jobId === resumable).map((e) => e.kind)).toEqual(["SUBMITTED", "STARTED", "REQUEUED"]);
+    expect(events.find((e) => e.jobId === resumable && e.kind === "REQUEUED")!.sentence).toMatch(
+      /Stopped because its node's agent shut down \(Tranche was stopped\); requeued/,
+    );
+    expect(events.some((e) => e.kind === "FAILED")).toBe(false);
+  }, 60_000);
 });

@@ -102,6 +102,14 @@ describe("decideRunOutcome", () => {
     expect(decideRunOutcome(run, exit(null, "FENCED"))).toMatchObject({ state: "LOST", requeued: false });
     expect(decideRunOutcome({ ...run, jobState: "STOPPING" }, exit(null, "FENCED"))).toMatchObject({ state: "CANCELLED" });
   });
+  it("a run its agent stopped at its own shutdown (npm start's Ctrl-C) is requeued or LOST, never FAILED", () => {
+    expect(decideRunOutcome({ ...run, resumable: true }, exit(null, "AGENT_SHUTDOWN"))).toMatchObject({
+      state: "PENDING",
+      end: "PREEMPT",
+      eventKind: "REQUEUED",
+    });
+    expect(decideRunOutcome(run, exit(null, "AGENT_SHUTDOWN"))).toMatchObject({ state: "LOST", end: "LOST" });
+  });
   it("a preempted resumable run is requeued; a non-resumable one is requeued only if it asked to be", () => {
     const stopping = { ...run, jobState: "STOPPING", intent: "PREEMPT" };
     expect(decideRunOutcome({ ...stopping, resumable: true }, exit(0))).toMatchObject({

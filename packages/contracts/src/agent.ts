@@ -79,6 +79,11 @@ export const LAUNCH_ERROR_MAX = 500;
  * the heartbeat timeout (fencing, R9): lost to the platform, not failed; requeued when it may be.
  */
 export const FENCED = "FENCED";
+/**
+ * The `signal` of a job stopped because its agent was shut down with `--stop-jobs-on-exit` (the demo's
+ * fake nodes stop with `npm start`): the platform's doing, so requeued (or LOST), never FAILED.
+ */
+export const AGENT_SHUTDOWN = "AGENT_SHUTDOWN";
 
 /** What the agent knows about one job process it runs (or ran) for a run segment. */
 export const jobReportSchema = z.object({

@@ -11,6 +11,11 @@ export interface Database {
   /** true when this process started an embedded server it must stop */
   embedded: boolean;
   stop(): Promise<void>;
+  /**
+   * Embedded server only: check every 2 s that it still runs and start it again when it died (the
+   * services reconnect by themselves), saying so in one line each time.
+   */
+  keepAlive?(say: (line: string) => void): void;
 }
 
 export const DEFAULT_EMBEDDED_PORT = 54329;
@@ -31,13 +36,38 @@ export async function openDatabase(opts: { log?: (l: string) => void; migrate?: 
     if (!Number.isInteger(port) || port < 1 || port > 65535) {
       throw new ConfigError(`TRANCHE_PG_PORT must be a port number, got '${process.env.TRANCHE_PG_PORT}'.`);
     }
-    const server = await startEmbeddedPostgres({
+    const options = {
       dataDir: embeddedDataDir(),
       port,
       database: "tranche",
       log,
-    });
-    db = { url: server.url, embedded: true, stop: () => server.stop() };
+    };
+    let server = await startEmbeddedPostgres(options);
+    let timer: NodeJS.Timeout | null = null;
+    let restarting = false;
+    db = {
+      url: server.url,
+      embedded: true,
+      stop: async () => {
+        if (timer) clearInterval(timer);
+        await server.stop();
+      },
+      keepAlive: (say) => {
+        timer = setInterval(() => {
+          if (restarting || server.alive()) return;
+          restarting = true;
+          say("• PostgreSQL stopped unexpectedly; starting it again (the services wait and reconnect)");
+          void startEmbeddedPostgres(options)
+            .then((s) => {
+              server = s;
+              say("• PostgreSQL is running again");
+            })
+            .catch((e: unknown) => say(`• PostgreSQL did not start again (${(e as Error).message}); retrying in 2 s`))
+            .finally(() => (restarting = false));
+        }, 2000);
+        timer.unref();
+      },
+    };
   }
   if (opts.migrate !== false) {
     try {

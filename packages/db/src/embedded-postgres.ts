@@ -12,6 +12,8 @@ export interface EmbeddedServer {
   port: number;
   dataDir: string;
   stop(): Promise<void>;
+  /** Is its postmaster still running? (false after a kill -9 of the server) */
+  alive(): boolean;
 }
 
 export interface EmbeddedOptions {
@@ -134,6 +136,14 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     port: opts.port,
     dataDir: opts.dataDir,
     stop: () => server.stop(),
+    alive: () => {
+      try {
+        const pid = Number(readFileSync(join(opts.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+        return Number.isInteger(pid) && pid > 0 && isAlive(pid);
+      } catch {
+        return false;
+      }
+    },
   };
 }
 

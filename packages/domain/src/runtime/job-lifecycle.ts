@@ -1,4 +1,4 @@
-import { FENCED, LAUNCH_FAILED } from "@tranche/contracts";
+import { AGENT_SHUTDOWN, FENCED, LAUNCH_FAILED } from "@tranche/contracts";
 import type { Tx } from "@tranche/db";
 import { requeueAfterPreemption, runOutcome } from "@tranche/scheduler-core";
 import { chargeOpenSegments } from "./charge";
@@ -97,6 +97,20 @@ export function decideRunOutcome(
         out.requeued ? "requeued with its original submit time." : "not requeued (not resumable and did not ask to be)."
       }`,
     };
+  if (end.signal === AGENT_SHUTDOWN && !stopping) {
+    // Tranche was stopped and the demo's agents stopped their jobs: a platform stop, never the job's
+    // failure. Requeued as a preemption when it may be, else lost (not FAILED).
+    const shut = requeue
+      ? runOutcome({ stopping: true, intent: "PREEMPT", requeue }, end)
+      : runOutcome({ stopping, intent, requeue }, { cause: "lost", exitCode: null });
+    return {
+      ...shut,
+      eventKind: shut.requeued ? "REQUEUED" : "LOST",
+      sentence: `Stopped because its node's agent shut down (Tranche was stopped); ${
+        shut.requeued ? "requeued with its original submit time." : "not requeued (not resumable and did not ask to be)."
+      }`,
+    };
+  }
   if (end.signal === LAUNCH_FAILED && !stopping)
     // The job's own command or environment could not be started (E2BIG, a missing program): its
     // failure, not the platform's, and never requeued — it would fail the same way on every node.

@@ -1,0 +1,98 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { openDatabase, portIsFree } from "@tranche/db/setup";
+import { restartDelaySec, Supervisor } from "../platform/supervisor";
+
+const until = async (what: string, fn: () => boolean | Promise<boolean>, ms = 20_000) => {
+  const end = Date.now() + ms;
+  while (!(await fn())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+// `npm start` keeps the platform up when one of its processes dies (issue 15, supervision).
+describe("the platform supervisor", () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it("backs off 1, 2, 4 ... 30 s between restarts in a row", () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 20].map(restartDelaySec)).toEqual([1, 2, 4, 8, 16, 30, 30, 30]);
+  });
+
+  it("starts a service killed with SIGKILL again, says so in one line, and stops it for good at stopAll", async () => {
+    const lines: string[] = [];
+    const restarts: Record<string, number>[] = [];
+    const sup = new Supervisor(
+      (l) => lines.push(l),
+      (p) => restarts.push(p),
+    );
+    await sup.start({ name: "sleeper", command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] });
+    const first = sup.pids().sleeper!;
+    expect(alive(first)).toBe(true);
+    const killedAt = Date.now();
+    process.kill(first, "SIGKILL");
+    await until("a new sleeper", () => sup.pids().sleeper !== first && alive(sup.pids().sleeper!));
+    const back = (Date.now() - killedAt) / 1000;
+    console.log(`supervisor: sleeper back ${back.toFixed(1)} s after kill -9`);
+    expect(back).toBeLessThan(5);
+    expect(lines).toEqual(["• sleeper exited (SIGKILL); restarting it in 1 s"]);
+    expect(restarts).toEqual([{ sleeper: sup.pids().sleeper }]);
+    const second = sup.pids().sleeper!;
+    await sup.stopAll();
+    expect(alive(second)).toBe(false);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(sup.pids().sleeper).toBe(second); // no restart after stopAll
+  }, 30_000);
+
+  it("starts the embedded PostgreSQL again when it is killed with SIGKILL; the same URL works again", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tranche-keepalive-"));
+    dirs.push(dir);
+    execFileSync("chmod", ["755", dir]);
+    let port = 55700;
+    while (!(await portIsFree(port))) port++;
+    const saved = { url: process.env.DATABASE_URL, dir: process.env.TRANCHE_DATA_DIR, port: process.env.TRANCHE_PG_PORT };
+    delete process.env.DATABASE_URL;
+    process.env.TRANCHE_DATA_DIR = join(dir, "data");
+    process.env.TRANCHE_PG_PORT = String(port);
+    const db = await openDatabase({ migrate: false });
+    const lines: string[] = [];
+    db.keepAlive!((l) => lines.push(l));
+    try {
+      const pid = Number(readFileSync(join(dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+      const killedAt = Date.now();
+      process.kill(pid, "SIGKILL");
+      await until("PostgreSQL to run again", () => lines.includes("• PostgreSQL is running again"), 60_000);
+      const back = (Date.now() - killedAt) / 1000;
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      expect((await client.query("SELECT 1 AS one")).rows[0]).toEqual({ one: 1 });
+      await client.end();
+      console.log(`supervisor: PostgreSQL back ${back.toFixed(1)} s after kill -9`);
+      expect(lines[0]).toBe("• PostgreSQL stopped unexpectedly; starting it again (the services wait and reconnect)");
+    } finally {
+      await db.stop();
+      for (const [k, v] of [
+        ["DATABASE_URL", saved.url],
+        ["TRANCHE_DATA_DIR", saved.dir],
+        ["TRANCHE_PG_PORT", saved.port],
+      ] as const)
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+    }
+  }, 90_000);
+});
