@@ -17,56 +17,71 @@ export const ACTIVE_JOB_STATES = ["PENDING", "HELD", "RUNNING", "STOPPING"] as c
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/**
- * A job submission (SPEC §2 contract), shared by the form, tRPC, REST `POST /api/v1/jobs` and the CLI.
- * Checks that need the cluster (more GPUs than it has, whole nodes, the minRuntime cap) and the
- * caller (may they charge this budget) are made by the domain's submitJob, with the same wording.
- */
-export const submitJobInput = z.object({
-  cluster: z.string().trim().min(1, "cluster is required").describe("Cluster name, e.g. h100"),
-  budget: z
-    .string()
-    .trim()
-    .min(1, "budget is required")
-    .describe("Budget path (a leaf of the budget tree), e.g. lab/language/pretraining"),
-  gpus: z
-    .number({ error: "gpus must be a number" })
-    .int("gpus must be a whole number")
-    .min(1, "gpus must be at least 1")
-    .describe("GPUs, all on one node, or whole nodes"),
-  minRuntime: duration("minRuntime").describe(
-    "Protected time after each start (seconds or e.g. 2h). 0 = unallocated work: free, preemptible at any moment",
-  ),
-  maxRuntime: duration("maxRuntime")
-    .refine((v) => v > 0, "maxRuntime must be positive")
-    .nullish()
-    .describe("The job is killed after this long. <= 15 min and <= 8 GPUs puts it in the debug lane"),
-  resumable: z.boolean().default(false).describe("It restarts from its own checkpoints: requeued after preemption"),
-  priority: z
-    .number()
-    .int("priority must be a whole number")
-    .min(-1000, "priority must be between -1000 and 1000")
-    .max(1000, "priority must be between -1000 and 1000")
-    .default(0)
-    .describe("Orders jobs only within the same budget; higher first"),
-  requeue: z.boolean().optional().describe("A non-resumable job asks to be requeued after preemption anyway"),
-  gracePeriod: duration("gracePeriod").nullish().describe("Seconds between SIGTERM and SIGKILL when preempted (at most 10 min)"),
-  command: z.string().trim().min(1, "command is required").max(10_000, "command is longer than 10,000 characters"),
-  env: z
-    .record(z.string(), z.string({ error: "environment variable values must be strings" }))
+/** Environment variables: names are letters, digits and _, not starting with a digit; values strings. */
+function envVars(what: string) {
+  return z
+    .record(z.string(), z.string({ error: `${what} values must be strings` }))
     .superRefine((env, ctx) => {
       for (const k of Object.keys(env))
         if (!ENV_NAME.test(k))
           ctx.addIssue({
             code: "custom",
-            message: `environment variable names are letters, digits and _, not starting with a digit: '${k}'`,
+            message: `${what} names are letters, digits and _, not starting with a digit: '${k}'`,
           });
     })
-    .default({})
-    .describe("Environment variables for the job's processes"),
-  name: z.string().trim().min(1, "name must not be empty").max(120, "name is longer than 120 characters").optional(),
-  idempotencyKey: z.string().min(1).max(200).optional().describe("Retries with the same key return the same job"),
-});
+    .default({});
+}
+
+/**
+ * A job submission (SPEC §2 contract), shared by the form, tRPC, REST `POST /api/v1/jobs` and the CLI.
+ * Checks that need the cluster (more GPUs than it has, whole nodes, the minRuntime cap) and the
+ * caller (may they charge this budget) are made by the domain's submitJob, with the same wording.
+ */
+export const submitJobInput = z
+  .object({
+    cluster: z.string().trim().min(1, "cluster is required").describe("Cluster name, e.g. h100"),
+    budget: z
+      .string()
+      .trim()
+      .min(1, "budget is required")
+      .describe("Budget path (a leaf of the budget tree), e.g. lab/language/pretraining"),
+    gpus: z
+      .number({ error: "gpus must be a number" })
+      .int("gpus must be a whole number")
+      .min(1, "gpus must be at least 1")
+      .describe("GPUs, all on one node, or whole nodes"),
+    minRuntime: duration("minRuntime").describe(
+      "Protected time after each start (seconds or e.g. 2h). 0 = unallocated work: free, preemptible at any moment",
+    ),
+    maxRuntime: duration("maxRuntime")
+      .refine((v) => v > 0, "maxRuntime must be positive")
+      .nullish()
+      .describe("The job is killed after this long. <= 15 min and <= 8 GPUs puts it in the debug lane"),
+    resumable: z.boolean().default(false).describe("It restarts from its own checkpoints: requeued after preemption"),
+    priority: z
+      .number()
+      .int("priority must be a whole number")
+      .min(-1000, "priority must be between -1000 and 1000")
+      .max(1000, "priority must be between -1000 and 1000")
+      .default(0)
+      .describe("Orders jobs only within the same budget; higher first"),
+    requeue: z.boolean().optional().describe("A non-resumable job asks to be requeued after preemption anyway"),
+    gracePeriod: duration("gracePeriod")
+      .nullish()
+      .describe("Seconds between SIGTERM and SIGKILL when preempted (at most 10 min)"),
+    command: z.string().trim().min(1, "command is required").max(10_000, "command is longer than 10,000 characters"),
+    env: envVars("environment variable").describe("Environment variables for the job's processes"),
+    secretEnv: envVars("secret environment variable").describe(
+      "Environment variables whose values are handed to the job's processes but never shown (to anyone) or logged after submit",
+    ),
+    name: z.string().trim().min(1, "name must not be empty").max(120, "name is longer than 120 characters").optional(),
+    idempotencyKey: z.string().min(1).max(200).optional().describe("Retries with the same key return the same job"),
+  })
+  .superRefine((job, ctx) => {
+    for (const k of Object.keys(job.secretEnv))
+      if (k in job.env)
+        ctx.addIssue({ code: "custom", path: ["secretEnv", k], message: `${k} is in both env and secretEnv: give it once` });
+  });
 export type SubmitJobInput = z.input<typeof submitJobInput>;
 export type SubmitJob = z.output<typeof submitJobInput>;
 
@@ -115,7 +130,10 @@ export const jobView = z.object({
   priority: z.number().int(),
   gracePeriod: z.number().int().nullable(),
   command: z.string(),
+  /** Values are "***" for operators; {} with the command hidden for those who may not read the job. */
   env: z.record(z.string(), z.string()),
+  /** Names of the secret variables; their values are never returned. */
+  secretEnvNames: z.array(z.string()),
   state: z.enum(JOB_STATES),
   submittedAt: z.string(),
   queuedAt: z.string(),
