@@ -94,6 +94,14 @@ program
   .option("--grace <duration>", "time between SIGTERM and SIGKILL")
   .option("--name <name>", "job name")
   .addOption(new Option("--env <KEY=VALUE>", "environment variable (repeatable)").argParser(collect).default([]))
+  .addOption(
+    new Option(
+      "--secret-env <KEY[=VALUE]>",
+      "secret environment variable, never shown after submit (repeatable); without =VALUE it is taken from your environment",
+    )
+      .argParser(collect)
+      .default([]),
+  )
   .argument("[command...]", "the command to run (after --)")
   .action(async (command: string[], o: Record<string, string | boolean | string[] | undefined>) => {
     if (typeof o.file === "string") {
@@ -130,6 +138,15 @@ program
       if (i <= 0) throw new CliError(`--env '${kv}' is not KEY=VALUE`);
       env[kv.slice(0, i)] = kv.slice(i + 1);
     }
+    const secretEnv: Record<string, string> = {};
+    for (const kv of o.secretEnv as string[]) {
+      const i = kv.indexOf("=");
+      const key = i < 0 ? kv : kv.slice(0, i);
+      const value = i < 0 ? process.env[kv] : kv.slice(i + 1);
+      if (!key) throw new CliError(`--secret-env '${kv}' is not KEY or KEY=VALUE`);
+      if (value === undefined) throw new CliError(`--secret-env ${key}: ${key} is not set in your environment`);
+      secretEnv[key] = value;
+    }
     const num = (s: unknown, what: string) => {
       const n = Number(s);
       if (!Number.isFinite(n)) throw new CliError(`${what} must be a number, got '${String(s)}'`);
@@ -148,6 +165,7 @@ program
       // argv kept exactly: each argument quoted back for the shell the node agent runs it with.
       command: commandText,
       env,
+      secretEnv,
       ...(o.name ? { name: o.name } : {}),
     };
     // The same zod schema as the server: bad input fails here with the same message, before any request.

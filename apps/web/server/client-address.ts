@@ -22,8 +22,8 @@ export interface Net {
 
 const v4ToInt = (a: string) => a.split(".").reduce((n, o) => ((n << 8) | Number(o)) >>> 0, 0);
 
-/** TRANCHE_TRUSTED_PROXIES: comma-separated addresses or IPv4 ranges ("10.0.0.0/8"). Bad entries throw. */
-export function parseTrustedProxies(raw: string | undefined): Net[] {
+/** TRANCHE_TRUSTED_PROXIES (or another list of `variable`): comma-separated addresses or IPv4 ranges ("10.0.0.0/8"). Bad entries throw. */
+export function parseTrustedProxies(raw: string | undefined, variable = "TRANCHE_TRUSTED_PROXIES"): Net[] {
   if (!raw?.trim()) return [];
   return raw
     .split(",")
@@ -36,13 +36,14 @@ export function parseTrustedProxies(raw: string | undefined): Net[] {
       const bits = bitsText === undefined ? (v4 ? 32 : 128) : Number(bitsText);
       if (!a || !Number.isInteger(bits) || bits < 0 || bits > (v4 ? 32 : 128) || (!v4 && bitsText !== undefined))
         throw new Error(
-          `TRANCHE_TRUSTED_PROXIES: '${entry}' is not an address or an IPv4 range like 10.0.0.0/8 (IPv6 entries must be single addresses)`,
+          `${variable}: '${entry}' is not an address or an IPv4 range like 10.0.0.0/8 (IPv6 entries must be single addresses)`,
         );
       return { v4: v4 ? v4ToInt(a) : null, exact: a, bits };
     });
 }
 
-function trusted(address: string, nets: Net[]): boolean {
+/** Is the address one of the nets (an address or an IPv4 range)? */
+export function inNets(address: string, nets: Net[]): boolean {
   const v4 = isIP(address) === 4 ? v4ToInt(address) : null;
   return nets.some((n) => {
     if (n.v4 === null || v4 === null) return n.exact === address;
@@ -60,12 +61,12 @@ function trusted(address: string, nets: Net[]): boolean {
 export function clientAddress(headers: Headers, nets: Net[]): string | null {
   const peer = normalizeAddress(headers.get(PEER_HEADER) ?? "");
   if (!peer) return null;
-  if (!trusted(peer, nets)) return peer;
+  if (!inNets(peer, nets)) return peer;
   const hops = (headers.get("x-forwarded-for") ?? "").split(",").map((h) => h.trim());
   for (let i = hops.length - 1; i >= 0; i--) {
     const hop = normalizeAddress(hops[i]!);
     if (!hop) return peer; // a garbled chain: the last proxy we trust is all we know
-    if (!trusted(hop, nets)) return hop;
+    if (!inNets(hop, nets)) return hop;
   }
   return peer;
 }

@@ -118,6 +118,11 @@ export const submitJobInput = strictObject(
       .min(1, "command is required")
       .max(LIMITS.commandChars, `command is longer than ${int(LIMITS.commandChars)} characters`),
     env: envInput.default({}).describe("Environment variables for the job's processes"),
+    secretEnv: envInput
+      .default({})
+      .describe(
+        "Environment variables whose values are handed to the job's processes but never shown (to anyone) or logged after submit",
+      ),
     name: text("name")
       .trim()
       .min(1, "name must not be empty")
@@ -130,7 +135,26 @@ export const submitJobInput = strictObject(
       .describe("Retries with the same key return the same job (keys are per user)"),
   },
   "a job submission",
-);
+).superRefine((job, ctx) => {
+  for (const k of Object.keys(job.secretEnv))
+    if (k in job.env)
+      ctx.addIssue({ code: "custom", path: ["secretEnv", k], message: `${k} is in both env and secretEnv: give it once` });
+  // The job's processes get both: together they must stay launchable.
+  const all = [...Object.entries(job.env), ...Object.entries(job.secretEnv)];
+  const total = all.reduce((t, [k, v]) => t + utf8Bytes(k) + utf8Bytes(v) + 1, 0);
+  if (all.length > LIMITS.envVars)
+    ctx.addIssue({
+      code: "custom",
+      path: ["secretEnv"],
+      message: `env and secretEnv hold ${int(all.length)} variables together; at most ${int(LIMITS.envVars)}`,
+    });
+  else if (total > LIMITS.envTotalBytes)
+    ctx.addIssue({
+      code: "custom",
+      path: ["secretEnv"],
+      message: `env and secretEnv are ${formatBytes(total)} together; a job's environment holds at most ${formatBytes(LIMITS.envTotalBytes)}`,
+    });
+});
 export type SubmitJobInput = z.input<typeof submitJobInput>;
 export type SubmitJob = z.output<typeof submitJobInput>;
 
@@ -199,7 +223,10 @@ export const jobView = z.object({
   priority: z.number().int(),
   gracePeriod: z.number().int().nullable(),
   command: z.string(),
+  /** Values are "***" for operators; {} with the command hidden for those who may not read the job. */
   env: z.record(z.string(), z.string()),
+  /** Names of the secret variables; their values are never returned. */
+  secretEnvNames: z.array(z.string()),
   state: z.enum(JOB_STATES),
   submittedAt: z.string(),
   queuedAt: z.string(),

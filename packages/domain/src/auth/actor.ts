@@ -57,7 +57,33 @@ export async function managesTreeNode(db: Db, actor: Actor, treeNodeId: string):
   return false;
 }
 
-/** May read another user's job details (command, env, logs): its owner, managers, operators, admins. */
-export function canSeeJobDetails(actor: Actor, ownerId: string): boolean {
-  return actor.id === ownerId || actor.role !== "RESEARCHER";
+/**
+ * How much of a job the actor may read. "full": command, env and logs (its owner, admins, managers of
+ * its budget's subtree). "command": the command and logs with env values masked (operators, who debug
+ * nodes but have no business with a team's keys). "none": neither (everyone else). Values submitted as
+ * secretEnv are shown to nobody, whatever this says.
+ */
+export type JobAccess = "full" | "command" | "none";
+
+export function jobAccess(
+  actor: Actor,
+  job: { userId: string; budgetId: string },
+  managedBudgets: ReadonlySet<string>,
+): JobAccess {
+  if (actor.id === job.userId || actor.role === "ADMIN") return "full";
+  if (actor.role === "MANAGER") return managedBudgets.has(job.budgetId) ? "full" : "none";
+  return actor.role === "OPERATOR" ? "command" : "none";
+}
+
+/** Budget (and group) ids in the subtrees a manager manages; empty for everyone else. */
+export async function managedBudgetIds(db: Db, actor: Actor): Promise<Set<string>> {
+  if (actor.role !== "MANAGER") return new Set();
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    WITH RECURSIVE sub AS (
+      SELECT "treeNodeId" AS id FROM budget_manager WHERE "userId" = ${actor.id}
+      UNION
+      SELECT n.id FROM budget_tree_node n JOIN sub ON n."parentId" = sub.id
+    )
+    SELECT id FROM sub`;
+  return new Set(rows.map((r) => r.id));
 }

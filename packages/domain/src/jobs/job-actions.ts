@@ -4,6 +4,7 @@ import { defaultPolicy, gracePeriodFor } from "@tranche/scheduler-core";
 import type { Actor } from "../auth/actor";
 import { conflict, forbidden, notFound } from "../errors";
 import { jobViewInclude, toJobView } from "./job-view";
+import { accessToJob } from "./queries";
 
 async function loadJob(prisma: PrismaClient, id: number) {
   const job = await prisma.job.findUnique({ where: { id }, include: jobViewInclude });
@@ -84,7 +85,8 @@ export async function cancelJob(prisma: PrismaClient, actor: Actor, id: number):
   } else {
     throw conflict(`Job ${id} has already finished (${job.state.toLowerCase()})`);
   }
-  return toJobView(await loadJob(prisma, id));
+  const after = await loadJob(prisma, id);
+  return toJobView(after, await accessToJob(prisma, actor, after));
 }
 
 /** Hold (PENDING -> HELD) or release (HELD -> PENDING). Owners, operators and admins. */
@@ -123,5 +125,6 @@ export async function setJobHeld(prisma: PrismaClient, actor: Actor, id: number,
       },
     });
   });
-  return toJobView(await loadJob(prisma, id));
+  const after = await loadJob(prisma, id);
+  return toJobView(after, await accessToJob(prisma, actor, after));
 }

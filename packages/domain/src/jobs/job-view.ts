@@ -1,6 +1,7 @@
 import type { JobView } from "@tranche/contracts";
 import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import type { PrismaClient } from "@tranche/db";
+import type { JobAccess } from "../auth/actor";
 
 export const jobViewInclude = {
   cluster: { select: { name: true } },
@@ -43,9 +44,20 @@ export function laneOf(job: { gpus: number; minRuntimeSec: number; maxRuntimeSec
   ).lane;
 }
 
-/** A job row as the API shows it. `withSecrets` false hides the command and env from other users. */
-export function toJobView(j: JobRow, withSecrets = true): JobView {
-  return {
+/** What `access` lets a reader see of a job's command and env (see jobAccess); changes the view in place. */
+export function maskJobView<V extends Pick<JobView, "command" | "env" | "secretEnvNames">>(v: V, access: JobAccess): V {
+  if (access === "command") v.env = Object.fromEntries(Object.keys(v.env).map((k) => [k, "***"]));
+  if (access === "none") {
+    v.command = "(hidden)";
+    v.env = {};
+    v.secretEnvNames = [];
+  }
+  return v;
+}
+
+/** A job row as the API shows it to a reader with `access`; secretEnv values never leave. */
+export function toJobView(j: JobRow, access: JobAccess = "full"): JobView {
+  const view: JobView = {
     id: j.id,
     name: j.name,
     cluster: j.cluster.name,
@@ -58,8 +70,9 @@ export function toJobView(j: JobRow, withSecrets = true): JobView {
     requeue: j.requeuePolicy === "REQUEUE",
     priority: j.priority,
     gracePeriod: j.gracePeriodSec,
-    command: withSecrets ? j.command : "(hidden)",
-    env: withSecrets ? ((j.env ?? {}) as Record<string, string>) : {},
+    command: j.command,
+    env: { ...((j.env ?? {}) as Record<string, string>) },
+    secretEnvNames: Object.keys((j.secretEnv ?? {}) as Record<string, string>).sort(),
     state: j.state,
     submittedAt: j.submittedAt.toISOString(),
     queuedAt: j.queuedAt.toISOString(),
@@ -81,4 +94,5 @@ export function toJobView(j: JobRow, withSecrets = true): JobView {
         : null,
     lane: laneOf(j),
   };
+  return maskJobView(view, access);
 }

@@ -1,14 +1,20 @@
 import type { PrismaClient } from "@tranche/db";
 import type { JobView, ListJobsInput } from "@tranche/contracts";
-import { canSeeJobDetails, type Actor } from "../auth/actor";
+import { jobAccess, managedBudgetIds, type Actor, type Db, type JobAccess } from "../auth/actor";
 import { badInput, forbidden, notFound } from "../errors";
-import { jobViewInclude, laneOf, toJobView } from "./job-view";
+import { jobViewInclude, laneOf, maskJobView, toJobView } from "./job-view";
+
+/** What the actor may read of one job (see jobAccess). */
+export async function accessToJob(db: Db, actor: Actor, job: { userId: string; budgetId: string }): Promise<JobAccess> {
+  const quick = jobAccess(actor, job, new Set());
+  return quick === "full" || actor.role !== "MANAGER" ? quick : jobAccess(actor, job, await managedBudgetIds(db, actor));
+}
 
 const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
- * A JobView built by Postgres (same keys, order and formats as toJobView; command and env are hidden
- * in JS, lane is the core's isDebugLane): the rows arrive as one JSON text, so the driver and the ORM
+ * A JobView built by Postgres (same keys, order and formats as toJobView; command and env are masked
+ * in JS, lane is the core's isDebugLane; budgetId is only for that and removed): the rows arrive as one JSON text, so the driver and the ORM
  * handle one value instead of 50 rows of 40 columns (listing is what scripts poll).
  */
 const JOB_VIEW_JSON = `json_build_object(
@@ -16,13 +22,15 @@ const JOB_VIEW_JSON = `json_build_object(
   'user', json_build_object('id', u.id, 'name', u.name, 'email', u.email),
   'gpus', j.gpus, 'minRuntime', j."minRuntimeSec", 'maxRuntime', j."maxRuntimeSec", 'resumable', j.resumable,
   'requeue', j."requeuePolicy" = 'REQUEUE', 'priority', j.priority, 'gracePeriod', j."gracePeriodSec",
-  'command', j.command, 'env', COALESCE(j.env, '{}'::jsonb), 'state', j.state,
+  'command', j.command, 'env', COALESCE(j.env, '{}'::jsonb),
+  'secretEnvNames', (SELECT COALESCE(json_agg(k ORDER BY k), '[]') FROM jsonb_object_keys(j."secretEnv") k), 'state', j.state,
   'submittedAt', ${iso('j."submittedAt"')}, 'queuedAt', ${iso('j."queuedAt"')}, 'startedAt', ${iso('j."startedAt"')},
   'protectedUntil', ${iso('j."protectedUntil"')}, 'graceUntil', ${iso('j."graceUntil"')}, 'finishedAt', ${iso('j."finishedAt"')},
   'exitCode', j."exitCode", 'requeueCount', j."requeueCount", 'heldBy', j."heldBy",
   'reason', CASE WHEN j."reasonCode" IS NOT NULL AND j."reasonCode" <> '' AND j."reasonSentence" IS NOT NULL AND j."reasonSentence" <> ''
     THEN json_build_object('code', j."reasonCode", 'sentence', j."reasonSentence", 'position', j."queuePosition",
-                           'details', COALESCE(j."reasonDetails", 'null'::jsonb)) END)`;
+                           'details', COALESCE(j."reasonDetails", 'null'::jsonb)) END,
+  'budgetId', j."budgetId")`;
 
 /** The caller's jobs (or everyone's, for operators, managers and admins), newest first. */
 export async function listJobs(prisma: PrismaClient, actor: Actor, input: ListJobsInput = {}): Promise<JobView[]> {
@@ -44,12 +52,11 @@ export async function listJobs(prisma: PrismaClient, actor: Actor, input: ListJo
        JOIN cluster c ON c.id = j."clusterId" JOIN budget_tree_node b ON b.id = j."budgetId" JOIN "user" u ON u.id = j."userId"`,
     ...params,
   );
-  const jobs = JSON.parse(rows[0]?.jobs ?? "[]") as (Omit<JobView, "lane"> & { lane?: JobView["lane"] })[];
+  const jobs = JSON.parse(rows[0]?.jobs ?? "[]") as (Omit<JobView, "lane"> & { lane?: JobView["lane"]; budgetId?: string })[];
+  const managed = await managedBudgetIds(prisma, actor);
   for (const j of jobs) {
-    if (!canSeeJobDetails(actor, j.user.id)) {
-      j.command = "(hidden)";
-      j.env = {};
-    }
+    maskJobView(j, jobAccess(actor, { userId: j.user.id, budgetId: j.budgetId! }, managed));
+    delete j.budgetId;
     j.lane = laneOf({ gpus: j.gpus, minRuntimeSec: j.minRuntime, maxRuntimeSec: j.maxRuntime });
   }
   return jobs as JobView[];
@@ -58,7 +65,7 @@ export async function listJobs(prisma: PrismaClient, actor: Actor, input: ListJo
 export async function getJob(prisma: PrismaClient, actor: Actor, id: number): Promise<JobView> {
   const job = await prisma.job.findUnique({ where: { id }, include: jobViewInclude });
   if (!job) throw notFound(`There is no job ${id}`);
-  return toJobView(job, canSeeJobDetails(actor, job.userId));
+  return toJobView(job, await accessToJob(prisma, actor, job));
 }
 
 export interface JobTimelineEvent {
@@ -96,7 +103,7 @@ export interface JobDetail {
 export async function getJobDetail(prisma: PrismaClient, actor: Actor, id: number): Promise<JobDetail> {
   const job = await prisma.job.findUnique({ where: { id }, include: jobViewInclude });
   if (!job) throw notFound(`There is no job ${id}`);
-  const visible = canSeeJobDetails(actor, job.userId);
+  const access = await accessToJob(prisma, actor, job);
   const [events, segments] = await Promise.all([
     prisma.jobEvent.findMany({ where: { jobId: id }, orderBy: [{ at: "asc" }, { id: "asc" }], take: 500 }),
     prisma.runSegment.findMany({
@@ -114,7 +121,7 @@ export async function getJobDetail(prisma: PrismaClient, actor: Actor, id: numbe
   );
   const owner = actor.id === job.userId || actor.role === "ADMIN";
   return {
-    job: toJobView(job, visible),
+    job: toJobView(job, access),
     events: events.map((e) => ({
       id: e.id.toString(),
       at: e.at.toISOString(),
@@ -139,7 +146,7 @@ export async function getJobDetail(prisma: PrismaClient, actor: Actor, id: numbe
     })),
     canCancel: owner && ["PENDING", "HELD", "RUNNING"].includes(job.state),
     canHold: (owner || actor.role === "OPERATOR") && ["PENDING", "HELD"].includes(job.state),
-    detailsVisible: visible,
+    detailsVisible: access !== "none",
   };
 }
 
@@ -160,10 +167,12 @@ export async function getJobLogs(
   afterId?: string,
   limit = 500,
 ): Promise<LogLine[]> {
-  const job = await prisma.job.findUnique({ where: { id }, select: { userId: true } });
+  const job = await prisma.job.findUnique({ where: { id }, select: { userId: true, budgetId: true } });
   if (!job) throw notFound(`There is no job ${id}`);
-  if (!canSeeJobDetails(actor, job.userId))
-    throw forbidden(`Job ${id} is not yours: its logs are visible to its owner, managers and operators`);
+  if ((await accessToJob(prisma, actor, job)) === "none")
+    throw forbidden(
+      `Job ${id} is not yours: its logs are visible to its owner, the managers of its budget, operators and admins`,
+    );
   let after: bigint | undefined;
   if (afterId) {
     if (!/^\d+$/.test(afterId)) throw badInput("afterId must be a log chunk id", "afterId");

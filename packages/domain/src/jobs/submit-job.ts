@@ -49,6 +49,7 @@ interface Prepared {
   gracePeriodSec: number | null;
   command: string;
   env: Record<string, string>;
+  secretEnv: Record<string, string>;
   idempotencyKey: string | null;
   sentence: string;
   details: Record<string, unknown>;
@@ -149,6 +150,7 @@ async function submitMany(
       gracePeriodSec: gracePeriod,
       command: input.command,
       env: input.env,
+      secretEnv: input.secretEnv ?? {},
       idempotencyKey: input.idempotencyKey ?? null,
       sentence: `Submitted by ${actor.name}: ${input.gpus} GPU${input.gpus === 1 ? "" : "s"} on ${cluster.name}, charged to ${budget.path}. ${words.headline}`,
       details: { lane: words.lane, gpus: input.gpus, minRuntime: input.minRuntime, maxRuntime, resumable: input.resumable },
@@ -168,6 +170,7 @@ async function submitMany(
       gracePeriod,
       command: input.command,
       env: input.env,
+      secretEnvNames: Object.keys(input.secretEnv ?? {}).sort(),
       state: "PENDING",
       submittedAt: now.toISOString(),
       queuedAt: now.toISOString(),
@@ -196,7 +199,7 @@ async function submitMany(
         SELECT * FROM jsonb_to_recordset(${JSON.stringify(prepared)}::jsonb) AS x(
           ord int, "clusterId" text, "budgetId" text, name text, gpus int, "minRuntimeSec" int, "maxRuntimeSec" int,
           resumable boolean, priority int, "requeuePolicy" text, "gracePeriodSec" int, command text, env jsonb,
-          "idempotencyKey" text, sentence text, details jsonb)
+          "secretEnv" jsonb, "idempotencyKey" text, sentence text, details jsonb)
       ), refused AS MATERIALIZED (
         SELECT i.ord FROM input i
         WHERE NOT ${actor.role === "ADMIN"}
@@ -206,10 +209,10 @@ async function submitMany(
         FROM (SELECT ord FROM input ORDER BY ord) i WHERE NOT EXISTS (SELECT 1 FROM refused)
       ), j AS (
         INSERT INTO job (id, "clusterId", "budgetId", "userId", name, gpus, "minRuntimeSec", "maxRuntimeSec", resumable, priority,
-                         "requeuePolicy", "gracePeriodSec", command, env, state, "submittedAt", "queuedAt", "idempotencyKey",
+                         "requeuePolicy", "gracePeriodSec", command, env, "secretEnv", state, "submittedAt", "queuedAt", "idempotencyKey",
                          "createdAt", "updatedAt")
         SELECT ids.id, i."clusterId", i."budgetId", ${actor.id}, i.name, i.gpus, i."minRuntimeSec", i."maxRuntimeSec", i.resumable,
-               i.priority, i."requeuePolicy"::"RequeuePolicy", i."gracePeriodSec", i.command, i.env, 'PENDING'::"JobState",
+               i.priority, i."requeuePolicy"::"RequeuePolicy", i."gracePeriodSec", i.command, i.env, i."secretEnv", 'PENDING'::"JobState",
                ${now}, ${now}, i."idempotencyKey", ${now}, ${now}
         FROM input i JOIN ids USING (ord)
         RETURNING id

@@ -487,7 +487,7 @@ export async function assignmentsFor(
   now: Date,
 ): Promise<{ run: RunAssignment[]; stop: StopOrder[] }> {
   const rows = await prisma.$queryRaw<AssignmentRow[]>`
-    SELECT s.id AS "segmentId", j.id AS "jobId", j."userId", j.name, j.command, j.env, j.state::text AS state, s."endReason"::text AS "endReason",
+    SELECT s.id AS "segmentId", j.id AS "jobId", j."userId", j.name, j.command, j.env || j."secretEnv" AS env, j.state::text AS state, s."endReason"::text AS "endReason",
            j."graceUntil", s."startedAt", j."maxRuntimeSec", j."gracePeriodSec", s.charged, p."gpuIndexes",
            ARRAY(SELECT n.name FROM segment_placement q JOIN node n ON n.id = q."nodeId" WHERE q."segmentId" = s.id ORDER BY n.name) AS gang
     FROM segment_placement p

@@ -22,13 +22,14 @@ interface FormState {
   gracePeriod: string;
   command: string;
   env: string;
+  secretEnv: string;
   name: string;
 }
 
 const MIN_PRESETS = ["0", "30m", "2h", "4h", "8h"];
 
 /** The form's free-text fields (every string field but the two selects). */
-type TextKey = "gpus" | "minRuntime" | "maxRuntime" | "priority" | "gracePeriod" | "command" | "env" | "name";
+type TextKey = "gpus" | "minRuntime" | "maxRuntime" | "priority" | "gracePeriod" | "command" | "env" | "secretEnv" | "name";
 
 interface TextFieldOptions {
   hint?: ReactNode;
@@ -42,14 +43,15 @@ interface TextFieldOptions {
 }
 
 /** KEY=VALUE lines -> object; a malformed line is an error naming the line. */
-function parseEnv(text: string): { env: Record<string, string> } | { error: string } {
+function parseEnv(text: string, what = "env"): { env: Record<string, string> } | { error: string } {
   const env: Record<string, string> = {};
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (!line || line.startsWith("#")) continue;
     const eq = line.indexOf("=");
-    if (eq <= 0) return { error: `env line ${i + 1} '${line}' is not KEY=VALUE` };
+    // A secret's line is not echoed back: it may be the value itself, pasted.
+    if (eq <= 0) return { error: `${what} line ${i + 1}${what === "env" ? ` '${line}'` : ""} is not KEY=VALUE` };
     env[line.slice(0, eq).trim()] = line.slice(eq + 1);
   }
   return { env };
@@ -58,6 +60,8 @@ function parseEnv(text: string): { env: Record<string, string> } | { error: stri
 function toInput(f: FormState): { input: SubmitJobInput } | { errors: Errors } {
   const env = parseEnv(f.env);
   if ("error" in env) return { errors: { env: env.error } };
+  const secretEnv = parseEnv(f.secretEnv, "secretEnv");
+  if ("error" in secretEnv) return { errors: { secretEnv: secretEnv.error } };
   const num = (s: string) => (s.trim() === "" ? undefined : Number(s));
   return {
     input: {
@@ -72,6 +76,7 @@ function toInput(f: FormState): { input: SubmitJobInput } | { errors: Errors } {
       gracePeriod: f.gracePeriod.trim() ? f.gracePeriod.trim() : null,
       command: f.command,
       env: env.env,
+      secretEnv: secretEnv.env,
       ...(f.name.trim() ? { name: f.name.trim() } : {}),
     },
   };
@@ -112,6 +117,7 @@ export function SubmitForm() {
     gracePeriod: "",
     command: "",
     env: "",
+    secretEnv: "",
     name: "",
   });
   const [errors, setErrors] = useState<Errors>({});
@@ -335,6 +341,11 @@ export function SubmitForm() {
               placeholder: "torchrun --nproc-per-node 8 train.py --resume",
             })}
             {textField("env", "Environment (KEY=VALUE per line)", { multiline: true, style: { minHeight: 64 } })}
+            {textField("secretEnv", "Secret environment (KEY=VALUE per line)", {
+              multiline: true,
+              style: { minHeight: 48 },
+              hint: "Handed to the job; nobody, you included, can read the values after submitting.",
+            })}
             {textField("name", "Name (optional)", { placeholder: "from the command" })}
           </div>
           <div className="row">

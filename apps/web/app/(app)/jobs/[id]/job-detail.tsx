@@ -216,7 +216,9 @@ export function JobDetailView({ id }: { id: number }) {
               <span className="muted small">{detail.data.detailsVisible ? "latest output, refreshed every 3 s" : ""}</span>
             </div>
             {!detail.data.detailsVisible ? (
-              <div className="panel-body muted">Logs are visible to the job&apos;s owner, managers and operators.</div>
+              <div className="panel-body muted">
+                Logs are visible to the job&apos;s owner, the managers of its budget, operators and admins.
+              </div>
             ) : logs.data && logs.data.length > 0 ? (
               <pre className="logs" data-testid="job-logs">
                 {prefixNodeLines(logs.data).map((l) => (
@@ -267,7 +269,7 @@ export function JobDetailView({ id }: { id: number }) {
                   {/* A script keeps its lines. */}
                   <pre className="command">{job.command}</pre>
                 </dd>
-                {Object.keys(job.env).length ? (
+                {Object.keys(job.env).length || job.secretEnvNames.length ? (
                   <>
                     <dt>Environment</dt>
                     <dd>
@@ -276,6 +278,11 @@ export function JobDetailView({ id }: { id: number }) {
                           <code>
                             {k}={v}
                           </code>
+                        </div>
+                      ))}
+                      {job.secretEnvNames.map((k) => (
+                        <div key={k}>
+                          <code>{k}</code> <span className="muted small">secret, not shown</span>
                         </div>
                       ))}
                     </dd>

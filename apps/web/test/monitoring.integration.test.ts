@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
+import { seedDemoWorld } from "@tranche/db/setup";
+import { PEER_HEADER } from "../server/client-address";
+import { healthResponse } from "../server/health";
+import { metricsRefusal, monitoringAccessFromEnv } from "../server/monitoring-access";
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase("web_monitoring");
+  await seedDemoWorld(db.prisma);
+  await db.prisma.workerLease.create({
+    data: { name: "scheduler", holderId: "worker-host-4711", expiresAt: new Date(Date.now() + 60_000) },
+  });
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const scrape = (headers: Record<string, string> = {}) =>
+  new Request("http://127.0.0.1:3000/metrics", { headers: { [PEER_HEADER]: "203.0.113.7", ...headers } });
+
+describe("/api/health", () => {
+  it("says only ok to someone not signed in, and the details to those who run the platform", async () => {
+    const minimal = await healthResponse(db.prisma, false);
+    expect(minimal.status).toBe(200);
+    expect(await minimal.json()).toEqual({ status: "ok" });
+    const detailed = (await (await healthResponse(db.prisma, true)).json()) as Record<string, unknown>;
+    expect(detailed).toMatchObject({ status: "ok", db: "ok", worker: { leader: "worker-host-4711" } });
+  });
+});
+
+describe("/metrics", () => {
+  it("is open when neither a token nor an allow-list is configured (the demo)", () => {
+    expect(metricsRefusal(scrape(), monitoringAccessFromEnv({}))).toBeNull();
+  });
+
+  it("takes the bearer token when TRANCHE_METRICS_TOKEN is set", () => {
+    const access = monitoringAccessFromEnv({ TRANCHE_METRICS_TOKEN: "scrape-me-please" });
+    expect(metricsRefusal(scrape(), access)!.status).toBe(401);
+    expect(metricsRefusal(scrape({ authorization: "Bearer wrong-token-xx" }), access)!.status).toBe(401);
+    expect(metricsRefusal(scrape({ authorization: "Bearer scrape-me-please" }), access)).toBeNull();
+  });
+
+  it("lets an allowed scraper address in without the token, and no forged X-Forwarded-For", () => {
+    const access = monitoringAccessFromEnv({ TRANCHE_METRICS_TOKEN: "t0ken-t0ken", TRANCHE_METRICS_ALLOW: "10.1.0.0/16" });
+    expect(metricsRefusal(scrape({ [PEER_HEADER]: "10.1.2.3" }), access)).toBeNull();
+    expect(metricsRefusal(scrape({ "x-forwarded-for": "10.1.2.3" }), access)!.status).toBe(401);
+  });
+});
