@@ -29,8 +29,6 @@ export {
   nodeSize,
   isDebugLane,
   isAllocated,
-  isProtected,
-  protectedUntil,
   gracePeriodFor,
   requeueAfterPreemption,
   minRuntimeCap,
