@@ -5,6 +5,8 @@
  * judge: availability, occupancy, delivery, percentiles, ... are the core's computeMeasures.
  */
 import {
+  HOUR,
+  HourlyAccumulator,
   isHealthyCapacity,
   type BudgetInterval,
   type ClusterInterval,
@@ -14,7 +16,6 @@ import {
   type RunSegment,
   type SegmentEndReason,
 } from "@tranche/scheduler-core";
-import { HOUR, HourlyAccumulator } from "./hourly.js";
 import type { StopCause } from "./events-log.js";
 import type { SimJob } from "./types.js";
 

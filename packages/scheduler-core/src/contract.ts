@@ -60,23 +60,6 @@ export function isAllocated(job: Pick<JobContract, "minRuntime">, budgetHasEntit
   return job.minRuntime > 0 && budgetHasEntitlement;
 }
 
-/** When a running job's protection ends: its latest start + minRuntime (charged runs only). */
-export function protectedUntil(job: Pick<RunningJob, "startedAt" | "minRuntime">): number {
-  return job.startedAt + job.minRuntime;
-}
-
-/**
- * R4: a charged run is protected until minRuntime has passed since its latest start. Unallocated
- * runs are never protected. `charged` defaults to the job's own flag, else minRuntime > 0.
- */
-export function isProtected(
-  job: Pick<RunningJob, "startedAt" | "minRuntime" | "charged">,
-  now: number,
-  charged: boolean = job.charged ?? job.minRuntime > 0,
-): boolean {
-  return charged && now < job.startedAt + job.minRuntime;
-}
-
 /** R6: the grace a preempted job gets: its own request capped at the maximum, else the default. */
 export function gracePeriodFor(
   job: Pick<JobContract, "gracePeriod">,

@@ -32,8 +32,6 @@ export {
   nodeSize,
   isDebugLane,
   isAllocated,
-  isProtected,
-  protectedUntil,
   gracePeriodFor,
   requeueAfterPreemption,
   minRuntimeCap,

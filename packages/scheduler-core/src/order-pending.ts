@@ -19,14 +19,7 @@ export function pendingEntry(job: PendingJob, budget: number, lane: JobLane): Pe
 
 export { laneOf } from "./classify-job";
 
-/** Inside a budget (R2): higher priority first, then earlier original submit time, then id. */
-export function compareWithinBudget(a: PendingJob, b: PendingJob): number {
-  if (a.priority !== b.priority) return b.priority - a.priority;
-  if (a.submittedAt !== b.submittedAt) return a.submittedAt - b.submittedAt;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
-/** compareWithinBudget on the entries' copied keys. */
+/** Inside a budget (R2): higher priority first, then earlier original submit time, then id (on the entries' copied keys). */
 const compareEntries = (a: PendingEntry, b: PendingEntry): number => {
   if (a.priority !== b.priority) return b.priority - a.priority;
   if (a.submittedAt !== b.submittedAt) return a.submittedAt - b.submittedAt;

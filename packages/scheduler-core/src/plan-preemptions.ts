@@ -18,23 +18,6 @@ export interface PreemptionContext {
   now: number;
 }
 
-/**
- * Which running jobs a pending job may preempt, and in which tier:
- * - tier 0, unallocated work: any allocated pending job may take it (R3);
- * - tier 1, interruptible charged work (protection over): a debug-lane job may take any (R5); a regular
- *   allocated job only when its budget ranks ahead of the victim's by more than the margin (R4);
- * - never a protected job, a job already leaving, or a job started in this cycle (R4, and no churn).
- * Unallocated pending jobs preempt nobody. Returns -1 when not a victim.
- */
-export function victimTier(ctx: PreemptionContext, v: JobState, lane: JobLane, budget: number): -1 | 0 | 1 {
-  if (lane === "UNALLOCATED" || v.gone || v.stopping || v.isNew) return -1;
-  if (!v.charged) return 0;
-  if (ctx.now < v.protectedUntil) return -1;
-  if (lane === "DEBUG") return 1;
-  if (budget >= 0 && v.budget >= 0 && ctx.tree.ranksAheadBy(budget, v.budget, ctx.policy.preemptionMargin)) return 1;
-  return -1;
-}
-
 /** GPUs a job holds on one node. */
 function gpusOn(v: JobState, node: number): number {
   let n = 0;

@@ -4,7 +4,7 @@ import {
   gracePeriodFor,
   isAllocated,
   isDebugLane,
-  isProtected,
+  classifyJob,
   requeueAfterPreemption,
   validateJobContract,
   type JobContract,
@@ -78,11 +78,17 @@ describe("contract helpers", () => {
     expect(isAllocated({ minRuntime: 60 }, false)).toBe(false);
   });
 
-  it("protects a charged run until minRuntime has passed since its latest start", () => {
-    const run = { startedAt: 1000, minRuntime: 600, charged: true };
-    expect(isProtected(run, 1599)).toBe(true);
-    expect(isProtected(run, 1600)).toBe(false);
-    expect(isProtected({ ...run, charged: false }, 1100)).toBe(false);
+  it("classifies a job once: lane, charge, grace and protection", () => {
+    const c = { gpus: 2, minRuntime: 300, maxRuntime: 600, gracePeriod: null };
+    expect(classifyJob(c, true, defaultPolicy)).toEqual({ lane: "DEBUG", charged: true, grace: 120, protection: 300 });
+    expect(classifyJob({ ...c, minRuntime: 0 }, true, defaultPolicy)).toEqual({
+      lane: "UNALLOCATED",
+      charged: false,
+      grace: 10,
+      protection: 0,
+    });
+    expect(classifyJob({ ...c, maxRuntime: null }, false, defaultPolicy)).toMatchObject({ lane: "UNALLOCATED", protection: 0 });
+    expect(classifyJob({ ...c, gpus: 16, gracePeriod: 30 }, true, defaultPolicy)).toMatchObject({ lane: "ALLOCATED", grace: 30 });
   });
 
   it("gives the default grace per occupancy kind and caps a requested one", () => {

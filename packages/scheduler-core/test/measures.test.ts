@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  HOUR,
   HourlyAccumulator,
   computeAvailability,
   computeDelivery,
@@ -8,14 +9,13 @@ import {
   computeOccupancy,
   computePreemptions,
   computeQueueWaits,
-  flagSquatting,
+  isSquatting,
+  squattingSince,
   percentiles,
-  sampleSnapshot,
   type BudgetInterval,
   type ClusterInterval,
   type RunSegment,
 } from "../src/index";
-import { makeCluster, makeJob } from "@tranche/testkit";
 
 const hour = (over: Partial<ClusterInterval>): ClusterInterval => ({
   clusterId: "c1",
@@ -122,51 +122,33 @@ describe("SPEC §4 measures", () => {
     expect(f.fraction).toBeCloseTo(0.01, 10);
   });
 
-  it("samples a snapshot and splits intervals at hour boundaries", () => {
-    const snap = makeCluster()
-      .nodes(2)
-      .node("bad", { health: "UNHEALTHY" })
-      .budget("a", 0.5)
-      .budget("b", 0.5)
-      .job(
-        makeJob("run").budget("a").gpus(4).on("n01").startedAt(0),
-        makeJob("free").budget("b").unallocated().gpus(2).on("n02").startedAt(0),
-        makeJob("wait").budget("a").gpus(8),
-        makeJob("held").budget("b").gpus(8).held(),
-      )
-      .snapshot();
-    const s = sampleSnapshot(snap);
-    expect(s).toMatchObject({
-      totalGpus: 24,
-      healthyGpus: 16,
-      allocatedGpus: 4,
-      unallocatedGpus: 2,
-      idleGpus: 10,
-      allocatedBlocked: true,
-    });
-    expect(s.budgets.find((b) => b.budgetId === "a")).toEqual({ budgetId: "a", entitlementGpus: 8, demandGpus: 12, ranGpus: 4 });
-    expect(s.budgets.find((b) => b.budgetId === "b")).toEqual({ budgetId: "b", entitlementGpus: 8, demandGpus: 0, ranGpus: 0 });
-
+  it("integrates a piecewise-constant rate into hourly buckets, across hour boundaries", () => {
     const acc = new HourlyAccumulator();
-    acc.add(s, 1800, 5400);
-    const hours = acc.clusterIntervals();
-    expect(hours.map((h) => [h.start, h.healthyGpuSeconds, h.fragmentationGpuSeconds])).toEqual([
-      [0, 16 * 1800, 10 * 1800],
-      [3600, 16 * 1800, 10 * 1800],
-    ]);
-    const m = computeMeasures({ clusterIntervals: hours, budgetIntervals: acc.budgetIntervals(), segments: [], preemptions: [] });
-    // a: entitlement 8 x 3600 s, demand 12 GPUs, ran 4 GPUs -> 50% delivered.
-    expect(m.delivery.perBudget.find((b) => b.budgetId === "a")!.delivery).toBeCloseTo(0.5, 10);
-    expect(m.availability).toBeCloseTo(16 / 24, 10);
+    acc.set(1800, 16); // 16 GPUs from 0:30
+    acc.add(5400, -6); // 10 GPUs from 1:30
+    acc.advance(2 * HOUR);
+    expect(acc.series(3)).toEqual([16 * 1800, 16 * 1800 + 10 * 1800, 0]);
+    const hours = [0, 1].map((h) => ({
+      clusterId: "c",
+      start: h * HOUR,
+      end: (h + 1) * HOUR,
+      totalGpuSeconds: 24 * HOUR,
+      healthyGpuSeconds: acc.series(2)[h]!,
+      allocatedGpuSeconds: 0,
+      unallocatedGpuSeconds: 0,
+      fragmentationGpuSeconds: 0,
+    }));
+    const m = computeMeasures({ clusterIntervals: hours, budgetIntervals: [], segments: [], preemptions: [] });
+    expect(m.availability).toBeCloseTo((16 * 3600 + 10 * 1800) / (24 * 7200), 10);
   });
 
-  it("flags an allocated job idle under 5% for 30 minutes as likely squatting, and resets on a busy sample", () => {
-    const samples = [
-      ...[0, 600, 1200, 1800].map((at) => ({ jobId: "idle", at, busyPercent: 1 })),
-      ...[0, 600, 1200, 1800].map((at) => ({ jobId: "woke", at, busyPercent: at === 1200 ? 80 : 2 })),
-      ...[0, 600, 1200, 1800].map((at) => ({ jobId: "free", at, busyPercent: 0 })),
-    ];
-    expect(flagSquatting(samples, new Set(["idle", "woke"]), 1800)).toEqual([{ jobId: "idle", idleSince: 0, idleFor: 1800 }]);
-    expect(flagSquatting(samples, new Set(["idle"]), 1799)).toEqual([]);
+  it("keeps a job's idle streak while its GPUs stay under 5% busy and flags it after 30 minutes; a busy report resets it", () => {
+    let since: number | null = null;
+    for (const at of [0, 600, 1200]) since = squattingSince(since, [1, 3], at);
+    expect(since).toBe(0);
+    expect(isSquatting(since, 1799)).toBe(false);
+    expect(isSquatting(since, 1800)).toBe(true);
+    expect(squattingSince(since, [], 1900)).toBe(0); // no reading: unchanged
+    expect(squattingSince(since, [2, 40], 2000)).toBeNull();
   });
 });

@@ -15,7 +15,14 @@ import {
   type WaitResponse,
   waitRequestSchema,
 } from "@tranche/contracts";
-import { defaultPolicy, gracePeriodFor, nodeStateAfterReport, resolvePolicy, type PolicyConfig } from "@tranche/scheduler-core";
+import {
+  defaultPolicy,
+  gracePeriodFor,
+  nodeStateAfterReport,
+  resolvePolicy,
+  squattingSince,
+  type PolicyConfig,
+} from "@tranche/scheduler-core";
 import type { z } from "zod";
 import { assignmentsDigest, type AgentWakeups } from "./agent-wait";
 import { hashSecret, newNodeCredential } from "./credentials";
@@ -386,12 +393,12 @@ export async function handleHeartbeat(
           WHERE p."nodeId" = ${node.id}`;
         for (const m of mine) {
           const vals = m.gpuIndexes.map((g) => util.get(g)).filter((v): v is number => v !== undefined);
-          if (vals.length === 0) continue;
-          const mean = vals.reduce((a, b) => a + b, 0) / vals.length;
-          if (mean < 5 && m.squattingSince === null)
+          const before = m.squattingSince === null ? null : Math.floor(m.squattingSince.getTime() / 1000);
+          const after = squattingSince(before, vals, Math.floor(now.getTime() / 1000));
+          if (after === before) continue;
+          if (after !== null)
             await tx.job.updateMany({ where: { id: m.jobId, squattingSince: null }, data: { squattingSince: now } });
-          else if (mean >= 5 && m.squattingSince !== null)
-            await tx.job.update({ where: { id: m.jobId }, data: { squattingSince: null } });
+          else await tx.job.update({ where: { id: m.jobId }, data: { squattingSince: null } });
         }
       }
       node.state = state;

@@ -1,57 +1,27 @@
 /**
  * SPEC §4 utilization: an allocated job whose GPUs the agents report under 5% busy for 30 minutes
- * is flagged as likely squatting. Pure: the caller passes the samples it has (agent reports).
+ * is likely squatting. The agent protocol applies this rule on every report of a charged run and
+ * stores the start of the idle streak; views flag the job once the streak reaches the window.
  */
-export interface UtilizationSample {
-  jobId: string;
-  at: number;
-  /** Mean busy % over the job's GPUs at that report, 0..100. */
-  busyPercent: number;
-}
 
-export interface SquattingOptions {
-  /** Below this busy % a sample counts as idle (default 5). */
-  thresholdPercent?: number;
-  /** Idle for at least this long, seconds (default 30 minutes). */
-  window?: number;
-}
-
-export interface SquattingFlag {
-  jobId: string;
-  /** First sample of the current idle streak. */
-  idleSince: number;
-  idleFor: number;
-}
+/** Below this mean busy % a report counts as idle. */
+export const SQUATTING_BUSY_PERCENT = 5;
+/** An idle streak this long (seconds) flags the job. */
+export const SQUATTING_WINDOW = 1800;
 
 /**
- * Jobs whose latest samples have all been under the threshold for at least `window` seconds up to
- * `now`. Only charged (allocated) jobs can squat: pass their ids in `allocatedJobIds`; a busy sample
- * resets the streak. Output is sorted by job id.
+ * The start of the job's idle streak after one report of its GPUs' busy percentages: kept while the
+ * mean stays under the threshold, started now when it falls under, cleared by a busy report. A report
+ * without a reading of any of its GPUs changes nothing.
  */
-export function flagSquatting(
-  samples: readonly UtilizationSample[],
-  allocatedJobIds: ReadonlySet<string>,
-  now: number,
-  options: SquattingOptions = {},
-): SquattingFlag[] {
-  const threshold = options.thresholdPercent ?? 5;
-  const window = options.window ?? 1800;
-  const byJob = new Map<string, UtilizationSample[]>();
-  for (const s of samples) {
-    if (!allocatedJobIds.has(s.jobId) || s.at > now) continue;
-    const list = byJob.get(s.jobId);
-    if (list) list.push(s);
-    else byJob.set(s.jobId, [s]);
-  }
-  const flags: SquattingFlag[] = [];
-  for (const [jobId, list] of byJob) {
-    list.sort((a, b) => a.at - b.at);
-    let idleSince: number | null = null;
-    for (const s of list) {
-      if (s.busyPercent < threshold) idleSince ??= s.at;
-      else idleSince = null;
-    }
-    if (idleSince !== null && now - idleSince >= window) flags.push({ jobId, idleSince, idleFor: now - idleSince });
-  }
-  return flags.sort((a, b) => (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0));
+export function squattingSince(previous: number | null, busyPercents: readonly number[], now: number): number | null {
+  if (busyPercents.length === 0) return previous;
+  const mean = busyPercents.reduce((a, b) => a + b, 0) / busyPercents.length;
+  if (mean >= SQUATTING_BUSY_PERCENT) return null;
+  return previous ?? now;
+}
+
+/** Whether an idle streak that began at `since` flags the job as likely squatting at `now`. */
+export function isSquatting(since: number | null, now: number): boolean {
+  return since !== null && now - since >= SQUATTING_WINDOW;
 }

@@ -12,6 +12,6 @@ export {
   computeMeasures,
   type MeasuresInput,
 } from "./compute-measures";
-export { sampleSnapshot, isHealthyCapacity, type StateSample, type BudgetSample } from "./sample-state";
-export { HourlyAccumulator } from "./hourly-accumulator";
-export { flagSquatting, type UtilizationSample, type SquattingOptions, type SquattingFlag } from "./flag-squatting";
+export { isHealthyCapacity } from "./healthy-capacity";
+export { HourlyAccumulator, HOUR } from "./hourly-accumulator";
+export { squattingSince, isSquatting, SQUATTING_BUSY_PERCENT, SQUATTING_WINDOW } from "./flag-squatting";

@@ -1,6 +1,6 @@
 /**
  * Inputs and outputs of the SPEC §4 measures. Shapes are chosen so the simulator can produce them
- * cheaply (it samples its state between events, see HourlyAccumulator) and the worker can produce
+ * cheaply (it integrates its rates per hour, see HourlyAccumulator) and the worker can produce
  * them from DB rows (run segments, preemption events, hourly rollups). All times are integer seconds,
  * all GPU time GPU-seconds.
  */
