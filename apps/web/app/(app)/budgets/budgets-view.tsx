@@ -247,13 +247,13 @@ export function BudgetsView() {
                 ? `usage and ratios from the scheduling cycle ${ago(cycleAt, now)}`
                 : "usage appears after the first scheduling cycle"}
             </span>
-            {young ? (
-              <span className="muted small" data-testid="young-cluster-note" style={{ flexBasis: "100%" }}>
-                This cluster started less than an hour ago: until it is an hour old, each budget&apos;s entitlement counts one
-                full hour at today&apos;s capacity, so ratios mean something from the first minute.
-              </span>
-            ) : null}
           </div>
+          {young ? (
+            <p className="muted small panel-note" data-testid="young-cluster-note">
+              This cluster started less than an hour ago: until it is an hour old, each budget&apos;s entitlement counts one full
+              hour at today&apos;s capacity, so ratios mean something from the first minute.
+            </p>
+          ) : null}
           <table className="table" aria-label="Budget tree">
             <thead>
               <tr>

@@ -2,7 +2,14 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useMemo, useState, type CSSProperties, type ReactNode } from "react";
-import { RESUMABLE_DEFAULT, explainContract, formatDuration, parseDuration, submitJobInput, type SubmitJobInput } from "@tranche/contracts";
+import {
+  RESUMABLE_DEFAULT,
+  explainContract,
+  formatDuration,
+  parseDuration,
+  submitJobInput,
+  type SubmitJobInput,
+} from "@tranche/contracts";
 import { useTRPC } from "../../../lib/trpc";
 import { LaneBadge } from "../../../components/ui";
 import { errorText, fieldIssues } from "../../../lib/error-text";
