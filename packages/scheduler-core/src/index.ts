@@ -43,6 +43,7 @@ export { computeRatios } from "./compute-ratios";
 export { planNodeStates } from "./plan-drains";
 export { runCycle } from "./run-cycle";
 export { classifyJob, laneOf, type JobClass } from "./classify-job";
+export { parseDuration, durationProblem } from "./duration";
 export { PendingReasons } from "./pending-reasons";
 export * from "./measures/index";
 // Baseline policies (priority, fifo) maintained alongside, for simulator comparisons.
