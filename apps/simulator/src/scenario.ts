@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { parseDuration } from "./duration.js";
+import { durationProblem, parseDuration } from "./duration.js";
 import { parseTraceCsv, validateJobRow, type TraceColumn, type TraceContext } from "./trace.js";
 import { importHelios } from "./importers/helios.js";
 import { importPhilly } from "./importers/philly.js";
@@ -239,8 +239,8 @@ function durationKnob(obj: Obj, key: string, fallback: number, where: string, er
   const v = obj[key];
   if (v === undefined) return fallback;
   const d = parseDuration(v);
-  if (d === undefined) {
-    errors.push(`${where}.${key}: "${String(v)}" is not a duration (90, 90s, 15m, 2h, 7d)`);
+  if (d === null) {
+    errors.push(durationProblem(`${where}.${key}`, v));
     return fallback;
   }
   return d;
@@ -320,7 +320,7 @@ function validateNodeEvents(
     const w = `${f}: nodeEvents[${i}]`;
     if (!isObj(e)) return void errors.push(`${w}: must be a mapping`);
     const t = parseDuration(e.t);
-    if (t === undefined) errors.push(`${w}: t "${String(e.t)}" is not a time`);
+    if (t === null) errors.push(`${w}: ${durationProblem("t", e.t)}`);
     const node = String(e.node ?? "");
     const m = /^(.+)-(\d+)$/.exec(node);
     const cluster = m ? clusters.get(m[1]!) : undefined;
@@ -330,7 +330,7 @@ function validateNodeEvents(
     }
     const health = String(e.health ?? "");
     if (!healths.has(health)) errors.push(`${w}: health must be one of ${NODE_HEALTH.join(", ")}`);
-    if (t !== undefined) out.push({ t, node, health: health as NodeHealth });
+    if (t !== null) out.push({ t, node, health: health as NodeHealth });
   });
   return out
     .map((e, i) => ({ e, i }))

@@ -5,7 +5,7 @@
  * collected with their line numbers and nothing is returned when there is one.
  */
 import { clusterShape, validateJobContractOn } from "@tranche/scheduler-core";
-import { parseDuration } from "./duration.js";
+import { durationProblem, parseDuration } from "./duration.js";
 import { TRACE_DEFAULTS, type ClusterSpec, type SimJob } from "./types.js";
 
 export const TRACE_COLUMNS = [
@@ -70,7 +70,7 @@ export function validateJobRow(
 
   const id = String(row.id).trim();
   const submit = parseDuration(row.submit);
-  if (submit === undefined) fail(`submit "${String(row.submit)}" is not a time in seconds`);
+  if (submit === null) fail(durationProblem("submit", row.submit));
 
   const budget = String(row.budget)
     .trim()
@@ -107,25 +107,25 @@ export function validateJobRow(
   }
 
   const duration = parseDuration(row.duration);
-  if (duration === undefined || duration <= 0) {
+  if (duration === null || duration <= 0) {
     fail(`duration "${String(row.duration)}" must be a positive duration`);
   }
 
   let maxRuntime: number | null = null;
   if (!isBlank(row.max_runtime)) {
     const v = parseDuration(row.max_runtime);
-    if (v === undefined || v <= 0) fail(`max_runtime "${String(row.max_runtime)}" must be a positive duration`);
+    if (v === null || v <= 0) fail(`max_runtime "${String(row.max_runtime)}" must be a positive duration`);
     else maxRuntime = v;
   }
 
   let minRuntime = 0;
   if (isBlank(row.min_runtime)) {
-    if (duration !== undefined) {
+    if (duration !== null) {
       minRuntime = Math.min(duration, TRACE_DEFAULTS.minRuntimeCap, ctx.maxMinRuntime, maxRuntime ?? Infinity);
     }
   } else {
     const v = parseDuration(row.min_runtime);
-    if (v === undefined) fail(`min_runtime "${String(row.min_runtime)}" must be a duration >= 0`);
+    if (v === null) fail(durationProblem("min_runtime", row.min_runtime));
     else if (v > ctx.maxMinRuntime) {
       fail(`min_runtime ${v}s is above the cap ${ctx.maxMinRuntime}s (policy.maxMinRuntime)`);
     } else minRuntime = v;
@@ -146,7 +146,7 @@ export function validateJobRow(
     else priority = v;
   }
 
-  if (errors.length > before || !cluster || submit === undefined || duration === undefined) {
+  if (errors.length > before || !cluster || submit === null || duration === null) {
     return undefined;
   }
   // The contract checks every entry point shares (SPEC §6), from the core.

@@ -37,10 +37,10 @@ describe("durations", () => {
   });
 
   it("rejects negative numbers, unknown units and words", () => {
-    expect(parseDuration(-1)).toBeUndefined();
-    expect(parseDuration("3w")).toBeUndefined();
-    expect(parseDuration("soon")).toBeUndefined();
-    expect(parseDuration("")).toBeUndefined();
+    expect(parseDuration(-1)).toBeNull();
+    expect(parseDuration("3w")).toBeNull();
+    expect(parseDuration("soon")).toBeNull();
+    expect(parseDuration("")).toBeNull();
   });
 });
 
@@ -101,7 +101,7 @@ describe("trace CSV", () => {
       't.csv:9: unknown cluster "a100"',
       't.csv:10: duplicate job id "ok" (first on line 2)',
       "t.csv:11: min_runtime 32400s is above the cap 28800s (policy.maxMinRuntime)",
-      't.csv:12: submit "soon" is not a time in seconds',
+      't.csv:12: submit "soon" is not a duration: use whole seconds (5400) or units s, m, h, d (5400s, 90m, 1h30m)',
       't.csv:12: duration "forever" must be a positive duration',
       't.csv:12: resumable "maybe" must be true/false, 1/0 or yes/no',
       't.csv:12: priority "high" must be an integer',
@@ -171,7 +171,7 @@ describe("scenario files", () => {
       's.yaml: budget "b": allocation names unknown cluster "tpu"',
       's.yaml: budgets (root): children\'s allocations on "h100" sum to 1.1000 (> 1)',
       's.yaml: policy: unknown knob "color"',
-      's.yaml: policy.lookbackWindow: "a week" is not a duration (90, 90s, 15m, 2h, 7d)',
+      's.yaml: policy.lookbackWindow "a week" is not a duration: use whole seconds (5400) or units s, m, h, d (5400s, 90m, 1h30m)',
       's.yaml: nodeEvents[0]: unknown node "h100-7" (cluster "h100" has nodes 0..0)',
       "s.yaml: nodeEvents[0]: health must be one of healthy, unhealthy, down, maintenance",
     ]);

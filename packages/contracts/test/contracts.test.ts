@@ -26,8 +26,10 @@ describe("the submit schema", () => {
     const msg = (patch: object) => submitJobInput.safeParse({ ...base, ...patch }).error?.issues[0]?.message;
     expect(msg({ gpus: 0 })).toBe("gpus must be at least 1");
     expect(msg({ gpus: 1.5 })).toBe("gpus must be a whole number");
-    expect(msg({ minRuntime: -1 })).toBe("minRuntime must not be negative, got -1 s");
-    expect(msg({ minRuntime: "later" })).toBe("minRuntime 'later' is not a duration (use seconds or e.g. 15m, 2h)");
+    expect(msg({ minRuntime: -1 })).toBe("minRuntime must not be negative, got -1");
+    expect(msg({ minRuntime: "later" })).toBe(
+      'minRuntime "later" is not a duration: use whole seconds (5400) or units s, m, h, d (5400s, 90m, 1h30m)',
+    );
     expect(msg({ command: "" })).toBe("command is required");
     expect(msg({ env: { "9X": "1" } })).toMatch(/environment variable names .*'9X'/);
   });

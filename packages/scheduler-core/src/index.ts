@@ -47,6 +47,7 @@ export { planNodeStates } from "./plan-drains";
 export { runCycle } from "./run-cycle";
 export { classifyJob, laneOf, type JobClass } from "./classify-job";
 export { createScheduler, type Scheduler } from "./scheduler";
+export { parseDuration, durationProblem } from "./duration";
 export { PendingReasons } from "./pending-reasons";
 export * from "./measures/index";
 // Baseline policies (priority, fifo) maintained alongside, for simulator comparisons.
