@@ -51,6 +51,11 @@ export function formatWhen(t: number, now: number): string {
   return t <= now ? "now" : `${formatDuration(t - now)} from now`;
 }
 
+/** "at once", or "within 1h 05m": how long a start waits for leaving jobs to exit. */
+export function formatWithin(t: number, now: number): string {
+  return t <= now ? "at once" : `within ${formatDuration(t - now)}`;
+}
+
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }

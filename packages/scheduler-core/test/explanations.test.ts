@@ -152,7 +152,7 @@ describe("R10 explanations", () => {
       else expect(PENDING_REASON_CODES).toContain(r.pending.get(id)!.code);
     }
     for (const o of r.plan)
-      if (o.op === "START") expect(o.reason.sentence).toMatch(/ Position \d+ in order, budget [ab] ratio \d+\.\d\d/);
+      if (o.op === "START") expect(o.reason.sentence).toMatch(/ Position \d+ in order, budget [ab], projected ratio \d+\.\d\d/);
   });
 
   it("words each reason exactly as explainPending would, when sentences are built per group of jobs", () => {

@@ -34,6 +34,9 @@ describe("R7 reservations and backfill", () => {
     expect(r.reservations).toEqual([{ jobId: "big", gpus: 8, nodeIds: ["n01"], from: NOW + HOUR }]);
     expect(reservesOf(r)).toHaveLength(1);
     expect(r.pending.get("big")!.details.earliestStart).toBe(NOW + HOUR);
+    expect(reservesOf(r)[0]!.sentence).toBe(
+      "Reserved 1 node (n01) for job big, which can start there 1h from now; until then only work done or interruptible by then may start there.",
+    );
   });
 
   it("lets a job that is done before the reservation backfill the reserved GPUs", () => {
@@ -45,6 +48,9 @@ describe("R7 reservations and backfill", () => {
     expect(startedIds(r)).toEqual(["short"]);
     const s = r.plan.find((o) => o.op === "START")!;
     expect(s.op === "START" && s.reason.code).toBe("BACKFILL");
+    expect(s.op === "START" && s.reason.sentence).toMatch(
+      /^Backfilled on nodes reserved for job big, which can start there 1h from now: this job will be done or preemptible by then\. /,
+    );
   });
 
   it("lets a job that will be interruptible by then backfill, but not a job protected past it", () => {

@@ -117,7 +117,7 @@ export class Reservations {
         .map((n) => board.nodes[n]!.name)
         .join(
           ", ",
-        )}) for job ${job.id} from ${formatWhen(r.from, this.now)}; until then only work done or interruptible by then may start there.`,
+        )}) for job ${job.id}, which can start there ${formatWhen(r.from, this.now)}; until then only work done or interruptible by then may start there.`,
     };
     return { reservation: r, op };
   }

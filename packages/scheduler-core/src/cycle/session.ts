@@ -2,7 +2,7 @@ import { compareById } from "../budget-tree";
 import type { JobState, NodeBoard } from "../cluster-state";
 import { gracePeriodFor, requeueAfterPreemption, startedRun } from "../contract";
 import type { FairTree } from "../fair-tree";
-import { formatDuration, formatRatio, formatWhen, plural } from "../format";
+import { formatDuration, formatRatio, formatWithin, plural } from "../format";
 import type { PendingEntry, PendingQueues } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import { lostGpuSeconds, SearchScratch, type PreemptionContext } from "../plan-preemptions";
@@ -193,13 +193,13 @@ export class CycleSession {
         code,
         position,
         ratio,
-        sentence: `${sentence} Position ${position} in order, budget ${tree.paths[e.budget]} ratio ${formatRatio(ratio)}${
+        sentence: `${sentence} Position ${position} in order, budget ${tree.paths[e.budget]}, projected ratio ${formatRatio(ratio)}${
           charged
             ? e.job.minRuntime > 0
               ? `; protected for ${formatDuration(e.job.minRuntime)}`
               : ""
             : "; unallocated: free and preemptible at any moment"
-        }${waits.length > 0 ? `; starts once ${plural(waits.length, "leaving job")} exit, by ${formatWhen(startBy, now)}` : ""}.`,
+        }${waits.length > 0 ? `; starts once ${plural(waits.length, "leaving job")} ${waits.length === 1 ? "exits" : "exit"}, ${formatWithin(startBy, now)}` : ""}.`,
       },
     });
   }

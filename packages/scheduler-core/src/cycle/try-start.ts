@@ -53,7 +53,7 @@ export function tryStart(
       position,
       ratio,
       r
-        ? `Backfilled on nodes reserved for job ${r.holder.job.id} from ${formatWhen(r.from, now)}: it will be done or preemptible by then.`
+        ? `Backfilled on nodes reserved for job ${r.holder.job.id}, which can start there ${formatWhen(r.from, now)}: this job will be done or preemptible by then.`
         : retry
           ? "Started on GPUs freed later in this cycle."
           : "Started on free GPUs.",
