@@ -187,14 +187,15 @@ describe("the database applier conforms to the core's cluster model", () => {
     await heartbeat("c1-1", t0 + 50);
     await cycle(t0 + 50);
     await same();
-    await heartbeat("c1-0", t0 + 90);
-    await cycle(t0 + 90);
+    // Silent past heartbeatTimeout + fenceGrace (30 s + 10 s, R9): DOWN.
+    await heartbeat("c1-0", t0 + 95);
+    await cycle(t0 + 95);
     s = await same();
     expect(Object.values(s.nodes).sort()).toEqual(["DOWN", "READY"]);
     expect(Object.values(s.jobs).some((j) => j.requeues > 0)).toBe(true);
 
     // The DOWN node's agent comes back healthy: READY in both.
-    await heartbeat("c1-1", t0 + 100);
+    await heartbeat("c1-1", t0 + 105);
     s = await same();
     expect(Object.values(s.nodes)).toEqual(["READY", "READY"]);
   });

@@ -277,19 +277,29 @@ function wakeWorker(prisma: PrismaClient, clusterId: string): void {
  * few seconds per process. Membership (who may charge) is always read fresh.
  */
 const CACHE_MS = 5_000;
-const clusterCache = new Map<
-  string,
-  { until: number; value: { id: string; name: string; maxMinRuntimeSec: number; nodes: { gpuCount: number }[] } | null }
->();
-const budgetCache = new Map<string, { until: number; value: { id: string; path: string; children: number } | null }>();
+type CachedCluster = { id: string; name: string; maxMinRuntimeSec: number; nodes: { gpuCount: number }[] } | null;
+type CachedBudget = { id: string; path: string; children: number } | null;
+interface NameCache {
+  generation: number;
+  clusters: Map<string, { until: number; value: CachedCluster }>;
+  budgets: Map<string, { until: number; value: CachedBudget }>;
+}
+/** Per database client: one process may talk to several databases (tests), whose ids differ. */
+const caches = new WeakMap<PrismaClient, NameCache>();
+let generation = 0;
+function remember(prisma: PrismaClient): NameCache {
+  let c = caches.get(prisma);
+  if (!c || c.generation !== generation) caches.set(prisma, (c = { generation, clusters: new Map(), budgets: new Map() }));
+  return c;
+}
 
 /** Forget remembered names at once: administration renamed, moved, archived or created something. */
 export function forgetCachedNames(): void {
-  clusterCache.clear();
-  budgetCache.clear();
+  generation++;
 }
 
 async function cachedCluster(prisma: PrismaClient, name: string) {
+  const clusterCache = remember(prisma).clusters;
   const hit = clusterCache.get(name);
   if (hit && hit.until > Date.now()) return hit.value;
   const c = await prisma.cluster.findUnique({
@@ -302,6 +312,7 @@ async function cachedCluster(prisma: PrismaClient, name: string) {
 }
 
 async function cachedBudget(prisma: PrismaClient, path: string) {
+  const budgetCache = remember(prisma).budgets;
   const hit = budgetCache.get(path);
   if (hit && hit.until > Date.now()) return hit.value;
   const b = await prisma.budgetTreeNode.findUnique({
