@@ -83,7 +83,8 @@ if (identity.kind !== "agent" && !asRoot)
   fail(
     `${identity.kind === "range" ? "--job-uid-range" : "--job-user"} needs an agent running as root (it switches each job to its user)`,
   );
-if (identity.kind === "agent" && asRoot && !opts.allowRootJobs)
+// --enroll-only runs no job, so it needs no answer to who jobs run as.
+if (identity.kind === "agent" && asRoot && !opts.allowRootJobs && opts.mode !== "enroll-only")
   fail(
     "this agent runs as root, so its jobs would too (and could read every credential on this host): give --job-uid-range 20000-29999 (a uid per Tranche user) or --job-user NAME, or --allow-root-jobs to accept it (demos and tests)",
   );
