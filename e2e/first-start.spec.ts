@@ -176,6 +176,8 @@ test("a lab starts from an empty database: first admin, tree, people, a host, a 
       stateDir,
       "--node-name",
       "lab1-host-0",
+      // The test's fake-GPU job may run as root where the suite does (CI); a lab's host uses --job-uid-range.
+      ...(process.getuid?.() === 0 ? ["--allow-root-jobs"] : []),
     ],
     { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] },
   );

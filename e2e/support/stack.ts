@@ -4,11 +4,13 @@
 //   [--worker] [--empty]   (--empty: migrations only, no demo world, as a lab's first start with TRANCHE_DEMO=0)
 // Prints one line `READY {"url":...,"databaseUrl":...}` when serving; SIGTERM/SIGINT stop everything.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import pg from "pg";
 import { join } from "node:path";
+import { services } from "../../scripts/platform/services";
 import { waitForHttp } from "../../scripts/platform/wait-for-http";
 import { createPrismaClient } from "@tranche/db";
+import { prepareDemoAgents } from "@tranche/domain/runtime";
 import { migrateDeploy, portIsFree, repoRoot, seedDemoWorld, startEmbeddedPostgres } from "@tranche/db/setup";
 
 const args = process.argv.slice(2);
@@ -101,6 +103,21 @@ async function main() {
       children.push(worker);
     }
     await waitForHttp(`${url}/api/health`, 60_000);
+    if (withWorker && !empty) {
+      // The demo world's nodes get real node agent processes, as under npm start: a node no agent
+      // speaks for times out (R9), so a worker without them would find every node DOWN.
+      const agentsDir = join(dataDir, "..", `${arg("data", ".data/e2e-postgres").split("/").pop()}-agents`);
+      rmSync(agentsDir, { recursive: true, force: true }); // a fresh database: no credential of before holds
+      const prisma = createPrismaClient(dbUrl, { max: 1 });
+      await prepareDemoAgents(prisma, agentsDir);
+      await prisma.$disconnect();
+      const ctx = { databaseUrl: dbUrl, webUrl: url, webHost: "127.0.0.1", webPort: port, demo: true, agentsDir };
+      for (const a of services(ctx).filter((s) => s.name.startsWith("agents-"))) {
+        const child = spawn(a.command, a.args, { cwd: root, env: { ...env, ...a.env }, stdio: ["ignore", "ignore", "inherit"] });
+        children.push(child);
+        await a.ready?.();
+      }
+    }
     process.stdout.write(`READY ${JSON.stringify({ url, databaseUrl: dbUrl, pid: process.pid, ms: Date.now() - t0 })}\n`);
   } catch (e) {
     log(String(e instanceof Error ? e.message : e));

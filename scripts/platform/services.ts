@@ -13,6 +13,8 @@ export interface ServiceContext {
   webPort: number;
   /** Run the demo's fake node agents and workload (default: TRANCHE_DEMO). */
   demo?: boolean;
+  /** Credentials and job folders of the demo's agents (default .data/agents; the e2e stack has its own). */
+  agentsDir?: string;
 }
 
 export interface Service {
@@ -44,7 +46,7 @@ export function services(ctx: ServiceContext): Service[] {
   // `node --import tsx` (not the tsx CLI, which would sit between us and the process) so a service
   // can tell when the supervisor is gone and stop with it.
   const tsx = (script: string) => ["--import", "tsx", join(root, script)];
-  const agentsDir = join(root, ".data", "agents");
+  const agentsDir = ctx.agentsDir ?? join(root, ".data", "agents");
   const demo = ctx.demo ?? demoMode();
   const env = { DATABASE_URL: ctx.databaseUrl, TRANCHE_PUBLIC_URL: ctx.webUrl };
   const list: Service[] = [
