@@ -31,8 +31,12 @@ describe("/api/health", () => {
 });
 
 describe("/metrics", () => {
-  it("is open when neither a token nor an allow-list is configured (the demo)", () => {
+  it("is open in the demo when neither a token nor an allow-list is configured, and closed outside it", async () => {
     expect(metricsRefusal(scrape(), monitoringAccessFromEnv({}))).toBeNull();
+    // Outside the demo, with nothing configured, nobody may scrape.
+    const closed = metricsRefusal(scrape(), monitoringAccessFromEnv({ TRANCHE_DEMO: "0" }));
+    expect(closed!.status).toBe(401);
+    expect(await closed!.text()).toContain("/metrics is closed: set TRANCHE_METRICS_TOKEN");
   });
 
   it("takes the bearer token when TRANCHE_METRICS_TOKEN is set", () => {
