@@ -441,7 +441,7 @@ async function main(): Promise<void> {
   }
   if (skipped) console.log(`(${skipped} kill(s) skipped: the window ended or no live process)`);
   console.log(
-    `\njobs submitted (acknowledged)       ${submitted.length}  (${failedRequests} failed requests retried; ${unacked[0]!.n} created but unacknowledged)`,
+    `\njobs submitted (acknowledged)       ${submitted.length}  (retried with the same keys: ${failedRequests} requests without an answer, ${refusedBatches} answered an error; ${unacked[0]!.n} created but unacknowledged)`,
   );
   console.log(`final states                        ${states.map((s) => `${s.state} ${s.n}`).join(", ")}`);
   console.log(`requeued at least once              ${requeued[0]!.n}`);
