@@ -1,10 +1,10 @@
-// Fault suite (issue 15): the real platform (scripts/platform.ts, as `npm start` runs it after its build,
-// demo world with fake agents) under a stream of REST batch submissions, while the worker, one agent
-// process, Postgres and the web app are each killed with SIGKILL three times at seeded random moments.
+// Fault suite (issue 15), SIGKILLing the worker, an agent, Postgres and the web app under submissions. The
+// real platform (scripts/platform.ts, as `npm start` runs it after its build, demo world with fake agents)
+// takes a stream of REST batch submissions while each of those is killed three times at seeded random moments.
 // Prints, per service, the recovery time after each kill, then counts from the database and the process
 // table: jobs duplicated, jobs lost, jobs ended FAILED by a platform fault, and whether the platform stopped.
 //
-//   npm run build && node --import tsx bench/fault-suite.bench.ts [--seed 15] [--kills 3] [--window 240]
+//   npx turbo run build && node --import tsx bench/fault-suite.bench.ts [--seed 15] [--kills 3] [--window 240]
 //
 // PORT (default 3409) and TRANCHE_PG_PORT (default 55419) pick its ports; its data lives in a fresh
 // folder under /tmp, removed at the end. Needs the web app built (apps/web/.next). A figure, not a test.
