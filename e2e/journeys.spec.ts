@@ -95,7 +95,7 @@ test("bad form input shows the specific error and stores nothing", async ({ page
   await expect(page.locator("#minRuntime-error")).toContainText("minRuntime 9h is above this cluster's cap of 8h");
   await page.getByLabel("Minimum runtime (protected)").fill("soon");
   await page.getByRole("button", { name: "Submit job" }).click();
-  await expect(page.locator("#minRuntime-error")).toContainText("minRuntime 'soon' is not a duration");
+  await expect(page.locator("#minRuntime-error")).toContainText('minRuntime "soon" is not a duration');
   await expect(page).toHaveURL(/\/submit$/);
   expect(await myJobCount(page.request)).toBe(before);
 });

@@ -15,7 +15,7 @@ const PAGES: [keyof typeof USERS, string, string][] = [
 ];
 
 test("screenshots of every page at 1440 and 1280", async ({ page }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(360_000); // 20+ pages x 2 widths, with the demo's 43 real agents on a 2-core machine
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto("/login");
   await page.waitForLoadState("networkidle");

@@ -90,6 +90,8 @@ describe("snapshot user names", () => {
     expect(capped).toHaveLength(1);
     expect(capped[0]!.sentence).toContain("Ada Researcher");
     expect(capped[0]!.sentence).not.toContain(w.users.ada.id);
-    expect(capped[0]!.sentence).toMatch(/^Debug lane cap: user Ada Researcher already holds 4 debug GPUs of the 8 allowed per person/);
+    expect(capped[0]!.sentence).toMatch(
+      /^Debug lane cap: user Ada Researcher already holds 4 debug GPUs of the 8 allowed per person/,
+    );
   });
 });
