@@ -43,26 +43,12 @@ async function main() {
   await admin.end();
   const dbUrl = server.url.replace(/\/postgres$/, "/tranche_e2e");
   const children: ChildProcess[] = [];
-  const agentProcs: ChildProcess[] = [];
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    // Agents first (they report their jobs' ends to the web app), then the rest, each as a process group
-    // (`next start` runs its server in a child of its own), and Postgres last: nothing outlives the stack.
-    const end = async (list: ChildProcess[]) => {
-      for (const c of list) {
-        if (c.exitCode !== null || !c.pid) continue;
-        try {
-          process.kill(-c.pid, "SIGTERM");
-        } catch {
-          c.kill("SIGTERM");
-        }
-      }
-      await Promise.all(list.map((c) => (c.exitCode === null ? new Promise((r) => c.once("exit", r)) : null)));
-    };
-    await end(agentProcs);
-    await end(children.filter((c) => !agentProcs.includes(c)));
+    for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
+    await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once("exit", r)) : null)));
     await server.stop().catch(() => undefined);
     process.exit(code);
   };
@@ -100,7 +86,11 @@ async function main() {
         "-p",
         String(port),
       ],
-      { cwd: root, env, stdio: ["ignore", "ignore", "inherit"], detached: true },
+      {
+        cwd: root,
+        env,
+        stdio: ["ignore", "ignore", "inherit"],
+      },
     );
     children.push(web);
     web.once("exit", (code) => !stopping && (log(`web exited with ${code}`), void stop(1)));
@@ -109,7 +99,6 @@ async function main() {
         cwd: root,
         env,
         stdio: ["ignore", "ignore", "inherit"],
-        detached: true,
       });
       children.push(worker);
     }
@@ -124,14 +113,8 @@ async function main() {
       await prisma.$disconnect();
       const ctx = { databaseUrl: dbUrl, webUrl: url, webHost: "127.0.0.1", webPort: port, demo: true, agentsDir };
       for (const a of services(ctx).filter((s) => s.name.startsWith("agents-"))) {
-        const child = spawn(a.command, a.args, {
-          cwd: root,
-          env: { ...env, ...a.env },
-          stdio: ["ignore", "ignore", "inherit"],
-          detached: true,
-        });
+        const child = spawn(a.command, a.args, { cwd: root, env: { ...env, ...a.env }, stdio: ["ignore", "ignore", "inherit"] });
         children.push(child);
-        agentProcs.push(child);
         await a.ready?.();
       }
     }
