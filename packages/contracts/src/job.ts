@@ -59,17 +59,17 @@ const envInput = z.record(z.string(), text("environment variable values")).super
 });
 
 /**
- * A job submission (SPEC §2 contract), shared by the form, tRPC, REST `POST /api/v1/jobs` and the CLI.
- * Checks that need the cluster (more GPUs than it has, whole nodes, the minRuntime cap) and the
- * caller (may they charge this budget) are made by the domain's submitJob, with the same wording.
- * Strict: an unknown field is refused, naming it. Sizes are bounded (LIMITS).
- */
-/**
  * One default for every entry point (form, CLI, REST): not resumable. Saying a job can restart from
  * its checkpoints is a promise only its author can make.
  */
 export const RESUMABLE_DEFAULT = false;
 
+/**
+ * A job submission (SPEC §2 contract), shared by the form, tRPC, REST `POST /api/v1/jobs` and the CLI.
+ * Checks that need the cluster (more GPUs than it has, whole nodes, the minRuntime cap) and the
+ * caller (may they charge this budget) are made by the domain's submitJob, with the same wording.
+ * Strict: an unknown field is refused, naming it. Sizes are bounded (LIMITS).
+ */
 export const submitJobInput = strictObject(
   {
     cluster: text("cluster")
