@@ -1,5 +1,5 @@
 -- Squatting: the idle streak's start is kept apart from the flag (raised only after 30 minutes).
--- Rows flagged under the old rule (set on one idle reading) become streaks; the next reports decide.
+-- Rows flagged under the old rule (set on one idle reading) become streaks, and the next reports decide.
 ALTER TABLE "job" ADD COLUMN "idleSince" TIMESTAMPTZ(3);
 UPDATE "job" SET "idleSince" = "squattingSince", "squattingSince" = NULL WHERE "squattingSince" IS NOT NULL;
 
