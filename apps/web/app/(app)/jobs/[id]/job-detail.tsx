@@ -5,7 +5,7 @@ import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { explainContract, formatDuration } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
-import { prefixNodeLines } from "../../../../lib/log-lines";
+import { JobLogs } from "./job-logs";
 import {
   Empty,
   LaneBadge,
@@ -48,7 +48,6 @@ export function JobDetailView({ id }: { id: number }) {
   const submitted = useSearchParams().get("submitted") === "1";
   const detail = useQuery({ ...trpc.job.detail.queryOptions({ id }), refetchInterval: 2000 });
   const me = useQuery(trpc.me.get.queryOptions());
-  const logs = useQuery({ ...trpc.job.logs.queryOptions({ id }), refetchInterval: 3000, enabled: !!detail.data?.detailsVisible });
   const [msg, setMsg] = useState<string | null>(null);
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.job.detail.queryKey({ id }) });
   const opts = {
@@ -213,22 +212,13 @@ export function JobDetailView({ id }: { id: number }) {
           <section className="panel">
             <div className="panel-head">
               <h2>Logs</h2>
-              <span className="muted small">{detail.data.detailsVisible ? "latest output, refreshed every 3 s" : ""}</span>
             </div>
             {!detail.data.detailsVisible ? (
               <div className="panel-body muted">
                 Logs are visible to the job&apos;s owner, the managers of its budget, operators and admins.
               </div>
-            ) : logs.data && logs.data.length > 0 ? (
-              <pre className="logs" data-testid="job-logs">
-                {prefixNodeLines(logs.data).map((l) => (
-                  <span key={l.id} className={l.stream === "stderr" ? "stderr" : undefined}>
-                    {l.shown}
-                  </span>
-                ))}
-              </pre>
             ) : (
-              <Empty title="No output yet">Logs appear here once the job runs on a node.</Empty>
+              <JobLogs id={id} running={running} />
             )}
           </section>
         </div>
