@@ -27,6 +27,7 @@ const JOB_VIEW_JSON = `json_build_object(
   'submittedAt', ${iso('j."submittedAt"')}, 'queuedAt', ${iso('j."queuedAt"')}, 'startedAt', ${iso('j."startedAt"')},
   'protectedUntil', ${iso('j."protectedUntil"')}, 'graceUntil', ${iso('j."graceUntil"')}, 'finishedAt', ${iso('j."finishedAt"')},
   'exitCode', j."exitCode", 'requeueCount', j."requeueCount", 'heldBy', j."heldBy",
+  'squattingSince', ${iso('j."squattingSince"')}, 'lastCheckpointAt', ${iso('j."lastCheckpointAt"')},
   'reason', CASE WHEN j."reasonCode" IS NOT NULL AND j."reasonCode" <> '' AND j."reasonSentence" IS NOT NULL AND j."reasonSentence" <> ''
     THEN json_build_object('code', j."reasonCode", 'sentence', j."reasonSentence", 'position', j."queuePosition",
                            'details', COALESCE(j."reasonDetails", 'null'::jsonb)) END,

@@ -124,6 +124,13 @@ export function JobDetailView({ id }: { id: number }) {
           updates after every scheduling cycle.
         </div>
       ) : null}
+      {running && job.squattingSince ? (
+        <div className="alert warn" style={{ marginBottom: "1rem" }} data-testid="squatting-notice">
+          Likely squatting: this job&apos;s GPUs have been under 5% busy for at least 30 minutes (flagged{" "}
+          {ago(job.squattingSince, now)} ago). If it is waiting for something, consider freeing the GPUs; a cluster may end the
+          protection of jobs that stay flagged.
+        </div>
+      ) : null}
       {msg ? (
         <div className="alert bad" role="alert" style={{ marginBottom: "1rem" }}>
           {msg}
