@@ -3,7 +3,6 @@ import type { Command } from "commander";
 import { formatBytes, type JobLogPage } from "@tranche/contracts";
 import { api, CliError, loadConfig } from "./client";
 
-const ACTIVE = new Set(["PENDING", "HELD", "RUNNING", "STOPPING"]);
 const PAGE = 1000;
 
 /** Writes and waits while the pipe is full: `tranche logs 7 | less` of a long log stays within memory. */
@@ -45,7 +44,8 @@ export function registerLogs(program: Command, json: () => boolean): void {
 
 /**
  * Prints pages until the end of the kept log; following, keeps reading what comes after (every 0.25 s
- * to 2 s, slower while nothing comes) until the job has ended and one last read found nothing new.
+ * to 2 s, slower while nothing comes) until the server says the log is complete: the job has ended and
+ * its agents have uploaded all of its output.
  */
 async function print(
   first: JobLogPage,
@@ -53,16 +53,13 @@ async function print(
 ): Promise<void> {
   let p = first;
   let quiet = 0;
-  let ended = false;
   for (;;) {
     for (const c of p.chunks) await write(o.json ? JSON.stringify(c) + "\n" : c.text);
     const full = p.chunks.length >= PAGE;
     if (!o.follow && (!o.whole || !full)) return;
     if (!full) {
-      if (ended) return;
-      // The job has ended: one more read catches output its other nodes sent with their exits.
-      if (!ACTIVE.has(p.state)) ended = true;
-      else await sleep(Math.min(2000, 250 * 2 ** Math.min(quiet++, 3)));
+      if (p.complete) return;
+      await sleep(Math.min(2000, 250 * 2 ** Math.min(quiet++, 3)));
     } else quiet = 0;
     p = await o.next(p.next);
     if (p.chunks.length > 0) quiet = 0;

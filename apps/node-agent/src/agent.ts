@@ -324,7 +324,7 @@ export class NodeAgent {
         health: probe.health,
         gpus: probe.gpus,
         busyPercent: probe.busyPercent,
-        jobs: this.runner.reports(),
+        jobs: this.runner.reports().map((r) => (r.status === "EXITED" ? { ...r, logsDone: logs.drained.has(r.segmentId) } : r)),
         logs: logs.chunks,
       };
       const sentAt = Date.now();

@@ -569,10 +569,13 @@ export class JobRunner {
   }
 
   /** New log bytes since the last upload (at most 32 KiB per stream and job per heartbeat). */
-  pendingLogs(): { chunks: LogChunk[]; commit: () => void } {
+  pendingLogs(): { chunks: LogChunk[]; commit: () => void; drained: Set<string> } {
     const chunks: LogChunk[] = [];
     const moves: (() => void)[] = [];
+    // Exited runs whose whole output is in this heartbeat's chunks (or was sent before).
+    const drained = new Set<string>();
     for (const j of this.jobs.values()) {
+      if (j.status === "EXITED") drained.add(j.segmentId);
       if (j.launchedAt === null) continue;
       for (const stream of ["stdout", "stderr"] as const) {
         const path = join(this.jobDir(j.segmentId), `${stream}.log`);
@@ -585,6 +588,7 @@ export class JobRunner {
         const from = j.offsets[stream];
         if (size <= from) continue;
         const len = Math.min(MAX_CHUNK, size - from);
+        if (len < size - from) drained.delete(j.segmentId);
         const buf = Buffer.alloc(len);
         try {
           const fd = openSync(path, "r");
@@ -604,6 +608,7 @@ export class JobRunner {
         const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
         if (len - i < need) end = i;
         if (end === 0) end = len;
+        if (end < size - from) drained.delete(j.segmentId);
         chunks.push({ jobId: j.jobId, segmentId: j.segmentId, stream, text: buf.subarray(0, end).toString("utf8") });
         moves.push(() => {
           j.offsets[stream] = from + end;
@@ -612,6 +617,7 @@ export class JobRunner {
     }
     return {
       chunks,
+      drained,
       commit: () => {
         for (const m of moves) m();
         if (moves.length) this.trySave();

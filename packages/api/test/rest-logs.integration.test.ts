@@ -36,7 +36,7 @@ describe("REST /api/v1/jobs/{id}/logs", () => {
     const r = await get(`/jobs/${jobId}/logs?limit=3`);
     expect(r.status).toBe(200);
     expect(texts(r.body as never)).toEqual(["line 22", "line 23", "line 24"]);
-    expect(r.body).toMatchObject({ jobId, state: "PENDING", keptBytes: 200, droppedBytes: 4096 });
+    expect(r.body).toMatchObject({ jobId, state: "PENDING", keptBytes: 200, droppedBytes: 4096, complete: false });
     expect(r.body.older).toBe(r.body.chunks[0].cursor);
     expect(r.body.next).toBe(r.body.chunks[2].cursor);
   });

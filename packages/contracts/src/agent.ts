@@ -108,6 +108,8 @@ export const jobReportSchema = z.object({
    * which the job touches after each checkpoint; absent when the file does not exist.
    */
   checkpointAt: z.iso.datetime().nullish(),
+  /** EXITED only: this heartbeat carries the last of the run's output (a log follower may stop). */
+  logsDone: z.boolean().optional(),
 });
 export type JobReport = z.infer<typeof jobReportSchema>;
 

@@ -65,4 +65,9 @@ export interface JobLogPage {
   /** Bytes of this job's output the control plane keeps, and the older bytes it dropped (retention). */
   keptBytes: number;
   droppedBytes: number;
+  /**
+   * True once the job has ended and its agents have uploaded all of its output (none still reports
+   * its exit): a follower may stop after reading to `next`.
+   */
+  complete: boolean;
 }

@@ -11,3 +11,7 @@ ALTER TABLE "job" ADD COLUMN "logDroppedBytes" BIGINT NOT NULL DEFAULT 0;
 
 -- Optional cluster policy: protection of a job flagged as squatting ends after this many seconds.
 ALTER TABLE "cluster" ADD COLUMN "squattingUnprotectAfterSec" INTEGER;
+
+-- Following a log to its end: when the agent said a run's output was all uploaded, and its latest exit report.
+ALTER TABLE "run_segment" ADD COLUMN "logsCompleteAt" TIMESTAMPTZ(3);
+ALTER TABLE "run_segment" ADD COLUMN "lastExitReportAt" TIMESTAMPTZ(3);

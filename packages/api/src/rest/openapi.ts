@@ -36,8 +36,9 @@ const JOB_LOG_PAGE_SCHEMA = {
     older: { type: ["string", "null"], description: "pass as before to read what came before; null at the start" },
     keptBytes: { type: "integer" },
     droppedBytes: { type: "integer", description: "older output dropped by the retention" },
+    complete: { type: "boolean", description: "the job has ended and all of its output is uploaded: stop following" },
   },
-  required: ["jobId", "state", "chunks", "next", "older", "keptBytes", "droppedBytes"],
+  required: ["jobId", "state", "chunks", "next", "older", "keptBytes", "droppedBytes", "complete"],
 };
 
 /** OpenAPI 3.1 for /api/v1, generated from the same zod schemas the routes parse with. */

@@ -3,6 +3,7 @@ import { LOG_PAGE_DEFAULT, type JobLogPage, type JobLogsQuery, type LogChunkView
 import type { Actor } from "../auth/actor";
 import { forbidden, notFound } from "../errors";
 import { accessToJob } from "./queries";
+import { heartbeatIntervalSec } from "../runtime/agent-protocol";
 
 /** The job's row if the actor may read its logs (owner, managers of its budget, operators, admins). */
 async function readableJob(prisma: PrismaClient, actor: Actor, id: number) {
@@ -67,7 +68,34 @@ export async function getJobLogPage(prisma: PrismaClient, actor: Actor, id: numb
     older,
     keptBytes: job.logBytes,
     droppedBytes: Number(job.logDroppedBytes),
+    complete: await logComplete(prisma, id, job.state),
   };
+}
+
+const ACTIVE = new Set(["PENDING", "HELD", "RUNNING", "STOPPING"]);
+
+/**
+ * An ended job's log is complete once each of its runs is: its agent said the run's whole output was
+ * uploaded, or no agent has reported its exit for a while (a node lost, or an agent too old to say; a
+ * while is 2 heartbeat periods with no report at all, 60 s after the last one).
+ */
+async function logComplete(prisma: PrismaClient, id: number, state: string): Promise<boolean> {
+  if (ACTIVE.has(state)) return false;
+  const now = Date.now();
+  const never = new Date(now - 2 * heartbeatIntervalSec() * 1000);
+  const silent = new Date(now - 60_000);
+  const open = await prisma.runSegment.count({
+    where: {
+      jobId: id,
+      logsCompleteAt: null,
+      OR: [
+        { endedAt: null },
+        { lastExitReportAt: null, endedAt: { gt: never } },
+        { lastExitReportAt: { gt: silent } },
+      ],
+    },
+  });
+  return open === 0;
 }
 
 async function lastCursor(prisma: PrismaClient, id: number, where: object): Promise<string> {

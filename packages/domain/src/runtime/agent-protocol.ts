@@ -376,6 +376,15 @@ export async function handleHeartbeat(
       const util = new Map(hb.gpus.filter((g) => g.utilizationPercent !== null).map((g) => [g.index, g.utilizationPercent!]));
       if (util.size > 0) await applySquattingRule(tx, node.id, util, now);
       await recordCheckpoints(tx, hb.jobs, segs, now);
+      // Exits still reported: their output is still being uploaded, until one says it is done.
+      const exits = hb.jobs.filter((r) => r.status === "EXITED" && segs.has(r.segmentId));
+      if (exits.length > 0) {
+        const done = exits.filter((r) => r.logsDone).map((r) => r.segmentId);
+        await tx.$executeRaw`
+          UPDATE run_segment SET "lastExitReportAt" = ${now},
+                 "logsCompleteAt" = CASE WHEN id = ANY(${done}::bigint[]) THEN COALESCE("logsCompleteAt", ${now}) ELSE "logsCompleteAt" END
+          WHERE id = ANY(${exits.map((r) => r.segmentId)}::bigint[])`;
+      }
       node.state = state;
     },
     { timeout: 30_000, maxWait: 10_000 },
