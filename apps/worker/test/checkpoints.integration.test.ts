@@ -68,7 +68,8 @@ describe("checkpoints across hosts", () => {
         "fi; sleep 60",
       ].join("\n"),
     });
-    const logText = async () => (await db.prisma.jobLogChunk.findMany({ where: { jobId: id }, orderBy: { id: "asc" } })).map((c) => c.text).join("");
+    const logText = async () =>
+      (await db.prisma.jobLogChunk.findMany({ where: { jobId: id }, orderBy: { id: "asc" } })).map((c) => c.text).join("");
     await waitFor("the job to start fresh on c1-0", async () => (await logText()).includes("fresh on c1-0"));
     const dir = join(root, String(id));
     expect(await logText()).toContain(`fresh on c1-0, restart 0, in ${dir}\n`);
@@ -81,7 +82,9 @@ describe("checkpoints across hosts", () => {
     const mark = statSync(join(dir, ".tranche-checkpoint")).mtime;
     expect(Math.abs(job.lastCheckpointAt!.getTime() - mark.getTime())).toBeLessThan(1000);
     const snap = await loadClusterSnapshot(db.prisma, world.clusterId, Math.floor(Date.now() / 1000));
-    expect(snap.running.find((r) => r.id === String(id))?.lastCheckpointAt).toBe(Math.floor(job.lastCheckpointAt!.getTime() / 1000));
+    expect(snap.running.find((r) => r.id === String(id))?.lastCheckpointAt).toBe(
+      Math.floor(job.lastCheckpointAt!.getTime() / 1000),
+    );
 
     // c1-0 reports itself unhealthy and drains: the job is preempted, requeued, and starts on c1-1.
     await db.prisma.node.update({ where: { name: "c1-1" }, data: { state: "READY" } });

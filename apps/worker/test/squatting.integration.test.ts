@@ -21,7 +21,14 @@ describe("squatting over 30 minutes of reports", () => {
     const start = new Date(T0 - 60_000);
     await db.prisma.job.update({ where: { id }, data: { state: "RUNNING", startedAt: start } });
     const seg = await db.prisma.runSegment.create({
-      data: { jobId: id, clusterId: world.clusterId, budgetId: world.budgets["lab/a"]!, gpus: gpus.length, startedAt: start, charged: true },
+      data: {
+        jobId: id,
+        clusterId: world.clusterId,
+        budgetId: world.budgets["lab/a"]!,
+        gpus: gpus.length,
+        startedAt: start,
+        charged: true,
+      },
     });
     await db.prisma.segmentPlacement.create({ data: { segmentId: seg.id, nodeId: world.nodeIds["c1-0"]!, gpuIndexes: gpus } });
     return id;

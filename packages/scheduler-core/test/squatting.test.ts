@@ -45,8 +45,16 @@ describe("squatting: the 30-minute rule and the optional end of protection", () 
         .budget("b", 0.5)
         .usage("b", 200 * HOUR)
         .job(
-          makeJob("b-idle").budget("b").gpus(8).minRuntime("8h").on("n01").startedAt(NOW - 4 * HOUR),
-          makeJob("a-work").budget("a").gpus(8).submittedAt(NOW - 60),
+          makeJob("b-idle")
+            .budget("b")
+            .gpus(8)
+            .minRuntime("8h")
+            .on("n01")
+            .startedAt(NOW - 4 * HOUR),
+          makeJob("a-work")
+            .budget("a")
+            .gpus(8)
+            .submittedAt(NOW - 60),
         )
         .snapshot();
       snap.running.find((j) => j.id === "b-idle")!.squattingSince = flagged;

@@ -184,7 +184,10 @@ export function buildOpenApi(serverUrl = "/api/v1") {
           operationId: "getJobLogs",
           parameters: [jobId, ...logParams],
           responses: {
-            "200": { description: "A page of the log", content: { "application/json": { schema: { $ref: "#/components/schemas/JobLogPage" } } } },
+            "200": {
+              description: "A page of the log",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/JobLogPage" } } },
+            },
             ...errorResponses([400, 401, 403, 404]),
           },
         },

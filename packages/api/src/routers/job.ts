@@ -9,9 +9,7 @@ export const jobRouter = {
   get: authedProcedure.input(jobIdInput).query(({ ctx, input }) => getJob(ctx.prisma, ctx.user, input.id)),
   detail: authedProcedure.input(jobIdInput).query(({ ctx, input }) => getJobDetail(ctx.prisma, ctx.user, input.id)),
   /** One page of the job's kept log: its end by default, or forward/back from a cursor (jobLogsQuery). */
-  logs: authedProcedure
-    .input(jobLogsInput)
-    .query(({ ctx, input }) => getJobLogPage(ctx.prisma, ctx.user, input.id, input)),
+  logs: authedProcedure.input(jobLogsInput).query(({ ctx, input }) => getJobLogPage(ctx.prisma, ctx.user, input.id, input)),
   cancel: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => cancelJob(ctx.prisma, ctx.user, input.id)),
   hold: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => setJobHeld(ctx.prisma, ctx.user, input.id, true)),
   release: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => setJobHeld(ctx.prisma, ctx.user, input.id, false)),

@@ -13,7 +13,9 @@ async function readableJob(prisma: PrismaClient, actor: Actor, id: number) {
   });
   if (!job) throw notFound(`There is no job ${id}`);
   if ((await accessToJob(prisma, actor, job)) === "none")
-    throw forbidden(`Job ${id} is not yours: its logs are visible to its owner, the managers of its budget, operators and admins`);
+    throw forbidden(
+      `Job ${id} is not yours: its logs are visible to its owner, the managers of its budget, operators and admins`,
+    );
   return job;
 }
 
@@ -33,9 +35,16 @@ export async function getJobLogPage(prisma: PrismaClient, actor: Actor, id: numb
   const job = await readableJob(prisma, actor, id);
   const limit = q.limit ?? LOG_PAGE_DEFAULT;
   const where = { jobId: id, ...(q.stream ? { stream: q.stream } : {}) };
+  // Before the chunks are read: a log found complete now has all of its chunks committed, so this page
+  // holds the last of them (read the other way round, a final upload could land in between).
+  const complete = await logComplete(prisma, id, job.state);
   let rows;
   if (q.after !== undefined) {
-    rows = await prisma.jobLogChunk.findMany({ where: { ...where, id: { gt: BigInt(q.after) } }, orderBy: { id: "asc" }, take: limit });
+    rows = await prisma.jobLogChunk.findMany({
+      where: { ...where, id: { gt: BigInt(q.after) } },
+      orderBy: { id: "asc" },
+      take: limit,
+    });
   } else {
     rows = await prisma.jobLogChunk.findMany({
       where: { ...where, ...(q.before !== undefined ? { id: { lt: BigInt(q.before) } } : {}) },
@@ -68,7 +77,7 @@ export async function getJobLogPage(prisma: PrismaClient, actor: Actor, id: numb
     older,
     keptBytes: job.logBytes,
     droppedBytes: Number(job.logDroppedBytes),
-    complete: await logComplete(prisma, id, job.state),
+    complete,
   };
 }
 
@@ -88,11 +97,7 @@ async function logComplete(prisma: PrismaClient, id: number, state: string): Pro
     where: {
       jobId: id,
       logsCompleteAt: null,
-      OR: [
-        { endedAt: null },
-        { lastExitReportAt: null, endedAt: { gt: never } },
-        { lastExitReportAt: { gt: silent } },
-      ],
+      OR: [{ endedAt: null }, { lastExitReportAt: null, endedAt: { gt: never } }, { lastExitReportAt: { gt: silent } }],
     },
   });
   return open === 0;

@@ -15,13 +15,7 @@ import {
   type WaitResponse,
   waitRequestSchema,
 } from "@tranche/contracts";
-import {
-  defaultPolicy,
-  gracePeriodFor,
-  nodeStateAfterReport,
-  resolvePolicy,
-  type PolicyConfig,
-} from "@tranche/scheduler-core";
+import { defaultPolicy, gracePeriodFor, nodeStateAfterReport, resolvePolicy, type PolicyConfig } from "@tranche/scheduler-core";
 import type { z } from "zod";
 import { assignmentsDigest, type AgentWakeups } from "./agent-wait";
 import { hashSecret, newNodeCredential } from "./credentials";

@@ -38,11 +38,7 @@ export function isSquatting(since: number | null, now: number): boolean {
  * streak at least SQUATTING_WINDOW long (never by a single idle reading), kept while the job stays
  * idle, and lowered with the streak by a busy report.
  */
-export function squattingAfterReport(
-  previous: SquattingState,
-  busyPercents: readonly number[],
-  now: number,
-): SquattingState {
+export function squattingAfterReport(previous: SquattingState, busyPercents: readonly number[], now: number): SquattingState {
   const idleSince = squattingSince(previous.idleSince, busyPercents, now);
   if (idleSince === null) return { idleSince: null, flaggedAt: null };
   const flaggedAt = previous.flaggedAt ?? (isSquatting(idleSince, now) ? now : null);

@@ -37,9 +37,9 @@ export function SquattingPolicy({ onNotice: n }: { onNotice: ReturnType<typeof u
         <h2>Squatting policy</h2>
       </div>
       <div className="panel-body small">
-        A job whose GPUs stay under 5% busy for 30 minutes is flagged as likely squatting. By default the flag is only
-        shown; with this policy, a job flagged for the time you set loses the rest of its protection and may be
-        preempted. {name ? `On ${name} it is ${current === null ? "off" : `set to ${hours(current)}`}.` : null}
+        A job whose GPUs stay under 5% busy for 30 minutes is flagged as likely squatting. By default the flag is only shown; with
+        this policy, a job flagged for the time you set loses the rest of its protection and may be preempted.{" "}
+        {name ? `On ${name} it is ${current === null ? "off" : `set to ${hours(current)}`}.` : null}
       </div>
       <form
         className="panel-body row"

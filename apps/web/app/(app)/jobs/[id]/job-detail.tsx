@@ -6,18 +6,7 @@ import { useState } from "react";
 import { explainContract, formatDuration } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
 import { JobLogs } from "./job-logs";
-import {
-  Empty,
-  LaneBadge,
-  ReasonTag,
-  ReasonTimes,
-  StateBadge,
-  ago,
-  readable,
-  until,
-  useNow,
-  when,
-} from "../../../../components/ui";
+import { LaneBadge, ReasonTag, ReasonTimes, StateBadge, ago, readable, until, useNow, when } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
 
 const DOT: Record<string, string> = {

@@ -146,8 +146,8 @@ export function JobLogs({ id, running }: { id: number; running: boolean }) {
       </div>
       {dropped > 0 ? (
         <div className="panel-body small muted" data-testid="log-dropped" style={{ paddingBottom: 0 }}>
-          {formatBytes(dropped)} of older output was dropped to keep this job&apos;s log within its limit; the full output is
-          in the job&apos;s log files on its nodes.
+          {formatBytes(dropped)} of older output was dropped to keep this job&apos;s log within its limit; the full output is in
+          the job&apos;s log files on its nodes.
         </div>
       ) : null}
       {error ? <div className="alert bad">{error}</div> : null}
