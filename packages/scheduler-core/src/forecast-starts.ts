@@ -21,7 +21,7 @@ import type { ClusterSnapshot, PendingReasonCode, PolicyConfig, RunningJob } fro
  *   entitlement as time passes (allocation x healthy GPUs), and nothing leaves the lookback window.
  */
 
-export type ForecastUnknown = "HELD" | "INVALID_CONTRACT" | "NO_KNOWN_END" | "HORIZON";
+export type ForecastUnknown = "HELD" | "INVALID_CONTRACT" | "NO_KNOWN_END" | "HORIZON" | "BEYOND";
 
 export interface StartForecast {
   jobId: string;
@@ -40,8 +40,17 @@ export interface StartForecast {
 export interface ForecastOptions {
   /** Stop looking this far past `now`, seconds (default 7 days). */
   horizon?: number;
-  /** At most this many cycles (default 500): bounds the cost on huge queues. */
+  /** At most this many cycles (default 100): bounds the cost on huge queues. */
   maxSteps?: number;
+  /**
+   * Events closer than this to the previous cycle wait for a later one, seconds: max(minStep,
+   * stepFraction x time since now). Defaults 60 s and 0.1: a forecast an hour out is good to about 6
+   * minutes, and the number of cycles grows with the log of the horizon, not with the running jobs.
+   */
+  minStep?: number;
+  stepFraction?: number;
+  /** Only the first this many jobs of the order are forecast (default all); the rest get BEYOND. */
+  maxJobs?: number;
 }
 
 export interface ForecastResult {
@@ -54,13 +63,14 @@ export interface ForecastResult {
 }
 
 export const FORECAST_DEFAULT_HORIZON = 7 * 86_400;
-export const FORECAST_DEFAULT_MAX_STEPS = 500;
+export const FORECAST_DEFAULT_MAX_STEPS = 100;
 
 const WHY: Record<ForecastUnknown, string> = {
   HELD: "it is held",
   INVALID_CONTRACT: "it can never fit this cluster",
   NO_KNOWN_END: "the running jobs it waits for have no known end (no max runtime)",
   HORIZON: "it does not start within the forecast horizon",
+  BEYOND: "it is too far back in the queue to forecast",
 };
 
 export function forecastStarts(
@@ -71,8 +81,12 @@ export function forecastStarts(
 ): ForecastResult {
   const horizon = options.horizon ?? FORECAST_DEFAULT_HORIZON;
   const maxSteps = options.maxSteps ?? FORECAST_DEFAULT_MAX_STEPS;
-  let model = modelOf(snapshot, policy);
-  const targets = new Set(snapshot.pending.map((p) => p.id));
+  const minStep = options.minStep ?? 60;
+  const stepFraction = options.stepFraction ?? 0.1;
+  const ahead = options.maxJobs === undefined ? null : head(snapshot, policy, now, options.maxJobs);
+  const kept = ahead ? { ...snapshot, pending: snapshot.pending.filter((p) => ahead.has(p.id)) } : snapshot;
+  let model = modelOf(kept, policy);
+  const targets = new Set(kept.pending.map((p) => p.id));
   const started = new Map<string, { at: number; decidedAt: number; after: string[] }>();
   // Who last held each GPU ("node/index" -> job id), for "after #81 and #94".
   const holder = new Map<string, string>();
@@ -112,8 +126,9 @@ export function forecastStarts(
     for (const id of result.pending.keys()) lastCodes.set(id, result.pending.get(id)!.code);
     model = { ...model, jobs: model.jobs.filter(live) };
     if ([...targets].every((id) => started.has(id))) break;
-    const next = nextEvent(model, t);
-    if (next === null) break;
+    const event = nextEvent(model, t);
+    if (event === null) break;
+    const next = Math.max(event, t + Math.max(minStep, Math.round(stepFraction * (t - now))));
     model = accrueWindow(model, t, next);
     t = next;
   }
@@ -121,6 +136,8 @@ export function forecastStarts(
   const starts = snapshot.pending.map((p): StartForecast => {
     const s = started.get(p.id);
     if (s) return { jobId: p.id, at: s.at, decidedAt: s.decidedAt, after: s.after, unknown: null, why: null };
+    if (ahead && !ahead.has(p.id))
+      return { jobId: p.id, at: null, decidedAt: null, after: [], unknown: "BEYOND", why: WHY.BEYOND };
     const code = lastCodes.get(p.id);
     const unknown: ForecastUnknown =
       code === "HELD" || p.held
@@ -133,6 +150,14 @@ export function forecastStarts(
     return { jobId: p.id, at: null, decidedAt: null, after: [], unknown, why: WHY[unknown] };
   });
   return { starts, cycleTimes, order };
+}
+
+/** The first `n` jobs of this cycle's order, and every HELD or unordered job (they cost nothing). */
+function head(snapshot: ClusterSnapshot, policy: PolicyConfig, now: number, n: number): Set<string> {
+  if (snapshot.pending.length <= n) return new Set(snapshot.pending.map((p) => p.id));
+  const order = runCycle(snapshot, policy, now).order;
+  const ordered = new Set(order);
+  return new Set([...order.slice(0, n), ...snapshot.pending.filter((p) => !ordered.has(p.id)).map((p) => p.id)]);
 }
 
 const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -53,7 +53,7 @@ function twoNodesFourJobs(): ClusterSnapshot {
 describe("forecastStarts", () => {
   it("gives each of four queued jobs its own start, after the jobs whose GPUs it takes", () => {
     const snap = twoNodesFourJobs();
-    const { starts } = forecastStarts(snap, defaultPolicy, NOW);
+    const { starts } = forecastStarts(snap, defaultPolicy, NOW, { minStep: 0, stepFraction: 0 });
     const at = Object.fromEntries(starts.map((s) => [s.jobId, s]));
     expect(at.p1!.at).toBe(NOW + HOUR + GRACE);
     expect(at.p1!.after).toEqual(["r1"]);
@@ -99,6 +99,23 @@ describe("forecastStarts", () => {
     const { starts, cycleTimes } = forecastStarts(twoNodesFourJobs(), defaultPolicy, NOW, { maxSteps: 2 });
     expect(cycleTimes).toHaveLength(2);
     expect(starts.find((s) => s.jobId === "p4")!.unknown).toBe("HORIZON");
+  });
+
+  it("steps at least a minute, and a tenth of the time since now, so its cycles grow with the log of the horizon", () => {
+    const { starts, cycleTimes } = forecastStarts(twoNodesFourJobs(), defaultPolicy, NOW);
+    for (let i = 1; i < cycleTimes.length; i++)
+      expect(cycleTimes[i]! - cycleTimes[i - 1]!).toBeGreaterThanOrEqual(
+        Math.max(60, Math.round(0.1 * (cycleTimes[i - 1]! - NOW))),
+      );
+    // A job is taken in the cycle that kills the job before it (it starts when that grace ends), so the stride costs nothing here.
+    expect(starts.find((s) => s.jobId === "p1")!.at).toBe(NOW + HOUR + GRACE);
+    expect(starts.find((s) => s.jobId === "p3")!.at).toBeGreaterThanOrEqual(NOW + HOUR + GRACE + 3 * HOUR + GRACE);
+  });
+
+  it("forecasts only the head of the queue when asked, and says so for the rest", () => {
+    const { starts } = forecastStarts(twoNodesFourJobs(), defaultPolicy, NOW, { maxJobs: 2 });
+    expect(starts.filter((s) => s.unknown === "BEYOND").map((s) => s.jobId)).toEqual(["p3", "p4"]);
+    expect(starts.find((s) => s.jobId === "p2")!.at).not.toBeNull();
   });
 
   it("leaves the snapshot as it was", () => {
