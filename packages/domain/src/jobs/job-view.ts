@@ -35,6 +35,25 @@ export function reasonDetailsView(details: unknown): Record<string, unknown> | n
   return out;
 }
 
+/** The stored start forecast, shown only while the job waits (a started job's old forecast is history). */
+export function startForecastView(j: {
+  state: string;
+  estimatedStartAt: Date | null;
+  estimatedStartWhy: string | null;
+  estimatedStartAfter: number[] | null;
+  estimatedAt: Date | null;
+}): Pick<JobView, "estimatedStartAt" | "estimatedStartWhy" | "estimatedStartAfter" | "estimatedAt"> {
+  const waiting = j.state === "PENDING" || j.state === "HELD";
+  if (!waiting || j.estimatedAt === null)
+    return { estimatedStartAt: null, estimatedStartWhy: null, estimatedStartAfter: [], estimatedAt: null };
+  return {
+    estimatedStartAt: iso(j.estimatedStartAt),
+    estimatedStartWhy: j.estimatedStartAt ? null : (j.estimatedStartWhy ?? null),
+    estimatedStartAfter: j.estimatedStartAfter ?? [],
+    estimatedAt: iso(j.estimatedAt),
+  };
+}
+
 /** The core's lane of a job (classifyJob), for a budget with an allocation on its cluster. */
 export function laneOf(job: { gpus: number; minRuntimeSec: number; maxRuntimeSec: number | null }): JobView["lane"] {
   return classifyJob(
@@ -85,6 +104,7 @@ export function toJobView(j: JobRow, access: JobAccess = "full"): JobView {
     heldBy: j.heldBy,
     squattingSince: iso(j.squattingSince),
     lastCheckpointAt: iso(j.lastCheckpointAt),
+    ...startForecastView(j),
     reason:
       j.reasonCode && j.reasonSentence
         ? {

@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@tranche/db";
 import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import { notFound } from "../errors";
-import { reasonDetailsView } from "./job-view";
+import { reasonDetailsView, startForecastView } from "./job-view";
 
 export interface QueuePendingRow {
   id: number;
@@ -19,6 +19,10 @@ export interface QueuePendingRow {
   reasonSentence: string | null;
   /** The reason's numbers, times as ISO 8601 (see reasonDetailsView). */
   reasonDetails: Record<string, unknown> | null;
+  /** The core's start forecast (ISO 8601), null when unknown with `estimatedStartWhy` (see JobView). */
+  estimatedStartAt: string | null;
+  estimatedStartWhy: string | null;
+  estimatedStartAfter: number[];
 }
 
 export interface QueueRunningRow {
@@ -96,6 +100,10 @@ interface PendingSqlRow {
   reasonCode: string | null;
   reasonSentence: string | null;
   reasonDetails: unknown;
+  estimatedStartAt: Date | null;
+  estimatedStartWhy: string | null;
+  estimatedStartAfter: number[] | null;
+  estimatedAt: Date | null;
   userId: string;
   budget: string;
   userName: string;
@@ -155,7 +163,8 @@ async function pendingWindow(
              SELECT j.id FROM job j ${join} WHERE ${where}
              ORDER BY ${PENDING_ORDER} LIMIT ${lim} OFFSET ${off})
            SELECT j.id, j.name, j."queuePosition", j.gpus, j.state::text AS state, j."minRuntimeSec", j."maxRuntimeSec",
-                  j."submittedAt", j."queuedAt", j."reasonCode", j."reasonSentence", j."reasonDetails", j."userId", b.path AS budget, u.name AS "userName"
+                  j."submittedAt", j."queuedAt", j."reasonCode", j."reasonSentence", j."reasonDetails", j."userId", b.path AS budget, u.name AS "userName",
+                  j."estimatedStartAt", j."estimatedStartWhy", j."estimatedStartAfter", j."estimatedAt"
            FROM page JOIN job j ON j.id = page.id
              JOIN budget_tree_node b ON b.id = j."budgetId" JOIN "user" u ON u.id = j."userId"
            ORDER BY ${PENDING_ORDER}`,
@@ -185,6 +194,11 @@ const toPendingRow = (j: PendingSqlRow): QueuePendingRow => ({
   reasonCode: j.reasonCode,
   reasonSentence: j.reasonSentence,
   reasonDetails: reasonDetailsView(j.reasonDetails),
+  ...(({ estimatedStartAt, estimatedStartWhy, estimatedStartAfter }) => ({
+    estimatedStartAt,
+    estimatedStartWhy,
+    estimatedStartAfter,
+  }))(startForecastView(j)),
 });
 
 async function findCluster(prisma: PrismaClient, clusterName: string) {

@@ -183,6 +183,10 @@ async function submitMany(
       heldBy: null,
       squattingSince: null,
       lastCheckpointAt: null,
+      estimatedStartAt: null,
+      estimatedStartWhy: null,
+      estimatedStartAfter: [],
+      estimatedAt: null,
       reason: null,
       lane: laneOf({ gpus: input.gpus, minRuntimeSec: input.minRuntime, maxRuntimeSec: maxRuntime }),
     };

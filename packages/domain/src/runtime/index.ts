@@ -21,4 +21,5 @@ export { hashSecret, issueEnrollmentTokens, issueNodeCredential } from "./creden
 export { resolveClusterPolicy, policyOverridesFromEnv } from "./policy";
 export { toSec, fromSec, nowSec } from "./time";
 export { renderMetrics } from "./metrics";
+export { refreshStartForecasts, writeStartForecasts } from "./start-forecast";
 export { prepareDemoAgents } from "./demo-agents";
