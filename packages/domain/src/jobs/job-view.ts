@@ -1,17 +1,17 @@
 import type { JobView } from "@tranche/contracts";
-import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
+import { classifyJob, defaultPolicy, protectionEnd } from "@tranche/scheduler-core";
 import type { PrismaClient } from "@tranche/db";
 import type { JobAccess } from "../auth/actor";
 
 export const jobViewInclude = {
-  cluster: { select: { name: true } },
+  cluster: { select: { name: true, squattingUnprotectAfterSec: true } },
   budget: { select: { path: true } },
   user: { select: { id: true, name: true, email: true } },
 } as const;
 
 export type JobRecord = NonNullable<Awaited<ReturnType<PrismaClient["job"]["findFirst"]>>>;
 type JobRow = JobRecord & {
-  cluster: { name: string };
+  cluster: { name: string; squattingUnprotectAfterSec?: number | null };
   budget: { path: string };
   user: { id: string; name: string; email: string };
 };
@@ -33,6 +33,28 @@ export function reasonDetailsView(details: unknown): Record<string, unknown> | n
     if (typeof v === "number" && Number.isFinite(v)) out[k] = new Date(v * 1000).toISOString();
   }
   return out;
+}
+
+const sec = (d: Date): number => Math.floor(d.getTime() / 1000);
+
+/**
+ * When the run's protection really ends: the stored contract end, cut short by the cluster's squatting
+ * policy for a job flagged as squatting (the core's protectionEnd, so the page says what the scheduler acts on).
+ */
+export function effectiveProtectedUntil(j: {
+  protectedUntil: Date | null;
+  startedAt: Date | null;
+  squattingSince: Date | null;
+  cluster: { squattingUnprotectAfterSec?: number | null };
+}): Date | null {
+  if (!j.protectedUntil || !j.startedAt || !j.squattingSince) return j.protectedUntil;
+  const startedAt = sec(j.startedAt);
+  const end = protectionEnd(
+    { startedAt, minRuntime: sec(j.protectedUntil) - startedAt, squattingSince: sec(j.squattingSince) },
+    true,
+    { squattingUnprotectAfter: j.cluster.squattingUnprotectAfterSec ?? 0 },
+  );
+  return end === sec(j.protectedUntil) ? j.protectedUntil : new Date(end * 1000);
 }
 
 /** The stored start forecast, shown only while the job waits (a started job's old forecast is history). */
@@ -96,7 +118,7 @@ export function toJobView(j: JobRow, access: JobAccess = "full"): JobView {
     submittedAt: j.submittedAt.toISOString(),
     queuedAt: j.queuedAt.toISOString(),
     startedAt: iso(j.startedAt),
-    protectedUntil: iso(j.protectedUntil),
+    protectedUntil: iso(effectiveProtectedUntil(j)),
     graceUntil: iso(j.graceUntil),
     finishedAt: iso(j.finishedAt),
     exitCode: j.exitCode,
