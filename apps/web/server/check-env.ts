@@ -5,10 +5,10 @@ import { logRetentionBytes } from "@tranche/domain/runtime";
  * one clear line instead of answering 500 to every agent heartbeat (TRANCHE_LOG_RETENTION_BYTES is read
  * at each heartbeat that carries log chunks). Returns the problems found, one line each.
  */
-export function envProblems(env: NodeJS.ProcessEnv = process.env): string[] {
+export function envProblems(env: Record<string, string | undefined> = process.env): string[] {
   const problems: string[] = [];
   try {
-    logRetentionBytes(env);
+    logRetentionBytes(env as NodeJS.ProcessEnv);
   } catch (e) {
     problems.push((e as Error).message);
   }
