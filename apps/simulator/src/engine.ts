@@ -16,6 +16,7 @@
  * everything. Work stops at SIGTERM; the GPUs are freed at graceUntil (or when the job finishes,
  * if that is earlier). `maxRuntime` kills the job maxRuntime seconds after its launch.
  */
+import type { ForecastMeter } from "./forecast-meter.js";
 import type {
   BudgetTreeNode,
   PreemptionRecord,
@@ -145,6 +146,8 @@ export interface SimulateOptions {
   readonly cycle: NewCycle;
   readonly policy: PolicyConfig;
   readonly sink: EventSink;
+  /** Measure the core's start forecast (costly: a forecast per cycle with newly queued jobs). */
+  readonly forecast?: ForecastMeter;
 }
 
 export function simulate(scenario: Scenario, opts: SimulateOptions): SimulationOutput {
@@ -430,6 +433,7 @@ class Simulation {
       gracePeriod: null,
     };
     job.cluster.pending.add(job, job.pending);
+    this.opts.forecast?.queued(s.id);
     if (requeuedAt === null) this.recorder.demand(job.cluster.index, s, this.now, +1);
   }
 
@@ -469,6 +473,7 @@ class Simulation {
       reservations: c.reservations,
     };
 
+    this.opts.forecast?.beforeCycle(snapshot, policy, now);
     const t0 = performance.now();
     const result = c.cycle(snapshot, policy, now);
     this.cycleMs += performance.now() - t0;
@@ -583,6 +588,7 @@ class Simulation {
   private start(c: ClusterState, op: StartOp): void {
     const job = this.jobs.get(op.jobId);
     if (!job || job.phase !== "pending") return;
+    this.opts.forecast?.started(op.jobId, op.startBy);
     c.pending.remove(job);
     const p = job.pending!;
     job.pending = null;
