@@ -4,7 +4,9 @@
  * 10,000 pending jobs, as the worker runs it: a full forecast (every pending job, at most maxSteps cycles)
  * and the head-of-queue refresh (a few cycles).
  *
- *   node --import tsx bench/forecast.bench.ts [--runs 3] [--seed 42] [--steps 500] [--head-steps 8]
+ *   node --import tsx bench/forecast.bench.ts [--runs 3] [--seed 42] [--steps 40] [--max-jobs 500] [--head-steps 8]
+ *
+ * Defaults are the worker's bounds (apps/worker/src/forecast.ts): 40 cycles, the first 500 jobs of the order.
  */
 import { defaultPolicy, forecastStarts } from "@tranche/scheduler-core";
 import { generateSnapshot } from "./scheduler-core.bench";
@@ -15,8 +17,8 @@ const arg = (name: string, dflt: number): number => {
 };
 const runs = arg("runs", 3);
 const seed = arg("seed", 42);
-const steps = arg("steps", 100);
-const maxJobs = arg("max-jobs", 1000);
+const steps = arg("steps", 40);
+const maxJobs = arg("max-jobs", 500);
 const headSteps = arg("head-steps", 8);
 const NOW = 1_800_000_000;
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
