@@ -63,11 +63,11 @@ export const START_REASON_CODES = [
  */
 export type StartReasonCode = (typeof START_REASON_CODES)[number];
 
-export const PREEMPT_REASON_CODES = ["UNALLOCATED_FOR_ALLOCATED", "FAIR_SHARE", "DEBUG_LANE", "DRAIN"] as const;
+export const PREEMPT_REASON_CODES = ["UNALLOCATED_FOR_ALLOCATED", "FAIR_SHARE", "DEBUG_LANE", "DRAIN", "PRIORITY"] as const;
 /**
  * Why a running job is preempted: R3 (unallocated work makes room for allocated work), R4 (an
  * interruptible job makes room for a budget that ranks ahead by more than the margin), R5 (a debug
- * job), R8 (its node is draining).
+ * job), R8 (its node is draining); PRIORITY only in the `priority` baseline (a job that outranks it).
  */
 export type PreemptReasonCode = (typeof PREEMPT_REASON_CODES)[number];
 
