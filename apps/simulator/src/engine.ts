@@ -390,7 +390,7 @@ class Simulation {
         ns.silentSince = null;
         ns.manualDrain = false;
         n.lastHeartbeatAt = null;
-        const to = nodeStateAfterReport({ state: n.state, heardFrom, enrolled: false, manualDrain: false }, true);
+        const to = nodeStateAfterReport({ state: n.state, heardFrom, manualDrain: false }, true);
         if (to !== null) this.setNodeState(c, ns, to);
         break;
       }
@@ -521,10 +521,7 @@ class Simulation {
         // with its next heartbeat: at once in virtual time.
         const n = ns.node;
         if (n.health === "HEALTHY" && ns.silentSince === null) {
-          const to = nodeStateAfterReport(
-            { state: n.state, heardFrom: true, enrolled: false, manualDrain: ns.manualDrain },
-            true,
-          );
+          const to = nodeStateAfterReport({ state: n.state, heardFrom: true, manualDrain: ns.manualDrain }, true);
           if (to === "READY" && n.state === "REPAIR") this.setNodeState(c, ns, to);
         }
         return;
