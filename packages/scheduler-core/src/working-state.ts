@@ -1,5 +1,6 @@
 import { compareById } from "./budget-tree";
-import { NodeBoard, type JobState } from "./cluster-state";
+import type { JobState, NodeBoard } from "./cluster-state";
+import { KeptBoard } from "./kept-board";
 import { isAllocated, isDebugLane } from "./contract";
 import type { FairTree, TreeShape } from "./fair-tree";
 import type { NodeOrder } from "./node-order";
@@ -21,7 +22,7 @@ export interface WorkingState {
  * cycle (the simulator: ~100,000 cycles a replay of ~1,000 running jobs and 352 nodes, where rebuilding
  * them was most of a cycle). The next cycle brings them up to date with what changed: jobs that
  * started or ended, and each job's fields (a protection that ended changes its node's bounds). The
- * cycle's own starts and preemptions are undone afterwards (NodeBoard.record / rollback), so every
+ * cycle's own starts and preemptions are undone afterwards (KeptBoard.record / rollback), so every
  * cycle starts from exactly what a fresh load of its snapshot gives: same GPUs, same per-node job
  * order (job id), same bounds. It lives in a scheduler's memory (createScheduler); the stateless
  * runCycle never keeps one.
@@ -34,7 +35,7 @@ export interface Kept {
   /** state, health and gpuCount of every node (in board order) when the board was built. */
   readonly nodeFields: readonly (string | number)[];
   readonly shape: TreeShape;
-  readonly board: NodeBoard;
+  readonly board: KeptBoard;
   jobs: JobState[];
   /** Each job's placement array when it was loaded: a job object given a new one is loaded again. */
   placements: RunningJob["placement"][];
@@ -96,7 +97,7 @@ export function loadWorkingState(
   memory.kept = null; // put back by finish() once the cycle has run to the end
   if (k !== null && k.list === list && canKeep(k, snapshot, states, tree, order) && update(k, list, tree, policy, now, rules))
     return keepAfter(memory, k);
-  const board = new NodeBoard(snapshot.nodes, states, now, order);
+  const board = new KeptBoard(snapshot.nodes, states, now, order);
   // Used as given when already in id order (the simulator keeps it so): no copy and sort every cycle.
   const sorted = isSortedById(list);
   const running = sorted ? list : [...list].sort(compareById);
