@@ -299,7 +299,7 @@ function setFields(js: JobState, tree: FairTree, policy: PolicyConfig, now: numb
   const charged = job.charged ?? (budget >= 0 && isAllocated(job, tree.hasEntitlement(budget)));
   js.charged = charged;
   js.debug = charged && isDebugLane(job, policy);
-  js.protectedUntil = charged ? rules.protectedUntil(job, job.startedAt) : job.startedAt;
+  js.protectedUntil = charged ? rules.protectedUntil(job, policy) : job.startedAt;
   js.maxEnd = job.maxRuntime === null ? Infinity : job.startedAt + job.maxRuntime;
   js.stopping = Boolean(job.stopping);
   js.exitBy = job.stopping ? job.stopping.graceUntil : now;

@@ -1,4 +1,4 @@
-import type { RuleSet } from "../cycle/rule-set";
+import { FAIRSHARE, type RuleSet } from "../cycle/rule-set";
 import { takeInOrder, type BaselineRules } from "./take-in-order";
 
 /**
@@ -16,6 +16,6 @@ const rules: BaselineRules = {
 
 export const FIFO: RuleSet = {
   name: "fifo",
-  protectedUntil: (job, startedAt) => startedAt + job.minRuntime,
+  protectedUntil: FAIRSHARE.protectedUntil,
   takePending: (s) => takeInOrder(s, rules),
 };

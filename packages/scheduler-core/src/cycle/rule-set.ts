@@ -1,4 +1,5 @@
-import type { JobContract } from "../types";
+import { protectionEnd } from "../contract";
+import type { PolicyConfig, RunningJob } from "../types";
 import { runLanes } from "./lanes";
 import type { CycleSession } from "./session";
 
@@ -12,16 +13,19 @@ import type { CycleSession } from "./session";
  */
 export interface RuleSet {
   readonly name: string;
-  /** R4: when a charged run that starts at `startedAt` stops being protected (Infinity-like: never). */
-  protectedUntil(job: Pick<JobContract, "minRuntime">, startedAt: number): number;
+  /** R4: when a charged run stops being protected (NEVER: not before it ends). */
+  protectedUntil(
+    job: Pick<RunningJob, "startedAt" | "minRuntime" | "squattingSince">,
+    policy: Pick<PolicyConfig, "squattingUnprotectAfter">,
+  ): number;
   /** Phase 6: order the admitted pending jobs and start, preempt, reserve or explain each. */
   takePending(s: CycleSession): void;
 }
 
-/** SPEC R1-R7: the three lanes in fair-tree order, protection for minRuntime after each start. */
+/** SPEC R1-R7: the three lanes in fair-tree order, protection for minRuntime after each start (contract.ts). */
 export const FAIRSHARE: RuleSet = {
   name: "fairshare",
-  protectedUntil: (job, startedAt) => startedAt + job.minRuntime,
+  protectedUntil: (job, policy) => protectionEnd(job, true, policy),
   takePending: runLanes,
 };
 

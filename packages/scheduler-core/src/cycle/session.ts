@@ -173,7 +173,9 @@ export class CycleSession {
     const waits = board.occupy(js).sort((a, b) => compareById(a.job, b.job));
     const startBy = waits.reduce((t, w) => Math.max(t, w.exitBy), now);
     job.startedAt = startBy;
-    js.protectedUntil = charged ? this.rules.protectedUntil(e.job, startBy) : startBy;
+    js.protectedUntil = charged
+      ? this.rules.protectedUntil({ startedAt: startBy, minRuntime: e.job.minRuntime, squattingSince: null }, this.policy)
+      : startBy;
     js.maxEnd = e.job.maxRuntime === null ? Infinity : startBy + e.job.maxRuntime;
     this.jobs.push(js);
     if (charged) tree.addHeld(e.budget, e.job.gpus);
