@@ -14,7 +14,8 @@
  * `checkpointInterval` seconds of work; preempted or lost, it keeps the work up to its last
  * checkpoint and pays `restartOverhead` when it launches again. A non-resumable job loses
  * everything. Work stops at SIGTERM; the GPUs are freed at graceUntil (or when the job finishes,
- * if that is earlier). `maxRuntime` kills the job maxRuntime seconds after its launch.
+ * if that is earlier). At maxRuntime after its launch a cycle runs and the core KILLs the job (SIGTERM;
+ * it ends at the end of its grace, or when its work finishes if that is earlier), as in the worker.
  */
 import type {
   BudgetTreeNode,
@@ -27,6 +28,7 @@ import type {
   PlanOp,
   PolicyConfig,
   PreemptOp,
+  KillOp,
   Reservation,
   RunningJob,
   StartOp,
@@ -118,17 +120,20 @@ interface ClusterState {
   readonly cycle: CycleFn;
   /** The previous cycle's reservations, passed back in the next snapshot (see ClusterSnapshot). */
   reservations: Reservation[];
+  /** Jobs that reached their maxRuntime since the last cycle: the next cycle must run (its KILLs). */
+  expiring: number;
 }
 
 /** Kinds of timed events; the number is the order inside one timestamp. */
-const K = { STOP: 0, NODE: 1, HEARTBEAT: 2, LAUNCH: 3, SUBMIT: 4, WAKE: 5 } as const;
+const K = { STOP: 0, NODE: 1, HEARTBEAT: 2, LAUNCH: 3, SUBMIT: 4, WAKE: 5, EXPIRE: 6 } as const;
 type QItem =
   | { k: typeof K.STOP; job: JobState; gen: number; cause: StopCause }
   | { k: typeof K.NODE; ev: NodeEventSpec }
   | { k: typeof K.HEARTBEAT; cluster: ClusterState }
   | { k: typeof K.LAUNCH; job: JobState; gen: number }
   | { k: typeof K.SUBMIT; job: JobState }
-  | { k: typeof K.WAKE; job: JobState; gen: number };
+  | { k: typeof K.WAKE; job: JobState; gen: number }
+  | { k: typeof K.EXPIRE; job: JobState; gen: number };
 
 export interface SimulationOutput {
   readonly recorder: MeasureRecorder;
@@ -252,6 +257,7 @@ class Simulation {
       pending: new SlotList(),
       drainingNodes: 0,
       reservations: [],
+      expiring: 0,
       cycle: this.opts.cycle(),
       snapshotCluster: { id: spec.name, name: spec.name, gpuType: spec.gpuType, maxMinRuntime: null },
     };
@@ -348,6 +354,14 @@ class Simulation {
         if (c.pending.items.length > 0 || c.drainingNodes > 0) dirty.add(c);
         return;
       }
+      case K.EXPIRE: {
+        // maxRuntime reached: the cycle's KILL op stops it (a job already told to stop is left alone).
+        const job = item.job;
+        if (job.gen !== item.gen || job.phase !== "running" || job.sigtermAt !== null) return;
+        job.cluster.expiring++;
+        dirty.add(job.cluster);
+        return;
+      }
       case K.HEARTBEAT:
         dirty.add(item.cluster);
         return;
@@ -376,7 +390,7 @@ class Simulation {
         ns.silentSince = null;
         ns.manualDrain = false;
         n.lastHeartbeatAt = null;
-        const to = nodeStateAfterReport({ state: n.state, heardFrom, enrolled: false, manualDrain: false }, true);
+        const to = nodeStateAfterReport({ state: n.state, heardFrom, manualDrain: false }, true);
         if (to !== null) this.setNodeState(c, ns, to);
         break;
       }
@@ -437,7 +451,9 @@ class Simulation {
   private runCycleOn(c: ClusterState): void {
     const now = this.now;
     const policy = this.opts.policy;
-    if (this.idle(c, now)) {
+    const expiring = c.expiring;
+    c.expiring = 0;
+    if (expiring === 0 && this.idle(c, now)) {
       // What the cycle would have recorded: nothing blocked, so no blocked idle GPUs.
       this.skippedCycles++;
       c.reservations = []; // with no pending job a cycle reserves nothing
@@ -505,10 +521,7 @@ class Simulation {
         // with its next heartbeat: at once in virtual time.
         const n = ns.node;
         if (n.health === "HEALTHY" && ns.silentSince === null) {
-          const to = nodeStateAfterReport(
-            { state: n.state, heardFrom: true, enrolled: false, manualDrain: ns.manualDrain },
-            true,
-          );
+          const to = nodeStateAfterReport({ state: n.state, heardFrom: true, manualDrain: ns.manualDrain }, true);
           if (to === "READY" && n.state === "REPAIR") this.setNodeState(c, ns, to);
         }
         return;
@@ -521,15 +534,9 @@ class Simulation {
         this.stop(job, "lost");
         return;
       }
-      case "KILL": {
-        // The engine stops a job at its maxRuntime by itself (an exact STOP event, as the agent's
-        // timer would); this covers a cycle that saw the deadline first.
-        const job = this.jobs.get(op.jobId);
-        if (!job || job.phase !== "running") return;
-        job.sigtermAt = this.now;
-        this.stop(job, "kill");
+      case "KILL":
+        this.kill(op);
         return;
-      }
       case "PREEMPT":
         this.preempt(op);
         return;
@@ -566,14 +573,28 @@ class Simulation {
       return;
     }
     const finishAt = job.launchedAt + job.overhead + (job.spec.duration - job.saved);
-    const killAt = this.killAt(job);
-    if (finishAt <= op.graceUntil && finishAt <= killAt) {
+    if (finishAt <= op.graceUntil) {
       // It completes inside its grace period: work goes on until it finishes.
       job.sigtermAt = null;
       this.q.push(finishAt, { k: K.STOP, job, gen: job.gen, cause: "finish" });
-    } else if (killAt < op.graceUntil) this.q.push(Math.max(this.now, killAt), { k: K.STOP, job, gen: job.gen, cause: "kill" });
-    else if (op.graceUntil <= this.now) this.stop(job, "preempt");
+    } else if (op.graceUntil <= this.now) this.stop(job, "preempt");
     else this.q.push(op.graceUntil, { k: K.STOP, job, gen: job.gen, cause: "preempt" });
+  }
+
+  /** maxRuntime (the core's KILL): SIGTERM now, the job ends at graceUntil unless its work finishes first; never requeued. */
+  private kill(op: KillOp): void {
+    const job = this.jobs.get(op.jobId);
+    if (!job || job.phase !== "running" || job.sigtermAt !== null || job.launchedAt === null) return;
+    job.running!.stopping = { byJobId: null, graceUntil: op.graceUntil };
+    job.sigtermAt = this.now;
+    job.requeueOnStop = false;
+    job.gen++;
+    const finishAt = job.launchedAt + job.overhead + (job.spec.duration - job.saved);
+    if (finishAt <= op.graceUntil) {
+      job.sigtermAt = null;
+      this.q.push(Math.max(this.now, finishAt), { k: K.STOP, job, gen: job.gen, cause: "finish" });
+    } else if (op.graceUntil <= this.now) this.stop(job, "kill");
+    else this.q.push(op.graceUntil, { k: K.STOP, job, gen: job.gen, cause: "kill" });
   }
 
   private killAt(job: JobState): number {
@@ -609,8 +630,8 @@ class Simulation {
     job.launches++;
     const finishAt = now + job.overhead + (s.duration - job.saved);
     const killAt = this.killAt(job);
-    if (killAt < finishAt) this.q.push(killAt, { k: K.STOP, job, gen: job.gen, cause: "kill" });
-    else this.q.push(finishAt, { k: K.STOP, job, gen: job.gen, cause: "finish" });
+    this.q.push(finishAt, { k: K.STOP, job, gen: job.gen, cause: "finish" });
+    if (killAt < finishAt) this.q.push(killAt, { k: K.EXPIRE, job, gen: job.gen });
     if (job.charged && job.protectedUntil > now && job.protectedUntil < Math.min(finishAt, killAt)) {
       this.q.push(job.protectedUntil, { k: K.WAKE, job, gen: job.gen });
     }

@@ -218,10 +218,11 @@ describe("work, checkpoints and contracts", () => {
     expect(report.jobs).toEqual({ submitted: 2, completed: 1, unfinished: 1 });
   });
 
-  it("maxRuntime kills a job that runs past it", () => {
+  it("maxRuntime kills a job that runs past it: the core's KILL at the deadline, then its grace", () => {
     const s = scenario({ jobs: [{ id: "long", submit: 0, budget: "a", gpus: 1, duration: 2000, max_runtime: 900 }] });
     const { events: evs, report } = events(s);
-    expect(pick(evs, "long")).toEqual(["0 submit", "0 start", "900 stop kill"]);
+    // A debug-lane job is charged: it gets the regular grace after SIGTERM at 900 s.
+    expect(pick(evs, "long")).toEqual(["0 submit", "0 start", `${900 + policyConfig(s).gracePeriod} stop kill`]);
     expect(report.jobs.completed).toBe(0);
     expect(report.queueWait.debug.p50).toBe(0); // maxRuntime 15 min on <= 8 GPUs: debug lane
   });

@@ -29,6 +29,7 @@ const PREEMPTED: Record<string, string> = {
   FAIR_SHARE: "for a budget further below its share",
   DEBUG_LANE: "for a debug-lane job",
   DRAIN: "its node is draining",
+  PRIORITY: "for a job that outranks it by priority",
 };
 
 const OTHER: Record<string, string> = {

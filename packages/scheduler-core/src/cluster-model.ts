@@ -218,10 +218,10 @@ export function cancelJob(model: ClusterModel, jobId: string, graceUntil: number
  * (nodeStateAfterReport). A missed heartbeat is the absence of this call: the next cycle's core
  * moves the node DOWN past the timeout and its jobs are LOST (R9).
  */
-export function nodeReported(model: ClusterModel, nodeId: string, healthy: boolean, now: number, enrolled = false): ClusterModel {
+export function nodeReported(model: ClusterModel, nodeId: string, healthy: boolean, now: number): ClusterModel {
   return withNode(model, nodeId, (n) => {
     const to = nodeStateAfterReport(
-      { state: n.state, heardFrom: n.lastHeartbeatAt !== null, enrolled, manualDrain: n.manualDrain },
+      { state: n.state, heardFrom: n.lastHeartbeatAt !== null, manualDrain: n.manualDrain },
       healthy,
     );
     return {

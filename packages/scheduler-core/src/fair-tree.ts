@@ -225,31 +225,13 @@ export class FairTree {
   }
 
   /**
-   * The pair of siblings under the lowest common ancestor of a and b, i.e. the level at which the
-   * fair tree decides between them. Null when one is an ancestor of the other (same budget).
-   */
-  divergence(a: number, b: number): [number, number] | null {
-    let x = a;
-    let y = b;
-    while (this.depth[x]! > this.depth[y]!) x = this.parent[x]!;
-    while (this.depth[y]! > this.depth[x]!) y = this.parent[y]!;
-    if (x === y) return null;
-    let cx = x;
-    let cy = y;
-    while (this.parent[cx] !== this.parent[cy]) {
-      cx = this.parent[cx]!;
-      cy = this.parent[cy]!;
-    }
-    return [cx, cy];
-  }
-
-  /**
    * R4: budget a ranks ahead of budget b by more than the margin when, at the level where their
    * paths diverge, a's side has a projected ratio below b's side's ratio x (1 - margin). A side with
    * no entitlement (Infinity) is behind every side that has one.
    */
   ranksAheadBy(a: number, b: number, margin: number): boolean {
-    // Same walk as divergence(), without allocating: this runs for every candidate victim.
+    // Up to the two siblings under the lowest common ancestor (the level where the fair tree
+    // decides between a and b), without allocating: this runs for every candidate victim.
     let x = a;
     let y = b;
     while (this.depth[x]! > this.depth[y]!) x = this.parent[x]!;

@@ -52,7 +52,7 @@ export function runOutcome(
  * the operator says so (`manualDrain`).
  */
 export function nodeStateAfterReport(
-  node: { state: NodeState; heardFrom: boolean; enrolled: boolean; manualDrain: boolean },
+  node: { state: NodeState; heardFrom: boolean; manualDrain: boolean },
   healthy: boolean,
 ): NodeState | null {
   if (node.state === "DOWN") {

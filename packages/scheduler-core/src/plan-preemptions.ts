@@ -16,6 +16,11 @@ export interface PreemptionContext {
   tree: FairTree;
   policy: PolicyConfig;
   now: number;
+  /**
+   * A rule set's own limit on unallocated victims (the priority baseline: only runs the job
+   * outranks); absent for fairshare, where any unallocated run may make room (R3).
+   */
+  mayPreempt?: ((v: JobState) => boolean) | undefined;
 }
 
 /** GPUs a job holds on one node. */
@@ -154,11 +159,11 @@ function search(
   allowNode: (node: number) => boolean,
   maxTier: 0 | 1,
 ): PreemptionChoice | null {
-  const { board, tree, now } = ctx;
+  const { board, tree, now, mayPreempt } = ctx;
   const debug = lane === "DEBUG";
   const tierOf = (v: JobState): -1 | 0 | 1 => {
     if (v.gone || v.stopping || v.isNew) return -1;
-    if (!v.charged) return 0;
+    if (!v.charged) return mayPreempt === undefined || mayPreempt(v) ? 0 : -1;
     if (maxTier === 0 || now < v.protectedUntil) return -1;
     if (debug) return 1;
     return scratch.eligible(ctx, budget, v.budget) ? 1 : -1;

@@ -1,6 +1,7 @@
 import {
   applyPlan,
   createClusterModel,
+  createScheduler,
   defaultPolicy,
   effectiveAllocations,
   graceEnded,
@@ -16,6 +17,8 @@ import {
   type PendingJob,
   type PolicyConfig,
   type PreemptOp,
+  type RuleSet,
+  type Scheduler,
   type StartOp,
 } from "@tranche/scheduler-core";
 
@@ -24,6 +27,8 @@ export interface HarnessOptions {
   /** How long each job really runs once started, seconds (default: its maxRuntime, else forever). */
   durations?: Record<string, number>;
   now?: number;
+  /** The regime the cycles run under (default: fairshare's runCycle); e.g. the PRIORITY or FIFO baseline. */
+  rules?: RuleSet;
 }
 
 /**
@@ -43,12 +48,14 @@ export class Harness {
   readonly finished: { jobId: string; at: number }[] = [];
   private readonly durations: Record<string, number>;
   private readonly silent = new Set<string>();
+  private readonly scheduler: Scheduler | null;
 
   constructor(snapshot: ClusterSnapshot, opts: HarnessOptions = {}) {
     const s = JSON.parse(JSON.stringify(snapshot)) as ClusterSnapshot;
     this.policy = opts.policy ?? { ...defaultPolicy };
     this.durations = { ...(opts.durations ?? {}) };
     this.now = opts.now ?? 0;
+    this.scheduler = opts.rules ? createScheduler(this.policy, opts.rules) : null;
     let m = createClusterModel(s.cluster, s.nodes, s.tree);
     for (const j of s.pending) m = submitJob(m, j);
     // Jobs the scenario starts with already running: their runs as a START of the core would record them.
@@ -110,7 +117,9 @@ export class Harness {
 
   /** One cycle at the current time, its plan applied. */
   cycle(): CycleResult {
-    const result = runCycle(this.snapshot, this.policy, this.now);
+    const result = this.scheduler
+      ? this.scheduler.runCycle(this.snapshot, this.now)
+      : runCycle(this.snapshot, this.policy, this.now);
     this.results.push(result);
     for (const op of result.plan) {
       if (op.op === "PREEMPT") this.preemptions.push({ ...op, at: this.now });

@@ -241,7 +241,6 @@ export async function handleHeartbeat(
         {
           state: node.state,
           heardFrom: node.lastHeartbeatAt !== null,
-          enrolled: node.stateReason === "enrolled",
           manualDrain: node.drainIsManual,
         },
         hb.health.healthy,

@@ -2,12 +2,14 @@ import { compareById } from "../budget-tree";
 import type { JobState, NodeBoard } from "../cluster-state";
 import { gracePeriodFor, requeueAfterPreemption, startedRun } from "../contract";
 import type { FairTree } from "../fair-tree";
+import { NEVER } from "./rule-set";
 import { formatDuration, formatRatio, formatWithin, plural } from "../format";
 import type { PendingEntry, PendingQueues } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import { lostGpuSeconds, SearchScratch, type PreemptionContext } from "../plan-preemptions";
 import type { ClusterSnapshot, PlanOp, PolicyConfig, PreemptOp, PreemptReasonCode, StartReasonCode } from "../types";
 import { ReasonDrafts } from "./reason-drafts";
+import type { RuleSet } from "./rule-set";
 import { Reservations } from "./reservations";
 import { SearchMemo } from "./search-memo";
 
@@ -62,6 +64,8 @@ export class CycleSession {
     /** Running jobs in id order; starts are appended. */
     readonly jobs: JobState[],
     nodeOps: readonly PlanOp[],
+    /** The regime: protection of the runs it starts, and how pending jobs are taken (rule-set.ts). */
+    readonly rules: RuleSet,
   ) {
     this.plan = [...nodeOps];
     this.reservations = new Reservations(board, tree, policy, now);
@@ -169,7 +173,9 @@ export class CycleSession {
     const waits = board.occupy(js).sort((a, b) => compareById(a.job, b.job));
     const startBy = waits.reduce((t, w) => Math.max(t, w.exitBy), now);
     job.startedAt = startBy;
-    js.protectedUntil = charged ? startBy + e.job.minRuntime : startBy;
+    js.protectedUntil = charged
+      ? this.rules.protectedUntil({ startedAt: startBy, minRuntime: e.job.minRuntime, squattingSince: null }, this.policy)
+      : startBy;
     js.maxEnd = e.job.maxRuntime === null ? Infinity : startBy + e.job.maxRuntime;
     this.jobs.push(js);
     if (charged) tree.addHeld(e.budget, e.job.gpus);
@@ -195,9 +201,11 @@ export class CycleSession {
         ratio,
         sentence: `${sentence} Position ${position} in order, budget ${tree.paths[e.budget]}, projected ratio ${formatRatio(ratio)}${
           charged
-            ? e.job.minRuntime > 0
-              ? `; protected for ${formatDuration(e.job.minRuntime)}`
-              : ""
+            ? js.protectedUntil >= NEVER
+              ? "; not preemptible until it ends"
+              : e.job.minRuntime > 0
+                ? `; protected for ${formatDuration(e.job.minRuntime)}`
+                : ""
             : "; unallocated: free and preemptible at any moment"
         }${waits.length > 0 ? `; starts once ${plural(waits.length, "leaving job")} ${waits.length === 1 ? "exits" : "exit"}, ${formatWithin(startBy, now)}` : ""}.`,
       },
