@@ -59,6 +59,7 @@ export {
   submitJob,
   applyPlan,
   viableStarts,
+  isMove,
   runExited,
   graceEnded,
   cancelJob,

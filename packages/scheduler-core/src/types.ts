@@ -56,18 +56,21 @@ export const START_REASON_CODES = [
   "PREEMPTED_UNALLOCATED",
   "PREEMPTED_INTERRUPTIBLE",
   "DEBUG_LANE",
+  "CONSOLIDATION",
 ] as const;
 /**
  * Why a job starts: on free GPUs, as backfill on reserved nodes (R7), on the nodes reserved for it,
- * or after preempting unallocated work (R3), interruptible work (R4) or as a debug-lane job (R5).
+ * or after preempting unallocated work (R3), interruptible work (R4) or as a debug-lane job (R5);
+ * CONSOLIDATION: an unallocated job moved to other free GPUs restarts there (R12).
  */
 export type StartReasonCode = (typeof START_REASON_CODES)[number];
 
-export const PREEMPT_REASON_CODES = ["UNALLOCATED_FOR_ALLOCATED", "FAIR_SHARE", "DEBUG_LANE", "DRAIN"] as const;
+export const PREEMPT_REASON_CODES = ["UNALLOCATED_FOR_ALLOCATED", "FAIR_SHARE", "DEBUG_LANE", "DRAIN", "CONSOLIDATION"] as const;
 /**
  * Why a running job is preempted: R3 (unallocated work makes room for allocated work), R4 (an
  * interruptible job makes room for a budget that ranks ahead by more than the margin), R5 (a debug
- * job), R8 (its node is draining).
+ * job), R8 (its node is draining), R12 (an unallocated job is moved: it restarts at once on other
+ * free GPUs, see StartOp.afterExitOf).
  */
 export type PreemptReasonCode = (typeof PREEMPT_REASON_CODES)[number];
 
@@ -122,6 +125,11 @@ export interface PolicyConfig {
    * matters on huge clusters full of interruptible work. Default 2,000.
    */
   maxPreemptionSearches: number;
+  /**
+   * R12: an unallocated job is moved (stopped and restarted on other free GPUs) at most once per this
+   * many seconds since its latest start (default 30 min).
+   */
+  consolidationMinAge: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -263,6 +271,11 @@ export interface StartOp {
   /**
    * Jobs preempted for this one (their PREEMPT ops are in the same plan): launch only once all of
    * them have exited, at the latest at `startBy`. Empty when the GPUs are free now.
+   *
+   * A move (R12) is the one START whose list names its own job: the job is RUNNING, the same plan
+   * preempts it with CONSOLIDATION, and this START relaunches it on `placement` once its old
+   * processes have exited (never two copies at once). Apply it only with that PREEMPT (see
+   * isMove, viableStarts); without it the job is simply preempted and requeued.
    */
   afterExitOf: string[];
   /** Latest time the job can start: now, or the latest graceUntil of the victims. */

@@ -387,4 +387,45 @@ describe("SPEC rules as scenarios", () => {
     expect(JSON.stringify(b.results)).toBe(JSON.stringify(a.results));
     expect(runCycle(build(), defaultPolicy, 99)).toEqual(runCycle(build(), defaultPolicy, 99));
   });
+  it("R12 Consolidation: unallocated work in the way of an allocated job moves to free GPUs elsewhere instead of waiting in the queue", () => {
+    // n01: an unallocated job on half the node, the other half free; n02 and n03: a protected job and 4 free GPUs each.
+    const h = createHarness(
+      makeCluster()
+        .nodes(3)
+        .budget("a", 1)
+        .job(
+          makeJob("free").budget("a").unallocated().gpus(4).startedAt(0).on("n01", [0, 1, 2, 3]).running(),
+          makeJob("kept").budget("a").gpus(4).minRuntime("8h").startedAt(0).on("n02", [0, 1, 2, 3]).running(),
+          makeJob("kept3").budget("a").gpus(4).minRuntime("8h").startedAt(0).on("n03", [0, 1, 2, 3]).running(),
+        )
+        .snapshot(),
+      { durations: { free: 10 * HOUR, kept: 45 * MIN, kept3: 10 * HOUR } },
+    );
+    h.advance(40 * MIN);
+    h.submit(makeJob("big").budget("a").gpus(8).submittedAt(h.now).pending(), HOUR);
+    const r = h.cycle();
+    const move = preemptionsOf(r).find((p) => p.jobId === "free")!;
+    expect(move).toMatchObject({ reasonCode: "CONSOLIDATION", byJobId: "big", requeue: true, gracePeriod: 10 });
+    // It restarts in the same plan on free GPUs of another node, after its own exit; the big job waits for that exit too.
+    const relaunch = r.plan.find((o) => o.op === "START" && o.jobId === "free");
+    expect(relaunch).toMatchObject({
+      placement: [{ nodeId: "n02", gpuIndexes: [4, 5, 6, 7] }],
+      afterExitOf: ["free"],
+      startBy: h.now + 10,
+      reason: { code: "CONSOLIDATION" },
+    });
+    expect(h.startOf("big")).toMatchObject({ placement: [{ nodeId: "n01" }], afterExitOf: ["free"], startBy: h.now + 10 });
+    expect(h.moves.map((m) => m.jobId)).toEqual(["free"]);
+    // Never pending: the next snapshot has it running on n02.
+    h.advance(20);
+    expect(h.snapshot.pending.map((p) => p.id)).toEqual([]);
+    expect(h.snapshot.running.find((j) => j.id === "free")!.placement).toEqual([{ nodeId: "n02", gpuIndexes: [4, 5, 6, 7] }]);
+    // Within 30 minutes of that restart it is not moved again, though n03 has free GPUs: R3 preempts it as always.
+    h.advance(10 * MIN);
+    h.submit(makeJob("big2").budget("a").gpus(8).submittedAt(h.now).pending(), HOUR);
+    const again = h.cycle();
+    expect(preemptionsOf(again).map((p) => [p.jobId, p.reasonCode])).toEqual([["free", "UNALLOCATED_FOR_ALLOCATED"]]);
+    expect(again.plan.some((o) => o.op === "START" && o.jobId === "free")).toBe(false);
+    expect(h.startOf("big2")).toMatchObject({ placement: [{ nodeId: "n02" }] });
+  });
 });
