@@ -140,11 +140,11 @@ describe("R12 consolidation (property tests)", () => {
           for (const j of model.jobs) if (j.leaving) expect(j.run!.startedAt).toBeGreaterThan(h.now);
         }
       }),
-      { numRuns: 200 },
+      { numRuns: 120 },
     );
-    // The generator makes moves happen (10-25 in 150 runs; a property that never sees one proves nothing).
+    // The generator makes moves happen (10-25 in 150 runs on this generator; a property that never sees one proves nothing).
     expect(moves).toBeGreaterThan(3);
-  });
+  }, 60_000);
 
   it("drops a move with the start it was made for, so the job keeps running where it is", () => {
     const snap = makeCluster()
