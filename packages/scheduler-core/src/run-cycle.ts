@@ -31,8 +31,8 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
  *  5. admit pending jobs: HELD, INVALID_CONTRACT, lanes, fair-tree queues   cycle/admit-pending.ts
  *  6. the lanes debug (R5), allocated (R2-R4), unallocated (R3), with the   cycle/lanes.ts
  *     carried reservations (R5/R7), starts and preemptions, reservations    cycle/carried-reservations.ts,
- *     and backfill (R7), and each blocked job's reason (R10)                cycle/try-start.ts, cycle/reservations.ts,
- *                                                                           cycle/reason-precedence.ts
+ *     and backfill (R7), and each blocked job's reason (R10); before the    cycle/try-start.ts, cycle/reservations.ts,
+ *     unallocated lane, R3's unallocated victims move to free GPUs (R12)    cycle/reason-precedence.ts, cycle/consolidate.ts
  *  7. explanations and summary: sentences, estimates, ratios, stats         cycle/explanations.ts, cycle/summary.ts
  *
  * `memory` holds what an earlier cycle of the same cluster built (tree shape, node order, board);

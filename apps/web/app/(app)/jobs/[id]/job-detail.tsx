@@ -29,6 +29,7 @@ const DOT: Record<string, string> = {
   PREEMPT: "warn",
   CANCEL_REQUESTED: "warn",
   REQUEUED: "",
+  MOVED: "",
   HELD: "muted",
   RELEASED: "",
   COMPLETED: "ok",
