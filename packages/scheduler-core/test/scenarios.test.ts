@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PENDING_REASON_CODES, defaultPolicy, runCycle } from "../src/index";
-import { createHarness, makeCluster, makeJob, preemptionsOf, startedIds } from "@tranche/testkit";
+import { createHarness, makeCluster, makeJob, preemptionsOf, startedIds, startsOf } from "@tranche/testkit";
 
 /**
  * One declarative scenario per SPEC rule: a tree, nodes, jobs, some cycles in virtual time (the
@@ -427,5 +427,32 @@ describe("SPEC rules as scenarios", () => {
     expect(preemptionsOf(again).map((p) => [p.jobId, p.reasonCode])).toEqual([["free", "UNALLOCATED_FOR_ALLOCATED"]]);
     expect(again.plan.some((o) => o.op === "START" && o.jobId === "free")).toBe(false);
     expect(h.startOf("big2")).toMatchObject({ placement: [{ nodeId: "n02" }] });
+  });
+  it("R12 Consolidation: a pending unallocated job that fits on no node starts once small unallocated jobs move into other nodes' holes", () => {
+    // n01: a 2-GPU unallocated job and 6 free GPUs; n02: protected work and 2 free GPUs. An 8-GPU job fits nowhere.
+    const h = createHarness(
+      makeCluster()
+        .nodes(2)
+        .budget("a", 1)
+        .job(
+          makeJob("small").budget("a").unallocated().gpus(2).startedAt(0).on("n01", [0, 1]).running(),
+          makeJob("kept").budget("a").gpus(6).minRuntime("8h").startedAt(0).on("n02", [0, 1, 2, 3, 4, 5]).running(),
+          makeJob("wide").budget("a").unallocated().gpus(8).submittedAt(0).pending(),
+        )
+        .snapshot(),
+      { now: 10 * MIN, durations: { small: 10 * HOUR, kept: 10 * HOUR, wide: HOUR } },
+    );
+    // Too young to move (consolidationMinAge 30 min): it waits.
+    expect(startsOf(h.cycle())).toEqual([]);
+    h.advance(30 * MIN);
+    const r = h.cycle();
+    // The 2-GPU job moves to n02's 2 free GPUs; the 8-GPU job takes n01 once it has left.
+    expect(preemptionsOf(r).map((p) => [p.jobId, p.reasonCode, p.byJobId])).toEqual([["small", "CONSOLIDATION", "wide"]]);
+    expect(startsOf(r).map((s) => [s.jobId, s.placement, s.afterExitOf, s.reason.code])).toEqual([
+      ["small", [{ nodeId: "n02", gpuIndexes: [6, 7] }], ["small"], "CONSOLIDATION"],
+      ["wide", [{ nodeId: "n01", gpuIndexes: [0, 1, 2, 3, 4, 5, 6, 7] }], ["small"], "CONSOLIDATION"],
+    ]);
+    h.advance(20);
+    expect(h.snapshot.pending).toEqual([]);
   });
 });

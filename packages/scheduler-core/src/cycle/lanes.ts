@@ -1,7 +1,7 @@
 import type { PendingEntry } from "../order-pending";
 import type { JobLane, PendingReasonCode, PendingReasonDetails } from "../types";
 import { carryReservations } from "./carried-reservations";
-import { consolidate } from "./consolidate";
+import { consolidate, tryConsolidate } from "./consolidate";
 import { StartFits } from "./fits";
 import { detailsOf } from "./reason-drafts";
 import { blockedReason } from "./reason-precedence";
@@ -71,6 +71,8 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
     }
   }
   if (tryStart(s, e, position, ratio, false, false)) return;
+  // R12: unallocated work may preempt nothing, but may move other unallocated work out of its way.
+  if (lane === "UNALLOCATED" && tryConsolidate(s, e, position, ratio)) return;
 
   // R7: the first blocked jobs get a reservation from the earliest time enough GPUs free up.
   let reservedFrom: number | null = null;

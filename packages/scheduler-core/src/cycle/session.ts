@@ -62,6 +62,8 @@ export class CycleSession {
   readonly blockedAllocatedJobs: number[] = [];
   /** Unallocated jobs preempted for allocated work that may be moved instead (R12, cycle/consolidate.ts). */
   readonly moveCandidates: MoveCandidate[] = [];
+  /** Job sizes no move can make room for, while the free GPUs stay as they were (R12, consolidate.ts). */
+  readonly consolidationFailed = { version: -1, sizes: new Set<number>() };
 
   constructor(
     readonly snapshot: ClusterSnapshot,
