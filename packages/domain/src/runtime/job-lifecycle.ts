@@ -233,7 +233,8 @@ async function closeMovedCopy(
       endDetail: end.exitCode !== null ? `exit ${end.exitCode}` : (end.signal ?? null),
     },
   });
-  await tx.job.update({ where: { id: run.jobId }, data: { graceUntil: null } });
+  // The row kept the old copy's SIGKILL time; a job stopping again since has its own, kept.
+  await tx.job.updateMany({ where: { id: run.jobId, state: "RUNNING" }, data: { graceUntil: null } });
   await tx.jobEvent.create({
     data: {
       jobId: run.jobId,
