@@ -139,6 +139,11 @@ if (mode === "quality") {
       `| ${x.policy} | ${pct(x.delivery.overall)} | ${x.delivery.budgetsAtLeast95} of ${x.delivery.budgets} | ${pct(x.delivery.min)} | ${pct(x.occupancy.total)} (${pct(x.occupancy.allocated)} + ${pct(x.occupancy.unallocated)}) | ${secs(x.queueWait.debug.p90)} | ${secs(x.queueWait.all.p50)} / ${secs(x.queueWait.all.p90)} | ${secs(x.queueWait.large.p90)} | ${x.preemptions.count} (${x.preemptions.gpuHours.toFixed(0)}) | ${x.jobs.completed} of ${x.jobs.submitted} | ${(r.wallMs / 1000).toFixed(1)} s |`,
     );
   }
+  // R12 and SPEC §4: moves counted apart from preemptions, and idle GPU-hours while allocated work was blocked.
+  for (const r of runs)
+    console.log(
+      `\n${r.report.policy}: ${r.report.preemptions.moves} moves (consolidation); fragmentation ${r.report.fragmentation.idleGpuHoursWhileBlocked.toFixed(0)} idle GPU-h while allocated work was blocked`,
+    );
   const fs = runs.find((r) => r.report.policy === "fairshare")?.report;
   if (fs) {
     const checks = [

@@ -33,7 +33,7 @@ import type {
   RunningJob,
   StartOp,
 } from "@tranche/scheduler-core";
-import { nodeStateAfterReport, runOutcome, startedRun } from "@tranche/scheduler-core";
+import { isMove, nodeStateAfterReport, runOutcome, startedRun } from "@tranche/scheduler-core";
 import { EventQueue } from "./event-queue.js";
 import type { EventSink, StopCause } from "./events-log.js";
 import { MeasureRecorder } from "./recorder.js";
@@ -83,6 +83,12 @@ interface JobState {
   /** Position in the cluster's pending list. */
   slot: number;
   lastPreemption: PreemptionRecord | null;
+  /**
+   * R12: set by a CONSOLIDATION preemption that will really stop the job; its START (a move) then
+   * makes `moveTo`: the new run, already holding its GPUs, launches when the old copy stops.
+   */
+  movable: boolean;
+  moveTo: StartOp | null;
 }
 
 interface NodeState {
@@ -288,6 +294,8 @@ class Simulation {
         segment: null,
         slot: -1,
         lastPreemption: null,
+        movable: false,
+        moveTo: null,
       };
       this.jobs.set(spec.id, job);
       this.q.push(spec.submit, { k: K.SUBMIT, job });
@@ -555,7 +563,8 @@ class Simulation {
     r.stopping = { byJobId: op.byJobId, graceUntil: op.graceUntil };
     job.sigtermAt = this.now;
     job.requeueOnStop = op.requeue;
-    job.lastPreemption = this.recorder.preempted(job.cluster.index, job.spec, this.now, job.launchedAt);
+    const move = op.reasonCode === "CONSOLIDATION";
+    job.lastPreemption = this.recorder.preempted(job.cluster.index, job.spec, this.now, job.launchedAt, move);
     this.opts.sink.emit({
       t: this.now,
       type: "preempt",
@@ -578,7 +587,25 @@ class Simulation {
       job.sigtermAt = null;
       this.q.push(finishAt, { k: K.STOP, job, gen: job.gen, cause: "finish" });
     } else if (op.graceUntil <= this.now) this.stop(job, "preempt");
-    else this.q.push(op.graceUntil, { k: K.STOP, job, gen: job.gen, cause: "preempt" });
+    else {
+      job.movable = move;
+      this.q.push(op.graceUntil, { k: K.STOP, job, gen: job.gen, cause: "preempt" });
+    }
+  }
+
+  /**
+   * R12: the START of a job this plan moved. Its new run holds its GPUs from now on (the snapshot
+   * shows it there); the old copy still winds down and, when it stops, the new run launches.
+   */
+  private move(c: ClusterState, job: JobState, op: StartOp): void {
+    job.movable = false;
+    job.moveTo = op;
+    // Its next run segment waits from the move on (the grace), not from its submit.
+    job.queuedAt = this.now;
+    const running = startedRun(job.running!, op.startBy, op.placement, op.charged);
+    c.running.remove(job.running!);
+    job.running = running;
+    c.running.add(running);
   }
 
   /** maxRuntime (the core's KILL): SIGTERM now, the job ends at graceUntil unless its work finishes first; never requeued. */
@@ -603,6 +630,7 @@ class Simulation {
 
   private start(c: ClusterState, op: StartOp): void {
     const job = this.jobs.get(op.jobId);
+    if (job?.movable && job.phase === "running" && isMove(op)) return this.move(c, job, op);
     if (!job || job.phase !== "pending") return;
     c.pending.remove(job);
     const p = job.pending!;
@@ -673,11 +701,23 @@ class Simulation {
       job.segment = null;
     }
     job.gen++;
-    c.running.remove(job.running!);
-    job.running = null;
+    job.movable = false;
+    const moveTo = job.moveTo;
+    job.moveTo = null;
     job.launchedAt = null;
     job.sigtermAt = null;
     this.opts.sink.emit({ t: now, type: "stop", job: s.id, budget: s.budget, gpus: s.gpus, cause });
+    if (moveTo !== null && cause === "preempt") {
+      // R12: the old copy is gone; the moved job launches on the GPUs it already holds (never pending).
+      job.charged = moveTo.charged;
+      job.protectedUntil = moveTo.protectedUntil;
+      job.requeueOnStop = false;
+      if (moveTo.startBy <= now) this.launch(job);
+      else this.q.push(moveTo.startBy, { k: K.LAUNCH, job, gen: job.gen });
+      return;
+    }
+    c.running.remove(job.running!);
+    job.running = null;
     // The simulator knows when the work itself is done ("finish", even inside a grace period); any
     // other end is the core's runOutcome with the requeue decision its PREEMPT or LOST op recorded.
     const requeued =

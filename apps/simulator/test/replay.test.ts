@@ -200,10 +200,38 @@ describe("work, checkpoints and contracts", () => {
       reason: "UNALLOCATED_FOR_ALLOCATED",
       graceUntil: 4010,
     });
-    expect(report.preemptions).toEqual({ count: 1, gpuHours: (8 * 4000) / 3600 });
+    expect(report.preemptions).toEqual({ count: 1, gpuHours: (8 * 4000) / 3600, moves: 0 });
     expect(report.jobs).toEqual({ submitted: 2, completed: 2, unfinished: 0 });
     // Waits: free 0 then 1000 (requeued at 4010, restarted at 5010); paid 10.
     expect(report.queueWait.all).toEqual({ p50: 10, p90: 1000, p99: 1000 });
+  });
+
+  it("R12: unallocated work in an allocated job's way moves to free GPUs elsewhere, restarting when its old copy has stopped, and counts as a move", () => {
+    const s = scenario({
+      clusters: [{ name: "c", nodes: 2, gpusPerNode: 8 }],
+      jobs: [
+        { id: "filler", submit: 0, budget: "b", gpus: 4, duration: 600, min_runtime: 600 },
+        { id: "free", submit: 0, budget: "a", gpus: 4, duration: 20000, min_runtime: 0 },
+        { id: "kept", submit: 10, budget: "b", gpus: 4, duration: 20000, min_runtime: 20000 },
+        { id: "big", submit: 3600, budget: "a", gpus: 8, duration: 1000 },
+      ],
+    });
+    const { events: evs, report } = events(s);
+    expect(pick(evs, "free")).toEqual([
+      "0 submit",
+      "0 start",
+      "3600 preempt",
+      "3610 stop preempt",
+      // Never requeued: it launches on the GPUs it already holds as soon as the old copy is gone.
+      "3610 start",
+      // 3600 s worked and checkpointed; 300 s restart overhead + 16,400 s left.
+      "20310 stop finish",
+    ]);
+    expect(evs.find((e) => e.type === "preempt")).toMatchObject({ by: "big", reason: "CONSOLIDATION", graceUntil: 3610 });
+    expect(pick(evs, "big")).toEqual(["3600 submit", "3610 start", "4610 stop finish"]);
+    const starts = evs.filter((e) => e.job === "free" && e.type === "start");
+    expect(Object.keys(starts[0]!.nodes as object)).not.toEqual(Object.keys(starts[1]!.nodes as object));
+    expect(report.preemptions).toEqual({ count: 0, gpuHours: 0, moves: 1 });
   });
 
   it("a preempted non-resumable job loses everything and is not requeued", () => {

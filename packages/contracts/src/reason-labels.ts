@@ -22,6 +22,7 @@ const STARTED: Record<string, string> = {
   PREEMPTED_UNALLOCATED: "by preempting unallocated work",
   PREEMPTED_INTERRUPTIBLE: "by preempting interruptible jobs",
   DEBUG_LANE: "in the debug lane",
+  CONSOLIDATION: "moved here from other GPUs",
 };
 
 const PREEMPTED: Record<string, string> = {
@@ -30,6 +31,7 @@ const PREEMPTED: Record<string, string> = {
   DEBUG_LANE: "for a debug-lane job",
   DRAIN: "its node is draining",
   PRIORITY: "for a job that outranks it by priority",
+  CONSOLIDATION: "moved to free GPUs elsewhere",
 };
 
 const OTHER: Record<string, string> = {
@@ -43,6 +45,8 @@ const OTHER: Record<string, string> = {
   KILL: "killed",
   LOST: "lost with its node",
   CANCEL: "cancelled",
+  // A moved job's old copy ended (event MOVED); other kinds name the move as STARTED or PREEMPTED do.
+  CONSOLIDATION: "moved to other GPUs",
 };
 
 /**

@@ -12,6 +12,8 @@ describe("reasonLabel", () => {
     for (const c of PREEMPT_REASON_CODES) plain(reasonLabel(c, { kind: "PREEMPTED" }));
     expect(reasonLabel("CONTRACTS")).toBe("waiting for protected jobs");
     expect(reasonLabel("DEBUG_LANE", { kind: "STARTED" })).not.toBe(reasonLabel("DEBUG_LANE", { kind: "PREEMPTED" }));
+    expect(reasonLabel("CONSOLIDATION", { kind: "PREEMPTED" })).toBe("moved to free GPUs elsewhere");
+    plain(reasonLabel("CONSOLIDATION", { kind: "MOVED" }));
   });
 
   it("names the job a reservation is for", () => {

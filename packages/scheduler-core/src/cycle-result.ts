@@ -31,6 +31,11 @@ export interface StartOp {
   /**
    * Jobs preempted for this one (their PREEMPT ops are in the same plan): launch only once all of
    * them have exited, at the latest at `startBy`. Empty when the GPUs are free now.
+   *
+   * A move (R12) is the one START whose list names its own job: the job is RUNNING, the same plan
+   * preempts it with CONSOLIDATION, and this START relaunches it on `placement` once its old
+   * processes have exited (never two copies at once). Apply it only with that PREEMPT (see
+   * isMove, viableStarts); without it the job is simply preempted and requeued.
    */
   afterExitOf: string[];
   /** Latest time the job can start: now, or the latest graceUntil of the victims. */

@@ -60,6 +60,7 @@ export {
   submitJob,
   applyPlan,
   viableStarts,
+  isMove,
   runExited,
   graceEnded,
   cancelJob,

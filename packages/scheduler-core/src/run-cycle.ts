@@ -32,7 +32,8 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
  *  6. the rule set takes the pending jobs (cycle/rule-set.ts). fairshare:    cycle/lanes.ts
  *     the lanes debug (R5), allocated (R2-R4), unallocated (R3), with the   cycle/carried-reservations.ts,
  *     carried reservations (R5/R7), starts and preemptions, reservations    cycle/try-start.ts, cycle/reservations.ts,
- *     and backfill (R7), and each blocked job's reason (R10); the           cycle/reason-precedence.ts;
+ *     and backfill (R7), and each blocked job's reason (R10); before the    cycle/reason-precedence.ts,
+ *     unallocated lane, R3's unallocated victims move to free GPUs (R12);   cycle/consolidate.ts;
  *     baselines: one global order with their own may-preempt rule           baselines/take-in-order.ts
  *  7. explanations and summary: sentences, estimates, ratios, stats         cycle/explanations.ts, cycle/summary.ts
  *

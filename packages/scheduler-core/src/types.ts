@@ -57,18 +57,21 @@ export const START_REASON_CODES = [
   "PREEMPTED_UNALLOCATED",
   "PREEMPTED_INTERRUPTIBLE",
   "DEBUG_LANE",
+  "CONSOLIDATION",
 ] as const;
 /**
  * Why a job starts: on free GPUs, as backfill on reserved nodes (R7), on the nodes reserved for it,
- * or after preempting unallocated work (R3), interruptible work (R4) or as a debug-lane job (R5).
+ * or after preempting unallocated work (R3), interruptible work (R4) or as a debug-lane job (R5);
+ * CONSOLIDATION: an unallocated job moved to other free GPUs restarts there (R12).
  */
 export type StartReasonCode = (typeof START_REASON_CODES)[number];
 
-export const PREEMPT_REASON_CODES = ["UNALLOCATED_FOR_ALLOCATED", "FAIR_SHARE", "DEBUG_LANE", "DRAIN", "PRIORITY"] as const;
+export const PREEMPT_REASON_CODES = ["UNALLOCATED_FOR_ALLOCATED", "FAIR_SHARE", "DEBUG_LANE", "DRAIN", "PRIORITY", "CONSOLIDATION"] as const;
 /**
  * Why a running job is preempted: R3 (unallocated work makes room for allocated work), R4 (an
  * interruptible job makes room for a budget that ranks ahead by more than the margin), R5 (a debug
- * job), R8 (its node is draining); PRIORITY only in the `priority` baseline (a job that outranks it).
+ * job), R8 (its node is draining), R12 (CONSOLIDATION: an unallocated job is moved: it restarts at once on
+ * other free GPUs, see StartOp.afterExitOf); PRIORITY only in the `priority` baseline (a job that outranks it).
  */
 export type PreemptReasonCode = (typeof PREEMPT_REASON_CODES)[number];
 
@@ -123,6 +126,11 @@ export interface PolicyConfig {
    * matters on huge clusters full of interruptible work. Default 2,000.
    */
   maxPreemptionSearches: number;
+  /**
+   * R12: an unallocated job is moved (stopped and restarted on other free GPUs) at most once per this
+   * many seconds since its latest start (default 30 min).
+   */
+  consolidationMinAge: number;
   /**
    * Squatting: a running job flagged as likely squatting (`RunningJob.squattingSince`) for this long,
    * seconds, loses the rest of its protection and becomes interruptible. 0 = never (default): the

@@ -463,6 +463,8 @@ interface AssignmentRow {
   charged: boolean;
   gpuIndexes: number[];
   gang: string[];
+  /** R12: the job's old copy (an older open segment) has not exited yet: this run may not launch. */
+  waitsForOld: boolean;
 }
 
 /** What a node must run and stop now: its open run segments, read from the database (the truth). */
@@ -474,7 +476,8 @@ export async function assignmentsFor(
   const rows = await prisma.$queryRaw<AssignmentRow[]>`
     SELECT s.id AS "segmentId", j.id AS "jobId", j."userId", j.name, j.command, j.env || j."secretEnv" AS env, j.state::text AS state, s."endReason"::text AS "endReason",
            j."graceUntil", s."startedAt", j."maxRuntimeSec", j."gracePeriodSec", j."requeueCount", s.charged, p."gpuIndexes",
-           ARRAY(SELECT n.name FROM segment_placement q JOIN node n ON n.id = q."nodeId" WHERE q."segmentId" = s.id ORDER BY n.name) AS gang
+           ARRAY(SELECT n.name FROM segment_placement q JOIN node n ON n.id = q."nodeId" WHERE q."segmentId" = s.id ORDER BY n.name) AS gang,
+           EXISTS (SELECT 1 FROM run_segment o WHERE o."jobId" = s."jobId" AND o."endedAt" IS NULL AND o.id < s.id) AS "waitsForOld"
     FROM segment_placement p
     JOIN run_segment s ON s.id = p."segmentId" AND s."endedAt" IS NULL
     JOIN job j ON j.id = s."jobId"
@@ -484,7 +487,8 @@ export async function assignmentsFor(
   const me = await prisma.node.findUnique({ where: { id: nodeId }, select: { name: true } });
   for (const r of rows) {
     const segmentId = String(r.segmentId);
-    if (r.state === "STOPPING") {
+    // A stopping job, or a moved job's old copy (R12: its segment carries the stop while the job runs on).
+    if (r.state === "STOPPING" || r.endReason !== null) {
       stop.push({
         jobId: r.jobId,
         segmentId,
@@ -493,6 +497,8 @@ export async function assignmentsFor(
       });
       continue;
     }
+    // R12: a moved job launches on its new node only once its old copy has exited (it never runs twice).
+    if (r.waitsForOld) continue;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(r.env ?? {})) env[k] = String(v);
     run.push({

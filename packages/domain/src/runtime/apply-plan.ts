@@ -6,6 +6,7 @@ import {
   type PendingReason,
   type PreemptOp,
   type StartOp,
+  isMove,
   viableStarts,
 } from "@tranche/scheduler-core";
 import { addCapacity, chargeOpenSegments } from "./charge";
@@ -216,19 +217,20 @@ export async function applyCyclePlan(
       // The starts that can still happen: the job is still PENDING (locked until the commit) and every
       // node of its placement is READY now. A PREEMPT made for a start that will not happen is not
       // applied either: its victim keeps running instead of being stopped for nothing.
+      // A move (R12) relaunches a job that is still RUNNING: its state is read (and locked) too.
       const startIds = result.plan.filter((o) => o.op === "START").map((o) => Number(o.jobId));
-      const pendingNow =
+      const stateNow =
         startIds.length === 0
-          ? new Set<string>()
-          : new Set(
+          ? new Map<string, string>()
+          : new Map(
               (
-                await tx.$queryRaw<{ id: number }[]>`
-                  SELECT id FROM job WHERE id = ANY(${startIds}::int[]) AND state = 'PENDING' FOR UPDATE`
-              ).map((r) => String(r.id)),
+                await tx.$queryRaw<{ id: number; state: string }[]>`
+                  SELECT id, state::text AS state FROM job WHERE id = ANY(${startIds}::int[]) AND state IN ('PENDING', 'RUNNING') FOR UPDATE`
+              ).map((r) => [String(r.id), r.state]),
             );
       const go = viableStarts(
         result.plan,
-        (id) => (pendingNow.has(id) ? "PENDING" : undefined),
+        (id) => stateNow.get(id),
         (id) => nodeState.get(id)?.state,
       );
       // R6: preemptions — SIGTERM now (agents learn it from STOPPING), SIGKILL at graceUntil — and jobs
@@ -329,9 +331,10 @@ export async function applyCyclePlan(
       const starts = result.plan.filter((o): o is StartOp => o.op === "START" && go.has(o.jobId));
       let started = 0;
       if (starts.length > 0) {
-        const ids = starts.map((s) => Number(s.jobId));
-        const startedAt = starts.map((s) => at(s.startBy).toISOString());
-        const protectedUntil = starts.map((s) => at(s.protectedUntil).toISOString());
+        const fresh = starts.filter((s) => !isMove(s));
+        const ids = fresh.map((s) => Number(s.jobId));
+        const startedAt = fresh.map((s) => at(s.startBy).toISOString());
+        const protectedUntil = fresh.map((s) => at(s.protectedUntil).toISOString());
         const rows = await tx.$queryRaw<{ id: number }[]>`
           UPDATE job j SET state = 'RUNNING', "startedAt" = u.s, "protectedUntil" = u.p, "graceUntil" = NULL,
                  "reasonCode" = NULL, "reasonSentence" = NULL, "reasonDetails" = NULL, "queuePosition" = NULL,
@@ -340,6 +343,18 @@ export async function applyCyclePlan(
           WHERE j.id = u.id AND j.state = 'PENDING'
           RETURNING j.id`;
         const ok = new Set(rows.map((r) => String(r.id)));
+        // R12 moves: the job was stopped above and runs on at once in a new segment, which its node
+        // launches only after the old copy has exited (agent-protocol's assignments). graceUntil stays:
+        // the old copy's SIGKILL time, until that copy's exit closes its segment (closeRun).
+        const moves = starts.filter(isMove);
+        if (moves.length > 0) {
+          const moved = await tx.$queryRaw<{ id: number }[]>`
+            UPDATE job j SET state = 'RUNNING', "startedAt" = u.s, "protectedUntil" = u.s, "updatedAt" = now()
+            FROM unnest(${moves.map((s) => Number(s.jobId))}::int[], ${moves.map((s) => at(s.startBy).toISOString())}::timestamptz[]) AS u(id, s)
+            WHERE j.id = u.id AND j.state = 'STOPPING'
+            RETURNING j.id`;
+          for (const r of moved) ok.add(String(r.id));
+        }
         const go = starts.filter((s) => ok.has(s.jobId));
         started = go.length;
         step("starts:jobs");

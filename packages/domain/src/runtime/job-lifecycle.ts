@@ -2,6 +2,7 @@ import { AGENT_SHUTDOWN, FENCED, LAUNCH_FAILED } from "@tranche/contracts";
 import type { Tx } from "@tranche/db";
 import { requeueAfterPreemption, runOutcome } from "@tranche/scheduler-core";
 import { chargeOpenSegments } from "./charge";
+import { AGENTS_CHANNEL } from "./agent-wait";
 import { fromSec, toSec } from "./time";
 
 /**
@@ -45,7 +46,8 @@ export interface RunEnd {
 
 export interface RunOutcome {
   end: SegmentEnd;
-  state: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "KILLED" | "LOST";
+  /** RUNNING: the old copy of a moved job ended (R12); the job runs on in its new segment. */
+  state: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "KILLED" | "LOST" | "RUNNING";
   requeued: boolean;
   eventKind: string;
   sentence: string;
@@ -140,6 +142,10 @@ export async function closeRun(
     SELECT "endedAt", "endReason"::text AS "endReason", requeue FROM run_segment WHERE id = ${given.segmentId} AND "jobId" = ${given.jobId} FOR UPDATE`;
   const state = job[0]?.state;
   if (!state || !seg[0] || seg[0].endedAt !== null || (state !== "RUNNING" && state !== "STOPPING")) return null;
+  const newer = await tx.$queryRaw<{ id: bigint; nodeIds: string[] }[]>`
+    SELECT s.id, ARRAY(SELECT p."nodeId" FROM segment_placement p WHERE p."segmentId" = s.id) AS "nodeIds"
+    FROM run_segment s WHERE s."jobId" = ${given.jobId} AND s."endedAt" IS NULL AND s.id > ${given.segmentId}`;
+  if (newer.length > 0) return await closeMovedCopy(tx, given, end, actor, newer[0]!.nodeIds);
   const run: RunToClose = { ...given, jobState: state, intent: seg[0].endReason, requeue: seg[0].requeue };
   const outcome = decideRunOutcome(run, end);
   if (run.charged) await chargeOpenSegments(tx, end.endedAt, { segmentIds: [run.segmentId] });
@@ -204,4 +210,45 @@ export async function closeRun(
     },
   });
   return outcome;
+}
+
+/**
+ * R12: the old copy of a moved job is gone. Only its segment closes (uncharged: moves are of
+ * unallocated work); the job runs on in its newer segment, whose node may now launch it, so that
+ * node's agent is woken. Not a requeue.
+ */
+async function closeMovedCopy(
+  tx: Tx,
+  run: RunToClose,
+  end: RunEnd,
+  actor: { kind: "SCHEDULER" | "AGENT"; id: string | null },
+  newNodes: string[],
+): Promise<RunOutcome> {
+  const how = end.exitCode !== null ? `exit code ${end.exitCode}` : end.signal ? `signal ${end.signal}` : "unknown exit";
+  const sentence = `Its old copy ended (${how}) after the move; it now starts on its new GPUs.`;
+  await tx.runSegment.update({
+    where: { id: run.segmentId },
+    data: {
+      endedAt: end.endedAt,
+      endReason: "PREEMPT",
+      endDetail: end.exitCode !== null ? `exit ${end.exitCode}` : (end.signal ?? null),
+    },
+  });
+  // The row kept the old copy's SIGKILL time; a job stopping again since has its own, kept.
+  await tx.job.updateMany({ where: { id: run.jobId, state: "RUNNING" }, data: { graceUntil: null } });
+  await tx.jobEvent.create({
+    data: {
+      jobId: run.jobId,
+      at: end.endedAt,
+      kind: "MOVED",
+      reasonCode: "CONSOLIDATION",
+      sentence: end.sentence && end.cause !== "lost" ? `${end.sentence} ${sentence}` : sentence,
+      details: { segmentId: String(run.segmentId), exitCode: end.exitCode, signal: end.signal, requeued: false },
+      actorKind: actor.kind,
+      actorId: actor.id,
+      cycleId: end.cycleId ?? null,
+    },
+  });
+  await tx.$executeRaw`SELECT pg_notify(${AGENTS_CHANNEL}, ${JSON.stringify(newNodes)})`;
+  return { end: "PREEMPT", state: "RUNNING", requeued: false, eventKind: "MOVED", sentence };
 }

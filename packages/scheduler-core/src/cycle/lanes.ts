@@ -1,6 +1,7 @@
 import type { PendingEntry } from "../order-pending";
 import type { JobLane, PendingReasonCode, PendingReasonDetails } from "../types";
 import { carryReservations } from "./carried-reservations";
+import { consolidate, tryConsolidate } from "./consolidate";
 import { StartFits } from "./fits";
 import { detailsOf } from "./reason-drafts";
 import { blockedReason } from "./reason-precedence";
@@ -13,7 +14,8 @@ const LANES: readonly JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
  * The three lanes in turn, each in fair-tree order (R2): debug (R5), allocated (R2-R4), unallocated
  * (R3). Every job is placed on free GPUs (R1, backfill of R7), else by preempting (R3/R4/R5), else
  * the first blocked jobs get a reservation (R7) and every blocked job a reason (R10). Before the
- * unallocated lane, GPUs freed later in the cycle go to the blocked allocated jobs first (R3).
+ * unallocated lane, GPUs freed later in the cycle go to the blocked allocated jobs first (R3), then
+ * to the unallocated jobs R3 preempted, which move there instead of waiting in the queue (R12).
  */
 export function runLanes(s: CycleSession): void {
   const fits = new StartFits(s.board);
@@ -24,7 +26,10 @@ export function runLanes(s: CycleSession): void {
       s.reservations.clear();
       s.memo.forgetSearches();
     }
-    if (lane === "UNALLOCATED") retryBlockedAllocated(s);
+    if (lane === "UNALLOCATED") {
+      retryBlockedAllocated(s);
+      consolidate(s);
+    }
     for (let e = s.queues!.next(lane); e !== null; e = s.queues!.next(lane)) takeNext(s, fits, e, lane);
   }
 }
@@ -66,6 +71,8 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
     }
   }
   if (tryStart(s, e, position, ratio, false, false)) return;
+  // R12: unallocated work may preempt nothing, but may move other unallocated work out of its way.
+  if (lane === "UNALLOCATED" && tryConsolidate(s, e, position, ratio)) return;
 
   // R7: the first blocked jobs get a reservation from the earliest time enough GPUs free up.
   let reservedFrom: number | null = null;

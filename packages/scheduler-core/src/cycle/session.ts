@@ -13,6 +13,14 @@ import type { RuleSet } from "./rule-set";
 import { Reservations } from "./reservations";
 import { SearchMemo } from "./search-memo";
 
+/** An unallocated victim of R3, its PREEMPT op, and the GPUs of the start it made room for. */
+export interface MoveCandidate {
+  victim: JobState;
+  op: PreemptOp;
+  /** The preemptor's placement: a move is made only when it covers every GPU the victim leaves. */
+  by: Slots;
+}
+
 /**
  * Everything one cycle decides on, owned in one place: the fair tree (R2 ratios, moved by every start
  * and preemption), the node board (who holds which GPU), the plan, the pending reasons and the
@@ -54,6 +62,10 @@ export class CycleSession {
   readonly overDebugCap = new Map<string, number>();
   /** Allocated jobs that did not start, for the retry before unallocated work (R3): indexes into `reasons`. */
   readonly blockedAllocatedJobs: number[] = [];
+  /** Unallocated jobs preempted for allocated work that may be moved instead (R12, cycle/consolidate.ts). */
+  readonly moveCandidates: MoveCandidate[] = [];
+  /** Job sizes no move can make room for, while the free GPUs stay as they were (R12, consolidate.ts). */
+  readonly consolidationFailed = { version: -1, sizes: new Set<number>() };
 
   constructor(
     readonly snapshot: ClusterSnapshot,
@@ -149,6 +161,58 @@ export class CycleSession {
     this.ratiosVersion++;
     this.plan.push(op);
     return op;
+  }
+
+  /**
+   * R12: a job preempted in this cycle restarts on `slots` (free GPUs) once its old processes have
+   * exited: a START naming itself in afterExitOf, at its SIGKILL time at the latest. Unallocated, so
+   * free and not charged; its latest start (and so its next move) counts from then.
+   */
+  relaunch(v: JobState, slots: Slots, sentence: string): void {
+    const { now, board } = this;
+    const placement = slots.map((s) => ({ nodeId: board.nodes[s.node]!.id, gpuIndexes: s.gpus }));
+    const job = startedRun(v.job, now, placement, false);
+    const js: JobState = {
+      job,
+      budget: v.budget,
+      charged: false,
+      debug: false,
+      protectedUntil: now,
+      maxEnd: Infinity,
+      stopping: false,
+      exitBy: now,
+      isNew: true,
+      gone: false,
+      slots,
+    };
+    // Free GPUs may still be held by other jobs leaving in this cycle: it waits for them too.
+    const waits = board.occupy(js).sort((a, b) => compareById(a.job, b.job));
+    const startBy = waits.reduce((t, w) => Math.max(t, w.exitBy), Math.max(now, v.exitBy));
+    job.startedAt = startBy;
+    js.protectedUntil = startBy;
+    js.maxEnd = v.job.maxRuntime === null ? Infinity : startBy + v.job.maxRuntime;
+    this.jobs.push(js);
+    this.started++;
+    this.startedGpus += v.job.gpus;
+    this.plan.push({
+      op: "START",
+      jobId: v.job.id,
+      budgetId: v.job.budgetId,
+      userId: v.job.userId,
+      gpus: v.job.gpus,
+      placement,
+      charged: false,
+      lane: "UNALLOCATED",
+      afterExitOf: [v.job.id, ...waits.map((w) => w.job.id)],
+      startBy,
+      protectedUntil: startBy,
+      reason: {
+        code: "CONSOLIDATION",
+        position: 0,
+        ratio: Infinity,
+        sentence: `${sentence} Unallocated: free and preemptible at any moment; restarts once its old processes exit, ${formatWithin(startBy, now)}.`,
+      },
+    });
   }
 
   /** A pending job starts on `slots` (R1); it launches once the leaving jobs there have exited (R6). */

@@ -3,7 +3,9 @@ import { formatPercent, formatRatio, formatWhen, plural } from "../format";
 import type { PendingEntry } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import { findPreemption } from "../plan-preemptions";
-import type { PreemptReasonCode } from "../types";
+import type { JobState } from "../cluster-state";
+import type { PreemptOp, PreemptReasonCode } from "../types";
+import { noteMoveCandidates } from "./consolidate";
 import type { CycleSession } from "./session";
 
 /**
@@ -76,6 +78,7 @@ export function tryStart(
   }
   const margin = policy.preemptionMargin;
   const victimsUnallocated = choice.tier === 0;
+  const victimOps: { v: JobState; op: PreemptOp }[] = [];
   for (const v of [...choice.victims].sort((x, y) => compareById(x.job, y.job))) {
     const vRatio = v.budget >= 0 ? tree.projectedRatio(v.budget) : Infinity;
     const code: PreemptReasonCode = !v.charged ? "UNALLOCATED_FOR_ALLOCATED" : lane === "DEBUG" ? "DEBUG_LANE" : "FAIR_SHARE";
@@ -85,10 +88,12 @@ export function tryStart(
         : code === "DEBUG_LANE"
           ? `Preempted for debug-lane job ${job.id}: this job was interruptible and budget ${s.budgetPath(v.budget, v.job.budgetId)} (ratio ${formatRatio(vRatio)}) was among the most over-served.`
           : `Preempted for job ${job.id}: budget ${tree.paths[e.budget]} ratio ${formatRatio(ratio)} ranks ahead of budget ${s.budgetPath(v.budget, v.job.budgetId)} ratio ${formatRatio(vRatio)} by more than ${formatPercent(margin)}, and this job was interruptible.`;
-    s.preempt(v, job.id, code, ratio, why);
+    const op = s.preempt(v, job.id, code, ratio, why);
+    if (code === "UNALLOCATED_FOR_ALLOCATED") victimOps.push({ v, op });
   }
   const nodeSize = board.size;
   const placed: Slots = choice.nodes.map((node) => ({ node, gpus: board.freeIndexes(node, g <= nodeSize ? g : nodeSize) }));
+  noteMoveCandidates(s, victimOps, placed);
   const n = choice.victims.length;
   s.start(
     e,

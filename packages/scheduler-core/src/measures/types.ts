@@ -64,6 +64,8 @@ export interface PreemptionRecord {
   startedAt: number;
   /** When the requeued job started again; null if it has not (yet) or was not requeued. */
   restartedAt?: number | null;
+  /** R12: a move (CONSOLIDATION): the job restarted at once elsewhere; counted apart from preemptions. */
+  move?: boolean;
 }
 
 export interface Percentiles {
@@ -112,7 +114,10 @@ export interface QueueWaitSummary {
 }
 
 export interface PreemptionSummary {
+  /** Preemptions, moves (R12) not included; gpuSeconds and requeueWait likewise. */
   count: number;
+  /** R12 moves: unallocated jobs stopped and restarted at once on other GPUs. */
+  moves: number;
   gpuSeconds: number;
   gpuHours: number;
   requeueWait: Percentiles;

@@ -18,6 +18,7 @@ const DOT: Record<string, string> = {
   PREEMPT: "warn",
   CANCEL_REQUESTED: "warn",
   REQUEUED: "",
+  MOVED: "",
   HELD: "muted",
   RELEASED: "",
   COMPLETED: "ok",
