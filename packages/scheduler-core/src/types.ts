@@ -32,7 +32,11 @@ export type NodeHealth = (typeof NODE_HEALTHS)[number];
 export const PENDING_REASON_CODES = [
   "HELD",
   "INVALID_CONTRACT",
+  "DEPENDENCY_NEVER_SATISFIED",
+  "DEPENDENCY",
   "CLUSTER_DRAINING",
+  "ARRAY_LIMIT",
+  "USER_LIMIT",
   "DEBUG_USER_CAP",
   "NO_ENTITLEMENT",
   "RESERVED_FOR",
@@ -46,6 +50,8 @@ export const PENDING_REASON_CODES = [
  * apply, the first one in this list is reported (see explain-pending.ts for the exact test of each).
  * `INVALID_CONTRACT` is an addition to SPEC §5: a job that can never fit this cluster (it should
  * have been rejected at submit, see validateJobContract) still gets a reason instead of silence.
+ * `DEPENDENCY`, `DEPENDENCY_NEVER_SATISFIED` (`--after`), `ARRAY_LIMIT` (`--array ...%N`) and
+ * `USER_LIMIT` (a budget's per-user GPU limit) are additions too: see cycle/job-rules.ts.
  */
 export type PendingReasonCode = (typeof PENDING_REASON_CODES)[number];
 
@@ -169,6 +175,11 @@ export interface BudgetTreeNode {
   usageGpuSeconds: number;
   /** Entitlement GPU-seconds inside the lookback window up to `now` (see computeEntitlements). */
   entitlementGpuSeconds: number;
+  /**
+   * A budget's per-user GPU limit set by its managers: GPUs one user's jobs charged to this budget may
+   * hold on this cluster at once (running, leaving, or started this cycle). null/undefined = none.
+   */
+  maxGpusPerUser?: number | null;
 }
 
 /** Where a job runs: concrete GPU indexes on each node. */
@@ -205,6 +216,10 @@ export interface JobBase extends JobContract {
   userName?: string;
   /** Original submit time; kept across requeues (R6). */
   submittedAt: number;
+  /** A task of a job array (`--array`): the array's id (the id of its first task). */
+  arrayId?: string | null;
+  /** The array's cap (`%N`): at most this many of its tasks run at once; null = no cap. */
+  arrayMaxRunning?: number | null;
 }
 
 export interface RunningJob extends JobBase {
@@ -228,6 +243,19 @@ export interface PendingJob extends JobBase {
   requeuedAt?: number | null;
   /** Held by its owner or an operator: never started, reason HELD. */
   held?: boolean;
+  /** `--after`: jobs it waits for, each with where that job stands (see cycle/job-rules.ts). */
+  dependencies?: JobDependency[];
+}
+
+/** What a dependency asks of the other job: "ok" it completes successfully, "any" it ends at all. */
+export type DependencyCondition = "ok" | "any";
+/** Where the other job stands: still to run or running ("WAITING", retries included), or how it ended. */
+export type DependencyState = "WAITING" | "COMPLETED" | "FAILED" | "CANCELLED" | "KILLED" | "LOST";
+
+export interface JobDependency {
+  jobId: string;
+  condition: DependencyCondition;
+  state: DependencyState;
 }
 
 /** Everything one cycle needs about one cluster. */
@@ -382,6 +410,15 @@ export interface PendingReasonDetails {
   margin?: number;
   /** INVALID_CONTRACT: what is wrong. */
   problem?: string;
+  /** DEPENDENCY: the dependencies still waited for; DEPENDENCY_NEVER_SATISFIED: the ones that cannot be met. */
+  dependencies?: { jobId: string; condition: DependencyCondition; state: DependencyState }[];
+  /** ARRAY_LIMIT: the array, its tasks running now and its cap. */
+  arrayId?: string;
+  arrayRunning?: number;
+  arrayMaxRunning?: number;
+  /** USER_LIMIT: GPUs the user holds in this budget and the budget's per-user limit. */
+  userGpus?: number;
+  userLimit?: number;
 }
 
 export interface PendingReason {

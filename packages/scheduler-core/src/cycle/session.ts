@@ -7,6 +7,7 @@ import type { PendingEntry, PendingQueues } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import { lostGpuSeconds, SearchScratch, type PreemptionContext } from "../plan-preemptions";
 import type { ClusterSnapshot, PlanOp, PolicyConfig, PreemptOp, PreemptReasonCode, StartReasonCode } from "../types";
+import { JobLimits } from "./job-rules";
 import { ReasonDrafts } from "./reason-drafts";
 import { Reservations } from "./reservations";
 import { SearchMemo } from "./search-memo";
@@ -52,6 +53,8 @@ export class CycleSession {
   readonly overDebugCap = new Map<string, number>();
   /** Allocated jobs that did not start, for the retry before unallocated work (R3): indexes into `reasons`. */
   readonly blockedAllocatedJobs: number[] = [];
+  /** Array caps and per-user limits (job-rules.ts), counted through the cycle. */
+  readonly limits: JobLimits;
 
   constructor(
     readonly snapshot: ClusterSnapshot,
@@ -69,6 +72,7 @@ export class CycleSession {
     this.scratch = new SearchScratch(tree.size);
     this.preemptionCtx = { board, tree, policy, now };
     this.interruptibleByBudget = new Float64Array(tree.size);
+    this.limits = new JobLimits(snapshot);
   }
 
   /** The whole-node size: the largest gpuCount. */
@@ -175,6 +179,7 @@ export class CycleSession {
     if (charged) tree.addHeld(e.budget, e.job.gpus);
     this.ratiosVersion++;
     if (js.debug) this.addDebug(e.job.userId, e.job.gpus);
+    this.limits.started(e.job);
     this.started++;
     this.startedGpus += e.job.gpus;
     this.plan.push({
