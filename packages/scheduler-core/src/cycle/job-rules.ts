@@ -1,6 +1,5 @@
 import type {
   ClusterSnapshot,
-  DependencyState,
   JobBase,
   JobDependency,
   PendingJob,
@@ -26,7 +25,6 @@ import type {
  * still in its grace period.
  */
 
-const ENDED: ReadonlySet<DependencyState> = new Set(["COMPLETED", "FAILED", "CANCELLED", "KILLED", "LOST"]);
 
 /** Whether one dependency is met, still open, or can never be met. */
 export function dependencyStatus(d: Pick<JobDependency, "condition" | "state">): "MET" | "WAITING" | "NEVER" {
