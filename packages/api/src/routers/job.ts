@@ -1,7 +1,17 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { jobIdInput, listJobsInput, strictObject, submitJobInput } from "@tranche/contracts";
-import { cancelJob, getJob, getJobDetail, getJobLogs, listJobs, setJobHeld, submitJob } from "@tranche/domain";
+import { jobIdInput, listJobsInput, setDependenciesInput, strictObject, submitJobInput } from "@tranche/contracts";
+import {
+  cancelArray,
+  cancelJob,
+  getJob,
+  getJobDetail,
+  getJobLogs,
+  listJobs,
+  setDependencies,
+  setJobHeld,
+  submitJob,
+} from "@tranche/domain";
 import { authedProcedure } from "../trpc";
 
 export const jobRouter = {
@@ -26,5 +36,11 @@ export const jobRouter = {
     .query(({ ctx, input }) => getJobLogs(ctx.prisma, ctx.user, input.id, input.afterId)),
   cancel: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => cancelJob(ctx.prisma, ctx.user, input.id)),
   hold: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => setJobHeld(ctx.prisma, ctx.user, input.id, true)),
+  /** Cancel every task of a job array that has not ended (`id`: the array's id). */
+  cancelArray: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => cancelArray(ctx.prisma, ctx.user, input.id)),
+  /** Replace a pending job's dependencies (refused when it would close a cycle). */
+  setDependencies: authedProcedure
+    .input(setDependenciesInput.extend({ id: jobIdInput.shape.id }))
+    .mutation(({ ctx, input }) => setDependencies(ctx.prisma, ctx.user, input.id, input.after)),
   release: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => setJobHeld(ctx.prisma, ctx.user, input.id, false)),
 } satisfies TRPCRouterRecord;
