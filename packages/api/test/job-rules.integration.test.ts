@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiToken } from "@tranche/domain";
+import { createServer } from "node:http";
+import { createApiToken, deliverWebhooks, setWebhook } from "@tranche/domain";
 import { loadClusterSnapshot } from "@tranche/domain/runtime";
 import { callRest, goodJob, makeWorld, type World } from "./fixtures";
 
@@ -163,5 +164,56 @@ describe("notifications", () => {
     );
     expect((await call("ada", "GET", "/me/webhook")).body.url).toBe("https://hooks.example/t");
     expect((await call("ada", "PUT", "/me/webhook", { url: null })).body.url).toBeNull();
+  });
+
+  it("warns the owner when a preemption is applied, with the grace period", async () => {
+    const id = (await call("ada", "POST", "/jobs", goodJob)).body.job.id as number;
+    await w.db.prisma.jobEvent.create({
+      data: {
+        jobId: id,
+        kind: "PREEMPTED",
+        reasonCode: "FAIR_SHARE",
+        sentence: "Preempted for job 9. SIGTERM now, SIGKILL after 120s; requeued with its original submit time.",
+        details: { gracePeriod: 120, graceUntil: 0 },
+        actorKind: "SCHEDULER",
+      },
+    });
+    const n = await w.db.prisma.notification.findFirstOrThrow({ where: { jobId: id, kind: "PREEMPTION_WARNING" } });
+    expect(n.userId).toBe(w.users.ada.id);
+    expect(n.title).toBe(`Job #${id} (pretrain-7b) is being preempted: it has 120 s to save its state`);
+    expect(n.sentence).toContain("SIGKILL after 120s");
+  });
+
+  it("posts to a webhook with a bounded timeout, and logs and gives up on one that fails", async () => {
+    let calls = 0;
+    const slow = createServer((req, res) => {
+      calls++;
+      if (req.url === "/fail") res.writeHead(500).end();
+      // "/slow" never answers.
+    });
+    await new Promise<void>((ok) => slow.listen(0, "127.0.0.1", ok));
+    const port = (slow.address() as { port: number }).port;
+    try {
+      await w.db.prisma.notification.updateMany({ data: { webhookState: null } });
+      await setWebhook(w.db.prisma, w.users.ada, `http://127.0.0.1:${port}/fail`);
+      await setWebhook(w.db.prisma, w.users.maya, `http://127.0.0.1:${port}/slow`);
+      const id = (await call("ada", "POST", "/jobs", goodJob)).body.job.id as number;
+      await w.db.prisma.job.update({ where: { id }, data: { squattingSince: new Date() } });
+      const waiting = await w.db.prisma.notification.count({ where: { jobId: id, webhookState: "PENDING" } });
+      expect(waiting).toBe(2); // Ada's and Maya's (the lab's managers have no webhook)
+      const warnings: string[] = [];
+      const started = Date.now();
+      for (let round = 0; round < 3; round++)
+        await deliverWebhooks(w.db.prisma, { warn: (m) => warnings.push(m) }, { timeoutMs: 300 });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(await w.db.prisma.notification.count({ where: { jobId: id, webhookState: "FAILED" } })).toBe(2);
+      expect(calls).toBe(6);
+      expect(warnings.filter((m) => /HTTP 500/.test(m))).toHaveLength(3);
+      expect(warnings.filter((m) => /no answer within 300 ms/.test(m))).toHaveLength(3);
+      expect(warnings.filter((m) => /giving up/.test(m))).toHaveLength(2);
+    } finally {
+      slow.closeAllConnections();
+      await new Promise((ok) => slow.close(ok));
+    }
   });
 });
