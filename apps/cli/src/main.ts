@@ -46,6 +46,8 @@ interface QueueResponse {
     reasonCode: string | null;
     reasonSentence: string | null;
     state: string;
+    /** A task of a job array: "task 7 of 0-99%10". */
+    task?: string | null;
   }[];
   running: {
     id: number;
@@ -330,7 +332,7 @@ program
               ["POS", "ID", "BUDGET", "USER", "GPUS", "WAIT", "REASON"],
               q.pending.map((p) => [
                 p.state === "HELD" ? "held" : (p.position ?? "-"),
-                p.id,
+                p.task ? `${p.id} (${p.task})` : p.id,
                 p.budget,
                 p.user,
                 p.gpus,
