@@ -8,6 +8,7 @@ export * from "./jobs/submit-job";
 export * from "./jobs/job-actions";
 export { cancelArray, setDependencies } from "./jobs/job-rules-input";
 export * from "./jobs/queries";
+export * from "./jobs/job-logs";
 export * from "./jobs/queue";
 export * from "./budgets/tree";
 export * from "./budgets/set-allocations";

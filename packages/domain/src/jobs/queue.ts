@@ -37,6 +37,8 @@ export interface QueueRunningRow {
   graceUntil: string | null;
   maxRuntime: number | null;
   nodes: string[];
+  /** When it was flagged as likely squatting (GPUs under 5% busy for 30 minutes); null when it is not. */
+  squattingSince: string | null;
   /** Started by preemption, holding its GPUs until the jobs it preempted exit (its start is still ahead). */
   awaitingExits: boolean;
   /** A task of a job array: "task 7 of 0-99%10"; null otherwise. */
@@ -119,6 +121,7 @@ interface RunningSqlRow {
   userName: string;
   nodes: string[] | null;
   task: string | null;
+  squattingSince: Date | null;
 }
 
 /** The scheduler's order of pending jobs (jobs it has not seen yet follow by submit time). */
@@ -250,7 +253,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     // One statement (Prisma's nested segments -> placements -> node loading is four round trips).
     prisma.$queryRaw<RunningSqlRow[]>`
       SELECT j.id, j.name, j.gpus, j.state::text AS state, j."minRuntimeSec", j."maxRuntimeSec", j."startedAt",
-             j."protectedUntil", j."graceUntil", j."userId", b.path AS budget, u.name AS "userName",
+             j."protectedUntil", j."graceUntil", j."userId", b.path AS budget, u.name AS "userName", j."squattingSince",
              CASE WHEN j."arrayIndex" IS NOT NULL THEN 'task ' || j."arrayIndex" || ' of ' || j."arraySpec" END AS task,
              (SELECT array_agg(DISTINCT n.name ORDER BY n.name)
                 FROM run_segment s JOIN segment_placement p ON p."segmentId" = s.id JOIN node n ON n.id = p."nodeId"
@@ -298,6 +301,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     graceUntil: j.graceUntil?.toISOString() ?? null,
     maxRuntime: j.maxRuntimeSec,
     nodes: j.nodes ?? [],
+    squattingSince: j.squattingSince?.toISOString() ?? null,
     awaitingExits: j.state === "RUNNING" && j.startedAt !== null && j.startedAt.getTime() > nowMs,
     task: j.task,
   }));

@@ -218,6 +218,8 @@ async function submitMany(
       exitCode: null,
       requeueCount: 0,
       heldBy: null,
+      squattingSince: null,
+      lastCheckpointAt: null,
       reason: null,
       array: array ? { id: 0, index: array.indexes[0]!, spec: input.array!.trim() } : null,
       after: deps[i]!.map((d) => ({ jobId: d.parentId, condition: d.condition })),
