@@ -1,11 +1,4 @@
-import type {
-  ClusterSnapshot,
-  JobBase,
-  JobDependency,
-  PendingJob,
-  PendingReasonCode,
-  PendingReasonDetails,
-} from "../types";
+import type { ClusterSnapshot, JobBase, JobDependency, PendingJob, PendingReasonCode, PendingReasonDetails } from "../types";
 
 /**
  * The rules a user sets on their own jobs, beside the fair-share policy:
@@ -24,7 +17,6 @@ import type {
  * Leaving jobs count until they have exited, so a cap is never exceeded while a preempted task is
  * still in its grace period.
  */
-
 
 /** Whether one dependency is met, still open, or can never be met. */
 export function dependencyStatus(d: Pick<JobDependency, "condition" | "state">): "MET" | "WAITING" | "NEVER" {
