@@ -5,7 +5,11 @@
 const PENDING: Record<string, string> = {
   HELD: "held",
   INVALID_CONTRACT: "cannot run on this cluster",
+  DEPENDENCY_NEVER_SATISFIED: "never starts - a job it needs did not succeed",
+  DEPENDENCY: "waiting for another job",
   CLUSTER_DRAINING: "nodes draining or down",
+  ARRAY_LIMIT: "array's running limit reached",
+  USER_LIMIT: "per-user GPU limit reached",
   DEBUG_USER_CAP: "debug GPU cap reached",
   NO_ENTITLEMENT: "budget has no share here",
   RESERVED_FOR: "nodes reserved for another job",
@@ -54,8 +58,12 @@ const OTHER: Record<string, string> = {
  * (STARTED and PREEMPTED share DEBUG_LANE); `details` names the job a reservation is for.
  */
 export function reasonLabel(code: string, opts: { kind?: string; details?: unknown } = {}): string {
-  const d = (opts.details ?? {}) as { reservedForJobId?: unknown };
+  const d = (opts.details ?? {}) as { reservedForJobId?: unknown; dependencies?: unknown };
   if (code === "RESERVED_FOR" && d.reservedForJobId != null) return `nodes reserved for #${String(d.reservedForJobId)}`;
+  if (code === "DEPENDENCY" && Array.isArray(d.dependencies) && d.dependencies.length > 0) {
+    const first = d.dependencies[0] as { jobId?: unknown };
+    return `waiting for #${String(first.jobId)}${d.dependencies.length > 1 ? ` and ${d.dependencies.length - 1} more` : ""}`;
+  }
   const label =
     opts.kind === "STARTED"
       ? STARTED[code]

@@ -19,4 +19,12 @@ describe("reasonLabel", () => {
   it("names the job a reservation is for", () => {
     expect(reasonLabel("RESERVED_FOR", { details: { reservedForJobId: "135" } })).toBe("nodes reserved for #135");
   });
+
+  it("names the job a dependency waits for", () => {
+    const one = [{ jobId: "81", condition: "ok", state: "WAITING" }];
+    expect(reasonLabel("DEPENDENCY", { details: { dependencies: one } })).toBe("waiting for #81");
+    expect(reasonLabel("DEPENDENCY", { details: { dependencies: [...one, { ...one[0], jobId: "94" }] } })).toBe(
+      "waiting for #81 and 1 more",
+    );
+  });
 });

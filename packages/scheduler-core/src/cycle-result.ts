@@ -7,6 +7,8 @@ import type {
   NodeStateReasonCode,
   JobLane,
   Placement,
+  DependencyCondition,
+  DependencyState,
 } from "./types";
 /**
  * What one cycle returns (SPEC §3-§5): the plan (data, applied elsewhere, idempotent by job and
@@ -155,6 +157,15 @@ export interface PendingReasonDetails {
   margin?: number;
   /** INVALID_CONTRACT: what is wrong. */
   problem?: string;
+  /** DEPENDENCY: the dependencies still waited for; DEPENDENCY_NEVER_SATISFIED: the ones that cannot be met. */
+  dependencies?: { jobId: string; condition: DependencyCondition; state: DependencyState }[];
+  /** ARRAY_LIMIT: the array, its tasks running now and its cap. */
+  arrayId?: string;
+  arrayRunning?: number;
+  arrayMaxRunning?: number;
+  /** USER_LIMIT: GPUs the user holds in this budget and the budget's per-user limit. */
+  userGpus?: number;
+  userLimit?: number;
 }
 
 export interface PendingReason {

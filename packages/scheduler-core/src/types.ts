@@ -33,7 +33,11 @@ export type NodeHealth = (typeof NODE_HEALTHS)[number];
 export const PENDING_REASON_CODES = [
   "HELD",
   "INVALID_CONTRACT",
+  "DEPENDENCY_NEVER_SATISFIED",
+  "DEPENDENCY",
   "CLUSTER_DRAINING",
+  "ARRAY_LIMIT",
+  "USER_LIMIT",
   "DEBUG_USER_CAP",
   "NO_ENTITLEMENT",
   "RESERVED_FOR",
@@ -47,6 +51,8 @@ export const PENDING_REASON_CODES = [
  * apply, the first one in this list is reported (see explain-pending.ts for the exact test of each).
  * `INVALID_CONTRACT` is an addition to SPEC §5: a job that can never fit this cluster (it should
  * have been rejected at submit, see validateJobContract) still gets a reason instead of silence.
+ * `DEPENDENCY`, `DEPENDENCY_NEVER_SATISFIED` (`--after`), `ARRAY_LIMIT` (`--array ...%N`) and
+ * `USER_LIMIT` (a budget's per-user GPU limit) are additions too: see cycle/job-rules.ts.
  */
 export type PendingReasonCode = (typeof PENDING_REASON_CODES)[number];
 
@@ -184,6 +190,11 @@ export interface BudgetTreeNode {
   usageGpuSeconds: number;
   /** Entitlement GPU-seconds inside the lookback window up to `now` (see computeEntitlements). */
   entitlementGpuSeconds: number;
+  /**
+   * A budget's per-user GPU limit set by its managers: GPUs one user's jobs charged to this budget may
+   * hold on this cluster at once (running, leaving, or started this cycle). null/undefined = none.
+   */
+  maxGpusPerUser?: number | null;
 }
 
 /** Where a job runs: concrete GPU indexes on each node. */
@@ -220,6 +231,10 @@ export interface JobBase extends JobContract {
   userName?: string;
   /** Original submit time; kept across requeues (R6). */
   submittedAt: number;
+  /** A task of a job array (`--array`): the array's id (the id of its first task). */
+  arrayId?: string | null;
+  /** The array's cap (`%N`): at most this many of its tasks run at once; null = no cap. */
+  arrayMaxRunning?: number | null;
 }
 
 export interface RunningJob extends JobBase {
@@ -251,6 +266,19 @@ export interface PendingJob extends JobBase {
   requeuedAt?: number | null;
   /** Held by its owner or an operator: never started, reason HELD. */
   held?: boolean;
+  /** `--after`: jobs it waits for, each with where that job stands (see cycle/job-rules.ts). */
+  dependencies?: JobDependency[];
+}
+
+/** What a dependency asks of the other job: "ok" it completes successfully, "any" it ends at all. */
+export type DependencyCondition = "ok" | "any";
+/** Where the other job stands: still to run or running ("WAITING", retries included), or how it ended. */
+export type DependencyState = "WAITING" | "COMPLETED" | "FAILED" | "CANCELLED" | "KILLED" | "LOST";
+
+export interface JobDependency {
+  jobId: string;
+  condition: DependencyCondition;
+  state: DependencyState;
 }
 
 /** Everything one cycle needs about one cluster. */

@@ -28,6 +28,7 @@ import {
 } from "@tranche/domain";
 import { crossSiteRefusal } from "../same-origin";
 import { handleAdminRest } from "./admin-routes";
+import { handleJobRulesRest } from "./job-rules-routes";
 import { TooLarge, errorResponse, json, parse, readJson } from "./io";
 import { logDownload } from "./log-download";
 import { buildOpenApi } from "./openapi";
@@ -82,6 +83,8 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     const [head, id, tail] = parts;
 
     if (head === "me" && parts.length === 1 && method === "GET") return json({ user: actor });
+    const rules = await handleJobRulesRest(req, method, parts, actor, prisma);
+    if (rules) return rules;
     if (head === "clusters" && parts.length === 1 && method === "GET") {
       const clusters = await prisma.cluster.findMany({
         orderBy: { name: "asc" },

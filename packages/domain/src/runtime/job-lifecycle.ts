@@ -3,6 +3,7 @@ import type { Tx } from "@tranche/db";
 import { requeueAfterPreemption, runOutcome } from "@tranche/scheduler-core";
 import { chargeOpenSegments } from "./charge";
 import { AGENTS_CHANNEL } from "./agent-wait";
+import { withRetry } from "./retries";
 import { fromSec, toSec } from "./time";
 
 /**
@@ -137,7 +138,8 @@ export async function closeRun(
   actor: { kind: "SCHEDULER" | "AGENT"; id: string | null },
 ): Promise<RunOutcome | null> {
   // Lock order job, then segment — the same order the worker's apply uses — so the two never deadlock.
-  const job = await tx.$queryRaw<{ state: string }[]>`SELECT state::text AS state FROM job WHERE id = ${given.jobId} FOR UPDATE`;
+  const job = await tx.$queryRaw<{ state: string; maxRetries: number; retryCount: number }[]>`
+    SELECT state::text AS state, "maxRetries", "retryCount" FROM job WHERE id = ${given.jobId} FOR UPDATE`;
   const seg = await tx.$queryRaw<{ endedAt: Date | null; endReason: string | null; requeue: boolean | null }[]>`
     SELECT "endedAt", "endReason"::text AS "endReason", requeue FROM run_segment WHERE id = ${given.segmentId} AND "jobId" = ${given.jobId} FOR UPDATE`;
   const state = job[0]?.state;
@@ -147,7 +149,7 @@ export async function closeRun(
     FROM run_segment s WHERE s."jobId" = ${given.jobId} AND s."endedAt" IS NULL AND s.id > ${given.segmentId}`;
   if (newer.length > 0) return await closeMovedCopy(tx, given, end, actor, newer[0]!.nodeIds);
   const run: RunToClose = { ...given, jobState: state, intent: seg[0].endReason, requeue: seg[0].requeue };
-  const outcome = decideRunOutcome(run, end);
+  const { outcome, retried } = withRetry(decideRunOutcome(run, end), job[0]!, end.exitCode);
   if (run.charged) await chargeOpenSegments(tx, end.endedAt, { segmentIds: [run.segmentId] });
   await tx.runSegment.update({
     where: { id: run.segmentId },
@@ -179,6 +181,7 @@ export async function closeRun(
             // Whole seconds like every start the scheduler writes, so a restart never precedes it.
             queuedAt: fromSec(toSec(end.endedAt)),
             requeueCount: { increment: 1 },
+            ...(retried ? { retryCount: { increment: 1 } } : {}),
             reasonCode: null,
             reasonSentence: null,
             reasonDetails: undefined,

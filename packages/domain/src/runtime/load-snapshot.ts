@@ -13,6 +13,7 @@ import {
   type PolicyConfig,
   type RunningJob,
 } from "@tranche/scheduler-core";
+import { addJobRules } from "./load-job-rules";
 import { resolveClusterPolicy } from "./policy";
 import { toSec, toSecOrNull } from "./time";
 
@@ -373,6 +374,7 @@ export async function loadCycleInput(
     };
   });
 
+  await addJobRules(db, clusterId, { tree, running, pending });
   return {
     snapshot: {
       cluster: { id: cluster.id, name: cluster.name, gpuType: cluster.gpuType, maxMinRuntime: cluster.maxMinRuntimeSec },

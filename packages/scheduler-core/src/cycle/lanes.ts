@@ -41,6 +41,7 @@ function retryBlockedAllocated(s: CycleSession): void {
     if (board.largestFree() === 0 && !board.couldFit(1, 0)) break;
     const e = reasons.entry[i]!;
     if (e.lane === "DEBUG" && (s.userDebug.get(e.job.userId) ?? 0) + e.job.gpus > policy.debugMaxGpusPerUser) continue;
+    if (s.limits.blocked(e.job) !== null) continue; // a task or job started since took the room its limit leaves
     const d = reasons.out[i]!.details;
     if (tryStart(s, e, d.position!, d.ratio, true, true)) reasons.out[i] = null;
   }
@@ -57,6 +58,18 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
   if (!fits.readyNodes(g)) {
     const details = detailsOf(e, position, ratio, board.largestFree());
     s.reasons.push(e, job, "CLUSTER_DRAINING", details, false);
+    return;
+  }
+  // Its array's cap or its budget's per-user limit (job-rules.ts): no start, no reservation.
+  const limited = s.limits.blocked(job);
+  if (limited !== null) {
+    s.reasons.push(
+      e,
+      job,
+      limited.code,
+      Object.assign(detailsOf(e, position, ratio, board.largestFree()), limited.details),
+      false,
+    );
     return;
   }
   if (lane === "DEBUG") {

@@ -8,6 +8,7 @@ import type { PendingEntry, PendingQueues } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import { lostGpuSeconds, SearchScratch, type PreemptionContext } from "../plan-preemptions";
 import type { ClusterSnapshot, PlanOp, PolicyConfig, PreemptOp, PreemptReasonCode, StartReasonCode } from "../types";
+import { JobLimits } from "./job-rules";
 import { ReasonDrafts } from "./reason-drafts";
 import type { RuleSet } from "./rule-set";
 import { Reservations } from "./reservations";
@@ -66,6 +67,8 @@ export class CycleSession {
   readonly moveCandidates: MoveCandidate[] = [];
   /** Job sizes no move can make room for, while the free GPUs stay as they were (R12, consolidate.ts). */
   readonly consolidationFailed = { version: -1, sizes: new Set<number>() };
+  /** Array caps and per-user limits (job-rules.ts), counted through the cycle. */
+  readonly limits: JobLimits;
 
   constructor(
     readonly snapshot: ClusterSnapshot,
@@ -85,6 +88,7 @@ export class CycleSession {
     this.scratch = new SearchScratch(tree.size);
     this.preemptionCtx = { board, tree, policy, now };
     this.interruptibleByBudget = new Float64Array(tree.size);
+    this.limits = new JobLimits(snapshot);
   }
 
   /** The whole-node size: the largest gpuCount. */
@@ -245,6 +249,7 @@ export class CycleSession {
     if (charged) tree.addHeld(e.budget, e.job.gpus);
     this.ratiosVersion++;
     if (js.debug) this.addDebug(e.job.userId, e.job.gpus);
+    this.limits.started(e.job);
     this.started++;
     this.startedGpus += e.job.gpus;
     this.plan.push({
