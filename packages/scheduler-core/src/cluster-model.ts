@@ -1,4 +1,5 @@
-import { runOutcome, nodeStateAfterReport, type StopIntent } from "./lifecycle";
+import { requeueAfterPreemption } from "./contract";
+import { runOutcome, nodeStateAfterReport, type RunEndCause, type StopIntent } from "./lifecycle";
 import type {
   BudgetTreeNode,
   Cluster,
@@ -114,10 +115,15 @@ const withNode = (model: ClusterModel, nodeId: string, f: (n: ModelNode) => Mode
 });
 
 /** A run ends: the job moves on as runOutcome says (requeued jobs are pending again, original submit time kept). */
-function endRun(m: ModelJob, now: number, end: { cause: "exit" | "lost"; exitCode: number | null; requeue?: boolean }): ModelJob {
+function endRun(m: ModelJob, now: number, end: { cause: RunEndCause; exitCode: number | null; requeue?: boolean }): ModelJob {
   if ((m.state !== "RUNNING" && m.state !== "STOPPING") || !m.run) return m;
   const out = runOutcome(
-    { stopping: m.state === "STOPPING", intent: m.run.intent, requeue: end.requeue ?? m.run.requeue },
+    {
+      stopping: m.state === "STOPPING",
+      intent: m.run.intent,
+      // A run nobody asked to stop has no stored decision: the job's own contract decides (as in the database).
+      requeue: end.requeue ?? (m.state === "STOPPING" ? m.run.requeue : requeueAfterPreemption(m.job)),
+    },
     { cause: end.cause, exitCode: end.exitCode },
   );
   if (out.requeued) return { job: { ...m.job, requeuedAt: now }, state: "PENDING", run: null, requeues: m.requeues + 1 };
@@ -191,9 +197,18 @@ export function applyPlan(model: ClusterModel, plan: readonly PlanOp[], now: num
   return m;
 }
 
-/** The agent reports the job's processes gone at `at` (exit code null: killed by a signal). */
-export function runExited(model: ClusterModel, jobId: string, exitCode: number | null, at: number): ClusterModel {
-  return withJob(model, jobId, (j) => endRun(j, at, { cause: "exit", exitCode }));
+/**
+ * The agent reports the job's processes gone at `at` (exit code null: killed by a signal); `cause` says
+ * whether the agent itself stopped them (fenced, or shut down with the platform).
+ */
+export function runExited(
+  model: ClusterModel,
+  jobId: string,
+  exitCode: number | null,
+  at: number,
+  cause: Exclude<RunEndCause, "lost"> = "exit",
+): ClusterModel {
+  return withJob(model, jobId, (j) => endRun(j, at, { cause, exitCode }));
 }
 
 /** SIGKILL: every stopping job whose grace ended by `now` exits at its graceUntil. */
