@@ -27,6 +27,7 @@ import type { z } from "zod";
 import { assignmentsDigest, type AgentWakeups } from "./agent-wait";
 import { hashSecret, newNodeCredential } from "./credentials";
 import { closeRun } from "./job-lifecycle";
+import { lockJobs, lockNodes } from "./lock-order";
 import { withinJobLogCap } from "./job-logs";
 import { policyOverridesFromEnv } from "./policy";
 
@@ -240,6 +241,18 @@ export async function handleHeartbeat(
 
   await prisma.$transaction(
     async (tx) => {
+      // The plan applier's lock order (lock-order.ts): this node, then the jobs this report may change
+      // (its exits, and the jobs placed here whose squatting flag it may set), in id order.
+      await lockNodes(tx, { nodeIds: [node.id] });
+      const placedHere = await tx.$queryRaw<{ jobId: number }[]>`
+        SELECT s."jobId" FROM segment_placement p JOIN run_segment s ON s.id = p."segmentId" AND s."endedAt" IS NULL
+        WHERE p."nodeId" = ${node.id}`;
+      await lockJobs(tx, [
+        ...new Set([
+          ...placedHere.map((r) => r.jobId),
+          ...hb.jobs.flatMap((r) => (r.status === "EXITED" && segs.get(r.segmentId) ? [segs.get(r.segmentId)!.jobId] : [])),
+        ]),
+      ]);
       // Node: inventory, health, and the transitions a report decides (R8 repair done, back from DOWN).
       let state = node.state;
       // R8/R9: the core's rule for what a report does to the node; the sentences are worded here.

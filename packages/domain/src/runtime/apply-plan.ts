@@ -10,6 +10,7 @@ import {
 } from "@tranche/scheduler-core";
 import { addCapacity, chargeOpenSegments } from "./charge";
 import { closeRun } from "./job-lifecycle";
+import { lockNodes } from "./lock-order";
 import type { CycleInput } from "./load-snapshot";
 import { LEASE_NAME } from "./lease";
 
@@ -98,6 +99,10 @@ export async function applyCyclePlan(
         UPDATE worker_lease SET "lastCycleAt" = ${nowDate}, "updatedAt" = now()
         WHERE name = ${LEASE_NAME} AND "holderId" = ${leaderId} AND "expiresAt" > now()`;
       if (fenced !== 1) throw new LostLeadershipError(`worker ${leaderId} no longer holds the scheduler lease`);
+      // Lock order shared with the agent heartbeat (agent-protocol.ts): the cluster's node rows in id
+      // order, then jobs. Holding every node row makes a heartbeat on this cluster wait for the commit
+      // instead of taking jobs, segments and ledger rows in the middle of the plan (deadlock detected).
+      await lockNodes(tx, { clusterId });
 
       const cycle = await tx.schedulingCycle.create({
         data: {
