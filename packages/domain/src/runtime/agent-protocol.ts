@@ -1,4 +1,4 @@
-import type { PrismaClient } from "@tranche/db";
+import { DATABASE_RETRY_AFTER_SEC, DATABASE_UNAVAILABLE_SENTENCE, isDatabaseUnavailable, type PrismaClient } from "@tranche/db";
 import {
   LIMITS,
   enrollRequestSchema,
@@ -43,6 +43,11 @@ import { policyOverridesFromEnv } from "./policy";
 export interface AgentReply<T> {
   status: number;
   body: T | AgentError;
+}
+
+/** HTTP headers of an agent reply: never cached; a 503 (the database away) says when to try again. */
+export function agentReplyHeaders(reply: { status: number }): Record<string, string> {
+  return { "cache-control": "no-store", ...(reply.status === 503 ? { "retry-after": String(DATABASE_RETRY_AFTER_SEC) } : {}) };
 }
 
 export const SCHEDULER_CHANNEL = "tranche_jobs";
@@ -580,6 +585,10 @@ export async function handleAgentRequest(
       `No agent endpoint /api/agent/v1/${req.route} (endpoints: enroll, heartbeat${opts.wakeups ? ", wait" : ""}).`,
     );
   } catch (e) {
+    if (isDatabaseUnavailable(e)) {
+      console.error("agent protocol", req.route, "the database cannot be reached:", e instanceof Error ? e.message : e);
+      return fail(503, "UNAVAILABLE", `${DATABASE_UNAVAILABLE_SENTENCE} The agent retries; its jobs keep running.`);
+    }
     // The database's own words stay in the server's log: a caller (perhaps not a real agent) learns nothing from them.
     console.error("agent protocol", req.route, e);
     return fail(500, "INTERNAL", "The control plane could not handle this request (its log says why); the agent retries.");
