@@ -246,18 +246,14 @@ export async function handleHeartbeat(
 
   await prisma.$transaction(
     async (tx) => {
-      // The plan applier's lock order (lock-order.ts): this node, then the jobs this report may change
-      // (its exits, and the jobs placed here whose squatting flag it may set), in id order.
+      // The plan applier's lock order (lock-order.ts): this node, then every job this report may change
+      // or write beside (the ones it mentions, and those placed here whose squatting flag it may set), in
+      // id order, before any segment or ledger row.
       await lockNodes(tx, { nodeIds: [node.id] });
       const placedHere = await tx.$queryRaw<{ jobId: number }[]>`
         SELECT s."jobId" FROM segment_placement p JOIN run_segment s ON s.id = p."segmentId" AND s."endedAt" IS NULL
         WHERE p."nodeId" = ${node.id}`;
-      await lockJobs(tx, [
-        ...new Set([
-          ...placedHere.map((r) => r.jobId),
-          ...hb.jobs.flatMap((r) => (r.status === "EXITED" && segs.get(r.segmentId) ? [segs.get(r.segmentId)!.jobId] : [])),
-        ]),
-      ]);
+      await lockJobs(tx, [...placedHere.map((r) => r.jobId), ...rows.map((r) => r.jobId)]);
       // Node: inventory, health, and the transitions a report decides (R8 repair done, back from DOWN).
       let state = node.state;
       // R8/R9: the core's rule for what a report does to the node; the sentences are worded here.
