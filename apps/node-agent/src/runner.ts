@@ -6,6 +6,7 @@ import {
   constants as fsConstants,
   fstatSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -155,7 +156,16 @@ export interface RunnerOptions {
   jobIds?: (a: RunAssignment) => JobIds | null;
   /** Per-job cgroups v2 (absent: process groups only). */
   cgroups?: JobCgroups;
+  /**
+   * A folder every node mounts at the same path (--checkpoint-root): each job's checkpoint folder is
+   * `<root>/<job id>` there, so a job requeued to another host finds its checkpoints. Absent: a folder
+   * beside the agent's state, kept across runs on this host only.
+   */
+  checkpointRoot?: string;
 }
+
+/** The file a job touches after each checkpoint: its modification time is reported as the job's last checkpoint. */
+export const CHECKPOINT_MARK = ".tranche-checkpoint";
 
 /** Read an exit file the job's own user could have replaced: no symlinks, no FIFOs, a few bytes at most. */
 function readExitCode(path: string): number | null {
@@ -445,12 +455,14 @@ export class JobRunner {
     chmodSync(dir, 0o711);
     const work = join(dir, "work");
     mkdirSync(work, { recursive: true, mode: 0o700 });
-    // Checkpoints outlive a run: one folder per job, shared by the nodes this agent process runs.
-    const ckptRoot = join(this.opts.dir, "..", "checkpoints");
-    const ckptDir = join(ckptRoot, String(a.jobId));
+    // Checkpoints outlive a run: one folder per job, on the shared root when there is one (the same path
+    // on every node), else beside this agent's state. Only the job's own uid may enter it.
+    const ckptRoot = this.checkpointRoot();
+    const ckptDir = this.checkpointDir(a.jobId);
     mkdirSync(ckptDir, { recursive: true, mode: 0o700 });
     if (ids) {
-      chmodSync(ckptRoot, 0o711);
+      // Other jobs' uids may pass through the root to their own folder, never list it.
+      if (statSync(ckptRoot).uid === process.getuid?.()) chmodSync(ckptRoot, 0o711);
       for (const d of [work, ckptDir]) {
         chownSync(d, ids.uid, ids.gid);
         chmodSync(d, 0o700);
@@ -477,6 +489,7 @@ export class JobRunner {
       TRANCHE_GRACE_PERIOD: String(a.gracePeriodSec),
       TRANCHE_JOB_DIR: work,
       TRANCHE_CHECKPOINT_DIR: ckptDir,
+      TRANCHE_RESTART_COUNT: String(a.restartCount ?? 0),
     };
     let child: ChildProcess;
     try {
@@ -546,15 +559,35 @@ export class JobRunner {
         signal: j.status === "EXITED" ? (j.fenced ? FENCED : j.shutdown ? AGENT_SHUTDOWN : j.signal) : null,
         endedAt: j.status === "EXITED" ? j.endedAt : null,
         ...(j.launchError ? { launchError: j.launchError } : {}),
+        ...this.checkpointAt(j.jobId),
       }));
+  }
+
+  private checkpointRoot(): string {
+    return this.opts.checkpointRoot ?? join(this.opts.dir, "..", "checkpoints");
+  }
+
+  checkpointDir(jobId: number): string {
+    return join(this.checkpointRoot(), String(jobId));
+  }
+
+  /** The job's last checkpoint: the mtime of the mark file it touches (a plain file, never a link). */
+  private checkpointAt(jobId: number): { checkpointAt?: string } {
+    try {
+      const st = lstatSync(join(this.checkpointDir(jobId), CHECKPOINT_MARK));
+      return st.isFile() ? { checkpointAt: st.mtime.toISOString() } : {};
+    } catch {
+      return {};
+    }
   }
 
   /**
    * New log bytes since the last upload: at most 32 KiB per stream and job, and at most `maxBytes` in
    * all. Streams are visited in a fixed order starting where the previous upload stopped, so a few busy
-   * jobs cannot keep the others' output waiting.
+   * jobs cannot keep the others' output waiting. `drained`: the exited runs whose whole output is in
+   * these chunks or was sent before.
    */
-  pendingLogs(maxBytes = LOG_BYTES_PER_BEAT): { chunks: LogChunk[]; commit: () => void } {
+  pendingLogs(maxBytes = LOG_BYTES_PER_BEAT): { chunks: LogChunk[]; commit: () => void; drained: Set<string> } {
     const chunks: LogChunk[] = [];
     const moves: (() => void)[] = [];
     const streams = [...this.jobs.values()]
@@ -565,6 +598,7 @@ export class JobRunner {
     const order = first <= 0 ? streams : [...streams.slice(first), ...streams.slice(0, first)];
     let bytes = 0;
     let resumeAt: string | null = null;
+    const sentTo = new Map<string, number>(); // stream key -> its offset once these chunks are stored
     for (const { j, stream, key } of order) {
       const chunk = this.readLog(j, stream);
       if (!chunk) continue;
@@ -574,19 +608,39 @@ export class JobRunner {
         break;
       }
       bytes += size;
+      sentTo.set(key, chunk.to);
       chunks.push({ jobId: j.jobId, segmentId: j.segmentId, stream, text: chunk.text });
       moves.push(() => {
         j.offsets[stream] = chunk.to;
       });
     }
+    const drained = new Set<string>();
+    for (const j of this.jobs.values()) {
+      if (j.status !== "EXITED") continue;
+      const left = (["stdout", "stderr"] as const).some(
+        (stream) =>
+          j.launchedAt !== null &&
+          this.logSize(j.segmentId, stream) > (sentTo.get(streamKey(j.segmentId, stream)) ?? j.offsets[stream]),
+      );
+      if (!left) drained.add(j.segmentId);
+    }
     return {
       chunks,
+      drained,
       commit: () => {
         for (const m of moves) m();
         this.logResumeKey = resumeAt ?? "";
         if (moves.length) this.trySave();
       },
     };
+  }
+
+  private logSize(segmentId: string, stream: "stdout" | "stderr"): number {
+    try {
+      return statSync(join(this.jobDir(segmentId), `${stream}.log`)).size;
+    } catch {
+      return 0;
+    }
   }
 
   /** The next piece (at most 32 KiB, whole UTF-8 characters) of a job's log file, or null. */
