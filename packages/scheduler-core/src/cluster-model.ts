@@ -1,4 +1,5 @@
-import { runOutcome, nodeStateAfterReport, type StopIntent } from "./lifecycle";
+import { requeueAfterPreemption } from "./contract";
+import { runOutcome, nodeStateAfterReport, type RunEndCause, type StopIntent } from "./lifecycle";
 import type {
   BudgetTreeNode,
   Cluster,
@@ -119,10 +120,15 @@ const withNode = (model: ClusterModel, nodeId: string, f: (n: ModelNode) => Mode
 });
 
 /** A run ends: the job moves on as runOutcome says (requeued jobs are pending again, original submit time kept). */
-function endRun(m: ModelJob, now: number, end: { cause: "exit" | "lost"; exitCode: number | null; requeue?: boolean }): ModelJob {
+function endRun(m: ModelJob, now: number, end: { cause: RunEndCause; exitCode: number | null; requeue?: boolean }): ModelJob {
   if ((m.state !== "RUNNING" && m.state !== "STOPPING") || !m.run) return m;
   const out = runOutcome(
-    { stopping: m.state === "STOPPING", intent: m.run.intent, requeue: end.requeue ?? m.run.requeue },
+    {
+      stopping: m.state === "STOPPING",
+      intent: m.run.intent,
+      // A run nobody asked to stop has no stored decision: the job's own contract decides (as in the database).
+      requeue: end.requeue ?? (m.state === "STOPPING" ? m.run.requeue : requeueAfterPreemption(m.job)),
+    },
     { cause: end.cause, exitCode: end.exitCode },
   );
   if (out.requeued) return { job: { ...m.job, requeuedAt: now }, state: "PENDING", run: null, requeues: m.requeues + 1 };
@@ -222,12 +228,19 @@ export function applyPlan(model: ClusterModel, plan: readonly PlanOp[], now: num
 }
 
 /**
- * The agent reports the job's processes gone at `at` (exit code null: killed by a signal). For a job
- * being moved (R12) those are its old copy's: the new run launches only after them, so it is the one
- * that ended, and the job goes on running.
+ * The agent reports the job's processes gone at `at` (exit code null: killed by a signal); `cause` says
+ * whether the agent itself stopped them (fenced, or shut down with the platform). For a job being moved
+ * (R12) those are its old copy's: the new run launches only after them, so it is the one that ended,
+ * and the job goes on running.
  */
-export function runExited(model: ClusterModel, jobId: string, exitCode: number | null, at: number): ClusterModel {
-  return withJob(model, jobId, (j) => (j.leaving ? { ...j, leaving: null } : endRun(j, at, { cause: "exit", exitCode })));
+export function runExited(
+  model: ClusterModel,
+  jobId: string,
+  exitCode: number | null,
+  at: number,
+  cause: Exclude<RunEndCause, "lost"> = "exit",
+): ClusterModel {
+  return withJob(model, jobId, (j) => (j.leaving ? { ...j, leaving: null } : endRun(j, at, { cause, exitCode })));
 }
 
 /** SIGKILL: every stopping job (and moved job's old copy) whose grace ended by `now` exits at its graceUntil. */

@@ -1,5 +1,5 @@
 import { ZodError } from "zod";
-import type { PrismaClient } from "@tranche/db";
+import { DATABASE_UNAVAILABLE_SENTENCE, isDatabaseUnavailable, type PrismaClient } from "@tranche/db";
 import {
   LIMITS,
   fieldIssues,
@@ -165,6 +165,10 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     if (e instanceof DomainError || (e instanceof Error && e.name === "DomainError")) {
       const d = e as DomainError;
       return errorResponse(d.code, d.message, d.field ? [{ path: d.field, message: d.message }] : undefined);
+    }
+    if (isDatabaseUnavailable(e)) {
+      console.error("REST", method, path, "the database cannot be reached:", e instanceof Error ? e.message : e);
+      return errorResponse("UNAVAILABLE", DATABASE_UNAVAILABLE_SENTENCE);
     }
     console.error("REST", method, path, e);
     return errorResponse("INTERNAL", "Something went wrong on the server; nothing was changed");

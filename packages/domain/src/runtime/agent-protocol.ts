@@ -1,4 +1,4 @@
-import type { PrismaClient } from "@tranche/db";
+import { DATABASE_RETRY_AFTER_SEC, DATABASE_UNAVAILABLE_SENTENCE, isDatabaseUnavailable, type PrismaClient } from "@tranche/db";
 import {
   LIMITS,
   enrollRequestSchema,
@@ -22,6 +22,7 @@ import { hashSecret, newNodeCredential } from "./credentials";
 import { closeRun } from "./job-lifecycle";
 import { storeJobLogs } from "./job-logs";
 import { applySquattingRule, recordCheckpoints } from "./job-reports";
+import { lockJobs, lockNodes } from "./lock-order";
 import { policyOverridesFromEnv } from "./policy";
 
 /**
@@ -36,6 +37,11 @@ import { policyOverridesFromEnv } from "./policy";
 export interface AgentReply<T> {
   status: number;
   body: T | AgentError;
+}
+
+/** HTTP headers of an agent reply: never cached; a 503 (the database away) says when to try again. */
+export function agentReplyHeaders(reply: { status: number }): Record<string, string> {
+  return { "cache-control": "no-store", ...(reply.status === 503 ? { "retry-after": String(DATABASE_RETRY_AFTER_SEC) } : {}) };
 }
 
 export const SCHEDULER_CHANNEL = "tranche_jobs";
@@ -234,6 +240,14 @@ export async function handleHeartbeat(
 
   await prisma.$transaction(
     async (tx) => {
+      // The plan applier's lock order (lock-order.ts): this node, then every job this report may change
+      // or write beside (the ones it mentions, and those placed here whose squatting flag it may set), in
+      // id order, before any segment or ledger row.
+      await lockNodes(tx, { nodeIds: [node.id] });
+      const placedHere = await tx.$queryRaw<{ jobId: number }[]>`
+        SELECT s."jobId" FROM segment_placement p JOIN run_segment s ON s.id = p."segmentId" AND s."endedAt" IS NULL
+        WHERE p."nodeId" = ${node.id}`;
+      await lockJobs(tx, [...placedHere.map((r) => r.jobId), ...rows.map((r) => r.jobId)]);
       // Node: inventory, health, and the transitions a report decides (R8 repair done, back from DOWN).
       let state = node.state;
       // R8/R9: the core's rule for what a report does to the node; the sentences are worded here.
@@ -552,6 +566,10 @@ export async function handleAgentRequest(
       `No agent endpoint /api/agent/v1/${req.route} (endpoints: enroll, heartbeat${opts.wakeups ? ", wait" : ""}).`,
     );
   } catch (e) {
+    if (isDatabaseUnavailable(e)) {
+      console.error("agent protocol", req.route, "the database cannot be reached:", e instanceof Error ? e.message : e);
+      return fail(503, "UNAVAILABLE", `${DATABASE_UNAVAILABLE_SENTENCE} The agent retries; its jobs keep running.`);
+    }
     // The database's own words stay in the server's log: a caller (perhaps not a real agent) learns nothing from them.
     console.error("agent protocol", req.route, e);
     return fail(500, "INTERNAL", "The control plane could not handle this request (its log says why); the agent retries.");

@@ -11,6 +11,7 @@ import {
 } from "@tranche/scheduler-core";
 import { addCapacity, chargeOpenSegments } from "./charge";
 import { closeRun } from "./job-lifecycle";
+import { lockJobs, lockNodes } from "./lock-order";
 import type { CycleInput } from "./load-snapshot";
 import { LEASE_NAME } from "./lease";
 
@@ -99,6 +100,16 @@ export async function applyCyclePlan(
         UPDATE worker_lease SET "lastCycleAt" = ${nowDate}, "updatedAt" = now()
         WHERE name = ${LEASE_NAME} AND "holderId" = ${leaderId} AND "expiresAt" > now()`;
       if (fenced !== 1) throw new LostLeadershipError(`worker ${leaderId} no longer holds the scheduler lease`);
+      // Lock order shared with the agent heartbeat (lock-order.ts): the nodes this plan moves, then every
+      // job it stops, loses or starts, in id order, before any segment or ledger row. A heartbeat takes
+      // its node and its jobs the same way, so the two wait for each other only where they share a job.
+      await lockNodes(tx, { nodeIds: result.plan.flatMap((o) => (o.op === "NODE_STATE" ? [o.nodeId] : [])) });
+      await lockJobs(
+        tx,
+        result.plan.flatMap((o) =>
+          o.op === "LOST" || o.op === "PREEMPT" || o.op === "KILL" || o.op === "START" ? [Number(o.jobId)] : [],
+        ),
+      );
 
       const cycle = await tx.schedulingCycle.create({
         data: {
@@ -468,7 +479,8 @@ export async function applyCyclePlan(
       // Ledgers: allocated runs charged up to now; healthy capacity since the previous cycle (capped,
       // so a long pause of every worker does not invent hours nobody observed).
       // (The loader adds the not-yet-charged tail itself, so charging every few seconds keeps ratios exact.)
-      if (options.charge !== false) await chargeOpenSegments(tx, nowDate, { clusterId });
+      // Runs whose job a heartbeat holds right now are skipped (it charges them up to their end itself).
+      if (options.charge !== false) await chargeOpenSegments(tx, nowDate, { clusterId }, { skipLocked: true });
       const from = input.previousCycleAt === null ? now : Math.max(input.previousCycleAt, now - 300);
       await addCapacity(tx, clusterId, at(from), nowDate, input.healthyGpus, input.totalGpus);
 

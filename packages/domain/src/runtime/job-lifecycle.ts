@@ -89,31 +89,26 @@ export function decideRunOutcome(
   const how = end.exitCode !== null ? `exit code ${end.exitCode}` : end.signal ? `signal ${end.signal}` : "unknown exit";
   const intent = run.intent === "PREEMPT" || run.intent === "KILL" ? run.intent : null;
   const stopping = run.jobState === "STOPPING";
-  // Its agent lost the control plane and stopped it itself (R9 fencing): lost to the platform, not failed.
-  const fenced = end.signal === FENCED && !stopping;
-  const out = runOutcome({ stopping, intent, requeue }, fenced ? { cause: "lost", exitCode: null } : end);
-  if (fenced)
+  // The agent's report says who stopped the processes; the core's runOutcome decides what that means.
+  const cause =
+    end.cause === "lost" ? "lost" : end.signal === FENCED ? "fenced" : end.signal === AGENT_SHUTDOWN ? "shutdown" : "exit";
+  const out = runOutcome({ stopping, intent, requeue }, { cause, exitCode: end.exitCode });
+  const requeuedOrNot = out.requeued
+    ? "requeued with its original submit time."
+    : "not requeued (not resumable and did not ask to be).";
+  if (out.stoppedBy === "fence")
     return {
       ...out,
       eventKind: "LOST",
-      sentence: `Stopped by its node's agent, out of contact with the control plane past the heartbeat timeout; ${
-        out.requeued ? "requeued with its original submit time." : "not requeued (not resumable and did not ask to be)."
-      }`,
+      sentence: `Stopped by its node's agent, out of contact with the control plane past the heartbeat timeout; ${requeuedOrNot}`,
     };
-  if (end.signal === AGENT_SHUTDOWN && !stopping) {
-    // Tranche was stopped and the demo's agents stopped their jobs: a platform stop, never the job's
-    // failure. Requeued as a preemption when it may be, else lost (not FAILED).
-    const shut = requeue
-      ? runOutcome({ stopping: true, intent: "PREEMPT", requeue }, end)
-      : runOutcome({ stopping, intent, requeue }, { cause: "lost", exitCode: null });
+  if (out.stoppedBy === "shutdown")
+    // Tranche was stopped and the demo's agents stopped their jobs: a platform stop, never the job's failure.
     return {
-      ...shut,
-      eventKind: shut.requeued ? "REQUEUED" : "LOST",
-      sentence: `Stopped because its node's agent shut down (Tranche was stopped); ${
-        shut.requeued ? "requeued with its original submit time." : "not requeued (not resumable and did not ask to be)."
-      }`,
+      ...out,
+      eventKind: out.requeued ? "REQUEUED" : "LOST",
+      sentence: `Stopped because its node's agent shut down (Tranche was stopped); ${requeuedOrNot}`,
     };
-  }
   if (end.signal === LAUNCH_FAILED && !stopping)
     // The job's own command or environment could not be started (E2BIG, a missing program): its
     // failure, not the platform's, and never requeued — it would fail the same way on every node.
