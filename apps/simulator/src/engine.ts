@@ -576,6 +576,16 @@ class Simulation {
     else this.q.push(op.graceUntil, { k: K.STOP, job, gen: job.gen, cause: "preempt" });
   }
 
+  /** The latest checkpoint of the current run (every checkpointInterval of work after launch + overhead), or null. */
+  private lastCheckpointAt(job: JobState): number | null {
+    if (job.launchedAt === null || !job.spec.resumable) return null;
+    const interval = this.scenario.simulation.checkpointInterval;
+    const workFrom = job.launchedAt + job.overhead;
+    const end = job.sigtermAt ?? this.now;
+    if (interval <= 0 || end < workFrom + interval) return null;
+    return workFrom + Math.floor((end - workFrom) / interval) * interval;
+  }
+
   private killAt(job: JobState): number {
     return job.spec.maxRuntime === null || job.launchedAt === null ? Infinity : job.launchedAt + job.spec.maxRuntime;
   }
@@ -595,6 +605,9 @@ class Simulation {
     job.stopCause = null;
     job.requeueOnStop = false;
     const running = startedRun(p, op.startBy, op.placement, op.charged);
+    // The core reads when the job last checkpointed (R6 victim order) at its cycle's now: computed on
+    // read from the run's launch, so no per-cycle pass over the running jobs is needed.
+    Object.defineProperty(running, "lastCheckpointAt", { enumerable: true, get: () => this.lastCheckpointAt(job) });
     job.running = running;
     c.running.add(running);
     if (op.startBy <= this.now) this.launch(job);
@@ -645,7 +658,14 @@ class Simulation {
         const workEnd = job.sigtermAt ?? now;
         const work = Math.max(0, workEnd - (job.launchedAt + job.overhead));
         const interval = this.scenario.simulation.checkpointInterval;
-        job.saved = s.resumable ? Math.min(s.duration, job.saved + Math.floor(work / interval) * interval) : 0;
+        const kept = Math.floor(work / interval) * interval;
+        job.saved = s.resumable ? Math.min(s.duration, job.saved + kept) : 0;
+        if (cause === "preempt" && job.lastPreemption) {
+          // Lost to the preemption: work since the last checkpoint (all of it when not resumable)
+          // and the restart overhead the next start pays.
+          const lost = s.resumable ? work - kept + this.scenario.simulation.restartOverhead : work;
+          job.lastPreemption.lostGpuSeconds = s.gpus * lost;
+        }
       }
       if (job.charged) c.usage.get(s.budget)?.addRate(now, -s.gpus);
       this.recorder.runStop(c.index, s, job.segment!, now, cause);

@@ -200,7 +200,8 @@ describe("work, checkpoints and contracts", () => {
       reason: "UNALLOCATED_FOR_ALLOCATED",
       graceUntil: 4010,
     });
-    expect(report.preemptions).toEqual({ count: 1, gpuHours: (8 * 4000) / 3600 });
+    // Lost: 400 s of work since the 3600 s checkpoint + the 300 s restart overhead, on 8 GPUs.
+    expect(report.preemptions).toEqual({ count: 1, gpuHours: (8 * 4000) / 3600, lostGpuHours: (8 * (400 + 300)) / 3600 });
     expect(report.jobs).toEqual({ submitted: 2, completed: 2, unfinished: 0 });
     // Waits: free 0 then 1000 (requeued at 4010, restarted at 5010); paid 10.
     expect(report.queueWait.all).toEqual({ p50: 10, p90: 1000, p99: 1000 });

@@ -16,6 +16,12 @@ export interface PreemptionContext {
   tree: FairTree;
   policy: PolicyConfig;
   now: number;
+  /**
+   * The search is for the first blocked job whose reservation (R7) is due now: besides the owed-share
+   * rule it may preempt interruptible work of budgets its budget ranks ahead of by the margin, so
+   * large jobs of budgets above their share do not starve.
+   */
+  holder: boolean;
 }
 
 /** GPUs a job holds on one node. */
@@ -31,6 +37,16 @@ export function lostGpuSeconds(v: JobState, now: number): number {
   return v.job.gpus * Math.max(0, now - v.job.startedAt);
 }
 
+/**
+ * GPU-seconds of work a victim would lose now: since its last checkpoint in this run, or since its
+ * latest start when it reported none. Victims that checkpointed most recently go first (R6).
+ */
+export function workAtRisk(v: JobState, now: number): number {
+  const c = v.job.lastCheckpointAt;
+  const from = c !== undefined && c !== null && c > v.job.startedAt ? c : v.job.startedAt;
+  return v.job.gpus * Math.max(0, now - from);
+}
+
 interface Cost {
   tier: number;
   count: number;
@@ -44,8 +60,8 @@ interface Cost {
 function compareCost(a: Cost, b: Cost): number {
   if (a.tier !== b.tier) return a.tier - b.tier;
   if (a.count !== b.count) return a.count - b.count;
-  if (a.overServed !== b.overServed) return a.overServed > b.overServed ? -1 : 1;
   if (a.lost !== b.lost) return a.lost - b.lost;
+  if (a.overServed !== b.overServed) return a.overServed > b.overServed ? -1 : 1;
   if (a.leftover !== b.leftover) return a.leftover - b.leftover;
   return a.node - b.node;
 }
@@ -77,7 +93,9 @@ export class SearchScratch {
   eligible(ctx: PreemptionContext, preemptor: number, victimBudget: number): boolean {
     if (preemptor < 0 || victimBudget < 0) return false;
     if (this.seen[victimBudget] === this.stamp) return this.value[victimBudget] === 1;
-    const ok = ctx.tree.ranksAheadBy(preemptor, victimBudget, ctx.policy.preemptionMargin);
+    const ok =
+      ctx.tree.mayTakeShare(preemptor, victimBudget, 0, ctx.policy.preemptionMargin) ||
+      (ctx.holder && ctx.tree.ranksAheadBy(preemptor, victimBudget, ctx.policy.preemptionMargin));
     this.seen[victimBudget] = this.stamp;
     this.value[victimBudget] = ok ? 1 : 0;
     return ok;
@@ -101,9 +119,9 @@ interface Candidate {
 
 function compareCandidates(a: Candidate, b: Candidate): number {
   if (a.tier !== b.tier) return a.tier - b.tier;
-  if (a.tier === 1 && a.r !== b.r) return a.r > b.r ? -1 : 1; // most over-served first (R5)
   if (a.g !== b.g) return b.g - a.g; // largest first: fewest victims
-  if (a.lost !== b.lost) return a.lost - b.lost;
+  if (a.lost !== b.lost) return a.lost - b.lost; // most recent checkpoint first (R6)
+  if (a.tier === 1 && a.r !== b.r) return a.r > b.r ? -1 : 1; // most over-served first
   return a.v.job.id < b.v.job.id ? -1 : a.v.job.id > b.v.job.id ? 1 : 0;
 }
 
@@ -161,7 +179,10 @@ function search(
     if (!v.charged) return 0;
     if (maxTier === 0 || now < v.protectedUntil) return -1;
     if (debug) return 1;
-    return scratch.eligible(ctx, budget, v.budget) ? 1 : -1;
+    if (!scratch.eligible(ctx, budget, v.budget)) return -1;
+    // The owed-share rule with the victim's own GPUs (its side keeps its share), or a due holder's rank.
+    if (tree.mayTakeShare(budget, v.budget, v.job.gpus, ctx.policy.preemptionMargin)) return 1;
+    return ctx.holder && tree.ranksAheadBy(budget, v.budget, ctx.policy.preemptionMargin) ? 1 : -1;
   };
   const ratioOf = (v: JobState): number => (v.budget >= 0 ? tree.projectedRatio(v.budget) : Infinity);
 
@@ -201,15 +222,16 @@ function search(
           total += g;
           if (g < need) continue;
           const r = tier === 1 ? ratioOf(v) : 0;
-          const lost = lostGpuSeconds(v, now);
-          // Preference among single victims: lower tier, more over-served, less lost work, best fit, id.
+          const lost = workAtRisk(v, now);
+          // Preference among single victims: lower tier, less work lost (latest checkpoint), more
+          // over-served, best fit, id.
           const better =
             single === null ||
             tier < singleTier ||
             (tier === singleTier &&
-              (r > singleR ||
-                (r === singleR &&
-                  (lost < singleLost || (lost === singleLost && (g < singleG || (g === singleG && v.job.id < single.job.id)))))));
+              (lost < singleLost ||
+                (lost === singleLost &&
+                  (r > singleR || (r === singleR && (g < singleG || (g === singleG && v.job.id < single.job.id)))))));
           if (better) {
             single = v;
             singleTier = tier;
@@ -241,7 +263,7 @@ function search(
         for (const v of jobs) {
           const tier = tierOf(v);
           if (tier === -1) continue;
-          cands.push({ v, tier, g: gpusOn(v, node), r: tier === 1 ? ratioOf(v) : 0, lost: lostGpuSeconds(v, now) });
+          cands.push({ v, tier, g: gpusOn(v, node), r: tier === 1 ? ratioOf(v) : 0, lost: workAtRisk(v, now) });
         }
         cands.sort(compareCandidates);
         const chosen: Candidate[] = [];
@@ -300,7 +322,7 @@ function search(
         ok = false;
         break;
       }
-      lost += lostGpuSeconds(v, now);
+      lost += workAtRisk(v, now);
       if (t > tier) tier = t;
       if (t === 1 && ratioOf(v) < overServed) overServed = ratioOf(v);
     }

@@ -221,6 +221,11 @@ export interface RunningJob extends JobBase {
   charged?: boolean;
   /** Set once the job was sent SIGTERM (preempted or drained): it is leaving. */
   stopping?: { byJobId: string | null; graceUntil: number } | null;
+  /**
+   * When the job last wrote a checkpoint in this run (epoch seconds), as its agent reports; null or
+   * omitted when unknown or none yet. Victims that checkpointed most recently are preempted first (R6).
+   */
+  lastCheckpointAt?: number | null;
 }
 
 export interface PendingJob extends JobBase {

@@ -64,6 +64,12 @@ export interface PreemptionRecord {
   startedAt: number;
   /** When the requeued job started again; null if it has not (yet) or was not requeued. */
   restartedAt?: number | null;
+  /**
+   * Work lost to this preemption, GPU-seconds: the victim's work since its last checkpoint (all of
+   * this run's work when not resumable) plus the restart overhead its next start pays. Null when not
+   * known (yet).
+   */
+  lostGpuSeconds?: number | null;
 }
 
 export interface Percentiles {
@@ -115,6 +121,8 @@ export interface PreemptionSummary {
   count: number;
   gpuSeconds: number;
   gpuHours: number;
+  /** Sum of the records' lostGpuSeconds, in hours. */
+  lostGpuHours: number;
   requeueWait: Percentiles;
 }
 
