@@ -277,6 +277,7 @@ function validatePolicy(raw: unknown, f: string, errors: string[]): PolicyKnobs 
     gracePeriod: durationKnob(raw, "gracePeriod", d.gracePeriod, w, errors),
     unallocatedGracePeriod: durationKnob(raw, "unallocatedGracePeriod", d.unallocatedGracePeriod, w, errors),
     heartbeatTimeout: durationKnob(raw, "heartbeatTimeout", d.heartbeatTimeout, w, errors),
+    debugReserve: numberKnob(raw, "debugReserve", d.debugReserve, w, errors, false),
   };
 }
 

@@ -122,6 +122,12 @@ export interface PolicyConfig {
    * matters on huge clusters full of interruptible work. Default 2,000.
    */
   maxPreemptionSearches: number;
+  /**
+   * R5: share of the healthy GPUs that work outside the debug lane leaves free, so debug-lane jobs
+   * start at once instead of waiting for a victim's grace. Rounded down to whole GPUs (0 on small
+   * clusters). Default 0.01.
+   */
+  debugReserve: number;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -175,4 +175,32 @@ describe("Owed share first (R2, R4)", () => {
     const r = runCycle(snapshot, defaultPolicy, NOW);
     expect(preemptedIds(r)).toEqual(["b-2"]);
   });
+
+  it("work outside the debug lane leaves the debug reserve free, and a debug job starts on it at once", () => {
+    // 13 nodes = 104 GPUs: the 1% reserve is 1 GPU. Twelve nodes are held by protected work.
+    const running = Array.from({ length: 12 }, (_, i) =>
+      makeJob(`a-r${i}`)
+        .budget("a")
+        .gpus(8)
+        .minRuntime("2h")
+        .on(`n${String(i + 1).padStart(2, "0")}`)
+        .startedAt(NOW - 60),
+    );
+    const cluster = () =>
+      makeCluster()
+        .nodes(13)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .job(...running, makeJob("b-8").budget("b").gpus(8));
+    const held = runCycle(cluster().snapshot(), defaultPolicy, NOW);
+    expect(startedIds(held)).toEqual([]);
+    const noReserve = runCycle(cluster().snapshot(), { ...defaultPolicy, debugReserve: 0 }, NOW);
+    expect(startedIds(noReserve)).toEqual(["b-8"]);
+    const withDebug = runCycle(
+      cluster().job(makeJob("dbg").budget("b").debug().gpus(2).user("ann")).snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(startedIds(withDebug)).toEqual(["dbg"]);
+  });
 });

@@ -44,7 +44,9 @@ export function tryStart(
   const g = job.gpus;
   const lane = e.lane;
   const allow = reservations.allowFor(e);
-  const slots = memo.freePlacement(g, allow);
+  // R5: work outside the debug lane leaves the lane's reserve of GPUs free.
+  const reserve = lane === "DEBUG" ? 0 : Math.floor(policy.debugReserve * tree.capacity);
+  const slots = reserve > 0 && board.totalFree() - g < reserve ? null : memo.freePlacement(g, allow);
   if (slots) {
     const rIdx = slots.find((sl) => reservations.reservedBy[sl.node]! >= 0);
     const r = rIdx ? reservations.list[reservations.reservedBy[rIdx.node]!]! : null;
