@@ -102,7 +102,7 @@ export const DEFAULT_POLICY: PolicyKnobs = {
   gracePeriod: 120,
   unallocatedGracePeriod: 10,
   heartbeatTimeout: 30,
-  debugReserve: 0.01,
+  debugReserve: 0,
 };
 
 export const DEFAULT_SIMULATION: SimulationKnobs = {

@@ -125,7 +125,8 @@ export interface PolicyConfig {
   /**
    * R5: share of the healthy GPUs that work outside the debug lane leaves free, so debug-lane jobs
    * start at once instead of waiting for a victim's grace. Rounded down to whole GPUs (0 on small
-   * clusters). Default 0.01.
+   * clusters). Default 0 (off): on philly-overload 1% did not shorten the debug wait (see
+   * docs/scheduling-model.md, Changes).
    */
   debugReserve: number;
 }

@@ -177,7 +177,8 @@ describe("Owed share first (R2, R4)", () => {
   });
 
   it("work outside the debug lane leaves the debug reserve free, and a debug job starts on it at once", () => {
-    // 13 nodes = 104 GPUs: the 1% reserve is 1 GPU. Twelve nodes are held by protected work.
+    // 13 nodes = 104 GPUs: a 1% reserve is 1 GPU. Twelve nodes are held by protected work.
+    const reserve = { ...defaultPolicy, debugReserve: 0.01 };
     const running = Array.from({ length: 12 }, (_, i) =>
       makeJob(`a-r${i}`)
         .budget("a")
@@ -192,9 +193,9 @@ describe("Owed share first (R2, R4)", () => {
         .budget("a", 0.5)
         .budget("b", 0.5)
         .job(...running, makeJob("b-8").budget("b").gpus(8));
-    const held = runCycle(cluster().snapshot(), defaultPolicy, NOW);
+    const held = runCycle(cluster().snapshot(), reserve, NOW);
     expect(startedIds(held)).toEqual([]);
-    const noReserve = runCycle(cluster().snapshot(), { ...defaultPolicy, debugReserve: 0 }, NOW);
+    const noReserve = runCycle(cluster().snapshot(), defaultPolicy, NOW);
     expect(startedIds(noReserve)).toEqual(["b-8"]);
     const withDebug = runCycle(
       cluster().job(makeJob("dbg").budget("b").debug().gpus(2).user("ann")).snapshot(),
