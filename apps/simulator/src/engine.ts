@@ -577,7 +577,7 @@ class Simulation {
   }
 
   /** The latest checkpoint of the current run (every checkpointInterval of work after launch + overhead), or null. */
-  private lastCheckpointAt(job: JobState): number | null {
+  lastCheckpointAt(job: JobState): number | null {
     if (job.launchedAt === null || !job.spec.resumable) return null;
     const interval = this.scenario.simulation.checkpointInterval;
     const workFrom = job.launchedAt + job.overhead;
@@ -604,10 +604,13 @@ class Simulation {
     job.sigtermAt = null;
     job.stopCause = null;
     job.requeueOnStop = false;
-    const running = startedRun(p, op.startBy, op.placement, op.charged);
-    // The core reads when the job last checkpointed (R6 victim order) at its cycle's now: computed on
-    // read from the run's launch, so no per-cycle pass over the running jobs is needed.
-    Object.defineProperty(running, "lastCheckpointAt", { enumerable: true, get: () => this.lastCheckpointAt(job) });
+    // The core reads when the job last checkpointed (R6 victim order) at its cycle's now: a getter on
+    // the prototype computes it from the run's launch (no per-cycle pass over the running jobs, and
+    // every running object keeps one shape).
+    const running: RunningJob = Object.assign(
+      new CheckpointedRun(this, job),
+      startedRun(p, op.startBy, op.placement, op.charged),
+    );
     job.running = running;
     c.running.add(running);
     if (op.startBy <= this.now) this.launch(job);
@@ -701,6 +704,21 @@ class Simulation {
     }
     job.phase = "done";
     this.recorder.demand(c.index, s, now, -1);
+  }
+}
+
+/** A running job as the core sees it, with `lastCheckpointAt` read at the current virtual time. */
+class CheckpointedRun {
+  readonly #sim: Simulation;
+  readonly #job: JobState;
+
+  constructor(sim: Simulation, job: JobState) {
+    this.#sim = sim;
+    this.#job = job;
+  }
+
+  get lastCheckpointAt(): number | null {
+    return this.#sim.lastCheckpointAt(this.#job);
   }
 }
 

@@ -47,6 +47,15 @@ export function workAtRisk(v: JobState, now: number): number {
   return v.job.gpus * Math.max(0, now - from);
 }
 
+/**
+ * What choosing a victim costs, to compare victims of one tier: unallocated work (tier 0) by the
+ * GPU-time since its latest start (the least preempted run); interruptible work (tier 1, fair share
+ * and the debug lane) by the work it would lose since its last checkpoint (R6).
+ */
+function costOf(v: JobState, tier: number, now: number): number {
+  return tier === 1 ? workAtRisk(v, now) : lostGpuSeconds(v, now);
+}
+
 interface Cost {
   tier: number;
   count: number;
@@ -222,7 +231,7 @@ function search(
           total += g;
           if (g < need) continue;
           const r = tier === 1 ? ratioOf(v) : 0;
-          const lost = workAtRisk(v, now);
+          const lost = costOf(v, tier, now);
           // Preference among single victims: lower tier, less work lost (latest checkpoint), more
           // over-served, best fit, id.
           const better =
@@ -263,7 +272,7 @@ function search(
         for (const v of jobs) {
           const tier = tierOf(v);
           if (tier === -1) continue;
-          cands.push({ v, tier, g: gpusOn(v, node), r: tier === 1 ? ratioOf(v) : 0, lost: workAtRisk(v, now) });
+          cands.push({ v, tier, g: gpusOn(v, node), r: tier === 1 ? ratioOf(v) : 0, lost: costOf(v, tier, now) });
         }
         cands.sort(compareCandidates);
         const chosen: Candidate[] = [];
@@ -322,7 +331,7 @@ function search(
         ok = false;
         break;
       }
-      lost += workAtRisk(v, now);
+      lost += costOf(v, t, now);
       if (t > tier) tier = t;
       if (t === 1 && ratioOf(v) < overServed) overServed = ratioOf(v);
     }
