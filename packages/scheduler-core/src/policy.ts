@@ -22,6 +22,7 @@ export const defaultPolicy: Readonly<PolicyConfig> = Object.freeze({
   maxReservations: 1,
   maxPreemptionSearches: 2_000,
   debugReserve: 0,
+  squattingUnprotectAfter: 0,
 });
 
 /** The SPEC defaults with some values overridden (a cluster's or a what-if view's settings). */

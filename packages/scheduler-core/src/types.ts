@@ -129,6 +129,12 @@ export interface PolicyConfig {
    * docs/scheduling-model.md, Changes).
    */
   debugReserve: number;
+  /**
+   * Squatting: a running job flagged as likely squatting (`RunningJob.squattingSince`) for this long,
+   * seconds, loses the rest of its protection and becomes interruptible. 0 = never (default): the
+   * flag is then only shown, never acted on.
+   */
+  squattingUnprotectAfter: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -229,8 +235,14 @@ export interface RunningJob extends JobBase {
   /** Set once the job was sent SIGTERM (preempted or drained): it is leaving. */
   stopping?: { byJobId: string | null; graceUntil: number } | null;
   /**
-   * When the job last wrote a checkpoint in this run (epoch seconds), as its agent reports; null or
-   * omitted when unknown or none yet. Victims that checkpointed most recently are preempted first (R6).
+   * When the job was flagged as likely squatting (SPEC §4: its GPUs under 5% busy for 30 minutes;
+   * see measures/flag-squatting.ts), null or absent when it is not. With the policy's
+   * squattingUnprotectAfter set, a job flagged that long loses its protection.
+   */
+  squattingSince?: number | null;
+  /**
+   * The last checkpoint the job reported (epoch seconds), null or absent when none is known. Victims
+   * that checkpointed most recently are preempted first (R6).
    */
   lastCheckpointAt?: number | null;
 }
