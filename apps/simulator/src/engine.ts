@@ -624,6 +624,16 @@ class Simulation {
     else this.q.push(op.graceUntil, { k: K.STOP, job, gen: job.gen, cause: "kill" });
   }
 
+  /** The latest checkpoint of the current run (every checkpointInterval of work after launch + overhead), or null. */
+  lastCheckpointAt(job: JobState): number | null {
+    if (job.launchedAt === null || !job.spec.resumable) return null;
+    const interval = this.scenario.simulation.checkpointInterval;
+    const workFrom = job.launchedAt + job.overhead;
+    const end = job.sigtermAt ?? this.now;
+    if (interval <= 0 || end < workFrom + interval) return null;
+    return workFrom + Math.floor((end - workFrom) / interval) * interval;
+  }
+
   private killAt(job: JobState): number {
     return job.spec.maxRuntime === null || job.launchedAt === null ? Infinity : job.launchedAt + job.spec.maxRuntime;
   }
@@ -643,7 +653,13 @@ class Simulation {
     job.sigtermAt = null;
     job.stopCause = null;
     job.requeueOnStop = false;
-    const running = startedRun(p, op.startBy, op.placement, op.charged);
+    // The core reads when the job last checkpointed (R6 victim order) at its cycle's now: a getter on
+    // the prototype computes it from the run's launch (no per-cycle pass over the running jobs, and
+    // every running object keeps one shape).
+    const running: RunningJob = Object.assign(
+      new CheckpointedRun(this, job),
+      startedRun(p, op.startBy, op.placement, op.charged),
+    );
     job.running = running;
     c.running.add(running);
     if (op.startBy <= this.now) this.launch(job);
@@ -694,7 +710,14 @@ class Simulation {
         const workEnd = job.sigtermAt ?? now;
         const work = Math.max(0, workEnd - (job.launchedAt + job.overhead));
         const interval = this.scenario.simulation.checkpointInterval;
-        job.saved = s.resumable ? Math.min(s.duration, job.saved + Math.floor(work / interval) * interval) : 0;
+        const kept = Math.floor(work / interval) * interval;
+        job.saved = s.resumable ? Math.min(s.duration, job.saved + kept) : 0;
+        if (cause === "preempt" && job.lastPreemption) {
+          // Lost to the preemption: work since the last checkpoint (all of it when not resumable)
+          // and the restart overhead the next start pays.
+          const lost = s.resumable ? work - kept + this.scenario.simulation.restartOverhead : work;
+          job.lastPreemption.lostGpuSeconds = s.gpus * lost;
+        }
       }
       if (job.charged) c.usage.get(s.budget)?.addRate(now, -s.gpus);
       this.recorder.runStop(c.index, s, job.segment!, now, cause);
@@ -742,6 +765,21 @@ class Simulation {
     }
     job.phase = "done";
     this.recorder.demand(c.index, s, now, -1);
+  }
+}
+
+/** A running job as the core sees it, with `lastCheckpointAt` read at the current virtual time. */
+class CheckpointedRun {
+  readonly #sim: Simulation;
+  readonly #job: JobState;
+
+  constructor(sim: Simulation, job: JobState) {
+    this.#sim = sim;
+    this.#job = job;
+  }
+
+  get lastCheckpointAt(): number | null {
+    return this.#sim.lastCheckpointAt(this.#job);
   }
 }
 

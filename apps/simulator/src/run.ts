@@ -53,6 +53,7 @@ export function policyConfig(s: Scenario): PolicyConfig {
     debugMaxGpusPerUser: p.debugMaxGpusPerUser,
     gracePeriod: p.gracePeriod,
     unallocatedGracePeriod: p.unallocatedGracePeriod,
+    debugReserve: p.debugReserve,
     heartbeatTimeout: p.heartbeatTimeout,
     // Simulated nodes run no processes to fence: a silent node is DOWN at the timeout itself.
     fenceGrace: 0,

@@ -200,7 +200,13 @@ describe("work, checkpoints and contracts", () => {
       reason: "UNALLOCATED_FOR_ALLOCATED",
       graceUntil: 4010,
     });
-    expect(report.preemptions).toEqual({ count: 1, gpuHours: (8 * 4000) / 3600, moves: 0 });
+    // Lost: 400 s of work since the 3600 s checkpoint + the 300 s restart overhead, on 8 GPUs.
+    expect(report.preemptions).toEqual({
+      count: 1,
+      gpuHours: (8 * 4000) / 3600,
+      moves: 0,
+      lostGpuHours: (8 * (400 + 300)) / 3600,
+    });
     expect(report.jobs).toEqual({ submitted: 2, completed: 2, unfinished: 0 });
     // Waits: free 0 then 1000 (requeued at 4010, restarted at 5010); paid 10.
     expect(report.queueWait.all).toEqual({ p50: 10, p90: 1000, p99: 1000 });
@@ -231,7 +237,8 @@ describe("work, checkpoints and contracts", () => {
     expect(pick(evs, "big")).toEqual(["3600 submit", "3610 start", "4610 stop finish"]);
     const starts = evs.filter((e) => e.job === "free" && e.type === "start");
     expect(Object.keys(starts[0]!.nodes as object)).not.toEqual(Object.keys(starts[1]!.nodes as object));
-    expect(report.preemptions).toEqual({ count: 0, gpuHours: 0, moves: 1 });
+    // A move is no preemption, but its restart overhead is lost work: 300 s on 4 GPUs (checkpointed at 3600 s).
+    expect(report.preemptions).toEqual({ count: 0, gpuHours: 0, moves: 1, lostGpuHours: (4 * 300) / 3600 });
   });
 
   it("a preempted non-resumable job loses everything and is not requeued", () => {

@@ -194,6 +194,13 @@ export class NodeBoard {
   }
 
   /** Largest number of free GPUs on one schedulable node. */
+  /** Free GPUs on schedulable nodes. */
+  totalFree(): number {
+    let n = 0;
+    for (let k = 1; k < this.buckets.length; k++) n += k * this.buckets[k]!.length;
+    return n;
+  }
+
   largestFree(): number {
     for (let k = this.size; k > 0; k--) if (this.buckets[k]!.length > 0) return k;
     return 0;

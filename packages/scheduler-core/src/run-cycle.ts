@@ -8,7 +8,7 @@ import { summarize } from "./cycle/summary";
 import { FairTree, treeShape } from "./fair-tree";
 import { nodeOrder } from "./node-order";
 import { planNodeStates } from "./plan-drains";
-import type { ClusterSnapshot, CycleResult, PolicyConfig } from "./types";
+import type { ClusterSnapshot, CycleResult, NodeState, PolicyConfig } from "./types";
 import { WorkingMemory } from "./working-memory";
 import { loadWorkingState } from "./working-state";
 
@@ -52,6 +52,7 @@ export function runCycleWith(
   const order = (memory.nodeOrder = nodeOrder(snapshot.nodes, memory.nodeOrder));
   const tree = new FairTree(snapshot.tree, policy.projectionHorizon, shape.shape);
   const { ops: nodeOps, states } = planNodeStates(snapshot.nodes, policy, now, order);
+  tree.capacity = healthyGpus(snapshot, states);
   const working = loadWorkingState(snapshot, states, tree, policy, now, memory, order, rules);
   let finished = false;
   try {
@@ -67,4 +68,14 @@ export function runCycleWith(
   } finally {
     working.finish(finished);
   }
+}
+
+/** Healthy capacity (SPEC §2): GPUs of nodes neither in REPAIR nor DOWN after this cycle's transitions. */
+function healthyGpus(snapshot: ClusterSnapshot, states: ReadonlyMap<string, NodeState>): number {
+  let gpus = 0;
+  for (const n of snapshot.nodes) {
+    const state = states.get(n.id) ?? n.state;
+    if (state !== "REPAIR" && state !== "DOWN") gpus += n.gpuCount;
+  }
+  return gpus;
 }

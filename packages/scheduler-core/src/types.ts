@@ -72,7 +72,14 @@ export const START_REASON_CODES = [
  */
 export type StartReasonCode = (typeof START_REASON_CODES)[number];
 
-export const PREEMPT_REASON_CODES = ["UNALLOCATED_FOR_ALLOCATED", "FAIR_SHARE", "DEBUG_LANE", "DRAIN", "PRIORITY", "CONSOLIDATION"] as const;
+export const PREEMPT_REASON_CODES = [
+  "UNALLOCATED_FOR_ALLOCATED",
+  "FAIR_SHARE",
+  "DEBUG_LANE",
+  "DRAIN",
+  "PRIORITY",
+  "CONSOLIDATION",
+] as const;
 /**
  * Why a running job is preempted: R3 (unallocated work makes room for allocated work), R4 (an
  * interruptible job makes room for a budget that ranks ahead by more than the margin), R5 (a debug
@@ -137,6 +144,13 @@ export interface PolicyConfig {
    * many seconds since its latest start (default 30 min).
    */
   consolidationMinAge: number;
+  /**
+   * R5: share of the healthy GPUs that work outside the debug lane leaves free, so debug-lane jobs
+   * start at once instead of waiting for a victim's grace. Rounded down to whole GPUs (0 on small
+   * clusters). Default 0 (off): on philly-overload 1% did not shorten the debug wait (see
+   * docs/scheduling-model.md, Changes).
+   */
+  debugReserve: number;
   /**
    * Squatting: a running job flagged as likely squatting (`RunningJob.squattingSince`) for this long,
    * seconds, loses the rest of its protection and becomes interruptible. 0 = never (default): the
@@ -257,7 +271,10 @@ export interface RunningJob extends JobBase {
    * squattingUnprotectAfter set, a job flagged that long loses its protection.
    */
   squattingSince?: number | null;
-  /** The last checkpoint the job reported (epoch seconds), null or absent when none is known. */
+  /**
+   * The last checkpoint the job reported (epoch seconds), null or absent when none is known. Victims
+   * that checkpointed most recently are preempted first (R6).
+   */
   lastCheckpointAt?: number | null;
 }
 

@@ -140,8 +140,11 @@ describe("SPEC rules as scenarios", () => {
     h.advance(10 * MIN);
     expect(startedIds(h.cycle())).toEqual([]);
     h.advance(2 * MIN);
-    // (its victim long-1, requeued when its grace ended, takes the other half of the freed GPUs)
-    expect(startedIds(h.cycle())).toEqual(["dbg-2", "long-1"]);
+    // dbg-2 takes the freed node; its earlier victim long-1 waits: budget b already holds its owed
+    // share (long-2), so long-1 is surplus work and preempts nothing (owed share first, R4).
+    const r2 = h.cycle();
+    expect(startedIds(r2)).toEqual(["dbg-2"]);
+    expect(r2.pending.get("long-1")!.code).toBe("ORDER");
   });
 
   it("R6 Preemption: a resumable victim is requeued with its original submit time and protected again at its next start", () => {

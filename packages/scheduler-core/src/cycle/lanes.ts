@@ -91,6 +91,12 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
   let reservedFrom: number | null = null;
   if (lane !== "UNALLOCATED" && s.reservations.mayReserve()) {
     const made = s.reservations.reserve(e);
+    const due = made !== null && made.reservation.from <= s.now && lane === "ALLOCATED" && g >= board.size;
+    if (due && tryStart(s, e, position, ratio, false, false, true)) {
+      // A job of whole nodes whose reservation is due now started by preempting what it counted on (R7).
+      s.reservations.dropLast();
+      return;
+    }
     if (made) {
       reservedFrom = made.reservation.from;
       s.plan.push(made.op);

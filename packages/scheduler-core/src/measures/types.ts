@@ -66,6 +66,12 @@ export interface PreemptionRecord {
   restartedAt?: number | null;
   /** R12: a move (CONSOLIDATION): the job restarted at once elsewhere; counted apart from preemptions. */
   move?: boolean;
+  /**
+   * Work lost to this preemption, GPU-seconds: the victim's work since its last checkpoint (all of
+   * this run's work when not resumable) plus the restart overhead its next start pays. Null when not
+   * known (yet).
+   */
+  lostGpuSeconds?: number | null;
 }
 
 export interface Percentiles {
@@ -120,6 +126,8 @@ export interface PreemptionSummary {
   moves: number;
   gpuSeconds: number;
   gpuHours: number;
+  /** Sum of the records' lostGpuSeconds, in hours. */
+  lostGpuHours: number;
   requeueWait: Percentiles;
 }
 
