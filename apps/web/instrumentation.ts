@@ -1,11 +1,12 @@
 // Runs once when the Next server starts (Node.js runtime only).
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { envProblems } = await import("./server/check-env");
-  const problems = envProblems();
-  if (problems.length > 0) {
-    for (const p of problems) console.error(`tranche-web: ${p}.`);
-    process.exit(2);
+  const { webConfigProblem } = await import("./server/start-config");
+  const problem = webConfigProblem();
+  if (problem) {
+    // Refuse to serve rather than fail the first sign-in that reads the setting.
+    console.error(`tranche: ${problem}`);
+    process.exit(1);
   }
   const { stampPeerAddresses } = await import("./server/peer-address");
   stampPeerAddresses();

@@ -2,7 +2,7 @@ import { effectiveAllocations } from "./budget-tree";
 import { applyPlan, graceEnded, snapshotOf, type ClusterModel, type ModelJob } from "./cluster-model";
 import { isAllocated, protectionEnd, requeueAfterPreemption } from "./contract";
 import { runCycle } from "./run-cycle";
-import type { ClusterSnapshot, PendingReasonCode, PolicyConfig, RunningJob } from "./types";
+import type { ClusterSnapshot, DependencyState, PendingReasonCode, PolicyConfig, RunningJob } from "./types";
 
 /**
  * R10 start forecast: when the core expects each pending job to start if nothing new arrives (like
@@ -17,11 +17,13 @@ import type { ClusterSnapshot, PendingReasonCode, PolicyConfig, RunningJob } fro
  *   protection ends, by R3/R4); a job waiting for such a job gets no time ("no known end");
  * - jobs already stopping leave at the end of their grace; a preempted one is requeued as the core
  *   decided (it competes again), one stopped for another reason (kill, cancel, drain) leaves;
+ * - a job waiting for another (`--after`) may start once that one leaves in the replay: one that
+ *   reaches its maxRuntime counts as completed (the replay's stand-in for its end);
  * - agents keep reporting (no node times out); budgets' usage grows as their charged jobs run and
  *   entitlement as time passes (allocation x healthy GPUs), and nothing leaves the lookback window.
  */
 
-export type ForecastUnknown = "HELD" | "INVALID_CONTRACT" | "NO_KNOWN_END" | "HORIZON" | "BEYOND";
+export type ForecastUnknown = "HELD" | "INVALID_CONTRACT" | "DEPENDENCY" | "NO_KNOWN_END" | "HORIZON" | "BEYOND";
 
 export interface StartForecast {
   jobId: string;
@@ -68,6 +70,7 @@ export const FORECAST_DEFAULT_MAX_STEPS = 100;
 const WHY: Record<ForecastUnknown, string> = {
   HELD: "it is held",
   INVALID_CONTRACT: "it can never fit this cluster",
+  DEPENDENCY: "it waits for a job whose end is not known (or that can no longer satisfy it)",
   NO_KNOWN_END: "the running jobs it waits for have no known end (no max runtime)",
   HORIZON: "it does not start within the forecast horizon",
   BEYOND: "it is too far back in the queue to forecast",
@@ -94,6 +97,8 @@ export function forecastStarts(
     for (const p of r.placement) for (const g of p.gpuIndexes) holder.set(`${p.nodeId}/${g}`, r.id);
 
   const cycleTimes: number[] = [];
+  // How the jobs that left the replay ended, for the jobs that wait for them (`--after`).
+  const ended = new Map<string, DependencyState>();
   let lastCodes = new Map<string, PendingReasonCode>();
   let t = now;
   let outOfTime = false;
@@ -105,6 +110,8 @@ export function forecastStarts(
     }
     cycleTimes.push(t);
     model = graceEnded(heard(model, t), t);
+    noteEnded(model, ended);
+    model = withDependencies(model, ended);
     const result = runCycle(snapshotOf(model), policy, t);
     if (cycleTimes.length === 1) order = result.order;
     model = applyPlan(model, result.plan, t, result.reservations);
@@ -124,6 +131,7 @@ export function forecastStarts(
     }
     lastCodes = new Map();
     for (const id of result.pending.keys()) lastCodes.set(id, result.pending.get(id)!.code);
+    noteEnded(model, ended);
     model = { ...model, jobs: model.jobs.filter(live) };
     if ([...targets].every((id) => started.has(id))) break;
     const event = nextEvent(model, t);
@@ -144,9 +152,11 @@ export function forecastStarts(
         ? "HELD"
         : code === "INVALID_CONTRACT"
           ? "INVALID_CONTRACT"
-          : outOfTime
-            ? "HORIZON"
-            : "NO_KNOWN_END";
+          : code === "DEPENDENCY" || code === "DEPENDENCY_NEVER_SATISFIED"
+            ? "DEPENDENCY"
+            : outOfTime
+              ? "HORIZON"
+              : "NO_KNOWN_END";
     return { jobId: p.id, at: null, decidedAt: null, after: [], unknown, why: WHY[unknown] };
   });
   return { starts, cycleTimes, order };
@@ -164,6 +174,31 @@ const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 const live = (j: ModelJob): boolean =>
   j.state === "PENDING" || j.state === "HELD" || j.state === "RUNNING" || j.state === "STOPPING";
+
+/** How the jobs that left ended; a job stopped at its maxRuntime is the replay's stand-in for a completed one. */
+function noteEnded(model: ClusterModel, ended: Map<string, DependencyState>): void {
+  for (const j of model.jobs)
+    if (!live(j)) ended.set(j.job.id, j.state === "KILLED" ? "COMPLETED" : (j.state as DependencyState));
+}
+
+/** Jobs waiting for others see how those ended in the replay. */
+function withDependencies(model: ClusterModel, ended: ReadonlyMap<string, DependencyState>): ClusterModel {
+  if (ended.size === 0) return model;
+  let changed = false;
+  const jobs = model.jobs.map((j) => {
+    const deps = j.job.dependencies;
+    if (!deps || !deps.some((d) => d.state === "WAITING" && ended.has(d.jobId))) return j;
+    changed = true;
+    return {
+      ...j,
+      job: {
+        ...j.job,
+        dependencies: deps.map((d) => (d.state === "WAITING" && ended.has(d.jobId) ? { ...d, state: ended.get(d.jobId)! } : d)),
+      },
+    };
+  });
+  return changed ? { ...model, jobs } : model;
+}
 
 /** Agents keep reporting during the forecast: no node times out in virtual time. */
 function heard(model: ClusterModel, t: number): ClusterModel {

@@ -95,6 +95,30 @@ describe("forecastStarts", () => {
     expect(starts.find((s) => s.jobId === "h1")!.unknown).toBe("HELD");
   });
 
+  it("starts a job that waits for another once that one leaves the replay at its max runtime", () => {
+    const parent = makeJob("r1").budget("a").gpus(8).minRuntime(HOUR).maxRuntime(HOUR).startedAt(NOW).on("n01").running();
+    const child = {
+      ...makeJob("p1")
+        .budget("a")
+        .gpus(8)
+        .minRuntime(HOUR)
+        .submittedAt(NOW - 10)
+        .pending(),
+      dependencies: [{ jobId: "r1", condition: "ok" as const, state: "WAITING" as const }],
+    };
+    const snap = makeCluster()
+      .node("n01", { gpus: 8, lastHeartbeatAt: NOW })
+      .node("n02", { gpus: 8, lastHeartbeatAt: NOW })
+      .budget("a", 1)
+      .job(parent, child)
+      .snapshot();
+    const p1 = forecastStarts(snap, defaultPolicy, NOW, { minStep: 0, stepFraction: 0 }).starts[0]!;
+    expect(p1.at).toBe(NOW + HOUR + GRACE);
+    const never = { ...child, dependencies: [{ jobId: "r1", condition: "ok" as const, state: "FAILED" as const }] };
+    const q = forecastStarts({ ...snap, pending: [never] }, defaultPolicy, NOW).starts[0]!;
+    expect(q.unknown).toBe("DEPENDENCY");
+  });
+
   it("stops at its step bound and says the horizon was reached", () => {
     const { starts, cycleTimes } = forecastStarts(twoNodesFourJobs(), defaultPolicy, NOW, { maxSteps: 2 });
     expect(cycleTimes).toHaveLength(2);

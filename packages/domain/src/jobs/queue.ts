@@ -23,6 +23,8 @@ export interface QueuePendingRow {
   estimatedStartAt: string | null;
   estimatedStartWhy: string | null;
   estimatedStartAfter: number[];
+  /** A task of a job array: "task 7 of 0-99%10"; null otherwise. */
+  task: string | null;
 }
 
 export interface QueueRunningRow {
@@ -43,6 +45,8 @@ export interface QueueRunningRow {
   squattingSince: string | null;
   /** Started by preemption, holding its GPUs until the jobs it preempted exit (its start is still ahead). */
   awaitingExits: boolean;
+  /** A task of a job array: "task 7 of 0-99%10"; null otherwise. */
+  task: string | null;
 }
 
 export interface QueueRatio {
@@ -107,6 +111,7 @@ interface PendingSqlRow {
   userId: string;
   budget: string;
   userName: string;
+  task: string | null;
 }
 
 interface RunningSqlRow {
@@ -123,6 +128,7 @@ interface RunningSqlRow {
   budget: string;
   userName: string;
   nodes: string[] | null;
+  task: string | null;
   squattingSince: Date | null;
 }
 
@@ -164,7 +170,8 @@ async function pendingWindow(
              ORDER BY ${PENDING_ORDER} LIMIT ${lim} OFFSET ${off})
            SELECT j.id, j.name, j."queuePosition", j.gpus, j.state::text AS state, j."minRuntimeSec", j."maxRuntimeSec",
                   j."submittedAt", j."queuedAt", j."reasonCode", j."reasonSentence", j."reasonDetails", j."userId", b.path AS budget, u.name AS "userName",
-                  j."estimatedStartAt", j."estimatedStartWhy", j."estimatedStartAfter", j."estimatedAt"
+                  j."estimatedStartAt", j."estimatedStartWhy", j."estimatedStartAfter", j."estimatedAt",
+                  CASE WHEN j."arrayIndex" IS NOT NULL THEN 'task ' || j."arrayIndex" || ' of ' || j."arraySpec" END AS task
            FROM page JOIN job j ON j.id = page.id
              JOIN budget_tree_node b ON b.id = j."budgetId" JOIN "user" u ON u.id = j."userId"
            ORDER BY ${PENDING_ORDER}`,
@@ -199,6 +206,7 @@ const toPendingRow = (j: PendingSqlRow): QueuePendingRow => ({
     estimatedStartWhy,
     estimatedStartAfter,
   }))(startForecastView(j)),
+  task: j.task,
 });
 
 async function findCluster(prisma: PrismaClient, clusterName: string) {
@@ -260,6 +268,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     prisma.$queryRaw<RunningSqlRow[]>`
       SELECT j.id, j.name, j.gpus, j.state::text AS state, j."minRuntimeSec", j."maxRuntimeSec", j."startedAt",
              j."protectedUntil", j."graceUntil", j."userId", b.path AS budget, u.name AS "userName", j."squattingSince",
+             CASE WHEN j."arrayIndex" IS NOT NULL THEN 'task ' || j."arrayIndex" || ' of ' || j."arraySpec" END AS task,
              (SELECT array_agg(DISTINCT n.name ORDER BY n.name)
                 FROM run_segment s JOIN segment_placement p ON p."segmentId" = s.id JOIN node n ON n.id = p."nodeId"
                WHERE s."jobId" = j.id AND s."endedAt" IS NULL) AS nodes
@@ -308,6 +317,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     nodes: j.nodes ?? [],
     squattingSince: j.squattingSince?.toISOString() ?? null,
     awaitingExits: j.state === "RUNNING" && j.startedAt !== null && j.startedAt.getTime() > nowMs,
+    task: j.task,
   }));
   return {
     cluster: { id: cluster.id, name: cluster.name, gpuType: cluster.gpuType, gpus: cluster.gpus, readyGpus: cluster.readyGpus },

@@ -7,6 +7,7 @@ import { useTRPC } from "../../../lib/trpc";
 import { PageHead, ago, colorFor, gpuHours, useNow, when } from "../../../components/ui";
 import { AllocationStrip, PPM, type StripItem } from "./allocation-strip";
 import { errorText } from "../../../lib/error-text";
+import { UserLimits } from "./user-limits";
 
 function flatten(n: BudgetTreeNodeView, depth = 0, out: { node: BudgetTreeNodeView; depth: number }[] = []) {
   out.push({ node: n, depth });
@@ -237,6 +238,7 @@ export function BudgetsView() {
           </div>
         </section>
       ) : null}
+      {selected ? <UserLimits key={selected.id} node={selected} /> : null}
 
       <div className="side-grid">
         <section className="panel scroll-x">
