@@ -200,9 +200,9 @@ function withDependencies(model: ClusterModel, ended: ReadonlyMap<string, Depend
   return changed ? { ...model, jobs } : model;
 }
 
-/** Agents keep reporting during the forecast: no node times out in virtual time. */
+/** Agents keep reporting during the forecast: no node that is up times out in virtual time. */
 function heard(model: ClusterModel, t: number): ClusterModel {
-  return { ...model, nodes: model.nodes.map((n) => (n.lastHeartbeatAt === null ? n : { ...n, lastHeartbeatAt: t })) };
+  return { ...model, nodes: model.nodes.map((n) => (n.state === "DOWN" ? n : { ...n, lastHeartbeatAt: t })) };
 }
 
 /** The window aggregates between two cycles: charged runs add usage, time adds entitlement. */
