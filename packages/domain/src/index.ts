@@ -19,4 +19,5 @@ export * from "./measures/charts";
 export * from "./admin";
 export * from "./notifications/inbox";
 export * from "./notifications/webhooks";
+export * from "./notifications/webhook-target";
 export * from "./budgets/user-limits";
