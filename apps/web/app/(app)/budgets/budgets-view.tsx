@@ -14,7 +14,7 @@ function flatten(n: BudgetTreeNodeView, depth = 0, out: { node: BudgetTreeNodeVi
   return out;
 }
 
-/** SPEC's young window: a cluster younger than the projection horizon (1 h) counts a full hour of entitlement. */
+/** SPEC's young window: on a cluster younger than the projection horizon (1 h) ratios count a full hour of entitlement. */
 const YOUNG_WINDOW_MS = 3600_000;
 
 function ratioText(r: number | null | undefined) {
@@ -250,8 +250,9 @@ export function BudgetsView() {
           </div>
           {young ? (
             <p className="muted small panel-note" data-testid="young-cluster-note">
-              This cluster started less than an hour ago: until it is an hour old, each budget&apos;s entitlement counts one full
-              hour at today&apos;s capacity, so ratios mean something from the first minute.
+              This cluster started less than an hour ago. Entitlement shows what each budget has earned so far; until the cluster
+              is an hour old, its ratio divides usage by one full hour of entitlement, so ratios mean something from the first
+              minute.
             </p>
           ) : null}
           <table className="table" aria-label="Budget tree">
@@ -309,7 +310,7 @@ export function BudgetsView() {
                     </td>
                     <td className="num small">
                       {s?.usageGpuSeconds !== null && s?.usageGpuSeconds !== undefined
-                        ? `${gpuHours(s.usageGpuSeconds)} / ${gpuHours(s.entitlementGpuSeconds)}`
+                        ? `${gpuHours(s.usageGpuSeconds)} / ${gpuHours(s.accruedEntitlementGpuSeconds ?? s.entitlementGpuSeconds)}`
                         : "—"}
                     </td>
                     <td
