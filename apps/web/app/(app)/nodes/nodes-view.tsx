@@ -96,7 +96,7 @@ export function NodesView() {
           ))}
         </div>
       </PageHead>
-      <div className="tiles">
+      <div className="tiles tiles-narrow">
         <div className="tile">
           <div className="tile-label">GPUs busy</div>
           <div className="tile-value">
