@@ -7,6 +7,7 @@ import { useTRPC } from "../../../lib/trpc";
 import { PageHead, ago, colorFor, gpuHours, useNow, when } from "../../../components/ui";
 import { AllocationStrip, PPM, type StripItem } from "./allocation-strip";
 import { errorText } from "../../../lib/error-text";
+import { plural } from "../../../lib/words";
 
 function flatten(n: BudgetTreeNodeView, depth = 0, out: { node: BudgetTreeNodeView; depth: number }[] = []) {
   out.push({ node: n, depth });
@@ -123,7 +124,7 @@ export function BudgetsView() {
         <div className="seg" role="group" aria-label="Cluster">
           {tree.data.clusters.map((c) => (
             <button key={c.id} type="button" aria-pressed={c.name === clusterName} onClick={() => setCluster(c.name)}>
-              {c.name} <span className="faint">{c.gpus} GPUs</span>
+              {c.name} <span className="faint">{plural(c.gpus, "GPU")}</span>
             </button>
           ))}
         </div>
@@ -287,7 +288,8 @@ export function BudgetsView() {
                       <span style={{ fontWeight: node.children.length ? 650 : 500 }}>{node.name}</span>
                       <span className="faint small">
                         {" "}
-                        · {node.children.length ? `${node.children.length} budgets` : `${node.members} ppl`}
+                        ·{" "}
+                        {node.children.length ? plural(node.children.length, "budget") : plural(node.members, "person", "people")}
                       </span>
                       {tree.data.managedPaths.includes(node.path) ? (
                         <span className="tag" style={{ marginLeft: 6 }}>

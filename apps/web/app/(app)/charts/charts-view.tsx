@@ -21,6 +21,7 @@ import { formatDuration } from "@tranche/contracts/format";
 import { useTRPC } from "../../../lib/trpc";
 import { PageHead, pct } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
+import { plural } from "../../../lib/words";
 
 const hourLabel = (iso: string) => new Date(iso).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
 const short = (path: string) => path.split("/").slice(-1)[0] ?? path;
@@ -32,7 +33,6 @@ const TileSkeleton = () => (
   <span className="skeleton" style={{ display: "inline-block", width: "4.5rem", height: "1.4rem" }} aria-label="Loading" />
 );
 const ChartSkeleton = () => <div className="skeleton" style={{ width: "100%", height: "100%" }} aria-label="Loading" />;
-const plural = (n: number, one: string) => `${n.toLocaleString("en-US")} ${n === 1 ? one : `${one}s`}`;
 /** "18:26", or "30 Nov 18:26" when not today, in the viewer's time zone. */
 function sinceLabel(iso: string): string {
   const d = new Date(iso);

@@ -8,6 +8,7 @@ import type { QueuePendingRow, QueueRunningRow, QueueRatio, QueueView } from "@t
 import { useTRPC } from "../../../../lib/trpc";
 import { Empty, LaneBadge, ReasonTag, ReasonTimes, ago, readable, until, useNow } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
+import { plural } from "../../../../lib/words";
 
 const ROW = 50;
 /** An opened pending row: room for the whole reason, the full budget path and the job's name. */
@@ -369,7 +370,7 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
                 {q.data.counts.pending.toLocaleString("en-US")}
               </div>
               <div className="tile-sub">
-                {q.data.counts.pendingGpus.toLocaleString("en-US")} GPUs requested
+                {plural(q.data.counts.pendingGpus, "GPU")} requested
                 {q.data.counts.held ? ` · ${q.data.counts.held} held` : ""}
               </div>
             </div>
@@ -377,7 +378,7 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
               <div className="tile-label">Running</div>
               <div className="tile-value">{q.data.counts.running}</div>
               <div className="tile-sub">
-                {q.data.counts.runningGpus} of {q.data.cluster.gpus} GPUs in use
+                {q.data.counts.runningGpus} of {plural(q.data.cluster.gpus, "GPU")} in use
               </div>
               {q.data.counts.awaitingGpus > 0 ? (
                 <div className="tile-sub" title="Started by preemption: these GPUs are theirs once the preempted jobs exit">
