@@ -204,7 +204,7 @@ export function ChartsView() {
               <ResponsiveContainer width="100%" height="100%">
                 <BarChart data={del}>
                   <CartesianGrid stroke="#eef0f3" vertical={false} />
-                  <XAxis dataKey="budget" tick={{ fontSize: 10 }} interval={0} angle={-30} textAnchor="end" height={50} />
+                  <XAxis dataKey="budget" tick={{ fontSize: 10 }} interval={0} angle={-30} textAnchor="end" height={70} />
                   <YAxis domain={[0, 100]} tick={{ fontSize: 11 }} unit="%" width={44} />
                   <Tooltip formatter={(v) => `${Number(v).toFixed(1)}%`} />
                   <ReferenceLine
@@ -226,7 +226,7 @@ export function ChartsView() {
         <section className="panel">
           <div className="panel-head">
             <h2>Queue wait by class</h2>
-            <span className="muted small">minutes, by hour of start</span>
+            <span className="muted small">by hour of start</span>
           </div>
           <div className="panel-body chart-box" data-testid="chart-queue-wait">
             {!d ? <ChartSkeleton /> : null}
@@ -271,7 +271,7 @@ export function ChartsView() {
               <ResponsiveContainer width="100%" height="100%">
                 <BarChart data={use}>
                   <CartesianGrid stroke="#eef0f3" vertical={false} />
-                  <XAxis dataKey="budget" tick={{ fontSize: 10 }} interval={0} angle={-30} textAnchor="end" height={50} />
+                  <XAxis dataKey="budget" tick={{ fontSize: 10 }} interval={0} angle={-30} textAnchor="end" height={70} />
                   <YAxis tick={{ fontSize: 11 }} width={52} />
                   <Tooltip />
                   <Legend formatter={legendText} />
