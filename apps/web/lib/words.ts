@@ -2,3 +2,31 @@
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 }
+
+/**
+ * The live queue's running tab, counting as its Running tile does: jobs launched, and apart from them
+ * starts still waiting for preempted jobs to exit (listed on the tab, not yet running).
+ */
+export function runningTabLabel(launched: number, starting: number): string {
+  return starting > 0 ? `Running (${launched} + ${starting} starting)` : `Running (${launched})`;
+}
+
+const RUN_ENDS: Record<string, string> = {
+  FINISH: "finished",
+  FAIL: "failed",
+  PREEMPT: "preempted",
+  KILL: "stopped at its maximum runtime",
+  LOST: "lost with its node",
+  CANCEL: "cancelled",
+};
+
+/** How a run ended, in words (the stored code stays in JSON). */
+export function runEndText(code: string | null | undefined): string {
+  return code ? (RUN_ENDS[code] ?? code.toLowerCase()) : "";
+}
+
+/** A placement on one node: "all 8 GPUs" for a whole node, else "GPUs 0, 3" (the indexes a job sees). */
+export function placementText(gpuIndexes: readonly number[], nodeSize: number | null): string {
+  if (nodeSize !== null && gpuIndexes.length === nodeSize && nodeSize > 1) return `all ${nodeSize} GPUs`;
+  return `${gpuIndexes.length === 1 ? "GPU" : "GPUs"} ${gpuIndexes.join(", ")}`;
+}

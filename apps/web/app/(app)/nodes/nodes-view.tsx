@@ -116,10 +116,11 @@ export function NodesView() {
       <div className="grid-2" style={{ gridTemplateColumns: "minmax(0, 1fr) 320px" }}>
         <section className="panel">
           <div className="panel-head">
-            <h2>{clusterName} nodes</h2>
+            <h2 className="nowrap">{clusterName} nodes</h2>
             <span className="spacer" />
+            {/* Every budget on the map: a colour without its name in the legend tells nobody anything. */}
             <div className="legend">
-              {budgets.slice(0, 6).map(([b, n]) => (
+              {budgets.map(([b, n]) => (
                 <span key={b}>
                   <i style={{ background: colors.get(b) }} />
                   {b.split("/").slice(1).join("/")} · {n}

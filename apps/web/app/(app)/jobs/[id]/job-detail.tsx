@@ -19,6 +19,7 @@ import {
   when,
 } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
+import { placementText, runEndText } from "../../../../lib/words";
 
 const DOT: Record<string, string> = {
   SUBMITTED: "",
@@ -314,16 +315,14 @@ export function JobDetailView({ id }: { id: number }) {
                         {when(s.startedAt)}
                         <div className="faint">{s.charged ? "allocated" : "unallocated"}</div>
                       </td>
-                      <td className="small mono">
+                      <td className="small">
                         {s.placements.map((p) => (
                           <div key={p.node}>
-                            {p.node} [{p.gpuIndexes.join(",")}]
+                            <span className="mono">{p.node}</span> · {placementText(p.gpuIndexes, p.nodeGpus)}
                           </div>
                         ))}
                       </td>
-                      <td className="small">
-                        {s.endedAt ? `${when(s.endedAt)} · ${s.endReason?.toLowerCase() ?? ""}` : "running"}
-                      </td>
+                      <td className="small">{s.endedAt ? `${when(s.endedAt)} · ${runEndText(s.endReason)}` : "running"}</td>
                     </tr>
                   ))}
                 </tbody>

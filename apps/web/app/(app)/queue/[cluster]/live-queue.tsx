@@ -8,7 +8,7 @@ import type { QueuePendingRow, QueueRunningRow, QueueRatio, QueueView } from "@t
 import { useTRPC } from "../../../../lib/trpc";
 import { Empty, LaneBadge, ReasonTag, ReasonTimes, ago, readable, until, useNow } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
-import { plural } from "../../../../lib/words";
+import { plural, runningTabLabel } from "../../../../lib/words";
 
 const ROW = 50;
 /** An opened pending row: room for the whole reason, the full budget path and the job's name. */
@@ -86,11 +86,10 @@ function PendingRow({
         title={open ? "Show less" : "Show the whole reason"}
         onClick={onToggle}
       >
-        <span className="reason-head">
-          {r.reasonCode ? <ReasonTag code={r.reasonCode} details={r.reasonDetails} /> : null}
-          <ReasonTimes code={r.reasonCode} details={r.reasonDetails} now={now} />
-        </span>
+        <span className="reason-head">{r.reasonCode ? <ReasonTag code={r.reasonCode} details={r.reasonDetails} /> : null}</span>
+        {/* The time leads the second line, which has the cell's whole width: beside the label it was clipped. */}
         <span className={open ? "sentence-full" : "sentence-line"}>
+          <ReasonTimes code={r.reasonCode} details={r.reasonDetails} now={now} />
           {r.reasonSentence ? readable(r.reasonSentence) : "New: waiting for the next scheduling cycle."}
         </span>
       </button>
@@ -411,7 +410,7 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
                     Pending ({totalPending.toLocaleString("en-US")})
                   </button>
                   <button role="tab" aria-selected={tab === "running"} onClick={() => setTab("running")}>
-                    Running ({q.data.running.length})
+                    {runningTabLabel(q.data.counts.running, q.data.running.length - q.data.counts.running)}
                   </button>
                 </div>
                 {tab === "pending" ? (
