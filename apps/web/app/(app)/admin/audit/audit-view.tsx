@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../../../lib/trpc";
 import { Empty, PageHead, when } from "../../../../components/ui";
+import { auditActionText, auditDetailsText } from "../../../../lib/audit-words";
 
 /** datetime-local text (local time) -> ISO, or undefined when empty. */
 const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
@@ -73,15 +74,16 @@ export function AuditView() {
             </thead>
             <tbody>
               {(entries.data ?? []).map((e) => {
-                const { target: _t, ...rest } = e.details;
                 return (
                   <tr key={e.id}>
-                    <td className="small">{when(e.at)}</td>
+                    <td className="small nowrap">{when(e.at)}</td>
                     <td className="small">{e.actor ? e.actor.email : "the system"}</td>
-                    <td className="mono small">{e.action}</td>
+                    <td className="small" title={`Action code: ${e.action}`}>
+                      {auditActionText(e.action)}
+                    </td>
                     <td>{e.target}</td>
-                    <td className="mono small" style={{ maxWidth: 380, overflowWrap: "anywhere" }}>
-                      {Object.keys(rest).length ? JSON.stringify(rest) : ""}
+                    <td className="small" style={{ maxWidth: 380, overflowWrap: "anywhere" }}>
+                      {auditDetailsText(e.details, e.target)}
                     </td>
                   </tr>
                 );

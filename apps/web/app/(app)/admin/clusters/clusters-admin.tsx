@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../../../lib/trpc";
-import { PageHead, ago, useNow } from "../../../../components/ui";
+import { PageHead, StateBadge, ago, useNow, when } from "../../../../components/ui";
 import { Notice } from "../../../../components/admin/notice";
 import { useNotice } from "../../../../components/admin/use-action";
 import { NewCluster } from "./new-cluster";
@@ -84,7 +84,7 @@ export function ClustersAdmin() {
         {issued ? (
           <div className="panel-body" style={{ paddingTop: 0 }}>
             <div className="alert ok" style={{ marginBottom: "0.6rem" }}>
-              Copy this token now; it is not shown again. It works once, until {new Date(issued.expiresAt).toLocaleString()}.
+              Copy this token now; it is not shown again. It works once, until {when(issued.expiresAt)}.
             </div>
             <div className="token-once" data-testid="enrollment-token">
               {issued.token}
@@ -115,9 +115,9 @@ export function ClustersAdmin() {
               <tr key={t.id}>
                 <td>{t.cluster}</td>
                 <td className="small">{t.status === "USED" ? "used" : t.status === "EXPIRED" ? "expired" : "not used yet"}</td>
-                <td>{t.status === "USED" ? t.nodeName : t.nodeName ? `only ${t.nodeName}` : "-"}</td>
+                <td>{t.status === "USED" ? t.nodeName : t.nodeName ? `only ${t.nodeName}` : "—"}</td>
                 <td className="small">{ago(t.createdAt, now)}</td>
-                <td className="small">{t.createdBy ?? "-"}</td>
+                <td className="small">{t.createdBy ?? "—"}</td>
               </tr>
             ))}
           </tbody>
@@ -143,7 +143,9 @@ export function ClustersAdmin() {
               <tr key={h.id}>
                 <td>{h.name}</td>
                 <td>{h.cluster}</td>
-                <td className="small">{h.state}</td>
+                <td>
+                  <StateBadge state={h.state} />
+                </td>
                 <td className="num">{h.gpuCount}</td>
                 <td className="small">{h.lastHeartbeatAt ? ago(h.lastHeartbeatAt, now) : "never"}</td>
                 <td className="num">
