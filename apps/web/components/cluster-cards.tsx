@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../lib/trpc";
 import { ago, useNow } from "./ui";
 import { errorText } from "../lib/error-text";
+import { promisedText } from "../lib/words";
 
 const STATE_ORDER = ["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"];
 const fmt = (n: number) => n.toLocaleString("en-US");
@@ -44,7 +45,7 @@ export function ClusterCards() {
                 <div className="tile-sub">{jobs(c.runningJobs)}</div>
                 {c.awaitingGpus > 0 && (
                   <div className="tile-sub" title="Started by preemption: these GPUs are theirs once the preempted jobs exit">
-                    + {fmt(c.awaitingGpus)} held, waiting for preempted jobs to exit
+                    {promisedText(c.awaitingGpus)}
                   </div>
                 )}
               </div>

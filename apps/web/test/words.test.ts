@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { placementText, plural, runEndText, runningTabLabel } from "../lib/words";
+import { placementText, plural, promisedText, runEndText, runningTabLabel } from "../lib/words";
 
 describe("plural", () => {
   it("says one GPU, never 1 GPUs", () => {
@@ -32,5 +32,13 @@ describe("a run's placement and end, in words", () => {
     expect(runEndText("FINISH")).toBe("finished");
     expect(runEndText("KILL")).toBe("stopped at its maximum runtime");
     expect(runEndText(null)).toBe("");
+  });
+});
+
+describe("promisedText", () => {
+  it("never reads as GPUs added to those in use", () => {
+    expect(promisedText(8)).toBe("8 GPUs promised to starts waiting for preempted jobs to exit");
+    expect(promisedText(1)).toBe("1 GPU promised to starts waiting for preempted jobs to exit");
+    expect(promisedText(8)).not.toMatch(/^\+/);
   });
 });

@@ -8,7 +8,7 @@ import type { QueuePendingRow, QueueRunningRow, QueueRatio, QueueView } from "@t
 import { useTRPC } from "../../../../lib/trpc";
 import { Empty, LaneBadge, ReasonTag, ReasonTimes, ago, readable, until, useNow } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
-import { plural, runningTabLabel } from "../../../../lib/words";
+import { plural, promisedText, runningTabLabel } from "../../../../lib/words";
 
 const ROW = 50;
 /** An opened pending row: room for the whole reason, the full budget path and the job's name. */
@@ -381,7 +381,7 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
               </div>
               {q.data.counts.awaitingGpus > 0 ? (
                 <div className="tile-sub" title="Started by preemption: these GPUs are theirs once the preempted jobs exit">
-                  + {q.data.counts.awaitingGpus} held, waiting for preempted jobs to exit
+                  {promisedText(q.data.counts.awaitingGpus)}
                 </div>
               ) : null}
             </div>
