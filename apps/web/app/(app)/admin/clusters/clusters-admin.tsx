@@ -6,6 +6,7 @@ import { PageHead, StateBadge, ago, useNow, when } from "../../../../components/
 import { Notice } from "../../../../components/admin/notice";
 import { useNotice } from "../../../../components/admin/use-action";
 import { NewCluster } from "./new-cluster";
+import { FormRow, RowInput, RowSelect } from "../../../../components/admin/form-row";
 
 /** Clusters, one-time enrollment tokens for new hosts (shown once), which host used each, node credentials. */
 export function ClustersAdmin() {
@@ -50,37 +51,21 @@ export function ClustersAdmin() {
         <div className="panel-head">
           <h2>Enroll a host</h2>
         </div>
-        <form
-          className="panel-body row"
-          onSubmit={(e) => {
-            e.preventDefault();
-            issue.mutate({ cluster: clusterName, expiresIn });
-          }}
-        >
-          <select
-            className="select"
-            style={{ maxWidth: 180 }}
-            aria-label="Cluster for the token"
+        <FormRow className="panel-body row" onSubmit={() => issue.mutate({ cluster: clusterName, expiresIn })}>
+          <RowSelect
+            label="Cluster for the token"
+            width={180}
             value={clusterName}
-            onChange={(e) => setCluster(e.target.value)}
-          >
-            {(clusters.data ?? []).map((c) => (
-              <option key={c.id} value={c.name}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-          <input
-            className="input"
-            style={{ maxWidth: 120 }}
-            aria-label="Valid for"
-            value={expiresIn}
-            onChange={(e) => setExpiresIn(e.target.value)}
+            onChange={setCluster}
+            options={(clusters.data ?? []).map((c) => [c.name, c.name] as const)}
           />
+          <label className="small">
+            Valid for <RowInput label="Valid for" width={120} value={expiresIn} onChange={setExpiresIn} />
+          </label>
           <button className="btn primary" disabled={!clusterName || issue.isPending}>
             Issue enrollment token
           </button>
-        </form>
+        </FormRow>
         {issued ? (
           <div className="panel-body" style={{ paddingTop: 0 }}>
             <div className="alert ok" style={{ marginBottom: "0.6rem" }}>
