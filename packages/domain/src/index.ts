@@ -8,6 +8,7 @@ export * from "./jobs/submit-job";
 export * from "./jobs/job-actions";
 export * from "./jobs/queries";
 export * from "./jobs/queue";
+export * from "./jobs/in-use";
 export * from "./budgets/tree";
 export * from "./budgets/set-allocations";
 export * from "./nodes/nodes";
