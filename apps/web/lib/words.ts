@@ -38,3 +38,8 @@ export function placementText(gpuIndexes: readonly number[], nodeSize: number | 
 export function promisedText(gpus: number): string {
   return `${plural(gpus, "GPU")} promised to starts waiting for preempted jobs to exit`;
 }
+
+/** A job's minimum runtime as its page lists it: 0 is no protection at all (unallocated work), not "0 s". */
+export function minRuntimeText(seconds: number, format: (s: number) => string): string {
+  return seconds === 0 ? "none (unallocated)" : format(seconds);
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { placementText, plural, promisedText, runEndText, runningTabLabel } from "../lib/words";
+import { minRuntimeText, placementText, plural, promisedText, runEndText, runningTabLabel } from "../lib/words";
 
 describe("plural", () => {
   it("says one GPU, never 1 GPUs", () => {
@@ -40,5 +40,12 @@ describe("promisedText", () => {
     expect(promisedText(8)).toBe("8 GPUs promised to starts waiting for preempted jobs to exit");
     expect(promisedText(1)).toBe("1 GPU promised to starts waiting for preempted jobs to exit");
     expect(promisedText(8)).not.toMatch(/^\+/);
+  });
+});
+
+describe("minRuntimeText", () => {
+  it("says a job without a minimum runtime has none, not 0 s", () => {
+    expect(minRuntimeText(0, (s) => `${s} s`)).toBe("none (unallocated)");
+    expect(minRuntimeText(900, (s) => `${s / 60} min`)).toBe("15 min");
   });
 });

@@ -202,7 +202,7 @@ export function ChartsView() {
               <p className="muted">Nothing was owed in this window: no allocated demand yet.</p>
             ) : (
               <ResponsiveContainer width="100%" height="100%">
-                <BarChart data={del}>
+                <BarChart data={del} margin={{ left: 24, right: 8 }}>
                   <CartesianGrid stroke="#eef0f3" vertical={false} />
                   <XAxis dataKey="budget" tick={{ fontSize: 10 }} interval={0} angle={-30} textAnchor="end" height={70} />
                   <YAxis domain={[0, 100]} tick={{ fontSize: 11 }} unit="%" width={44} />
@@ -269,7 +269,7 @@ export function ChartsView() {
               <p className="muted">No budgets on this cluster yet.</p>
             ) : (
               <ResponsiveContainer width="100%" height="100%">
-                <BarChart data={use}>
+                <BarChart data={use} margin={{ left: 24, right: 8 }}>
                   <CartesianGrid stroke="#eef0f3" vertical={false} />
                   <XAxis dataKey="budget" tick={{ fontSize: 10 }} interval={0} angle={-30} textAnchor="end" height={70} />
                   <YAxis tick={{ fontSize: 11 }} width={52} />

@@ -19,7 +19,7 @@ import {
   when,
 } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
-import { placementText, runEndText } from "../../../../lib/words";
+import { minRuntimeText, placementText, runEndText } from "../../../../lib/words";
 
 const DOT: Record<string, string> = {
   SUBMITTED: "",
@@ -252,7 +252,7 @@ export function JobDetailView({ id }: { id: number }) {
             <div className="panel-body">
               <dl className="kv">
                 <dt>Minimum runtime</dt>
-                <dd>{formatDuration(job.minRuntime)}</dd>
+                <dd>{minRuntimeText(job.minRuntime, formatDuration)}</dd>
                 <dt>Maximum runtime</dt>
                 <dd>{job.maxRuntime ? formatDuration(job.maxRuntime) : "none"}</dd>
                 <dt>Resumable</dt>
