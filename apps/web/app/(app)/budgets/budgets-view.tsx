@@ -262,7 +262,10 @@ export function BudgetsView() {
                 <th>Node</th>
                 <th>Share of parent</th>
                 <th className="num">Of cluster</th>
-                <th className="num">Usage / entitlement (7 d)</th>
+                {/* May wrap: on one line it pushed the ratio column out of the panel at 1440 px. */}
+                <th className="num" style={{ whiteSpace: "normal" }}>
+                  Usage / entitlement (7 d)
+                </th>
                 <th
                   className="num"
                   title="Usage ÷ entitlement over the last 7 days (the live queue also shows the projected ratio that orders it)"
@@ -299,7 +302,7 @@ export function BudgetsView() {
                     </td>
                     <td>
                       <div className="row" style={{ gap: "0.5rem", flexWrap: "nowrap" }}>
-                        <span className="meter" style={{ width: 90 }}>
+                        <span className="meter" style={{ width: 64 }}>
                           <span style={{ width: `${ppm / 10_000}%`, background: colorFor(node.path) }} />
                         </span>
                         <span className="small num" data-testid={`ppm-${node.path}`}>
@@ -332,7 +335,18 @@ export function BudgetsView() {
             <h2>History on {clusterName}</h2>
             <span className="muted small">who changed what, when</span>
           </div>
-          {history.data && history.data.length ? (
+          {/* Loading or failing is not "no changes": that empty state is for a history that is really empty. */}
+          {history.error ? (
+            <div className="panel-body">
+              <div className="alert bad" role="alert">
+                {errorText(history.error)}
+              </div>
+            </div>
+          ) : !history.data ? (
+            <div className="panel-body">
+              <span className="skeleton" style={{ display: "block", height: "4rem" }} aria-label="Loading" />
+            </div>
+          ) : history.data.length ? (
             <table className="table" aria-label="Allocation history" data-testid="history">
               <tbody>
                 {history.data.map((h) => (
