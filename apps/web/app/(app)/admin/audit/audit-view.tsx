@@ -59,7 +59,11 @@ export function AuditView() {
               {entries.error.message}
             </div>
           </div>
-        ) : entries.data && entries.data.length === 0 ? (
+        ) : !entries.data ? (
+          <div className="panel-body">
+            <span className="skeleton" style={{ display: "block", height: "6rem" }} aria-label="Loading" />
+          </div>
+        ) : entries.data.length === 0 ? (
           <Empty title="Nothing matches these filters" />
         ) : (
           <table className="table" aria-label="Audit log">
