@@ -99,17 +99,18 @@ export function NodesView() {
       <div className="tiles tiles-narrow">
         <div className="tile">
           <div className="tile-label">GPUs busy</div>
+          {/* While loading, a dash: "0 / 0" and zero ready nodes would be false. */}
           <div className="tile-value">
-            {used}{" "}
+            {nodes.data ? used : "—"}{" "}
             <span className="muted" style={{ fontSize: "1rem" }}>
-              / {total}
+              / {nodes.data ? total : "—"}
             </span>
           </div>
         </div>
         {STATES.map((s) => (
           <div className="tile" key={s}>
             <div className="tile-label">{s.toLowerCase()}</div>
-            <div className="tile-value">{counts[s] ?? 0}</div>
+            <div className="tile-value">{nodes.data ? (counts[s] ?? 0) : "—"}</div>
           </div>
         ))}
       </div>
