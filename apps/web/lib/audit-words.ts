@@ -1,3 +1,5 @@
+import { formatDuration } from "@tranche/contracts/format";
+
 /**
  * The audit log in words: an action's stored code (kept in JSON, the filter and a tooltip) as a short
  * phrase, and an entry's details as "key: value" text instead of a JSON dump.
@@ -54,10 +56,22 @@ function valueText(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** "name: demo workload generator · users: 150", leaving out the keys already shown as the target. */
+/** "2 Dec, 03:20" in the viewer's time zone: an ISO time in the details is not for people to parse. */
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
+const localTime = (iso: string) =>
+  new Date(iso).toLocaleString("en-GB", { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+
+/**
+ * "name: demo workload generator · users: 150", leaving out the keys already shown as the target and
+ * database ids (…Id); seconds (…Sec) read as durations, ISO times as local times.
+ */
 export function auditDetailsText(details: Record<string, unknown>, shownAsTarget: string): string {
   return Object.entries(details)
-    .filter(([k, v]) => k !== "target" && v !== null && v !== undefined && v !== "" && v !== shownAsTarget)
-    .map(([k, v]) => `${k}: ${valueText(v)}`)
+    .filter(([k, v]) => k !== "target" && !/Id$/.test(k) && v !== null && v !== undefined && v !== "" && v !== shownAsTarget)
+    .map(([k, v]) => {
+      if (/Sec$/.test(k) && typeof v === "number") return `${k.slice(0, -3)}: ${formatDuration(v)}`;
+      if (typeof v === "string" && ISO.test(v)) return `${k}: ${localTime(v)}`;
+      return `${k}: ${valueText(v)}`;
+    })
     .join(" · ");
 }
