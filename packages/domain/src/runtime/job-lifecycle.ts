@@ -173,6 +173,7 @@ export async function closeRun(
       graceUntil: null,
       protectedUntil: null,
       squattingSince: null,
+      idleSince: null,
       exitCode: end.exitCode,
       exitSignal: end.signal,
       ...(terminal

@@ -7,6 +7,7 @@ import { Notice } from "../../../../components/admin/notice";
 import { useNotice } from "../../../../components/admin/use-action";
 import { NewCluster } from "./new-cluster";
 import { FormRow, RowInput, RowSelect } from "../../../../components/admin/form-row";
+import { SquattingPolicy } from "./squatting-policy";
 
 /** Clusters, one-time enrollment tokens for new hosts (shown once), which host used each, node credentials. */
 export function ClustersAdmin() {
@@ -47,6 +48,7 @@ export function ClustersAdmin() {
       />
       <Notice notice={n.notice} />
       {me.data?.role === "ADMIN" ? <NewCluster onNotice={n} /> : null}
+      {me.data?.role === "ADMIN" ? <SquattingPolicy onNotice={n} /> : null}
       <section className="panel">
         <div className="panel-head">
           <h2>Enroll a host</h2>
