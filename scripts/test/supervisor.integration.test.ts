@@ -34,6 +34,36 @@ describe("the platform supervisor", () => {
     expect([1, 2, 3, 4, 5, 6, 7, 20].map(restartDelaySec)).toEqual([1, 2, 4, 8, 16, 30, 30, 30]);
   });
 
+  it("backs off only a crash loop: a service that was up for its healthy period restarts after 1 s every time", async () => {
+    const lines: string[] = [];
+    const sup = new Supervisor(
+      (l) => lines.push(l),
+      () => {},
+      1500,
+    );
+    await sup.start({ name: "sleeper", command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] });
+    const killAndWait = async () => {
+      const pid = sup.pids().sleeper!;
+      process.kill(pid, "SIGKILL");
+      await until("a new sleeper", () => sup.pids().sleeper !== pid && alive(sup.pids().sleeper!));
+    };
+    // Two deaths right after a start: a crash loop, backed off.
+    await killAndWait();
+    await killAndWait();
+    // Then up past its healthy period before each of two more deaths: each is a first again.
+    for (let i = 0; i < 2; i++) {
+      await new Promise((r) => setTimeout(r, 1800));
+      await killAndWait();
+    }
+    await sup.stopAll();
+    expect(lines).toEqual([
+      "• sleeper exited (SIGKILL); restarting it in 1 s",
+      "• sleeper exited (SIGKILL); restarting it in 2 s (restart 2 in a row)",
+      "• sleeper exited (SIGKILL); restarting it in 1 s",
+      "• sleeper exited (SIGKILL); restarting it in 1 s",
+    ]);
+  }, 60_000);
+
   it("starts a service killed with SIGKILL again, says so in one line, and stops it for good at stopAll", async () => {
     const lines: string[] = [];
     const restarts: Record<string, number>[] = [];

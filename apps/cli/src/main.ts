@@ -16,6 +16,7 @@ import {
   type JobView,
 } from "@tranche/contracts";
 import { registerAdmin } from "./admin";
+import { registerJobRules, taskText } from "./job-rules";
 import { registerLogs } from "./logs";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
@@ -46,6 +47,8 @@ interface QueueResponse {
     reasonCode: string | null;
     reasonSentence: string | null;
     state: string;
+    /** A task of a job array: "task 7 of 0-99%10". */
+    task?: string | null;
   }[];
   running: {
     id: number;
@@ -94,6 +97,16 @@ program
   .option("--priority <n>", "order within the budget (higher first)", "0")
   .option("--grace <duration>", "time between SIGTERM and SIGKILL")
   .option("--name <name>", "job name")
+  .option("--array <spec>", "a job array: 0-99, 1,3,5-7 or 0-99%10 (at most 10 running); TRANCHE_ARRAY_INDEX in each task's env")
+  .addOption(
+    new Option(
+      "--after <JOB[:ok|:any]>",
+      "start after this job succeeds (:ok, the default) or ends (:any); repeatable, or comma-separated",
+    )
+      .argParser(collect)
+      .default([]),
+  )
+  .option("--retries <n>", "requeue a run that exits non-zero up to n times (0..10)", "0")
   .addOption(new Option("--env <KEY=VALUE>", "environment variable (repeatable)").argParser(collect).default([]))
   .addOption(
     new Option(
@@ -168,16 +181,19 @@ program
       env,
       secretEnv,
       ...(o.name ? { name: o.name } : {}),
+      ...(typeof o.array === "string" ? { array: o.array } : {}),
+      after: (o.after as string[]).flatMap((a) => a.split(",")).filter((a) => a.trim() !== ""),
+      retries: num(o.retries, "--retries"),
     };
     // The same zod schema as the server: bad input fails here with the same message, before any request.
     const parsed = submitJobInput.safeParse(body);
     if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => i.message).join("; "));
     const { job } = await api<{ job: JobView }>(loadConfig(), "POST", "/jobs", body);
     const words = explainContract(job);
-    out(
-      { job },
-      () =>
-        `Submitted job #${job.id} (${job.name}): ${job.gpus} GPUs on ${job.cluster}, charged to ${job.budget}.\n${words.headline}\nFollow it with: tranche explain ${job.id}`,
+    out({ job }, () =>
+      job.array
+        ? `Submitted array #${job.id} (${job.name}, ${job.array.spec}): each task ${job.gpus} GPUs on ${job.cluster}, charged to ${job.budget}.\n${words.headline}\nFollow it with: tranche ls; cancel it all with: tranche cancel --array ${job.id}`
+        : `Submitted job #${job.id} (${job.name}): ${job.gpus} GPUs on ${job.cluster}, charged to ${job.budget}.\n${words.headline}\nFollow it with: tranche explain ${job.id}`,
     );
   });
 
@@ -279,7 +295,7 @@ program
         : table(
             ["ID", "STATE", "CLUSTER", "BUDGET", "GPUS", "AGE", "WHY"],
             jobs.map((j) => [
-              j.id,
+              j.array ? `${j.id} (${taskText(j.array)})` : j.id,
               j.state,
               j.cluster,
               j.budget,
@@ -317,7 +333,7 @@ program
               ["POS", "ID", "BUDGET", "USER", "GPUS", "WAIT", "REASON"],
               q.pending.map((p) => [
                 p.state === "HELD" ? "held" : (p.position ?? "-"),
-                p.id,
+                p.task ? `${p.id} (${p.task})` : p.id,
                 p.budget,
                 p.user,
                 p.gpus,
@@ -345,6 +361,12 @@ program
       const lines = [
         `Job #${j.id} ${j.name}: ${j.state} · ${j.gpus} GPUs on ${j.cluster} · ${j.budget} · ${explainContract(j).headline}`,
       ];
+      if (j.array) lines.push(`Array #${j.array.id}: ${taskText(j.array)}.`);
+      if (j.after.length > 0)
+        lines.push(
+          `Starts after: ${j.after.map((a) => `#${a.jobId} ${a.condition === "OK" ? "succeeds" : "ends"}`).join(", ")}.`,
+        );
+      if (j.retries.max > 0) lines.push(`Retries: ${j.retries.used} of ${j.retries.max} used.`);
       if (j.state === "PENDING" || j.state === "HELD")
         lines.push(
           j.reason
@@ -371,8 +393,18 @@ program
 program
   .command("cancel")
   .description("cancel a job (a running one gets SIGTERM, then SIGKILL after its grace period)")
-  .argument("<job>", "job id")
-  .action(async (id: string) => {
+  .argument("<job>", "job id (with --array: the array's id)")
+  .option("--array", "cancel every task of the array <job> that has not ended", false)
+  .action(async (id: string, o: { array: boolean }) => {
+    if (o.array) {
+      const r = await api<{ arrayId: number; cancelled: number; stopping: number }>(
+        loadConfig(),
+        "POST",
+        `/arrays/${encodeURIComponent(id)}/cancel`,
+      );
+      out(r, () => `Array #${r.arrayId}: ${r.cancelled} waiting tasks cancelled, ${r.stopping} running tasks stopping.`);
+      return;
+    }
     const { job } = await api<{ job: JobView }>(loadConfig(), "POST", `/jobs/${encodeURIComponent(id)}/cancel`);
     out({ job }, () =>
       job.state === "STOPPING"
@@ -381,6 +413,7 @@ program
     );
   });
 
+registerJobRules(program, out);
 registerLogs(program, json);
 registerAdmin(program, out);
 

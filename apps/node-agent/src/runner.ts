@@ -24,6 +24,7 @@ import {
   FENCED,
   LAUNCH_ERROR_MAX,
   LAUNCH_FAILED,
+  LIMITS,
   type JobReport,
   type LogChunk,
   type RunAssignment,
@@ -114,6 +115,16 @@ interface StateFile {
 
 const SIGNALS = Object.fromEntries(Object.entries(osConstants.signals).map(([name, n]) => [n, name])) as Record<number, string>;
 const MAX_CHUNK = 32 * 1024;
+/**
+ * Bytes (UTF-8, as the control plane counts them) of log text one heartbeat carries in all: half the
+ * control plane's per-beat limit, so no number of jobs can get a heartbeat refused. What does not fit
+ * waits for the next beat, each stream from where it stopped (nothing lost or reordered).
+ */
+export const LOG_BYTES_PER_BEAT = LIMITS.logBytesPerBeat / 2;
+
+/** Segment ids are numbers: order them as numbers (padded), then by stream. */
+const streamKey = (segmentId: string, stream: "stdout" | "stderr") => `${segmentId.padStart(20, "0")}/${stream}`;
+const compareKeys = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Does any process of this process group remain? (The wrapper may be gone while the job lives on.) */
 function groupAlive(pgid: number): boolean {
@@ -184,6 +195,8 @@ export class JobRunner {
   onExit: (() => void) | null = null;
   /** Set by stopAll: nothing launches any more. */
   private halted = false;
+  /** The log stream the last upload stopped before (its cap was reached); "" = start at the first. */
+  private logResumeKey = "";
 
   constructor(private readonly opts: RunnerOptions) {
     mkdirSync(join(opts.dir, "jobs"), { recursive: true });
@@ -568,61 +581,100 @@ export class JobRunner {
     }
   }
 
-  /** New log bytes since the last upload (at most 32 KiB per stream and job per heartbeat). */
-  pendingLogs(): { chunks: LogChunk[]; commit: () => void; drained: Set<string> } {
+  /**
+   * New log bytes since the last upload: at most 32 KiB per stream and job, and at most `maxBytes` in
+   * all. Streams are visited in a fixed order starting where the previous upload stopped, so a few busy
+   * jobs cannot keep the others' output waiting. `drained`: the exited runs whose whole output is in
+   * these chunks or was sent before.
+   */
+  pendingLogs(maxBytes = LOG_BYTES_PER_BEAT): { chunks: LogChunk[]; commit: () => void; drained: Set<string> } {
     const chunks: LogChunk[] = [];
     const moves: (() => void)[] = [];
-    // Exited runs whose whole output is in this heartbeat's chunks (or was sent before).
+    const streams = [...this.jobs.values()]
+      .filter((j) => j.launchedAt !== null)
+      .flatMap((j) => (["stdout", "stderr"] as const).map((stream) => ({ j, stream, key: streamKey(j.segmentId, stream) })))
+      .sort((a, b) => compareKeys(a.key, b.key));
+    const first = streams.findIndex((s) => compareKeys(s.key, this.logResumeKey) >= 0);
+    const order = first <= 0 ? streams : [...streams.slice(first), ...streams.slice(0, first)];
+    let bytes = 0;
+    let resumeAt: string | null = null;
+    const sentTo = new Map<string, number>(); // stream key -> its offset once these chunks are stored
+    for (const { j, stream, key } of order) {
+      const chunk = this.readLog(j, stream);
+      if (!chunk) continue;
+      const size = Buffer.byteLength(chunk.text, "utf8");
+      if (bytes + size > maxBytes && chunks.length > 0) {
+        resumeAt = key; // this stream goes first next time
+        break;
+      }
+      bytes += size;
+      sentTo.set(key, chunk.to);
+      chunks.push({ jobId: j.jobId, segmentId: j.segmentId, stream, text: chunk.text });
+      moves.push(() => {
+        j.offsets[stream] = chunk.to;
+      });
+    }
     const drained = new Set<string>();
     for (const j of this.jobs.values()) {
-      if (j.status === "EXITED") drained.add(j.segmentId);
-      if (j.launchedAt === null) continue;
-      for (const stream of ["stdout", "stderr"] as const) {
-        const path = join(this.jobDir(j.segmentId), `${stream}.log`);
-        let size: number;
-        try {
-          size = statSync(path).size;
-        } catch {
-          continue;
-        }
-        const from = j.offsets[stream];
-        if (size <= from) continue;
-        const len = Math.min(MAX_CHUNK, size - from);
-        if (len < size - from) drained.delete(j.segmentId);
-        const buf = Buffer.alloc(len);
-        try {
-          const fd = openSync(path, "r");
-          try {
-            readSync(fd, buf, 0, len, from);
-          } finally {
-            closeSync(fd);
-          }
-        } catch {
-          continue; // unreadable this time: the next heartbeat tries again
-        }
-        // Do not split a UTF-8 character: end before an incomplete trailing sequence.
-        let end = len;
-        let i = len - 1;
-        while (i > 0 && len - i < 4 && (buf[i]! & 0xc0) === 0x80) i--;
-        const lead = buf[i]!;
-        const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-        if (len - i < need) end = i;
-        if (end === 0) end = len;
-        if (end < size - from) drained.delete(j.segmentId);
-        chunks.push({ jobId: j.jobId, segmentId: j.segmentId, stream, text: buf.subarray(0, end).toString("utf8") });
-        moves.push(() => {
-          j.offsets[stream] = from + end;
-        });
-      }
+      if (j.status !== "EXITED") continue;
+      const left = (["stdout", "stderr"] as const).some(
+        (stream) =>
+          j.launchedAt !== null &&
+          this.logSize(j.segmentId, stream) > (sentTo.get(streamKey(j.segmentId, stream)) ?? j.offsets[stream]),
+      );
+      if (!left) drained.add(j.segmentId);
     }
     return {
       chunks,
       drained,
       commit: () => {
         for (const m of moves) m();
+        this.logResumeKey = resumeAt ?? "";
         if (moves.length) this.trySave();
       },
     };
+  }
+
+  private logSize(segmentId: string, stream: "stdout" | "stderr"): number {
+    try {
+      return statSync(join(this.jobDir(segmentId), `${stream}.log`)).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** The next piece (at most 32 KiB, whole UTF-8 characters) of a job's log file, or null. */
+  private readLog(j: LocalJob, stream: "stdout" | "stderr"): { text: string; to: number } | null {
+    const path = join(this.jobDir(j.segmentId), `${stream}.log`);
+    let size: number;
+    try {
+      size = statSync(path).size;
+    } catch {
+      return null;
+    }
+    const from = j.offsets[stream];
+    if (size <= from) return null;
+    const len = Math.min(MAX_CHUNK, size - from);
+    const buf = Buffer.alloc(len);
+    try {
+      const fd = openSync(path, "r");
+      try {
+        readSync(fd, buf, 0, len, from);
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      return null; // unreadable this time: the next heartbeat tries again
+    }
+    // Do not split a UTF-8 character: end before an incomplete trailing sequence.
+    let end = len;
+    let i = len - 1;
+    while (i > 0 && len - i < 4 && (buf[i]! & 0xc0) === 0x80) i--;
+    const lead = buf[i]!;
+    const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+    if (len - i < need) end = i;
+    if (end === 0) end = len;
+    return { text: buf.subarray(0, end).toString("utf8"), to: from + end };
   }
 
   /** The control plane recorded these exits: forget them (their folders stay for inspection). */

@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunAssignment } from "@tranche/contracts";
-import { JobRunner } from "../src/runner";
+import { LIMITS, type RunAssignment } from "@tranche/contracts";
+import { JobRunner, LOG_BYTES_PER_BEAT } from "../src/runner";
 
 const dirs: string[] = [];
 const runners: JobRunner[] = [];
@@ -149,4 +149,54 @@ describe("JobRunner", () => {
     expect(existsSync(marker)).toBe(false);
     expect(second.list().map((j) => j.segmentId)).not.toContain("72");
   }, 10_000);
+});
+
+describe("JobRunner log uploads", () => {
+  it("never puts more than its per-beat cap in one upload, however many jobs print, and carries the rest over whole and in order", async () => {
+    const r = makeRunner();
+    const jobs = 80;
+    // Each job prints ~100 KB on each stream: 80 x 2 x 32 KiB per beat would be 5 MiB, over the control plane's 4 MiB.
+    r.reconcile(
+      Array.from({ length: jobs }, (_, i) => assignment(String(100 + i), `seq ${i} 20000; seq 30000 50000 >&2`, [i])),
+      [],
+    );
+    await until(() => r.reports().filter((x) => x.status === "EXITED").length === jobs, 60_000);
+    const got = new Map<string, string>();
+    let beats = 0;
+    for (;;) {
+      const logs = r.pendingLogs();
+      if (logs.chunks.length === 0) break;
+      const bytes = logs.chunks.reduce((n, c) => n + Buffer.byteLength(c.text, "utf8"), 0);
+      expect(bytes).toBeLessThanOrEqual(LOG_BYTES_PER_BEAT);
+      expect(LOG_BYTES_PER_BEAT).toBeLessThan(LIMITS.logBytesPerBeat);
+      for (const c of logs.chunks) got.set(`${c.segmentId}/${c.stream}`, (got.get(`${c.segmentId}/${c.stream}`) ?? "") + c.text);
+      logs.commit();
+      beats++;
+    }
+    expect(beats).toBeGreaterThan(3);
+    const seq = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => `${from + k}\n`).join("");
+    for (let i = 0; i < jobs; i++) {
+      expect(got.get(`${100 + i}/stdout`)).toBe(seq(i, 20000));
+      expect(got.get(`${100 + i}/stderr`)).toBe(seq(30000, 50000));
+    }
+  }, 120_000);
+
+  it("starts the next upload with the stream the cap stopped, so busy jobs do not starve the others", () => {
+    const r = makeRunner();
+    r.reconcile(
+      ["1", "2", "3"].map((id, i) => assignment(id, "true", [i])),
+      [],
+    );
+    return until(() => r.reports().filter((x) => x.status === "EXITED").length === 3).then(() => {
+      // Nothing printed: write the logs as the jobs would have.
+      const dir = (id: string) => join(dirs[dirs.length - 1]!, "n1", "jobs", id);
+      for (const id of ["1", "2", "3"]) writeFileSync(join(dir(id), "stdout.log"), `${id}`.repeat(1000));
+      const first = r.pendingLogs(2500);
+      expect(first.chunks.map((c) => c.segmentId)).toEqual(["1", "2"]);
+      first.commit();
+      for (const id of ["1", "2"]) appendFileSync(join(dir(id), "stdout.log"), "more");
+      const second = r.pendingLogs(1500);
+      expect(second.chunks.map((c) => c.segmentId)).toEqual(["3", "1", "2"]);
+    });
+  });
 });

@@ -14,7 +14,8 @@
  * `checkpointInterval` seconds of work; preempted or lost, it keeps the work up to its last
  * checkpoint and pays `restartOverhead` when it launches again. A non-resumable job loses
  * everything. Work stops at SIGTERM; the GPUs are freed at graceUntil (or when the job finishes,
- * if that is earlier). `maxRuntime` kills the job maxRuntime seconds after its launch.
+ * if that is earlier). At maxRuntime after its launch a cycle runs and the core KILLs the job (SIGTERM;
+ * it ends at the end of its grace, or when its work finishes if that is earlier), as in the worker.
  */
 import type {
   BudgetTreeNode,
@@ -27,11 +28,12 @@ import type {
   PlanOp,
   PolicyConfig,
   PreemptOp,
+  KillOp,
   Reservation,
   RunningJob,
   StartOp,
 } from "@tranche/scheduler-core";
-import { nodeStateAfterReport, runOutcome, startedRun } from "@tranche/scheduler-core";
+import { isMove, nodeStateAfterReport, runOutcome, startedRun } from "@tranche/scheduler-core";
 import { EventQueue } from "./event-queue.js";
 import type { EventSink, StopCause } from "./events-log.js";
 import { MeasureRecorder } from "./recorder.js";
@@ -81,6 +83,12 @@ interface JobState {
   /** Position in the cluster's pending list. */
   slot: number;
   lastPreemption: PreemptionRecord | null;
+  /**
+   * R12: set by a CONSOLIDATION preemption that will really stop the job; its START (a move) then
+   * makes `moveTo`: the new run, already holding its GPUs, launches when the old copy stops.
+   */
+  movable: boolean;
+  moveTo: StartOp | null;
 }
 
 interface NodeState {
@@ -118,17 +126,20 @@ interface ClusterState {
   readonly cycle: CycleFn;
   /** The previous cycle's reservations, passed back in the next snapshot (see ClusterSnapshot). */
   reservations: Reservation[];
+  /** Jobs that reached their maxRuntime since the last cycle: the next cycle must run (its KILLs). */
+  expiring: number;
 }
 
 /** Kinds of timed events; the number is the order inside one timestamp. */
-const K = { STOP: 0, NODE: 1, HEARTBEAT: 2, LAUNCH: 3, SUBMIT: 4, WAKE: 5 } as const;
+const K = { STOP: 0, NODE: 1, HEARTBEAT: 2, LAUNCH: 3, SUBMIT: 4, WAKE: 5, EXPIRE: 6 } as const;
 type QItem =
   | { k: typeof K.STOP; job: JobState; gen: number; cause: StopCause }
   | { k: typeof K.NODE; ev: NodeEventSpec }
   | { k: typeof K.HEARTBEAT; cluster: ClusterState }
   | { k: typeof K.LAUNCH; job: JobState; gen: number }
   | { k: typeof K.SUBMIT; job: JobState }
-  | { k: typeof K.WAKE; job: JobState; gen: number };
+  | { k: typeof K.WAKE; job: JobState; gen: number }
+  | { k: typeof K.EXPIRE; job: JobState; gen: number };
 
 export interface SimulationOutput {
   readonly recorder: MeasureRecorder;
@@ -252,6 +263,7 @@ class Simulation {
       pending: new SlotList(),
       drainingNodes: 0,
       reservations: [],
+      expiring: 0,
       cycle: this.opts.cycle(),
       snapshotCluster: { id: spec.name, name: spec.name, gpuType: spec.gpuType, maxMinRuntime: null },
     };
@@ -282,6 +294,8 @@ class Simulation {
         segment: null,
         slot: -1,
         lastPreemption: null,
+        movable: false,
+        moveTo: null,
       };
       this.jobs.set(spec.id, job);
       this.q.push(spec.submit, { k: K.SUBMIT, job });
@@ -348,6 +362,14 @@ class Simulation {
         if (c.pending.items.length > 0 || c.drainingNodes > 0) dirty.add(c);
         return;
       }
+      case K.EXPIRE: {
+        // maxRuntime reached: the cycle's KILL op stops it (a job already told to stop is left alone).
+        const job = item.job;
+        if (job.gen !== item.gen || job.phase !== "running" || job.sigtermAt !== null) return;
+        job.cluster.expiring++;
+        dirty.add(job.cluster);
+        return;
+      }
       case K.HEARTBEAT:
         dirty.add(item.cluster);
         return;
@@ -376,7 +398,7 @@ class Simulation {
         ns.silentSince = null;
         ns.manualDrain = false;
         n.lastHeartbeatAt = null;
-        const to = nodeStateAfterReport({ state: n.state, heardFrom, enrolled: false, manualDrain: false }, true);
+        const to = nodeStateAfterReport({ state: n.state, heardFrom, manualDrain: false }, true);
         if (to !== null) this.setNodeState(c, ns, to);
         break;
       }
@@ -437,7 +459,9 @@ class Simulation {
   private runCycleOn(c: ClusterState): void {
     const now = this.now;
     const policy = this.opts.policy;
-    if (this.idle(c, now)) {
+    const expiring = c.expiring;
+    c.expiring = 0;
+    if (expiring === 0 && this.idle(c, now)) {
       // What the cycle would have recorded: nothing blocked, so no blocked idle GPUs.
       this.skippedCycles++;
       c.reservations = []; // with no pending job a cycle reserves nothing
@@ -505,10 +529,7 @@ class Simulation {
         // with its next heartbeat: at once in virtual time.
         const n = ns.node;
         if (n.health === "HEALTHY" && ns.silentSince === null) {
-          const to = nodeStateAfterReport(
-            { state: n.state, heardFrom: true, enrolled: false, manualDrain: ns.manualDrain },
-            true,
-          );
+          const to = nodeStateAfterReport({ state: n.state, heardFrom: true, manualDrain: ns.manualDrain }, true);
           if (to === "READY" && n.state === "REPAIR") this.setNodeState(c, ns, to);
         }
         return;
@@ -521,15 +542,9 @@ class Simulation {
         this.stop(job, "lost");
         return;
       }
-      case "KILL": {
-        // The engine stops a job at its maxRuntime by itself (an exact STOP event, as the agent's
-        // timer would); this covers a cycle that saw the deadline first.
-        const job = this.jobs.get(op.jobId);
-        if (!job || job.phase !== "running") return;
-        job.sigtermAt = this.now;
-        this.stop(job, "kill");
+      case "KILL":
+        this.kill(op);
         return;
-      }
       case "PREEMPT":
         this.preempt(op);
         return;
@@ -548,7 +563,8 @@ class Simulation {
     r.stopping = { byJobId: op.byJobId, graceUntil: op.graceUntil };
     job.sigtermAt = this.now;
     job.requeueOnStop = op.requeue;
-    job.lastPreemption = this.recorder.preempted(job.cluster.index, job.spec, this.now, job.launchedAt);
+    const move = op.reasonCode === "CONSOLIDATION";
+    job.lastPreemption = this.recorder.preempted(job.cluster.index, job.spec, this.now, job.launchedAt, move);
     this.opts.sink.emit({
       t: this.now,
       type: "preempt",
@@ -566,14 +582,56 @@ class Simulation {
       return;
     }
     const finishAt = job.launchedAt + job.overhead + (job.spec.duration - job.saved);
-    const killAt = this.killAt(job);
-    if (finishAt <= op.graceUntil && finishAt <= killAt) {
+    if (finishAt <= op.graceUntil) {
       // It completes inside its grace period: work goes on until it finishes.
       job.sigtermAt = null;
       this.q.push(finishAt, { k: K.STOP, job, gen: job.gen, cause: "finish" });
-    } else if (killAt < op.graceUntil) this.q.push(Math.max(this.now, killAt), { k: K.STOP, job, gen: job.gen, cause: "kill" });
-    else if (op.graceUntil <= this.now) this.stop(job, "preempt");
-    else this.q.push(op.graceUntil, { k: K.STOP, job, gen: job.gen, cause: "preempt" });
+    } else if (op.graceUntil <= this.now) this.stop(job, "preempt");
+    else {
+      job.movable = move;
+      this.q.push(op.graceUntil, { k: K.STOP, job, gen: job.gen, cause: "preempt" });
+    }
+  }
+
+  /**
+   * R12: the START of a job this plan moved. Its new run holds its GPUs from now on (the snapshot
+   * shows it there); the old copy still winds down and, when it stops, the new run launches.
+   */
+  private move(c: ClusterState, job: JobState, op: StartOp): void {
+    job.movable = false;
+    job.moveTo = op;
+    // Its next run segment waits from the move on (the grace), not from its submit.
+    job.queuedAt = this.now;
+    const running = startedRun(job.running!, op.startBy, op.placement, op.charged);
+    c.running.remove(job.running!);
+    job.running = running;
+    c.running.add(running);
+  }
+
+  /** maxRuntime (the core's KILL): SIGTERM now, the job ends at graceUntil unless its work finishes first; never requeued. */
+  private kill(op: KillOp): void {
+    const job = this.jobs.get(op.jobId);
+    if (!job || job.phase !== "running" || job.sigtermAt !== null || job.launchedAt === null) return;
+    job.running!.stopping = { byJobId: null, graceUntil: op.graceUntil };
+    job.sigtermAt = this.now;
+    job.requeueOnStop = false;
+    job.gen++;
+    const finishAt = job.launchedAt + job.overhead + (job.spec.duration - job.saved);
+    if (finishAt <= op.graceUntil) {
+      job.sigtermAt = null;
+      this.q.push(Math.max(this.now, finishAt), { k: K.STOP, job, gen: job.gen, cause: "finish" });
+    } else if (op.graceUntil <= this.now) this.stop(job, "kill");
+    else this.q.push(op.graceUntil, { k: K.STOP, job, gen: job.gen, cause: "kill" });
+  }
+
+  /** The latest checkpoint of the current run (every checkpointInterval of work after launch + overhead), or null. */
+  lastCheckpointAt(job: JobState): number | null {
+    if (job.launchedAt === null || !job.spec.resumable) return null;
+    const interval = this.scenario.simulation.checkpointInterval;
+    const workFrom = job.launchedAt + job.overhead;
+    const end = job.sigtermAt ?? this.now;
+    if (interval <= 0 || end < workFrom + interval) return null;
+    return workFrom + Math.floor((end - workFrom) / interval) * interval;
   }
 
   private killAt(job: JobState): number {
@@ -582,6 +640,7 @@ class Simulation {
 
   private start(c: ClusterState, op: StartOp): void {
     const job = this.jobs.get(op.jobId);
+    if (job?.movable && job.phase === "running" && isMove(op)) return this.move(c, job, op);
     if (!job || job.phase !== "pending") return;
     c.pending.remove(job);
     const p = job.pending!;
@@ -594,7 +653,13 @@ class Simulation {
     job.sigtermAt = null;
     job.stopCause = null;
     job.requeueOnStop = false;
-    const running = startedRun(p, op.startBy, op.placement, op.charged);
+    // The core reads when the job last checkpointed (R6 victim order) at its cycle's now: a getter on
+    // the prototype computes it from the run's launch (no per-cycle pass over the running jobs, and
+    // every running object keeps one shape).
+    const running: RunningJob = Object.assign(
+      new CheckpointedRun(this, job),
+      startedRun(p, op.startBy, op.placement, op.charged),
+    );
     job.running = running;
     c.running.add(running);
     if (op.startBy <= this.now) this.launch(job);
@@ -609,8 +674,8 @@ class Simulation {
     job.launches++;
     const finishAt = now + job.overhead + (s.duration - job.saved);
     const killAt = this.killAt(job);
-    if (killAt < finishAt) this.q.push(killAt, { k: K.STOP, job, gen: job.gen, cause: "kill" });
-    else this.q.push(finishAt, { k: K.STOP, job, gen: job.gen, cause: "finish" });
+    this.q.push(finishAt, { k: K.STOP, job, gen: job.gen, cause: "finish" });
+    if (killAt < finishAt) this.q.push(killAt, { k: K.EXPIRE, job, gen: job.gen });
     if (job.charged && job.protectedUntil > now && job.protectedUntil < Math.min(finishAt, killAt)) {
       this.q.push(job.protectedUntil, { k: K.WAKE, job, gen: job.gen });
     }
@@ -645,18 +710,37 @@ class Simulation {
         const workEnd = job.sigtermAt ?? now;
         const work = Math.max(0, workEnd - (job.launchedAt + job.overhead));
         const interval = this.scenario.simulation.checkpointInterval;
-        job.saved = s.resumable ? Math.min(s.duration, job.saved + Math.floor(work / interval) * interval) : 0;
+        const kept = Math.floor(work / interval) * interval;
+        job.saved = s.resumable ? Math.min(s.duration, job.saved + kept) : 0;
+        if (cause === "preempt" && job.lastPreemption) {
+          // Lost to the preemption: work since the last checkpoint (all of it when not resumable)
+          // and the restart overhead the next start pays.
+          const lost = s.resumable ? work - kept + this.scenario.simulation.restartOverhead : work;
+          job.lastPreemption.lostGpuSeconds = s.gpus * lost;
+        }
       }
       if (job.charged) c.usage.get(s.budget)?.addRate(now, -s.gpus);
       this.recorder.runStop(c.index, s, job.segment!, now, cause);
       job.segment = null;
     }
     job.gen++;
-    c.running.remove(job.running!);
-    job.running = null;
+    job.movable = false;
+    const moveTo = job.moveTo;
+    job.moveTo = null;
     job.launchedAt = null;
     job.sigtermAt = null;
     this.opts.sink.emit({ t: now, type: "stop", job: s.id, budget: s.budget, gpus: s.gpus, cause });
+    if (moveTo !== null && cause === "preempt") {
+      // R12: the old copy is gone; the moved job launches on the GPUs it already holds (never pending).
+      job.charged = moveTo.charged;
+      job.protectedUntil = moveTo.protectedUntil;
+      job.requeueOnStop = false;
+      if (moveTo.startBy <= now) this.launch(job);
+      else this.q.push(moveTo.startBy, { k: K.LAUNCH, job, gen: job.gen });
+      return;
+    }
+    c.running.remove(job.running!);
+    job.running = null;
     // The simulator knows when the work itself is done ("finish", even inside a grace period); any
     // other end is the core's runOutcome with the requeue decision its PREEMPT or LOST op recorded.
     const requeued =
@@ -681,6 +765,21 @@ class Simulation {
     }
     job.phase = "done";
     this.recorder.demand(c.index, s, now, -1);
+  }
+}
+
+/** A running job as the core sees it, with `lastCheckpointAt` read at the current virtual time. */
+class CheckpointedRun {
+  readonly #sim: Simulation;
+  readonly #job: JobState;
+
+  constructor(sim: Simulation, job: JobState) {
+    this.#sim = sim;
+    this.#job = job;
+  }
+
+  get lastCheckpointAt(): number | null {
+    return this.#sim.lastCheckpointAt(this.#job);
   }
 }
 

@@ -9,5 +9,5 @@ export { importPhilly, importPhillyRows } from "./importers/philly.js";
 export { importHelios, importHeliosRows } from "./importers/helios.js";
 export { demandRatio } from "./importers/common.js";
 export { defaultTracesDir, findRepoRoot } from "./importers/traces-dir.js";
-export { parseDuration, formatDuration } from "./duration.js";
+export { parseDuration } from "./duration.js";
 export * from "./types.js";

@@ -113,7 +113,7 @@ export class MeasureRecorder {
     if (c.blockedIdle.rate !== blockedIdleGpus) c.blockedIdle.set(t, blockedIdleGpus);
   }
 
-  preempted(ci: number, job: SimJob, t: number, launchedAt: number | null): PreemptionRecord {
+  preempted(ci: number, job: SimJob, t: number, launchedAt: number | null, move = false): PreemptionRecord {
     const r: PreemptionRecord = {
       jobId: job.id,
       clusterId: this.clusters[ci]!.info.name,
@@ -121,6 +121,7 @@ export class MeasureRecorder {
       gpus: job.gpus,
       startedAt: launchedAt ?? t,
       restartedAt: null,
+      ...(move ? { move } : {}),
     };
     this.preemptions.push(r);
     return r;

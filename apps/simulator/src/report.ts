@@ -25,7 +25,8 @@ export interface Report {
     perBudget: Record<string, number>;
   };
   queueWait: { all: WaitPercentiles; debug: WaitPercentiles; large: WaitPercentiles };
-  preemptions: { count: number; gpuHours: number };
+  /** count and gpuHours leave out `moves` (R12 consolidation: restarted at once elsewhere); lostGpuHours counts both. */
+  preemptions: { count: number; gpuHours: number; moves: number; lostGpuHours: number };
   fragmentation: { idleGpuHoursWhileBlocked: number };
   sim: { events: number; wallMs: number };
 }
@@ -59,7 +60,12 @@ export function buildReport(policy: string, scenario: Scenario, out: SimulationO
       perBudget,
     },
     queueWait: { all: wait(m.queueWait.all), debug: wait(m.queueWait.debug), large: wait(m.queueWait.large) },
-    preemptions: { count: m.preemptions.count, gpuHours: m.preemptions.gpuHours },
+    preemptions: {
+      count: m.preemptions.count,
+      gpuHours: m.preemptions.gpuHours,
+      moves: m.preemptions.moves,
+      lostGpuHours: m.preemptions.lostGpuHours,
+    },
     fragmentation: { idleGpuHoursWhileBlocked: m.fragmentationGpuSeconds / 3600 },
     sim: { events, wallMs: Math.round(wallMs) },
   };

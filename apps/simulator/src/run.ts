@@ -1,18 +1,20 @@
 /**
  * One simulation run: scenario -> policy cycles in virtual time -> report. The policies are the
  * core's: `fairshare` is runCycle (what the worker runs; here a scheduler per cluster that keeps its
- * working state, same results), `priority` and `fifo` its baselines.
+ * working state, same results), `priority` and `fifo` the same cycle under a baseline's rule set.
  */
 import { renameSync, rmSync } from "node:fs";
 import {
   createScheduler,
+  FAIRSHARE,
+  FIFO,
+  PRIORITY,
   resolvePolicy,
-  runFifoCycle,
-  runPriorityCycle,
   type PolicyConfig,
+  type RuleSet,
   type Scheduler,
 } from "@tranche/scheduler-core";
-import { simulate, type CycleFn, type NewCycle } from "./engine.js";
+import { simulate, type NewCycle } from "./engine.js";
 import { createEventSink, type EventSink } from "./events-log.js";
 import { buildReport, type Report } from "./report.js";
 import { loadScenarioFile } from "./scenario.js";
@@ -21,20 +23,22 @@ import type { Scenario } from "./types.js";
 export const POLICY_NAMES = ["fairshare", "priority", "fifo"] as const;
 export type PolicyName = (typeof POLICY_NAMES)[number];
 
-/** runCycle for one cluster, keeping its working state between that cluster's cycles. */
-function keptRunCycle(): CycleFn {
-  let scheduler: Scheduler | null = null;
-  return (snapshot, policy, now) => {
-    if (scheduler === null || scheduler.policy !== policy) scheduler = createScheduler(policy);
-    return scheduler.runCycle(snapshot, now);
+/** The core's cycle under `rules` for one cluster, keeping its working state between that cluster's cycles. */
+function keptRunCycle(rules: RuleSet): NewCycle {
+  return () => {
+    let scheduler: Scheduler | null = null;
+    return (snapshot, policy, now) => {
+      if (scheduler === null || scheduler.policy !== policy) scheduler = createScheduler(policy, rules);
+      return scheduler.runCycle(snapshot, now);
+    };
   };
 }
 
-/** Each policy's cycle function for one cluster (see NewCycle). */
+/** Each policy's cycle function for one cluster (see NewCycle): the core's session under its rule set. */
 export const POLICIES: Readonly<Record<PolicyName, NewCycle>> = {
-  fairshare: keptRunCycle,
-  priority: () => runPriorityCycle,
-  fifo: () => runFifoCycle,
+  fairshare: keptRunCycle(FAIRSHARE),
+  priority: keptRunCycle(PRIORITY),
+  fifo: keptRunCycle(FIFO),
 };
 
 /** The core's PolicyConfig from the scenario's SPEC knobs (the rest at the core's defaults). */
@@ -49,6 +53,7 @@ export function policyConfig(s: Scenario): PolicyConfig {
     debugMaxGpusPerUser: p.debugMaxGpusPerUser,
     gracePeriod: p.gracePeriod,
     unallocatedGracePeriod: p.unallocatedGracePeriod,
+    debugReserve: p.debugReserve,
     heartbeatTimeout: p.heartbeatTimeout,
     // Simulated nodes run no processes to fence: a silent node is DOWN at the timeout itself.
     fenceGrace: 0,

@@ -64,7 +64,7 @@ export function validateScenario(raw: unknown, opts: ValidateOptions): Scenario 
 
   let imported: ImportResult | undefined;
   if (raw.import !== undefined) {
-    imported = runImport(raw.import, opts.baseDir, f, errors);
+    imported = runImport(raw.import, opts.baseDir, f, errors, raw.budgets !== undefined);
     if (!imported) throw new InputError(errors);
     raw = {
       ...raw,
@@ -277,6 +277,7 @@ function validatePolicy(raw: unknown, f: string, errors: string[]): PolicyKnobs 
     gracePeriod: durationKnob(raw, "gracePeriod", d.gracePeriod, w, errors),
     unallocatedGracePeriod: durationKnob(raw, "unallocatedGracePeriod", d.unallocatedGracePeriod, w, errors),
     heartbeatTimeout: durationKnob(raw, "heartbeatTimeout", d.heartbeatTimeout, w, errors),
+    debugReserve: numberKnob(raw, "debugReserve", d.debugReserve, w, errors, false),
   };
 }
 
@@ -349,6 +350,9 @@ const IMPORT_KEYS = new Set([
   "limit",
   "overflow",
   "warmupDays",
+  "teams",
+  "unallocatedFraction",
+  "carryOver",
 ]);
 
 /**
@@ -356,7 +360,7 @@ const IMPORT_KEYS = new Set([
  * traces at load time (so big generated traces are never committed). Keys given beside `import`
  * (clusters, budgets) override the imported ones.
  */
-function runImport(raw: unknown, baseDir: string, f: string, errors: string[]): ImportResult | undefined {
+function runImport(raw: unknown, baseDir: string, f: string, errors: string[], hasBudgets: boolean): ImportResult | undefined {
   const w = `${f}: import`;
   if (!isObj(raw)) {
     errors.push(`${w}: must be a mapping with a source`);
@@ -383,7 +387,22 @@ function runImport(raw: unknown, baseDir: string, f: string, errors: string[]): 
         errors.push(`${w}.overflow: must be true or false`);
         return undefined;
       }
-      return importPhilly({ ...common, fromDay, days, warmupDays, vcs, overflow: raw.overflow === true });
+      const teams = stringMap(raw.teams, `${w}.teams`, errors);
+      const unallocatedFraction = numberMap(raw.unallocatedFraction, `${w}.unallocatedFraction`, errors);
+      if (raw.carryOver !== undefined && typeof raw.carryOver !== "boolean") errors.push(`${w}.carryOver: must be true or false`);
+      if (teams && !hasBudgets) errors.push(`${w}.teams: needs a budgets tree beside import (with every team path as a leaf)`);
+      if (errors.length > 0) return undefined;
+      return importPhilly({
+        ...common,
+        fromDay,
+        days,
+        warmupDays,
+        vcs,
+        overflow: raw.overflow === true,
+        teams,
+        unallocatedFraction,
+        carryOver: raw.carryOver === true,
+      });
     }
     if (raw.source === "helios") return importHelios({ ...common, limit });
   } catch (e) {
@@ -392,4 +411,22 @@ function runImport(raw: unknown, baseDir: string, f: string, errors: string[]): 
   }
   errors.push(`${w}.source: must be "philly" or "helios"`);
   return undefined;
+}
+
+function stringMap(raw: unknown, w: string, errors: string[]): Record<string, string> | undefined {
+  if (raw === undefined) return undefined;
+  if (!isObj(raw) || Object.values(raw).some((v) => typeof v !== "string")) {
+    errors.push(`${w}: must be a mapping of names to budget paths`);
+    return undefined;
+  }
+  return raw as Record<string, string>;
+}
+
+function numberMap(raw: unknown, w: string, errors: string[]): Record<string, number> | undefined {
+  if (raw === undefined) return undefined;
+  if (!isObj(raw) || Object.values(raw).some((v) => typeof v !== "number")) {
+    errors.push(`${w}: must be a mapping of budget paths to numbers from 0 to 1`);
+    return undefined;
+  }
+  return raw as Record<string, number>;
 }

@@ -28,6 +28,7 @@ export interface PolicyKnobs {
   readonly gracePeriod: number;
   readonly unallocatedGracePeriod: number;
   readonly heartbeatTimeout: number;
+  readonly debugReserve: number;
 }
 
 export interface SimulationKnobs {
@@ -101,6 +102,7 @@ export const DEFAULT_POLICY: PolicyKnobs = {
   gracePeriod: 120,
   unallocatedGracePeriod: 10,
   heartbeatTimeout: 30,
+  debugReserve: 0,
 };
 
 export const DEFAULT_SIMULATION: SimulationKnobs = {

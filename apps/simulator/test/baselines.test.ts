@@ -92,3 +92,16 @@ describe("the fifo baseline", () => {
     expect(evs.filter((e) => e.type === "start").map((e) => `${e.t} ${e.job}`)).toEqual(["0 x", "1000 big", "2000 small"]);
   });
 });
+
+describe("maxRuntime in the simulator", () => {
+  it("is the core's KILL: SIGTERM at the deadline, the job ends after its grace unless its work finishes first", () => {
+    for (const policy of ["priority", "fifo"] as const) {
+      const evs = run(policy, [
+        // Unallocated (grace 10 s): "over" needs 2 h of work and may run 1 h; "close" finishes 5 s after its deadline.
+        { id: "over", submit: 0, budget: "a", gpus: 4, duration: 7200, max_runtime: 3600, min_runtime: 0 },
+        { id: "close", submit: 0, budget: "b", gpus: 4, duration: 3605, max_runtime: 3600, min_runtime: 0 },
+      ]);
+      expect(evs.filter((e) => e.type === "stop").map(line)).toEqual(["3605 stop close finish", "3610 stop over kill"]);
+    }
+  });
+});

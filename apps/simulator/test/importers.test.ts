@@ -142,3 +142,54 @@ describe("Helios importer", () => {
     expect(r.clusters[0]).toMatchObject({ name: "helios", nodes: 121, gpusPerNode: 8 });
   });
 });
+
+describe("Philly importer options for a lab's own tree", () => {
+  const rows = () => parsePhillyJobs(PHILLY);
+  const counts = () => parseNodeCounts(COUNTS);
+
+  it("charges each VC's jobs to its team path and keeps only the VCs named", () => {
+    const r = importPhillyRows(rows(), counts(), { teams: { aaa: "lab/one", bbb: "lab/two" } });
+    expect(new Set(r.jobs.map((j) => j.budget))).toEqual(new Set(["lab/one", "lab/two"]));
+    expect(r.jobs.some((j) => j.id.startsWith("zzz"))).toBe(false);
+  });
+
+  it("refuses a VC that is not in the trace, a path that is not one, and teams with the overflow rule", () => {
+    expect(() => importPhillyRows(rows(), counts(), { teams: { nope: "a/b" } })).toThrow('teams.nope: no VC "nope" in the trace');
+    expect(() => importPhillyRows(rows(), counts(), { teams: { aaa: "a//b" } })).toThrow("teams.aaa: must be a budget path");
+    expect(() => importPhillyRows(rows(), counts(), { teams: { aaa: "a/b" }, overflow: true })).toThrow(
+      "overflow: cannot be combined with teams",
+    );
+  });
+
+  it("runs a fixed, id-chosen fraction of a budget's regular jobs unallocated and leaves debug jobs alone", () => {
+    const many = ["vc,submit_offset_s,num_gpus,duration_s"];
+    for (let i = 0; i < 2000; i++) many.push(`aaa,${i},1,${i % 2 === 0 ? 600 : 7200}`);
+    const opts = { unallocatedFraction: { aaa: 0.5 } };
+    const a = importPhillyRows(parsePhillyJobs(many.join("\n")), counts(), opts);
+    const b = importPhillyRows(parsePhillyJobs(many.join("\n")), counts(), opts);
+    expect(a.jobs.map((j) => j.minRuntime)).toEqual(b.jobs.map((j) => j.minRuntime));
+    const regular = a.jobs.filter((j) => j.maxRuntime === null);
+    const share = regular.filter((j) => j.minRuntime === 0).length / regular.length;
+    expect(share).toBeGreaterThan(0.45);
+    expect(share).toBeLessThan(0.55);
+    expect(a.jobs.filter((j) => j.maxRuntime !== null).every((j) => j.minRuntime > 0)).toBe(true);
+  });
+
+  it("refuses an unallocated fraction outside 0..1 or for a budget no job is charged to", () => {
+    expect(() => importPhillyRows(rows(), counts(), { unallocatedFraction: { aaa: 1.5 } })).toThrow(
+      "unallocatedFraction.aaa: must be a number from 0 to 1",
+    );
+    expect(() => importPhillyRows(rows(), counts(), { unallocatedFraction: { qqq: 0.5 } })).toThrow(
+      'no imported job is charged to budget "qqq"',
+    );
+  });
+
+  it("carries jobs still running at the replay's start in at t = 0 with the work they have left", () => {
+    const text = ["vc,submit_offset_s,num_gpus,duration_s", "aaa,0,1,600", "aaa,100,8,200000", "aaa,90000,1,60"].join("\n");
+    const r = importPhillyRows(parsePhillyJobs(text), counts(), { fromDay: 1, carryOver: true });
+    expect(r.jobs.map((j) => [j.id, j.submit, j.duration])).toEqual([
+      ["aaa-1", 0, 100 + 200000 - 86400],
+      ["aaa-2", 90000 - 86400, 60],
+    ]);
+  });
+});

@@ -200,10 +200,45 @@ describe("work, checkpoints and contracts", () => {
       reason: "UNALLOCATED_FOR_ALLOCATED",
       graceUntil: 4010,
     });
-    expect(report.preemptions).toEqual({ count: 1, gpuHours: (8 * 4000) / 3600 });
+    // Lost: 400 s of work since the 3600 s checkpoint + the 300 s restart overhead, on 8 GPUs.
+    expect(report.preemptions).toEqual({
+      count: 1,
+      gpuHours: (8 * 4000) / 3600,
+      moves: 0,
+      lostGpuHours: (8 * (400 + 300)) / 3600,
+    });
     expect(report.jobs).toEqual({ submitted: 2, completed: 2, unfinished: 0 });
     // Waits: free 0 then 1000 (requeued at 4010, restarted at 5010); paid 10.
     expect(report.queueWait.all).toEqual({ p50: 10, p90: 1000, p99: 1000 });
+  });
+
+  it("R12: unallocated work in an allocated job's way moves to free GPUs elsewhere, restarting when its old copy has stopped, and counts as a move", () => {
+    const s = scenario({
+      clusters: [{ name: "c", nodes: 2, gpusPerNode: 8 }],
+      jobs: [
+        { id: "filler", submit: 0, budget: "b", gpus: 4, duration: 600, min_runtime: 600 },
+        { id: "free", submit: 0, budget: "a", gpus: 4, duration: 20000, min_runtime: 0 },
+        { id: "kept", submit: 10, budget: "b", gpus: 4, duration: 20000, min_runtime: 20000 },
+        { id: "big", submit: 3600, budget: "a", gpus: 8, duration: 1000 },
+      ],
+    });
+    const { events: evs, report } = events(s);
+    expect(pick(evs, "free")).toEqual([
+      "0 submit",
+      "0 start",
+      "3600 preempt",
+      "3610 stop preempt",
+      // Never requeued: it launches on the GPUs it already holds as soon as the old copy is gone.
+      "3610 start",
+      // 3600 s worked and checkpointed; 300 s restart overhead + 16,400 s left.
+      "20310 stop finish",
+    ]);
+    expect(evs.find((e) => e.type === "preempt")).toMatchObject({ by: "big", reason: "CONSOLIDATION", graceUntil: 3610 });
+    expect(pick(evs, "big")).toEqual(["3600 submit", "3610 start", "4610 stop finish"]);
+    const starts = evs.filter((e) => e.job === "free" && e.type === "start");
+    expect(Object.keys(starts[0]!.nodes as object)).not.toEqual(Object.keys(starts[1]!.nodes as object));
+    // A move is no preemption, but its restart overhead is lost work: 300 s on 4 GPUs (checkpointed at 3600 s).
+    expect(report.preemptions).toEqual({ count: 0, gpuHours: 0, moves: 1, lostGpuHours: (4 * 300) / 3600 });
   });
 
   it("a preempted non-resumable job loses everything and is not requeued", () => {
@@ -218,10 +253,11 @@ describe("work, checkpoints and contracts", () => {
     expect(report.jobs).toEqual({ submitted: 2, completed: 1, unfinished: 1 });
   });
 
-  it("maxRuntime kills a job that runs past it", () => {
+  it("maxRuntime kills a job that runs past it: the core's KILL at the deadline, then its grace", () => {
     const s = scenario({ jobs: [{ id: "long", submit: 0, budget: "a", gpus: 1, duration: 2000, max_runtime: 900 }] });
     const { events: evs, report } = events(s);
-    expect(pick(evs, "long")).toEqual(["0 submit", "0 start", "900 stop kill"]);
+    // A debug-lane job is charged: it gets the regular grace after SIGTERM at 900 s.
+    expect(pick(evs, "long")).toEqual(["0 submit", "0 start", `${900 + policyConfig(s).gracePeriod} stop kill`]);
     expect(report.jobs.completed).toBe(0);
     expect(report.queueWait.debug.p50).toBe(0); // maxRuntime 15 min on <= 8 GPUs: debug lane
   });

@@ -4,6 +4,7 @@ import { usePathname, useRouter } from "next/navigation";
 import type { ReactNode } from "react";
 import type { Actor } from "@tranche/domain";
 import { authClient } from "../lib/auth-client";
+import { NotificationBell } from "./notification-bell";
 import { ICONS } from "./icons";
 
 interface NavItem {
@@ -76,6 +77,7 @@ export function Shell({ user, children }: { user: Actor; children: ReactNode }) 
           {section("Organisation", ORG)}
           {admin.length ? section("Admin", admin) : null}
           {section("You", ME)}
+          <NotificationBell current={path.startsWith("/notifications")} />
         </nav>
         <div className="sidebar-foot">
           <div className="who">

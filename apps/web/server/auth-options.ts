@@ -2,6 +2,7 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import type { BetterAuthOptions, BetterAuthPlugin } from "better-auth";
 import { genericOAuth } from "better-auth/plugins/generic-oauth";
 import type { PrismaClient } from "@tranche/db";
+import { hashedSessionTokens } from "./session-token-hash";
 
 type Env = Record<string, string | undefined>;
 
@@ -34,7 +35,8 @@ export function authOptions(
     baseURL,
     secret,
     trustedOrigins: [baseURL, baseURL.replace("127.0.0.1", "localhost")],
-    database: prismaAdapter(prisma, { provider: "postgresql" }),
+    // The session row keeps sha256 of its token, never the token a cookie carries (session-token-hash.ts).
+    database: hashedSessionTokens(prismaAdapter(prisma, { provider: "postgresql" })),
     emailAndPassword: { enabled: true, disableSignUp: env.TRANCHE_ALLOW_SIGNUP !== "1", minPasswordLength: 8 },
     // No cookie cache: every request reads the session row, so a signed-out (or revoked) session is
     // refused at once instead of living on in a signed cookie for its cache time.

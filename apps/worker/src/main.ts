@@ -21,6 +21,7 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { createPrismaClient } from "@tranche/db";
 import { policyOverridesFromEnv } from "@tranche/domain/runtime";
+import { WebhookSender } from "./webhook-sender";
 import { Worker } from "./worker";
 
 function fail(message: string): never {
@@ -100,12 +101,16 @@ const worker = new Worker(prisma, {
     : undefined,
 });
 
+// Users' notification webhooks, on their own timer (never inside a cycle).
+const webhooks = new WebhookSender(prisma, log);
+
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log(`stopping (${signal})`);
   await worker.stop();
+  await webhooks.stop();
   await prisma.$disconnect().catch(() => undefined);
   process.exit(0);
 }
@@ -119,4 +124,5 @@ if (process.env.TRANCHE_EXIT_WITH_PARENT === "1") {
 
 log(`worker ${workerId} starting (cycle every ${intervalMs} ms, lease ${leaseTtlSec} s)`);
 await worker.start();
+webhooks.start();
 await worker.run();

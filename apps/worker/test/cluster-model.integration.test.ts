@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
-import { acquireOrRenewLease, applyCyclePlan, handleHeartbeat, hashSecret, loadCycleInput } from "@tranche/domain/runtime";
+import {
+  acquireOrRenewLease,
+  applyCyclePlan,
+  assignmentsFor,
+  handleHeartbeat,
+  hashSecret,
+  loadCycleInput,
+} from "@tranche/domain/runtime";
 import {
   applyPlan,
   createClusterModel,
@@ -20,14 +27,18 @@ import { makeWorld, submit, type World } from "./harness";
  * model (applyPlan and its reducers) run the same scripted scenario; after every step the jobs'
  * states, starts and grace ends, and the nodes' states must be the same in both.
  */
-describe("the database applier conforms to the core's cluster model", () => {
+/**
+ * One database and one model, with the steps a script drives through both (set up by its own
+ * describe: every script starts from an empty world).
+ */
+function conformance(dbName: string) {
   let db: TestDatabase;
   let world: World;
   let model: ClusterModel;
   const t0 = Math.floor(Date.now() / 1000);
 
   beforeAll(async () => {
-    db = await createTestDatabase("cluster_model");
+    db = await createTestDatabase(dbName);
     world = await makeWorld(db.prisma, { nodes: 2 });
     expect(await acquireOrRenewLease(db.prisma, "test", 600)).toBe(true);
     const input = await loadCycleInput(db.prisma, world.clusterId, t0);
@@ -62,7 +73,13 @@ describe("the database applier conforms to the core's cluster model", () => {
       jobs: Object.fromEntries(
         model.jobs.map((j) => [
           j.job.id,
-          { state: j.state, startedAt: j.run?.startedAt ?? null, graceUntil: j.run?.graceUntil ?? null, requeues: j.requeues },
+          {
+            state: j.state,
+            startedAt: j.run?.startedAt ?? null,
+            // A moved job's old copy winds down until its graceUntil (the job row keeps it meanwhile).
+            graceUntil: j.run?.graceUntil ?? j.leaving?.graceUntil ?? null,
+            requeues: j.requeues,
+          },
         ]),
       ),
       nodes: Object.fromEntries(model.nodes.map((n) => [n.id, n.state])),
@@ -117,9 +134,11 @@ describe("the database applier conforms to the core's cluster model", () => {
 
   /** The agent reports a job's processes gone (exit code, or null: killed by SIGKILL at the end of its grace). */
   async function exited(jobId: string, exitCode: number | null, at: number) {
+    // The oldest open segment: a moved job's old copy exits before its new run can launch.
     const seg = await db.prisma.runSegment.findFirstOrThrow({
       where: { jobId: Number(jobId), endedAt: null },
       include: { placements: true },
+      orderBy: { id: "asc" },
     });
     const name = Object.entries(world.nodeIds).find(([, id]) => id === seg.placements[0]!.nodeId)![0];
     const exit = {
@@ -138,6 +157,32 @@ describe("the database applier conforms to the core's cluster model", () => {
 
   const heartbeat = (name: string, at: number) => report(name, at, true);
 
+  return {
+    t0,
+    add,
+    cycle,
+    same,
+    exited,
+    heartbeat,
+    get db() {
+      return db;
+    },
+    get world() {
+      return world;
+    },
+    get model() {
+      return model;
+    },
+    set model(m: ClusterModel) {
+      model = m;
+    },
+  };
+}
+
+describe("the database applier conforms to the core's cluster model", () => {
+  const c = conformance("cluster_model");
+  const { t0, add, cycle, same, exited, heartbeat } = c;
+
   it("runs one scripted scenario through both and finds the same jobs and nodes after every step", async () => {
     const free = await add({ command: "x", gpus: 8, minRuntime: 0, resumable: true });
     const once = await add({ command: "x", gpus: 8, minRuntime: 0, requeue: false });
@@ -155,7 +200,7 @@ describe("the database applier conforms to the core's cluster model", () => {
 
     // Its grace ends (the agent reports it killed): requeued when resumable, FAILED when it asked not to be.
     await exited(victim, null, t0 + 20);
-    model = graceEnded(model, t0 + 20);
+    c.model = graceEnded(c.model, t0 + 20);
     s = await same();
     expect(s.jobs[victim]!.state).toBe(victim === free ? "PENDING" : "FAILED");
 
@@ -168,8 +213,8 @@ describe("the database applier conforms to the core's cluster model", () => {
       if (start?.op !== "START") throw new Error("the big job should start");
       expect(start.afterExitOf).toEqual([other]);
       const nodeId = start.placement[0]!.nodeId;
-      await db.prisma.node.update({ where: { id: nodeId }, data: { state: "CORDONED" } });
-      model = operatorMovedNode(model, nodeId, "CORDONED");
+      await c.db.prisma.node.update({ where: { id: nodeId }, data: { state: "CORDONED" } });
+      c.model = operatorMovedNode(c.model, nodeId, "CORDONED");
     });
     expect(r2.plan.some((o) => o.op === "PREEMPT" && o.jobId === other)).toBe(true);
     s = await same();
@@ -181,8 +226,8 @@ describe("the database applier conforms to the core's cluster model", () => {
     s = await same();
     expect(s.jobs[paid]!.state).toBe("COMPLETED");
     const cordoned = Object.entries(s.nodes).find(([, st]) => st === "CORDONED")![0];
-    await db.prisma.node.update({ where: { id: cordoned }, data: { state: "READY" } });
-    model = operatorMovedNode(model, cordoned, "READY");
+    await c.db.prisma.node.update({ where: { id: cordoned }, data: { state: "READY" } });
+    c.model = operatorMovedNode(c.model, cordoned, "READY");
     await heartbeat("c1-0", t0 + 50);
     await heartbeat("c1-1", t0 + 50);
     await cycle(t0 + 50);
@@ -198,5 +243,67 @@ describe("the database applier conforms to the core's cluster model", () => {
     await heartbeat("c1-1", t0 + 105);
     s = await same();
     expect(Object.values(s.nodes)).toEqual(["READY", "READY"]);
+  });
+});
+
+describe("the database applier conforms to the core's cluster model when a job is moved (R12)", () => {
+  const c = conformance("cluster_model_move");
+  const { t0, add, cycle, same, exited, heartbeat } = c;
+  const beat = async (at: number) => {
+    await heartbeat("c1-0", at);
+    await heartbeat("c1-1", at);
+  };
+  const runsOn = async (name: string, at: number) =>
+    (await assignmentsFor(c.db.prisma, c.world.nodeIds[name]!, new Date(at * 1000))).run.map((r) => String(r.jobId));
+  const stopsOn = async (name: string, at: number) =>
+    (await assignmentsFor(c.db.prisma, c.world.nodeIds[name]!, new Date(at * 1000))).stop.map((r) => String(r.jobId));
+
+  it("moves an unallocated job to free GPUs of another node: it never runs twice, never waits in the queue, and the job it made room for waits for its old copy", async () => {
+    // c1-0: a short allocated job and an unallocated one; then c1-1: a protected job on half the node.
+    const filler = await add({ command: "x", gpus: 4, minRuntime: 600 });
+    const free = await add({ command: "x", gpus: 4, minRuntime: 0, resumable: true });
+    await cycle(t0);
+    const kept = await add({ command: "x", gpus: 4, minRuntime: 7200 });
+    await cycle(t0 + 5);
+    let s = await same();
+    expect([s.jobs[filler]!.state, s.jobs[free]!.state, s.jobs[kept]!.state]).toEqual(["RUNNING", "RUNNING", "RUNNING"]);
+    expect(await runsOn("c1-1", t0 + 5)).toEqual([kept]);
+    await exited(filler, 0, t0 + 700);
+
+    // 31 minutes on (consolidationMinAge: 30): an 8-GPU job fits on no node; the free job moves to c1-1.
+    const at = t0 + 31 * 60;
+    await beat(at);
+    const big = await add({ command: "x", gpus: 8, minRuntime: 600 });
+    const r = await cycle(at);
+    expect(r.plan.find((o) => o.op === "PREEMPT")).toMatchObject({ jobId: free, reasonCode: "CONSOLIDATION", byJobId: big });
+    const move = r.plan.find((o) => o.op === "START" && o.jobId === free);
+    expect(move).toMatchObject({ afterExitOf: [free], startBy: at + 10, placement: [{ nodeId: c.world.nodeIds["c1-1"] }] });
+    s = await same();
+    expect(s.jobs[free]).toEqual({ state: "RUNNING", startedAt: at + 10, graceUntil: at + 10, requeues: 0 });
+    expect(s.jobs[big]).toMatchObject({ state: "RUNNING", startedAt: at + 10 });
+    // Its old copy is told to stop; its new node does not launch it yet; the big job waits on c1-0.
+    expect(await stopsOn("c1-0", at)).toEqual([free]);
+    expect(await runsOn("c1-0", at)).toEqual([big]);
+    expect((await runsOn("c1-1", at)).sort()).toEqual([kept]);
+    // The next cycle sees it on its new GPUs (not pending, not moved again).
+    await cycle(at + 5);
+    await same();
+
+    // The old copy exits: not a requeue, not a failure; now its new node runs it.
+    await exited(free, null, at + 9);
+    s = await same();
+    expect(s.jobs[free]).toEqual({ state: "RUNNING", startedAt: at + 10, graceUntil: null, requeues: 0 });
+    expect((await runsOn("c1-1", at + 9)).sort()).toEqual([free, kept].sort());
+    expect(await stopsOn("c1-0", at + 9)).toEqual([]);
+    const events = await c.db.prisma.jobEvent.findMany({ where: { jobId: Number(free) }, orderBy: { id: "asc" } });
+    expect(events.map((e) => [e.kind, e.reasonCode]).slice(-3)).toEqual([
+      ["PREEMPTED", "CONSOLIDATION"],
+      ["STARTED", "CONSOLIDATION"],
+      ["MOVED", "CONSOLIDATION"],
+    ]);
+    await beat(at + 20);
+    await cycle(at + 20);
+    s = await same();
+    expect(s.jobs[free]!.state).toBe("RUNNING");
   });
 });

@@ -5,6 +5,7 @@ import { jobRouter } from "./routers/job";
 import { meRouter } from "./routers/me";
 import { measureRouter } from "./routers/measure";
 import { nodeRouter } from "./routers/node";
+import { notificationRouter } from "./routers/notification";
 import { queueRouter } from "./routers/queue";
 import { tokenRouter } from "./routers/token";
 import { createCallerFactory, router } from "./trpc";
@@ -16,6 +17,7 @@ export const appRouter = router({
   job: jobRouter,
   queue: queueRouter,
   node: nodeRouter,
+  notification: notificationRouter,
   token: tokenRouter,
   measure: measureRouter,
   admin: adminRouter,

@@ -2,7 +2,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import { fieldIssues, issuesSentence } from "@tranche/contracts";
-import type { PrismaClient } from "@tranche/db";
+import { DATABASE_RETRY_AFTER_SEC, DATABASE_UNAVAILABLE_SENTENCE, isDatabaseUnavailable, type PrismaClient } from "@tranche/db";
 import { DomainError, type Actor, type DomainErrorCode, type Role } from "@tranche/domain";
 
 export type { Role };
@@ -67,8 +67,20 @@ const mapDomainErrors = t.middleware(async ({ next }) => {
     const cause = result.error.cause;
     throw new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
   }
+  // The database away (restarting): 503, so the page says "try again" instead of "something went wrong".
+  if (!result.ok && isDatabaseUnavailable(result.error.cause)) {
+    console.error("tRPC: the database cannot be reached:", result.error.cause?.message);
+    throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: DATABASE_UNAVAILABLE_SENTENCE });
+  }
   return result;
 });
+
+/** HTTP response meta for the tRPC route: a 503 (the database away) says when to try again. */
+export function trpcResponseMeta({ errors }: { errors: readonly TRPCError[] }): { headers?: Headers } {
+  return errors.some((e) => e.code === "SERVICE_UNAVAILABLE")
+    ? { headers: new Headers({ "retry-after": String(DATABASE_RETRY_AFTER_SEC) }) }
+    : {};
+}
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;

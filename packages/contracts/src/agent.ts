@@ -230,6 +230,7 @@ export const AGENT_ERROR_CODES = [
   "WRONG_NODE",
   "FOREIGN_JOB",
   "NOT_FOUND",
+  "UNAVAILABLE",
   "INTERNAL",
 ] as const;
 export type AgentErrorCode = (typeof AGENT_ERROR_CODES)[number];

@@ -4,6 +4,8 @@ export * from "./input";
 export * from "./read-body";
 export * from "./duration";
 export * from "./job";
+export * from "./job-rules";
+export * from "./notification";
 export * from "./budget";
 export * from "./node";
 export * from "./token";

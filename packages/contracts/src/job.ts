@@ -2,6 +2,7 @@ import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import { z } from "zod";
 import { duration, formatDuration } from "./duration";
 import { strictObject, text } from "./input";
+import { jobRuleFields } from "./job-rules";
 import { INT32_MAX, LIMITS, formatBytes, utf8Bytes } from "./limits";
 
 export const JOB_STATES = [
@@ -133,6 +134,7 @@ export const submitJobInput = strictObject(
       .max(LIMITS.keyChars, `idempotencyKey is longer than ${int(LIMITS.keyChars)} characters`)
       .optional()
       .describe("Retries with the same key return the same job (keys are per user)"),
+    ...jobRuleFields,
   },
   "a job submission",
 ).superRefine((job, ctx) => {
@@ -245,6 +247,12 @@ export const jobView = z.object({
     .object({ code: z.string(), sentence: z.string(), position: z.number().int().nullable(), details: z.unknown() })
     .nullable(),
   lane: z.enum(["DEBUG", "ALLOCATED", "UNALLOCATED"]),
+  /** A task of a job array: the array's id (its first task's id), this task's index and the spec. */
+  array: z.object({ id: z.number().int(), index: z.number().int(), spec: z.string() }).nullable(),
+  /** `--after`: the jobs it waits for and how ("OK": completes successfully, "ANY": ends). */
+  after: z.array(z.object({ jobId: z.number().int(), condition: z.enum(["OK", "ANY"]) })),
+  /** `--retries`: how many retries it may have, and how many it has had. */
+  retries: z.object({ max: z.number().int(), used: z.number().int() }),
 });
 export type JobView = z.infer<typeof jobView>;
 

@@ -36,7 +36,7 @@ export const LIMITS = {
   agentRequestBytes: 8 * 1024 * 1024,
   /** Characters of one log chunk. */
   logChunkChars: 65_536,
-  /** Bytes (UTF-8) of all log chunks in one heartbeat: 64 jobs x 2 streams x the agent's 32 KiB. */
+  /** Bytes (UTF-8) of all log chunks in one heartbeat (the agent sends at most half of it and carries the rest over). */
   logBytesPerBeat: 4 * 1024 * 1024,
 } as const;
 

@@ -5,7 +5,11 @@
 const PENDING: Record<string, string> = {
   HELD: "held",
   INVALID_CONTRACT: "cannot run on this cluster",
+  DEPENDENCY_NEVER_SATISFIED: "never starts - a job it needs did not succeed",
+  DEPENDENCY: "waiting for another job",
   CLUSTER_DRAINING: "nodes draining or down",
+  ARRAY_LIMIT: "array's running limit reached",
+  USER_LIMIT: "per-user GPU limit reached",
   DEBUG_USER_CAP: "debug GPU cap reached",
   NO_ENTITLEMENT: "budget has no share here",
   RESERVED_FOR: "nodes reserved for another job",
@@ -22,6 +26,7 @@ const STARTED: Record<string, string> = {
   PREEMPTED_UNALLOCATED: "by preempting unallocated work",
   PREEMPTED_INTERRUPTIBLE: "by preempting interruptible jobs",
   DEBUG_LANE: "in the debug lane",
+  CONSOLIDATION: "moved here from other GPUs",
 };
 
 const PREEMPTED: Record<string, string> = {
@@ -29,6 +34,8 @@ const PREEMPTED: Record<string, string> = {
   FAIR_SHARE: "for a budget further below its share",
   DEBUG_LANE: "for a debug-lane job",
   DRAIN: "its node is draining",
+  PRIORITY: "for a job that outranks it by priority",
+  CONSOLIDATION: "moved to free GPUs elsewhere",
 };
 
 const OTHER: Record<string, string> = {
@@ -42,6 +49,8 @@ const OTHER: Record<string, string> = {
   KILL: "killed",
   LOST: "lost with its node",
   CANCEL: "cancelled",
+  // A moved job's old copy ended (event MOVED); other kinds name the move as STARTED or PREEMPTED do.
+  CONSOLIDATION: "moved to other GPUs",
 };
 
 /**
@@ -49,8 +58,12 @@ const OTHER: Record<string, string> = {
  * (STARTED and PREEMPTED share DEBUG_LANE); `details` names the job a reservation is for.
  */
 export function reasonLabel(code: string, opts: { kind?: string; details?: unknown } = {}): string {
-  const d = (opts.details ?? {}) as { reservedForJobId?: unknown };
+  const d = (opts.details ?? {}) as { reservedForJobId?: unknown; dependencies?: unknown };
   if (code === "RESERVED_FOR" && d.reservedForJobId != null) return `nodes reserved for #${String(d.reservedForJobId)}`;
+  if (code === "DEPENDENCY" && Array.isArray(d.dependencies) && d.dependencies.length > 0) {
+    const first = d.dependencies[0] as { jobId?: unknown };
+    return `waiting for #${String(first.jobId)}${d.dependencies.length > 1 ? ` and ${d.dependencies.length - 1} more` : ""}`;
+  }
   const label =
     opts.kind === "STARTED"
       ? STARTED[code]

@@ -12,9 +12,19 @@ describe("reasonLabel", () => {
     for (const c of PREEMPT_REASON_CODES) plain(reasonLabel(c, { kind: "PREEMPTED" }));
     expect(reasonLabel("CONTRACTS")).toBe("waiting for protected jobs");
     expect(reasonLabel("DEBUG_LANE", { kind: "STARTED" })).not.toBe(reasonLabel("DEBUG_LANE", { kind: "PREEMPTED" }));
+    expect(reasonLabel("CONSOLIDATION", { kind: "PREEMPTED" })).toBe("moved to free GPUs elsewhere");
+    plain(reasonLabel("CONSOLIDATION", { kind: "MOVED" }));
   });
 
   it("names the job a reservation is for", () => {
     expect(reasonLabel("RESERVED_FOR", { details: { reservedForJobId: "135" } })).toBe("nodes reserved for #135");
+  });
+
+  it("names the job a dependency waits for", () => {
+    const one = [{ jobId: "81", condition: "ok", state: "WAITING" }];
+    expect(reasonLabel("DEPENDENCY", { details: { dependencies: one } })).toBe("waiting for #81");
+    expect(reasonLabel("DEPENDENCY", { details: { dependencies: [...one, { ...one[0], jobId: "94" }] } })).toBe(
+      "waiting for #81 and 1 more",
+    );
   });
 });

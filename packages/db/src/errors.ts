@@ -2,3 +2,40 @@
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
+
+/** Seconds a client is told to wait (Retry-After) when the database cannot be reached. */
+export const DATABASE_RETRY_AFTER_SEC = 5;
+
+// Prisma's codes for "cannot reach / lost the server / no connection to be had".
+const PRISMA_UNAVAILABLE = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
+// Postgres SQLSTATEs of a server that is shutting down, starting, or full: class 08 (connection
+// exception), 57P01-57P03 (admin shutdown, crash shutdown, cannot connect now), 53300 (too many connections).
+const PG_UNAVAILABLE = /^(08...|57P0[123]|53300)$/;
+const ADAPTER_UNAVAILABLE = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
+const NODE_UNAVAILABLE = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN"]);
+
+/**
+ * Is this error the database being away (restarting, stopped, unreachable) rather than a fault of the
+ * request or the code? Callers answer 503 with Retry-After: the same request will work once it is back.
+ */
+export function isDatabaseUnavailable(e: unknown, depth = 0): boolean {
+  if (!e || typeof e !== "object" || depth > 4) return false;
+  const err = e as {
+    name?: unknown;
+    code?: unknown;
+    kind?: unknown;
+    originalCode?: unknown;
+    meta?: { driverAdapterError?: unknown };
+    cause?: unknown;
+  };
+  if (err.name === "PrismaClientInitializationError") return true;
+  if (typeof err.code === "string" && (PRISMA_UNAVAILABLE.has(err.code) || NODE_UNAVAILABLE.has(err.code))) return true;
+  // A driver adapter's error (pg): its cause says what the server or the socket did.
+  if (typeof err.kind === "string" && ADAPTER_UNAVAILABLE.has(err.kind)) return true;
+  if (err.kind === "postgres" && typeof err.code === "string" && PG_UNAVAILABLE.test(err.code)) return true;
+  if (typeof err.originalCode === "string" && PG_UNAVAILABLE.test(err.originalCode)) return true;
+  return isDatabaseUnavailable(err.meta?.driverAdapterError, depth + 1) || isDatabaseUnavailable(err.cause, depth + 1);
+}
+
+/** What a caller is told when the database is away (REST, tRPC, the agent protocol). */
+export const DATABASE_UNAVAILABLE_SENTENCE = `The database cannot be reached right now (it may be restarting); try again in ${DATABASE_RETRY_AFTER_SEC} s.`;

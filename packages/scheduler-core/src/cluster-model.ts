@@ -1,4 +1,5 @@
-import { runOutcome, nodeStateAfterReport, type StopIntent } from "./lifecycle";
+import { requeueAfterPreemption } from "./contract";
+import { runOutcome, nodeStateAfterReport, type RunEndCause, type StopIntent } from "./lifecycle";
 import type {
   BudgetTreeNode,
   Cluster,
@@ -47,6 +48,11 @@ export interface ModelJob {
   state: ModelJobState;
   run: ModelRun | null;
   requeues: number;
+  /**
+   * R12: the old copy of a moved job, winding down (SIGKILL at graceUntil) while `run` waits on its
+   * new GPUs for it to exit. Its GPUs are the preemptor's already (the core moves a job only then).
+   */
+  leaving?: { placement: Placement[]; graceUntil: number } | null;
 }
 
 export interface ModelNode extends Node {
@@ -114,10 +120,15 @@ const withNode = (model: ClusterModel, nodeId: string, f: (n: ModelNode) => Mode
 });
 
 /** A run ends: the job moves on as runOutcome says (requeued jobs are pending again, original submit time kept). */
-function endRun(m: ModelJob, now: number, end: { cause: "exit" | "lost"; exitCode: number | null; requeue?: boolean }): ModelJob {
+function endRun(m: ModelJob, now: number, end: { cause: RunEndCause; exitCode: number | null; requeue?: boolean }): ModelJob {
   if ((m.state !== "RUNNING" && m.state !== "STOPPING") || !m.run) return m;
   const out = runOutcome(
-    { stopping: m.state === "STOPPING", intent: m.run.intent, requeue: end.requeue ?? m.run.requeue },
+    {
+      stopping: m.state === "STOPPING",
+      intent: m.run.intent,
+      // A run nobody asked to stop has no stored decision: the job's own contract decides (as in the database).
+      requeue: end.requeue ?? (m.state === "STOPPING" ? m.run.requeue : requeueAfterPreemption(m.job)),
+    },
     { cause: end.cause, exitCode: end.exitCode },
   );
   if (out.requeued) return { job: { ...m.job, requeuedAt: now }, state: "PENDING", run: null, requeues: m.requeues + 1 };
@@ -130,9 +141,12 @@ function stopRun(m: ModelJob, intent: StopIntent, graceUntil: number, requeue: b
 }
 
 function startRun(m: ModelJob, op: StartOp): ModelJob {
-  if (m.state !== "PENDING") return m;
+  // A move: the job was stopped by this plan; its old copy leaves while the new run waits for it.
+  const moving = isMove(op) && m.state === "STOPPING" && m.run !== null && m.run.graceUntil !== null;
+  if (m.state !== "PENDING" && !moving) return m;
   return {
     ...m,
+    leaving: moving ? { placement: m.run!.placement, graceUntil: m.run!.graceUntil! } : null,
     state: "RUNNING",
     run: {
       startedAt: op.startBy,
@@ -148,10 +162,19 @@ function startRun(m: ModelJob, op: StartOp): ModelJob {
   };
 }
 
+/** R12: a START that relaunches a job the same plan moves (it waits for its own exit). */
+export function isMove(op: StartOp): boolean {
+  return op.afterExitOf.includes(op.jobId);
+}
+
 /**
  * The STARTs of a plan that can still happen on this model: the job is still pending and every node
  * of its placement is READY once the plan's node moves are applied. The others are dropped, and so
  * are the PREEMPTs made for them: a victim is never stopped for a start that will not happen.
+ *
+ * A move (isMove) can happen when the job is still RUNNING (`jobState` says so), its nodes are READY
+ * and the start its CONSOLIDATION preemption was made for can happen; otherwise it is dropped and the
+ * job, if preempted at all, is requeued like any victim.
  */
 export function viableStarts(
   plan: readonly PlanOp[],
@@ -159,9 +182,21 @@ export function viableStarts(
   nodeState: (nodeId: string) => string | undefined,
 ): Set<string> {
   const ok = new Set<string>();
+  const ready = (op: StartOp) => op.placement.every((p) => nodeState(p.nodeId) === "READY");
+  let moves = false;
   for (const op of plan)
-    if (op.op === "START" && jobState(op.jobId) === "PENDING" && op.placement.every((p) => nodeState(p.nodeId) === "READY"))
-      ok.add(op.jobId);
+    if (op.op === "START") {
+      if (isMove(op)) moves = true;
+      else if (jobState(op.jobId) === "PENDING" && ready(op)) ok.add(op.jobId);
+    }
+  if (!moves) return ok;
+  const movedFor = new Map<string, string | null>();
+  for (const op of plan) if (op.op === "PREEMPT" && op.reasonCode === "CONSOLIDATION") movedFor.set(op.jobId, op.byJobId);
+  for (const op of plan)
+    if (op.op === "START" && isMove(op) && jobState(op.jobId) === "RUNNING" && ready(op)) {
+      const by = movedFor.get(op.jobId);
+      if (by !== undefined && by !== null && ok.has(by)) ok.add(op.jobId);
+    }
   return ok;
 }
 
@@ -176,7 +211,8 @@ export function applyPlan(model: ClusterModel, plan: readonly PlanOp[], now: num
     if (op.op === "NODE_STATE") m = withNode(m, op.nodeId, (n) => (n.state === op.from ? { ...n, state: op.to } : n));
   for (const op of plan)
     if (op.op === "LOST") m = withJob(m, op.jobId, (j) => endRun(j, now, { cause: "lost", exitCode: null, requeue: op.requeue }));
-  const states = new Map(m.jobs.map((j) => [j.job.id, j.state]));
+  // Before the plan's stops: a move is viable only for a job still RUNNING.
+  const states = new Map(m.jobs.map((j) => [j.job.id, j.state as string]));
   const nodes = new Map(m.nodes.map((n) => [n.id, n.state]));
   const go = viableStarts(
     plan,
@@ -191,15 +227,30 @@ export function applyPlan(model: ClusterModel, plan: readonly PlanOp[], now: num
   return m;
 }
 
-/** The agent reports the job's processes gone at `at` (exit code null: killed by a signal). */
-export function runExited(model: ClusterModel, jobId: string, exitCode: number | null, at: number): ClusterModel {
-  return withJob(model, jobId, (j) => endRun(j, at, { cause: "exit", exitCode }));
+/**
+ * The agent reports the job's processes gone at `at` (exit code null: killed by a signal); `cause` says
+ * whether the agent itself stopped them (fenced, or shut down with the platform). For a job being moved
+ * (R12) those are its old copy's: the new run launches only after them, so it is the one that ended,
+ * and the job goes on running.
+ */
+export function runExited(
+  model: ClusterModel,
+  jobId: string,
+  exitCode: number | null,
+  at: number,
+  cause: Exclude<RunEndCause, "lost"> = "exit",
+): ClusterModel {
+  return withJob(model, jobId, (j) => (j.leaving ? { ...j, leaving: null } : endRun(j, at, { cause, exitCode })));
 }
 
-/** SIGKILL: every stopping job whose grace ended by `now` exits at its graceUntil. */
+/** SIGKILL: every stopping job (and moved job's old copy) whose grace ended by `now` exits at its graceUntil. */
 export function graceEnded(model: ClusterModel, now: number): ClusterModel {
   let m = model;
   for (const j of model.jobs) {
+    if (j.leaving && j.leaving.graceUntil <= now) {
+      m = runExited(m, j.job.id, null, j.leaving.graceUntil);
+      continue;
+    }
     const until = j.run?.graceUntil ?? null;
     if (j.state === "STOPPING" && until !== null && until <= now) m = runExited(m, j.job.id, null, until);
   }
@@ -218,10 +269,10 @@ export function cancelJob(model: ClusterModel, jobId: string, graceUntil: number
  * (nodeStateAfterReport). A missed heartbeat is the absence of this call: the next cycle's core
  * moves the node DOWN past the timeout and its jobs are LOST (R9).
  */
-export function nodeReported(model: ClusterModel, nodeId: string, healthy: boolean, now: number, enrolled = false): ClusterModel {
+export function nodeReported(model: ClusterModel, nodeId: string, healthy: boolean, now: number): ClusterModel {
   return withNode(model, nodeId, (n) => {
     const to = nodeStateAfterReport(
-      { state: n.state, heardFrom: n.lastHeartbeatAt !== null, enrolled, manualDrain: n.manualDrain },
+      { state: n.state, heardFrom: n.lastHeartbeatAt !== null, manualDrain: n.manualDrain },
       healthy,
     );
     return {

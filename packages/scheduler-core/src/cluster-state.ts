@@ -1,29 +1,8 @@
 import { nodeOrder, type NodeOrder } from "./node-order";
-import type { Node, NodeState, RunningJob } from "./types";
+import type { JobState } from "./job-state";
+import type { Node, NodeState } from "./types";
 
-/** Working state of a running job during a cycle (snapshot jobs and jobs started this cycle). */
-export interface JobState {
-  job: RunningJob;
-  /** Budget index in the FairTree, -1 when unknown. */
-  budget: number;
-  charged: boolean;
-  /** In the debug lane (R5): counts towards its user's debug cap. */
-  debug: boolean;
-  /** When protection ends (charged runs); its start for unallocated runs. */
-  protectedUntil: number;
-  /** startedAt + maxRuntime, Infinity when unbounded. */
-  maxEnd: number;
-  /** Leaving: preempted or drained before this cycle, or in this cycle. */
-  stopping: boolean;
-  /** When a leaving job will have exited at the latest. */
-  exitBy: number;
-  /** Started in this cycle: never a victim in the same cycle. */
-  isNew: boolean;
-  /** Preempted or lost in this cycle: its GPUs are free for later starts once it exits. */
-  gone: boolean;
-  /** Node indexes and GPU indexes it holds. */
-  slots: { node: number; gpus: number[] }[];
-}
+export type { JobState } from "./job-state";
 
 /** Categories of a node's GPUs for cheap bounds: A1 = free+unallocated, A2 = A1+interruptible, A3 = A2+protected. */
 const CATEGORIES = 3;
@@ -47,10 +26,10 @@ export class NodeBoard {
    * Per GPU (node offset + index): how many job states hold it (a waiting preemptor overlaps its
    * leaving victim). One flat array: cheap to build for a thousand nodes every cycle.
    */
-  private readonly occ: Uint16Array;
-  private readonly offset: Int32Array;
+  protected readonly occ: Uint16Array;
+  protected readonly offset: Int32Array;
   /** Per GPU (same key): jobs that must exit before a new job may use it; sparse. */
-  private readonly exitWait = new Map<number, JobState[]>();
+  protected readonly exitWait = new Map<number, JobState[]>();
   readonly free: Int32Array;
   readonly jobsOn: JobState[][];
   /** buckets[k]: schedulable nodes with exactly k free GPUs, ascending index. */
@@ -65,7 +44,7 @@ export class NodeBoard {
   private readonly addScratch = new Int32Array(CATEGORIES);
   readonly order: NodeOrder;
   /** Inverses of this cycle's occupy and vacate calls, while the board is kept for the next cycle. */
-  private undoLog: (() => void)[] | null = null;
+  protected undoLog: (() => void)[] | null = null;
 
   constructor(
     nodes: readonly Node[],
@@ -135,7 +114,7 @@ export class NodeBoard {
    */
   freeVersion = 0;
 
-  private setFree(node: number, f: number): void {
+  protected setFree(node: number, f: number): void {
     const old = this.free[node]!;
     if (old === f) return;
     this.freeVersion++;
@@ -154,7 +133,7 @@ export class NodeBoard {
     return this.now < js.protectedUntil ? 2 : 1;
   }
 
-  private refreshCategories(node: number, initial = false): void {
+  protected refreshCategories(node: number, initial = false): void {
     const sched = this.schedulable[node]!;
     const add = this.addScratch; // no array per call: this runs for every node every cycle
     add[0] = add[1] = add[2] = 0;
@@ -215,6 +194,13 @@ export class NodeBoard {
   }
 
   /** Largest number of free GPUs on one schedulable node. */
+  /** Free GPUs on schedulable nodes. */
+  totalFree(): number {
+    let n = 0;
+    for (let k = 1; k < this.buckets.length; k++) n += k * this.buckets[k]!.length;
+    return n;
+  }
+
   largestFree(): number {
     for (let k = this.size; k > 0; k--) if (this.buckets[k]!.length > 0) return k;
     return 0;
@@ -315,72 +301,6 @@ export class NodeBoard {
       this.setFree(s.node, this.free[s.node]! - freed[i]!);
       this.refreshCategories(s.node);
     }
-  }
-
-  /**
-   * For a board kept between cycles (see working-state.ts): from here on, occupy and vacate are
-   * recorded so that rollback() can return the board to its loaded state after the cycle.
-   */
-  record(): void {
-    this.undoLog = [];
-  }
-
-  /** Reverts every occupy and vacate since record(), newest first; nothing waits for an exit any more. */
-  rollback(): void {
-    const log = this.undoLog;
-    this.undoLog = null;
-    if (log) for (let i = log.length - 1; i >= 0; i--) log[i]!();
-    this.exitWait.clear();
-  }
-
-  /** Between cycles: a job that started since takes its GPUs (each node's list stays in job id order). */
-  add(js: JobState): void {
-    for (const s of js.slots) {
-      const list = this.jobsOn[s.node]!;
-      let lo = 0;
-      let hi = list.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (list[mid]!.job.id < js.job.id) lo = mid + 1;
-        else hi = mid;
-      }
-      list.splice(lo, 0, js);
-      const base = this.offset[s.node]!;
-      const count = this.offset[s.node + 1]! - base;
-      for (const g of s.gpus) if (g >= 0 && g < count) this.occ[base + g]!++;
-      this.recount(s.node);
-    }
-  }
-
-  /** Between cycles: a job that ended since gives its GPUs back. */
-  remove(js: JobState): void {
-    for (const s of js.slots) {
-      const list = this.jobsOn[s.node]!;
-      const at = list.indexOf(js);
-      if (at >= 0) list.splice(at, 1);
-      const base = this.offset[s.node]!;
-      const count = this.offset[s.node + 1]! - base;
-      for (const g of s.gpus) if (g >= 0 && g < count) this.occ[base + g]!--;
-      this.recount(s.node);
-    }
-  }
-
-  /** Between cycles: a job's category may have changed (protection ended, started leaving). */
-  refresh(node: number): void {
-    this.refreshCategories(node);
-  }
-
-  private recount(node: number): void {
-    let f = 0;
-    for (let k = this.offset[node]!; k < this.offset[node + 1]!; k++) if (this.occ[k] === 0) f++;
-    this.setFree(node, f);
-    this.refreshCategories(node);
-  }
-
-  /** A job starts leaving (drain preemption): its GPUs stay taken until it exits. */
-  markStopping(js: JobState): void {
-    js.stopping = true;
-    for (const s of js.slots) this.refreshCategories(s.node);
   }
 
   /** GPUs of a node that only `victims` hold (what preempting exactly them frees there). */

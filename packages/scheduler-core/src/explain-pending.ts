@@ -74,7 +74,15 @@ export class PendingExplainer {
 
   /** Just the sentence: runCycle fills it into the reason object it already made. */
   sentence(code: PendingReasonCode, budgetPath: string, userId: string, now: number, d: PendingReasonDetails): string {
-    if (d.position === null || code === "ORDER" || code === "HELD" || code === "INVALID_CONTRACT" || code === "DEBUG_USER_CAP")
+    if (
+      d.position === null ||
+      code === "ORDER" ||
+      code === "HELD" ||
+      code === "INVALID_CONTRACT" ||
+      code === "DEBUG_USER_CAP" ||
+      code === "ARRAY_LIMIT" ||
+      code === "USER_LIMIT"
+    )
       return sentenceFor({ code, budgetPath, userId, now, details: d }, this.nodeSize, positionText(d));
     const group = this.groupFor(code, budgetPath, userId, now, d);
     return `${group.before}position ${d.position} in order${group.after}`;
@@ -146,6 +154,14 @@ function sentenceFor(input: ReasonInput, nodeSize: number, pos: string): string 
       return `The cluster's ready nodes cannot hold it: ${needText(d, nodeSize)} there; the other nodes are draining, cordoned, in repair or down (${pos}, ${budget}).`;
     case "DEBUG_USER_CAP":
       return `Debug lane cap: user ${input.userId} already holds ${plural(d.userDebugGpus ?? 0, "debug GPU")} of the ${d.debugCap ?? 0} allowed per person, and this job needs ${d.gpus} more (${pos}).`;
+    case "DEPENDENCY":
+      return `Waiting for ${dependencyList(d)} before it can start; it is not in order until then (${budget}).`;
+    case "DEPENDENCY_NEVER_SATISFIED":
+      return `Will never start: ${neverList(d)}. Cancel it, or submit it again without that dependency (${budget}).`;
+    case "ARRAY_LIMIT":
+      return `Array limit: ${plural(d.arrayRunning ?? 0, "task")} of array ${d.arrayId ?? "?"} ${(d.arrayRunning ?? 0) === 1 ? "is" : "are"} running, the most the array allows at once (${d.arrayMaxRunning ?? 0}); this task starts when one of them ends (${pos}).`;
+    case "USER_LIMIT":
+      return `Per-user limit: ${input.userId} already holds ${plural(d.userGpus ?? 0, "GPU")} in budget ${input.budgetPath}, whose managers allow ${d.userLimit ?? 0} per person, and this job needs ${d.gpus} more (${pos}).`;
     case "NO_ENTITLEMENT":
       return `Budget ${input.budgetPath} has no share of this cluster, so this job runs only as unallocated work, on GPUs no allocated job can use; ${needText(d, nodeSize)} (${pos}).`;
     case "RESERVED_FOR":
@@ -172,4 +188,38 @@ function startText(earliestStart: number | null, now: number): string {
 function reservedTail(t: number, now: number): string {
   if (t <= now) return "now";
   return `in ${formatDuration(t - now)}; this job could neither finish nor become interruptible before then`;
+}
+
+const MAX_NAMED = 3;
+
+/** "job 81 to finish successfully and job 94 to end (successfully or not)", the first few named. */
+function dependencyList(d: PendingReasonDetails): string {
+  const deps = d.dependencies ?? [];
+  const named = deps
+    .slice(0, MAX_NAMED)
+    .map((x) => `job ${x.jobId} to ${x.condition === "ok" ? "finish successfully" : "end (successfully or not)"}`);
+  if (deps.length > MAX_NAMED) named.push(`${plural(deps.length - MAX_NAMED, "other job")}`);
+  return joinWords(named);
+}
+
+const ENDED_WORDS: Record<string, string> = {
+  FAILED: "failed",
+  CANCELLED: "was cancelled",
+  KILLED: "was killed at its maximum runtime",
+  LOST: "was lost with its node",
+};
+
+/** "it needs job 81 to finish successfully, and job 81 failed". */
+function neverList(d: PendingReasonDetails): string {
+  const deps = d.dependencies ?? [];
+  const first = deps[0];
+  if (!first) return "a job it depends on ended without success";
+  const more =
+    deps.length > 1 ? ` (and ${plural(deps.length - 1, "other dependency", "other dependencies")} cannot be met either)` : "";
+  return `it needs job ${first.jobId} to finish successfully, and job ${first.jobId} ${ENDED_WORDS[first.state] ?? "ended without success"}${more}`;
+}
+
+function joinWords(xs: string[]): string {
+  if (xs.length <= 1) return xs[0] ?? "";
+  return `${xs.slice(0, -1).join(", ")} and ${xs[xs.length - 1]}`;
 }

@@ -211,10 +211,29 @@ export class FairTree {
   }
 
   /**
-   * R2 sibling order: lower projected ratio first; ties by larger entitlement, then name, then id
+   * Healthy GPUs of the cluster this cycle (nodes neither in REPAIR nor DOWN): a tree node's owed
+   * share is its effective allocation times this (R2, owed share first). Set by the cycle.
+   */
+  capacity = 0;
+
+  /** GPUs a tree node is owed right now: effective allocation x healthy capacity. */
+  owedGpus(i: number): number {
+    return this.effectiveAllocation[i]! * this.capacity;
+  }
+
+  /** Owed share first (R2): the node has entitlement and holds fewer GPUs than its owed share. */
+  underShare(i: number): boolean {
+    return this.hasEntitlement(i) && this.held[i]! < this.owedGpus(i) - 1e-9;
+  }
+
+  /**
+   * R2 sibling order: a child under its owed share before one at or above it (owed share first);
+   * within each tier the lower projected ratio first; ties by larger entitlement, then name, then id
    * (indexes follow (name, id) order, so the index is the last tie-break).
    */
   compareSiblings(a: number, b: number): number {
+    const ua = this.underShare(a);
+    if (ua !== this.underShare(b)) return ua ? -1 : 1;
     const ra = this.projectedRatio(a);
     const rb = this.projectedRatio(b);
     if (ra !== rb) return ra < rb ? -1 : 1;
@@ -225,31 +244,46 @@ export class FairTree {
   }
 
   /**
-   * The pair of siblings under the lowest common ancestor of a and b, i.e. the level at which the
-   * fair tree decides between them. Null when one is an ancestor of the other (same budget).
+   * R4 (owed share first): may work of budget a preempt `gpus` GPUs of interruptible work of budget
+   * b? Yes when, below the level where their paths diverge, every tree node on a's side is under its
+   * owed share and every tree node on b's side still holds at least its owed share after losing
+   * those GPUs. The second half is the thrash guard: the victim's side never drops below its share,
+   * so it has no claim to win the GPUs straight back. With gpus = 0 it says whether any victim of b
+   * could qualify.
    */
-  divergence(a: number, b: number): [number, number] | null {
+  mayTakeShare(a: number, b: number, gpus: number, margin = 0): boolean {
     let x = a;
     let y = b;
-    while (this.depth[x]! > this.depth[y]!) x = this.parent[x]!;
-    while (this.depth[y]! > this.depth[x]!) y = this.parent[y]!;
-    if (x === y) return null;
-    let cx = x;
-    let cy = y;
-    while (this.parent[cx] !== this.parent[cy]) {
-      cx = this.parent[cx]!;
-      cy = this.parent[cy]!;
+    if (x < 0 || y < 0) return false;
+    const eps = 1e-9;
+    // "Under its share by a real margin": below (1 - margin) of it; the GPUs it waits for would come
+    // from ordinary turnover soon enough otherwise.
+    const short = (n: number): boolean => this.hasEntitlement(n) && this.held[n]! < this.owedGpus(n) * (1 - margin) - eps;
+    while (this.depth[x]! > this.depth[y]!) {
+      if (!short(x)) return false;
+      x = this.parent[x]!;
     }
-    return [cx, cy];
+    while (this.depth[y]! > this.depth[x]!) {
+      if (this.held[y]! - gpus < this.owedGpus(y) - eps) return false;
+      y = this.parent[y]!;
+    }
+    if (x === y) return false;
+    for (;;) {
+      if (!short(x) || this.held[y]! - gpus < this.owedGpus(y) - eps) return false;
+      if (this.parent[x] === this.parent[y]) return true;
+      x = this.parent[x]!;
+      y = this.parent[y]!;
+    }
   }
 
   /**
-   * R4: budget a ranks ahead of budget b by more than the margin when, at the level where their
+   * R7 (a reservation's holder): budget a ranks ahead of budget b by more than the margin when, at the level where their
    * paths diverge, a's side has a projected ratio below b's side's ratio x (1 - margin). A side with
    * no entitlement (Infinity) is behind every side that has one.
    */
   ranksAheadBy(a: number, b: number, margin: number): boolean {
-    // Same walk as divergence(), without allocating: this runs for every candidate victim.
+    // Up to the two siblings under the lowest common ancestor (the level where the fair tree
+    // decides between a and b), without allocating: this runs for every candidate victim.
     let x = a;
     let y = b;
     while (this.depth[x]! > this.depth[y]!) x = this.parent[x]!;

@@ -53,13 +53,22 @@ export { PendingReasons } from "./pending-reasons";
 export * from "./measures/index";
 // Baseline policies (priority, fifo) maintained alongside, for simulator comparisons.
 export * from "./baselines/index";
-export { runOutcome, nodeStateAfterReport, type StopIntent, type RunEnd, type RunOutcome, type EndedJobState } from "./lifecycle";
+export {
+  runOutcome,
+  nodeStateAfterReport,
+  type StopIntent,
+  type RunEnd,
+  type RunEndCause,
+  type RunOutcome,
+  type EndedJobState,
+} from "./lifecycle";
 export {
   createClusterModel,
   snapshotOf,
   submitJob,
   applyPlan,
   viableStarts,
+  isMove,
   runExited,
   graceEnded,
   cancelJob,

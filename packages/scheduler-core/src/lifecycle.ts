@@ -19,29 +19,47 @@ export interface RunOutcome {
   end: RunEnd;
   state: EndedJobState;
   requeued: boolean;
+  /** Set when the platform's own stop decided the outcome (a fence or an agent shutdown), not the job. */
+  stoppedBy: "fence" | "shutdown" | null;
 }
 
 /**
- * What a run's end means for its job (R6 requeue, R9 loss, maxRuntime kills, cancels).
+ * Why a run's processes are gone: "exit" (they ended, or were ended as asked), "lost" (the node went
+ * DOWN, R9), "fenced" (the agent lost the control plane past the heartbeat timeout and stopped them
+ * itself, R9 fencing) or "shutdown" (the agent was shut down with the platform and stopped them).
+ */
+export type RunEndCause = "exit" | "lost" | "fenced" | "shutdown";
+
+/**
+ * What a run's end means for its job (R6 requeue, R9 loss and fencing, maxRuntime kills, cancels).
  * `requeue` is the decision the core recorded when it stopped the run: the PREEMPT op's (kept on the
  * run while it winds down) or the LOST op's. A run that was not stopped by anyone ends on its exit code.
+ * A platform stop (fence, shutdown) is never the job's failure: a fenced run is lost (requeued when it
+ * may be); a run stopped by a shutdown is requeued like a preemption when it may be, else lost. A run
+ * already asked to stop ends as its stop intent says, whoever ended its processes.
  */
 export function runOutcome(
   run: { stopping: boolean; intent: StopIntent | null; requeue: boolean },
-  end: { cause: "exit" | "lost"; exitCode: number | null },
+  end: { cause: RunEndCause; exitCode: number | null },
 ): RunOutcome {
-  if (end.cause === "lost")
-    return run.requeue ? { end: "LOST", state: "PENDING", requeued: true } : { end: "LOST", state: "LOST", requeued: false };
+  const lost = (stoppedBy: RunOutcome["stoppedBy"]): RunOutcome =>
+    run.requeue
+      ? { end: "LOST", state: "PENDING", requeued: true, stoppedBy }
+      : { end: "LOST", state: "LOST", requeued: false, stoppedBy };
+  if (end.cause === "lost") return lost(null);
+  if (!run.stopping && end.cause === "fenced") return lost("fence");
+  if (!run.stopping && end.cause === "shutdown")
+    return run.requeue ? { end: "PREEMPT", state: "PENDING", requeued: true, stoppedBy: "shutdown" } : lost("shutdown");
   if (run.stopping) {
     if (run.intent === "PREEMPT")
       return run.requeue
-        ? { end: "PREEMPT", state: "PENDING", requeued: true }
-        : { end: "PREEMPT", state: "FAILED", requeued: false };
-    if (run.intent === "KILL") return { end: "KILL", state: "KILLED", requeued: false };
-    return { end: "CANCEL", state: "CANCELLED", requeued: false };
+        ? { end: "PREEMPT", state: "PENDING", requeued: true, stoppedBy: null }
+        : { end: "PREEMPT", state: "FAILED", requeued: false, stoppedBy: null };
+    if (run.intent === "KILL") return { end: "KILL", state: "KILLED", requeued: false, stoppedBy: null };
+    return { end: "CANCEL", state: "CANCELLED", requeued: false, stoppedBy: null };
   }
-  if (end.exitCode === 0) return { end: "FINISH", state: "COMPLETED", requeued: false };
-  return { end: "FAIL", state: "FAILED", requeued: false };
+  if (end.exitCode === 0) return { end: "FINISH", state: "COMPLETED", requeued: false, stoppedBy: null };
+  return { end: "FAIL", state: "FAILED", requeued: false, stoppedBy: null };
 }
 
 /**
@@ -52,7 +70,7 @@ export function runOutcome(
  * the operator says so (`manualDrain`).
  */
 export function nodeStateAfterReport(
-  node: { state: NodeState; heardFrom: boolean; enrolled: boolean; manualDrain: boolean },
+  node: { state: NodeState; heardFrom: boolean; manualDrain: boolean },
   healthy: boolean,
 ): NodeState | null {
   if (node.state === "DOWN") {

@@ -16,6 +16,17 @@ export interface PreemptionContext {
   tree: FairTree;
   policy: PolicyConfig;
   now: number;
+  /**
+   * A rule set's own limit on unallocated victims (the priority baseline: only runs the job
+   * outranks); absent for fairshare, where any unallocated run may make room (R3).
+   */
+  mayPreempt?: ((v: JobState) => boolean) | undefined;
+  /**
+   * The search is for the first blocked job whose reservation (R7) is due now: besides the owed-share
+   * rule it may preempt interruptible work of budgets its budget ranks ahead of by the margin, so
+   * large jobs of budgets above their share do not starve.
+   */
+  holder: boolean;
 }
 
 /** GPUs a job holds on one node. */
@@ -31,6 +42,25 @@ export function lostGpuSeconds(v: JobState, now: number): number {
   return v.job.gpus * Math.max(0, now - v.job.startedAt);
 }
 
+/**
+ * GPU-seconds of work a victim would lose now: since its last checkpoint in this run, or since its
+ * latest start when it reported none. Victims that checkpointed most recently go first (R6).
+ */
+export function workAtRisk(v: JobState, now: number): number {
+  const c = v.job.lastCheckpointAt;
+  const from = c !== undefined && c !== null && c > v.job.startedAt ? c : v.job.startedAt;
+  return v.job.gpus * Math.max(0, now - from);
+}
+
+/**
+ * What choosing a victim costs, to compare victims of one tier: unallocated work (tier 0) by the
+ * GPU-time since its latest start (the least preempted run); interruptible work (tier 1, fair share
+ * and the debug lane) by the work it would lose since its last checkpoint (R6).
+ */
+function costOf(v: JobState, tier: number, now: number): number {
+  return tier === 1 ? workAtRisk(v, now) : lostGpuSeconds(v, now);
+}
+
 interface Cost {
   tier: number;
   count: number;
@@ -44,8 +74,8 @@ interface Cost {
 function compareCost(a: Cost, b: Cost): number {
   if (a.tier !== b.tier) return a.tier - b.tier;
   if (a.count !== b.count) return a.count - b.count;
-  if (a.overServed !== b.overServed) return a.overServed > b.overServed ? -1 : 1;
   if (a.lost !== b.lost) return a.lost - b.lost;
+  if (a.overServed !== b.overServed) return a.overServed > b.overServed ? -1 : 1;
   if (a.leftover !== b.leftover) return a.leftover - b.leftover;
   return a.node - b.node;
 }
@@ -77,7 +107,9 @@ export class SearchScratch {
   eligible(ctx: PreemptionContext, preemptor: number, victimBudget: number): boolean {
     if (preemptor < 0 || victimBudget < 0) return false;
     if (this.seen[victimBudget] === this.stamp) return this.value[victimBudget] === 1;
-    const ok = ctx.tree.ranksAheadBy(preemptor, victimBudget, ctx.policy.preemptionMargin);
+    const ok =
+      ctx.tree.mayTakeShare(preemptor, victimBudget, 0, ctx.policy.preemptionMargin) ||
+      (ctx.holder && ctx.tree.ranksAheadBy(preemptor, victimBudget, ctx.policy.preemptionMargin));
     this.seen[victimBudget] = this.stamp;
     this.value[victimBudget] = ok ? 1 : 0;
     return ok;
@@ -101,9 +133,9 @@ interface Candidate {
 
 function compareCandidates(a: Candidate, b: Candidate): number {
   if (a.tier !== b.tier) return a.tier - b.tier;
-  if (a.tier === 1 && a.r !== b.r) return a.r > b.r ? -1 : 1; // most over-served first (R5)
   if (a.g !== b.g) return b.g - a.g; // largest first: fewest victims
-  if (a.lost !== b.lost) return a.lost - b.lost;
+  if (a.lost !== b.lost) return a.lost - b.lost; // most recent checkpoint first (R6)
+  if (a.tier === 1 && a.r !== b.r) return a.r > b.r ? -1 : 1; // most over-served first
   return a.v.job.id < b.v.job.id ? -1 : a.v.job.id > b.v.job.id ? 1 : 0;
 }
 
@@ -154,14 +186,17 @@ function search(
   allowNode: (node: number) => boolean,
   maxTier: 0 | 1,
 ): PreemptionChoice | null {
-  const { board, tree, now } = ctx;
+  const { board, tree, now, mayPreempt } = ctx;
   const debug = lane === "DEBUG";
   const tierOf = (v: JobState): -1 | 0 | 1 => {
     if (v.gone || v.stopping || v.isNew) return -1;
-    if (!v.charged) return 0;
+    if (!v.charged) return mayPreempt === undefined || mayPreempt(v) ? 0 : -1;
     if (maxTier === 0 || now < v.protectedUntil) return -1;
     if (debug) return 1;
-    return scratch.eligible(ctx, budget, v.budget) ? 1 : -1;
+    if (!scratch.eligible(ctx, budget, v.budget)) return -1;
+    // The owed-share rule with the victim's own GPUs (its side keeps its share), or a due holder's rank.
+    if (tree.mayTakeShare(budget, v.budget, v.job.gpus, ctx.policy.preemptionMargin)) return 1;
+    return ctx.holder && tree.ranksAheadBy(budget, v.budget, ctx.policy.preemptionMargin) ? 1 : -1;
   };
   const ratioOf = (v: JobState): number => (v.budget >= 0 ? tree.projectedRatio(v.budget) : Infinity);
 
@@ -201,15 +236,16 @@ function search(
           total += g;
           if (g < need) continue;
           const r = tier === 1 ? ratioOf(v) : 0;
-          const lost = lostGpuSeconds(v, now);
-          // Preference among single victims: lower tier, more over-served, less lost work, best fit, id.
+          const lost = costOf(v, tier, now);
+          // Preference among single victims: lower tier, less work lost (latest checkpoint), more
+          // over-served, best fit, id.
           const better =
             single === null ||
             tier < singleTier ||
             (tier === singleTier &&
-              (r > singleR ||
-                (r === singleR &&
-                  (lost < singleLost || (lost === singleLost && (g < singleG || (g === singleG && v.job.id < single.job.id)))))));
+              (lost < singleLost ||
+                (lost === singleLost &&
+                  (r > singleR || (r === singleR && (g < singleG || (g === singleG && v.job.id < single.job.id)))))));
           if (better) {
             single = v;
             singleTier = tier;
@@ -241,7 +277,7 @@ function search(
         for (const v of jobs) {
           const tier = tierOf(v);
           if (tier === -1) continue;
-          cands.push({ v, tier, g: gpusOn(v, node), r: tier === 1 ? ratioOf(v) : 0, lost: lostGpuSeconds(v, now) });
+          cands.push({ v, tier, g: gpusOn(v, node), r: tier === 1 ? ratioOf(v) : 0, lost: costOf(v, tier, now) });
         }
         cands.sort(compareCandidates);
         const chosen: Candidate[] = [];
@@ -300,7 +336,7 @@ function search(
         ok = false;
         break;
       }
-      lost += lostGpuSeconds(v, now);
+      lost += costOf(v, t, now);
       if (t > tier) tier = t;
       if (t === 1 && ratioOf(v) < overServed) overServed = ratioOf(v);
     }

@@ -13,13 +13,38 @@ import type { JobLane, PolicyConfig } from "./types";
  */
 export type ReleaseOf = (v: JobState) => number;
 
-export function releaseFor(tree: FairTree, policy: PolicyConfig, now: number, lane: JobLane, budget: number): ReleaseOf {
+/**
+ * May a reservation's holder of budget a preempt interruptible work of budget b once its reservation
+ * is due: by the owed-share rule (R4), or, for a job of whole nodes (which ordinary turnover rarely
+ * frees), because a ranks ahead of b by more than the margin (R7: large jobs do not starve).
+ */
+export function holderMayPreempt(
+  tree: FairTree,
+  policy: PolicyConfig,
+  a: number,
+  b: number,
+  gpus: number,
+  wholeNodes: boolean,
+): boolean {
+  if (a < 0 || b < 0) return false;
+  return (
+    tree.mayTakeShare(a, b, gpus, policy.preemptionMargin) || (wholeNodes && tree.ranksAheadBy(a, b, policy.preemptionMargin))
+  );
+}
+
+export function releaseFor(
+  tree: FairTree,
+  policy: PolicyConfig,
+  now: number,
+  lane: JobLane,
+  budget: number,
+  wholeNodes = false,
+): ReleaseOf {
   return (v) => {
     if (v.gone) return now;
     if (v.stopping) return Math.max(now, v.exitBy);
     if (!v.charged) return now;
-    const mayPreempt =
-      lane === "DEBUG" || (budget >= 0 && v.budget >= 0 && tree.ranksAheadBy(budget, v.budget, policy.preemptionMargin));
+    const mayPreempt = lane === "DEBUG" || holderMayPreempt(tree, policy, budget, v.budget, v.job.gpus, wholeNodes);
     const end = mayPreempt ? Math.max(now, v.protectedUntil) : Infinity;
     return Math.max(now, Math.min(end, v.maxEnd));
   };

@@ -21,6 +21,8 @@ export const defaultPolicy: Readonly<PolicyConfig> = Object.freeze({
   largeJobGpus: 64,
   maxReservations: 1,
   maxPreemptionSearches: 2_000,
+  consolidationMinAge: 30 * MINUTE,
+  debugReserve: 0,
   squattingUnprotectAfter: 0,
 });
 

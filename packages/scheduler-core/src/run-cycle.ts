@@ -1,14 +1,14 @@
 import { admitPending } from "./cycle/admit-pending";
 import { drainNodes } from "./cycle/drains";
 import { holdRunning } from "./cycle/hold-running";
-import { runLanes } from "./cycle/lanes";
 import { stopLostAndExpired } from "./cycle/lost-and-expired";
+import { FAIRSHARE, type RuleSet } from "./cycle/rule-set";
 import { CycleSession } from "./cycle/session";
 import { summarize } from "./cycle/summary";
 import { FairTree, treeShape } from "./fair-tree";
 import { nodeOrder } from "./node-order";
 import { planNodeStates } from "./plan-drains";
-import type { ClusterSnapshot, CycleResult, PolicyConfig } from "./types";
+import type { ClusterSnapshot, CycleResult, NodeState, PolicyConfig } from "./types";
 import { WorkingMemory } from "./working-memory";
 import { loadWorkingState } from "./working-state";
 
@@ -18,7 +18,7 @@ import { loadWorkingState } from "./working-state";
  * cycle of a cluster can keep the working state between them with createScheduler (same results).
  */
 export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: number): CycleResult {
-  return runCycleWith(new WorkingMemory(), snapshot, policy, now);
+  return runCycleWith(new WorkingMemory(), snapshot, policy, now, FAIRSHARE);
 }
 
 /**
@@ -29,33 +29,53 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
  *  3. jobs on DOWN nodes LOST (R9), jobs past maxRuntime KILLed             cycle/lost-and-expired.ts
  *  4. drains: preempt what may leave, an empty DRAINING node -> REPAIR (R8) cycle/drains.ts
  *  5. admit pending jobs: HELD, INVALID_CONTRACT, lanes, fair-tree queues   cycle/admit-pending.ts
- *  6. the lanes debug (R5), allocated (R2-R4), unallocated (R3), with the   cycle/lanes.ts
- *     carried reservations (R5/R7), starts and preemptions, reservations    cycle/carried-reservations.ts,
- *     and backfill (R7), and each blocked job's reason (R10)                cycle/try-start.ts, cycle/reservations.ts,
- *                                                                           cycle/reason-precedence.ts
+ *  6. the rule set takes the pending jobs (cycle/rule-set.ts). fairshare:    cycle/lanes.ts
+ *     the lanes debug (R5), allocated (R2-R4), unallocated (R3), with the   cycle/carried-reservations.ts,
+ *     carried reservations (R5/R7), starts and preemptions, reservations    cycle/try-start.ts, cycle/reservations.ts,
+ *     and backfill (R7), and each blocked job's reason (R10); before the    cycle/reason-precedence.ts,
+ *     unallocated lane, R3's unallocated victims move to free GPUs (R12);   cycle/consolidate.ts;
+ *     baselines: one global order with their own may-preempt rule           baselines/take-in-order.ts
  *  7. explanations and summary: sentences, estimates, ratios, stats         cycle/explanations.ts, cycle/summary.ts
  *
  * `memory` holds what an earlier cycle of the same cluster built (tree shape, node order, board);
- * each part is checked before it is used (see WorkingMemory).
+ * each part is checked before it is used (see WorkingMemory). `rules` is the regime: SPEC's
+ * fairshare, or a baseline (baselines/) that changes only protection and phase 6.
  */
-export function runCycleWith(memory: WorkingMemory, snapshot: ClusterSnapshot, policy: PolicyConfig, now: number): CycleResult {
+export function runCycleWith(
+  memory: WorkingMemory,
+  snapshot: ClusterSnapshot,
+  policy: PolicyConfig,
+  now: number,
+  rules: RuleSet,
+): CycleResult {
   const shape = (memory.treeShape = treeShape(snapshot.tree, memory.treeShape));
   const order = (memory.nodeOrder = nodeOrder(snapshot.nodes, memory.nodeOrder));
   const tree = new FairTree(snapshot.tree, policy.projectionHorizon, shape.shape);
   const { ops: nodeOps, states } = planNodeStates(snapshot.nodes, policy, now, order);
-  const working = loadWorkingState(snapshot, states, tree, policy, now, memory, order);
+  tree.capacity = healthyGpus(snapshot, states);
+  const working = loadWorkingState(snapshot, states, tree, policy, now, memory, order, rules);
   let finished = false;
   try {
-    const s = new CycleSession(snapshot, policy, now, tree, working.board, working.jobs, nodeOps);
+    const s = new CycleSession(snapshot, policy, now, tree, working.board, working.jobs, nodeOps, rules);
     holdRunning(s);
     stopLostAndExpired(s);
     drainNodes(s);
     admitPending(s);
-    runLanes(s);
+    rules.takePending(s);
     const result = summarize(s);
     finished = true;
     return result;
   } finally {
     working.finish(finished);
   }
+}
+
+/** Healthy capacity (SPEC §2): GPUs of nodes neither in REPAIR nor DOWN after this cycle's transitions. */
+function healthyGpus(snapshot: ClusterSnapshot, states: ReadonlyMap<string, NodeState>): number {
+  let gpus = 0;
+  for (const n of snapshot.nodes) {
+    const state = states.get(n.id) ?? n.state;
+    if (state !== "REPAIR" && state !== "DOWN") gpus += n.gpuCount;
+  }
+  return gpus;
 }

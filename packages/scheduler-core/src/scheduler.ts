@@ -1,3 +1,4 @@
+import { FAIRSHARE, type RuleSet } from "./cycle/rule-set";
 import { runCycleWith } from "./run-cycle";
 import type { ClusterSnapshot, CycleResult, PolicyConfig } from "./types";
 import { WorkingMemory } from "./working-memory";
@@ -28,10 +29,11 @@ export interface Scheduler {
   runCycle(snapshot: ClusterSnapshot, now: number): CycleResult;
 }
 
-export function createScheduler(policy: PolicyConfig): Scheduler {
+/** `rules`: the regime (fairshare; the simulator's baselines pass PRIORITY or FIFO). */
+export function createScheduler(policy: PolicyConfig, rules: RuleSet = FAIRSHARE): Scheduler {
   const memory = new WorkingMemory();
   return {
     policy,
-    runCycle: (snapshot, now) => runCycleWith(memory, snapshot, policy, now),
+    runCycle: (snapshot, now) => runCycleWith(memory, snapshot, policy, now, rules),
   };
 }

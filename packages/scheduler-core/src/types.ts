@@ -1,4 +1,3 @@
-import type { PendingReasons } from "./pending-reasons";
 /**
  * Public types of the scheduling core (SPEC §2-§5).
  *
@@ -13,9 +12,11 @@ import type { PendingReasons } from "./pending-reasons";
  *   decision uses explicit tie-breaks (ids, names), so shuffling an input array yields the same
  *   result (R11).
  *
- * This file is the stable contract shared with the worker, the simulator and the web what-if view:
- * changes are additive only.
+ * This file (with cycle-result.ts, the output side) is the stable contract shared with the worker,
+ * the simulator and the web what-if view: changes are additive only.
  */
+export type * from "./cycle-result";
+import type { Reservation } from "./cycle-result";
 
 // ---------------------------------------------------------------------------------------------
 // States and codes (SCREAMING_SNAKE string literals, no TS enums)
@@ -32,7 +33,11 @@ export type NodeHealth = (typeof NODE_HEALTHS)[number];
 export const PENDING_REASON_CODES = [
   "HELD",
   "INVALID_CONTRACT",
+  "DEPENDENCY_NEVER_SATISFIED",
+  "DEPENDENCY",
   "CLUSTER_DRAINING",
+  "ARRAY_LIMIT",
+  "USER_LIMIT",
   "DEBUG_USER_CAP",
   "NO_ENTITLEMENT",
   "RESERVED_FOR",
@@ -46,6 +51,8 @@ export const PENDING_REASON_CODES = [
  * apply, the first one in this list is reported (see explain-pending.ts for the exact test of each).
  * `INVALID_CONTRACT` is an addition to SPEC §5: a job that can never fit this cluster (it should
  * have been rejected at submit, see validateJobContract) still gets a reason instead of silence.
+ * `DEPENDENCY`, `DEPENDENCY_NEVER_SATISFIED` (`--after`), `ARRAY_LIMIT` (`--array ...%N`) and
+ * `USER_LIMIT` (a budget's per-user GPU limit) are additions too: see cycle/job-rules.ts.
  */
 export type PendingReasonCode = (typeof PENDING_REASON_CODES)[number];
 
@@ -56,18 +63,28 @@ export const START_REASON_CODES = [
   "PREEMPTED_UNALLOCATED",
   "PREEMPTED_INTERRUPTIBLE",
   "DEBUG_LANE",
+  "CONSOLIDATION",
 ] as const;
 /**
  * Why a job starts: on free GPUs, as backfill on reserved nodes (R7), on the nodes reserved for it,
- * or after preempting unallocated work (R3), interruptible work (R4) or as a debug-lane job (R5).
+ * or after preempting unallocated work (R3), interruptible work (R4) or as a debug-lane job (R5);
+ * CONSOLIDATION: an unallocated job moved to other free GPUs restarts there (R12).
  */
 export type StartReasonCode = (typeof START_REASON_CODES)[number];
 
-export const PREEMPT_REASON_CODES = ["UNALLOCATED_FOR_ALLOCATED", "FAIR_SHARE", "DEBUG_LANE", "DRAIN"] as const;
+export const PREEMPT_REASON_CODES = [
+  "UNALLOCATED_FOR_ALLOCATED",
+  "FAIR_SHARE",
+  "DEBUG_LANE",
+  "DRAIN",
+  "PRIORITY",
+  "CONSOLIDATION",
+] as const;
 /**
  * Why a running job is preempted: R3 (unallocated work makes room for allocated work), R4 (an
  * interruptible job makes room for a budget that ranks ahead by more than the margin), R5 (a debug
- * job), R8 (its node is draining).
+ * job), R8 (its node is draining), R12 (CONSOLIDATION: an unallocated job is moved: it restarts at once on
+ * other free GPUs, see StartOp.afterExitOf); PRIORITY only in the `priority` baseline (a job that outranks it).
  */
 export type PreemptReasonCode = (typeof PREEMPT_REASON_CODES)[number];
 
@@ -123,6 +140,18 @@ export interface PolicyConfig {
    */
   maxPreemptionSearches: number;
   /**
+   * R12: an unallocated job is moved (stopped and restarted on other free GPUs) at most once per this
+   * many seconds since its latest start (default 30 min).
+   */
+  consolidationMinAge: number;
+  /**
+   * R5: share of the healthy GPUs that work outside the debug lane leaves free, so debug-lane jobs
+   * start at once instead of waiting for a victim's grace. Rounded down to whole GPUs (0 on small
+   * clusters). Default 0 (off): on philly-overload 1% did not shorten the debug wait (see
+   * docs/scheduling-model.md, Changes).
+   */
+  debugReserve: number;
+  /**
    * Squatting: a running job flagged as likely squatting (`RunningJob.squattingSince`) for this long,
    * seconds, loses the rest of its protection and becomes interruptible. 0 = never (default): the
    * flag is then only shown, never acted on.
@@ -175,6 +204,11 @@ export interface BudgetTreeNode {
   usageGpuSeconds: number;
   /** Entitlement GPU-seconds inside the lookback window up to `now` (see computeEntitlements). */
   entitlementGpuSeconds: number;
+  /**
+   * A budget's per-user GPU limit set by its managers: GPUs one user's jobs charged to this budget may
+   * hold on this cluster at once (running, leaving, or started this cycle). null/undefined = none.
+   */
+  maxGpusPerUser?: number | null;
 }
 
 /** Where a job runs: concrete GPU indexes on each node. */
@@ -211,6 +245,10 @@ export interface JobBase extends JobContract {
   userName?: string;
   /** Original submit time; kept across requeues (R6). */
   submittedAt: number;
+  /** A task of a job array (`--array`): the array's id (the id of its first task). */
+  arrayId?: string | null;
+  /** The array's cap (`%N`): at most this many of its tasks run at once; null = no cap. */
+  arrayMaxRunning?: number | null;
 }
 
 export interface RunningJob extends JobBase {
@@ -233,7 +271,10 @@ export interface RunningJob extends JobBase {
    * squattingUnprotectAfter set, a job flagged that long loses its protection.
    */
   squattingSince?: number | null;
-  /** The last checkpoint the job reported (epoch seconds), null or absent when none is known. */
+  /**
+   * The last checkpoint the job reported (epoch seconds), null or absent when none is known. Victims
+   * that checkpointed most recently are preempted first (R6).
+   */
   lastCheckpointAt?: number | null;
 }
 
@@ -242,6 +283,19 @@ export interface PendingJob extends JobBase {
   requeuedAt?: number | null;
   /** Held by its owner or an operator: never started, reason HELD. */
   held?: boolean;
+  /** `--after`: jobs it waits for, each with where that job stands (see cycle/job-rules.ts). */
+  dependencies?: JobDependency[];
+}
+
+/** What a dependency asks of the other job: "ok" it completes successfully, "any" it ends at all. */
+export type DependencyCondition = "ok" | "any";
+/** Where the other job stands: still to run or running ("WAITING", retries included), or how it ended. */
+export type DependencyState = "WAITING" | "COMPLETED" | "FAILED" | "CANCELLED" | "KILLED" | "LOST";
+
+export interface JobDependency {
+  jobId: string;
+  condition: DependencyCondition;
+  state: DependencyState;
 }
 
 /** Everything one cycle needs about one cluster. */
@@ -258,224 +312,6 @@ export interface ClusterSnapshot {
    * interruptible) before a reservation off its nodes (R5, R7). Ignored once the holder is gone.
    */
   reservations?: Reservation[];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Plan (output): data, applied elsewhere, idempotent by jobId / nodeId
-// ---------------------------------------------------------------------------------------------
-
-export interface StartOp {
-  op: "START";
-  jobId: string;
-  budgetId: string;
-  userId: string;
-  gpus: number;
-  placement: Placement[];
-  /** Allocated occupancy (charged to the budget, protected for minRuntime) or unallocated. */
-  charged: boolean;
-  lane: JobLane;
-  /**
-   * Jobs preempted for this one (their PREEMPT ops are in the same plan): launch only once all of
-   * them have exited, at the latest at `startBy`. Empty when the GPUs are free now.
-   */
-  afterExitOf: string[];
-  /** Latest time the job can start: now, or the latest graceUntil of the victims. */
-  startBy: number;
-  /** Protection ends at start + minRuntime; computed here from startBy (the latest start). */
-  protectedUntil: number;
-  reason: StartReason;
-}
-
-export interface StartReason {
-  code: StartReasonCode;
-  sentence: string;
-  /** 1-based position in this cycle's order. */
-  position: number;
-  /** The budget's projected ratio when the job was taken. */
-  ratio: number;
-}
-
-export interface PreemptOp {
-  op: "PREEMPT";
-  jobId: string;
-  budgetId: string;
-  gpus: number;
-  /** The pending job this makes room for; null for a drain (R8). */
-  byJobId: string | null;
-  reasonCode: PreemptReasonCode;
-  sentence: string;
-  /** SIGTERM now, SIGKILL at graceUntil (R6). */
-  gracePeriod: number;
-  graceUntil: number;
-  /** Requeued with its original submit time (resumable, or asked to be requeued). */
-  requeue: boolean;
-  /** GPU-seconds since the victim's latest start (SPEC §4 preempted GPU-hours). */
-  lostGpuSeconds: number;
-  details: {
-    victimRatio: number;
-    preemptorRatio: number | null;
-    nodeIds: string[];
-  };
-}
-
-export interface NodeStateOp {
-  op: "NODE_STATE";
-  nodeId: string;
-  from: NodeState;
-  to: NodeState;
-  reason: NodeStateReasonCode;
-  sentence: string;
-  /** R8: fire the optional repair hook (a node that became REPAIR). */
-  runRepairHook: boolean;
-}
-
-export interface LostOp {
-  op: "LOST";
-  jobId: string;
-  budgetId: string;
-  gpus: number;
-  /** The DOWN node(s) that took it. */
-  nodeIds: string[];
-  /** R9: requeued at once when resumable or when it asked to be. */
-  requeue: boolean;
-  /** Its segment is still charged when it was allocated occupancy. */
-  charged: boolean;
-  sentence: string;
-}
-
-export interface ReserveOp {
-  op: "RESERVE";
-  jobId: string;
-  nodeIds: string[];
-  from: number;
-  sentence: string;
-}
-
-/**
- * A job that reached its maxRuntime (SPEC §2 debug lane, R7's "jobs with maxRuntime at their end"):
- * SIGTERM now, SIGKILL after its grace; it ends KILLED and is not requeued.
- */
-export interface KillOp {
-  op: "KILL";
-  jobId: string;
-  budgetId: string;
-  gpus: number;
-  gracePeriod: number;
-  graceUntil: number;
-  sentence: string;
-}
-
-export type PlanOp = StartOp | PreemptOp | NodeStateOp | LostOp | KillOp | ReserveOp;
-
-// ---------------------------------------------------------------------------------------------
-// Explanations (R10)
-// ---------------------------------------------------------------------------------------------
-
-/** Numbers every pending reason carries. */
-export interface PendingReasonDetails {
-  /** 1-based position in this cycle's order; null when the job was not ordered (HELD, INVALID_CONTRACT). */
-  position: number | null;
-  /** Jobs ahead of it in this cycle's order (position - 1, or 0). */
-  jobsAhead: number;
-  /** Its budget's projected ratio at the moment it was considered (Infinity = no entitlement). */
-  ratio: number;
-  gpus: number;
-  /** Largest number of GPUs free on one schedulable node when it was considered. */
-  largestFreeGpus: number;
-  /** Earliest time it could start when known (estimate from protection ends and max runtimes). */
-  earliestStart: number | null;
-  /** RESERVED_FOR: the job holding the reservation. */
-  reservedForJobId?: string;
-  /** RESERVED_FOR: when that reservation starts. */
-  reservedFrom?: number;
-  /** DEBUG_USER_CAP: debug GPUs the user holds and the cap. */
-  userDebugGpus?: number;
-  debugCap?: number;
-  /** BUDGET_OVER_SHARE: the lowest ratio among the victims' budgets it would need, and the margin. */
-  victimRatio?: number;
-  margin?: number;
-  /** INVALID_CONTRACT: what is wrong. */
-  problem?: string;
-}
-
-export interface PendingReason {
-  code: PendingReasonCode;
-  /** Deterministic human sentence with the numbers. */
-  sentence: string;
-  details: PendingReasonDetails;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Cycle result
-// ---------------------------------------------------------------------------------------------
-
-export interface TreeNodeRatio {
-  treeNodeId: string;
-  name: string;
-  parentId: string | null;
-  /** Product of allocations along the path, as a fraction of the cluster (0..1). */
-  effectiveAllocation: number;
-  usageGpuSeconds: number;
-  entitlementGpuSeconds: number;
-  /** usage / entitlement; Infinity when the node has zero allocation or zero entitlement. */
-  ratio: number;
-  /** Charged GPUs held at the start of the cycle (running, not stopping). */
-  heldGpus: number;
-  /** (usage + heldGpus * horizon) / entitlement at the start of the cycle. */
-  projectedRatio: number;
-  /** Same, after this cycle's starts and preemptions. */
-  projectedRatioAfter: number;
-}
-
-export interface Reservation {
-  jobId: string;
-  gpus: number;
-  nodeIds: string[];
-  /** Earliest time enough GPUs free up on those nodes (R7). */
-  from: number;
-}
-
-export interface CycleStats {
-  nodes: number;
-  schedulableNodes: number;
-  totalGpus: number;
-  /** GPUs on READY healthy nodes. */
-  schedulableGpus: number;
-  /** Free GPUs on schedulable nodes after the plan (SPEC §4 fragmentation input). */
-  idleGpusAfter: number;
-  running: number;
-  pending: number;
-  started: number;
-  startedGpus: number;
-  preempted: number;
-  preemptedGpus: number;
-  lost: number;
-  /** Jobs stopped for reaching their maxRuntime (KILL ops). */
-  killed: number;
-  reservations: number;
-  /** Allocated (debug or regular) jobs still pending after the plan, HELD excluded. */
-  blockedAllocated: number;
-  /** Full preemption searches run (bounded by policy.maxPreemptionSearches). */
-  preemptionSearches: number;
-}
-
-export interface CycleResult {
-  now: number;
-  clusterId: string;
-  /**
-   * Operations, in a deterministic order: NODE_STATE to DRAINING/DOWN, LOST, KILL (maxRuntime reached,
-   * by job id), then drains by node
-   * (PREEMPT with DRAIN, or NODE_STATE DRAINING -> REPAIR), then per pending job in order its
-   * PREEMPTs and START, or its RESERVE.
-   */
-  plan: PlanOp[];
-  /** Pending job ids in the order this cycle took them (R2, R3, R5); HELD and INVALID_CONTRACT jobs are not ordered. */
-  order: string[];
-  /** Exactly one reason per job still pending after the plan (including HELD), by job id. */
-  pending: PendingReasons;
-  ratios: TreeNodeRatio[];
-  reservations: Reservation[];
-  stats: CycleStats;
 }
 
 // ---------------------------------------------------------------------------------------------

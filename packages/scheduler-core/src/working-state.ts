@@ -1,8 +1,10 @@
 import { compareById } from "./budget-tree";
-import { NodeBoard, type JobState } from "./cluster-state";
-import { isAllocated, isDebugLane, protectionEnd } from "./contract";
+import type { JobState, NodeBoard } from "./cluster-state";
+import { KeptBoard } from "./kept-board";
+import { isAllocated, isDebugLane } from "./contract";
 import type { FairTree, TreeShape } from "./fair-tree";
 import type { NodeOrder } from "./node-order";
+import type { RuleSet } from "./cycle/rule-set";
 import type { ClusterSnapshot, Node, NodeState, PolicyConfig, RunningJob } from "./types";
 import type { WorkingMemory } from "./working-memory";
 
@@ -20,7 +22,7 @@ export interface WorkingState {
  * cycle (the simulator: ~100,000 cycles a replay of ~1,000 running jobs and 352 nodes, where rebuilding
  * them was most of a cycle). The next cycle brings them up to date with what changed: jobs that
  * started or ended, and each job's fields (a protection that ended changes its node's bounds). The
- * cycle's own starts and preemptions are undone afterwards (NodeBoard.record / rollback), so every
+ * cycle's own starts and preemptions are undone afterwards (KeptBoard.record / rollback), so every
  * cycle starts from exactly what a fresh load of its snapshot gives: same GPUs, same per-node job
  * order (job id), same bounds. It lives in a scheduler's memory (createScheduler); the stateless
  * runCycle never keeps one.
@@ -33,7 +35,7 @@ export interface Kept {
   /** state, health and gpuCount of every node (in board order) when the board was built. */
   readonly nodeFields: readonly (string | number)[];
   readonly shape: TreeShape;
-  readonly board: NodeBoard;
+  readonly board: KeptBoard;
   jobs: JobState[];
   /** Each job's placement array when it was loaded: a job object given a new one is loaded again. */
   placements: RunningJob["placement"][];
@@ -88,19 +90,20 @@ export function loadWorkingState(
   now: number,
   memory: WorkingMemory,
   order: NodeOrder,
+  rules: RuleSet,
 ): WorkingState {
   const list = snapshot.running;
   const k = memory.kept;
   memory.kept = null; // put back by finish() once the cycle has run to the end
-  if (k !== null && k.list === list && canKeep(k, snapshot, states, tree, order) && update(k, list, tree, policy, now))
+  if (k !== null && k.list === list && canKeep(k, snapshot, states, tree, order) && update(k, list, tree, policy, now, rules))
     return keepAfter(memory, k);
-  const board = new NodeBoard(snapshot.nodes, states, now, order);
+  const board = new KeptBoard(snapshot.nodes, states, now, order);
   // Used as given when already in id order (the simulator keeps it so): no copy and sort every cycle.
   const sorted = isSortedById(list);
   const running = sorted ? list : [...list].sort(compareById);
   const jobs: JobState[] = [];
   for (const job of running) {
-    const js = jobState(job, tree, board, policy, now);
+    const js = jobState(job, tree, board, policy, now, rules);
     board.load(js);
     jobs.push(js);
   }
@@ -176,7 +179,14 @@ function canKeep(
  * order or a kept job's budget or placement was edited in place (the caller then loads afresh;
  * nothing kept is used again).
  */
-function update(k: Kept, list: readonly RunningJob[], tree: FairTree, policy: PolicyConfig, now: number): boolean {
+function update(
+  k: Kept,
+  list: readonly RunningJob[],
+  tree: FairTree,
+  policy: PolicyConfig,
+  now: number,
+  rules: RuleSet,
+): boolean {
   const board = k.board;
   const old = k.jobs;
   const oldLoaded = k.loaded;
@@ -208,7 +218,7 @@ function update(k: Kept, list: readonly RunningJob[], tree: FairTree, policy: Po
         continue;
       }
       if (o !== null) gone.push(o); // same id, another object: it left and came back
-      const js = jobState(job, tree, board, policy, now);
+      const js = jobState(job, tree, board, policy, now, rules);
       jobs.push(js);
       cats.push(-2); // counted when added below
       placements.push(job.placement);
@@ -221,7 +231,7 @@ function update(k: Kept, list: readonly RunningJob[], tree: FairTree, policy: Po
   for (let i = 0; i < jobs.length; i++) {
     const js = jobs[i]!;
     if (cats[i] === -2) continue;
-    setFields(js, tree, policy, now);
+    setFields(js, tree, policy, now, rules);
     const c = board.category(js);
     if (c !== cats[i]) {
       cats[i] = c;
@@ -239,7 +249,14 @@ function update(k: Kept, list: readonly RunningJob[], tree: FairTree, policy: Po
 }
 
 /** A running job's state as a fresh load makes it. */
-function jobState(job: RunningJob, tree: FairTree, board: NodeBoard, policy: PolicyConfig, now: number): JobState {
+function jobState(
+  job: RunningJob,
+  tree: FairTree,
+  board: NodeBoard,
+  policy: PolicyConfig,
+  now: number,
+  rules: RuleSet,
+): JobState {
   const js: JobState = {
     job,
     budget: tree.indexOf(job.budgetId) ?? -1,
@@ -253,7 +270,7 @@ function jobState(job: RunningJob, tree: FairTree, board: NodeBoard, policy: Pol
     gone: false,
     slots: [],
   };
-  setFields(js, tree, policy, now);
+  setFields(js, tree, policy, now, rules);
   for (let k = 0; k < job.placement.length; k++) {
     const p = job.placement[k]!;
     const node = board.indexOf(p.nodeId);
@@ -276,13 +293,13 @@ function jobState(job: RunningJob, tree: FairTree, board: NodeBoard, policy: Pol
 }
 
 /** The fields that depend on the cycle (time, entitlement, policy) and on what the job reports. */
-function setFields(js: JobState, tree: FairTree, policy: PolicyConfig, now: number): void {
+function setFields(js: JobState, tree: FairTree, policy: PolicyConfig, now: number, rules: RuleSet): void {
   const job = js.job;
   const budget = js.budget;
   const charged = job.charged ?? (budget >= 0 && isAllocated(job, tree.hasEntitlement(budget)));
   js.charged = charged;
   js.debug = charged && isDebugLane(job, policy);
-  js.protectedUntil = protectionEnd(job, charged, policy);
+  js.protectedUntil = charged ? rules.protectedUntil(job, policy) : job.startedAt;
   js.maxEnd = job.maxRuntime === null ? Infinity : job.startedAt + job.maxRuntime;
   js.stopping = Boolean(job.stopping);
   js.exitBy = job.stopping ? job.stopping.graceUntil : now;

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   defaultPolicy,
   effectiveAllocations,
+  isMove,
   runCycle,
   type ClusterSnapshot,
   type CycleResult,
@@ -179,7 +180,8 @@ describe("SPEC invariants hold for any cluster state (property tests)", () => {
         const r = runCycle(snap, defaultPolicy, NOW);
         const states = finalNodeStates(snap, r);
         const health = new Map(snap.nodes.map((n) => [n.id, n.health]));
-        const gpusOf = new Map(snap.pending.map((j) => [j.id, j.gpus]));
+        // Pending jobs start; a moved job (R12) starts again with its own size.
+        const gpusOf = new Map([...snap.pending, ...snap.running].map((j) => [j.id, j.gpus]));
         for (const st of startsOf(r)) {
           const total = st.placement.reduce((a, p) => a + p.gpuIndexes.length, 0);
           expect(total).toBe(gpusOf.get(st.jobId));
@@ -288,7 +290,8 @@ describe("SPEC invariants hold for any cluster state (property tests)", () => {
       fc.property(arbScenario, (s) => {
         const snap = build(s);
         const r = runCycle(snap, defaultPolicy, NOW);
-        const byId = new Map(snap.pending.map((j) => [j.id, j]));
+        // Pending jobs, and running ones a move (R12) starts again as unallocated work.
+        const byId = new Map([...snap.pending, ...snap.running].map((j) => [j.id, j]));
         for (const res of r.reservations) {
           expect(res.from).toBeGreaterThanOrEqual(NOW);
           // Starts decided after the reservation (jobs earlier in order took their GPUs before it).
@@ -311,7 +314,12 @@ describe("SPEC invariants hold for any cluster state (property tests)", () => {
       fc.property(arbScenario, (s) => {
         const snap = build(s);
         const r = runCycle(snap, defaultPolicy, NOW);
-        const started = new Set(startsOf(r).map((x) => x.jobId));
+        // A moved job's START (R12) relaunches a running job: not one of the pending.
+        const started = new Set(
+          startsOf(r)
+            .filter((x) => !isMove(x))
+            .map((x) => x.jobId),
+        );
         for (const j of snap.pending) {
           if (started.has(j.id)) expect(r.pending.get(j.id)).toBeUndefined();
           else {

@@ -25,6 +25,52 @@ const cases: { what: string; code: PendingReasonCode; details: PendingReasonDeta
     code: "INVALID_CONTRACT",
     details: { ...base, position: null, problem: "it asks for 512 GPUs and this cluster has 256" },
   },
+  {
+    what: "waiting for one job to finish successfully",
+    code: "DEPENDENCY",
+    details: { ...base, position: null, jobsAhead: 0, dependencies: [{ jobId: "81", condition: "ok", state: "WAITING" }] },
+  },
+  {
+    what: "waiting for several jobs, one of them to end at all",
+    code: "DEPENDENCY",
+    details: {
+      ...base,
+      position: null,
+      jobsAhead: 0,
+      dependencies: [
+        { jobId: "81", condition: "ok", state: "WAITING" },
+        { jobId: "94", condition: "any", state: "WAITING" },
+      ],
+    },
+  },
+  {
+    what: "a job it needs to succeed failed",
+    code: "DEPENDENCY_NEVER_SATISFIED",
+    details: { ...base, position: null, jobsAhead: 0, dependencies: [{ jobId: "81", condition: "ok", state: "FAILED" }] },
+  },
+  {
+    what: "two jobs it needs to succeed ended otherwise",
+    code: "DEPENDENCY_NEVER_SATISFIED",
+    details: {
+      ...base,
+      position: null,
+      jobsAhead: 0,
+      dependencies: [
+        { jobId: "81", condition: "ok", state: "CANCELLED" },
+        { jobId: "82", condition: "ok", state: "LOST" },
+      ],
+    },
+  },
+  {
+    what: "its array has 5 tasks running, the most it allows",
+    code: "ARRAY_LIMIT",
+    details: { ...base, gpus: 1, arrayId: "120", arrayRunning: 5, arrayMaxRunning: 5 },
+  },
+  {
+    what: "its user holds the GPUs the budget allows per person",
+    code: "USER_LIMIT",
+    details: { ...base, gpus: 8, userGpus: 16, userLimit: 16 },
+  },
   { what: "fits the cluster, not its ready nodes", code: "CLUSTER_DRAINING", details: { ...base, largestFreeGpus: 0 } },
   {
     what: "debug lane, its user at the cap",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PENDING_REASON_CODES, defaultPolicy, runCycle } from "../src/index";
-import { createHarness, makeCluster, makeJob, preemptionsOf, startedIds } from "@tranche/testkit";
+import { createHarness, makeCluster, makeJob, preemptionsOf, startedIds, startsOf } from "@tranche/testkit";
 
 /**
  * One declarative scenario per SPEC rule: a tree, nodes, jobs, some cycles in virtual time (the
@@ -140,8 +140,11 @@ describe("SPEC rules as scenarios", () => {
     h.advance(10 * MIN);
     expect(startedIds(h.cycle())).toEqual([]);
     h.advance(2 * MIN);
-    // (its victim long-1, requeued when its grace ended, takes the other half of the freed GPUs)
-    expect(startedIds(h.cycle())).toEqual(["dbg-2", "long-1"]);
+    // dbg-2 takes the freed node; its earlier victim long-1 waits: budget b already holds its owed
+    // share (long-2), so long-1 is surplus work and preempts nothing (owed share first, R4).
+    const r2 = h.cycle();
+    expect(startedIds(r2)).toEqual(["dbg-2"]);
+    expect(r2.pending.get("long-1")!.code).toBe("ORDER");
   });
 
   it("R6 Preemption: a resumable victim is requeued with its original submit time and protected again at its next start", () => {
@@ -386,5 +389,73 @@ describe("SPEC rules as scenarios", () => {
     b.run(6, 20 * MIN);
     expect(JSON.stringify(b.results)).toBe(JSON.stringify(a.results));
     expect(runCycle(build(), defaultPolicy, 99)).toEqual(runCycle(build(), defaultPolicy, 99));
+  });
+  it("R12 Consolidation: unallocated work in the way of an allocated job moves to free GPUs elsewhere instead of waiting in the queue", () => {
+    // n01: an unallocated job on half the node, the other half free; n02 and n03: a protected job and 4 free GPUs each.
+    const h = createHarness(
+      makeCluster()
+        .nodes(3)
+        .budget("a", 1)
+        .job(
+          makeJob("free").budget("a").unallocated().gpus(4).startedAt(0).on("n01", [0, 1, 2, 3]).running(),
+          makeJob("kept").budget("a").gpus(4).minRuntime("8h").startedAt(0).on("n02", [0, 1, 2, 3]).running(),
+          makeJob("kept3").budget("a").gpus(4).minRuntime("8h").startedAt(0).on("n03", [0, 1, 2, 3]).running(),
+        )
+        .snapshot(),
+      { durations: { free: 10 * HOUR, kept: 45 * MIN, kept3: 10 * HOUR } },
+    );
+    h.advance(40 * MIN);
+    h.submit(makeJob("big").budget("a").gpus(8).submittedAt(h.now).pending(), HOUR);
+    const r = h.cycle();
+    const move = preemptionsOf(r).find((p) => p.jobId === "free")!;
+    expect(move).toMatchObject({ reasonCode: "CONSOLIDATION", byJobId: "big", requeue: true, gracePeriod: 10 });
+    // It restarts in the same plan on free GPUs of another node, after its own exit; the big job waits for that exit too.
+    const relaunch = r.plan.find((o) => o.op === "START" && o.jobId === "free");
+    expect(relaunch).toMatchObject({
+      placement: [{ nodeId: "n02", gpuIndexes: [4, 5, 6, 7] }],
+      afterExitOf: ["free"],
+      startBy: h.now + 10,
+      reason: { code: "CONSOLIDATION" },
+    });
+    expect(h.startOf("big")).toMatchObject({ placement: [{ nodeId: "n01" }], afterExitOf: ["free"], startBy: h.now + 10 });
+    expect(h.moves.map((m) => m.jobId)).toEqual(["free"]);
+    // Never pending: the next snapshot has it running on n02.
+    h.advance(20);
+    expect(h.snapshot.pending.map((p) => p.id)).toEqual([]);
+    expect(h.snapshot.running.find((j) => j.id === "free")!.placement).toEqual([{ nodeId: "n02", gpuIndexes: [4, 5, 6, 7] }]);
+    // Within 30 minutes of that restart it is not moved again, though n03 has free GPUs: R3 preempts it as always.
+    h.advance(10 * MIN);
+    h.submit(makeJob("big2").budget("a").gpus(8).submittedAt(h.now).pending(), HOUR);
+    const again = h.cycle();
+    expect(preemptionsOf(again).map((p) => [p.jobId, p.reasonCode])).toEqual([["free", "UNALLOCATED_FOR_ALLOCATED"]]);
+    expect(again.plan.some((o) => o.op === "START" && o.jobId === "free")).toBe(false);
+    expect(h.startOf("big2")).toMatchObject({ placement: [{ nodeId: "n02" }] });
+  });
+  it("R12 Consolidation: a pending unallocated job that fits on no node starts once small unallocated jobs move into other nodes' holes", () => {
+    // n01: a 2-GPU unallocated job and 6 free GPUs; n02: protected work and 2 free GPUs. An 8-GPU job fits nowhere.
+    const h = createHarness(
+      makeCluster()
+        .nodes(2)
+        .budget("a", 1)
+        .job(
+          makeJob("small").budget("a").unallocated().gpus(2).startedAt(0).on("n01", [0, 1]).running(),
+          makeJob("kept").budget("a").gpus(6).minRuntime("8h").startedAt(0).on("n02", [0, 1, 2, 3, 4, 5]).running(),
+          makeJob("wide").budget("a").unallocated().gpus(8).submittedAt(0).pending(),
+        )
+        .snapshot(),
+      { now: 10 * MIN, durations: { small: 10 * HOUR, kept: 10 * HOUR, wide: HOUR } },
+    );
+    // Too young to move (consolidationMinAge 30 min): it waits.
+    expect(startsOf(h.cycle())).toEqual([]);
+    h.advance(30 * MIN);
+    const r = h.cycle();
+    // The 2-GPU job moves to n02's 2 free GPUs; the 8-GPU job takes n01 once it has left.
+    expect(preemptionsOf(r).map((p) => [p.jobId, p.reasonCode, p.byJobId])).toEqual([["small", "CONSOLIDATION", "wide"]]);
+    expect(startsOf(r).map((s) => [s.jobId, s.placement, s.afterExitOf, s.reason.code])).toEqual([
+      ["small", [{ nodeId: "n02", gpuIndexes: [6, 7] }], ["small"], "CONSOLIDATION"],
+      ["wide", [{ nodeId: "n01", gpuIndexes: [0, 1, 2, 3, 4, 5, 6, 7] }], ["small"], "CONSOLIDATION"],
+    ]);
+    h.advance(20);
+    expect(h.snapshot.pending).toEqual([]);
   });
 });

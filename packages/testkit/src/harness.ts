@@ -1,10 +1,12 @@
 import {
   applyPlan,
   createClusterModel,
+  createScheduler,
   defaultPolicy,
   effectiveAllocations,
   graceEnded,
   isHealthyCapacity,
+  isMove,
   nodeReported,
   runCycle,
   runExited,
@@ -16,6 +18,8 @@ import {
   type PendingJob,
   type PolicyConfig,
   type PreemptOp,
+  type RuleSet,
+  type Scheduler,
   type StartOp,
 } from "@tranche/scheduler-core";
 
@@ -24,6 +28,8 @@ export interface HarnessOptions {
   /** How long each job really runs once started, seconds (default: its maxRuntime, else forever). */
   durations?: Record<string, number>;
   now?: number;
+  /** The regime the cycles run under (default: fairshare's runCycle); e.g. the PRIORITY or FIFO baseline. */
+  rules?: RuleSet;
 }
 
 /**
@@ -41,14 +47,18 @@ export class Harness {
   readonly starts: (StartOp & { at: number })[] = [];
   readonly preemptions: (PreemptOp & { at: number })[] = [];
   readonly finished: { jobId: string; at: number }[] = [];
+  /** R12: the relaunches of moved jobs that were applied (their old copies were preempted with CONSOLIDATION). */
+  readonly moves: (StartOp & { at: number })[] = [];
   private readonly durations: Record<string, number>;
   private readonly silent = new Set<string>();
+  private readonly scheduler: Scheduler | null;
 
   constructor(snapshot: ClusterSnapshot, opts: HarnessOptions = {}) {
     const s = JSON.parse(JSON.stringify(snapshot)) as ClusterSnapshot;
     this.policy = opts.policy ?? { ...defaultPolicy };
     this.durations = { ...(opts.durations ?? {}) };
     this.now = opts.now ?? 0;
+    this.scheduler = opts.rules ? createScheduler(this.policy, opts.rules) : null;
     let m = createClusterModel(s.cluster, s.nodes, s.tree);
     for (const j of s.pending) m = submitJob(m, j);
     // Jobs the scenario starts with already running: their runs as a START of the core would record them.
@@ -82,6 +92,11 @@ export class Harness {
     this.model = { ...m, reservations: s.reservations ?? [] };
   }
 
+  /** The cluster model as it stands (jobs' runs, moved jobs' old copies, nodes). */
+  get world(): ClusterModel {
+    return this.model;
+  }
+
   /** The snapshot the next cycle decides on. */
   get snapshot(): ClusterSnapshot {
     return snapshotOf(this.model);
@@ -110,7 +125,9 @@ export class Harness {
 
   /** One cycle at the current time, its plan applied. */
   cycle(): CycleResult {
-    const result = runCycle(this.snapshot, this.policy, this.now);
+    const result = this.scheduler
+      ? this.scheduler.runCycle(this.snapshot, this.now)
+      : runCycle(this.snapshot, this.policy, this.now);
     this.results.push(result);
     for (const op of result.plan) {
       if (op.op === "PREEMPT") this.preemptions.push({ ...op, at: this.now });
@@ -118,8 +135,12 @@ export class Harness {
     const before = new Map(this.model.jobs.map((j) => [j.job.id, j.state]));
     // Like the worker: the next cycle sees this cycle's reservations (they guard the debug lane).
     this.model = applyPlan(this.model, result.plan, this.now, result.reservations);
-    for (const op of result.plan)
-      if (op.op === "START" && before.get(op.jobId) === "PENDING") this.starts.push({ ...op, at: this.now });
+    for (const op of result.plan) {
+      if (op.op !== "START") continue;
+      if (before.get(op.jobId) === "PENDING") this.starts.push({ ...op, at: this.now });
+      else if (isMove(op) && this.model.jobs.find((j) => j.job.id === op.jobId)?.leaving)
+        this.moves.push({ ...op, at: this.now });
+    }
     return result;
   }
 
@@ -148,6 +169,9 @@ export class Harness {
     const healthy = m.nodes.filter(isHealthyCapacity).reduce((a, n) => a + n.gpuCount, 0);
     for (const t of tree) t.entitlementGpuSeconds += Math.round((eff.get(t.id) ?? 0) * healthy * dt);
     let next: ClusterModel = { ...m, tree };
+    // A moved job's old copy exits (by its SIGKILL) before its new run launches, let alone finishes.
+    for (const j of m.jobs)
+      if (j.leaving && j.leaving.graceUntil <= end) next = runExited(next, j.job.id, null, j.leaving.graceUntil);
     for (const x of exits) {
       next = runExited(next, x.jobId, 0, x.at);
       this.finished.push({ jobId: x.jobId, at: x.at });

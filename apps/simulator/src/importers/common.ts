@@ -91,3 +91,35 @@ export function markOverflowUnallocated(jobs: readonly SimJob[], shareGpus: Read
   }
   return out;
 }
+
+/** FNV-1a of a string, as a fraction in [0, 1): a fixed, platform-independent draw per job id. */
+export function idFraction(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h / 0x100000000;
+}
+
+/**
+ * `unallocatedFraction` option: per budget (its path below the root), that fraction of its regular
+ * (non-debug) jobs gets min_runtime 0 and runs as unallocated work (SPEC §2). Which jobs is decided
+ * by a hash of the job id (idFraction < fraction), so the choice is the same on every run and every
+ * policy, and independent of the window kept. Debug-lane jobs keep their contract. Throws on a
+ * fraction outside [0, 1] or a budget no imported job is charged to. Returns new job objects.
+ */
+export function markUnallocatedFraction(jobs: readonly SimJob[], fractions: Readonly<Record<string, number>>): SimJob[] {
+  const budgets = new Set(jobs.map((j) => j.budget));
+  for (const [budget, f] of Object.entries(fractions)) {
+    if (typeof f !== "number" || !Number.isFinite(f) || f < 0 || f > 1)
+      throw new Error(`unallocatedFraction.${budget}: must be a number from 0 to 1`);
+    if (!budgets.has(budget)) throw new Error(`unallocatedFraction.${budget}: no imported job is charged to budget "${budget}"`);
+  }
+  return jobs.map((j) => {
+    const f = fractions[j.budget];
+    if (f === undefined || f === 0) return j;
+    const debug = j.maxRuntime !== null && j.maxRuntime <= IMPORT_DEBUG_MAX_DURATION && j.gpus <= IMPORT_DEBUG_MAX_GPUS;
+    return !debug && idFraction(j.id) < f ? { ...j, minRuntime: 0 } : j;
+  });
+}

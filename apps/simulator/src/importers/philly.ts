@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { BudgetSpec, ClusterSpec, SimJob } from "../types.js";
-import { deriveContract, markOverflowUnallocated, sizeCluster, type ImportResult } from "./common.js";
+import { deriveContract, markOverflowUnallocated, markUnallocatedFraction, sizeCluster, type ImportResult } from "./common.js";
 
 export interface PhillyImportOptions {
   readonly tracesDir: string;
@@ -36,6 +36,20 @@ export interface PhillyImportOptions {
   readonly nodes?: number;
   /** Work beyond a VC's allocation becomes unallocated (markOverflowUnallocated). */
   readonly overflow?: boolean;
+  /**
+   * VC -> budget path below the root (`vision/video/streams`): jobs are charged to that leaf, and
+   * only the VCs named here are kept. The tree itself (and its allocations) is then the scenario's
+   * own `budgets`, which must have every path as a leaf. Two VCs may share a path.
+   */
+  readonly teams?: Readonly<Record<string, string>>;
+  /**
+   * Jobs submitted before the replay's start that would still be running then (if each had started
+   * at its submit time) enter at t = 0 with the work they have left, so the replay starts on a
+   * cluster already as busy as the trace was, not only with the long jobs of the warm-up day.
+   */
+  readonly carryOver?: boolean;
+  /** Budget path -> fraction of its regular jobs run as unallocated work (markUnallocatedFraction). */
+  readonly unallocatedFraction?: Readonly<Record<string, number>>;
 }
 
 export interface PhillyRow {
@@ -80,7 +94,17 @@ export function importPhillyRows(
   const warmup = Math.min(opts.warmupDays ?? 0, opts.fromDay ?? 0) * 86400;
   const from = (opts.fromDay ?? 0) * 86400 - warmup;
   const to = opts.days === undefined ? Infinity : from + warmup + opts.days * 86400;
-  const wanted = opts.vcs ? new Set(opts.vcs) : undefined;
+  const teams = opts.teams;
+  if (teams) {
+    const known = new Set(rows.map((r) => r.vc));
+    for (const [vc, path] of Object.entries(teams)) {
+      if (!known.has(vc)) throw new Error(`teams.${vc}: no VC "${vc}" in the trace`);
+      if (typeof path !== "string" || !/^[^/\s]+(\/[^/\s]+)*$/.test(path))
+        throw new Error(`teams.${vc}: must be a budget path below the root such as "division/team"`);
+    }
+    if (opts.overflow) throw new Error("overflow: cannot be combined with teams (the allocations are the scenario's own)");
+  }
+  const wanted = teams ? new Set(Object.keys(teams)) : opts.vcs ? new Set(opts.vcs) : undefined;
   const perVc = new Map<string, number>();
   const jobs: SimJob[] = [];
   const vcs = new Set<string>();
@@ -89,13 +113,14 @@ export function importPhillyRows(
     vcs.add(r.vc);
     const n = perVc.get(r.vc) ?? 0;
     perVc.set(r.vc, n + 1);
-    if (r.submit < from || r.submit >= to) continue;
+    const carried = opts.carryOver === true && r.submit < from && r.submit + r.duration > from;
+    if (!carried && (r.submit < from || r.submit >= to)) continue;
     const gpus = r.gpus > 8 && r.gpus % 8 !== 0 ? Math.ceil(r.gpus / 8) * 8 : Math.max(1, r.gpus);
-    const duration = Math.max(1, Math.round(r.duration));
+    const duration = Math.max(1, Math.round(carried ? r.submit + r.duration - from : r.duration));
     jobs.push({
       id: `${r.vc}-${n}`,
-      submit: r.submit - from,
-      budget: r.vc,
+      submit: carried ? 0 : r.submit - from,
+      budget: teams?.[r.vc] ?? r.vc,
       user: r.vc,
       cluster: "philly",
       gpus,
@@ -122,7 +147,8 @@ export function importPhillyRows(
   const nodes = sizeCluster(measured, span - warmup, 8, { nodes: opts.nodes, load: opts.load, fallback: totalNodes });
   const cluster: ClusterSpec = { name: "philly", gpuType: "P100", nodes, gpusPerNode: 8 };
   jobs.sort((a, b) => a.submit - b.submit || (a.id < b.id ? -1 : 1));
-  if (!opts.overflow) return { clusters: [cluster], budgets, jobs, span };
+  const out = opts.unallocatedFraction ? markUnallocatedFraction(jobs, opts.unallocatedFraction) : jobs;
+  if (!opts.overflow) return { clusters: [cluster], budgets, jobs: out, span };
   const share = new Map(budgets.children.map((b) => [b.name, (b.allocation.philly ?? 0) * nodes * 8]));
   return { clusters: [cluster], budgets, jobs: markOverflowUnallocated(jobs, share), span };
 }

@@ -1,5 +1,5 @@
 import { ZodError } from "zod";
-import type { PrismaClient } from "@tranche/db";
+import { DATABASE_UNAVAILABLE_SENTENCE, isDatabaseUnavailable, type PrismaClient } from "@tranche/db";
 import {
   LIMITS,
   fieldIssues,
@@ -28,6 +28,7 @@ import {
 } from "@tranche/domain";
 import { crossSiteRefusal } from "../same-origin";
 import { handleAdminRest } from "./admin-routes";
+import { handleJobRulesRest } from "./job-rules-routes";
 import { TooLarge, errorResponse, json, parse, readJson } from "./io";
 import { logDownload } from "./log-download";
 import { buildOpenApi } from "./openapi";
@@ -82,6 +83,8 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     const [head, id, tail] = parts;
 
     if (head === "me" && parts.length === 1 && method === "GET") return json({ user: actor });
+    const rules = await handleJobRulesRest(req, method, parts, actor, prisma);
+    if (rules) return rules;
     if (head === "clusters" && parts.length === 1 && method === "GET") {
       const clusters = await prisma.cluster.findMany({
         orderBy: { name: "asc" },
@@ -162,6 +165,10 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     if (e instanceof DomainError || (e instanceof Error && e.name === "DomainError")) {
       const d = e as DomainError;
       return errorResponse(d.code, d.message, d.field ? [{ path: d.field, message: d.message }] : undefined);
+    }
+    if (isDatabaseUnavailable(e)) {
+      console.error("REST", method, path, "the database cannot be reached:", e instanceof Error ? e.message : e);
+      return errorResponse("UNAVAILABLE", DATABASE_UNAVAILABLE_SENTENCE);
     }
     console.error("REST", method, path, e);
     return errorResponse("INTERNAL", "Something went wrong on the server; nothing was changed");

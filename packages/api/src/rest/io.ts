@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { LIMITS, formatBytes, readBodyText, type ApiError } from "@tranche/contracts";
+import { DATABASE_RETRY_AFTER_SEC } from "@tranche/db";
 import { DomainError } from "@tranche/domain";
 
 // Reading and writing the JSON of REST /api/v1 (shared by the job routes and the admin routes).
@@ -11,6 +12,7 @@ const STATUS: Record<ApiError["error"]["code"], number> = {
   BAD_INPUT: 400,
   CONFLICT: 409,
   TOO_LARGE: 413,
+  UNAVAILABLE: 503,
   INTERNAL: 500,
 };
 
@@ -19,13 +21,14 @@ const STATUS: Record<ApiError["error"]["code"], number> = {
  * server's gzip to leave them alone, which costs more CPU per request than it saves on the wire; large
  * ones (a 10,000-job queue) are still compressed.
  */
-export const json = (body: unknown, status = 200) => {
+export const json = (body: unknown, status = 200, extraHeaders: Record<string, string> = {}) => {
   const text = JSON.stringify(body);
   return new Response(text, {
     status,
     headers: {
       "content-type": "application/json; charset=utf-8",
       "cache-control": text.length < 65_536 ? "no-store, no-transform" : "no-store",
+      ...extraHeaders,
     },
   });
 };
@@ -36,7 +39,7 @@ export function errorResponse(
   issues?: { path: string; message: string }[],
 ): Response {
   const body: ApiError = { error: { code, message, ...(issues ? { issues } : {}) } };
-  return json(body, STATUS[code]);
+  return json(body, STATUS[code], code === "UNAVAILABLE" ? { "retry-after": String(DATABASE_RETRY_AFTER_SEC) } : {});
 }
 
 export function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {

@@ -1,6 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { allocationHistoryInput, setAllocationsInput } from "@tranche/contracts";
-import { getAllocationHistory, getBudgetTree, setAllocations } from "@tranche/domain";
+import { allocationHistoryInput, setAllocationsInput, setUserLimitInput } from "@tranche/contracts";
+import { getAllocationHistory, getBudgetTree, setAllocations, setUserLimit } from "@tranche/domain";
 import { authedProcedure, roleProcedure } from "../trpc";
 import { whatIfInput, previewAllocations } from "./what-if";
 
@@ -15,6 +15,8 @@ export const budgetRouter = {
   setAllocations: roleProcedure("MANAGER")
     .input(setAllocationsInput)
     .mutation(({ ctx, input }) => setAllocations(ctx.prisma, ctx.user, input)),
+  /** A budget's per-user GPU limit (USER_LIMIT): its managers and admins. */
+  setUserLimit: authedProcedure.input(setUserLimitInput).mutation(({ ctx, input }) => setUserLimit(ctx.prisma, ctx.user, input)),
   whatIf: roleProcedure("MANAGER")
     .input(whatIfInput)
     .query(({ ctx, input }) => previewAllocations(ctx.prisma, ctx.user, input)),

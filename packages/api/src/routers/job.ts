@@ -1,6 +1,16 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { jobIdInput, jobLogsInput, listJobsInput, submitJobInput } from "@tranche/contracts";
-import { cancelJob, getJob, getJobDetail, getJobLogPage, listJobs, setJobHeld, submitJob } from "@tranche/domain";
+import { jobIdInput, jobLogsInput, listJobsInput, setDependenciesInput, submitJobInput } from "@tranche/contracts";
+import {
+  cancelArray,
+  cancelJob,
+  getJob,
+  getJobDetail,
+  getJobLogPage,
+  listJobs,
+  setDependencies,
+  setJobHeld,
+  submitJob,
+} from "@tranche/domain";
 import { authedProcedure } from "../trpc";
 
 export const jobRouter = {
@@ -12,5 +22,11 @@ export const jobRouter = {
   logs: authedProcedure.input(jobLogsInput).query(({ ctx, input }) => getJobLogPage(ctx.prisma, ctx.user, input.id, input)),
   cancel: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => cancelJob(ctx.prisma, ctx.user, input.id)),
   hold: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => setJobHeld(ctx.prisma, ctx.user, input.id, true)),
+  /** Cancel every task of a job array that has not ended (`id`: the array's id). */
+  cancelArray: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => cancelArray(ctx.prisma, ctx.user, input.id)),
+  /** Replace a pending job's dependencies (refused when it would close a cycle). */
+  setDependencies: authedProcedure
+    .input(setDependenciesInput.extend({ id: jobIdInput.shape.id }))
+    .mutation(({ ctx, input }) => setDependencies(ctx.prisma, ctx.user, input.id, input.after)),
   release: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => setJobHeld(ctx.prisma, ctx.user, input.id, false)),
 } satisfies TRPCRouterRecord;

@@ -27,6 +27,8 @@ export interface BudgetTreeNodeView {
   /** the actor may edit this node's children (they manage it or an ancestor) */
   managesChildren: boolean;
   members: number;
+  /** A budget's per-user GPU limit (USER_LIMIT), set by its managers; null = none. */
+  maxGpusPerUser: number | null;
   perCluster: Record<string, BudgetNodeStats>;
   children: BudgetTreeNodeView[];
 }
@@ -88,6 +90,7 @@ export async function getBudgetTree(prisma: PrismaClient, actor: Actor | null): 
       editable: false,
       managesChildren: false,
       members: memberCount.get(n.id) ?? 0,
+      maxGpusPerUser: n.maxGpusPerUser,
       perCluster: {},
       children: [],
     });

@@ -7,6 +7,7 @@ export const jobViewInclude = {
   cluster: { select: { name: true } },
   budget: { select: { path: true } },
   user: { select: { id: true, name: true, email: true } },
+  dependencies: { select: { parentId: true, condition: true }, orderBy: { parentId: "asc" } },
 } as const;
 
 export type JobRecord = NonNullable<Awaited<ReturnType<PrismaClient["job"]["findFirst"]>>>;
@@ -14,6 +15,7 @@ type JobRow = JobRecord & {
   cluster: { name: string };
   budget: { path: string };
   user: { id: string; name: string; email: string };
+  dependencies?: { parentId: number; condition: string }[];
 };
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
@@ -94,6 +96,10 @@ export function toJobView(j: JobRow, access: JobAccess = "full"): JobView {
             details: reasonDetailsView(j.reasonDetails),
           }
         : null,
+    array:
+      j.arrayJobId !== null && j.arrayIndex !== null ? { id: j.arrayJobId, index: j.arrayIndex, spec: j.arraySpec ?? "" } : null,
+    after: (j.dependencies ?? []).map((d) => ({ jobId: d.parentId, condition: d.condition === "ANY" ? "ANY" : "OK" })),
+    retries: { max: j.maxRetries, used: j.retryCount },
     lane: laneOf(j),
   };
   return maskJobView(view, access);

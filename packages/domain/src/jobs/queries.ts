@@ -31,6 +31,11 @@ const JOB_VIEW_JSON = `json_build_object(
   'reason', CASE WHEN j."reasonCode" IS NOT NULL AND j."reasonCode" <> '' AND j."reasonSentence" IS NOT NULL AND j."reasonSentence" <> ''
     THEN json_build_object('code', j."reasonCode", 'sentence', j."reasonSentence", 'position', j."queuePosition",
                            'details', COALESCE(j."reasonDetails", 'null'::jsonb)) END,
+  'array', CASE WHEN j."arrayJobId" IS NOT NULL AND j."arrayIndex" IS NOT NULL
+    THEN json_build_object('id', j."arrayJobId", 'index', j."arrayIndex", 'spec', COALESCE(j."arraySpec", '')) END,
+  'after', (SELECT COALESCE(json_agg(json_build_object('jobId', d."parentId", 'condition', d.condition) ORDER BY d."parentId"), '[]')
+            FROM job_dependency d WHERE d."jobId" = j.id),
+  'retries', json_build_object('max', j."maxRetries", 'used', j."retryCount"),
   'budgetId', j."budgetId")`;
 
 /** The caller's jobs (or everyone's, for operators, managers and admins), newest first. */

@@ -20,6 +20,8 @@ export interface QueuePendingRow {
   reasonSentence: string | null;
   /** The reason's numbers, times as ISO 8601 (see reasonDetailsView). */
   reasonDetails: Record<string, unknown> | null;
+  /** A task of a job array: "task 7 of 0-99%10"; null otherwise. */
+  task: string | null;
 }
 
 export interface QueueRunningRow {
@@ -40,6 +42,8 @@ export interface QueueRunningRow {
   squattingSince: string | null;
   /** Started by preemption, holding its GPUs until the jobs it preempted exit (its start is still ahead). */
   awaitingExits: boolean;
+  /** A task of a job array: "task 7 of 0-99%10"; null otherwise. */
+  task: string | null;
 }
 
 export interface QueueRatio {
@@ -100,6 +104,7 @@ interface PendingSqlRow {
   userId: string;
   budget: string;
   userName: string;
+  task: string | null;
 }
 
 interface RunningSqlRow {
@@ -116,6 +121,7 @@ interface RunningSqlRow {
   budget: string;
   userName: string;
   nodes: string[] | null;
+  task: string | null;
   squattingSince: Date | null;
 }
 
@@ -156,7 +162,8 @@ async function pendingWindow(
              SELECT j.id FROM job j ${join} WHERE ${where}
              ORDER BY ${PENDING_ORDER} LIMIT ${lim} OFFSET ${off})
            SELECT j.id, j.name, j."queuePosition", j.gpus, j.state::text AS state, j."minRuntimeSec", j."maxRuntimeSec",
-                  j."submittedAt", j."queuedAt", j."reasonCode", j."reasonSentence", j."reasonDetails", j."userId", b.path AS budget, u.name AS "userName"
+                  j."submittedAt", j."queuedAt", j."reasonCode", j."reasonSentence", j."reasonDetails", j."userId", b.path AS budget, u.name AS "userName",
+                  CASE WHEN j."arrayIndex" IS NOT NULL THEN 'task ' || j."arrayIndex" || ' of ' || j."arraySpec" END AS task
            FROM page JOIN job j ON j.id = page.id
              JOIN budget_tree_node b ON b.id = j."budgetId" JOIN "user" u ON u.id = j."userId"
            ORDER BY ${PENDING_ORDER}`,
@@ -186,6 +193,7 @@ const toPendingRow = (j: PendingSqlRow): QueuePendingRow => ({
   reasonCode: j.reasonCode,
   reasonSentence: j.reasonSentence,
   reasonDetails: reasonDetailsView(j.reasonDetails),
+  task: j.task,
 });
 
 async function findCluster(prisma: PrismaClient, clusterName: string) {
@@ -248,6 +256,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     prisma.$queryRaw<RunningSqlRow[]>`
       SELECT j.id, j.name, j.gpus, j.state::text AS state, j."minRuntimeSec", j."maxRuntimeSec", j."startedAt",
              j."protectedUntil", j."graceUntil", j."userId", b.path AS budget, u.name AS "userName", j."squattingSince",
+             CASE WHEN j."arrayIndex" IS NOT NULL THEN 'task ' || j."arrayIndex" || ' of ' || j."arraySpec" END AS task,
              (SELECT array_agg(DISTINCT n.name ORDER BY n.name)
                 FROM run_segment s JOIN segment_placement p ON p."segmentId" = s.id JOIN node n ON n.id = p."nodeId"
                WHERE s."jobId" = j.id AND s."endedAt" IS NULL) AS nodes
@@ -296,6 +305,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     nodes: j.nodes ?? [],
     squattingSince: j.squattingSince?.toISOString() ?? null,
     awaitingExits: awaiting.has(Number(j.id)),
+    task: j.task,
   }));
   return {
     cluster: { id: cluster.id, name: cluster.name, gpuType: cluster.gpuType, gpus: cluster.gpus, readyGpus: cluster.readyGpus },

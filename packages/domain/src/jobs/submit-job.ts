@@ -3,8 +3,10 @@ import { explainContract, type JobView, type SubmitJob } from "@tranche/contract
 import { defaultPolicy, validateJobContract } from "@tranche/scheduler-core";
 import type { Actor } from "../auth/actor";
 import { DomainError, badInput } from "../errors";
+import { MAX_ARRAY_TASKS } from "@tranche/contracts";
 import { fromSec, nowSec } from "../runtime/time";
 import { jobViewInclude, laneOf, toJobView } from "./job-view";
+import { checkDependencies, expandArray } from "./job-rules-input";
 
 /** Map a core contract error sentence to the input field it is about. */
 function fieldOf(sentence: string): string | undefined {
@@ -53,6 +55,12 @@ interface Prepared {
   idempotencyKey: string | null;
   sentence: string;
   details: Record<string, unknown>;
+  /** A job array's task indexes (null: a single job), its spec and cap. */
+  indexes: number[] | null;
+  arraySpec: string | null;
+  arrayMaxRunning: number | null;
+  maxRetries: number;
+  after: { parentId: number; condition: "OK" | "ANY" }[];
 }
 
 async function submitMany(
@@ -86,11 +94,25 @@ async function submitMany(
     for (const r of rows) existing.set(r.idempotencyKey!, toJobView(r));
   }
 
+  const views: (JobView | null)[] = inputs.map((j) => (j.idempotencyKey ? (existing.get(j.idempotencyKey) ?? null) : null));
   // Whole seconds, the scheduler's precision: a job started in the cycle of the same second gets a
   // startedAt of that second, which must never read as earlier than its submit time.
   const now = fromSec(nowSec());
   const prepared: Prepared[] = [];
-  const views: (JobView | null)[] = inputs.map((j) => (j.idempotencyKey ? (existing.get(j.idempotencyKey) ?? null) : null));
+  // Arrays and dependencies are checked before anything is written (bad input stores nothing).
+  const arrays = inputs.map((j, i) => (views[i] ? null : expandArray(j.array, say(i, ""), where(i, "array"))));
+  const totalTasks = arrays.reduce((t, a) => t + (a ? a.indexes.length : 1), 0);
+  if (totalTasks > MAX_ARRAY_TASKS)
+    throw badInput(
+      `this submission holds ${totalTasks.toLocaleString("en-US")} jobs; at most ${MAX_ARRAY_TASKS.toLocaleString("en-US")} at once: split it`,
+      "array",
+    );
+  const deps = await checkDependencies(
+    prisma,
+    actor,
+    inputs.map((j, i) => (views[i] ? [] : (j.after ?? []))),
+    (i, m) => badInput(say(i, m), where(i, "after")),
+  );
   const budgetPaths = new Map<string, string>();
   for (let i = 0; i < inputs.length; i++) {
     if (views[i]) continue;
@@ -134,6 +156,7 @@ async function submitMany(
     }
 
     const requeue = input.resumable || input.requeue === true;
+    const array = arrays[i] ?? null;
     const name = input.name ?? (input.command.split(/\s+/)[0]!.split("/").pop() || "job").slice(0, 60);
     const words = explainContract({ ...input, maxRuntime, gracePeriod });
     prepared.push({
@@ -152,8 +175,22 @@ async function submitMany(
       env: input.env,
       secretEnv: input.secretEnv ?? {},
       idempotencyKey: input.idempotencyKey ?? null,
-      sentence: `Submitted by ${actor.name}: ${input.gpus} GPU${input.gpus === 1 ? "" : "s"} on ${cluster.name}, charged to ${budget.path}. ${words.headline}`,
-      details: { lane: words.lane, gpus: input.gpus, minRuntime: input.minRuntime, maxRuntime, resumable: input.resumable },
+      sentence: `Submitted by ${actor.name}: ${input.gpus} GPU${input.gpus === 1 ? "" : "s"} on ${cluster.name}, charged to ${budget.path}. ${words.headline}${ruleWords(array, deps[i]!, input.retries ?? 0)}`,
+      details: {
+        lane: words.lane,
+        gpus: input.gpus,
+        minRuntime: input.minRuntime,
+        maxRuntime,
+        resumable: input.resumable,
+        ...(array ? { array: input.array, tasks: array.indexes.length } : {}),
+        ...(deps[i]!.length ? { after: deps[i] } : {}),
+        ...(input.retries ? { retries: input.retries } : {}),
+      },
+      indexes: array?.indexes ?? null,
+      arraySpec: array ? input.array!.trim() : null,
+      arrayMaxRunning: array?.maxRunning ?? null,
+      maxRetries: input.retries ?? 0,
+      after: deps[i]!,
     });
     views[i] = {
       id: 0,
@@ -184,8 +221,12 @@ async function submitMany(
       squattingSince: null,
       lastCheckpointAt: null,
       reason: null,
+      array: array ? { id: 0, index: array.indexes[0]!, spec: input.array!.trim() } : null,
+      after: deps[i]!.map((d) => ({ jobId: d.parentId, condition: d.condition })),
+      retries: { max: input.retries ?? 0, used: 0 },
       lane: laneOf({ gpus: input.gpus, minRuntimeSec: input.minRuntime, maxRuntimeSec: maxRuntime }),
     };
+    if (array) views[i]!.env = { ...input.env, TRANCHE_ARRAY_INDEX: String(array.indexes[0]) };
   }
   if (prepared.length === 0) return views as JobView[];
 
@@ -201,29 +242,45 @@ async function submitMany(
         SELECT * FROM jsonb_to_recordset(${JSON.stringify(prepared)}::jsonb) AS x(
           ord int, "clusterId" text, "budgetId" text, name text, gpus int, "minRuntimeSec" int, "maxRuntimeSec" int,
           resumable boolean, priority int, "requeuePolicy" text, "gracePeriodSec" int, command text, env jsonb,
-          "secretEnv" jsonb, "idempotencyKey" text, sentence text, details jsonb)
+          "secretEnv" jsonb, "idempotencyKey" text, sentence text, details jsonb, indexes int[], "arraySpec" text,
+          "arrayMaxRunning" int, "maxRetries" int, after jsonb)
       ), refused AS MATERIALIZED (
         SELECT i.ord FROM input i
         WHERE NOT ${actor.role === "ADMIN"}
           AND NOT EXISTS (SELECT 1 FROM budget_member m WHERE m."budgetId" = i."budgetId" AND m."userId" = ${actor.id})
+      ), drawn AS MATERIALIZED (
+        -- One row per job: an array's tasks in index order; ids drawn in that order.
+        SELECT t.ord, t.idx, t.n, nextval('job_id_seq'::regclass)::int AS id
+        FROM (SELECT i.ord, x.idx, x.n FROM input i
+                CROSS JOIN LATERAL unnest(COALESCE(i.indexes, ARRAY[NULL]::int[])) WITH ORDINALITY AS x(idx, n)
+              ORDER BY i.ord, x.n) t
+        WHERE NOT EXISTS (SELECT 1 FROM refused)
       ), ids AS MATERIALIZED (
-        SELECT i.ord, nextval('job_id_seq'::regclass)::int AS id
-        FROM (SELECT ord FROM input ORDER BY ord) i WHERE NOT EXISTS (SELECT 1 FROM refused)
+        SELECT d.*, CASE WHEN d.idx IS NOT NULL THEN min(d.id) OVER (PARTITION BY d.ord) END AS "arrayJobId" FROM drawn d
       ), j AS (
         INSERT INTO job (id, "clusterId", "budgetId", "userId", name, gpus, "minRuntimeSec", "maxRuntimeSec", resumable, priority,
                          "requeuePolicy", "gracePeriodSec", command, env, "secretEnv", state, "submittedAt", "queuedAt", "idempotencyKey",
-                         "createdAt", "updatedAt")
+                         "arrayJobId", "arrayIndex", "arraySpec", "arrayMaxRunning", "maxRetries", "createdAt", "updatedAt")
         SELECT ids.id, i."clusterId", i."budgetId", ${actor.id}, i.name, i.gpus, i."minRuntimeSec", i."maxRuntimeSec", i.resumable,
-               i.priority, i."requeuePolicy"::"RequeuePolicy", i."gracePeriodSec", i.command, i.env, i."secretEnv", 'PENDING'::"JobState",
-               ${now}, ${now}, i."idempotencyKey", ${now}, ${now}
+               i.priority, i."requeuePolicy"::"RequeuePolicy", i."gracePeriodSec", i.command,
+               CASE WHEN ids.idx IS NULL THEN i.env
+                    ELSE i.env || jsonb_build_object('TRANCHE_ARRAY_INDEX', ids.idx::text, 'TRANCHE_ARRAY_JOB_ID', ids."arrayJobId"::text) END,
+               i."secretEnv", 'PENDING'::"JobState", ${now}, ${now}, CASE WHEN ids.n = 1 THEN i."idempotencyKey" END,
+               ids."arrayJobId", ids.idx, i."arraySpec", i."arrayMaxRunning", i."maxRetries", ${now}, ${now}
         FROM input i JOIN ids USING (ord)
         RETURNING id
+      ), dep AS (
+        INSERT INTO job_dependency ("jobId", "parentId", condition)
+        SELECT ids.id, (a->>'parentId')::int, a->>'condition'
+        FROM ids JOIN input i USING (ord) CROSS JOIN LATERAL jsonb_array_elements(i.after) a
       ), e AS (
         INSERT INTO job_event ("jobId", at, kind, sentence, details, "actorKind", "actorId")
-        SELECT j.id, ${now}, 'SUBMITTED', i.sentence, i.details, 'USER'::"ActorKind", ${actor.id}
+        SELECT j.id, ${now}, 'SUBMITTED', i.sentence,
+               CASE WHEN ids.idx IS NULL THEN i.details ELSE i.details || jsonb_build_object('arrayIndex', ids.idx) END,
+               'USER'::"ActorKind", ${actor.id}
         FROM j JOIN ids USING (id) JOIN input i USING (ord)
       )
-      SELECT ids.ord, ids.id, false AS refused FROM ids
+      SELECT ids.ord, min(ids.id)::int AS id, false AS refused FROM ids GROUP BY ids.ord
       UNION ALL
       SELECT ord, NULL, true FROM refused
       ORDER BY ord`;
@@ -243,7 +300,14 @@ async function submitMany(
       batch ? where(i, "budget") : undefined,
     );
   }
-  for (const r of rows) views[Number(r.ord)]!.id = Number(r.id);
+  for (const r of rows) {
+    const v = views[Number(r.ord)]!;
+    v.id = Number(r.id);
+    if (v.array) {
+      v.array.id = v.id;
+      v.env = { ...v.env, TRANCHE_ARRAY_JOB_ID: String(v.id) };
+    }
+  }
   for (const clusterId of new Set(prepared.map((p) => p.clusterId))) wakeWorker(prisma, clusterId);
   return views as JobView[];
 }
@@ -325,4 +389,23 @@ async function cachedBudget(prisma: PrismaClient, path: string) {
   if (budgetCache.size > 10_000) budgetCache.clear();
   budgetCache.set(path, { until: Date.now() + CACHE_MS, value });
   return value;
+}
+
+/** " Array 0-99%10: 100 tasks, at most 10 at once. After job 81 succeeds. Retried up to 2 times." */
+function ruleWords(
+  array: { indexes: number[]; maxRunning: number | null } | null,
+  after: { parentId: number; condition: "OK" | "ANY" }[],
+  retries: number,
+): string {
+  const out: string[] = [];
+  if (array)
+    out.push(
+      `Array of ${array.indexes.length} task${array.indexes.length === 1 ? "" : "s"}${array.maxRunning !== null ? `, at most ${array.maxRunning} running at once` : ""}.`,
+    );
+  if (after.length > 0)
+    out.push(
+      `Starts after ${after.map((d) => `job ${d.parentId} ${d.condition === "OK" ? "succeeds" : "ends"}`).join(" and ")}.`,
+    );
+  if (retries > 0) out.push(`Retried up to ${retries} time${retries === 1 ? "" : "s"} if it exits with an error.`);
+  return out.length ? ` ${out.join(" ")}` : "";
 }

@@ -1,4 +1,4 @@
-import type { PrismaClient } from "@tranche/db";
+import { DATABASE_RETRY_AFTER_SEC, DATABASE_UNAVAILABLE_SENTENCE, isDatabaseUnavailable, type PrismaClient } from "@tranche/db";
 import {
   LIMITS,
   enrollRequestSchema,
@@ -22,6 +22,7 @@ import { hashSecret, newNodeCredential } from "./credentials";
 import { closeRun } from "./job-lifecycle";
 import { storeJobLogs } from "./job-logs";
 import { applySquattingRule, recordCheckpoints } from "./job-reports";
+import { lockJobs, lockNodes } from "./lock-order";
 import { policyOverridesFromEnv } from "./policy";
 
 /**
@@ -36,6 +37,11 @@ import { policyOverridesFromEnv } from "./policy";
 export interface AgentReply<T> {
   status: number;
   body: T | AgentError;
+}
+
+/** HTTP headers of an agent reply: never cached; a 503 (the database away) says when to try again. */
+export function agentReplyHeaders(reply: { status: number }): Record<string, string> {
+  return { "cache-control": "no-store", ...(reply.status === 503 ? { "retry-after": String(DATABASE_RETRY_AFTER_SEC) } : {}) };
 }
 
 export const SCHEDULER_CHANNEL = "tranche_jobs";
@@ -234,6 +240,14 @@ export async function handleHeartbeat(
 
   await prisma.$transaction(
     async (tx) => {
+      // The plan applier's lock order (lock-order.ts): this node, then every job this report may change
+      // or write beside (the ones it mentions, and those placed here whose squatting flag it may set), in
+      // id order, before any segment or ledger row.
+      await lockNodes(tx, { nodeIds: [node.id] });
+      const placedHere = await tx.$queryRaw<{ jobId: number }[]>`
+        SELECT s."jobId" FROM segment_placement p JOIN run_segment s ON s.id = p."segmentId" AND s."endedAt" IS NULL
+        WHERE p."nodeId" = ${node.id}`;
+      await lockJobs(tx, [...placedHere.map((r) => r.jobId), ...rows.map((r) => r.jobId)]);
       // Node: inventory, health, and the transitions a report decides (R8 repair done, back from DOWN).
       let state = node.state;
       // R8/R9: the core's rule for what a report does to the node; the sentences are worded here.
@@ -241,7 +255,6 @@ export async function handleHeartbeat(
         {
           state: node.state,
           heardFrom: node.lastHeartbeatAt !== null,
-          enrolled: node.stateReason === "enrolled",
           manualDrain: node.drainIsManual,
         },
         hb.health.healthy,
@@ -464,6 +477,8 @@ interface AssignmentRow {
   charged: boolean;
   gpuIndexes: number[];
   gang: string[];
+  /** R12: the job's old copy (an older open segment) has not exited yet: this run may not launch. */
+  waitsForOld: boolean;
 }
 
 /** What a node must run and stop now: its open run segments, read from the database (the truth). */
@@ -475,7 +490,8 @@ export async function assignmentsFor(
   const rows = await prisma.$queryRaw<AssignmentRow[]>`
     SELECT s.id AS "segmentId", j.id AS "jobId", j."userId", j.name, j.command, j.env || j."secretEnv" AS env, j.state::text AS state, s."endReason"::text AS "endReason",
            j."graceUntil", s."startedAt", j."maxRuntimeSec", j."gracePeriodSec", j."requeueCount", s.charged, p."gpuIndexes",
-           ARRAY(SELECT n.name FROM segment_placement q JOIN node n ON n.id = q."nodeId" WHERE q."segmentId" = s.id ORDER BY n.name) AS gang
+           ARRAY(SELECT n.name FROM segment_placement q JOIN node n ON n.id = q."nodeId" WHERE q."segmentId" = s.id ORDER BY n.name) AS gang,
+           EXISTS (SELECT 1 FROM run_segment o WHERE o."jobId" = s."jobId" AND o."endedAt" IS NULL AND o.id < s.id) AS "waitsForOld"
     FROM segment_placement p
     JOIN run_segment s ON s.id = p."segmentId" AND s."endedAt" IS NULL
     JOIN job j ON j.id = s."jobId"
@@ -485,7 +501,8 @@ export async function assignmentsFor(
   const me = await prisma.node.findUnique({ where: { id: nodeId }, select: { name: true } });
   for (const r of rows) {
     const segmentId = String(r.segmentId);
-    if (r.state === "STOPPING") {
+    // A stopping job, or a moved job's old copy (R12: its segment carries the stop while the job runs on).
+    if (r.state === "STOPPING" || r.endReason !== null) {
       stop.push({
         jobId: r.jobId,
         segmentId,
@@ -494,6 +511,8 @@ export async function assignmentsFor(
       });
       continue;
     }
+    // R12: a moved job launches on its new node only once its old copy has exited (it never runs twice).
+    if (r.waitsForOld) continue;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(r.env ?? {})) env[k] = String(v);
     run.push({
@@ -547,6 +566,10 @@ export async function handleAgentRequest(
       `No agent endpoint /api/agent/v1/${req.route} (endpoints: enroll, heartbeat${opts.wakeups ? ", wait" : ""}).`,
     );
   } catch (e) {
+    if (isDatabaseUnavailable(e)) {
+      console.error("agent protocol", req.route, "the database cannot be reached:", e instanceof Error ? e.message : e);
+      return fail(503, "UNAVAILABLE", `${DATABASE_UNAVAILABLE_SENTENCE} The agent retries; its jobs keep running.`);
+    }
     // The database's own words stay in the server's log: a caller (perhaps not a real agent) learns nothing from them.
     console.error("agent protocol", req.route, e);
     return fail(500, "INTERNAL", "The control plane could not handle this request (its log says why); the agent retries.");

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { LIMITS } from "@tranche/contracts";
 import type { PrismaClient } from "@tranche/db";
-import { handleAgentRequest } from "./agent-protocol";
+import { agentReplyHeaders, handleAgentRequest } from "./agent-protocol";
 import { AgentWakeups } from "./agent-wait";
 
 /**
@@ -40,7 +40,7 @@ export async function serveAgentProtocol(
         { wakeups, signal: hangup.signal },
       ).then(
         (reply) => {
-          res.writeHead(reply.status, { "content-type": "application/json" });
+          res.writeHead(reply.status, { "content-type": "application/json", ...agentReplyHeaders(reply) });
           res.end(JSON.stringify(reply.body));
         },
         (e: unknown) => {

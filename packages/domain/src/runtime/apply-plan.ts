@@ -6,10 +6,12 @@ import {
   type PendingReason,
   type PreemptOp,
   type StartOp,
+  isMove,
   viableStarts,
 } from "@tranche/scheduler-core";
 import { addCapacity, chargeOpenSegments } from "./charge";
 import { closeRun } from "./job-lifecycle";
+import { lockJobs, lockNodes } from "./lock-order";
 import type { CycleInput } from "./load-snapshot";
 import { LEASE_NAME } from "./lease";
 
@@ -98,6 +100,16 @@ export async function applyCyclePlan(
         UPDATE worker_lease SET "lastCycleAt" = ${nowDate}, "updatedAt" = now()
         WHERE name = ${LEASE_NAME} AND "holderId" = ${leaderId} AND "expiresAt" > now()`;
       if (fenced !== 1) throw new LostLeadershipError(`worker ${leaderId} no longer holds the scheduler lease`);
+      // Lock order shared with the agent heartbeat (lock-order.ts): the nodes this plan moves, then every
+      // job it stops, loses or starts, in id order, before any segment or ledger row. A heartbeat takes
+      // its node and its jobs the same way, so the two wait for each other only where they share a job.
+      await lockNodes(tx, { nodeIds: result.plan.flatMap((o) => (o.op === "NODE_STATE" ? [o.nodeId] : [])) });
+      await lockJobs(
+        tx,
+        result.plan.flatMap((o) =>
+          o.op === "LOST" || o.op === "PREEMPT" || o.op === "KILL" || o.op === "START" ? [Number(o.jobId)] : [],
+        ),
+      );
 
       const cycle = await tx.schedulingCycle.create({
         data: {
@@ -216,19 +228,20 @@ export async function applyCyclePlan(
       // The starts that can still happen: the job is still PENDING (locked until the commit) and every
       // node of its placement is READY now. A PREEMPT made for a start that will not happen is not
       // applied either: its victim keeps running instead of being stopped for nothing.
+      // A move (R12) relaunches a job that is still RUNNING: its state is read (and locked) too.
       const startIds = result.plan.filter((o) => o.op === "START").map((o) => Number(o.jobId));
-      const pendingNow =
+      const stateNow =
         startIds.length === 0
-          ? new Set<string>()
-          : new Set(
+          ? new Map<string, string>()
+          : new Map(
               (
-                await tx.$queryRaw<{ id: number }[]>`
-                  SELECT id FROM job WHERE id = ANY(${startIds}::int[]) AND state = 'PENDING' FOR UPDATE`
-              ).map((r) => String(r.id)),
+                await tx.$queryRaw<{ id: number; state: string }[]>`
+                  SELECT id, state::text AS state FROM job WHERE id = ANY(${startIds}::int[]) AND state IN ('PENDING', 'RUNNING') FOR UPDATE`
+              ).map((r) => [String(r.id), r.state]),
             );
       const go = viableStarts(
         result.plan,
-        (id) => (pendingNow.has(id) ? "PENDING" : undefined),
+        (id) => stateNow.get(id),
         (id) => nodeState.get(id)?.state,
       );
       // R6: preemptions — SIGTERM now (agents learn it from STOPPING), SIGKILL at graceUntil — and jobs
@@ -329,9 +342,10 @@ export async function applyCyclePlan(
       const starts = result.plan.filter((o): o is StartOp => o.op === "START" && go.has(o.jobId));
       let started = 0;
       if (starts.length > 0) {
-        const ids = starts.map((s) => Number(s.jobId));
-        const startedAt = starts.map((s) => at(s.startBy).toISOString());
-        const protectedUntil = starts.map((s) => at(s.protectedUntil).toISOString());
+        const fresh = starts.filter((s) => !isMove(s));
+        const ids = fresh.map((s) => Number(s.jobId));
+        const startedAt = fresh.map((s) => at(s.startBy).toISOString());
+        const protectedUntil = fresh.map((s) => at(s.protectedUntil).toISOString());
         const rows = await tx.$queryRaw<{ id: number }[]>`
           UPDATE job j SET state = 'RUNNING', "startedAt" = u.s, "protectedUntil" = u.p, "graceUntil" = NULL,
                  "reasonCode" = NULL, "reasonSentence" = NULL, "reasonDetails" = NULL, "queuePosition" = NULL,
@@ -340,6 +354,18 @@ export async function applyCyclePlan(
           WHERE j.id = u.id AND j.state = 'PENDING'
           RETURNING j.id`;
         const ok = new Set(rows.map((r) => String(r.id)));
+        // R12 moves: the job was stopped above and runs on at once in a new segment, which its node
+        // launches only after the old copy has exited (agent-protocol's assignments). graceUntil stays:
+        // the old copy's SIGKILL time, until that copy's exit closes its segment (closeRun).
+        const moves = starts.filter(isMove);
+        if (moves.length > 0) {
+          const moved = await tx.$queryRaw<{ id: number }[]>`
+            UPDATE job j SET state = 'RUNNING', "startedAt" = u.s, "protectedUntil" = u.s, "updatedAt" = now()
+            FROM unnest(${moves.map((s) => Number(s.jobId))}::int[], ${moves.map((s) => at(s.startBy).toISOString())}::timestamptz[]) AS u(id, s)
+            WHERE j.id = u.id AND j.state = 'STOPPING'
+            RETURNING j.id`;
+          for (const r of moved) ok.add(String(r.id));
+        }
         const go = starts.filter((s) => ok.has(s.jobId));
         started = go.length;
         step("starts:jobs");
@@ -453,7 +479,8 @@ export async function applyCyclePlan(
       // Ledgers: allocated runs charged up to now; healthy capacity since the previous cycle (capped,
       // so a long pause of every worker does not invent hours nobody observed).
       // (The loader adds the not-yet-charged tail itself, so charging every few seconds keeps ratios exact.)
-      if (options.charge !== false) await chargeOpenSegments(tx, nowDate, { clusterId });
+      // Runs whose job a heartbeat holds right now are skipped (it charges them up to their end itself).
+      if (options.charge !== false) await chargeOpenSegments(tx, nowDate, { clusterId }, { skipLocked: true });
       const from = input.previousCycleAt === null ? now : Math.max(input.previousCycleAt, now - 300);
       await addCapacity(tx, clusterId, at(from), nowDate, input.healthyGpus, input.totalGpus);
 

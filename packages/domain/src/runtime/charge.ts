@@ -1,4 +1,4 @@
-import type { Tx } from "@tranche/db";
+import { Prisma, type Tx } from "@tranche/db";
 
 /**
  * Charging (SPEC §2 usage): allocated run segments feed the hourly usage ledger as they run.
@@ -13,19 +13,25 @@ export async function chargeOpenSegments(
   tx: Tx,
   until: Date,
   where: { clusterId: string } | { segmentIds: bigint[] },
+  /** Leave out segments whose job another transaction holds (the cycle's periodic charge: the next one catches up). */
+  opts: { skipLocked?: boolean } = {},
 ): Promise<number> {
   const clusterId = "clusterId" in where ? where.clusterId : null;
   const ids = "segmentIds" in where ? where.segmentIds.map(String) : null;
   if (ids && ids.length === 0) return 0;
+  // Skipping goes by the job: a job another transaction holds (a heartbeat closing its run) keeps its
+  // segment out of reach, so this charge never waits on a row that transaction will ask for next.
+  const join = opts.skipLocked ? Prisma.sql`JOIN job j ON j.id = s."jobId"` : Prisma.empty;
+  const lock = opts.skipLocked ? Prisma.sql`FOR UPDATE OF s, j SKIP LOCKED` : Prisma.sql`FOR UPDATE`;
   return tx.$executeRaw`
     WITH old AS (
       SELECT s.id, s."budgetId", s."clusterId", s.gpus, GREATEST(COALESCE(s."chargedUntil", s."startedAt"), s."startedAt") AS from_t
-      FROM run_segment s
+      FROM run_segment s ${join}
       WHERE s.charged AND s."endedAt" IS NULL
         AND (${clusterId}::text IS NULL OR s."clusterId" = ${clusterId}::text)
         AND (${ids}::bigint[] IS NULL OR s.id = ANY(${ids}::bigint[]))
         AND GREATEST(COALESCE(s."chargedUntil", s."startedAt"), s."startedAt") < ${until}::timestamptz
-      FOR UPDATE
+      ${lock}
     ), moved AS (
       UPDATE run_segment s SET "chargedUntil" = ${until}::timestamptz FROM old WHERE s.id = old.id RETURNING s.id
     ), slices AS (

@@ -9,6 +9,7 @@ export {
   enrollAgent,
   handleHeartbeat,
   handleAgentRequest,
+  agentReplyHeaders,
   handleAgentWait,
   assignmentsFor,
   heartbeatIntervalSec,

@@ -2,6 +2,8 @@ import { AGENT_SHUTDOWN, FENCED, LAUNCH_FAILED } from "@tranche/contracts";
 import type { Tx } from "@tranche/db";
 import { requeueAfterPreemption, runOutcome } from "@tranche/scheduler-core";
 import { chargeOpenSegments } from "./charge";
+import { AGENTS_CHANNEL } from "./agent-wait";
+import { withRetry } from "./retries";
 import { fromSec, toSec } from "./time";
 
 /**
@@ -45,7 +47,8 @@ export interface RunEnd {
 
 export interface RunOutcome {
   end: SegmentEnd;
-  state: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "KILLED" | "LOST";
+  /** RUNNING: the old copy of a moved job ended (R12); the job runs on in its new segment. */
+  state: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "KILLED" | "LOST" | "RUNNING";
   requeued: boolean;
   eventKind: string;
   sentence: string;
@@ -95,31 +98,26 @@ export function decideRunOutcome(
   const how = exitText(end.exitCode, end.signal);
   const intent = run.intent === "PREEMPT" || run.intent === "KILL" ? run.intent : null;
   const stopping = run.jobState === "STOPPING";
-  // Its agent lost the control plane and stopped it itself (R9 fencing): lost to the platform, not failed.
-  const fenced = end.signal === FENCED && !stopping;
-  const out = runOutcome({ stopping, intent, requeue }, fenced ? { cause: "lost", exitCode: null } : end);
-  if (fenced)
+  // The agent's report says who stopped the processes; the core's runOutcome decides what that means.
+  const cause =
+    end.cause === "lost" ? "lost" : end.signal === FENCED ? "fenced" : end.signal === AGENT_SHUTDOWN ? "shutdown" : "exit";
+  const out = runOutcome({ stopping, intent, requeue }, { cause, exitCode: end.exitCode });
+  const requeuedOrNot = out.requeued
+    ? "requeued with its original submit time."
+    : "not requeued (not resumable and did not ask to be).";
+  if (out.stoppedBy === "fence")
     return {
       ...out,
       eventKind: "LOST",
-      sentence: `Stopped by its node's agent, out of contact with the control plane past the heartbeat timeout; ${
-        out.requeued ? "requeued with its original submit time." : "not requeued (not resumable and did not ask to be)."
-      }`,
+      sentence: `Stopped by its node's agent, out of contact with the control plane past the heartbeat timeout; ${requeuedOrNot}`,
     };
-  if (end.signal === AGENT_SHUTDOWN && !stopping) {
-    // Tranche was stopped and the demo's agents stopped their jobs: a platform stop, never the job's
-    // failure. Requeued as a preemption when it may be, else lost (not FAILED).
-    const shut = requeue
-      ? runOutcome({ stopping: true, intent: "PREEMPT", requeue }, end)
-      : runOutcome({ stopping, intent, requeue }, { cause: "lost", exitCode: null });
+  if (out.stoppedBy === "shutdown")
+    // Tranche was stopped and the demo's agents stopped their jobs: a platform stop, never the job's failure.
     return {
-      ...shut,
-      eventKind: shut.requeued ? "REQUEUED" : "LOST",
-      sentence: `Stopped because its node's agent shut down (Tranche was stopped); ${
-        shut.requeued ? "requeued with its original submit time." : "not requeued (not resumable and did not ask to be)."
-      }`,
+      ...out,
+      eventKind: out.requeued ? "REQUEUED" : "LOST",
+      sentence: `Stopped because its node's agent shut down (Tranche was stopped); ${requeuedOrNot}`,
     };
-  }
   if (end.signal === LAUNCH_FAILED && !stopping)
     // The job's own command or environment could not be started (E2BIG, a missing program): its
     // failure, not the platform's, and never requeued — it would fail the same way on every node.
@@ -144,13 +142,18 @@ export async function closeRun(
   actor: { kind: "SCHEDULER" | "AGENT"; id: string | null },
 ): Promise<RunOutcome | null> {
   // Lock order job, then segment — the same order the worker's apply uses — so the two never deadlock.
-  const job = await tx.$queryRaw<{ state: string }[]>`SELECT state::text AS state FROM job WHERE id = ${given.jobId} FOR UPDATE`;
+  const job = await tx.$queryRaw<{ state: string; maxRetries: number; retryCount: number }[]>`
+    SELECT state::text AS state, "maxRetries", "retryCount" FROM job WHERE id = ${given.jobId} FOR UPDATE`;
   const seg = await tx.$queryRaw<{ endedAt: Date | null; endReason: string | null; requeue: boolean | null }[]>`
     SELECT "endedAt", "endReason"::text AS "endReason", requeue FROM run_segment WHERE id = ${given.segmentId} AND "jobId" = ${given.jobId} FOR UPDATE`;
   const state = job[0]?.state;
   if (!state || !seg[0] || seg[0].endedAt !== null || (state !== "RUNNING" && state !== "STOPPING")) return null;
+  const newer = await tx.$queryRaw<{ id: bigint; nodeIds: string[] }[]>`
+    SELECT s.id, ARRAY(SELECT p."nodeId" FROM segment_placement p WHERE p."segmentId" = s.id) AS "nodeIds"
+    FROM run_segment s WHERE s."jobId" = ${given.jobId} AND s."endedAt" IS NULL AND s.id > ${given.segmentId}`;
+  if (newer.length > 0) return await closeMovedCopy(tx, given, end, actor, newer[0]!.nodeIds);
   const run: RunToClose = { ...given, jobState: state, intent: seg[0].endReason, requeue: seg[0].requeue };
-  const outcome = decideRunOutcome(run, end);
+  const { outcome, retried } = withRetry(decideRunOutcome(run, end), job[0]!, end.exitCode);
   if (run.charged) await chargeOpenSegments(tx, end.endedAt, { segmentIds: [run.segmentId] });
   await tx.runSegment.update({
     where: { id: run.segmentId },
@@ -182,6 +185,7 @@ export async function closeRun(
             // Whole seconds like every start the scheduler writes, so a restart never precedes it.
             queuedAt: fromSec(toSec(end.endedAt)),
             requeueCount: { increment: 1 },
+            ...(retried ? { retryCount: { increment: 1 } } : {}),
             reasonCode: null,
             reasonSentence: null,
             reasonDetails: undefined,
@@ -213,4 +217,45 @@ export async function closeRun(
     },
   });
   return outcome;
+}
+
+/**
+ * R12: the old copy of a moved job is gone. Only its segment closes (uncharged: moves are of
+ * unallocated work); the job runs on in its newer segment, whose node may now launch it, so that
+ * node's agent is woken. Not a requeue.
+ */
+async function closeMovedCopy(
+  tx: Tx,
+  run: RunToClose,
+  end: RunEnd,
+  actor: { kind: "SCHEDULER" | "AGENT"; id: string | null },
+  newNodes: string[],
+): Promise<RunOutcome> {
+  const how = end.exitCode !== null ? `exit code ${end.exitCode}` : end.signal ? `signal ${end.signal}` : "unknown exit";
+  const sentence = `Its old copy ended (${how}) after the move; it now starts on its new GPUs.`;
+  await tx.runSegment.update({
+    where: { id: run.segmentId },
+    data: {
+      endedAt: end.endedAt,
+      endReason: "PREEMPT",
+      endDetail: end.exitCode !== null ? `exit ${end.exitCode}` : (end.signal ?? null),
+    },
+  });
+  // The row kept the old copy's SIGKILL time; a job stopping again since has its own, kept.
+  await tx.job.updateMany({ where: { id: run.jobId, state: "RUNNING" }, data: { graceUntil: null } });
+  await tx.jobEvent.create({
+    data: {
+      jobId: run.jobId,
+      at: end.endedAt,
+      kind: "MOVED",
+      reasonCode: "CONSOLIDATION",
+      sentence: end.sentence && end.cause !== "lost" ? `${end.sentence} ${sentence}` : sentence,
+      details: { segmentId: String(run.segmentId), exitCode: end.exitCode, signal: end.signal, requeued: false },
+      actorKind: actor.kind,
+      actorId: actor.id,
+      cycleId: end.cycleId ?? null,
+    },
+  });
+  await tx.$executeRaw`SELECT pg_notify(${AGENTS_CHANNEL}, ${JSON.stringify(newNodes)})`;
+  return { end: "PREEMPT", state: "RUNNING", requeued: false, eventKind: "MOVED", sentence };
 }

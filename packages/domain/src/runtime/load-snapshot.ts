@@ -13,6 +13,7 @@ import {
   type PolicyConfig,
   type RunningJob,
 } from "@tranche/scheduler-core";
+import { addJobRules } from "./load-job-rules";
 import { resolveClusterPolicy } from "./policy";
 import { toSec, toSecOrNull } from "./time";
 
@@ -293,7 +294,9 @@ export async function loadCycleInput(
              (SELECT json_agg(json_build_object('nodeId', p."nodeId", 'gpuIndexes', p."gpuIndexes") ORDER BY p."nodeId")
                 FROM segment_placement p WHERE p."segmentId" = s.id) AS placements
       FROM job j JOIN run_segment s ON s."jobId" = j.id AND s."endedAt" IS NULL JOIN "user" u ON u.id = j."userId"
-      WHERE j."clusterId" = ${clusterId} AND j.state IN ('RUNNING', 'STOPPING')`,
+      WHERE j."clusterId" = ${clusterId} AND j.state IN ('RUNNING', 'STOPPING')
+        -- R12: a moved job's old copy (still winding down) is not its run; the newest open segment is.
+        AND NOT EXISTS (SELECT 1 FROM run_segment n WHERE n."jobId" = j.id AND n."endedAt" IS NULL AND n.id > s.id)`,
     // 10,000 pending rows: one JSON array is ~2x faster through the driver than 10,000 row objects.
     raw
       ? raw(PENDING_SQL, [clusterId]).then((r) => r.rows as { rows: string | null }[])
@@ -407,6 +410,7 @@ export async function loadCycleInput(
     };
   });
 
+  await addJobRules(db, clusterId, { tree, running, pending });
   return {
     snapshot: {
       cluster: { id: cluster.id, name: cluster.name, gpuType: cluster.gpuType, maxMinRuntime: cluster.maxMinRuntimeSec },

@@ -1,12 +1,14 @@
 import { clusterShape, validateJobContractOn } from "../contract";
 import { laneOf, pendingEntry, PendingQueues } from "../order-pending";
 import type { PendingJob, PendingReasonDetails } from "../types";
+import { dependencyHold } from "./job-rules";
 import type { CycleSession } from "./session";
 
 /**
- * Which pending jobs take part (R10's first two reasons): a HELD job is not ordered; a job whose
+ * Which pending jobs take part (R10's first reasons): a HELD job is not ordered; a job whose
  * budget is unknown or not a leaf, or whose contract can never fit this cluster, is
- * INVALID_CONTRACT. Every other job gets its lane (R5 debug, allocated, R3 unallocated) and joins the
+ * INVALID_CONTRACT; a job whose dependencies are not met waits (DEPENDENCY, or
+ * DEPENDENCY_NEVER_SATISFIED: job-rules.ts). Every other job gets its lane (R5 debug, allocated, R3 unallocated) and joins the
  * fair-tree queues (R2). Input order does not matter: queues sort within each budget with an id
  * tie-break, and the unordered reasons are sorted by id here.
  */
@@ -38,6 +40,11 @@ export function admitPending(s: CycleSession): void {
     }
     if (problem !== null) {
       reasons.push(null, job, "INVALID_CONTRACT", { ...unorderedDetails(job, budget), problem }, false);
+      continue;
+    }
+    const hold = dependencyHold(job.dependencies);
+    if (hold !== null) {
+      reasons.push(null, job, hold.code, { ...unorderedDetails(job, budget), dependencies: hold.dependencies }, false);
       continue;
     }
     s.entries.push(pendingEntry(job, budget, laneOf(job, tree.hasEntitlement(budget), policy)));

@@ -1,6 +1,7 @@
 import type { PendingEntry } from "../order-pending";
 import type { JobLane, PendingReasonCode, PendingReasonDetails } from "../types";
 import { carryReservations } from "./carried-reservations";
+import { consolidate, tryConsolidate } from "./consolidate";
 import { StartFits } from "./fits";
 import { detailsOf } from "./reason-drafts";
 import { blockedReason } from "./reason-precedence";
@@ -13,7 +14,8 @@ const LANES: readonly JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
  * The three lanes in turn, each in fair-tree order (R2): debug (R5), allocated (R2-R4), unallocated
  * (R3). Every job is placed on free GPUs (R1, backfill of R7), else by preempting (R3/R4/R5), else
  * the first blocked jobs get a reservation (R7) and every blocked job a reason (R10). Before the
- * unallocated lane, GPUs freed later in the cycle go to the blocked allocated jobs first (R3).
+ * unallocated lane, GPUs freed later in the cycle go to the blocked allocated jobs first (R3), then
+ * to the unallocated jobs R3 preempted, which move there instead of waiting in the queue (R12).
  */
 export function runLanes(s: CycleSession): void {
   const fits = new StartFits(s.board);
@@ -24,7 +26,10 @@ export function runLanes(s: CycleSession): void {
       s.reservations.clear();
       s.memo.forgetSearches();
     }
-    if (lane === "UNALLOCATED") retryBlockedAllocated(s);
+    if (lane === "UNALLOCATED") {
+      retryBlockedAllocated(s);
+      consolidate(s);
+    }
     for (let e = s.queues!.next(lane); e !== null; e = s.queues!.next(lane)) takeNext(s, fits, e, lane);
   }
 }
@@ -36,6 +41,7 @@ function retryBlockedAllocated(s: CycleSession): void {
     if (board.largestFree() === 0 && !board.couldFit(1, 0)) break;
     const e = reasons.entry[i]!;
     if (e.lane === "DEBUG" && (s.userDebug.get(e.job.userId) ?? 0) + e.job.gpus > policy.debugMaxGpusPerUser) continue;
+    if (s.limits.blocked(e.job) !== null) continue; // a task or job started since took the room its limit leaves
     const d = reasons.out[i]!.details;
     if (tryStart(s, e, d.position!, d.ratio, true, true)) reasons.out[i] = null;
   }
@@ -54,6 +60,18 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
     s.reasons.push(e, job, "CLUSTER_DRAINING", details, false);
     return;
   }
+  // Its array's cap or its budget's per-user limit (job-rules.ts): no start, no reservation.
+  const limited = s.limits.blocked(job);
+  if (limited !== null) {
+    s.reasons.push(
+      e,
+      job,
+      limited.code,
+      Object.assign(detailsOf(e, position, ratio, board.largestFree()), limited.details),
+      false,
+    );
+    return;
+  }
   if (lane === "DEBUG") {
     const held = s.userDebug.get(job.userId) ?? 0;
     if (held + g > policy.debugMaxGpusPerUser) {
@@ -66,11 +84,19 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
     }
   }
   if (tryStart(s, e, position, ratio, false, false)) return;
+  // R12: unallocated work may preempt nothing, but may move other unallocated work out of its way.
+  if (lane === "UNALLOCATED" && tryConsolidate(s, e, position, ratio)) return;
 
   // R7: the first blocked jobs get a reservation from the earliest time enough GPUs free up.
   let reservedFrom: number | null = null;
   if (lane !== "UNALLOCATED" && s.reservations.mayReserve()) {
     const made = s.reservations.reserve(e);
+    const due = made !== null && made.reservation.from <= s.now && lane === "ALLOCATED" && g >= board.size;
+    if (due && tryStart(s, e, position, ratio, false, false, true)) {
+      // A job of whole nodes whose reservation is due now started by preempting what it counted on (R7).
+      s.reservations.dropLast();
+      return;
+    }
     if (made) {
       reservedFrom = made.reservation.from;
       s.plan.push(made.op);

@@ -8,8 +8,14 @@ import type { CycleSession } from "./session";
  * explain-pending.ts). The code is chosen by this precedence (first that applies):
  *   HELD              held by its owner or an operator (not ordered at all);
  *   INVALID_CONTRACT  can never fit this cluster, or its budget is unknown or not a leaf;
+ *   DEPENDENCY_NEVER_SATISFIED  a job it depends on with `:ok` ended without success: it never
+ *                     starts (not ordered; its owner cancels it);
+ *   DEPENDENCY        a job it depends on has not ended (or not completed, for `:ok`) yet (not ordered);
  *   CLUSTER_DRAINING  it would fit the cluster, but not the nodes that are READY (others draining,
  *                     cordoned, in repair or down);
+ *   ARRAY_LIMIT       its array already has its `%N` tasks holding GPUs;
+ *   USER_LIMIT        its user's jobs in its budget hold GPUs up to the budget's per-user limit, and
+ *                     this job would go over it;
  *   DEBUG_USER_CAP    debug lane, and its user already holds the debug GPUs the cap allows;
  *   NO_ENTITLEMENT    its budget has no entitlement: it runs only as unallocated work;
  *   RESERVED_FOR      it would fit on free GPUs that are reserved (R7) for a job it would delay;
@@ -19,10 +25,14 @@ import type { CycleSession } from "./session";
  *                     ahead of theirs by more than the margin (R4);
  *   CONTRACTS         the GPUs it needs are held by protected jobs (R4) until their protection ends;
  *   CAPACITY          otherwise: not enough GPUs (leaving jobs, unallocated-only work, sizes).
- * The first two are found when the pending jobs are admitted (admit-pending.ts) and CLUSTER_DRAINING
- * before a job is tried (lanes.ts); the rest, for a job that was tried and did not start, here.
+ * The first four are found when the pending jobs are admitted (admit-pending.ts); CLUSTER_DRAINING,
+ * ARRAY_LIMIT and USER_LIMIT before a job is tried (lanes.ts, job-rules.ts); the rest, for a job
+ * that was tried and did not start, here. A job held by a limit gets no reservation.
  */
-export type BlockedCode = Exclude<PendingReasonCode, "HELD" | "INVALID_CONTRACT" | "CLUSTER_DRAINING">;
+export type BlockedCode = Exclude<
+  PendingReasonCode,
+  "HELD" | "INVALID_CONTRACT" | "DEPENDENCY_NEVER_SATISFIED" | "DEPENDENCY" | "CLUSTER_DRAINING" | "ARRAY_LIMIT" | "USER_LIMIT"
+>;
 
 /** The reason of an ordered job that was tried and did not start, by the precedence above. */
 export function blockedReason(s: CycleSession, fits: StartFits, e: PendingEntry, overDebugCap: boolean): BlockedCode {

@@ -2,7 +2,7 @@ import type { NodeBoard } from "../cluster-state";
 import type { FairTree } from "../fair-tree";
 import { formatWhen, plural } from "../format";
 import type { PendingEntry } from "../order-pending";
-import { findEarliestStart, releaseFor } from "../plan-reservations";
+import { findEarliestStart, holderMayPreempt, releaseFor } from "../plan-reservations";
 import type { PolicyConfig, Reservation, ReserveOp } from "../types";
 
 export interface ActiveReservation extends Reservation {
@@ -49,7 +49,8 @@ export class Reservations {
     if (e.job.maxRuntime !== null && this.now + e.job.maxRuntime <= r.from) return true; // done by then
     return (
       this.now + e.job.minRuntime <= r.from && // interruptible by then, and the holder may preempt it (R4)
-      (r.holder.lane === "DEBUG" || this.tree.ranksAheadBy(r.holder.budget, e.budget, this.policy.preemptionMargin))
+      (r.holder.lane === "DEBUG" ||
+        holderMayPreempt(this.tree, this.policy, r.holder.budget, e.budget, e.job.gpus, r.gpus >= this.board.size))
     );
   }
 
@@ -78,6 +79,13 @@ export class Reservations {
     this.list.push(r);
   }
 
+  /** Removes the latest reservation (its holder started after all). */
+  dropLast(): void {
+    const r = this.list.pop();
+    if (!r) return;
+    for (let n = 0; n < this.reservedBy.length; n++) if (this.reservedBy[n] === this.list.length) this.reservedBy[n] = -1;
+  }
+
   clear(): void {
     this.list.length = 0;
     this.reservedBy.fill(-1);
@@ -96,7 +104,7 @@ export class Reservations {
     const choice = findEarliestStart(
       board,
       job.gpus,
-      releaseFor(this.tree, this.policy, this.now, e.lane, e.budget),
+      releaseFor(this.tree, this.policy, this.now, e.lane, e.budget, job.gpus >= board.size),
       (node) => this.reservedBy[node]! < 0,
     );
     if (!choice) return null;

@@ -2,14 +2,25 @@ import { compareById } from "../budget-tree";
 import type { JobState, NodeBoard } from "../cluster-state";
 import { gracePeriodFor, requeueAfterPreemption, startedRun } from "../contract";
 import type { FairTree } from "../fair-tree";
+import { NEVER } from "./rule-set";
 import { formatDuration, formatRatio, formatWithin, plural } from "../format";
 import type { PendingEntry, PendingQueues } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import { lostGpuSeconds, SearchScratch, type PreemptionContext } from "../plan-preemptions";
 import type { ClusterSnapshot, PlanOp, PolicyConfig, PreemptOp, PreemptReasonCode, StartReasonCode } from "../types";
+import { JobLimits } from "./job-rules";
 import { ReasonDrafts } from "./reason-drafts";
+import type { RuleSet } from "./rule-set";
 import { Reservations } from "./reservations";
 import { SearchMemo } from "./search-memo";
+
+/** An unallocated victim of R3, its PREEMPT op, and the GPUs of the start it made room for. */
+export interface MoveCandidate {
+  victim: JobState;
+  op: PreemptOp;
+  /** The preemptor's placement: a move is made only when it covers every GPU the victim leaves. */
+  by: Slots;
+}
 
 /**
  * Everything one cycle decides on, owned in one place: the fair tree (R2 ratios, moved by every start
@@ -52,6 +63,12 @@ export class CycleSession {
   readonly overDebugCap = new Map<string, number>();
   /** Allocated jobs that did not start, for the retry before unallocated work (R3): indexes into `reasons`. */
   readonly blockedAllocatedJobs: number[] = [];
+  /** Unallocated jobs preempted for allocated work that may be moved instead (R12, cycle/consolidate.ts). */
+  readonly moveCandidates: MoveCandidate[] = [];
+  /** Job sizes no move can make room for, while the free GPUs stay as they were (R12, consolidate.ts). */
+  readonly consolidationFailed = { version: -1, sizes: new Set<number>() };
+  /** Array caps and per-user limits (job-rules.ts), counted through the cycle. */
+  readonly limits: JobLimits;
 
   constructor(
     readonly snapshot: ClusterSnapshot,
@@ -62,13 +79,16 @@ export class CycleSession {
     /** Running jobs in id order; starts are appended. */
     readonly jobs: JobState[],
     nodeOps: readonly PlanOp[],
+    /** The regime: protection of the runs it starts, and how pending jobs are taken (rule-set.ts). */
+    readonly rules: RuleSet,
   ) {
     this.plan = [...nodeOps];
     this.reservations = new Reservations(board, tree, policy, now);
     this.memo = new SearchMemo(board, this.reservations.allowAll);
     this.scratch = new SearchScratch(tree.size);
-    this.preemptionCtx = { board, tree, policy, now };
+    this.preemptionCtx = { board, tree, policy, now, holder: false };
     this.interruptibleByBudget = new Float64Array(tree.size);
+    this.limits = new JobLimits(snapshot);
   }
 
   /** The whole-node size: the largest gpuCount. */
@@ -147,6 +167,58 @@ export class CycleSession {
     return op;
   }
 
+  /**
+   * R12: a job preempted in this cycle restarts on `slots` (free GPUs) once its old processes have
+   * exited: a START naming itself in afterExitOf, at its SIGKILL time at the latest. Unallocated, so
+   * free and not charged; its latest start (and so its next move) counts from then.
+   */
+  relaunch(v: JobState, slots: Slots, sentence: string): void {
+    const { now, board } = this;
+    const placement = slots.map((s) => ({ nodeId: board.nodes[s.node]!.id, gpuIndexes: s.gpus }));
+    const job = startedRun(v.job, now, placement, false);
+    const js: JobState = {
+      job,
+      budget: v.budget,
+      charged: false,
+      debug: false,
+      protectedUntil: now,
+      maxEnd: Infinity,
+      stopping: false,
+      exitBy: now,
+      isNew: true,
+      gone: false,
+      slots,
+    };
+    // Free GPUs may still be held by other jobs leaving in this cycle: it waits for them too.
+    const waits = board.occupy(js).sort((a, b) => compareById(a.job, b.job));
+    const startBy = waits.reduce((t, w) => Math.max(t, w.exitBy), Math.max(now, v.exitBy));
+    job.startedAt = startBy;
+    js.protectedUntil = startBy;
+    js.maxEnd = v.job.maxRuntime === null ? Infinity : startBy + v.job.maxRuntime;
+    this.jobs.push(js);
+    this.started++;
+    this.startedGpus += v.job.gpus;
+    this.plan.push({
+      op: "START",
+      jobId: v.job.id,
+      budgetId: v.job.budgetId,
+      userId: v.job.userId,
+      gpus: v.job.gpus,
+      placement,
+      charged: false,
+      lane: "UNALLOCATED",
+      afterExitOf: [v.job.id, ...waits.map((w) => w.job.id)],
+      startBy,
+      protectedUntil: startBy,
+      reason: {
+        code: "CONSOLIDATION",
+        position: 0,
+        ratio: Infinity,
+        sentence: `${sentence} Unallocated: free and preemptible at any moment; restarts once its old processes exit, ${formatWithin(startBy, now)}.`,
+      },
+    });
+  }
+
   /** A pending job starts on `slots` (R1); it launches once the leaving jobs there have exited (R6). */
   start(e: PendingEntry, slots: Slots, code: StartReasonCode, position: number, ratio: number, sentence: string): void {
     const { now, board, tree } = this;
@@ -169,12 +241,15 @@ export class CycleSession {
     const waits = board.occupy(js).sort((a, b) => compareById(a.job, b.job));
     const startBy = waits.reduce((t, w) => Math.max(t, w.exitBy), now);
     job.startedAt = startBy;
-    js.protectedUntil = charged ? startBy + e.job.minRuntime : startBy;
+    js.protectedUntil = charged
+      ? this.rules.protectedUntil({ startedAt: startBy, minRuntime: e.job.minRuntime, squattingSince: null }, this.policy)
+      : startBy;
     js.maxEnd = e.job.maxRuntime === null ? Infinity : startBy + e.job.maxRuntime;
     this.jobs.push(js);
     if (charged) tree.addHeld(e.budget, e.job.gpus);
     this.ratiosVersion++;
     if (js.debug) this.addDebug(e.job.userId, e.job.gpus);
+    this.limits.started(e.job);
     this.started++;
     this.startedGpus += e.job.gpus;
     this.plan.push({
@@ -195,9 +270,11 @@ export class CycleSession {
         ratio,
         sentence: `${sentence} Position ${position} in order, budget ${tree.paths[e.budget]}, projected ratio ${formatRatio(ratio)}${
           charged
-            ? e.job.minRuntime > 0
-              ? `; protected for ${formatDuration(e.job.minRuntime)}`
-              : ""
+            ? js.protectedUntil >= NEVER
+              ? "; not preemptible until it ends"
+              : e.job.minRuntime > 0
+                ? `; protected for ${formatDuration(e.job.minRuntime)}`
+                : ""
             : "; unallocated: free and preemptible at any moment"
         }${waits.length > 0 ? `; starts once ${plural(waits.length, "leaving job")} ${waits.length === 1 ? "exits" : "exit"}, ${formatWithin(startBy, now)}` : ""}.`,
       },

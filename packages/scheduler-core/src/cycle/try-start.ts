@@ -3,7 +3,9 @@ import { formatPercent, formatRatio, formatWhen, plural } from "../format";
 import type { PendingEntry } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import { findPreemption } from "../plan-preemptions";
-import type { PreemptReasonCode } from "../types";
+import type { JobState } from "../cluster-state";
+import type { PreemptOp, PreemptReasonCode } from "../types";
+import { noteMoveCandidates } from "./consolidate";
 import type { CycleSession } from "./session";
 
 /**
@@ -36,13 +38,17 @@ export function tryStart(
   ratio: number,
   unallocatedVictimsOnly: boolean,
   retry: boolean,
+  /** The job's reservation is due now (R7): it may also preempt budgets it ranks ahead of by the margin. */
+  holder = false,
 ): boolean {
   const { board, tree, policy, now, reservations, memo } = s;
   const job = e.job;
   const g = job.gpus;
   const lane = e.lane;
   const allow = reservations.allowFor(e);
-  const slots = memo.freePlacement(g, allow);
+  // R5: work outside the debug lane leaves the lane's reserve of GPUs free.
+  const reserve = lane === "DEBUG" ? 0 : Math.floor(policy.debugReserve * tree.capacity);
+  const slots = reserve > 0 && board.totalFree() - g < reserve ? null : memo.freePlacement(g, allow);
   if (slots) {
     const rIdx = slots.find((sl) => reservations.reservedBy[sl.node]! >= 0);
     const r = rIdx ? reservations.list[reservations.reservedBy[rIdx.node]!]! : null;
@@ -63,19 +69,22 @@ export function tryStart(
   if (lane === "UNALLOCATED" || s.preemptionSearches >= policy.maxPreemptionSearches) return false;
   // Unallocated victims only: the retry pass (R3), or a regular job whose budget ranks ahead of no
   // holder of interruptible work by the margin (R4).
-  const unallocatedOnly = unallocatedVictimsOnly || (lane === "ALLOCATED" && !mayPreemptInterruptible(s, e.budget));
+  const unallocatedOnly = unallocatedVictimsOnly || (lane === "ALLOCATED" && !holder && !mayPreemptInterruptible(s, e.budget));
   if (!(board.couldFit(g, 0) || (!unallocatedOnly && board.couldFit(g, 1)))) return false;
   const key = memo.searchKey(lane, e.budget, tree.size, unallocatedOnly, reservations.backfillMask(e));
-  const room = memo.searchRoom(key);
+  const room = holder ? Infinity : memo.searchRoom(key);
   if (g > room) return false;
   s.preemptionSearches++;
+  s.preemptionCtx.holder = holder;
   const choice = findPreemption(s.preemptionCtx, s.scratch, g, unallocatedOnly ? "RETRY" : lane, e.budget, allow);
+  s.preemptionCtx.holder = false;
   if (!choice) {
-    memo.searchFailed(key, Math.min(room, g - 1, s.scratch.room));
+    if (!holder) memo.searchFailed(key, Math.min(room, g - 1, s.scratch.room));
     return false;
   }
   const margin = policy.preemptionMargin;
   const victimsUnallocated = choice.tier === 0;
+  const victimOps: { v: JobState; op: PreemptOp }[] = [];
   for (const v of [...choice.victims].sort((x, y) => compareById(x.job, y.job))) {
     const vRatio = v.budget >= 0 ? tree.projectedRatio(v.budget) : Infinity;
     const code: PreemptReasonCode = !v.charged ? "UNALLOCATED_FOR_ALLOCATED" : lane === "DEBUG" ? "DEBUG_LANE" : "FAIR_SHARE";
@@ -84,11 +93,15 @@ export function tryStart(
         ? `Preempted: unallocated work makes room for allocated job ${job.id} (budget ${tree.paths[e.budget]} ratio ${formatRatio(ratio)}).`
         : code === "DEBUG_LANE"
           ? `Preempted for debug-lane job ${job.id}: this job was interruptible and budget ${s.budgetPath(v.budget, v.job.budgetId)} (ratio ${formatRatio(vRatio)}) was among the most over-served.`
-          : `Preempted for job ${job.id}: budget ${tree.paths[e.budget]} ratio ${formatRatio(ratio)} ranks ahead of budget ${s.budgetPath(v.budget, v.job.budgetId)} ratio ${formatRatio(vRatio)} by more than ${formatPercent(margin)}, and this job was interruptible.`;
-    s.preempt(v, job.id, code, ratio, why);
+          : tree.mayTakeShare(e.budget, v.budget, v.job.gpus, margin)
+            ? `Preempted for job ${job.id}: budget ${tree.paths[e.budget]} holds less than its owed share of the cluster and budget ${s.budgetPath(v.budget, v.job.budgetId)} keeps at least its own without this job, which was interruptible.`
+            : `Preempted for job ${job.id}, whose reservation was due: budget ${tree.paths[e.budget]} ratio ${formatRatio(ratio)} ranks ahead of budget ${s.budgetPath(v.budget, v.job.budgetId)} ratio ${formatRatio(vRatio)} by more than ${formatPercent(margin)}, and this job was interruptible.`;
+    const op = s.preempt(v, job.id, code, ratio, why);
+    if (code === "UNALLOCATED_FOR_ALLOCATED") victimOps.push({ v, op });
   }
   const nodeSize = board.size;
   const placed: Slots = choice.nodes.map((node) => ({ node, gpus: board.freeIndexes(node, g <= nodeSize ? g : nodeSize) }));
+  noteMoveCandidates(s, victimOps, placed);
   const n = choice.victims.length;
   s.start(
     e,
@@ -104,7 +117,9 @@ export function tryStart(
       ? `Started by preempting ${plural(n, "unallocated job")}.`
       : lane === "DEBUG"
         ? `Debug-lane job started by preempting ${plural(n, "job")}.`
-        : `Started by preempting ${plural(n, "job")}, interruptible ones of budgets ranked behind by more than ${formatPercent(margin)}.`,
+        : holder
+          ? `Started on its reservation by preempting ${plural(n, "job")}, interruptible ones of budgets above their owed share or ranked behind by more than ${formatPercent(margin)}.`
+          : `Started by preempting ${plural(n, "job")}, interruptible ones of budgets above their owed share (this budget is below its own).`,
   );
   return true;
 }

@@ -109,15 +109,30 @@ export function computeQueueWaits(segments: readonly RunSegment[], largeJobGpus 
   return { all: percentiles(all), debug: percentiles(debug), large: percentiles(large) };
 }
 
-/** SPEC §4 preemptions: count, GPU-time lost since the victims' latest starts, requeue waits. */
+/** SPEC §4 preemptions: count, GPU-time lost since the victims' latest starts, requeue waits; R12 moves apart. */
 export function computePreemptions(records: readonly PreemptionRecord[]): PreemptionSummary {
   let gpuSeconds = 0;
+  let moves = 0;
+  let lost = 0;
   const waits: number[] = [];
   for (const r of records) {
+    // A move loses work too (since the last checkpoint, plus the restart): counted in lostGpuHours.
+    lost += r.lostGpuSeconds ?? 0;
+    if (r.move) {
+      moves++;
+      continue;
+    }
     gpuSeconds += r.gpus * Math.max(0, r.at - r.startedAt);
     if (r.restartedAt !== null && r.restartedAt !== undefined) waits.push(Math.max(0, r.restartedAt - r.at));
   }
-  return { count: records.length, gpuSeconds, gpuHours: gpuSeconds / 3600, requeueWait: percentiles(waits) };
+  return {
+    count: records.length - moves,
+    moves,
+    gpuSeconds,
+    gpuHours: gpuSeconds / 3600,
+    lostGpuHours: lost / 3600,
+    requeueWait: percentiles(waits),
+  };
 }
 
 /** SPEC §4 fragmentation: idle GPU-time while a pending allocated job could not be placed. */

@@ -64,6 +64,14 @@ export interface PreemptionRecord {
   startedAt: number;
   /** When the requeued job started again; null if it has not (yet) or was not requeued. */
   restartedAt?: number | null;
+  /** R12: a move (CONSOLIDATION): the job restarted at once elsewhere; counted apart from preemptions. */
+  move?: boolean;
+  /**
+   * Work lost to this preemption, GPU-seconds: the victim's work since its last checkpoint (all of
+   * this run's work when not resumable) plus the restart overhead its next start pays. Null when not
+   * known (yet).
+   */
+  lostGpuSeconds?: number | null;
 }
 
 export interface Percentiles {
@@ -112,9 +120,14 @@ export interface QueueWaitSummary {
 }
 
 export interface PreemptionSummary {
+  /** Preemptions, moves (R12) not included; gpuSeconds and requeueWait likewise. */
   count: number;
+  /** R12 moves: unallocated jobs stopped and restarted at once on other GPUs. */
+  moves: number;
   gpuSeconds: number;
   gpuHours: number;
+  /** Sum of the records' lostGpuSeconds, in hours. */
+  lostGpuHours: number;
   requeueWait: Percentiles;
 }
 

@@ -8,6 +8,7 @@ import { PageHead, ago, colorFor, gpuHours, useNow, when } from "../../../compon
 import { AllocationStrip, PPM, type StripItem } from "./allocation-strip";
 import { errorText } from "../../../lib/error-text";
 import { plural } from "../../../lib/words";
+import { UserLimits } from "./user-limits";
 
 function flatten(n: BudgetTreeNodeView, depth = 0, out: { node: BudgetTreeNodeView; depth: number }[] = []) {
   out.push({ node: n, depth });
@@ -238,6 +239,7 @@ export function BudgetsView() {
           </div>
         </section>
       ) : null}
+      {selected ? <UserLimits key={selected.id} node={selected} /> : null}
 
       <div className="side-grid">
         <section className="panel scroll-x">

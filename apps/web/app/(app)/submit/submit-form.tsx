@@ -31,12 +31,27 @@ interface FormState {
   env: string;
   secretEnv: string;
   name: string;
+  array: string;
+  after: string;
+  retries: string;
 }
 
 const MIN_PRESETS = ["0", "30m", "2h", "4h", "8h"];
 
 /** The form's free-text fields (every string field but the two selects). */
-type TextKey = "gpus" | "minRuntime" | "maxRuntime" | "priority" | "gracePeriod" | "command" | "env" | "secretEnv" | "name";
+type TextKey =
+  | "gpus"
+  | "minRuntime"
+  | "maxRuntime"
+  | "priority"
+  | "gracePeriod"
+  | "command"
+  | "env"
+  | "secretEnv"
+  | "name"
+  | "array"
+  | "after"
+  | "retries";
 
 interface TextFieldOptions {
   hint?: ReactNode;
@@ -85,6 +100,12 @@ function toInput(f: FormState): { input: SubmitJobInput } | { errors: Errors } {
       env: env.env,
       secretEnv: secretEnv.env,
       ...(f.name.trim() ? { name: f.name.trim() } : {}),
+      ...(f.array.trim() ? { array: f.array.trim() } : {}),
+      after: f.after
+        .split(/[\s,]+/)
+        .map((a) => a.trim())
+        .filter((a) => a !== ""),
+      retries: (num(f.retries) ?? 0) as number,
     },
   };
 }
@@ -126,6 +147,9 @@ export function SubmitForm() {
     env: "",
     secretEnv: "",
     name: "",
+    array: "",
+    after: "",
+    retries: "0",
   });
   const [errors, setErrors] = useState<Errors>({});
   const [serverError, setServerError] = useState<string | null>(null);
@@ -354,6 +378,18 @@ export function SubmitForm() {
               hint: "Handed to the job; nobody, you included, can read the values after submitting.",
             })}
             {textField("name", "Name (optional)", { placeholder: "from the command" })}
+            {textField("array", "Job array (optional)", {
+              placeholder: "e.g. 0-99%10",
+              hint: "One job per index (in TRANCHE_ARRAY_INDEX); %N: at most N running at once. Up to 10,000.",
+            })}
+            {textField("after", "Start after (optional)", {
+              placeholder: "e.g. 81:ok 94:any",
+              hint: "Job ids: :ok (default) waits for success, :any for any end.",
+            })}
+            {textField("retries", "Retries on failure", {
+              numeric: true,
+              hint: "Requeued up to this many times (0-10) when it exits with an error.",
+            })}
           </div>
           <div className="row">
             <button className="btn primary" type="submit" disabled={submit.isPending}>

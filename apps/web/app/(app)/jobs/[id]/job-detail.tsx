@@ -19,6 +19,7 @@ const DOT: Record<string, string> = {
   PREEMPT: "warn",
   CANCEL_REQUESTED: "warn",
   REQUEUED: "",
+  MOVED: "",
   HELD: "muted",
   RELEASED: "",
   COMPLETED: "ok",
@@ -48,6 +49,7 @@ export function JobDetailView({ id }: { id: number }) {
     onError: (e: unknown) => setMsg(errorText(e)),
   };
   const cancel = useMutation(trpc.job.cancel.mutationOptions(opts));
+  const cancelArray = useMutation(trpc.job.cancelArray.mutationOptions(opts));
   const hold = useMutation(trpc.job.hold.mutationOptions(opts));
   const release = useMutation(trpc.job.release.mutationOptions(opts));
 
@@ -78,6 +80,16 @@ export function JobDetailView({ id }: { id: number }) {
           <p className="lede">
             #{job.id} · {job.gpus} GPU{job.gpus === 1 ? "" : "s"} on <Link href={`/queue/${job.cluster}`}>{job.cluster}</Link> ·
             charged to {job.budget} · by {job.user.name} · submitted {ago(job.submittedAt, now)}
+            {job.array ? (
+              <>
+                {" "}
+                ·{" "}
+                <span data-testid="array-task">
+                  task {job.array.index} of {job.array.spec}
+                </span>{" "}
+                (array #{job.array.id})
+              </>
+            ) : null}
           </p>
         </div>
         <div className="row">
@@ -104,6 +116,18 @@ export function JobDetailView({ id }: { id: number }) {
               disabled={cancel.isPending}
             >
               Cancel job
+            </button>
+          ) : null}
+          {detail.data.canCancel && job.array ? (
+            <button
+              className="btn danger"
+              onClick={() => {
+                if (confirm(`Cancel every task of array #${job.array!.id} that has not ended?`))
+                  cancelArray.mutate({ id: job.array!.id });
+              }}
+              disabled={cancelArray.isPending}
+            >
+              Cancel the whole array
             </button>
           ) : null}
         </div>
@@ -251,6 +275,21 @@ export function JobDetailView({ id }: { id: number }) {
                 <dd>{job.gracePeriod !== null ? formatDuration(job.gracePeriod) : "default"}</dd>
                 <dt>Requeued</dt>
                 <dd>{job.requeueCount} times</dd>
+                <dt>Retries on failure</dt>
+                <dd>{job.retries.max === 0 ? "none" : `${job.retries.used} of ${job.retries.max} used`}</dd>
+                {job.after.length > 0 ? (
+                  <>
+                    <dt>Starts after</dt>
+                    <dd>
+                      {job.after.map((a, i) => (
+                        <span key={a.jobId}>
+                          {i > 0 ? ", " : ""}
+                          <Link href={`/jobs/${a.jobId}`}>#{a.jobId}</Link> {a.condition === "OK" ? "succeeds" : "ends"}
+                        </span>
+                      ))}
+                    </dd>
+                  </>
+                ) : null}
                 <dt>Command</dt>
                 <dd>
                   {/* A script keeps its lines. */}

@@ -33,15 +33,16 @@ function WhoLaneGpus({ r, open = false }: { r: Pick<QueuePendingRow, "budget" | 
 }
 
 /** #id with the job's name under it. */
-function JobCell({ id, name, open = false }: { id: number; name: string; open?: boolean }) {
+function JobCell({ id, name, open = false, task }: { id: number; name: string; open?: boolean; task?: string | null }) {
+  const shown = task ? `${name} · ${task}` : name;
   return (
     <span className="q-who small">
       {/* No prefetch: every row scrolled into view would render a job page on the server. */}
-      <Link href={`/jobs/${id}`} prefetch={false} title={name}>
+      <Link href={`/jobs/${id}`} prefetch={false} title={shown}>
         #{id}
       </Link>
-      <span className={open ? "wrap muted" : "ellipsis muted"} title={name}>
-        {name}
+      <span className={open ? "wrap muted" : "ellipsis muted"} title={shown}>
+        {shown}
       </span>
     </span>
   );
@@ -72,7 +73,7 @@ function PendingRow({
       style={{ top, height, background: r.userId === me ? "#f7f9ff" : undefined }}
     >
       <span className="num muted">{r.state === "HELD" ? "—" : (r.position ?? "·")}</span>
-      <JobCell id={r.id} name={r.name} open={open} />
+      <JobCell id={r.id} name={r.name} open={open} task={r.task} />
       <WhoLaneGpus r={r} open={open} />
       {/* The server renders with its own clock: the client's first render may differ by a second. */}
       <span className="small muted nowrap" suppressHydrationWarning>
@@ -227,7 +228,7 @@ function RunningList({ rows, now }: { rows: QueueRunningRow[]; now: number }) {
             const left = r.protectedUntil ? Date.parse(r.protectedUntil) - now : 0;
             return (
               <div key={r.id} className="vrow r-cols" style={{ top: it.start, height: ROW }} data-testid={`running-${r.id}`}>
-                <JobCell id={r.id} name={r.name} />
+                <JobCell id={r.id} name={r.name} task={r.task} />
                 <WhoLaneGpus r={r} />
                 <span className="small nowrap">
                   {r.awaitingExits

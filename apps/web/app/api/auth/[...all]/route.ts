@@ -1,3 +1,4 @@
+import { DATABASE_RETRY_AFTER_SEC, DATABASE_UNAVAILABLE_SENTENCE, isDatabaseUnavailable } from "@tranche/db";
 import { signInLimitsFromEnv } from "@tranche/domain";
 import { auth } from "../../../../server/auth";
 import { parseTrustedProxies } from "../../../../server/client-address";
@@ -16,9 +17,18 @@ function routeDeps(): AuthRouteDeps {
   });
 }
 
-export async function GET(req: Request) {
-  return handleAuthRequest(req, routeDeps());
+/** Sign-in while the database is away: 503 with Retry-After, like every other route. */
+async function handle(req: Request): Promise<Response> {
+  try {
+    return await handleAuthRequest(req, routeDeps());
+  } catch (e) {
+    if (!isDatabaseUnavailable(e)) throw e;
+    return Response.json(
+      { error: { code: "UNAVAILABLE", message: DATABASE_UNAVAILABLE_SENTENCE } },
+      { status: 503, headers: { "retry-after": String(DATABASE_RETRY_AFTER_SEC), "cache-control": "no-store" } },
+    );
+  }
 }
-export async function POST(req: Request) {
-  return handleAuthRequest(req, routeDeps());
-}
+
+export const GET = handle;
+export const POST = handle;

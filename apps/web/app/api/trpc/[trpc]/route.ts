@@ -1,10 +1,22 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { appRouter, crossSiteRefusal } from "@tranche/api";
+import { appRouter, crossSiteRefusal, trpcResponseMeta } from "@tranche/api";
+import { DATABASE_UNAVAILABLE_SENTENCE, isDatabaseUnavailable } from "@tranche/db";
+import { TRPCError } from "@trpc/server";
 import { publicUrl } from "../../../../server/auth-options";
 import { sessionActor } from "../../../../server/auth";
 import { db } from "../../../../server/db";
 
 export const dynamic = "force-dynamic";
+
+/** The session's user; the database away is a 503 (as in every procedure), not a failure of the server. */
+async function signedInUser(req: Request) {
+  try {
+    return await sessionActor(req.headers);
+  } catch (e) {
+    if (isDatabaseUnavailable(e)) throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: DATABASE_UNAVAILABLE_SENTENCE });
+    throw e;
+  }
+}
 
 function handler(req: Request) {
   // The web app's own pages are the only callers with a cookie: refuse what another site makes a browser send.
@@ -14,7 +26,8 @@ function handler(req: Request) {
     endpoint: "/api/trpc",
     req,
     router: appRouter,
-    createContext: async () => ({ prisma: db(), user: await sessionActor(req.headers), origin: new URL(req.url).origin }),
+    createContext: async () => ({ prisma: db(), user: await signedInUser(req), origin: new URL(req.url).origin }),
+    responseMeta: trpcResponseMeta,
   });
 }
 

@@ -1,5 +1,5 @@
 import { LIMITS, readBodyText } from "@tranche/contracts";
-import { handleAgentRequest } from "@tranche/domain/runtime";
+import { agentReplyHeaders, handleAgentRequest } from "@tranche/domain/runtime";
 import { db } from "../../../../../server/db";
 
 export const dynamic = "force-dynamic";
@@ -13,5 +13,5 @@ export async function POST(req: Request) {
     authorization: req.headers.get("authorization"),
     body: await readBodyText(req, LIMITS.agentRequestBytes),
   });
-  return Response.json(reply.body, { status: reply.status, headers: { "cache-control": "no-store" } });
+  return Response.json(reply.body, { status: reply.status, headers: agentReplyHeaders(reply) });
 }

@@ -1,5 +1,5 @@
 import { LIMITS, readBodyText } from "@tranche/contracts";
-import { AgentWakeups, handleAgentRequest } from "@tranche/domain/runtime";
+import { AgentWakeups, agentReplyHeaders, handleAgentRequest } from "@tranche/domain/runtime";
 import { db } from "../../../../../server/db";
 
 export const dynamic = "force-dynamic";
@@ -24,5 +24,5 @@ export async function POST(req: Request) {
     },
     { wakeups: (g.trancheAgentWakeups ??= new AgentWakeups(url)), signal: req.signal },
   );
-  return Response.json(reply.body, { status: reply.status, headers: { "cache-control": "no-store" } });
+  return Response.json(reply.body, { status: reply.status, headers: agentReplyHeaders(reply) });
 }

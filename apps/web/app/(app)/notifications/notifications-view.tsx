@@ -1,0 +1,133 @@
+"use client";
+import Link from "next/link";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { useTRPC } from "../../../lib/trpc";
+import { Empty, PageHead, ago, useNow } from "../../../components/ui";
+import { errorText } from "../../../lib/error-text";
+
+const KIND_LABEL: Record<string, string> = {
+  STARTED: "started",
+  PREEMPTION_WARNING: "preemption warning",
+  FINISHED: "finished",
+  FAILED: "failed",
+  RETRIED: "retried",
+  SQUATTING: "idle GPUs",
+};
+
+/** The inbox (newest first, unread marked) and the webhook the same notifications are POSTed to. */
+export function NotificationsView() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const now = useNow(30_000);
+  const list = useQuery({ ...trpc.notification.list.queryOptions({ limit: 200 }), refetchInterval: 10_000 });
+  const refresh = () => qc.invalidateQueries({ queryKey: trpc.notification.pathKey() });
+  const mark = useMutation(trpc.notification.markRead.mutationOptions({ onSuccess: () => void refresh() }));
+  const items = list.data?.notifications ?? [];
+  return (
+    <>
+      <PageHead
+        title="Notifications"
+        lede="Your jobs' starts, preemption warnings, ends and failures, and jobs flagged as idle on their GPUs in budgets you own or manage."
+      >
+        <button className="btn" disabled={mark.isPending || (list.data?.unread ?? 0) === 0} onClick={() => mark.mutate({})}>
+          Mark all read
+        </button>
+      </PageHead>
+      <div className="grid-2">
+        <section className="panel">
+          <div className="panel-head">
+            <h2>Inbox</h2>
+            <span className="small muted">{list.data ? `${list.data.unread} unread` : ""}</span>
+          </div>
+          {items.length === 0 ? (
+            <Empty title="Nothing yet">You will hear here when a job of yours starts, is about to be preempted, or ends.</Empty>
+          ) : (
+            <ul className="notification-list" data-testid="notifications">
+              {items.map((n) => (
+                <li key={n.id} className={n.read ? "read" : "unread"} data-testid="notification">
+                  <div className="row" style={{ justifyContent: "space-between" }}>
+                    <strong>
+                      {n.read ? null : <span className="sr-only">Unread: </span>}
+                      {n.jobId !== null ? <Link href={`/jobs/${n.jobId}`}>{n.title}</Link> : n.title}
+                    </strong>
+                    <span className="small muted">
+                      {KIND_LABEL[n.kind] ?? n.kind.toLowerCase()} · {ago(n.createdAt, now)} ago
+                    </span>
+                  </div>
+                  <div className="small">{n.sentence}</div>
+                  {n.read ? null : (
+                    <button className="linkbtn small" onClick={() => mark.mutate({ ids: [n.id] })}>
+                      Mark read
+                    </button>
+                  )}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+        <WebhookPanel />
+      </div>
+    </>
+  );
+}
+
+function WebhookPanel() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const current = useQuery(trpc.notification.webhook.queryOptions());
+  const [url, setUrl] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+  useEffect(() => setUrl(current.data?.url ?? ""), [current.data?.url]);
+  const save = useMutation(
+    trpc.notification.setWebhook.mutationOptions({
+      onSuccess: () => {
+        setError(null);
+        setSaved(true);
+        void qc.invalidateQueries({ queryKey: trpc.notification.webhook.queryKey() });
+      },
+      onError: (e) => setError(errorText(e)),
+    }),
+  );
+  return (
+    <section className="panel">
+      <div className="panel-head">
+        <h2>Webhook</h2>
+      </div>
+      <form
+        className="panel-body stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setSaved(false);
+          save.mutate({ url: url.trim() === "" ? null : url.trim() });
+        }}
+      >
+        <p className="small">
+          Optional: each notification is also sent as JSON (POST) to this address, for a chat bot or your own scripts. A failing
+          address is tried three times and never delays the scheduler.
+        </p>
+        <label className="field">
+          <span>Address</span>
+          <input
+            className="input"
+            placeholder="https://hooks.example.com/tranche"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+          />
+        </label>
+        <div className="row">
+          <button className="btn primary" disabled={save.isPending}>
+            {url.trim() === "" ? "Turn off" : "Save"}
+          </button>
+          {saved && !error ? <span className="small">Saved.</span> : null}
+          {error ? (
+            <span className="field-error" role="alert">
+              {error}
+            </span>
+          ) : null}
+        </div>
+      </form>
+    </section>
+  );
+}

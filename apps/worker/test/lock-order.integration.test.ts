@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
+import { acquireOrRenewLease, applyCyclePlan, handleHeartbeat, hashSecret, loadCycleInput } from "@tranche/domain/runtime";
+import { runCycle } from "@tranche/scheduler-core";
+import { makeWorld, submit, type World } from "./harness";
+
+const DELAYS_MS = [0, 5, 10, 20, 30, 45, 60, 90];
+const gpus = Array.from({ length: 8 }, (_, index) => ({
+  index,
+  uuid: `GPU-${index}`,
+  name: "Fake",
+  memoryMiB: 1,
+  utilizationPercent: 50,
+}));
+
+/**
+ * The plan applier and an agent's heartbeat write the same rows (nodes, jobs, run segments, the usage
+ * ledger). They take them in one order — the cluster's node rows, then jobs — so running both at once
+ * never ends in Postgres' `deadlock detected`. The scene that deadlocked: a cycle declares one node
+ * DOWN and closes its jobs as lost (charging the ledger) while the other node's agent reports its jobs
+ * exited (charging the same ledger rows), and the cycle then charges every open segment.
+ */
+describe("the plan applier and the agent heartbeat lock rows in the same order", () => {
+  let db: TestDatabase;
+  let world: World;
+
+  beforeAll(async () => {
+    db = await createTestDatabase("lock_order");
+    world = await makeWorld(db.prisma, { nodes: 2 });
+    for (const [name, id] of Object.entries(world.nodeIds))
+      await db.prisma.node.update({ where: { id }, data: { agentCredentialHash: hashSecret(`cred-${name}`) } });
+    expect(await acquireOrRenewLease(db.prisma, "test", 3600)).toBe(true);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  const beat = (name: string, at: number, jobs: object[] = []) =>
+    handleHeartbeat(
+      db.prisma,
+      `cred-${name}`,
+      { nodeName: name, agentVersion: "test", health: { healthy: true, errors: [] }, gpus, busyPercent: 50, jobs, logs: [] },
+      new Date(at * 1000),
+    );
+  const decide = async (now: number) => {
+    const input = await loadCycleInput(db.prisma, world.clusterId, now);
+    return { input, result: runCycle(input.snapshot, input.policy, now) };
+  };
+  const apply = ({ input, result }: Awaited<ReturnType<typeof decide>>) =>
+    applyCyclePlan(db.prisma, input, result, "test", { loadMs: 0, decideMs: 0 });
+
+  it("a cycle losing one node's jobs and the other node's exit reports, at once, eight times over: no deadlock, every run closed once", async () => {
+    let t = Math.floor(Date.now() / 1000) - 3000;
+    for (let round = 0; round < DELAYS_MS.length; round++) {
+      for (const name of ["c1-0", "c1-1"]) expect((await beat(name, t)).status).toBe(200);
+      const ids = [];
+      for (let i = 0; i < 16; i++) ids.push(await submit(db.prisma, world, { command: "sleep 600", gpus: 1, resumable: true }));
+      await apply(await decide(t + 1));
+      const open = await db.prisma.runSegment.findMany({
+        where: { jobId: { in: ids }, endedAt: null },
+        include: { placements: true },
+      });
+      expect(open).toHaveLength(16);
+      const onSecond = open.filter((s) => s.placements[0]!.nodeId === world.nodeIds["c1-1"]);
+      expect(onSecond).toHaveLength(8);
+
+      // c1-0 falls silent; c1-1 keeps beating. Past the heartbeat timeout and the fence grace, a cycle
+      // declares c1-0 DOWN and loses its jobs while c1-1 reports all of its own jobs exited.
+      t += 200;
+      expect((await beat("c1-1", t - 1)).status).toBe(200);
+      const decided = await decide(t);
+      expect(decided.result.plan.filter((o) => o.op === "LOST")).toHaveLength(8);
+      const exits = onSecond.map((s) => ({
+        jobId: s.jobId,
+        segmentId: String(s.id),
+        status: "EXITED",
+        pid: 1,
+        launchedAt: null,
+        exitCode: 0,
+        signal: null,
+        endedAt: new Date(t * 1000).toISOString(),
+      }));
+      // The report lands at a different moment of the apply each round (the deadlock needed it mid-way).
+      const delay = DELAYS_MS[round]!;
+      const [applied, reported] = await Promise.allSettled([
+        apply(decided),
+        new Promise((r) => setTimeout(r, delay)).then(() => beat("c1-1", t, exits)),
+      ]);
+      expect(applied.status === "rejected" ? String(applied.reason) : "applied").toBe("applied");
+      expect(reported.status === "rejected" ? String(reported.reason) : reported.value.status).toBe(200);
+
+      const jobs = await db.prisma.job.findMany({ where: { id: { in: ids } }, select: { id: true, state: true } });
+      const secondIds = new Set(onSecond.map((s) => s.jobId));
+      for (const j of jobs) expect(j.state).toBe(secondIds.has(j.id) ? "COMPLETED" : "PENDING");
+      expect(await db.prisma.runSegment.count({ where: { jobId: { in: ids }, endedAt: null } })).toBe(0);
+      // Leave the lost jobs out of the next round.
+      await db.prisma.job.updateMany({ where: { id: { in: ids }, state: "PENDING" }, data: { state: "CANCELLED" } });
+      t += 10;
+    }
+  }, 180_000);
+});

@@ -1,0 +1,66 @@
+import type { PrismaClient } from "@tranche/db";
+import {
+  jobIdInput,
+  listNotificationsInput,
+  markNotificationsReadInput,
+  setDependenciesInput,
+  setUserLimitInput,
+  setWebhookInput,
+} from "@tranche/contracts";
+import {
+  cancelArray,
+  getWebhook,
+  listNotifications,
+  markNotificationsRead,
+  setDependencies,
+  setUserLimit,
+  setWebhook,
+  type Actor,
+} from "@tranche/domain";
+import { json, parse, readJson } from "./io";
+
+/**
+ * REST for arrays, dependencies, notifications, webhooks and per-user limits (handler.ts routes the
+ * rest). Returns null for any other path.
+ */
+export async function handleJobRulesRest(
+  req: Request,
+  method: string,
+  parts: string[],
+  actor: Actor,
+  prisma: PrismaClient,
+): Promise<Response | null> {
+  const [head, id, tail] = parts;
+  const url = new URL(req.url);
+  if (head === "jobs" && parts.length === 3 && tail === "dependencies" && method === "PUT") {
+    const jobId = parse(jobIdInput, { id }).id;
+    const input = parse(setDependenciesInput, await readJson(req));
+    return json({ jobId, after: await setDependencies(prisma, actor, jobId, input.after) });
+  }
+  if (head === "arrays" && id !== undefined) {
+    const arrayId = parse(jobIdInput, { id }).id;
+    if ((parts.length === 2 && method === "DELETE") || (parts.length === 3 && tail === "cancel" && method === "POST"))
+      return json(await cancelArray(prisma, actor, arrayId));
+  }
+  if (head === "notifications") {
+    if (parts.length === 1 && method === "GET") {
+      const q = Object.fromEntries(url.searchParams);
+      const input = parse(listNotificationsInput, {
+        ...(q.unread !== undefined ? { unread: q.unread === "true" || q.unread === "1" } : {}),
+        ...(q.limit !== undefined ? { limit: Number(q.limit) } : {}),
+      });
+      return json(await listNotifications(prisma, actor, input));
+    }
+    if (parts.length === 2 && id === "read" && method === "POST") {
+      const input = parse(markNotificationsReadInput, await readJson(req));
+      return json(await markNotificationsRead(prisma, actor, input.ids));
+    }
+  }
+  if (head === "me" && id === "webhook" && parts.length === 2) {
+    if (method === "GET") return json(await getWebhook(prisma, actor));
+    if (method === "PUT") return json(await setWebhook(prisma, actor, parse(setWebhookInput, await readJson(req)).url));
+  }
+  if (head === "budgets" && id === "user-limit" && parts.length === 2 && method === "PUT")
+    return json(await setUserLimit(prisma, actor, parse(setUserLimitInput, await readJson(req))));
+  return null;
+}

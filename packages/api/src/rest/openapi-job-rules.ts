@@ -1,0 +1,72 @@
+import { markNotificationsReadInput, setDependenciesInput, setUserLimitInput, setWebhookInput } from "@tranche/contracts";
+import { errorResponses, schema } from "./openapi-parts";
+
+const ok = (description: string) => ({
+  description,
+  content: { "application/json": { schema: { type: "object" } } },
+});
+const body = (s: Parameters<typeof schema>[0]) => ({
+  required: true,
+  content: { "application/json": { schema: schema(s, "input") } },
+});
+const id = { name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } };
+
+/** OpenAPI paths of job-rules-routes.ts: dependencies, arrays, notifications, webhooks, per-user limits. */
+export function withJobRulePaths<P extends Record<string, object>>(paths: P): P & Record<string, object> {
+  const more: Record<string, object> = {
+    "/jobs/{id}/dependencies": {
+      put: {
+        summary: "Replace a waiting job's dependencies (refused when it would make a cycle)",
+        operationId: "setDependencies",
+        parameters: [id],
+        requestBody: body(setDependenciesInput),
+        responses: { "200": ok("{ jobId, after }"), ...errorResponses([400, 401, 403, 404, 409]) },
+      },
+    },
+    "/arrays/{id}/cancel": {
+      post: {
+        summary: "Cancel every task of a job array that has not ended",
+        operationId: "cancelArray",
+        parameters: [id],
+        responses: { "200": ok("{ arrayId, cancelled, stopping }"), ...errorResponses([401, 403, 404]) },
+      },
+    },
+    "/notifications": {
+      get: {
+        summary: "Your notifications, newest first, with the unread count",
+        operationId: "listNotifications",
+        parameters: [
+          { name: "unread", in: "query", required: false, schema: { type: "boolean" } },
+          { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 500 } },
+        ],
+        responses: { "200": ok("{ notifications, unread }"), ...errorResponses([400, 401]) },
+      },
+    },
+    "/notifications/read": {
+      post: {
+        summary: "Mark some (ids) or all of your notifications read",
+        operationId: "markNotificationsRead",
+        requestBody: body(markNotificationsReadInput),
+        responses: { "200": ok("{ marked }"), ...errorResponses([400, 401]) },
+      },
+    },
+    "/me/webhook": {
+      get: { summary: "Your notification webhook", operationId: "getWebhook", responses: { "200": ok("{ url }") } },
+      put: {
+        summary: "Set (or with null remove) the address your notifications are POSTed to as JSON",
+        operationId: "setWebhook",
+        requestBody: body(setWebhookInput),
+        responses: { "200": ok("{ url }"), ...errorResponses([400, 401]) },
+      },
+    },
+    "/budgets/user-limit": {
+      put: {
+        summary: "Set a budget's per-user GPU limit (its managers and admins; null removes it)",
+        operationId: "setUserLimit",
+        requestBody: body(setUserLimitInput),
+        responses: { "200": ok("{ budget, maxGpusPerUser }"), ...errorResponses([400, 401, 403]) },
+      },
+    },
+  };
+  return { ...paths, ...more } as P & Record<string, object>;
+}

@@ -1,0 +1,76 @@
+// `tranche submit --array/--after/--retries`, `tranche cancel --array`, `tranche depend`, `tranche
+// notifications`: the real CLI process against the REST handler served over HTTP and a real Postgres.
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiToken } from "@tranche/domain";
+import { makeWorld, serveRest, type World } from "./fixtures";
+
+const CLI = resolve(import.meta.dirname, "../../../apps/cli/bin/tranche.mjs");
+let w: World;
+let token: string;
+let server: Awaited<ReturnType<typeof serveRest>>;
+let dir: string;
+
+beforeAll(async () => {
+  w = await makeWorld("api_cli_rules");
+  token = (await createApiToken(w.db.prisma, w.users.ada, { name: "cli" })).token;
+  server = await serveRest(w);
+  dir = mkdtempSync(join(tmpdir(), "tranche-cli-"));
+});
+afterAll(async () => {
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  await w?.db.drop();
+});
+
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((ok) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...process.env, TRANCHE_URL: server.url, TRANCHE_TOKEN: token, TRANCHE_CONFIG: join(dir, "none.json") } },
+      (err, stdout, stderr) => ok({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const base = ["submit", "--cluster", "h100", "--budget", "lab/language/pretraining", "--gpus", "1", "--min-runtime", "1h"];
+
+describe("tranche: arrays, dependencies, retries", () => {
+  it("submits an array with a dependency and retries, shows the task, and cancels the whole array", async () => {
+    const parent = await cli(["--json", ...base, "--", "true"]);
+    const parentId = (JSON.parse(parent.stdout) as { job: { id: number } }).job.id;
+    const r = await cli([...base, "--array", "0-9%2", "--after", `${parentId}:ok`, "--retries", "2", "--", "echo", "hi"]);
+    expect(r.stderr).toBe("");
+    const id = Number(/Submitted array #(\d+)/.exec(r.stdout)![1]);
+    const tasks = await w.db.prisma.job.findMany({ where: { arrayJobId: id }, include: { dependencies: true } });
+    expect(tasks).toHaveLength(10);
+    expect(tasks.every((t) => t.maxRetries === 2 && t.dependencies[0]?.parentId === parentId)).toBe(true);
+    const explain = await cli(["explain", String(tasks.find((t) => t.arrayIndex === 7)!.id)]);
+    expect(explain.stdout).toContain(`Array #${id}: task 7 of 0-9%2.`);
+    expect(explain.stdout).toContain(`Starts after: #${parentId} succeeds.`);
+    const cancel = await cli(["cancel", "--array", String(id)]);
+    expect(cancel.stdout).toBe(`Array #${id}: 10 waiting tasks cancelled, 0 running tasks stopping.\n`);
+  });
+
+  it("refuses bad input with the server's words and sends nothing", async () => {
+    const before = await w.counts();
+    const neg = await cli([...base, "--retries", "-1", "--", "true"]);
+    expect(neg.code).not.toBe(0);
+    expect(neg.stderr).toContain("retries must be between 0 and 10");
+    const big = await cli([...base, "--array", "0-20000", "--", "true"]);
+    expect(big.stderr).toContain("at most 10,000");
+    const cyc = await cli(["depend", "1", "--after", "1"]);
+    expect(cyc.code).not.toBe(0);
+    expect(await w.counts()).toEqual(before);
+  });
+
+  it("lists notifications and marks them read", async () => {
+    const r = await cli(["notifications", "--mark-read"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/No notifications\.|unread/);
+  });
+});

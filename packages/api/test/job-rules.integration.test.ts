@@ -1,0 +1,219 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import { createApiToken, deliverWebhooks, setWebhook } from "@tranche/domain";
+import { loadClusterSnapshot } from "@tranche/domain/runtime";
+import { callRest, goodJob, makeWorld, type World } from "./fixtures";
+
+let w: World;
+const tokens: Record<string, string> = {};
+
+beforeAll(async () => {
+  w = await makeWorld("api_job_rules");
+  for (const who of ["ada", "maya", "victor", "other"] as const)
+    tokens[who] = (await createApiToken(w.db.prisma, w.users[who], { name: "test" })).token;
+});
+afterAll(async () => {
+  await w?.db.drop();
+});
+
+const call = (who: string, method: string, path: string, body?: unknown) =>
+  callRest(w, method, path, { token: tokens[who]!, body });
+const otherJob = { ...goodJob, budget: "lab/vision/video", resumable: false };
+
+describe("arrays, dependencies and retries at submit (REST)", () => {
+  it("stores an array as one job per task, each with its index, and shows it as task N of the spec", async () => {
+    const r = await call("ada", "POST", "/jobs", { ...goodJob, gpus: 1, array: "0-99%10" });
+    expect(r.status).toBe(201);
+    const id = r.body.job.id as number;
+    expect(r.body.job.array).toEqual({ id, index: 0, spec: "0-99%10" });
+    expect(r.body.job.env.TRANCHE_ARRAY_INDEX).toBe("0");
+    const tasks = await w.db.prisma.job.findMany({ where: { arrayJobId: id }, orderBy: { arrayIndex: "asc" } });
+    expect(tasks).toHaveLength(100);
+    expect(tasks.every((t) => t.arrayMaxRunning === 10)).toBe(true);
+    const seventh = await call("ada", "GET", `/jobs/${tasks[7]!.id}`);
+    expect(seventh.body.job.array).toEqual({ id, index: 7, spec: "0-99%10" });
+    expect(seventh.body.job.env.TRANCHE_ARRAY_INDEX).toBe("7");
+    const listed = await call("ada", "GET", "/jobs?limit=5");
+    expect(listed.body.jobs[0].array.id).toBe(id);
+    const cancelled = await call("ada", "POST", `/arrays/${id}/cancel`);
+    expect(cancelled.body).toEqual({ arrayId: id, cancelled: 100, stopping: 0 });
+  });
+
+  it("takes lists like 1,3,5-7 and dependencies and retries, and shows them on the job", async () => {
+    const parent = (await call("ada", "POST", "/jobs", goodJob)).body.job.id as number;
+    const r = await call("ada", "POST", "/jobs", { ...goodJob, array: "1,3,5-7", after: [`${parent}:any`], retries: 3 });
+    expect(r.status).toBe(201);
+    expect(r.body.job.after).toEqual([{ jobId: parent, condition: "ANY" }]);
+    expect(r.body.job.retries).toEqual({ max: 3, used: 0 });
+    const tasks = await w.db.prisma.job.findMany({ where: { arrayJobId: r.body.job.id }, include: { dependencies: true } });
+    expect(tasks.map((t) => t.arrayIndex).sort((a, b) => a! - b!)).toEqual([1, 3, 5, 6, 7]);
+    expect(tasks.every((t) => t.dependencies.length === 1 && t.maxRetries === 3)).toBe(true);
+  });
+
+  const refused = async (who: string, body: unknown, field: string, message: RegExp) => {
+    const before = await w.counts();
+    const deps = await w.db.prisma.jobDependency.count();
+    const r = await call(who, "POST", "/jobs", body);
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe("BAD_INPUT");
+    expect(r.body.error.message).toMatch(message);
+    expect(r.body.error.issues?.[0]?.path ?? field).toBe(field);
+    expect(await w.counts()).toEqual(before);
+    expect(await w.db.prisma.jobDependency.count()).toBe(deps);
+  };
+
+  it("refuses an array of more than 10,000 tasks, naming the limit, and stores nothing", async () => {
+    await refused("ada", { ...goodJob, array: "0-10000" }, "array", /10,001 tasks; at most 10,000 per array/);
+    await refused("ada", { ...goodJob, array: "0-999999%5" }, "array", /more than 10,000 tasks/);
+    await refused("ada", { ...goodJob, array: "7-3" }, "array", /runs backwards/);
+    await refused("ada", { ...goodJob, array: "0-9%0" }, "array", /at least 1/);
+  });
+
+  it("refuses negative or too many retries", async () => {
+    await refused("ada", { ...goodJob, retries: -1 }, "retries", /retries must be between 0 and 10/);
+    await refused("ada", { ...goodJob, retries: 11 }, "retries", /retries must be between 0 and 10/);
+  });
+
+  it("refuses a dependency on another user's job one may not see, or on no job, like each other", async () => {
+    const hidden = (await call("other", "POST", "/jobs", otherJob)).body.job.id as number;
+    await refused("ada", { ...goodJob, after: [`${hidden}:ok`] }, "after", new RegExp(`no job ${hidden} you may see`));
+    await refused("ada", { ...goodJob, after: ["99999"] }, "after", /no job 99999 you may see/);
+    await refused("ada", { ...goodJob, after: ["81:maybe"] }, "after.0", /must be JOB, JOB:ok or JOB:any/);
+    // Victor manages lab/vision: he sees the job, so he may depend on it.
+    const seen = await call("victor", "POST", "/jobs", { ...otherJob, after: [String(hidden)] });
+    expect(seen.status).toBe(403); // ...but he is not a member of the budget it charges.
+    expect(seen.body.error.message).toMatch(/not one of its members/);
+  });
+
+  it("refuses a dependency update that would make a cycle, and changes nothing", async () => {
+    const a = (await call("ada", "POST", "/jobs", goodJob)).body.job.id as number;
+    const b = (await call("ada", "POST", "/jobs", { ...goodJob, after: [String(a)] })).body.job.id as number;
+    const c = (await call("ada", "POST", "/jobs", { ...goodJob, after: [String(b)] })).body.job.id as number;
+    const events = await w.db.prisma.jobEvent.count();
+    for (const parent of [c, b, a]) {
+      const r = await call("ada", "PUT", `/jobs/${a}/dependencies`, { after: [`${parent}:ok`] });
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toMatch(/cycle of dependencies/);
+    }
+    expect(await w.db.prisma.jobDependency.count({ where: { jobId: a } })).toBe(0);
+    expect(await w.db.prisma.jobEvent.count()).toBe(events);
+    // A change that closes no cycle is taken.
+    const ok = await call("ada", "PUT", `/jobs/${c}/dependencies`, { after: [`${a}:any`] });
+    expect(ok.body.after).toEqual([{ parentId: a, condition: "ANY" }]);
+    const other = await call("other", "PUT", `/jobs/${c}/dependencies`, { after: [] });
+    expect(other.status).toBe(403);
+  });
+});
+
+describe("per-user GPU limits of a budget", () => {
+  it("are set by the budget's managers, refused to others and on groups, and reach the scheduler's snapshot", async () => {
+    const body = { budget: "lab/language/pretraining", maxGpusPerUser: 16 };
+    expect((await call("ada", "PUT", "/budgets/user-limit", body)).status).toBe(403);
+    expect((await call("victor", "PUT", "/budgets/user-limit", body)).status).toBe(403);
+    const group = await call("maya", "PUT", "/budgets/user-limit", { ...body, budget: "lab/language" });
+    expect(group.status).toBe(400);
+    expect(group.body.error.message).toMatch(/group of budgets/);
+    expect((await call("maya", "PUT", "/budgets/user-limit", { ...body, maxGpusPerUser: 0 })).status).toBe(400);
+    const ok = await call("maya", "PUT", "/budgets/user-limit", body);
+    expect(ok.body).toEqual(body);
+    const cluster = await w.db.prisma.cluster.findUniqueOrThrow({ where: { name: "h100" } });
+    const b = await w.db.prisma.budgetTreeNode.findUniqueOrThrow({ where: { path: body.budget } });
+    const snap = await loadClusterSnapshot(w.db.prisma, cluster.id, Math.floor(Date.now() / 1000));
+    expect(snap.tree.find((n) => n.id === b.id)!.maxGpusPerUser).toBe(16);
+    const audit = await w.db.prisma.auditLog.findFirst({ where: { action: "budget.userLimit" } });
+    expect(audit?.details).toMatchObject({ from: null, to: 16 });
+  });
+});
+
+describe("notifications", () => {
+  it("flags a squatting job to its owner and the managers of its budget, in their inboxes", async () => {
+    const id = (await call("ada", "POST", "/jobs", goodJob)).body.job.id as number;
+    await w.db.prisma.job.update({ where: { id }, data: { squattingSince: new Date() } });
+    const rows = await w.db.prisma.notification.findMany({ where: { jobId: id, kind: "SQUATTING" } });
+    // Its owner, Maya (manages lab/language) and whoever manages lab; not Victor (lab/vision).
+    const to = rows.map((r) => r.userId);
+    expect(to).toEqual(expect.arrayContaining([w.users.ada.id, w.users.maya.id]));
+    expect(to).not.toContain(w.users.victor.id);
+    const labManagers = await w.db.prisma.budgetManager.findMany({ where: { treeNode: { path: "lab" } } });
+    expect(to.length).toBe(new Set([w.users.ada.id, w.users.maya.id, ...labManagers.map((m) => m.userId)]).size);
+    expect(rows[0]!.sentence).toMatch(/under 5% busy for 30 minutes/);
+    // Setting it again while flagged does not notify twice.
+    await w.db.prisma.job.update({ where: { id }, data: { squattingSince: new Date() } });
+    expect(await w.db.prisma.notification.count({ where: { jobId: id } })).toBe(rows.length);
+  });
+
+  it("lists the caller's own notifications with an unread count and marks them read", async () => {
+    const mine = await call("maya", "GET", "/notifications");
+    expect(mine.body.unread).toBeGreaterThan(0);
+    expect(mine.body.notifications.every((n: { read: boolean }) => !n.read)).toBe(true);
+    const adas = await call("ada", "GET", "/notifications");
+    // Maya cannot mark Ada's notifications read.
+    await call("maya", "POST", "/notifications/read", { ids: adas.body.notifications.map((n: { id: string }) => n.id) });
+    expect((await call("ada", "GET", "/notifications")).body.unread).toBe(adas.body.unread);
+    const marked = await call("maya", "POST", "/notifications/read", {});
+    expect(marked.body.marked).toBe(mine.body.unread);
+    expect((await call("maya", "GET", "/notifications?unread=true")).body.notifications).toEqual([]);
+  });
+
+  it("takes an http(s) webhook and refuses anything else", async () => {
+    const bad = await call("ada", "PUT", "/me/webhook", { url: "ftp://example.com/x" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/http:\/\/ or https:\/\//);
+    expect((await call("ada", "PUT", "/me/webhook", { url: "https://hooks.example/t" })).body.url).toBe(
+      "https://hooks.example/t",
+    );
+    expect((await call("ada", "GET", "/me/webhook")).body.url).toBe("https://hooks.example/t");
+    expect((await call("ada", "PUT", "/me/webhook", { url: null })).body.url).toBeNull();
+  });
+
+  it("warns the owner when a preemption is applied, with the grace period", async () => {
+    const id = (await call("ada", "POST", "/jobs", goodJob)).body.job.id as number;
+    await w.db.prisma.jobEvent.create({
+      data: {
+        jobId: id,
+        kind: "PREEMPTED",
+        reasonCode: "FAIR_SHARE",
+        sentence: "Preempted for job 9. SIGTERM now, SIGKILL after 120s; requeued with its original submit time.",
+        details: { gracePeriod: 120, graceUntil: 0 },
+        actorKind: "SCHEDULER",
+      },
+    });
+    const n = await w.db.prisma.notification.findFirstOrThrow({ where: { jobId: id, kind: "PREEMPTION_WARNING" } });
+    expect(n.userId).toBe(w.users.ada.id);
+    expect(n.title).toBe(`Job #${id} (pretrain-7b) is being preempted: it has 120 s to save its state`);
+    expect(n.sentence).toContain("SIGKILL after 120s");
+  });
+
+  it("posts to a webhook with a bounded timeout, and logs and gives up on one that fails", async () => {
+    let calls = 0;
+    const slow = createServer((req, res) => {
+      calls++;
+      if (req.url === "/fail") res.writeHead(500).end();
+      // "/slow" never answers.
+    });
+    await new Promise<void>((ok) => slow.listen(0, "127.0.0.1", ok));
+    const port = (slow.address() as { port: number }).port;
+    try {
+      await w.db.prisma.notification.updateMany({ data: { webhookState: null } });
+      await setWebhook(w.db.prisma, w.users.ada, `http://127.0.0.1:${port}/fail`);
+      await setWebhook(w.db.prisma, w.users.maya, `http://127.0.0.1:${port}/slow`);
+      const id = (await call("ada", "POST", "/jobs", goodJob)).body.job.id as number;
+      await w.db.prisma.job.update({ where: { id }, data: { squattingSince: new Date() } });
+      const waiting = await w.db.prisma.notification.count({ where: { jobId: id, webhookState: "PENDING" } });
+      expect(waiting).toBe(2); // Ada's and Maya's (the lab's managers have no webhook)
+      const warnings: string[] = [];
+      const started = Date.now();
+      for (let round = 0; round < 3; round++)
+        await deliverWebhooks(w.db.prisma, { warn: (m) => warnings.push(m) }, { timeoutMs: 300 });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(await w.db.prisma.notification.count({ where: { jobId: id, webhookState: "FAILED" } })).toBe(2);
+      expect(calls).toBe(6);
+      expect(warnings.filter((m) => /HTTP 500/.test(m))).toHaveLength(3);
+      expect(warnings.filter((m) => /no answer within 300 ms/.test(m))).toHaveLength(3);
+      expect(warnings.filter((m) => /giving up/.test(m))).toHaveLength(2);
+    } finally {
+      slow.closeAllConnections();
+      await new Promise((ok) => slow.close(ok));
+    }
+  });
+});

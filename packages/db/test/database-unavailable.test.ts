@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { isDatabaseUnavailable } from "../src/errors";
+
+// The shapes below are what Prisma 6 with the pg driver adapter threw against a real embedded server
+// that was stopping (57P01 mid-transaction, 57P03 on new queries) and then stopped (P1001).
+const adapter = (cause: object) => ({ name: "DriverAdapterError", cause });
+const known = (code: string, cause?: object) => ({
+  name: "PrismaClientKnownRequestError",
+  code,
+  meta: cause ? { driverAdapterError: adapter(cause) } : {},
+});
+
+describe("isDatabaseUnavailable", () => {
+  it("knows a server that is shutting down, stopped or unreachable", () => {
+    expect(isDatabaseUnavailable(known("P2010", { kind: "postgres", code: "57P01", originalCode: "57P01" }))).toBe(true);
+    expect(isDatabaseUnavailable(known("P2010", { kind: "postgres", code: "57P03", originalCode: "57P03" }))).toBe(true);
+    expect(isDatabaseUnavailable(adapter({ kind: "postgres", code: "57P03", originalCode: "57P03" }))).toBe(true);
+    expect(isDatabaseUnavailable(known("P1001", { kind: "DatabaseNotReachable", host: "127.0.0.1", port: 1 }))).toBe(true);
+    expect(isDatabaseUnavailable(known("P2010", { kind: "DatabaseNotReachable" }))).toBe(true);
+    expect(isDatabaseUnavailable(known("P2024"))).toBe(true);
+    expect(isDatabaseUnavailable({ name: "PrismaClientInitializationError" })).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error("connect"), { code: "ECONNREFUSED" }))).toBe(true);
+  });
+
+  it("leaves every other failure alone (a unique violation, a bad query, a plain bug)", () => {
+    expect(isDatabaseUnavailable(known("P2002"))).toBe(false);
+    expect(isDatabaseUnavailable(known("P2010", { kind: "postgres", code: "23505", originalCode: "23505" }))).toBe(false);
+    expect(isDatabaseUnavailable(known("P2010", { kind: "postgres", code: "40P01", originalCode: "40P01" }))).toBe(false);
+    expect(isDatabaseUnavailable(new TypeError("x is undefined"))).toBe(false);
+    expect(isDatabaseUnavailable(null)).toBe(false);
+  });
+});

@@ -1,0 +1,147 @@
+import type { PrismaClient } from "@tranche/db";
+import { parseArraySpec, parseDependency, type ArraySpec } from "@tranche/contracts";
+import type { Actor, Db } from "../auth/actor";
+import { DomainError, badInput, conflict, forbidden, notFound } from "../errors";
+import { cancelJob } from "./job-actions";
+import { accessToJob } from "./queries";
+
+export type Dependency = { parentId: number; condition: "OK" | "ANY" };
+
+/** `--array`: the task indexes and cap, or a bad-input error naming the field (`prefix` names a batch item). */
+export function expandArray(spec: string | undefined, prefix: string, field: string | undefined): ArraySpec | null {
+  if (spec === undefined) return null;
+  const r = parseArraySpec(spec);
+  if (typeof r === "string") throw badInput(`${prefix}${r}`, field);
+  return r;
+}
+
+/**
+ * `--after`: each item's dependencies, checked against the database: every job named exists and is one
+ * the caller may see (its owner, managers of its budget, operators, admins). A job one may not see is
+ * answered like one that does not exist, so the error tells nothing about other people's jobs.
+ */
+export async function checkDependencies(
+  db: Db,
+  actor: Actor,
+  specs: readonly (readonly string[])[],
+  fail: (item: number, message: string) => DomainError,
+): Promise<Dependency[][]> {
+  const parsed = specs.map((list, i) =>
+    list.map((s) => {
+      const d = parseDependency(s);
+      if (typeof d === "string") throw fail(i, d);
+      return { parentId: d.jobId, condition: d.condition };
+    }),
+  );
+  const ids = [...new Set(parsed.flat().map((d) => d.parentId))];
+  if (ids.length === 0) return parsed;
+  const rows = await db.job.findMany({ where: { id: { in: ids } }, select: { id: true, userId: true, budgetId: true } });
+  const found = new Map(rows.map((r) => [r.id, r]));
+  for (let i = 0; i < parsed.length; i++) {
+    const seen = new Set<number>();
+    for (const d of parsed[i]!) {
+      if (seen.has(d.parentId)) throw fail(i, `after names job ${d.parentId} twice`);
+      seen.add(d.parentId);
+      const row = found.get(d.parentId);
+      if (!row || (await accessToJob(db, actor, row)) === "none")
+        throw fail(i, `after: there is no job ${d.parentId} you may see (a job depends only on jobs its owner can see)`);
+    }
+  }
+  return parsed;
+}
+
+/**
+ * Replace a pending job's dependencies (`PUT /api/v1/jobs/{id}/dependencies`, `tranche depend`, like
+ * Slurm's `scontrol update dependency=`). Owners and admins; only while it has not started. Refused
+ * when it would close a cycle (a job that, through its dependencies, waits for itself): such jobs
+ * would wait forever. Replaced in one transaction with the job row locked, so two updates cannot
+ * together build a cycle.
+ */
+export async function setDependencies(prisma: PrismaClient, actor: Actor, jobId: number, after: string[]): Promise<Dependency[]> {
+  const job = await prisma.job.findUnique({ where: { id: jobId }, select: { userId: true, state: true, arrayJobId: true } });
+  if (!job) throw notFound(`There is no job ${jobId}`);
+  if (job.userId !== actor.id && actor.role !== "ADMIN")
+    throw forbidden(`Job ${jobId} is not yours: only its owner or an admin may change its dependencies`);
+  const [deps] = await checkDependencies(prisma, actor, [after], (_, m) => badInput(m, "after"));
+  return prisma.$transaction(async (tx) => {
+    const locked = await tx.$queryRaw<{ state: string }[]>`SELECT state::text AS state FROM job WHERE id = ${jobId} FOR UPDATE`;
+    const state = locked[0]?.state;
+    if (state !== "PENDING" && state !== "HELD")
+      throw conflict(`Job ${jobId} is ${state?.toLowerCase()}: dependencies change only while it waits to start`);
+    // Everything the new parents wait for, transitively (an array's id stands for all its tasks).
+    const self = [jobId, ...(job.arrayJobId !== null ? [job.arrayJobId] : [])];
+    const cyc = await tx.$queryRaw<{ id: number }[]>`
+      WITH RECURSIVE up(id) AS (
+        SELECT unnest(${deps!.map((d) => d.parentId)}::int[])
+        UNION
+        SELECT x.id FROM up CROSS JOIN LATERAL (
+          SELECT d."parentId" AS id FROM job_dependency d WHERE d."jobId" = up.id
+          UNION ALL SELECT p.id FROM job p WHERE p."arrayJobId" = up.id
+        ) x
+      )
+      SELECT id FROM up WHERE id = ANY(${self}::int[]) LIMIT 1`;
+    if (cyc.length > 0)
+      throw badInput(
+        `after: that would make a cycle of dependencies (job ${jobId} would wait, through job ${deps!.map((d) => d.parentId).join(", ")}, for itself); nothing was changed`,
+        "after",
+      );
+    await tx.jobDependency.deleteMany({ where: { jobId } });
+    if (deps!.length > 0) await tx.jobDependency.createMany({ data: deps!.map((d) => ({ jobId, ...d })) });
+    await tx.jobEvent.create({
+      data: {
+        jobId,
+        kind: "DEPENDENCIES_SET",
+        sentence:
+          deps!.length === 0
+            ? `${actor.name} removed its dependencies.`
+            : `${actor.name} set its dependencies: starts after ${deps!.map((d) => `job ${d.parentId} ${d.condition === "OK" ? "succeeds" : "ends"}`).join(" and ")}.`,
+        details: { after: deps },
+        actorKind: "USER",
+        actorId: actor.id,
+      },
+    });
+    await tx.$executeRaw`SELECT pg_notify('tranche_jobs', "clusterId") FROM job WHERE id = ${jobId}`;
+    return deps!;
+  });
+}
+
+/**
+ * Cancel every task of an array that has not ended: waiting ones at once (one statement), running ones
+ * as cancelJob does (SIGTERM, then SIGKILL after their grace). Owners and admins.
+ */
+export async function cancelArray(
+  prisma: PrismaClient,
+  actor: Actor,
+  arrayId: number,
+): Promise<{ arrayId: number; cancelled: number; stopping: number }> {
+  const head = await prisma.job.findFirst({ where: { arrayJobId: arrayId }, select: { userId: true } });
+  if (!head) throw notFound(`There is no job array ${arrayId}`);
+  if (head.userId !== actor.id && actor.role !== "ADMIN")
+    throw forbidden(`Array ${arrayId} is not yours: only its owner or an admin may cancel it`);
+  const now = new Date();
+  const cancelled = await prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ id: number }[]>`
+      UPDATE job SET state = 'CANCELLED', "finishedAt" = ${now}, "queuePosition" = NULL, "reasonCode" = NULL,
+             "reasonSentence" = NULL, "updatedAt" = now()
+      WHERE "arrayJobId" = ${arrayId} AND state IN ('PENDING', 'HELD') RETURNING id`;
+    if (rows.length > 0)
+      await tx.$executeRaw`
+        INSERT INTO job_event ("jobId", at, kind, sentence, details, "actorKind", "actorId")
+        SELECT id, ${now}, 'CANCELLED', ${`Cancelled with its array ${arrayId} by ${actor.name} before it started.`},
+               ${JSON.stringify({ arrayId })}::jsonb, 'USER'::"ActorKind", ${actor.id}
+        FROM unnest(${rows.map((r) => r.id)}::int[]) AS id`;
+    return rows.length;
+  });
+  const running = await prisma.job.findMany({ where: { arrayJobId: arrayId, state: "RUNNING" }, select: { id: true } });
+  let stopping = 0;
+  for (const r of running) {
+    try {
+      await cancelJob(prisma, actor, r.id);
+      stopping++;
+    } catch (e) {
+      // It ended or was stopped meanwhile: nothing left to cancel.
+      if (!(e instanceof DomainError && e.code === "CONFLICT")) throw e;
+    }
+  }
+  return { arrayId, cancelled, stopping };
+}

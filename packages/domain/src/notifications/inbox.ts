@@ -1,0 +1,60 @@
+import type { PrismaClient } from "@tranche/db";
+import type { NotificationView } from "@tranche/contracts";
+import type { Actor } from "../auth/actor";
+
+/**
+ * A user's inbox. Notifications are written by database triggers from their jobs' events (see the
+ * Notification model): starts, preemption warnings, ends, failures, retries, and squatting flags of jobs
+ * they own or whose budget they manage. Each user reads and marks only their own.
+ */
+export async function listNotifications(
+  prisma: PrismaClient,
+  actor: Actor,
+  opts: { unread?: boolean; limit?: number } = {},
+): Promise<{ notifications: NotificationView[]; unread: number }> {
+  const [rows, unread] = await Promise.all([
+    prisma.notification.findMany({
+      where: { userId: actor.id, ...(opts.unread ? { readAt: null } : {}) },
+      orderBy: { id: "desc" },
+      take: Math.max(1, Math.min(opts.limit ?? 100, 500)),
+    }),
+    unreadCount(prisma, actor),
+  ]);
+  return {
+    notifications: rows.map((n) => ({
+      id: String(n.id),
+      kind: n.kind,
+      jobId: n.jobId,
+      title: n.title,
+      sentence: n.sentence,
+      createdAt: n.createdAt.toISOString(),
+      read: n.readAt !== null,
+      details: (n.details ?? {}) as Record<string, unknown>,
+    })),
+    unread,
+  };
+}
+
+export async function unreadCount(prisma: PrismaClient, actor: Actor): Promise<number> {
+  return prisma.notification.count({ where: { userId: actor.id, readAt: null } });
+}
+
+/** Mark some (by id) or all of the caller's notifications read; others' ids are ignored. */
+export async function markNotificationsRead(prisma: PrismaClient, actor: Actor, ids?: string[]): Promise<{ marked: number }> {
+  const r = await prisma.notification.updateMany({
+    where: { userId: actor.id, readAt: null, ...(ids ? { id: { in: ids.map((i) => BigInt(i)) } } : {}) },
+    data: { readAt: new Date() },
+  });
+  return { marked: r.count };
+}
+
+/** The caller's webhook (null: none). Notifications written from now on are also POSTed there. */
+export async function setWebhook(prisma: PrismaClient, actor: Actor, url: string | null): Promise<{ url: string | null }> {
+  await prisma.user.update({ where: { id: actor.id }, data: { webhookUrl: url } });
+  return { url };
+}
+
+export async function getWebhook(prisma: PrismaClient, actor: Actor): Promise<{ url: string | null }> {
+  const u = await prisma.user.findUnique({ where: { id: actor.id }, select: { webhookUrl: true } });
+  return { url: u?.webhookUrl ?? null };
+}

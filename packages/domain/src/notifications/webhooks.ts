@@ -1,0 +1,99 @@
+import type { PrismaClient } from "@tranche/db";
+
+/** How long one POST may take before it counts as failed. */
+export const WEBHOOK_TIMEOUT_MS = 5_000;
+/** Tries per notification before it is marked FAILED. */
+export const WEBHOOK_ATTEMPTS = 3;
+/** Notifications sent per round. */
+const BATCH = 50;
+
+export interface WebhookLog {
+  warn(message: string): void;
+}
+
+/**
+ * One delivery round: POST each notification waiting for its user's webhook (webhookState PENDING) as
+ * JSON, with a bounded timeout; a 2xx marks it SENT, anything else counts a try, and after
+ * WEBHOOK_ATTEMPTS tries it is FAILED and logged. The worker runs this on its own timer, apart from the
+ * scheduling cycle, so a slow or broken endpoint never delays scheduling. Rows are claimed with
+ * SKIP LOCKED, so two workers never send the same notification twice at once.
+ */
+export async function deliverWebhooks(
+  prisma: PrismaClient,
+  log: WebhookLog,
+  opts: { timeoutMs?: number; fetchImpl?: typeof fetch } = {},
+): Promise<{ sent: number; failed: number }> {
+  const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const doFetch = opts.fetchImpl ?? fetch;
+  let sent = 0;
+  let failed = 0;
+  await prisma.$transaction(
+    async (tx) => {
+      const rows = await tx.$queryRaw<
+        {
+          id: bigint;
+          kind: string;
+          jobId: number | null;
+          title: string;
+          sentence: string;
+          details: unknown;
+          createdAt: Date;
+          attempts: number;
+          url: string | null;
+          email: string;
+        }[]
+      >`
+        SELECT n.id, n.kind, n."jobId", n.title, n.sentence, n.details, n."createdAt", n."webhookAttempts" AS attempts,
+               u."webhookUrl" AS url, u.email
+        FROM notification n JOIN "user" u ON u.id = n."userId"
+        WHERE n."webhookState" = 'PENDING'
+        ORDER BY n.id LIMIT ${BATCH} FOR UPDATE OF n SKIP LOCKED`;
+      const results = await Promise.all(
+        rows.map(async (r) => {
+          if (!r.url) return { id: r.id, ok: false, final: true, why: "the user removed their webhook" };
+          const body = JSON.stringify({
+            id: String(r.id),
+            kind: r.kind,
+            jobId: r.jobId,
+            title: r.title,
+            sentence: r.sentence,
+            createdAt: r.createdAt.toISOString(),
+            user: r.email,
+            details: r.details,
+          });
+          try {
+            const res = await doFetch(r.url, {
+              method: "POST",
+              headers: { "content-type": "application/json", "user-agent": "tranche-notifications" },
+              body,
+              signal: AbortSignal.timeout(timeoutMs),
+              redirect: "manual",
+            });
+            await res.body?.cancel().catch(() => undefined);
+            if (res.status >= 200 && res.status < 300) return { id: r.id, ok: true, final: true, why: "" };
+            return { id: r.id, ok: false, final: r.attempts + 1 >= WEBHOOK_ATTEMPTS, why: `HTTP ${res.status}` };
+          } catch (e) {
+            const why = e instanceof Error && e.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : String(e);
+            return { id: r.id, ok: false, final: r.attempts + 1 >= WEBHOOK_ATTEMPTS, why };
+          }
+        }),
+      );
+      for (const r of results) {
+        if (r.ok) sent++;
+        else {
+          failed++;
+          log.warn(`webhook for notification ${r.id} failed: ${r.why}${r.final ? " (giving up)" : " (will retry)"}`);
+        }
+        await tx.notification.update({
+          where: { id: r.id },
+          data: {
+            webhookAttempts: { increment: 1 },
+            ...(r.ok ? { webhookState: "SENT" } : r.final ? { webhookState: "FAILED" } : {}),
+          },
+        });
+      }
+    },
+    { timeout: timeoutMs * 2 + 10_000 },
+  );
+  return { sent, failed };
+}

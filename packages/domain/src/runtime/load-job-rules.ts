@@ -1,0 +1,73 @@
+import type { PrismaClient, Tx } from "@tranche/db";
+import type { ClusterSnapshot, DependencyState, JobDependency } from "@tranche/scheduler-core";
+
+type Db = PrismaClient | Tx;
+
+/**
+ * Phase 1, second part: what the core's job rules (scheduler-core cycle/job-rules.ts) read beside the
+ * snapshot — the array and cap of every active task, where each pending job's dependencies stand, and
+ * the budgets' per-user GPU limits — written onto the snapshot's jobs and tree. Each query touches only
+ * the rows that carry such a rule, so a cluster without arrays, dependencies or limits pays three
+ * index lookups.
+ */
+export async function addJobRules(
+  db: Db,
+  clusterId: string,
+  snapshot: Pick<ClusterSnapshot, "tree" | "running" | "pending">,
+): Promise<void> {
+  const [arrays, deps, limits] = await Promise.all([
+    db.$queryRaw<{ id: number; arrayJobId: number; arrayMaxRunning: number | null }[]>`
+      SELECT id, "arrayJobId", "arrayMaxRunning" FROM job
+      WHERE "clusterId" = ${clusterId} AND "arrayJobId" IS NOT NULL AND state IN ('PENDING', 'HELD', 'RUNNING', 'STOPPING')`,
+    // A dependency on an array's id is a dependency on every task of the array (Slurm's rule).
+    db.$queryRaw<{ jobId: number; parentId: number; condition: string; state: string | null }[]>`
+      SELECT d."jobId", d."parentId", d.condition, s.state
+      FROM job_dependency d JOIN job j ON j.id = d."jobId"
+      CROSS JOIN LATERAL (
+        SELECT CASE WHEN bool_or(p.state IN ('PENDING', 'HELD', 'RUNNING', 'STOPPING')) THEN 'WAITING'
+                    WHEN bool_and(p.state = 'COMPLETED') THEN 'COMPLETED'
+                    ELSE (array_agg(p.state::text ORDER BY p.id) FILTER (WHERE p.state <> 'COMPLETED'))[1] END AS state
+        FROM job p WHERE p.id = d."parentId" OR p."arrayJobId" = d."parentId") s
+      WHERE j."clusterId" = ${clusterId} AND j.state IN ('PENDING', 'HELD')`,
+    db.$queryRaw<{ id: string; maxGpusPerUser: number }[]>`
+      SELECT id, "maxGpusPerUser" FROM budget_tree_node WHERE "maxGpusPerUser" IS NOT NULL AND "archivedAt" IS NULL`,
+  ]);
+  if (arrays.length > 0) {
+    const byId = new Map(arrays.map((a) => [String(a.id), a]));
+    for (const j of snapshot.running) {
+      const a = byId.get(j.id);
+      if (a) j.arrayId = String(a.arrayJobId);
+    }
+    for (const j of snapshot.pending) {
+      const a = byId.get(j.id);
+      if (a) {
+        j.arrayId = String(a.arrayJobId);
+        j.arrayMaxRunning = a.arrayMaxRunning;
+      }
+    }
+  }
+  if (deps.length > 0) {
+    const byJob = new Map<string, JobDependency[]>();
+    for (const d of deps) {
+      const list = byJob.get(String(d.jobId)) ?? [];
+      list.push({
+        jobId: String(d.parentId),
+        condition: d.condition === "ANY" ? "any" : "ok",
+        // A parent that no longer exists cannot succeed: its dependants say so.
+        state: (d.state ?? "CANCELLED") as DependencyState,
+      });
+      byJob.set(String(d.jobId), list);
+    }
+    for (const j of snapshot.pending) {
+      const list = byJob.get(j.id);
+      if (list) j.dependencies = list;
+    }
+  }
+  if (limits.length > 0) {
+    const byBudget = new Map(limits.map((l) => [l.id, l.maxGpusPerUser]));
+    for (const n of snapshot.tree) {
+      const l = byBudget.get(n.id);
+      if (l !== undefined) n.maxGpusPerUser = l;
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import { NEVER, type RuleSet } from "../cycle/rule-set";
+import type { CycleSession } from "../cycle/session";
+import { takeInOrder, type BaselineRules } from "./take-in-order";
+
+/**
+ * `priority`: the regime Tranche replaces (SPEC §1), static priorities with per-team caps.
+ *   - one global order: job priority (higher first), then original submit time, then id;
+ *   - a job that asks for protection (minRuntime > 0, budget with entitlement) runs NOT PREEMPTIBLE
+ *     while its team (leaf budget) holds no more such GPUs than its cap (effective allocation x the
+ *     schedulable GPUs), charged and protected until it ends (maxRuntime, or never); beyond the cap,
+ *     and every other job, runs preemptible (unallocated);
+ *   - a preemptible run is preempted (reason PRIORITY) for a job that outranks it: one that will run
+ *     not preemptible outranks every preemptible run, any other needs a strictly higher priority;
+ *   - drains wait for not-preemptible runs to end (the manual-maintenance pathology).
+ */
+const rules: BaselineRules = {
+  name: "priority",
+  compare: (a, b) => b.priority - a.priority || a.submittedAt - b.submittedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  chargedIn(s: CycleSession) {
+    const { board, tree } = s;
+    let gpus = 0;
+    for (let n = 0; n < board.count; n++) if (board.schedulable[n]) gpus += board.nodes[n]!.gpuCount;
+    // tree.held: the charged GPUs each budget holds, moved by every start and stop of this cycle.
+    return (e) =>
+      e.lane !== "UNALLOCATED" && tree.held[e.budget]! + e.job.gpus <= Math.floor(tree.effectiveAllocation[e.budget]! * gpus);
+  },
+  mayPreempt: (v, e, charged) => charged || v.job.priority < e.priority,
+};
+
+export const PRIORITY: RuleSet = {
+  name: "priority",
+  protectedUntil: () => NEVER,
+  takePending: (s) => takeInOrder(s, rules),
+};

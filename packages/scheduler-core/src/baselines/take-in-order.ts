@@ -1,0 +1,133 @@
+import type { JobState, NodeBoard } from "../cluster-state";
+import { StartFits } from "../cycle/fits";
+import { detailsOf } from "../cycle/reason-drafts";
+import type { CycleSession } from "../cycle/session";
+import { plural } from "../format";
+import type { PendingEntry } from "../order-pending";
+import { findFreePlacement } from "../place-jobs";
+import { findPreemption } from "../plan-preemptions";
+import type { PendingReasonCode } from "../types";
+
+/** What a baseline decides; the rest of its cycle is the core's (see rule-set.ts). */
+export interface BaselineRules {
+  readonly name: "priority" | "fifo";
+  /** The one global order of the pending jobs (a total order: ids last). */
+  compare(a: PendingEntry, b: PendingEntry): number;
+  /** Per cycle: does `e` run charged (allocated occupancy, protected by the rule set)? Asked in order. */
+  chargedIn(s: CycleSession): (e: PendingEntry) => boolean;
+  /** May the unallocated run `v` be preempted for `e`? null: the regime never preempts. */
+  mayPreempt: ((v: JobState, e: PendingEntry, charged: boolean) => boolean) | null;
+}
+
+/**
+ * Phase 6 of a baseline: the pending jobs in the rule set's order, each started on free GPUs (R1),
+ * else by preempting the unallocated runs the rules allow (the core's victim search, reason
+ * PRIORITY), else it waits. The first job that waits reserves nodes (the ones with the most free
+ * GPUs): no other job starts there until it does, so large jobs do not starve; later jobs backfill
+ * elsewhere. Reasons: RESERVED_FOR (it would fit on the reserved nodes), ORDER (it would have fit
+ * the GPUs free when the cycle began), else CAPACITY.
+ */
+export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
+  const { board, reservations, policy, tree } = s;
+  const fits = new StartFits(board);
+  const chargedOf = rules.chargedIn(s);
+  const notReserved = (node: number): boolean => reservations.reservedBy[node]! < 0;
+  // Facts that hold until the free GPUs move: no free placement from this size up, and per victim
+  // class (non-preemptible, or a priority) the smallest size whose victim search failed.
+  let noFreeVersion = -1;
+  let noFreeFrom = Infinity;
+  const searchFailedAt = new Map<number, number>();
+  for (const e of s.entries.slice().sort(rules.compare)) {
+    const job = e.job;
+    const g = job.gpus;
+    s.order.push(job.id);
+    const position = s.order.length;
+    const ratio = tree.projectedRatio(e.budget);
+    if (!fits.readyNodes(g)) {
+      s.reasons.push(e, job, "CLUSTER_DRAINING", detailsOf(e, position, ratio, board.largestFree()), false);
+      continue;
+    }
+    const charged = chargedOf(e);
+    const run: PendingEntry = charged || e.lane === "UNALLOCATED" ? e : { ...e, lane: "UNALLOCATED" };
+    const allow = reservations.length === 0 ? reservations.allowAll : notReserved;
+    const slots = board.freeVersion === noFreeVersion && g >= noFreeFrom ? null : findFreePlacement(board, g, allow);
+    if (slots) {
+      s.start(run, slots, "FREE_GPUS", position, ratio, `Started on free GPUs (${rules.name} baseline).`);
+      continue;
+    }
+    if (board.freeVersion !== noFreeVersion) [noFreeVersion, noFreeFrom] = [board.freeVersion, g];
+    else noFreeFrom = Math.min(noFreeFrom, g);
+    const may = rules.mayPreempt;
+    const key = charged ? -Infinity : job.priority;
+    if (
+      may &&
+      g < (searchFailedAt.get(key) ?? Infinity) &&
+      s.preemptionSearches < policy.maxPreemptionSearches &&
+      board.couldFit(g, 0)
+    ) {
+      s.preemptionSearches++;
+      s.preemptionCtx.mayPreempt = (v) => may(v, e, charged);
+      const choice = findPreemption(s.preemptionCtx, s.scratch, g, "RETRY", e.budget, allow);
+      s.preemptionCtx.mayPreempt = undefined;
+      if (choice) {
+        for (const v of [...choice.victims].sort((x, y) => (x.job.id < y.job.id ? -1 : 1)))
+          s.preempt(
+            v,
+            job.id,
+            "PRIORITY",
+            ratio,
+            `Preempted for job ${job.id} (priority ${job.priority}${charged ? ", not preemptible" : ""}): this job ran preemptible at priority ${v.job.priority}.`,
+          );
+        searchFailedAt.clear(); // a victim may leave GPUs beyond what the job takes
+        const placed = choice.nodes.map((node) => ({ node, gpus: board.freeIndexes(node, Math.min(g, board.size)) }));
+        s.start(
+          run,
+          placed,
+          "PREEMPTED_UNALLOCATED",
+          position,
+          ratio,
+          `Started by preempting ${plural(choice.victims.length, "preemptible job")} (${rules.name} baseline).`,
+        );
+        continue;
+      }
+      searchFailedAt.set(key, g);
+    }
+    let code: PendingReasonCode = fits.freeAtStart(g) ? "ORDER" : "CAPACITY";
+    const details = detailsOf(e, position, ratio, board.largestFree());
+    if (reservations.length === 0) {
+      const nodes = reserveNodes(board, g);
+      if (nodes) {
+        const nodeIds = nodes.map((n) => board.nodes[n]!.id);
+        reservations.add({ jobId: job.id, gpus: g, nodeIds, from: s.now, holder: e }, nodes);
+        s.plan.push({
+          op: "RESERVE",
+          jobId: job.id,
+          nodeIds,
+          from: s.now,
+          sentence: `Reserved ${plural(nodes.length, "node")} (${nodes.map((n) => board.nodes[n]!.name).join(", ")}) for job ${job.id}, the first in ${rules.name} order that cannot start: no other job starts there until it does.`,
+        });
+      }
+    } else if (findFreePlacement(board, g, reservations.allowAll) !== null) {
+      code = "RESERVED_FOR";
+      const r = reservations.list[0]!;
+      Object.assign(details, { earliestStart: null, reservedForJobId: r.jobId, reservedFrom: r.from });
+    }
+    s.reasons.push(e, job, code, details, false);
+  }
+}
+
+/**
+ * The nodes held for the first job that waits: for a job up to a node, the schedulable node with the
+ * most free GPUs (ties: node order); for a larger one, the gpus / size whole nodes with the most.
+ */
+function reserveNodes(board: NodeBoard, gpus: number): number[] | null {
+  const cands: number[] = [];
+  for (let n = 0; n < board.count; n++) {
+    const count = board.nodes[n]!.gpuCount;
+    if (board.schedulable[n] && (gpus <= board.size ? count >= gpus : count === board.size)) cands.push(n);
+  }
+  const need = gpus <= board.size ? 1 : gpus % board.size === 0 ? gpus / board.size : Infinity;
+  if (cands.length < need) return null;
+  cands.sort((a, b) => board.free[b]! - board.free[a]! || a - b);
+  return cands.slice(0, need).sort((a, b) => a - b);
+}

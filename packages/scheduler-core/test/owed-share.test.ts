@@ -1,0 +1,207 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { FairTree } from "../src/fair-tree";
+import { PendingQueues, pendingEntry } from "../src/order-pending";
+import { defaultPolicy, runCycle } from "../src/index";
+import type { BudgetTreeNode, JobLane, PendingJob } from "../src/types";
+import { makeCluster, makeJob, preemptedIds, startedIds } from "@tranche/testkit";
+
+const HOUR = 3600;
+const NOW = 10 * HOUR;
+
+/** lab -> d0, d1 -> three leaves each, with the given allocations (ppm) and usage. */
+function tree(c: { div: number; leaf: number[]; usage: number[] }): BudgetTreeNode[] {
+  const nodes: BudgetTreeNode[] = [
+    { id: "lab", name: "lab", parentId: null, allocationPpm: 1_000_000, usageGpuSeconds: 0, entitlementGpuSeconds: 600 },
+    { id: "d0", name: "d0", parentId: "lab", allocationPpm: c.div, usageGpuSeconds: 0, entitlementGpuSeconds: 300 },
+    { id: "d1", name: "d1", parentId: "lab", allocationPpm: 1_000_000 - c.div, usageGpuSeconds: 0, entitlementGpuSeconds: 300 },
+  ];
+  for (let i = 0; i < 6; i++)
+    nodes.push({
+      id: `p${i}`,
+      name: `p${i}`,
+      parentId: i < 3 ? "d0" : "d1",
+      allocationPpm: c.leaf[i]!,
+      usageGpuSeconds: c.usage[i]!,
+      entitlementGpuSeconds: 100,
+    });
+  return nodes;
+}
+
+const arbOrder = fc.record({
+  div: fc.integer({ min: 50_000, max: 950_000 }),
+  leaf: fc.array(fc.integer({ min: 10_000, max: 330_000 }), { minLength: 6, maxLength: 6 }),
+  usage: fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: 6, maxLength: 6 }),
+  held: fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 6, maxLength: 6 }),
+  jobs: fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 1, maxLength: 30 }),
+});
+
+describe("Owed share first (R2, R4)", () => {
+  it("never takes a job of a budget above its owed share while a budget under its share, at the level where they part, has pending work", () => {
+    fc.assert(
+      fc.property(arbOrder, (c) => {
+        const t = new FairTree(tree(c), HOUR);
+        t.capacity = 100;
+        c.held.forEach((g, i) => t.addHeld(t.indexOf(`p${i}`)!, g));
+        const entries = c.jobs.map((leaf, k) =>
+          pendingEntry(
+            { id: `j${k}`, priority: 0, submittedAt: k } as PendingJob,
+            t.indexOf(`p${leaf}`)!,
+            "ALLOCATED" as JobLane,
+          ),
+        );
+        const queues = new PendingQueues(t, entries);
+        const left = new Map<number, number>();
+        for (const e of entries) left.set(e.budget, (left.get(e.budget) ?? 0) + 1);
+        for (let e = queues.next("ALLOCATED"); e !== null; e = queues.next("ALLOCATED")) {
+          for (const [other, n] of left) {
+            if (n === 0 || other === e.budget) continue;
+            // The pair of siblings where the two budgets' paths part.
+            let x = other;
+            let y = e.budget;
+            while (t.parent[x] !== t.parent[y]) {
+              x = t.parent[x]!;
+              y = t.parent[y]!;
+            }
+            expect(t.underShare(x) && !t.underShare(y)).toBe(false);
+          }
+          left.set(e.budget, left.get(e.budget)! - 1);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("a budget under its owed share goes first even when a budget above its share has the lower 7-day ratio", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .usage("a", 300 * HOUR)
+        .usage("b", 1 * HOUR)
+        .job(
+          makeJob("b-run")
+            .budget("b")
+            .gpus(6)
+            .minRuntime("1h")
+            .on("n01", [0, 1, 2, 3, 4, 5])
+            .startedAt(NOW - 60),
+          makeJob("a-1").budget("a").gpus(2),
+          makeJob("b-1").budget("b").gpus(2),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(startedIds(r)).toEqual(["a-1"]);
+    expect(r.order.slice(0, 2)).toEqual(["a-1", "b-1"]);
+  });
+
+  it("a budget under its owed share preempts interruptible work of a budget that keeps its share without it", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(2)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .job(
+          makeJob("b-1").budget("b").gpus(8).minRuntime("1h").on("n01").startedAt(0),
+          makeJob("b-2").budget("b").gpus(8).minRuntime("1h").on("n02").startedAt(HOUR),
+          makeJob("a-1").budget("a").gpus(8),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(preemptedIds(r)).toHaveLength(1);
+    expect(startedIds(r)).toEqual(["a-1"]);
+  });
+
+  it("never preempts a victim whose budget would then drop below its own owed share (it would win the GPUs back)", () => {
+    const snapshot = makeCluster()
+      .nodes(2)
+      .budget("a", 0.5)
+      .budget("b", 0.5)
+      .job(
+        // b holds 12 of its 8 owed GPUs: losing the 8-GPU job would leave it at 4, losing the 4-GPU one at 8.
+        makeJob("b-big").budget("b").gpus(8).minRuntime("1h").on("n01").startedAt(0),
+        makeJob("b-small").budget("b").gpus(4).minRuntime("1h").on("n02", [0, 1, 2, 3]).startedAt(0),
+        makeJob("a-1").budget("a").gpus(8),
+      )
+      .snapshot();
+    // The big one checkpointed a minute ago: without the guard it would be the cheaper victim.
+    snapshot.running.find((j) => j.id === "b-big")!.lastCheckpointAt = NOW - 60;
+    const r = runCycle(snapshot, defaultPolicy, NOW);
+    expect(preemptedIds(r)).toEqual(["b-small"]);
+  });
+
+  it("does not preempt for a budget within the margin of its owed share: ordinary turnover serves it", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(4)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .job(
+          // a holds 15 of its 16 owed GPUs (above 90% of them); b holds 17.
+          makeJob("a-r1").budget("a").gpus(8).minRuntime("1h").on("n01").startedAt(0),
+          makeJob("a-r2").budget("a").gpus(7).minRuntime("1h").on("n02", [0, 1, 2, 3, 4, 5, 6]).startedAt(0),
+          makeJob("b-r1").budget("b").gpus(8).minRuntime("1h").on("n03").startedAt(0),
+          makeJob("b-r2").budget("b").gpus(8).minRuntime("1h").on("n04").startedAt(0),
+          makeJob("b-r3").budget("b").gpus(1).minRuntime("1h").on("n02", [7]).startedAt(0),
+          makeJob("a-1").budget("a").gpus(1),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(preemptedIds(r)).toEqual([]);
+  });
+
+  it("takes the victim that checkpointed most recently among those that qualify", () => {
+    const snapshot = makeCluster()
+      .nodes(4)
+      .budget("a", 0.5)
+      .budget("b", 0.5)
+      .job(
+        makeJob("a-r").budget("a").gpus(8).minRuntime("1h").on("n04").startedAt(0),
+        makeJob("b-1").budget("b").gpus(8).minRuntime("1h").on("n01").startedAt(0),
+        makeJob("b-2").budget("b").gpus(8).minRuntime("1h").on("n02").startedAt(0),
+        makeJob("b-3").budget("b").gpus(8).minRuntime("1h").on("n03").startedAt(0),
+        makeJob("a-1").budget("a").gpus(8),
+      )
+      .snapshot();
+    const at: Record<string, number> = { "b-1": NOW - 1700, "b-2": NOW - 100, "b-3": NOW - 900 };
+    for (const j of snapshot.running) if (at[j.id] !== undefined) j.lastCheckpointAt = at[j.id]!;
+    const r = runCycle(snapshot, defaultPolicy, NOW);
+    expect(preemptedIds(r)).toEqual(["b-2"]);
+  });
+
+  it("work outside the debug lane leaves the debug reserve free, and a debug job starts on it at once", () => {
+    // 13 nodes = 104 GPUs: a 1% reserve is 1 GPU. Twelve nodes are held by protected work.
+    const reserve = { ...defaultPolicy, debugReserve: 0.01 };
+    const running = Array.from({ length: 12 }, (_, i) =>
+      makeJob(`a-r${i}`)
+        .budget("a")
+        .gpus(8)
+        .minRuntime("2h")
+        .on(`n${String(i + 1).padStart(2, "0")}`)
+        .startedAt(NOW - 60),
+    );
+    const cluster = () =>
+      makeCluster()
+        .nodes(13)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .job(...running, makeJob("b-8").budget("b").gpus(8));
+    const held = runCycle(cluster().snapshot(), reserve, NOW);
+    expect(startedIds(held)).toEqual([]);
+    const noReserve = runCycle(cluster().snapshot(), defaultPolicy, NOW);
+    expect(startedIds(noReserve)).toEqual(["b-8"]);
+    const withDebug = runCycle(
+      cluster().job(makeJob("dbg").budget("b").debug().gpus(2).user("ann")).snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(startedIds(withDebug)).toEqual(["dbg"]);
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { makeCluster, makeJob } from "@tranche/testkit";
+import {
+  applyPlan,
+  createClusterModel,
+  defaultPolicy,
+  jobStateOf,
+  runCycle,
+  runExited,
+  runOutcome,
+  snapshotOf,
+  submitJob,
+} from "../src/index";
+
+const running = (requeue: boolean) => ({ stopping: false, intent: null, requeue });
+
+describe("a run's outcome when the platform stopped it (R9 fencing, agent shutdown)", () => {
+  it("treats a run its agent fenced as lost: requeued when it may be, else lost, never failed", () => {
+    expect(runOutcome(running(true), { cause: "fenced", exitCode: null })).toEqual({
+      end: "LOST",
+      state: "PENDING",
+      requeued: true,
+      stoppedBy: "fence",
+    });
+    expect(runOutcome(running(false), { cause: "fenced", exitCode: 143 })).toEqual({
+      end: "LOST",
+      state: "LOST",
+      requeued: false,
+      stoppedBy: "fence",
+    });
+  });
+
+  it("requeues a run stopped by its agent's shutdown as a preemption when it may be, else loses it, never fails it", () => {
+    expect(runOutcome(running(true), { cause: "shutdown", exitCode: 143 })).toEqual({
+      end: "PREEMPT",
+      state: "PENDING",
+      requeued: true,
+      stoppedBy: "shutdown",
+    });
+    expect(runOutcome(running(false), { cause: "shutdown", exitCode: 143 })).toEqual({
+      end: "LOST",
+      state: "LOST",
+      requeued: false,
+      stoppedBy: "shutdown",
+    });
+  });
+
+  it("lets a stop already asked for decide, whoever ended the processes", () => {
+    for (const cause of ["fenced", "shutdown"] as const) {
+      expect(runOutcome({ stopping: true, intent: "KILL", requeue: true }, { cause, exitCode: null }).state).toBe("KILLED");
+      expect(runOutcome({ stopping: true, intent: "CANCEL", requeue: true }, { cause, exitCode: null }).state).toBe("CANCELLED");
+      expect(runOutcome({ stopping: true, intent: "PREEMPT", requeue: false }, { cause, exitCode: null })).toMatchObject({
+        state: "FAILED",
+        stoppedBy: null,
+      });
+    }
+  });
+
+  it("ends a run its job ended on its exit code, with no platform stop named", () => {
+    expect(runOutcome(running(true), { cause: "exit", exitCode: 143 })).toEqual({
+      end: "FAIL",
+      state: "FAILED",
+      requeued: false,
+      stoppedBy: null,
+    });
+  });
+
+  it("gives the cluster model the same rule: a fenced resumable job is pending again, a shut-down one too", () => {
+    const s = makeCluster().nodes(1).budget("a", 1).snapshot();
+    let m = createClusterModel(s.cluster, s.nodes, s.tree);
+    m = submitJob(m, makeJob("r").budget("a").resumable().gpus(4).pending());
+    m = submitJob(m, makeJob("n").budget("a").resumable(false).gpus(4).pending());
+    const r = runCycle(snapshotOf(m), defaultPolicy, 0);
+    m = applyPlan(m, r.plan, 0, r.reservations);
+    expect([jobStateOf(m, "r"), jobStateOf(m, "n")]).toEqual(["RUNNING", "RUNNING"]);
+    const fenced = runExited(runExited(m, "r", null, 50, "fenced"), "n", null, 50, "fenced");
+    expect([jobStateOf(fenced, "r"), jobStateOf(fenced, "n")]).toEqual(["PENDING", "LOST"]);
+    const shut = runExited(runExited(m, "r", 143, 50, "shutdown"), "n", 143, 50, "shutdown");
+    expect([jobStateOf(shut, "r"), jobStateOf(shut, "n")]).toEqual(["PENDING", "LOST"]);
+    const exited = runExited(m, "r", 143, 50);
+    expect(jobStateOf(exited, "r")).toBe("FAILED");
+  });
+});
