@@ -10,6 +10,7 @@ export { cancelArray, setDependencies } from "./jobs/job-rules-input";
 export * from "./jobs/queries";
 export * from "./jobs/job-logs";
 export * from "./jobs/queue";
+export * from "./jobs/in-use";
 export * from "./budgets/tree";
 export * from "./budgets/set-allocations";
 export * from "./nodes/nodes";
