@@ -222,7 +222,7 @@ test("a lab starts from an empty database: first admin, tree, people, a host, a 
   await expect(ria.getByTestId("job-logs")).toContainText("hello-from-the-first-job", { timeout: 15_000 });
 
   await page.goto(`${URL}/admin/audit`);
-  await expect(page.getByRole("table", { name: "Audit log" })).toContainText("enrollment-token.issue");
+  await expect(page.getByRole("table", { name: "Audit log" })).toContainText("issued an enrollment token");
 
   // Disabling Ria ends her session at once (not after the session cookie's one-minute cache).
   await page.goto(`${URL}/admin/users`);

@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../lib/trpc";
 import { ago, useNow } from "./ui";
 import { errorText } from "../lib/error-text";
+import { promisedText } from "../lib/words";
 
 const STATE_ORDER = ["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"];
 const fmt = (n: number) => n.toLocaleString("en-US");
@@ -42,11 +43,6 @@ export function ClusterCards() {
                 <div className="tile-label">Running</div>
                 <div className="tile-value">{fmt(c.runningGpus)}</div>
                 <div className="tile-sub">{jobs(c.runningJobs)}</div>
-                {c.awaitingGpus > 0 && (
-                  <div className="tile-sub" title="Started by preemption: these GPUs are theirs once the preempted jobs exit">
-                    + {fmt(c.awaitingGpus)} held, waiting for preempted jobs to exit
-                  </div>
-                )}
               </div>
               <div>
                 <div className="tile-label">Pending</div>
@@ -54,6 +50,12 @@ export function ClusterCards() {
                 <div className="tile-sub">{jobs(c.pendingJobs)}</div>
               </div>
             </div>
+            {/* Below the three counts, not inside one: a long line there pushed the counts into a column. */}
+            {c.awaitingGpus > 0 && (
+              <div className="tile-sub" title="Started by preemption: these GPUs are theirs once the preempted jobs exit">
+                {promisedText(c.awaitingGpus)}
+              </div>
+            )}
             <div className="meter" style={{ marginTop: "0.8rem" }} title={`${Math.round(used * 100)}% of GPUs running jobs`}>
               <span style={{ width: `${Math.min(100, used * 100)}%` }} />
             </div>

@@ -1,7 +1,11 @@
 // Colours for budgets: stable per path, and distinct among the budgets a page shows together.
 
-/** Stable colour per budget path (nodes grid, allocation strips). */
-const PALETTE = [
+/**
+ * Budget colours, each far from every other (RGB distance at least 55): the old palette's pairs such
+ * as #12b76a / #16b364 were different strings but the same green on the node map. None is the light
+ * grey of a free GPU.
+ */
+export const PALETTE = [
   "#3b5bdb",
   "#12b76a",
   "#f79009",
@@ -10,13 +14,13 @@ const PALETTE = [
   "#06aed4",
   "#f04438",
   "#669f2a",
-  "#875bf7",
-  "#dd2590",
-  "#0086c9",
-  "#e04f16",
-  "#16b364",
-  "#6172f3",
-  "#ca8504",
+  "#854d0e",
+  "#0f766e",
+  "#475467",
+  "#facc15",
+  "#1e3a8a",
+  "#9d174d",
+  "#a3e635",
 ];
 /**
  * Distinct colours for the budgets shown together (the node map): in path order, one palette colour

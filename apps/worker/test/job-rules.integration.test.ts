@@ -38,10 +38,11 @@ describe("arrays, dependencies, retries and notifications on real agents", () =>
     });
     await new Promise<void>((ok) => hooks.listen(0, "127.0.0.1", ok));
     const port = (hooks.address() as { port: number }).port;
-    await setWebhook(db.prisma, world.actor, `http://127.0.0.1:${port}/hook`);
+    // The receiver listens on 127.0.0.1: allowed only because the lab says its hook receivers are internal.
+    await withPrivateWebhooks(() => setWebhook(db.prisma, world.actor, `http://127.0.0.1:${port}/hook`));
     gateway = await startGateway(db.prisma);
     agents = await spawnAgents(db.prisma, world, gateway.url, ["c1-0", "c1-1"]);
-    worker = spawnWorker(db.url);
+    worker = spawnWorker(db.url, { TRANCHE_WEBHOOK_ALLOW_PRIVATE: "1" });
     await worker.waitForOutput("is now the leader");
   });
 
@@ -159,3 +160,12 @@ describe("arrays, dependencies, retries and notifications on real agents", () =>
     );
   });
 });
+
+async function withPrivateWebhooks<T>(fn: () => Promise<T>): Promise<T> {
+  process.env.TRANCHE_WEBHOOK_ALLOW_PRIVATE = "1";
+  try {
+    return await fn();
+  } finally {
+    delete process.env.TRANCHE_WEBHOOK_ALLOW_PRIVATE;
+  }
+}

@@ -166,6 +166,20 @@ describe("notifications", () => {
     expect((await call("ada", "PUT", "/me/webhook", { url: null })).body.url).toBeNull();
   });
 
+  it("refuses a webhook on this host or a private network unless the lab allows private targets", async () => {
+    for (const url of [
+      "http://127.0.0.1:54329/",
+      "http://localhost:3000/api/v1/jobs",
+      "http://169.254.169.254/latest/meta-data",
+      "http://[::1]/x",
+    ]) {
+      const r = await call("ada", "PUT", "/me/webhook", { url });
+      expect(r.status, url).toBe(400);
+      expect(r.body.error.message, url).toMatch(/private or local address|points at this host/);
+    }
+    expect((await call("ada", "GET", "/me/webhook")).body.url).toBeNull();
+  });
+
   it("warns the owner when a preemption is applied, with the grace period", async () => {
     const id = (await call("ada", "POST", "/jobs", goodJob)).body.job.id as number;
     await w.db.prisma.jobEvent.create({
@@ -193,6 +207,8 @@ describe("notifications", () => {
     });
     await new Promise<void>((ok) => slow.listen(0, "127.0.0.1", ok));
     const port = (slow.address() as { port: number }).port;
+    // The receivers here listen on 127.0.0.1: a lab whose hook receivers are internal says so.
+    process.env.TRANCHE_WEBHOOK_ALLOW_PRIVATE = "1";
     try {
       await w.db.prisma.notification.updateMany({ data: { webhookState: null } });
       await setWebhook(w.db.prisma, w.users.ada, `http://127.0.0.1:${port}/fail`);
@@ -212,6 +228,7 @@ describe("notifications", () => {
       expect(warnings.filter((m) => /no answer within 300 ms/.test(m))).toHaveLength(3);
       expect(warnings.filter((m) => /giving up/.test(m))).toHaveLength(2);
     } finally {
+      delete process.env.TRANCHE_WEBHOOK_ALLOW_PRIVATE;
       slow.closeAllConnections();
       await new Promise((ok) => slow.close(ok));
     }

@@ -45,6 +45,44 @@ describe("queue.get counts", () => {
   });
 });
 
+describe("GPUs in use once the start time of a preemptor has passed", () => {
+  it("still counts a start as waiting while a preempted job holds its GPUs, so in use never exceeds the cluster", async () => {
+    const p = w.db.prisma;
+    const cluster = await p.cluster.findUniqueOrThrow({ where: { name: "h100" }, include: { nodes: true } });
+    const gpuCount = cluster.nodes.reduce((s, n) => s + n.gpuCount, 0);
+    const node = cluster.nodes[0]!;
+    const budget = await p.budgetTreeNode.findUniqueOrThrow({ where: { path: "lab/language/pretraining" } });
+    const base = { clusterId: cluster.id, budgetId: budget.id, userId: w.users.ada.id, minRuntimeSec: 3600, command: "x" };
+    const now = Date.now();
+    const all = Array.from({ length: node.gpuCount }, (_, i) => i);
+    const run = async (name: string, state: "RUNNING" | "STOPPING", gpus: number, startedAt: Date, onNode: boolean) => {
+      const job = await p.job.create({ data: { ...base, name, gpus, state, startedAt } });
+      await p.runSegment.create({
+        data: {
+          jobId: job.id,
+          clusterId: cluster.id,
+          budgetId: budget.id,
+          gpus,
+          startedAt,
+          charged: true,
+          placements: onNode ? { create: [{ nodeId: node.id, gpuIndexes: all }] } : undefined,
+        },
+      });
+    };
+    await run("h-fill", "RUNNING", gpuCount - node.gpuCount, new Date(now - 60_000), false);
+    // The victim's grace ended 5 s ago but its agent has not reported the exit yet.
+    await run("h-victim", "STOPPING", node.gpuCount, new Date(now - 120_000), true);
+    await run("h-preemptor", "RUNNING", node.gpuCount, new Date(now - 5_000), true);
+    const h100 = (await w.caller("ada").cluster.list()).find((c) => c.name === "h100")!;
+    expect(h100.runningGpus).toBe(gpuCount);
+    expect(h100.awaitingGpus).toBe(node.gpuCount);
+    const q = await w.caller("ada").queue.get({ cluster: "h100" });
+    expect(q.counts.runningGpus).toBeLessThanOrEqual(q.cluster.gpus);
+    expect(q.counts.awaitingGpus).toBe(node.gpuCount);
+    expect(q.running.filter((r) => r.awaitingExits).map((r) => r.name)).toEqual(["h-preemptor"]);
+  });
+});
+
 describe("job times", () => {
   it("stores the submit time in whole seconds, so a start in the same second never reads as earlier", async () => {
     const job = await w.caller("ada").job.submit({ ...goodJob, cluster: "b200" });

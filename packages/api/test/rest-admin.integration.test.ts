@@ -74,6 +74,54 @@ async function refused(status: number, method: string, path: string, opts: Param
   return r;
 }
 
+type Caller = keyof typeof tokens | null;
+
+/**
+ * Who each route refuses before it reads its input: no token (401, `null`) and callers whose role or
+ * subtree does not allow it (403). One table instead of the same refusals repeated per route; each
+ * route's describe runs its row where its own state is in place.
+ */
+const ROUTES = {
+  createCluster: {
+    method: "POST",
+    path: "/clusters",
+    body: { name: "a100", gpuType: "A100", maxMinRuntime: "4h" },
+    refuses: [null, "omar"],
+  },
+  createBudget: { method: "POST", path: "/budgets", body: { parent: "lab", name: "robotics" }, refuses: [null, "maya", "ada"] },
+  updateBudget: { method: "PATCH", path: "/budgets/lab/robotics/arms", body: { name: "hands" }, refuses: [null, "maya"] },
+  setAllocation: {
+    method: "PUT",
+    path: "/budgets/lab/language/pretraining/allocation",
+    body: { cluster: "h100", share: 0.3 },
+    refuses: [null, "ada", "victor"],
+  },
+  addMember: {
+    method: "POST",
+    path: "/budgets/lab/language/pretraining/members",
+    body: { email: "omar@tranche.example" },
+    refuses: [null, "ada", "victor"],
+  },
+  createUser: {
+    method: "POST",
+    path: "/users",
+    body: { email: "new@lab.example", name: "New", role: "RESEARCHER" },
+    refuses: [null, "omar"],
+  },
+  issueEnrollmentToken: { method: "POST", path: "/clusters/h100/enrollment-tokens", body: {}, refuses: [null, "maya"] },
+  revokeCredential: { method: "POST", path: "/nodes/h100-0/revoke-credential", body: undefined, refuses: ["ada"] },
+  audit: { method: "GET", path: "/audit", body: undefined, refuses: ["omar"] },
+} satisfies Record<string, { method: string; path: string; body: unknown; refuses: Caller[] }>;
+
+/** Every caller in the route's row is refused (401 without a token, else 403) and nothing is written. */
+async function refusesWrongCallers(route: (typeof ROUTES)[keyof typeof ROUTES]) {
+  for (const who of route.refuses as Caller[])
+    await refused(who ? 403 : 401, route.method, route.path, {
+      ...(who ? { token: tokens[who] } : {}),
+      ...(route.body === undefined ? {} : { body: route.body }),
+    });
+}
+
 /** The request must succeed and write exactly one audit row with this action. */
 async function succeeds(status: number, method: string, path: string, opts: Parameters<typeof callRest>[3], action: string) {
   const before = await audits();
@@ -91,8 +139,7 @@ async function succeeds(status: number, method: string, path: string, opts: Para
 describe("POST /api/v1/clusters", () => {
   const body = { name: "a100", gpuType: "A100", maxMinRuntime: "4h" };
   it("refuses no token (401) and a non-admin (403), writing nothing", async () => {
-    await refused(401, "POST", "/clusters", { body });
-    await refused(403, "POST", "/clusters", { token: tokens.omar, body });
+    await refusesWrongCallers(ROUTES.createCluster);
   });
   it("refuses a bad name, a cap over 8h and a taken name, naming the field", async () => {
     await refused(400, "POST", "/clusters", { token: tokens.admin, body: { ...body, name: "A 100" } }, "name");
@@ -113,9 +160,7 @@ describe("POST /api/v1/clusters", () => {
 
 describe("POST /api/v1/budgets", () => {
   it("refuses no token, a manager and a researcher", async () => {
-    await refused(401, "POST", "/budgets", { body: { parent: "lab", name: "robotics" } });
-    await refused(403, "POST", "/budgets", { token: tokens.maya, body: { parent: "lab", name: "robotics" } });
-    await refused(403, "POST", "/budgets", { token: tokens.ada, body: { parent: "lab", name: "robotics" } });
+    await refusesWrongCallers(ROUTES.createBudget);
   });
   it("refuses an unknown parent, a duplicate sibling, a bad name, a second root and a budget with members as parent", async () => {
     const t = tokens.admin;
@@ -154,8 +199,7 @@ describe("POST /api/v1/budgets", () => {
 
 describe("PATCH /api/v1/budgets/{path}", () => {
   it("refuses no token and a manager", async () => {
-    await refused(401, "PATCH", "/budgets/lab/robotics/arms", { body: { name: "hands" } });
-    await refused(403, "PATCH", "/budgets/lab/robotics/arms", { token: tokens.maya, body: { name: "hands" } });
+    await refusesWrongCallers(ROUTES.updateBudget);
   });
   it("refuses a cycle, a duplicate name, an empty change and an unknown node", async () => {
     const t = tokens.admin;
@@ -219,9 +263,7 @@ describe("DELETE /api/v1/budgets/{path}", () => {
 describe("PUT /api/v1/budgets/{path}/allocation", () => {
   const path = "/budgets/lab/language/pretraining/allocation";
   it("refuses a researcher and a manager of another subtree", async () => {
-    await refused(401, "PUT", path, { body: { cluster: "h100", share: 0.3 } });
-    await refused(403, "PUT", path, { token: tokens.ada, body: { cluster: "h100", share: 0.3 } });
-    await refused(403, "PUT", path, { token: tokens.victor, body: { cluster: "h100", share: 0.3 } });
+    await refusesWrongCallers(ROUTES.setAllocation);
   });
   it("refuses a share over 1, siblings over 100% and an unknown cluster, naming the field", async () => {
     await refused(400, "PUT", path, { token: tokens.maya, body: { cluster: "h100", share: 1.5 } }, "share");
@@ -243,9 +285,7 @@ describe("PUT /api/v1/budgets/{path}/allocation", () => {
 describe("POST /api/v1/budgets/{path}/members and /managers", () => {
   it("members: refuses a researcher and a manager outside their subtree; refuses a bad or unknown e-mail", async () => {
     const p = "/budgets/lab/language/pretraining/members";
-    await refused(401, "POST", p, { body: { email: "omar@tranche.example" } });
-    await refused(403, "POST", p, { token: tokens.ada, body: { email: "omar@tranche.example" } });
-    await refused(403, "POST", p, { token: tokens.victor, body: { email: "omar@tranche.example" } });
+    await refusesWrongCallers(ROUTES.addMember);
     await refused(400, "POST", p, { token: tokens.maya, body: { email: "not-an-email" } }, "email");
     await refused(400, "POST", p, { token: tokens.maya, body: { email: "nobody@tranche.example" } }, "email");
     await refused(409, "POST", p, { token: tokens.maya, body: { email: "ada@tranche.example" } });
@@ -280,11 +320,7 @@ describe("POST /api/v1/budgets/{path}/members and /managers", () => {
 describe("POST and PATCH /api/v1/users", () => {
   let newId = "";
   it("refuses an operator and bad input", async () => {
-    await refused(401, "POST", "/users", { body: { email: "new@lab.example", name: "New", role: "RESEARCHER" } });
-    await refused(403, "POST", "/users", {
-      token: tokens.omar,
-      body: { email: "new@lab.example", name: "New", role: "RESEARCHER" },
-    });
+    await refusesWrongCallers(ROUTES.createUser);
     await refused(
       400,
       "POST",
@@ -348,8 +384,7 @@ describe("POST and PATCH /api/v1/users", () => {
 
 describe("POST /api/v1/clusters/{name}/enrollment-tokens", () => {
   it("refuses a manager, a bad expiry and an unknown cluster", async () => {
-    await refused(401, "POST", "/clusters/h100/enrollment-tokens", { body: {} });
-    await refused(403, "POST", "/clusters/h100/enrollment-tokens", { token: tokens.maya, body: {} });
+    await refusesWrongCallers(ROUTES.issueEnrollmentToken);
     await refused(
       400,
       "POST",
@@ -388,7 +423,7 @@ describe("POST /api/v1/nodes/{name}/revoke-credential", () => {
   it("refuses a researcher; an operator revokes a node's credential", async () => {
     const node = await w.db.prisma.node.findFirstOrThrow({ where: { name: "h100-0" } });
     await issueNodeCredential(w.db.prisma, node.id);
-    await refused(403, "POST", "/nodes/h100-0/revoke-credential", { token: tokens.ada });
+    await refusesWrongCallers(ROUTES.revokeCredential);
     await succeeds(200, "POST", "/nodes/h100-0/revoke-credential", { token: tokens.omar }, "node.revoke-credential");
     expect((await w.db.prisma.node.findUniqueOrThrow({ where: { id: node.id } })).agentCredentialHash).toBeNull();
     await refused(409, "POST", "/nodes/h100-0/revoke-credential", { token: tokens.omar });
@@ -397,7 +432,7 @@ describe("POST /api/v1/nodes/{name}/revoke-credential", () => {
 
 describe("GET /api/v1/audit", () => {
   it("refuses an operator and a bad time filter", async () => {
-    await refused(403, "GET", "/audit", { token: tokens.omar });
+    await refusesWrongCallers(ROUTES.audit);
     await refused(400, "GET", "/audit?since=yesterday", { token: tokens.admin }, "since");
   });
   it("lists the actions newest first, filtered by actor, action, target and time", async () => {

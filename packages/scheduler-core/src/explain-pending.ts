@@ -1,4 +1,4 @@
-import { formatRatio, formatWhen, formatPercent, plural } from "./format";
+import { formatDuration, formatRatio, formatPercent, plural } from "./format";
 import type { PendingReason, PendingReasonCode, PendingReasonDetails } from "./types";
 
 /**
@@ -165,7 +165,7 @@ function sentenceFor(input: ReasonInput, nodeSize: number, pos: string): string 
     case "NO_ENTITLEMENT":
       return `Budget ${input.budgetPath} has no share of this cluster, so this job runs only as unallocated work, on GPUs no allocated job can use; ${needText(d, nodeSize)} (${pos}).`;
     case "RESERVED_FOR":
-      return `The free GPUs it fits on are reserved for job ${d.reservedForJobId ?? "?"}, which can start there ${formatWhen(d.reservedFrom ?? input.now, input.now)}; this job would be neither done nor interruptible by then (${pos}, ${budget}).`;
+      return `The free GPUs it fits on are reserved for job ${d.reservedForJobId ?? "?"}, which can start there ${reservedTail(d.reservedFrom ?? input.now, input.now)} (${pos}, ${budget}).`;
     case "ORDER":
       return `Waiting its turn: ${plural(d.jobsAhead, "job")} ahead in order took the GPUs that were free at the start of this cycle (${pos}, ${budget}).`;
     case "BUDGET_OVER_SHARE":
@@ -181,7 +181,13 @@ function sentenceFor(input: ReasonInput, nodeSize: number, pos: string): string 
 function startText(earliestStart: number | null, now: number): string {
   if (earliestStart === null) return "no start time can be estimated yet";
   if (earliestStart <= now) return "it may start as soon as GPUs free up";
-  return `it cannot start before ${formatWhen(earliestStart, now)}`;
+  return `it cannot start for at least ${formatDuration(earliestStart - now)}`;
+}
+
+/** When the reserved job can start, as a person says it, and why this job may not use the gap until then. */
+function reservedTail(t: number, now: number): string {
+  if (t <= now) return "now";
+  return `in ${formatDuration(t - now)}; this job could neither finish nor become interruptible before then`;
 }
 
 const MAX_NAMED = 3;

@@ -1,4 +1,5 @@
 import type { TRPCRouterRecord } from "@trpc/server";
+import { gpusInUse } from "@tranche/domain";
 import { authedProcedure } from "../trpc";
 
 export const clusterRouter = {
@@ -11,31 +12,17 @@ export const clusterRouter = {
     const stats = await Promise.all(
       clusters.map(async (c) => {
         const now = new Date();
-        const [pending, running, awaiting, cycle] = await Promise.all([
+        const [pending, inUse, cycle] = await Promise.all([
           ctx.prisma.job.aggregate({
             where: { clusterId: c.id, state: "PENDING" },
             _count: { _all: true },
             _sum: { gpus: true },
           }),
-          // In use: launched jobs and leaving (STOPPING) jobs. A job started by preemption is RUNNING
-          // with a start in the future until its victims exit: it holds GPUs the victims still use,
-          // so it is counted apart (awaiting), never twice.
-          ctx.prisma.job.aggregate({
-            where: {
-              clusterId: c.id,
-              OR: [{ state: "STOPPING" }, { state: "RUNNING", OR: [{ startedAt: null }, { startedAt: { lte: now } }] }],
-            },
-            _count: { _all: true },
-            _sum: { gpus: true },
-          }),
-          ctx.prisma.job.aggregate({
-            where: { clusterId: c.id, state: "RUNNING", startedAt: { gt: now } },
-            _count: { _all: true },
-            _sum: { gpus: true },
-          }),
+          // In use: launched and leaving jobs, each GPU once; starts waiting for exits apart.
+          gpusInUse(ctx.prisma, c.id, now),
           ctx.prisma.schedulingCycle.findFirst({ where: { clusterId: c.id }, orderBy: { at: "desc" }, select: { at: true } }),
         ]);
-        return { pending, running, awaiting, cycle };
+        return { pending, inUse, cycle };
       }),
     );
     return clusters.map((c, i) => ({
@@ -52,11 +39,11 @@ export const clusterRouter = {
       nodesByState: c.nodes.reduce<Record<string, number>>((acc, n) => ((acc[n.state] = (acc[n.state] ?? 0) + 1), acc), {}),
       pendingJobs: stats[i]!.pending._count._all,
       pendingGpus: stats[i]!.pending._sum.gpus ?? 0,
-      runningJobs: stats[i]!.running._count._all,
-      runningGpus: stats[i]!.running._sum.gpus ?? 0,
+      runningJobs: stats[i]!.inUse.runningJobs,
+      runningGpus: stats[i]!.inUse.runningGpus,
       /** Started jobs waiting for the jobs they preempted to exit: held GPUs, not yet in use. */
-      awaitingJobs: stats[i]!.awaiting._count._all,
-      awaitingGpus: stats[i]!.awaiting._sum.gpus ?? 0,
+      awaitingJobs: stats[i]!.inUse.awaitingJobs,
+      awaitingGpus: stats[i]!.inUse.awaitingGpus,
       lastCycleAt: stats[i]!.cycle?.at ?? null,
     }));
   }),

@@ -39,6 +39,18 @@ export interface AuditEntryView {
   details: Record<string, unknown>;
 }
 
+/**
+ * What a person recognises as an entry's target: the label written with it, else a name the details
+ * carry (a token's or node's name, an allocation's parent path), the stored id only as a last resort.
+ */
+export function auditTargetLabel(details: Record<string, unknown>, targetId: string): string {
+  for (const key of ["target", "name", "node", "parent"]) {
+    const v = details[key];
+    if (typeof v === "string" && v) return v;
+  }
+  return targetId;
+}
+
 /** The audit log, newest first, filtered by actor e-mail, action (prefix), target (name or id) and time. */
 export async function listAudit(prisma: PrismaClient, actor: Actor, q: AuditQueryInput): Promise<AuditEntryView[]> {
   requireRole(actor, ["ADMIN"], "read the audit log");
@@ -70,7 +82,7 @@ export async function listAudit(prisma: PrismaClient, actor: Actor, q: AuditQuer
       action: r.action,
       targetType: r.targetType,
       targetId: r.targetId,
-      target: typeof details.target === "string" ? details.target : r.targetId,
+      target: auditTargetLabel(details, r.targetId),
       details,
     };
   });

@@ -1,5 +1,6 @@
 import type { PrismaClient } from "@tranche/db";
 import { managedRootIds, type Actor } from "../auth/actor";
+import { loadWindowTree } from "../runtime/load-snapshot";
 
 export interface BudgetNodeStats {
   /** this node's allocation on the cluster, ppm of its parent's */
@@ -7,7 +8,10 @@ export interface BudgetNodeStats {
   /** product of allocations along the path, fraction of the cluster */
   effective: number;
   usageGpuSeconds: number | null;
+  /** the entitlement behind the ratio: on a cluster younger than an hour, at least one hour's (SPEC §2) */
   entitlementGpuSeconds: number | null;
+  /** the entitlement earned in the window so far, which grows with the cluster's actual age */
+  accruedEntitlementGpuSeconds: number | null;
   ratio: number | null;
   heldGpus: number | null;
 }
@@ -62,6 +66,13 @@ export async function getBudgetTree(prisma: PrismaClient, actor: Actor | null): 
       }),
     ),
   );
+  // Entitlement earned so far at the same moment as the cycle's usage and ratios.
+  const accrued = await Promise.all(
+    clusters.map((c, i) => {
+      const at = cycles[i]?.at;
+      return at ? loadWindowTree(prisma, c.id, Math.floor(at.getTime() / 1000)).then((w) => w.accruedEntitlement) : null;
+    }),
+  );
   const ratioBy = new Map<string, Map<string, Record<string, unknown>>>();
   clusters.forEach((c, i) => {
     const list = Array.isArray(cycles[i]?.ratios) ? (cycles[i]!.ratios as Record<string, unknown>[]) : [];
@@ -98,7 +109,7 @@ export async function getBudgetTree(prisma: PrismaClient, actor: Actor | null): 
     v.managesChildren = managesHere;
     const eff: Record<string, number> = {};
     const row = nodes.find((n) => n.id === v.id)!;
-    for (const c of clusters) {
+    clusters.forEach((c, i) => {
       const ppm = row.allocations.find((a) => a.clusterId === c.id)?.ppm ?? (v.parentId ? 0 : 1_000_000);
       eff[c.name] = (parentEffective[c.name] ?? 1) * (ppm / 1_000_000);
       const r = ratioBy.get(c.id)!.get(v.id);
@@ -107,10 +118,11 @@ export async function getBudgetTree(prisma: PrismaClient, actor: Actor | null): 
         effective: eff[c.name]!,
         usageGpuSeconds: r ? num(r.usageGpuSeconds) : null,
         entitlementGpuSeconds: r ? num(r.entitlementGpuSeconds) : null,
+        accruedEntitlementGpuSeconds: r ? (accrued[i]?.[v.id] ?? null) : null,
         ratio: r ? num(r.ratio) : null,
         heldGpus: r ? num(r.heldGpus) : null,
       };
-    }
+    });
     for (const ch of v.children) {
       ch.editable = managesHere;
       walk(ch, eff, managesHere);

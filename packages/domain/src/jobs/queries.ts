@@ -93,7 +93,8 @@ export interface JobSegmentView {
   charged: boolean;
   endReason: string | null;
   endDetail: string | null;
-  placements: { node: string; gpuIndexes: number[] }[];
+  /** nodeGpus: the node's GPU count, so a page can say "all 8 GPUs" */
+  placements: { node: string; nodeGpus: number; gpuIndexes: number[] }[];
 }
 
 export interface JobDetail {
@@ -115,7 +116,7 @@ export async function getJobDetail(prisma: PrismaClient, actor: Actor, id: numbe
     prisma.runSegment.findMany({
       where: { jobId: id },
       orderBy: { startedAt: "asc" },
-      include: { placements: { include: { node: { select: { name: true } } } } },
+      include: { placements: { include: { node: { select: { name: true, gpuCount: true } } } } },
     }),
   ]);
   const actorIds = [...new Set(events.map((e) => e.actorId).filter((x): x is string => !!x))];
@@ -147,8 +148,8 @@ export async function getJobDetail(prisma: PrismaClient, actor: Actor, id: numbe
       endReason: s.endReason,
       endDetail: s.endDetail,
       placements: s.placements
-        .map((p) => ({ node: p.node.name, gpuIndexes: p.gpuIndexes }))
-        .sort((a, b) => a.node.localeCompare(b.node)),
+        .map((p) => ({ node: p.node.name, nodeGpus: p.node.gpuCount, gpuIndexes: p.gpuIndexes }))
+        .sort((a, b) => a.node.localeCompare(b.node, "en", { numeric: true })),
     })),
     canCancel: owner && ["PENDING", "HELD", "RUNNING"].includes(job.state),
     canHold: (owner || actor.role === "OPERATOR") && ["PENDING", "HELD"].includes(job.state),

@@ -2,6 +2,7 @@ import type { PrismaClient } from "@tranche/db";
 import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import { notFound } from "../errors";
 import { reasonDetailsView, startForecastView } from "./job-view";
+import { awaitingExitIds } from "./in-use";
 
 export interface QueuePendingRow {
   id: number;
@@ -256,7 +257,8 @@ export async function getQueuePage(
 export async function getQueue(prisma: PrismaClient, clusterName: string, opts: { limit?: number } = {}): Promise<QueueView> {
   const cluster = await findCluster(prisma, clusterName);
   const limit = Math.max(0, Math.min(opts.limit ?? 100_000, 100_000));
-  const [pending, pendingCounts, running, cycle, tree] = await Promise.all([
+  const nowMs = Date.now();
+  const [pending, pendingCounts, running, cycle, tree, awaiting] = await Promise.all([
     pendingWindow(prisma, cluster.id, 0, limit, "").then((w) => w.rows),
     prisma.job.groupBy({
       by: ["state"],
@@ -277,6 +279,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
       ORDER BY j."startedAt" ASC NULLS LAST, j.id ASC`,
     prisma.schedulingCycle.findFirst({ where: { clusterId: cluster.id }, orderBy: { at: "desc" } }),
     prisma.budgetTreeNode.findMany({ select: { id: true, path: true } }),
+    awaitingExitIds(prisma, cluster.id, new Date(nowMs)),
   ]);
   const paths = new Map(tree.map((t) => [t.id, t.path]));
   const rawRatios = Array.isArray(cycle?.ratios) ? (cycle!.ratios as Record<string, unknown>[]) : [];
@@ -300,7 +303,6 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     })
     .sort((a, b) => a.path.localeCompare(b.path));
   const pendingRows: QueuePendingRow[] = pending.map(toPendingRow);
-  const nowMs = Date.now();
   const runningRows: QueueRunningRow[] = running.map((j) => ({
     id: j.id,
     name: j.name,
@@ -316,7 +318,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     maxRuntime: j.maxRuntimeSec,
     nodes: j.nodes ?? [],
     squattingSince: j.squattingSince?.toISOString() ?? null,
-    awaitingExits: j.state === "RUNNING" && j.startedAt !== null && j.startedAt.getTime() > nowMs,
+    awaitingExits: awaiting.has(Number(j.id)),
     task: j.task,
   }));
   return {

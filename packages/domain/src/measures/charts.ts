@@ -286,7 +286,8 @@ export async function getChartData(
       .map((r) => ({
         budget: paths.get(r.treeNodeId) ?? r.name,
         usageGpuHours: r.usageGpuSeconds / HOUR,
-        entitlementGpuHours: r.entitlementGpuSeconds / HOUR,
+        // Earned so far (grows with a young cluster's age); the ratio keeps SPEC §2's one-hour floor.
+        entitlementGpuHours: (window.accruedEntitlement[r.treeNodeId] ?? r.entitlementGpuSeconds) / HOUR,
         ratio: Number.isFinite(r.ratio) ? r.ratio : null,
       }))
       .sort((a, b) => a.budget.localeCompare(b.budget)),

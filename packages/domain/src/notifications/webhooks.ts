@@ -1,4 +1,5 @@
 import type { PrismaClient } from "@tranche/db";
+import { webhookTargetProblem } from "./webhook-target";
 
 /** How long one POST may take before it counts as failed. */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
@@ -51,6 +52,8 @@ export async function deliverWebhooks(
       const results = await Promise.all(
         rows.map(async (r) => {
           if (!r.url) return { id: r.id, ok: false, final: true, why: "the user removed their webhook" };
+          const refused = await webhookTargetProblem(r.url);
+          if (refused !== null) return { id: r.id, ok: false, final: true, why: refused };
           const body = JSON.stringify({
             id: String(r.id),
             kind: r.kind,

@@ -78,6 +78,15 @@ const SENTENCES: Record<string, (how: string) => { eventKind: string; sentence: 
  * cancels), worded. The requeue decision is the core's: the one its PREEMPT op stored on the segment,
  * or the LOST op's; the job's own fields only decide for runs stopped before that was stored.
  */
+/** How a process ended, in words: the agent's markers (NEVER_STARTED, UNKNOWN) are not signals a person knows. */
+export function exitText(exitCode: number | null, signal: string | null): string {
+  if (exitCode !== null) return `exit code ${exitCode}`;
+  if (signal === "NEVER_STARTED") return "stopped before it launched";
+  if (signal === "UNKNOWN") return "its agent lost track of the process";
+  if (signal === "LAUNCH_FAILED") return "it could not be launched";
+  return signal ? `signal ${signal}` : "unknown exit";
+}
+
 export function decideRunOutcome(
   run: Omit<RunToClose, "jobId" | "segmentId" | "charged" | "gpus">,
   end: Pick<RunEnd, "cause" | "exitCode" | "signal" | "requeue" | "launchError">,
@@ -86,7 +95,7 @@ export function decideRunOutcome(
     end.requeue ??
     run.requeue ??
     requeueAfterPreemption({ resumable: run.resumable, requeueOnPreempt: run.requeuePolicy === "REQUEUE" });
-  const how = end.exitCode !== null ? `exit code ${end.exitCode}` : end.signal ? `signal ${end.signal}` : "unknown exit";
+  const how = exitText(end.exitCode, end.signal);
   const intent = run.intent === "PREEMPT" || run.intent === "KILL" ? run.intent : null;
   const stopping = run.jobState === "STOPPING";
   // The agent's report says who stopped the processes; the core's runOutcome decides what that means.

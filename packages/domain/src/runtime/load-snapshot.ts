@@ -115,7 +115,8 @@ export type RawQuery = (text: string, params: unknown[]) => Promise<{ rows: unkn
 export interface WindowRows {
   treeRows: TreeRow[];
   history: { treeNodeId: string; at: Date; toPpm: number }[];
-  capacityRows: { hourStart: Date; healthy: number }[];
+  /** Healthy and total GPU-seconds recorded per hour (total tells when a first hour began). */
+  capacityRows: { hourStart: Date; healthy: number; total: number }[];
   usageRows: { budgetId: string; gpuSeconds: number }[];
 }
 
@@ -131,8 +132,8 @@ async function windowRows(db: Db, clusterId: string, now: number, policy: Policy
     db.$queryRaw<{ treeNodeId: string; at: Date; toPpm: number }[]>`
       SELECT "treeNodeId", at, "toPpm" FROM allocation_change
       WHERE "clusterId" = ${clusterId} AND at <= ${nowDate} ORDER BY at, id`,
-    db.$queryRaw<{ hourStart: Date; healthy: number }[]>`
-      SELECT "hourStart", "healthyGpuSeconds"::float8 AS healthy FROM capacity_ledger
+    db.$queryRaw<{ hourStart: Date; healthy: number; total: number }[]>`
+      SELECT "hourStart", "healthyGpuSeconds"::float8 AS healthy, "totalGpuSeconds"::float8 AS total FROM capacity_ledger
       WHERE "clusterId" = ${clusterId} AND "hourStart" > ${new Date((windowStart - 3600) * 1000)} AND "hourStart" <= ${nowDate}
       ORDER BY "hourStart"`,
     // The first hour of the window counts only its part inside the window.
@@ -160,9 +161,10 @@ export function windowTree(
     now: number;
     policy: PolicyConfig;
     healthyGpus: number;
+    totalGpus: number;
     open: readonly { budgetId: string; gpus: number; charged: boolean; segStartedAt: Date; chargedUntil: Date | null }[];
   },
-): { tree: BudgetTreeNode[]; allocationHistory: AllocationChange[] } {
+): { tree: BudgetTreeNode[]; allocationHistory: AllocationChange[]; accruedEntitlement: Record<string, number> } {
   const { treeRows, history, capacityRows, usageRows } = rows;
   const { now, policy, healthyGpus } = opts;
   const windowStart = now - policy.lookbackWindow;
@@ -197,27 +199,60 @@ export function windowTree(
     at: toSec(h.at),
     allocationPpm: h.toPpm,
   }));
-  // Hourly capacity ledger rows as piecewise-constant capacity; the current hour at today's value.
-  const capacity: CapacityChange[] = capacityRows.map((c) => ({ at: toSec(c.hourStart), healthyGpus: Number(c.healthy) / 3600 }));
-  const currentHour = now - (now % 3600);
-  const lastCap = capacity[capacity.length - 1];
-  if (lastCap && lastCap.at === currentHour) lastCap.healthyGpus = healthyGpus;
-  else if (lastCap || capacity.length === 0) capacity.push({ at: lastCap ? currentHour : now, healthyGpus });
+  const capacity = capacityChanges(capacityRows, { now, windowStart, healthyGpus, totalGpus: opts.totalGpus });
   const entitlement = computeEntitlements(shape, allocationHistory, capacity, now, policy);
+  // What the budgets earned so far, without the young window's floor (which only keeps ratios finite).
+  const accrued = computeEntitlements(shape, allocationHistory, capacity, now, { ...policy, projectionHorizon: 0 });
   const tree = withWindowAggregates(shape, leafUsage, entitlement);
-  return { tree, allocationHistory };
+  return { tree, allocationHistory, accruedEntitlement: accrued };
+}
+
+/**
+ * Hourly capacity ledger rows as piecewise-constant healthy capacity, the current hour at today's value.
+ * The ledger's first hour inside the window is partial: it holds only the seconds since the worker
+ * began (a new cluster, or one whose worker was off). That hour starts when its recorded seconds
+ * began, not at the top of the hour, so a cluster 4 minutes old has 4 minutes of capacity, and its
+ * young window (SPEC §2) runs from its real start.
+ */
+export function capacityChanges(
+  rows: readonly { hourStart: Date; healthy: number; total: number }[],
+  opts: { now: number; windowStart: number; healthyGpus: number; totalGpus: number },
+): CapacityChange[] {
+  const { now, windowStart, healthyGpus, totalGpus } = opts;
+  const currentHour = now - (now % 3600);
+  const capacity: CapacityChange[] = rows.map((c) => ({ at: toSec(c.hourStart), healthyGpus: Number(c.healthy) / 3600 }));
+  const first = rows[0];
+  if (first && totalGpus > 0) {
+    const start = capacity[0]!.at;
+    const end = Math.min(start + 3600, now);
+    const recorded = Math.min(end - start, Math.max(0, Number(first.total) / totalGpus));
+    if (recorded > 0 && recorded < end - start) {
+      capacity[0] = { at: Math.max(end - recorded, windowStart), healthyGpus: Number(first.healthy) / recorded };
+    }
+  }
+  const lastCap = capacity[capacity.length - 1];
+  if (lastCap && lastCap.at >= currentHour) lastCap.healthyGpus = healthyGpus;
+  else if (lastCap || capacity.length === 0) capacity.push({ at: lastCap ? currentHour : now, healthyGpus });
+  return capacity;
 }
 
 /**
  * One cluster's budget tree with its window aggregates at `now`, exactly as the worker's cycle would
  * load it (same rows, same code), for views that need the core's usage and entitlement without
- * loading jobs: the charts' usage vs entitlement. Also returns the allocation history it used.
+ * loading jobs: the charts' usage vs entitlement, the budgets page's entitlement earned so far. Also
+ * returns the allocation history it used.
  */
 export async function loadWindowTree(
   db: Db,
   clusterId: string,
   now: number,
-): Promise<{ tree: BudgetTreeNode[]; allocationHistory: AllocationChange[]; policy: PolicyConfig; healthyGpus: number }> {
+): Promise<{
+  tree: BudgetTreeNode[];
+  allocationHistory: AllocationChange[];
+  accruedEntitlement: Record<string, number>;
+  policy: PolicyConfig;
+  healthyGpus: number;
+}> {
   const cluster = await db.cluster.findUnique({ where: { id: clusterId } });
   if (!cluster) throw new Error(`cluster ${clusterId} does not exist`);
   const policy = resolveClusterPolicy(cluster, {});
@@ -231,7 +266,8 @@ export async function loadWindowTree(
       WHERE s."clusterId" = ${clusterId} AND s."endedAt" IS NULL AND s.charged AND j.state IN ('RUNNING', 'STOPPING')`,
   ]);
   const healthyGpus = nodes.filter(isHealthy).reduce((sum, n) => sum + n.gpuCount, 0);
-  return { ...windowTree(rows, { now, policy, healthyGpus, open }), policy, healthyGpus };
+  const totalGpus = nodes.reduce((sum, n) => sum + n.gpuCount, 0);
+  return { ...windowTree(rows, { now, policy, healthyGpus, totalGpus, open }), policy, healthyGpus };
 }
 
 export async function loadCycleInput(
@@ -275,7 +311,7 @@ export async function loadCycleInput(
     totalGpus += n.gpuCount;
     if (isHealthy(n)) healthyGpus += n.gpuCount;
   }
-  const { tree } = windowTree(window, { now, policy, healthyGpus, open: runningRows });
+  const { tree } = windowTree(window, { now, policy, healthyGpus, totalGpus, open: runningRows });
 
   // --- jobs -------------------------------------------------------------------------------------
   const segments: CycleInput["segments"] = new Map();

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../../lib/trpc";
 import type { useNotice } from "../../../components/admin/use-action";
+import { FormRow, RowInput } from "../../../components/admin/form-row";
 
 /** Who may charge a budget (members) and who manages a node (managers), with add and remove. */
 export function NodePeople({
@@ -53,22 +54,10 @@ export function NodePeople({
             (email) => removeMember.mutate({ path, email }, opts(`Removed ${email}.`)),
             "Nobody yet.",
           )}
-          <form
-            className="row"
-            onSubmit={(e) => {
-              e.preventDefault();
-              addMember.mutate({ path, email: member }, opts(`${member} may now charge ${path}.`));
-            }}
-          >
-            <input
-              className="input"
-              aria-label="Member e-mail"
-              placeholder="e-mail"
-              value={member}
-              onChange={(e) => setMember(e.target.value)}
-            />
+          <FormRow onSubmit={() => addMember.mutate({ path, email: member }, opts(`${member} may now charge ${path}.`))}>
+            <RowInput label="Member e-mail" placeholder="e-mail" value={member} onChange={setMember} />
             <button className="btn">Add member</button>
-          </form>
+          </FormRow>
         </div>
       ) : null}
       <div>
@@ -78,22 +67,10 @@ export function NodePeople({
           (email) => removeManager.mutate({ path, email }, opts(`${email} no longer manages ${path}.`)),
           "Nobody.",
         )}
-        <form
-          className="row"
-          onSubmit={(e) => {
-            e.preventDefault();
-            addManager.mutate({ path, email: manager }, opts(`${manager} now manages ${path}.`));
-          }}
-        >
-          <input
-            className="input"
-            aria-label="Manager e-mail"
-            placeholder="e-mail of a manager"
-            value={manager}
-            onChange={(e) => setManager(e.target.value)}
-          />
+        <FormRow onSubmit={() => addManager.mutate({ path, email: manager }, opts(`${manager} now manages ${path}.`))}>
+          <RowInput label="Manager e-mail" placeholder="e-mail of a manager" value={manager} onChange={setManager} />
           <button className="btn">Add manager</button>
-        </form>
+        </FormRow>
       </div>
     </>
   );

@@ -8,6 +8,7 @@ import { Empty, PageHead } from "../../../components/ui";
 import { Notice } from "../../../components/admin/notice";
 import { useNotice } from "../../../components/admin/use-action";
 import { NodePeople } from "./node-people";
+import { FormRow, RowInput, RowSelect } from "../../../components/admin/form-row";
 
 const flatten = (n: BudgetTreeNodeView | null, depth = 0): { node: BudgetTreeNodeView; depth: number }[] =>
   n ? [{ node: n, depth }, ...n.children.flatMap((c) => flatten(c, depth + 1))] : [];
@@ -51,22 +52,13 @@ export function TreeAdmin() {
           <div className="panel-head">
             <h2>Start the tree</h2>
           </div>
-          <form
+          <FormRow
             className="panel-body row"
-            onSubmit={(e) => {
-              e.preventDefault();
-              create.mutate({ name: childName }, { onSuccess: done(`Created the root ${childName}.`) });
-            }}
+            onSubmit={() => create.mutate({ name: childName }, { onSuccess: done(`Created the root ${childName}.`) })}
           >
-            <input
-              className="input"
-              aria-label="Root name"
-              placeholder="e.g. lab"
-              value={childName}
-              onChange={(e) => setChildName(e.target.value)}
-            />
+            <RowInput label="Root name" placeholder="e.g. lab" value={childName} onChange={setChildName} />
             <button className="btn primary">Create the root</button>
-          </form>
+          </FormRow>
         </section>
       ) : null}
       <div className="grid-2">
@@ -119,75 +111,53 @@ export function TreeAdmin() {
               <h2>{node.path}</h2>
             </div>
             <div className="panel-body stack">
-              <form
-                className="row"
-                onSubmit={(e) => {
-                  e.preventDefault();
-                  create.mutate(
-                    { parent: node.path, name: childName },
-                    { onSuccess: done(`Created ${node.path}/${childName}.`) },
-                  );
-                }}
+              <FormRow
+                onSubmit={() =>
+                  create.mutate({ parent: node.path, name: childName }, { onSuccess: done(`Created ${node.path}/${childName}.`) })
+                }
               >
-                <input
-                  className="input"
-                  aria-label="New child name"
-                  placeholder="child name"
-                  value={childName}
-                  onChange={(e) => setChildName(e.target.value)}
-                />
+                <RowInput label="New child name" placeholder="child name" value={childName} onChange={setChildName} />
                 <button className="btn">Add a child</button>
-              </form>
-              <form
-                className="row"
-                onSubmit={(e) => {
-                  e.preventDefault();
+              </FormRow>
+              <FormRow
+                onSubmit={() =>
                   update.mutate(
                     { path: node.path, change: { name: rename } },
                     { onSuccess: (r) => (setSelected(r.path), done(`Renamed to ${r.path}.`)()) },
-                  );
-                }}
+                  )
+                }
               >
-                <input
-                  className="input"
-                  aria-label="New name"
-                  placeholder="new name"
-                  value={rename}
-                  onChange={(e) => setRename(e.target.value)}
-                />
+                <RowInput label="New name" placeholder="new name" value={rename} onChange={setRename} />
                 <button className="btn">Rename</button>
-              </form>
+              </FormRow>
               {node.parentId ? (
-                <form
-                  className="row"
-                  onSubmit={(e) => {
-                    e.preventDefault();
+                <FormRow
+                  onSubmit={() =>
                     update.mutate(
                       { path: node.path, change: { parent: moveTo } },
                       { onSuccess: (r) => (setSelected(r.path), done(`Moved to ${r.path}.`)()) },
-                    );
-                  }}
+                    )
+                  }
                 >
-                  <select className="select" aria-label="New parent" value={moveTo} onChange={(e) => setMoveTo(e.target.value)}>
-                    <option value="">move under…</option>
-                    {rows
-                      .filter((r) => r.node.path !== node.path && !r.node.path.startsWith(node.path + "/"))
-                      .map((r) => (
-                        <option key={r.node.id} value={r.node.path}>
-                          {r.node.path}
-                        </option>
-                      ))}
-                  </select>
+                  <RowSelect
+                    label="New parent"
+                    value={moveTo}
+                    onChange={setMoveTo}
+                    options={[
+                      ["", "move under…"] as const,
+                      ...rows
+                        .filter((r) => r.node.path !== node.path && !r.node.path.startsWith(node.path + "/"))
+                        .map((r) => [r.node.path, r.node.path] as const),
+                    ]}
+                  />
                   <button className="btn" disabled={!moveTo}>
                     Move
                   </button>
-                </form>
+                </FormRow>
               ) : null}
               {node.parentId && clusters.length ? (
-                <form
-                  className="row"
-                  onSubmit={(e) => {
-                    e.preventDefault();
+                <FormRow
+                  onSubmit={() => {
                     const ppm = parsePercentToPpm(share);
                     if (ppm === null) return n.fail({ message: "Share: give a percentage such as 30%." });
                     setShareM.mutate(
@@ -196,28 +166,15 @@ export function TreeAdmin() {
                     );
                   }}
                 >
-                  <select
-                    className="select"
-                    aria-label="Cluster"
+                  <RowSelect
+                    label="Cluster"
                     value={clusterName}
-                    onChange={(e) => setCluster(e.target.value)}
-                  >
-                    {clusters.map((c) => (
-                      <option key={c.id} value={c.name}>
-                        {c.name}
-                      </option>
-                    ))}
-                  </select>
-                  <input
-                    className="input"
-                    style={{ maxWidth: 110 }}
-                    aria-label="Share of the parent"
-                    placeholder="e.g. 30%"
-                    value={share}
-                    onChange={(e) => setShare(e.target.value)}
+                    onChange={setCluster}
+                    options={clusters.map((c) => [c.name, c.name] as const)}
                   />
+                  <RowInput label="Share of the parent" placeholder="e.g. 30%" width={110} value={share} onChange={setShare} />
                   <button className="btn">Set share</button>
-                </form>
+                </FormRow>
               ) : null}
               <div>
                 <button

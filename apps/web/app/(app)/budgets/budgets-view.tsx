@@ -7,6 +7,7 @@ import { useTRPC } from "../../../lib/trpc";
 import { PageHead, ago, colorFor, gpuHours, useNow, when } from "../../../components/ui";
 import { AllocationStrip, PPM, type StripItem } from "./allocation-strip";
 import { errorText } from "../../../lib/error-text";
+import { plural } from "../../../lib/words";
 import { UserLimits } from "./user-limits";
 
 function flatten(n: BudgetTreeNodeView, depth = 0, out: { node: BudgetTreeNodeView; depth: number }[] = []) {
@@ -15,7 +16,7 @@ function flatten(n: BudgetTreeNodeView, depth = 0, out: { node: BudgetTreeNodeVi
   return out;
 }
 
-/** SPEC's young window: a cluster younger than the projection horizon (1 h) counts a full hour of entitlement. */
+/** SPEC's young window: on a cluster younger than the projection horizon (1 h) ratios count a full hour of entitlement. */
 const YOUNG_WINDOW_MS = 3600_000;
 
 function ratioText(r: number | null | undefined) {
@@ -124,7 +125,7 @@ export function BudgetsView() {
         <div className="seg" role="group" aria-label="Cluster">
           {tree.data.clusters.map((c) => (
             <button key={c.id} type="button" aria-pressed={c.name === clusterName} onClick={() => setCluster(c.name)}>
-              {c.name} <span className="faint">{c.gpus} GPUs</span>
+              {c.name} <span className="faint">{plural(c.gpus, "GPU")}</span>
             </button>
           ))}
         </div>
@@ -252,8 +253,9 @@ export function BudgetsView() {
           </div>
           {young ? (
             <p className="muted small panel-note" data-testid="young-cluster-note">
-              This cluster started less than an hour ago: until it is an hour old, each budget&apos;s entitlement counts one full
-              hour at today&apos;s capacity, so ratios mean something from the first minute.
+              This cluster started less than an hour ago. Entitlement shows what each budget has earned so far; until the cluster
+              is an hour old, its ratio divides usage by one full hour of entitlement, so ratios mean something from the first
+              minute.
             </p>
           ) : null}
           <table className="table" aria-label="Budget tree">
@@ -262,7 +264,10 @@ export function BudgetsView() {
                 <th>Node</th>
                 <th>Share of parent</th>
                 <th className="num">Of cluster</th>
-                <th className="num">Usage / entitlement (7 d)</th>
+                {/* May wrap: on one line it pushed the ratio column out of the panel at 1440 px. */}
+                <th className="num" style={{ whiteSpace: "normal" }}>
+                  Usage / entitlement (7 d)
+                </th>
                 <th
                   className="num"
                   title="Usage ÷ entitlement over the last 7 days (the live queue also shows the projected ratio that orders it)"
@@ -288,7 +293,8 @@ export function BudgetsView() {
                       <span style={{ fontWeight: node.children.length ? 650 : 500 }}>{node.name}</span>
                       <span className="faint small">
                         {" "}
-                        · {node.children.length ? `${node.children.length} budgets` : `${node.members} ppl`}
+                        ·{" "}
+                        {node.children.length ? plural(node.children.length, "budget") : plural(node.members, "person", "people")}
                       </span>
                       {tree.data.managedPaths.includes(node.path) ? (
                         <span className="tag" style={{ marginLeft: 6 }}>
@@ -298,7 +304,7 @@ export function BudgetsView() {
                     </td>
                     <td>
                       <div className="row" style={{ gap: "0.5rem", flexWrap: "nowrap" }}>
-                        <span className="meter" style={{ width: 90 }}>
+                        <span className="meter" style={{ width: 64 }}>
                           <span style={{ width: `${ppm / 10_000}%`, background: colorFor(node.path) }} />
                         </span>
                         <span className="small num" data-testid={`ppm-${node.path}`}>
@@ -311,7 +317,7 @@ export function BudgetsView() {
                     </td>
                     <td className="num small">
                       {s?.usageGpuSeconds !== null && s?.usageGpuSeconds !== undefined
-                        ? `${gpuHours(s.usageGpuSeconds)} / ${gpuHours(s.entitlementGpuSeconds)}`
+                        ? `${gpuHours(s.usageGpuSeconds)} / ${gpuHours(s.accruedEntitlementGpuSeconds ?? s.entitlementGpuSeconds)}`
                         : "—"}
                     </td>
                     <td
@@ -331,7 +337,18 @@ export function BudgetsView() {
             <h2>History on {clusterName}</h2>
             <span className="muted small">who changed what, when</span>
           </div>
-          {history.data && history.data.length ? (
+          {/* Loading or failing is not "no changes": that empty state is for a history that is really empty. */}
+          {history.error ? (
+            <div className="panel-body">
+              <div className="alert bad" role="alert">
+                {errorText(history.error)}
+              </div>
+            </div>
+          ) : !history.data ? (
+            <div className="panel-body">
+              <span className="skeleton" style={{ display: "block", height: "4rem" }} aria-label="Loading" />
+            </div>
+          ) : history.data.length ? (
             <table className="table" aria-label="Allocation history" data-testid="history">
               <tbody>
                 {history.data.map((h) => (

@@ -21,6 +21,7 @@ import { formatDuration } from "@tranche/contracts/format";
 import { useTRPC } from "../../../lib/trpc";
 import { PageHead, pct } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
+import { plural } from "../../../lib/words";
 
 const hourLabel = (iso: string) => new Date(iso).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
 const short = (path: string) => path.split("/").slice(-1)[0] ?? path;
@@ -32,7 +33,6 @@ const TileSkeleton = () => (
   <span className="skeleton" style={{ display: "inline-block", width: "4.5rem", height: "1.4rem" }} aria-label="Loading" />
 );
 const ChartSkeleton = () => <div className="skeleton" style={{ width: "100%", height: "100%" }} aria-label="Loading" />;
-const plural = (n: number, one: string) => `${n.toLocaleString("en-US")} ${n === 1 ? one : `${one}s`}`;
 /** "18:26", or "30 Nov 18:26" when not today, in the viewer's time zone. */
 function sinceLabel(iso: string): string {
   const d = new Date(iso);
@@ -202,9 +202,9 @@ export function ChartsView() {
               <p className="muted">Nothing was owed in this window: no allocated demand yet.</p>
             ) : (
               <ResponsiveContainer width="100%" height="100%">
-                <BarChart data={del}>
+                <BarChart data={del} margin={{ left: 24, right: 8 }}>
                   <CartesianGrid stroke="#eef0f3" vertical={false} />
-                  <XAxis dataKey="budget" tick={{ fontSize: 10 }} interval={0} angle={-30} textAnchor="end" height={50} />
+                  <XAxis dataKey="budget" tick={{ fontSize: 10 }} interval={0} angle={-30} textAnchor="end" height={70} />
                   <YAxis domain={[0, 100]} tick={{ fontSize: 11 }} unit="%" width={44} />
                   <Tooltip formatter={(v) => `${Number(v).toFixed(1)}%`} />
                   <ReferenceLine
@@ -226,7 +226,7 @@ export function ChartsView() {
         <section className="panel">
           <div className="panel-head">
             <h2>Queue wait by class</h2>
-            <span className="muted small">minutes, by hour of start</span>
+            <span className="muted small">by hour of start</span>
           </div>
           <div className="panel-body chart-box" data-testid="chart-queue-wait">
             {!d ? <ChartSkeleton /> : null}
@@ -269,9 +269,9 @@ export function ChartsView() {
               <p className="muted">No budgets on this cluster yet.</p>
             ) : (
               <ResponsiveContainer width="100%" height="100%">
-                <BarChart data={use}>
+                <BarChart data={use} margin={{ left: 24, right: 8 }}>
                   <CartesianGrid stroke="#eef0f3" vertical={false} />
-                  <XAxis dataKey="budget" tick={{ fontSize: 10 }} interval={0} angle={-30} textAnchor="end" height={50} />
+                  <XAxis dataKey="budget" tick={{ fontSize: 10 }} interval={0} angle={-30} textAnchor="end" height={70} />
                   <YAxis tick={{ fontSize: 11 }} width={52} />
                   <Tooltip />
                   <Legend formatter={legendText} />

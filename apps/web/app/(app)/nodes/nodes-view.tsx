@@ -96,30 +96,32 @@ export function NodesView() {
           ))}
         </div>
       </PageHead>
-      <div className="tiles">
+      <div className="tiles tiles-narrow">
         <div className="tile">
           <div className="tile-label">GPUs busy</div>
+          {/* While loading, a dash: "0 / 0" and zero ready nodes would be false. */}
           <div className="tile-value">
-            {used}{" "}
+            {nodes.data ? used : "—"}{" "}
             <span className="muted" style={{ fontSize: "1rem" }}>
-              / {total}
+              / {nodes.data ? total : "—"}
             </span>
           </div>
         </div>
         {STATES.map((s) => (
           <div className="tile" key={s}>
             <div className="tile-label">{s.toLowerCase()}</div>
-            <div className="tile-value">{counts[s] ?? 0}</div>
+            <div className="tile-value">{nodes.data ? (counts[s] ?? 0) : "—"}</div>
           </div>
         ))}
       </div>
       <div className="grid-2" style={{ gridTemplateColumns: "minmax(0, 1fr) 320px" }}>
         <section className="panel">
           <div className="panel-head">
-            <h2>{clusterName} nodes</h2>
+            <h2 className="nowrap">{clusterName} nodes</h2>
             <span className="spacer" />
+            {/* Every budget on the map: a colour without its name in the legend tells nobody anything. */}
             <div className="legend">
-              {budgets.slice(0, 6).map(([b, n]) => (
+              {budgets.map(([b, n]) => (
                 <span key={b}>
                   <i style={{ background: colors.get(b) }} />
                   {b.split("/").slice(1).join("/")} · {n}

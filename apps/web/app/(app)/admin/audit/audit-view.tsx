@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../../../lib/trpc";
 import { Empty, PageHead, when } from "../../../../components/ui";
+import { auditActionText, auditDetailsText } from "../../../../lib/audit-words";
 
 /** datetime-local text (local time) -> ISO, or undefined when empty. */
 const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
@@ -58,7 +59,11 @@ export function AuditView() {
               {entries.error.message}
             </div>
           </div>
-        ) : entries.data && entries.data.length === 0 ? (
+        ) : !entries.data ? (
+          <div className="panel-body">
+            <span className="skeleton" style={{ display: "block", height: "6rem" }} aria-label="Loading" />
+          </div>
+        ) : entries.data.length === 0 ? (
           <Empty title="Nothing matches these filters" />
         ) : (
           <table className="table" aria-label="Audit log">
@@ -73,15 +78,16 @@ export function AuditView() {
             </thead>
             <tbody>
               {(entries.data ?? []).map((e) => {
-                const { target: _t, ...rest } = e.details;
                 return (
                   <tr key={e.id}>
-                    <td className="small">{when(e.at)}</td>
+                    <td className="small nowrap">{when(e.at)}</td>
                     <td className="small">{e.actor ? e.actor.email : "the system"}</td>
-                    <td className="mono small">{e.action}</td>
+                    <td className="small" title={`Action code: ${e.action}`}>
+                      {auditActionText(e.action)}
+                    </td>
                     <td>{e.target}</td>
-                    <td className="mono small" style={{ maxWidth: 380, overflowWrap: "anywhere" }}>
-                      {Object.keys(rest).length ? JSON.stringify(rest) : ""}
+                    <td className="small" style={{ maxWidth: 380, overflowWrap: "anywhere" }}>
+                      {auditDetailsText(e.details, e.target)}
                     </td>
                   </tr>
                 );

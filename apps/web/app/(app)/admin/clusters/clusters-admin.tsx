@@ -2,10 +2,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../../../lib/trpc";
-import { PageHead, ago, useNow } from "../../../../components/ui";
+import { PageHead, StateBadge, ago, useNow, when } from "../../../../components/ui";
 import { Notice } from "../../../../components/admin/notice";
 import { useNotice } from "../../../../components/admin/use-action";
 import { NewCluster } from "./new-cluster";
+import { FormRow, RowInput, RowSelect } from "../../../../components/admin/form-row";
 import { SquattingPolicy } from "./squatting-policy";
 
 /** Clusters, one-time enrollment tokens for new hosts (shown once), which host used each, node credentials. */
@@ -52,41 +53,25 @@ export function ClustersAdmin() {
         <div className="panel-head">
           <h2>Enroll a host</h2>
         </div>
-        <form
-          className="panel-body row"
-          onSubmit={(e) => {
-            e.preventDefault();
-            issue.mutate({ cluster: clusterName, expiresIn });
-          }}
-        >
-          <select
-            className="select"
-            style={{ maxWidth: 180 }}
-            aria-label="Cluster for the token"
+        <FormRow className="panel-body row" onSubmit={() => issue.mutate({ cluster: clusterName, expiresIn })}>
+          <RowSelect
+            label="Cluster for the token"
+            width={180}
             value={clusterName}
-            onChange={(e) => setCluster(e.target.value)}
-          >
-            {(clusters.data ?? []).map((c) => (
-              <option key={c.id} value={c.name}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-          <input
-            className="input"
-            style={{ maxWidth: 120 }}
-            aria-label="Valid for"
-            value={expiresIn}
-            onChange={(e) => setExpiresIn(e.target.value)}
+            onChange={setCluster}
+            options={(clusters.data ?? []).map((c) => [c.name, c.name] as const)}
           />
+          <label className="small">
+            Valid for <RowInput label="Valid for" width={120} value={expiresIn} onChange={setExpiresIn} />
+          </label>
           <button className="btn primary" disabled={!clusterName || issue.isPending}>
             Issue enrollment token
           </button>
-        </form>
+        </FormRow>
         {issued ? (
           <div className="panel-body" style={{ paddingTop: 0 }}>
             <div className="alert ok" style={{ marginBottom: "0.6rem" }}>
-              Copy this token now; it is not shown again. It works once, until {new Date(issued.expiresAt).toLocaleString()}.
+              Copy this token now; it is not shown again. It works once, until {when(issued.expiresAt)}.
             </div>
             <div className="token-once" data-testid="enrollment-token">
               {issued.token}
@@ -117,9 +102,9 @@ export function ClustersAdmin() {
               <tr key={t.id}>
                 <td>{t.cluster}</td>
                 <td className="small">{t.status === "USED" ? "used" : t.status === "EXPIRED" ? "expired" : "not used yet"}</td>
-                <td>{t.status === "USED" ? t.nodeName : t.nodeName ? `only ${t.nodeName}` : "-"}</td>
+                <td>{t.status === "USED" ? t.nodeName : t.nodeName ? `only ${t.nodeName}` : "—"}</td>
                 <td className="small">{ago(t.createdAt, now)}</td>
-                <td className="small">{t.createdBy ?? "-"}</td>
+                <td className="small">{t.createdBy ?? "—"}</td>
               </tr>
             ))}
           </tbody>
@@ -145,7 +130,9 @@ export function ClustersAdmin() {
               <tr key={h.id}>
                 <td>{h.name}</td>
                 <td>{h.cluster}</td>
-                <td className="small">{h.state}</td>
+                <td>
+                  <StateBadge state={h.state} />
+                </td>
                 <td className="num">{h.gpuCount}</td>
                 <td className="small">{h.lastHeartbeatAt ? ago(h.lastHeartbeatAt, now) : "never"}</td>
                 <td className="num">

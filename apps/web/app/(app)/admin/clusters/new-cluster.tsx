@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../../../lib/trpc";
 import type { useNotice } from "../../../../components/admin/use-action";
+import { FormRow, RowInput } from "../../../../components/admin/form-row";
 
 /** Admins: a new cluster with its GPU type and protection cap (the longest protected time a job may ask). */
 export function NewCluster({ onNotice: n }: { onNotice: ReturnType<typeof useNotice> }) {
@@ -27,43 +28,16 @@ export function NewCluster({ onNotice: n }: { onNotice: ReturnType<typeof useNot
       <div className="panel-head">
         <h2>New cluster</h2>
       </div>
-      <form
-        className="panel-body row"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate({ name, gpuType, maxMinRuntime: cap });
-        }}
-      >
-        <input
-          className="input"
-          style={{ maxWidth: 180 }}
-          aria-label="Cluster name"
-          placeholder="name, e.g. h100"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-        />
-        <input
-          className="input"
-          style={{ maxWidth: 180 }}
-          aria-label="GPU type"
-          placeholder="GPU type, e.g. H100"
-          value={gpuType}
-          onChange={(e) => setGpuType(e.target.value)}
-        />
+      <FormRow className="panel-body row" onSubmit={() => create.mutate({ name, gpuType, maxMinRuntime: cap })}>
+        <RowInput label="Cluster name" placeholder="name, e.g. h100" width={180} value={name} onChange={setName} />
+        <RowInput label="GPU type" placeholder="GPU type, e.g. H100" width={180} value={gpuType} onChange={setGpuType} />
         <label className="small">
-          Longest protection{" "}
-          <input
-            className="input"
-            style={{ maxWidth: 90 }}
-            aria-label="Protection cap"
-            value={cap}
-            onChange={(e) => setCap(e.target.value)}
-          />
+          Longest protection <RowInput label="Protection cap" width={90} value={cap} onChange={setCap} />
         </label>
         <button className="btn primary" disabled={create.isPending}>
           Create cluster
         </button>
-      </form>
+      </FormRow>
     </section>
   );
 }

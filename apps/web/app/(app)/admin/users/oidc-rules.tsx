@@ -5,6 +5,7 @@ import { ROLE_NAMES } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
 import { Notice } from "../../../../components/admin/notice";
 import { useNotice } from "../../../../components/admin/use-action";
+import { FormRow, RowInput, RowSelect } from "../../../../components/admin/form-row";
 
 type RoleName = (typeof ROLE_NAMES)[number];
 
@@ -36,10 +37,8 @@ export function OidcRules() {
           e-mail domain or one of their groups, and may charge every budget those rules list.
         </p>
         <Notice notice={n.notice} />
-        <form
-          className="row"
-          onSubmit={(e) => {
-            e.preventDefault();
+        <FormRow
+          onSubmit={() => {
             const list = budgets
               .split(",")
               .map((s) => s.trim())
@@ -47,46 +46,27 @@ export function OidcRules() {
             create.mutate({ match, value, role, budgets: list });
           }}
         >
-          <select
-            className="select"
-            style={{ maxWidth: 170 }}
-            aria-label="Match by"
+          <RowSelect
+            label="Match by"
+            width={170}
             value={match}
-            onChange={(e) => setMatch(e.target.value as typeof match)}
-          >
-            <option value="EMAIL_DOMAIN">E-mail domain</option>
-            <option value="GROUP">Group</option>
-          </select>
-          <input
-            className="input"
-            style={{ maxWidth: 200 }}
-            aria-label="Domain or group"
-            placeholder="lab.example or group"
-            value={value}
-            onChange={(e) => setValue(e.target.value)}
+            onChange={setMatch}
+            options={[
+              ["EMAIL_DOMAIN", "E-mail domain"],
+              ["GROUP", "Group"],
+            ]}
           />
-          <select
-            className="select"
-            style={{ maxWidth: 150 }}
-            aria-label="Rule role"
+          <RowInput label="Domain or group" placeholder="lab.example or group" width={200} value={value} onChange={setValue} />
+          <RowSelect
+            label="Rule role"
+            width={150}
             value={role}
-            onChange={(e) => setRole(e.target.value as RoleName)}
-          >
-            {ROLE_NAMES.map((r) => (
-              <option key={r} value={r}>
-                {r.charAt(0) + r.slice(1).toLowerCase()}
-              </option>
-            ))}
-          </select>
-          <input
-            className="input"
-            aria-label="Budgets"
-            placeholder="budgets, comma-separated (optional)"
-            value={budgets}
-            onChange={(e) => setBudgets(e.target.value)}
+            onChange={setRole}
+            options={ROLE_NAMES.map((r) => [r, r.charAt(0) + r.slice(1).toLowerCase()] as const)}
           />
+          <RowInput label="Budgets" placeholder="budgets, comma-separated (optional)" value={budgets} onChange={setBudgets} />
           <button className="btn">Add rule</button>
-        </form>
+        </FormRow>
       </div>
       {rules.data?.length ? (
         <table className="table" aria-label="Sign-on rules">

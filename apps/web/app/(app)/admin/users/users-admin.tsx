@@ -6,6 +6,7 @@ import { useTRPC } from "../../../../lib/trpc";
 import { PageHead } from "../../../../components/ui";
 import { Notice } from "../../../../components/admin/notice";
 import { useNotice } from "../../../../components/admin/use-action";
+import { FormRow, RowInput, RowSelect } from "../../../../components/admin/form-row";
 
 type RoleName = (typeof ROLE_NAMES)[number];
 const word = (r: string) => r.charAt(0) + r.slice(1).toLowerCase();
@@ -49,46 +50,20 @@ export function UsersAdmin() {
         <div className="panel-head">
           <h2>New user</h2>
         </div>
-        <form
-          className="panel-body row"
-          onSubmit={(e) => {
-            e.preventDefault();
-            create.mutate({ email, name, role });
-          }}
-        >
-          <input
-            className="input"
-            style={{ maxWidth: 260 }}
-            aria-label="E-mail"
-            placeholder="e-mail"
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-          <input
-            className="input"
-            style={{ maxWidth: 220 }}
-            aria-label="Name"
-            placeholder="name"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-          />
-          <select
-            className="select"
-            style={{ maxWidth: 160 }}
-            aria-label="Role"
+        <FormRow className="panel-body row" onSubmit={() => create.mutate({ email, name, role })}>
+          <RowInput label="E-mail" placeholder="e-mail" width={260} value={email} onChange={setEmail} />
+          <RowInput label="Name" placeholder="name" width={220} value={name} onChange={setName} />
+          <RowSelect
+            label="Role"
+            width={160}
             value={role}
-            onChange={(e) => setRole(e.target.value as RoleName)}
-          >
-            {ROLE_NAMES.map((r) => (
-              <option key={r} value={r}>
-                {word(r)}
-              </option>
-            ))}
-          </select>
+            onChange={setRole}
+            options={ROLE_NAMES.map((r) => [r, word(r)] as const)}
+          />
           <button className="btn primary" disabled={create.isPending}>
             Create user
           </button>
-        </form>
+        </FormRow>
         {link ? (
           <div className="panel-body" style={{ paddingTop: 0 }}>
             <div className="alert ok" style={{ marginBottom: "0.6rem" }}>

@@ -9,6 +9,7 @@ import { useTRPC } from "../../../../lib/trpc";
 import { JobLogs } from "./job-logs";
 import { LaneBadge, ReasonTag, ReasonTimes, StateBadge, ago, readable, until, useNow, when } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
+import { minRuntimeText, placementText, runEndText } from "../../../../lib/words";
 
 const DOT: Record<string, string> = {
   SUBMITTED: "",
@@ -271,7 +272,7 @@ export function JobDetailView({ id }: { id: number }) {
             <div className="panel-body">
               <dl className="kv">
                 <dt>Minimum runtime</dt>
-                <dd>{formatDuration(job.minRuntime)}</dd>
+                <dd>{minRuntimeText(job.minRuntime, formatDuration)}</dd>
                 <dt>Maximum runtime</dt>
                 <dd>{job.maxRuntime ? formatDuration(job.maxRuntime) : "none"}</dd>
                 <dt>Resumable</dt>
@@ -349,16 +350,14 @@ export function JobDetailView({ id }: { id: number }) {
                         {when(s.startedAt)}
                         <div className="faint">{s.charged ? "allocated" : "unallocated"}</div>
                       </td>
-                      <td className="small mono">
+                      <td className="small">
                         {s.placements.map((p) => (
                           <div key={p.node}>
-                            {p.node} [{p.gpuIndexes.join(",")}]
+                            <span className="mono">{p.node}</span> · {placementText(p.gpuIndexes, p.nodeGpus)}
                           </div>
                         ))}
                       </td>
-                      <td className="small">
-                        {s.endedAt ? `${when(s.endedAt)} · ${s.endReason?.toLowerCase() ?? ""}` : "running"}
-                      </td>
+                      <td className="small">{s.endedAt ? `${when(s.endedAt)} · ${runEndText(s.endReason)}` : "running"}</td>
                     </tr>
                   ))}
                 </tbody>

@@ -8,6 +8,7 @@ import type { QueuePendingRow, QueueRunningRow, QueueRatio, QueueView } from "@t
 import { useTRPC } from "../../../../lib/trpc";
 import { Empty, LaneBadge, ReasonTag, ReasonTimes, ago, readable, until, useNow } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
+import { plural, promisedText, runningTabLabel } from "../../../../lib/words";
 
 const ROW = 50;
 /** An opened pending row: room for the whole reason, the full budget path and the job's name. */
@@ -94,11 +95,10 @@ function PendingRow({
         title={open ? "Show less" : "Show the whole reason"}
         onClick={onToggle}
       >
-        <span className="reason-head">
-          {r.reasonCode ? <ReasonTag code={r.reasonCode} details={r.reasonDetails} /> : null}
-          <ReasonTimes code={r.reasonCode} details={r.reasonDetails} now={now} />
-        </span>
+        <span className="reason-head">{r.reasonCode ? <ReasonTag code={r.reasonCode} details={r.reasonDetails} /> : null}</span>
+        {/* The time leads the second line, which has the cell's whole width: beside the label it was clipped. */}
         <span className={open ? "sentence-full" : "sentence-line"}>
+          <ReasonTimes code={r.reasonCode} details={r.reasonDetails} now={now} />
           {r.reasonSentence ? readable(r.reasonSentence) : "New: waiting for the next scheduling cycle."}
         </span>
       </button>
@@ -389,7 +389,7 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
                 {q.data.counts.pending.toLocaleString("en-US")}
               </div>
               <div className="tile-sub">
-                {q.data.counts.pendingGpus.toLocaleString("en-US")} GPUs requested
+                {plural(q.data.counts.pendingGpus, "GPU")} requested
                 {q.data.counts.held ? ` · ${q.data.counts.held} held` : ""}
               </div>
             </div>
@@ -397,11 +397,11 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
               <div className="tile-label">Running</div>
               <div className="tile-value">{q.data.counts.running}</div>
               <div className="tile-sub">
-                {q.data.counts.runningGpus} of {q.data.cluster.gpus} GPUs in use
+                {q.data.counts.runningGpus} of {plural(q.data.cluster.gpus, "GPU")} in use
               </div>
               {q.data.counts.awaitingGpus > 0 ? (
                 <div className="tile-sub" title="Started by preemption: these GPUs are theirs once the preempted jobs exit">
-                  + {q.data.counts.awaitingGpus} held, waiting for preempted jobs to exit
+                  {promisedText(q.data.counts.awaitingGpus)}
                 </div>
               ) : null}
             </div>
@@ -430,7 +430,7 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
                     Pending ({totalPending.toLocaleString("en-US")})
                   </button>
                   <button role="tab" aria-selected={tab === "running"} onClick={() => setTab("running")}>
-                    Running ({q.data.running.length})
+                    {runningTabLabel(q.data.counts.running, q.data.running.length - q.data.counts.running)}
                   </button>
                 </div>
                 {tab === "pending" ? (

@@ -1,0 +1,45 @@
+/** "1 GPU", "2 GPUs", "1,024 starts": a count and its noun, in the number's grammatical number. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+}
+
+/**
+ * The live queue's running tab, counting as its Running tile does: jobs launched, and apart from them
+ * starts still waiting for preempted jobs to exit (listed on the tab, not yet running).
+ */
+export function runningTabLabel(launched: number, starting: number): string {
+  return starting > 0 ? `Running (${launched} + ${starting} starting)` : `Running (${launched})`;
+}
+
+const RUN_ENDS: Record<string, string> = {
+  FINISH: "finished",
+  FAIL: "failed",
+  PREEMPT: "preempted",
+  KILL: "stopped at its maximum runtime",
+  LOST: "lost with its node",
+  CANCEL: "cancelled",
+};
+
+/** How a run ended, in words (the stored code stays in JSON). */
+export function runEndText(code: string | null | undefined): string {
+  return code ? (RUN_ENDS[code] ?? code.toLowerCase()) : "";
+}
+
+/** A placement on one node: "all 8 GPUs" for a whole node, else "GPUs 0, 3" (the indexes a job sees). */
+export function placementText(gpuIndexes: readonly number[], nodeSize: number | null): string {
+  if (nodeSize !== null && gpuIndexes.length === nodeSize && nodeSize > 1) return `all ${nodeSize} GPUs`;
+  return `${gpuIndexes.length === 1 ? "GPU" : "GPUs"} ${gpuIndexes.join(", ")}`;
+}
+
+/**
+ * GPUs held by starts that wait for their preempted jobs to exit. Mostly the GPUs those leaving jobs
+ * still use (counted in use), so never added to the in-use count with a "+": 83 + 8 of 88 read as 91.
+ */
+export function promisedText(gpus: number): string {
+  return `${plural(gpus, "GPU")} promised to starts waiting for preempted jobs to exit`;
+}
+
+/** A job's minimum runtime as its page lists it: 0 is no protection at all (unallocated work), not "0 s". */
+export function minRuntimeText(seconds: number, format: (s: number) => string): string {
+  return seconds === 0 ? "none (unallocated)" : format(seconds);
+}

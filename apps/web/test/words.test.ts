@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { minRuntimeText, placementText, plural, promisedText, runEndText, runningTabLabel } from "../lib/words";
+
+describe("plural", () => {
+  it("says one GPU, never 1 GPUs", () => {
+    expect(plural(1, "GPU")).toBe("1 GPU");
+    expect(plural(0, "GPU")).toBe("0 GPUs");
+    expect(plural(2048, "GPU")).toBe("2,048 GPUs");
+  });
+
+  it("takes an irregular plural", () => {
+    expect(plural(1, "person", "people")).toBe("1 person");
+    expect(plural(3, "person", "people")).toBe("3 people");
+  });
+});
+
+describe("runningTabLabel", () => {
+  it("counts the running tab as the Running tile does, starts waiting for exits apart", () => {
+    expect(runningTabLabel(21, 1)).toBe("Running (21 + 1 starting)");
+    expect(runningTabLabel(21, 0)).toBe("Running (21)");
+  });
+});
+
+describe("a run's placement and end, in words", () => {
+  it("says all 8 GPUs for a whole node and lists the indexes of a part", () => {
+    expect(placementText([0, 1, 2, 3, 4, 5, 6, 7], 8)).toBe("all 8 GPUs");
+    expect(placementText([2, 5], 8)).toBe("GPUs 2, 5");
+    expect(placementText([3], 8)).toBe("GPU 3");
+  });
+
+  it("names how a run ended without the stored code", () => {
+    expect(runEndText("FINISH")).toBe("finished");
+    expect(runEndText("KILL")).toBe("stopped at its maximum runtime");
+    expect(runEndText(null)).toBe("");
+  });
+});
+
+describe("promisedText", () => {
+  it("never reads as GPUs added to those in use", () => {
+    expect(promisedText(8)).toBe("8 GPUs promised to starts waiting for preempted jobs to exit");
+    expect(promisedText(1)).toBe("1 GPU promised to starts waiting for preempted jobs to exit");
+    expect(promisedText(8)).not.toMatch(/^\+/);
+  });
+});
+
+describe("minRuntimeText", () => {
+  it("says a job without a minimum runtime has none, not 0 s", () => {
+    expect(minRuntimeText(0, (s) => `${s} s`)).toBe("none (unallocated)");
+    expect(minRuntimeText(900, (s) => `${s / 60} min`)).toBe("15 min");
+  });
+});
