@@ -78,8 +78,6 @@ interface JobState {
   completed: boolean;
   /** The current run's segment (measures) and the latest preemption, to note when it restarts. */
   segment: RunSegment | null;
-  /** Position in the cluster's pending list. */
-  slot: number;
   lastPreemption: PreemptionRecord | null;
 }
 
@@ -111,7 +109,7 @@ interface ClusterState {
    * createScheduler needs to keep its board, node order and tree shape (see its doc comment).
    */
   readonly running: IdSortedList<RunningJob>;
-  readonly pending: SlotList<PendingJob>;
+  readonly pending: QueueOrderList;
   drainingNodes: number;
   snapshotCluster: ClusterSnapshot["cluster"];
   /** This cluster's cycle function (SimulateOptions.cycle). */
@@ -249,7 +247,7 @@ class Simulation {
       usage,
       capacity: new WindowIntegral(0, spec.nodes * spec.gpusPerNode),
       running: new IdSortedList(),
-      pending: new SlotList(),
+      pending: new QueueOrderList(),
       drainingNodes: 0,
       reservations: [],
       cycle: this.opts.cycle(),
@@ -280,7 +278,6 @@ class Simulation {
         requeueOnStop: false,
         completed: false,
         segment: null,
-        slot: -1,
         lastPreemption: null,
       };
       this.jobs.set(spec.id, job);
@@ -429,7 +426,7 @@ class Simulation {
       requeueOnPreempt: false,
       gracePeriod: null,
     };
-    job.cluster.pending.add(job, job.pending);
+    job.cluster.pending.add(job.pending);
     if (requeuedAt === null) this.recorder.demand(job.cluster.index, s, this.now, +1);
   }
 
@@ -583,8 +580,8 @@ class Simulation {
   private start(c: ClusterState, op: StartOp): void {
     const job = this.jobs.get(op.jobId);
     if (!job || job.phase !== "pending") return;
-    c.pending.remove(job);
     const p = job.pending!;
+    c.pending.remove(p);
     job.pending = null;
     job.phase = "running";
     job.gen++;
@@ -716,29 +713,46 @@ class IdSortedList<T extends { readonly id: string }> {
   }
 }
 
-/** An array with O(1) add and remove (the last item moves into the hole); owners keep their slot. */
-class SlotList<T> {
-  readonly items: T[] = [];
-  private readonly owners: JobState[] = [];
+/** The core's order inside a budget (R2): higher priority first, then earlier submit time, then id. */
+function queueOrder(a: PendingJob, b: PendingJob): number {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.submittedAt !== b.submittedAt) return a.submittedAt - b.submittedAt;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
 
-  add(owner: JobState, item: T): void {
-    owner.slot = this.items.length;
-    this.items.push(item);
-    this.owners.push(owner);
+/**
+ * Pending jobs kept in the core's queue order (priority, submit time, id; the keys never change while
+ * a job waits). The core sorts each budget's jobs every cycle; given them in this order, each sort is
+ * one linear pass that finds them sorted instead of O(n log n) comparisons over the whole backlog.
+ * Add and remove find the place by binary search and shift the tail (a memmove).
+ */
+class QueueOrderList {
+  readonly items: PendingJob[] = [];
+
+  /** The first index whose job does not come before `job`. */
+  private lowerBound(job: PendingJob): number {
+    let lo = 0;
+    let hi = this.items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (queueOrder(this.items[mid]!, job) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
-  remove(owner: JobState): void {
-    const i = owner.slot;
-    const last = this.items.length - 1;
-    if (i < 0 || i > last || this.owners[i] !== owner) throw new Error(`simulator: ${owner.spec.id} is not in this list`);
-    if (i !== last) {
-      this.items[i] = this.items[last]!;
-      const moved = this.owners[last]!;
-      this.owners[i] = moved;
-      moved.slot = i;
-    }
-    this.items.pop();
-    this.owners.pop();
-    owner.slot = -1;
+  add(job: PendingJob): void {
+    const i =
+      this.items.length === 0 || queueOrder(this.items[this.items.length - 1]!, job) < 0
+        ? this.items.length
+        : this.lowerBound(job);
+    if (i === this.items.length) this.items.push(job);
+    else this.items.splice(i, 0, job);
+  }
+
+  remove(job: PendingJob): void {
+    const i = this.lowerBound(job);
+    if (this.items[i] !== job) throw new Error(`simulator: ${job.id} is not in this list`);
+    this.items.splice(i, 1);
   }
 }

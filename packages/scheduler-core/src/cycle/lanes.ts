@@ -1,8 +1,8 @@
 import type { PendingEntry } from "../order-pending";
-import type { JobLane, PendingReasonCode, PendingReasonDetails } from "../types";
+import type { JobLane, PendingReasonCode } from "../types";
 import { carryReservations } from "./carried-reservations";
 import { StartFits } from "./fits";
-import { detailsOf } from "./reason-drafts";
+import { reservationExtras, type ReasonExtras } from "./reason-drafts";
 import { blockedReason } from "./reason-precedence";
 import type { CycleSession } from "./session";
 import { tryStart } from "./try-start";
@@ -36,8 +36,7 @@ function retryBlockedAllocated(s: CycleSession): void {
     if (board.largestFree() === 0 && !board.couldFit(1, 0)) break;
     const e = reasons.entry[i]!;
     if (e.lane === "DEBUG" && (s.userDebug.get(e.job.userId) ?? 0) + e.job.gpus > policy.debugMaxGpusPerUser) continue;
-    const d = reasons.out[i]!.details;
-    if (tryStart(s, e, d.position!, d.ratio, true, true)) reasons.out[i] = null;
+    if (tryStart(s, e, reasons.position[i]!, reasons.ratio[i]!, true, true)) reasons.started[i] = true;
   }
 }
 
@@ -50,8 +49,7 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
   const position = s.order.length;
   const ratio = s.tree.projectedRatio(e.budget);
   if (!fits.readyNodes(g)) {
-    const details = detailsOf(e, position, ratio, board.largestFree());
-    s.reasons.push(e, job, "CLUSTER_DRAINING", details, false);
+    s.reasons.push(e, job, "CLUSTER_DRAINING", position, ratio, board.largestFree(), null, false);
     return;
   }
   if (lane === "DEBUG") {
@@ -81,24 +79,22 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
   if (lane !== "UNALLOCATED") s.blockedAllocatedJobs.push(s.reasons.length);
   const capHeld = s.overDebugCap.size > 0 ? s.overDebugCap.get(job.id) : undefined;
   const code = blockedReason(s, fits, e, capHeld !== undefined);
-  const details = detailsOf(e, position, ratio, board.largestFree());
+  // Extra details beyond the numbers every reason carries, in the order its details list them.
+  let extras: ReasonExtras | null = null;
   let estimate = false;
   if (code === "DEBUG_USER_CAP") {
-    Object.assign(details, { userDebugGpus: capHeld, debugCap: policy.debugMaxGpusPerUser });
+    extras = { userDebugGpus: capHeld, debugCap: policy.debugMaxGpusPerUser };
   } else if (code === "RESERVED_FOR") {
     const r = s.reservations.blocking(e);
-    withReservation(details, r.jobId, r.from);
+    extras = reservationExtras(r.jobId, r.from);
   } else if (code !== "NO_ENTITLEMENT") {
-    if (code === "BUDGET_OVER_SHARE") details.margin = policy.preemptionMargin;
-    if (reservedFrom !== null) withReservation(details, job.id, reservedFrom);
+    if (code === "BUDGET_OVER_SHARE")
+      extras =
+        reservedFrom === null
+          ? s.reasons.marginExtras(policy.preemptionMargin)
+          : { margin: policy.preemptionMargin, ...reservationExtras(job.id, reservedFrom) };
+    else if (reservedFrom !== null) extras = reservationExtras(job.id, reservedFrom);
     estimate = reservedFrom === null && (code === "CONTRACTS" || (code === "CAPACITY" && lane !== "UNALLOCATED"));
   }
-  s.reasons.push(e, job, code as PendingReasonCode, details, estimate);
-}
-
-/** The reservation a reason names: its job and start (earliestStart = from). */
-function withReservation(details: PendingReasonDetails, jobId: string, from: number): void {
-  details.earliestStart = from;
-  details.reservedForJobId = jobId;
-  details.reservedFrom = from;
+  s.reasons.push(e, job, code as PendingReasonCode, position, ratio, board.largestFree(), extras, estimate);
 }
