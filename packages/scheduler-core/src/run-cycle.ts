@@ -51,7 +51,7 @@ export function runCycleWith(memory: WorkingMemory, snapshot: ClusterSnapshot, p
     stopLostAndExpired(s);
     drainNodes(s);
     admitPending(s);
-    runLanes(s);
+    runLanes(s, memory.shareBlockedOutcomes);
     const result = summarize(s);
     finished = true;
     return result;

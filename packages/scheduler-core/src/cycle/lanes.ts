@@ -1,5 +1,6 @@
 import type { PendingEntry } from "../order-pending";
 import type { JobLane, PendingReasonCode } from "../types";
+import { BlockedMemo } from "./blocked-memo";
 import { carryReservations } from "./carried-reservations";
 import { StartFits } from "./fits";
 import { reservationExtras, type ReasonExtras } from "./reason-drafts";
@@ -14,8 +15,10 @@ const LANES: readonly JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
  * (R3). Every job is placed on free GPUs (R1, backfill of R7), else by preempting (R3/R4/R5), else
  * the first blocked jobs get a reservation (R7) and every blocked job a reason (R10). Before the
  * unallocated lane, GPUs freed later in the cycle go to the blocked allocated jobs first (R3).
+ * `shareBlocked` lets a blocked job's outcome serve the later jobs of its kind (blocked-memo.ts; off
+ * only to check that it changes nothing).
  */
-export function runLanes(s: CycleSession): void {
+export function runLanes(s: CycleSession, shareBlocked = true): void {
   const fits = new StartFits(s.board);
   const carried = carryReservations(s);
   for (const lane of LANES) {
@@ -25,7 +28,8 @@ export function runLanes(s: CycleSession): void {
       s.memo.forgetSearches();
     }
     if (lane === "UNALLOCATED") retryBlockedAllocated(s);
-    for (let e = s.queues!.next(lane); e !== null; e = s.queues!.next(lane)) takeNext(s, fits, e, lane);
+    const blocked = shareBlocked ? new BlockedMemo(s) : null;
+    for (let e = s.queues!.next(lane); e !== null; e = s.queues!.next(lane)) takeNext(s, fits, e, lane, blocked);
   }
 }
 
@@ -41,7 +45,7 @@ function retryBlockedAllocated(s: CycleSession): void {
 }
 
 /** One job in fair-tree order: start it, or move it to the allocated lane (R5 cap), or say why it waits. */
-function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLane): void {
+function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLane, blocked: BlockedMemo | null): void {
   const { policy, board } = s;
   const job = e.job;
   const g = job.gpus;
@@ -62,6 +66,16 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
       s.queues!.add({ ...e, lane: "ALLOCATED" });
       return;
     }
+  }
+  const kind = blocked === null ? null : blocked.kindOf(e);
+  if (kind !== null) {
+    const shared = blocked!.get(kind);
+    if (shared !== undefined) {
+      if (lane !== "UNALLOCATED") s.blockedAllocatedJobs.push(s.reasons.length);
+      s.reasons.push(e, job, shared.code, position, ratio, board.largestFree(), shared.extras, shared.estimate);
+      return;
+    }
+    blocked!.mark();
   }
   if (tryStart(s, e, position, ratio, false, false)) return;
 
@@ -96,5 +110,6 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
     else if (reservedFrom !== null) extras = reservationExtras(job.id, reservedFrom);
     estimate = reservedFrom === null && (code === "CONTRACTS" || (code === "CAPACITY" && lane !== "UNALLOCATED"));
   }
+  if (kind !== null && reservedFrom === null) blocked!.keep(kind, { code, extras, estimate });
   s.reasons.push(e, job, code as PendingReasonCode, position, ratio, board.largestFree(), extras, estimate);
 }

@@ -1,0 +1,71 @@
+import type { PendingEntry } from "../order-pending";
+import type { ReasonExtras } from "./reason-drafts";
+import type { BlockedCode } from "./reason-precedence";
+import type { CycleSession } from "./session";
+
+/** What a job that was tried and did not start is told (lanes.ts). */
+export interface BlockedOutcome {
+  code: BlockedCode;
+  extras: ReasonExtras | null;
+  estimate: boolean;
+}
+
+/**
+ * Speed bookkeeping of one lane, kept out of the rules: the outcome of a blocked job, shared by the
+ * later jobs of the same kind while nothing has moved. A backlog of thousands on a full cluster is
+ * mostly jobs whose tries change nothing; each of those then costs a lookup instead of its placement,
+ * preemption and reason checks.
+ *
+ * Why it is exact. A blocked job's tries read the board, the ratios, the reservations and the
+ * search bookkeeping, and the job only through its kind: budget, lane, GPUs, min and max runtime
+ * (backfill), and for the debug lane its user (R5 cap). Everything they read changes only with a
+ * plan op (start, preemption, reservation), a preemption search or a reservation attempt, so those
+ * three counters are the state's signature. An outcome is kept only when its job's own tries left
+ * the signature as they found it, and used only while the signature is still that one: the next job
+ * of the kind starts from the same state and would take the same path to the same outcome. Jobs that
+ * a rule names by id are never shared: a reservation's holder and a debug job over its user's cap.
+ */
+export class BlockedMemo {
+  private readonly outcomes = new Map<string, BlockedOutcome>();
+  private plan = -1;
+  private searches = -1;
+  private attempts = -1;
+
+  constructor(private readonly s: CycleSession) {}
+
+  /** The kind of a job whose outcome may be shared, or null when it may not. */
+  kindOf(e: PendingEntry): string | null {
+    const s = this.s;
+    const job = e.job;
+    if (s.overDebugCap.size > 0 && s.overDebugCap.has(job.id)) return null;
+    const list = s.reservations.list;
+    for (let i = 0; i < list.length; i++) if (list[i]!.holder.job.id === job.id) return null;
+    const kind = `${e.budget}|${job.gpus}|${job.minRuntime}|${job.maxRuntime}`;
+    return e.lane === "DEBUG" ? `${kind}|${job.userId}` : kind;
+  }
+
+  /** The shared outcome of this kind, if one was kept in the state as it stands. */
+  get(kind: string): BlockedOutcome | undefined {
+    if (!this.unchanged()) return undefined;
+    return this.outcomes.get(kind);
+  }
+
+  /** Marks the state before a job's tries (see keep). */
+  mark(): void {
+    if (this.unchanged()) return;
+    this.outcomes.clear();
+    this.plan = this.s.plan.length;
+    this.searches = this.s.preemptionSearches;
+    this.attempts = this.s.reservations.attempts;
+  }
+
+  /** Keeps a blocked job's outcome for its kind when its tries changed nothing since mark(). */
+  keep(kind: string, outcome: BlockedOutcome): void {
+    if (this.unchanged()) this.outcomes.set(kind, outcome);
+  }
+
+  private unchanged(): boolean {
+    const s = this.s;
+    return s.plan.length === this.plan && s.preemptionSearches === this.searches && s.reservations.attempts === this.attempts;
+  }
+}
