@@ -17,8 +17,9 @@ export interface BlockedOutcome {
  * preemption and reason checks.
  *
  * Why it is exact. A blocked job's tries read the board, the ratios, the reservations and the
- * search bookkeeping, and the job only through its kind: budget, lane, GPUs, min and max runtime
- * (backfill), and for the debug lane its user (R5 cap). Everything they read changes only with a
+ * search bookkeeping, and the job only through its kind: budget, lane, GPUs, which reservations it
+ * may backfill (its min and max runtime against each one's start, R7), and for the debug lane its
+ * user (R5 cap). Everything they read changes only with a
  * plan op (start, preemption, reservation), a preemption search or a reservation attempt, so those
  * three counters are the state's signature. An outcome is kept only when its job's own tries left
  * the signature as they found it, and used only while the signature is still that one: the next job
@@ -38,9 +39,17 @@ export class BlockedMemo {
     const s = this.s;
     const job = e.job;
     if (s.overDebugCap.size > 0 && s.overDebugCap.has(job.id)) return null;
-    const list = s.reservations.list;
-    for (let i = 0; i < list.length; i++) if (list[i]!.holder.job.id === job.id) return null;
-    const kind = `${e.budget}|${job.gpus}|${job.minRuntime}|${job.maxRuntime}`;
+    // Its min and max runtime matter only through which reservations it may backfill (R7).
+    const reservations = s.reservations;
+    const list = reservations.list;
+    if (list.length > 30) return null;
+    let mask = 0;
+    for (let i = 0; i < list.length; i++) {
+      const r = list[i]!;
+      if (r.holder.job.id === job.id) return null;
+      if (reservations.backfillOk(e, r)) mask |= 1 << i;
+    }
+    const kind = `${e.budget}|${job.gpus}|${mask}`;
     return e.lane === "DEBUG" ? `${kind}|${job.userId}` : kind;
   }
 
