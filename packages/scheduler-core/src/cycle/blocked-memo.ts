@@ -27,36 +27,42 @@ export interface BlockedOutcome {
  * a rule names by id are never shared: a reservation's holder and a debug job over its user's cap.
  */
 export class BlockedMemo {
-  private readonly outcomes = new Map<string, BlockedOutcome>();
+  private readonly outcomes = new Map<number | string, BlockedOutcome>();
   private plan = -1;
   private searches = -1;
   private attempts = -1;
 
   constructor(private readonly s: CycleSession) {}
 
-  /** The kind of a job whose outcome may be shared, or null when it may not. */
-  kindOf(e: PendingEntry): string | null {
+  /**
+   * The kind of a job whose outcome may be shared, or null when it may not: a number (budget, GPUs,
+   * reservation mask) for the regular lanes, a string with the user for the debug lane.
+   */
+  kindOf(e: PendingEntry): number | string | null {
     const s = this.s;
     const job = e.job;
     if (s.overDebugCap.size > 0 && s.overDebugCap.has(job.id)) return null;
     // Its min and max runtime matter only through which reservations it may backfill (R7).
     const reservations = s.reservations;
     const list = reservations.list;
-    if (list.length > 30) return null;
+    const g = job.gpus;
+    if (list.length > 24 || !(g >= 0 && g < 4096 && Number.isInteger(g))) return null;
     let mask = 0;
     for (let i = 0; i < list.length; i++) {
       const r = list[i]!;
       if (r.holder.job.id === job.id) return null;
       if (reservations.backfillOk(e, r)) mask |= 1 << i;
     }
-    const kind = `${e.budget}|${job.gpus}|${mask}`;
+    // Below 2^53: mask < 2^24, g < 2^12, budget < tree size.
+    const kind = (mask * 4096 + g) * s.tree.size + e.budget;
     return e.lane === "DEBUG" ? `${kind}|${job.userId}` : kind;
   }
 
-  /** The shared outcome of this kind, if one was kept in the state as it stands. */
-  get(kind: string): BlockedOutcome | undefined {
-    if (!this.unchanged()) return undefined;
-    return this.outcomes.get(kind);
+  /** The shared outcome of this job's kind, if one was kept in the state as it stands. */
+  get(e: PendingEntry): BlockedOutcome | undefined {
+    if (this.outcomes.size === 0 || !this.unchanged()) return undefined;
+    const kind = this.kindOf(e);
+    return kind === null ? undefined : this.outcomes.get(kind);
   }
 
   /** Marks the state before a job's tries (see keep). */
@@ -68,9 +74,14 @@ export class BlockedMemo {
     this.attempts = this.s.reservations.attempts;
   }
 
-  /** Keeps a blocked job's outcome for its kind when its tries changed nothing since mark(). */
-  keep(kind: string, outcome: BlockedOutcome): void {
-    if (this.unchanged()) this.outcomes.set(kind, outcome);
+  /**
+   * Keeps a blocked job's outcome for its kind when its tries changed nothing since mark() (then the
+   * reservations, the debug cap moves and everything its kind reads are as they were before them).
+   */
+  keep(e: PendingEntry, outcome: BlockedOutcome): void {
+    if (!this.unchanged()) return;
+    const kind = this.kindOf(e);
+    if (kind !== null) this.outcomes.set(kind, outcome);
   }
 
   private unchanged(): boolean {

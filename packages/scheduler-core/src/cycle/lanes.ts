@@ -67,15 +67,14 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
       return;
     }
   }
-  const kind = blocked === null ? null : blocked.kindOf(e);
-  if (kind !== null) {
-    const shared = blocked!.get(kind);
+  if (blocked !== null) {
+    const shared = blocked.get(e);
     if (shared !== undefined) {
       if (lane !== "UNALLOCATED") s.blockedAllocatedJobs.push(s.reasons.length);
       s.reasons.push(e, job, shared.code, position, ratio, board.largestFree(), shared.extras, shared.estimate);
       return;
     }
-    blocked!.mark();
+    blocked.mark();
   }
   if (tryStart(s, e, position, ratio, false, false)) return;
 
@@ -110,6 +109,6 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
     else if (reservedFrom !== null) extras = reservationExtras(job.id, reservedFrom);
     estimate = reservedFrom === null && (code === "CONTRACTS" || (code === "CAPACITY" && lane !== "UNALLOCATED"));
   }
-  if (kind !== null && reservedFrom === null) blocked!.keep(kind, { code, extras, estimate });
+  if (blocked !== null && reservedFrom === null) blocked.keep(e, { code, extras, estimate });
   s.reasons.push(e, job, code as PendingReasonCode, position, ratio, board.largestFree(), extras, estimate);
 }
