@@ -2,7 +2,7 @@
 //   tranche login --url http://127.0.0.1:3000 --token trn_...
 //   tranche submit --cluster h100 --budget lab/language/pretraining --gpus 8 --min-runtime 2h --resumable -- python train.py
 //   tranche submit --file jobs.jsonl          (one JSON job per line, sent in batches of 1,000)
-//   tranche ls | tranche queue h100 | tranche explain 42 | tranche cancel 42
+//   tranche ls | tranche queue h100 | tranche explain 42 | tranche logs -f 42 | tranche cancel 42
 //   tranche admin budget create lab/vision/video | tranche admin user create --email E --name N ...
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
@@ -16,6 +16,7 @@ import {
   type JobView,
 } from "@tranche/contracts";
 import { registerAdmin } from "./admin";
+import { registerLogs } from "./logs";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
 import { ago, table } from "./format";
@@ -380,6 +381,7 @@ program
     );
   });
 
+registerLogs(program, json);
 registerAdmin(program, out);
 
 program.parseAsync(process.argv).catch((e: unknown) => {

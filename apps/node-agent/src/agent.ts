@@ -32,6 +32,8 @@ export interface NodeAgentOptions {
   longPoll?: boolean;
   /** Who jobs run as (default: the agent's own user). */
   identity?: JobIdentity;
+  /** The shared checkpoint folder every node mounts (see RunnerOptions.checkpointRoot). */
+  checkpointRoot?: string;
   /** Put each job in its own cgroup v2 where the host allows (default on). */
   cgroups?: boolean;
 }
@@ -82,6 +84,7 @@ export class NodeAgent {
       log: (l) => opts.log(`[${opts.nodeName}] ${l}`),
       jobIds: (a) => jobIdsFor(identity, a.user ?? `job-${a.jobId}`),
       cgroups: opts.cgroups === false ? undefined : new JobCgroups(opts.nodeName),
+      ...(opts.checkpointRoot ? { checkpointRoot: opts.checkpointRoot } : {}),
     });
     this.runner.onExit = () => this.heartbeatSoon();
     const unhealthyFile = join(opts.dir, "unhealthy");
@@ -321,7 +324,7 @@ export class NodeAgent {
         health: probe.health,
         gpus: probe.gpus,
         busyPercent: probe.busyPercent,
-        jobs: this.runner.reports(),
+        jobs: this.runner.reports().map((r) => (r.status === "EXITED" ? { ...r, logsDone: logs.drained.has(r.segmentId) } : r)),
         logs: logs.chunks,
       };
       const sentAt = Date.now();

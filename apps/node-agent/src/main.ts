@@ -26,6 +26,9 @@
 //   --allow-root-jobs             let jobs run as root when the agent runs as root (demos and tests only);
 //                                 without it, a root agent refuses to start with neither option above
 //   --no-cgroups                  do not put each job in its own cgroup v2 (process groups only)
+//   --checkpoint-root DIR         a shared folder every node mounts at DIR (or TRANCHE_CHECKPOINT_ROOT): each job's
+//                                 TRANCHE_CHECKPOINT_DIR is DIR/<job id>, the same on any node, so a requeued
+//                                 job finds its checkpoints on another host (default: a folder beside the state)
 //   --help                        this text
 //
 // Jobs never see the agent's credential, state.json or other users' job folders (modes 700/600).
@@ -128,6 +131,7 @@ const agents = names.map(
       longPoll: opts.longPoll,
       identity,
       cgroups: opts.cgroups,
+      ...(opts.checkpointRoot ? { checkpointRoot: opts.checkpointRoot } : {}),
       log,
     }),
 );

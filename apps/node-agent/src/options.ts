@@ -1,8 +1,8 @@
 // The agent's command line and environment, checked and resolved in one place (no I/O but reading a
 // token file), so a wrong option fails with one line naming it before anything starts.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir, hostname } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { parseArgs } from "node:util";
 
 export class OptionError extends Error {}
@@ -26,6 +26,8 @@ export interface AgentOptions {
   jobUser: string | undefined;
   allowRootJobs: boolean;
   cgroups: boolean;
+  /** --checkpoint-root or TRANCHE_CHECKPOINT_ROOT: an absolute folder every node mounts; undefined: none. */
+  checkpointRoot: string | undefined;
 }
 
 const OPTIONS = {
@@ -46,6 +48,7 @@ const OPTIONS = {
   "job-user": { type: "string" },
   "allow-root-jobs": { type: "boolean" },
   "no-cgroups": { type: "boolean" },
+  "checkpoint-root": { type: "string" },
   help: { type: "boolean" },
 } as const;
 
@@ -108,6 +111,21 @@ function resolveTokens(
   return { tokens, source };
 }
 
+/**
+ * The shared checkpoint root: the flag, else TRANCHE_CHECKPOINT_ROOT (empty counts as unset). It must
+ * be absolute (every node resolves it alike) and already exist: a missing mount must not quietly become
+ * a local folder, where a requeued job would not find its checkpoints.
+ */
+function checkpointRoot(flag: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  const raw = flag ?? (env.TRANCHE_CHECKPOINT_ROOT?.trim() || undefined);
+  if (raw === undefined) return undefined;
+  const what = flag !== undefined ? "--checkpoint-root" : "TRANCHE_CHECKPOINT_ROOT";
+  if (!isAbsolute(raw)) throw new OptionError(`${what} must be an absolute path (the same on every node), got '${raw}'`);
+  if (!existsSync(raw) || !statSync(raw).isDirectory())
+    throw new OptionError(`${what} ${raw} is not an existing folder: mount the shared checkpoint folder there first`);
+  return raw.replace(/\/+$/, "") || "/";
+}
+
 export function parseAgentOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): AgentOptions {
   let args;
   try {
@@ -146,5 +164,6 @@ export function parseAgentOptions(argv: string[], env: NodeJS.ProcessEnv = proce
     jobUser: args["job-user"],
     allowRootJobs: Boolean(args["allow-root-jobs"]),
     cgroups: !args["no-cgroups"],
+    checkpointRoot: checkpointRoot(args["checkpoint-root"], env),
   };
 }

@@ -6,6 +6,7 @@ import {
   constants as fsConstants,
   fstatSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -144,7 +145,16 @@ export interface RunnerOptions {
   jobIds?: (a: RunAssignment) => JobIds | null;
   /** Per-job cgroups v2 (absent: process groups only). */
   cgroups?: JobCgroups;
+  /**
+   * A folder every node mounts at the same path (--checkpoint-root): each job's checkpoint folder is
+   * `<root>/<job id>` there, so a job requeued to another host finds its checkpoints. Absent: a folder
+   * beside the agent's state, kept across runs on this host only.
+   */
+  checkpointRoot?: string;
 }
+
+/** The file a job touches after each checkpoint: its modification time is reported as the job's last checkpoint. */
+export const CHECKPOINT_MARK = ".tranche-checkpoint";
 
 /** Read an exit file the job's own user could have replaced: no symlinks, no FIFOs, a few bytes at most. */
 function readExitCode(path: string): number | null {
@@ -432,12 +442,14 @@ export class JobRunner {
     chmodSync(dir, 0o711);
     const work = join(dir, "work");
     mkdirSync(work, { recursive: true, mode: 0o700 });
-    // Checkpoints outlive a run: one folder per job, shared by the nodes this agent process runs.
-    const ckptRoot = join(this.opts.dir, "..", "checkpoints");
-    const ckptDir = join(ckptRoot, String(a.jobId));
+    // Checkpoints outlive a run: one folder per job, on the shared root when there is one (the same path
+    // on every node), else beside this agent's state. Only the job's own uid may enter it.
+    const ckptRoot = this.checkpointRoot();
+    const ckptDir = this.checkpointDir(a.jobId);
     mkdirSync(ckptDir, { recursive: true, mode: 0o700 });
     if (ids) {
-      chmodSync(ckptRoot, 0o711);
+      // Other jobs' uids may pass through the root to their own folder, never list it.
+      if (statSync(ckptRoot).uid === process.getuid?.()) chmodSync(ckptRoot, 0o711);
       for (const d of [work, ckptDir]) {
         chownSync(d, ids.uid, ids.gid);
         chmodSync(d, 0o700);
@@ -464,6 +476,7 @@ export class JobRunner {
       TRANCHE_GRACE_PERIOD: String(a.gracePeriodSec),
       TRANCHE_JOB_DIR: work,
       TRANCHE_CHECKPOINT_DIR: ckptDir,
+      TRANCHE_RESTART_COUNT: String(a.restartCount ?? 0),
     };
     let child: ChildProcess;
     try {
@@ -533,14 +546,36 @@ export class JobRunner {
         signal: j.status === "EXITED" ? (j.fenced ? FENCED : j.shutdown ? AGENT_SHUTDOWN : j.signal) : null,
         endedAt: j.status === "EXITED" ? j.endedAt : null,
         ...(j.launchError ? { launchError: j.launchError } : {}),
+        ...this.checkpointAt(j.jobId),
       }));
   }
 
+  private checkpointRoot(): string {
+    return this.opts.checkpointRoot ?? join(this.opts.dir, "..", "checkpoints");
+  }
+
+  checkpointDir(jobId: number): string {
+    return join(this.checkpointRoot(), String(jobId));
+  }
+
+  /** The job's last checkpoint: the mtime of the mark file it touches (a plain file, never a link). */
+  private checkpointAt(jobId: number): { checkpointAt?: string } {
+    try {
+      const st = lstatSync(join(this.checkpointDir(jobId), CHECKPOINT_MARK));
+      return st.isFile() ? { checkpointAt: st.mtime.toISOString() } : {};
+    } catch {
+      return {};
+    }
+  }
+
   /** New log bytes since the last upload (at most 32 KiB per stream and job per heartbeat). */
-  pendingLogs(): { chunks: LogChunk[]; commit: () => void } {
+  pendingLogs(): { chunks: LogChunk[]; commit: () => void; drained: Set<string> } {
     const chunks: LogChunk[] = [];
     const moves: (() => void)[] = [];
+    // Exited runs whose whole output is in this heartbeat's chunks (or was sent before).
+    const drained = new Set<string>();
     for (const j of this.jobs.values()) {
+      if (j.status === "EXITED") drained.add(j.segmentId);
       if (j.launchedAt === null) continue;
       for (const stream of ["stdout", "stderr"] as const) {
         const path = join(this.jobDir(j.segmentId), `${stream}.log`);
@@ -553,6 +588,7 @@ export class JobRunner {
         const from = j.offsets[stream];
         if (size <= from) continue;
         const len = Math.min(MAX_CHUNK, size - from);
+        if (len < size - from) drained.delete(j.segmentId);
         const buf = Buffer.alloc(len);
         try {
           const fd = openSync(path, "r");
@@ -572,6 +608,7 @@ export class JobRunner {
         const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
         if (len - i < need) end = i;
         if (end === 0) end = len;
+        if (end < size - from) drained.delete(j.segmentId);
         chunks.push({ jobId: j.jobId, segmentId: j.segmentId, stream, text: buf.subarray(0, end).toString("utf8") });
         moves.push(() => {
           j.offsets[stream] = from + end;
@@ -580,6 +617,7 @@ export class JobRunner {
     }
     return {
       chunks,
+      drained,
       commit: () => {
         for (const m of moves) m();
         if (moves.length) this.trySave();

@@ -61,4 +61,16 @@ describe("the agent's options", () => {
     expect(none.tokens.size).toBe(0);
     expect(none.tokenSource).toBe("none");
   });
+
+  it("takes a shared checkpoint root from --checkpoint-root or TRANCHE_CHECKPOINT_ROOT, refusing a relative or missing folder by name", () => {
+    expect(parseAgentOptions([...server, "--checkpoint-root", dir], {}).checkpointRoot).toBe(dir);
+    expect(parseAgentOptions(server, { TRANCHE_CHECKPOINT_ROOT: dir }).checkpointRoot).toBe(dir);
+    expect(parseAgentOptions(server, { TRANCHE_CHECKPOINT_ROOT: "" }).checkpointRoot).toBeUndefined();
+    expect(() => parseAgentOptions([...server, "--checkpoint-root", "ckpt"], {})).toThrow(
+      "--checkpoint-root must be an absolute path (the same on every node), got 'ckpt'",
+    );
+    expect(() => parseAgentOptions(server, { TRANCHE_CHECKPOINT_ROOT: join(dir, "not-mounted") })).toThrow(
+      `TRANCHE_CHECKPOINT_ROOT ${join(dir, "not-mounted")} is not an existing folder`,
+    );
+  });
 });

@@ -131,7 +131,7 @@ describe("agent protocol limits", () => {
     expect(after.lastHeartbeatAt).toEqual(before.lastHeartbeatAt);
   });
 
-  it("logs: bounded per heartbeat (400 naming the limit), capped per job, NUL bytes kept as U+FFFD", async () => {
+  it("logs: bounded per heartbeat (400 naming the limit), the newest kept per job within the retention, NUL bytes kept as U+FFFD", async () => {
     const job = await placeJob();
     const chunk = (text: string) => ({ jobId: job.id, segmentId: job.segmentId, stream: "stdout" as const, text });
     const before = await db.prisma.jobLogChunk.count();
@@ -150,18 +150,32 @@ describe("agent protocol limits", () => {
     const stored = await db.prisma.jobLogChunk.findFirstOrThrow({ where: { jobId: job.id }, orderBy: { id: "desc" } });
     expect(stored.text).toBe("a\uFFFDb\n");
 
-    // 10 bytes short of the cap: the next chunk is cut there and a line says so; later output is dropped.
-    await db.prisma.job.update({ where: { id: job.id }, data: { logBytes: LIMITS.logBytesPerJob - 10 } });
-    const cut = await post("heartbeat", beat({ logs: [chunk("0123456789abcdef")] }), credential);
-    expect(cut.status).toBe(200);
-    const tail = await db.prisma.jobLogChunk.findMany({ where: { jobId: job.id }, orderBy: { id: "asc" } });
-    expect(tail.slice(-2).map((c) => c.text)).toEqual([
-      "0123456789",
-      "\n[Tranche: this job's log reached 64 MiB, the most the control plane keeps per job; the rest is only in its log file on node c1-0]\n",
-    ]);
-    const dropped = await post("heartbeat", beat({ logs: [chunk("more output\n")] }), credential);
-    expect(dropped.status).toBe(200);
-    expect(await db.prisma.jobLogChunk.count({ where: { jobId: job.id } })).toBe(tail.length);
+    // Retention (TRANCHE_LOG_RETENTION_BYTES, read at each heartbeat): the newest output is kept, the
+    // oldest dropped and counted, so the end of a long job's log is always there to follow.
+    process.env.TRANCHE_LOG_RETENTION_BYTES = "1MiB";
+    try {
+      const kept0 = await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } });
+      let sent = kept0.logBytes;
+      for (let beatNo = 0; beatNo < 3; beatNo++) {
+        const logs = Array.from({ length: 10 }, (_, i) => chunk(`${beatNo}-${i} `.padEnd(60_000, "x")));
+        expect((await post("heartbeat", beat({ logs }), credential)).status).toBe(200);
+        sent += 10 * 60_000;
+      }
+      const j = await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } });
+      const rows = await db.prisma.jobLogChunk.findMany({ where: { jobId: job.id }, orderBy: { id: "asc" } });
+      const stored = rows.reduce((n, r) => n + Buffer.byteLength(r.text), 0);
+      expect(stored).toBe(j.logBytes);
+      expect(stored).toBeLessThanOrEqual(1024 * 1024);
+      expect(Number(j.logDroppedBytes)).toBe(sent - stored);
+      expect(rows.at(-1)!.text.startsWith("2-9 ")).toBe(true);
+      expect(rows.some((r) => r.text.startsWith("0-0 "))).toBe(false);
+
+      process.env.TRANCHE_LOG_RETENTION_BYTES = "12 bytes";
+      const bad = await post("heartbeat", beat({ logs: [chunk("more output\n")] }), credential);
+      expect(bad.status).toBe(500);
+    } finally {
+      delete process.env.TRANCHE_LOG_RETENTION_BYTES;
+    }
   });
 
   it("NUL bytes and out-of-range integers in a report are a 400, never a 500", async () => {

@@ -120,7 +120,7 @@ describe("drains, repairs and squatting", () => {
     expect(last).toMatchObject({ fromState: "DRAINING", toState: "REPAIR", automatic: false });
   }, 30_000);
 
-  it("an allocated job whose GPUs stay under 5% busy is marked as possibly squatting", async () => {
+  it("an allocated job whose GPUs report under 5% busy starts an idle streak from the agent's readings, but is not flagged as squatting before 30 minutes", async () => {
     const id = await submit(db.prisma, world, {
       gpus: 1,
       minRuntime: 600,
@@ -128,11 +128,12 @@ describe("drains, repairs and squatting", () => {
       env: { TRANCHE_FAKE_GPU_UTIL: "1" },
     });
     const busy = await submit(db.prisma, world, { gpus: 1, minRuntime: 600, command: "sleep 60" });
-    const job = await waitFor("the idle job to be marked", async () => {
+    const job = await waitFor("the idle job's streak to start", async () => {
       const j = await db.prisma.job.findUniqueOrThrow({ where: { id } });
-      return j.squattingSince ? j : null;
+      return j.idleSince ? j : null;
     });
     expect(job.state).toBe("RUNNING");
-    expect((await db.prisma.job.findUniqueOrThrow({ where: { id: busy } })).squattingSince).toBeNull();
+    expect(job.squattingSince).toBeNull();
+    expect((await db.prisma.job.findUniqueOrThrow({ where: { id: busy } })).idleSince).toBeNull();
   }, 30_000);
 });

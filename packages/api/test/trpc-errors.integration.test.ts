@@ -53,9 +53,11 @@ describe("tRPC error messages", () => {
     const big = await trpc(w.db.prisma, "job.get", { id: 2 ** 40 }, false);
     expect(big.status).toBe(400);
     expect(big.error.message).toBe("id: job id must be at most 2,147,483,647");
-    const after = await trpc(w.db.prisma, "job.logs", { id: 1, afterId: "9".repeat(30) }, false);
+    const after = await trpc(w.db.prisma, "job.logs", { id: 1, after: "9".repeat(30) }, false);
     expect(after.status).toBe(400);
-    expect(after.error.message).toBe("afterId must be a log chunk id");
+    expect(after.error.message).toBe(
+      "after must be a log cursor (the 'next' or 'older' value of an earlier page), e.g. 0 for the start",
+    );
   });
 
   it("a database failure answers a plain sentence; the Prisma message stays in the server log", async () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { duration } from "./duration";
+import { strictObject } from "./input";
 
 // Administration inputs (REST /api/v1, tRPC, CLI). Field messages start with the field's name so a
 // message read alone still says which field is at fault.
@@ -108,6 +109,21 @@ export const createClusterInput = z.object({
     .describe("The protection cap: the longest minRuntime a job on this cluster may ask for (default 8h)"),
 });
 export type CreateClusterInput = z.input<typeof createClusterInput>;
+
+/** PATCH /clusters/{name}: the cluster's scheduling policy (admins). */
+export const updateClusterPolicyInput = strictObject(
+  {
+    squattingUnprotectAfter: duration("squattingUnprotectAfter")
+      .refine((s) => s >= 3600, "squattingUnprotectAfter must be at least 1 hour")
+      .refine((s) => s <= 7 * 86_400, "squattingUnprotectAfter cannot exceed 7 days")
+      .nullable()
+      .describe(
+        "A job flagged as likely squatting (its GPUs under 5% busy for 30 minutes) loses its protection after this long, e.g. 2h; null turns the policy off (the default)",
+      ),
+  },
+  "a cluster policy",
+);
+export type UpdateClusterPolicyInput = z.input<typeof updateClusterPolicyInput>;
 
 /** POST /clusters/{name}/enrollment-tokens. */
 export const issueEnrollmentTokenInput = z.object({

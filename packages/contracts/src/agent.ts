@@ -103,6 +103,13 @@ export const jobReportSchema = z.object({
   endedAt: z.iso.datetime().nullable(),
   /** LAUNCH_FAILED only: why the process could not be started (e.g. "spawn E2BIG"). */
   launchError: text("launchError").max(LAUNCH_ERROR_MAX).nullish(),
+  /**
+   * When the job last checkpointed (ISO): the modification time of `$TRANCHE_CHECKPOINT_DIR/.tranche-checkpoint`,
+   * which the job touches after each checkpoint; absent when the file does not exist.
+   */
+  checkpointAt: z.iso.datetime().nullish(),
+  /** EXITED only: this heartbeat carries the last of the run's output (a log follower may stop). */
+  logsDone: z.boolean().optional(),
 });
 export type JobReport = z.infer<typeof jobReportSchema>;
 
@@ -162,6 +169,8 @@ export const runAssignmentSchema = z.object({
   gracePeriodSec: z.number().int().min(0),
   /** The Tranche user the job runs for (their id): the agent runs it as that user's uid (job isolation). */
   user: z.string().max(200).optional(),
+  /** How many times the job was requeued before this run: TRANCHE_RESTART_COUNT. */
+  restartCount: z.number().int().min(0).optional(),
 });
 export type RunAssignment = z.infer<typeof runAssignmentSchema>;
 

@@ -9,4 +9,5 @@ export * from "./node";
 export * from "./token";
 export * from "./api-error";
 export * from "./agent";
+export * from "./logs";
 export * from "./admin";

@@ -237,6 +237,10 @@ export const jobView = z.object({
   exitCode: z.number().int().nullable(),
   requeueCount: z.number().int(),
   heldBy: z.string().nullable(),
+  /** When the job was flagged as likely squatting (its GPUs under 5% busy for 30 minutes); null when it is not. */
+  squattingSince: z.string().nullable(),
+  /** The last checkpoint the job reported (by touching $TRANCHE_CHECKPOINT_DIR/.tranche-checkpoint). */
+  lastCheckpointAt: z.string().nullable(),
   reason: z
     .object({ code: z.string(), sentence: z.string(), position: z.number().int().nullable(), details: z.unknown() })
     .nullable(),

@@ -38,8 +38,6 @@ export const LIMITS = {
   logChunkChars: 65_536,
   /** Bytes (UTF-8) of all log chunks in one heartbeat: 64 jobs x 2 streams x the agent's 32 KiB. */
   logBytesPerBeat: 4 * 1024 * 1024,
-  /** Bytes (UTF-8) of log the control plane keeps per job; later output stays in the node's log file. */
-  logBytesPerJob: 64 * 1024 * 1024,
 } as const;
 
 /** The largest value of a Postgres `integer` column: ids, counts and seconds stored as int. */

@@ -7,6 +7,7 @@ export * from "./jobs/job-view";
 export * from "./jobs/submit-job";
 export * from "./jobs/job-actions";
 export * from "./jobs/queries";
+export * from "./jobs/job-logs";
 export * from "./jobs/queue";
 export * from "./budgets/tree";
 export * from "./budgets/set-allocations";

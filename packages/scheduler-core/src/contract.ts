@@ -172,3 +172,22 @@ export function validateJobContractOn(
 
   return errors.length === 0 ? { ok: true } : { ok: false, errors };
 }
+
+/**
+ * When a running job's protection ends (R3): its start plus minRuntime when charged, its start when
+ * not. The squatting policy (PolicyConfig.squattingUnprotectAfter, 0 = off) cuts it short for a job
+ * flagged as likely squatting: protection ends once it has been flagged that long, never before it
+ * started. One rule for the worker, the simulator and every view.
+ */
+export function protectionEnd(
+  job: Pick<RunningJob, "startedAt" | "minRuntime" | "squattingSince">,
+  charged: boolean,
+  policy: Pick<PolicyConfig, "squattingUnprotectAfter">,
+): number {
+  if (!charged) return job.startedAt;
+  const contract = job.startedAt + job.minRuntime;
+  const after = policy.squattingUnprotectAfter;
+  const flagged = job.squattingSince;
+  if (!(after > 0) || flagged === null || flagged === undefined) return contract;
+  return Math.max(job.startedAt, Math.min(contract, flagged + after));
+}

@@ -32,6 +32,7 @@ export {
   nodeSize,
   isDebugLane,
   isAllocated,
+  protectionEnd,
   gracePeriodFor,
   requeueAfterPreemption,
   minRuntimeCap,

@@ -21,6 +21,7 @@ export const defaultPolicy: Readonly<PolicyConfig> = Object.freeze({
   largeJobGpus: 64,
   maxReservations: 1,
   maxPreemptionSearches: 2_000,
+  squattingUnprotectAfter: 0,
 });
 
 /** The SPEC defaults with some values overridden (a cluster's or a what-if view's settings). */

@@ -122,6 +122,12 @@ export interface PolicyConfig {
    * matters on huge clusters full of interruptible work. Default 2,000.
    */
   maxPreemptionSearches: number;
+  /**
+   * Squatting: a running job flagged as likely squatting (`RunningJob.squattingSince`) for this long,
+   * seconds, loses the rest of its protection and becomes interruptible. 0 = never (default): the
+   * flag is then only shown, never acted on.
+   */
+  squattingUnprotectAfter: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -221,6 +227,14 @@ export interface RunningJob extends JobBase {
   charged?: boolean;
   /** Set once the job was sent SIGTERM (preempted or drained): it is leaving. */
   stopping?: { byJobId: string | null; graceUntil: number } | null;
+  /**
+   * When the job was flagged as likely squatting (SPEC §4: its GPUs under 5% busy for 30 minutes;
+   * see measures/flag-squatting.ts), null or absent when it is not. With the policy's
+   * squattingUnprotectAfter set, a job flagged that long loses its protection.
+   */
+  squattingSince?: number | null;
+  /** The last checkpoint the job reported (epoch seconds), null or absent when none is known. */
+  lastCheckpointAt?: number | null;
 }
 
 export interface PendingJob extends JobBase {

@@ -1,6 +1,6 @@
 import { compareById } from "./budget-tree";
 import { NodeBoard, type JobState } from "./cluster-state";
-import { isAllocated, isDebugLane } from "./contract";
+import { isAllocated, isDebugLane, protectionEnd } from "./contract";
 import type { FairTree, TreeShape } from "./fair-tree";
 import type { NodeOrder } from "./node-order";
 import type { ClusterSnapshot, Node, NodeState, PolicyConfig, RunningJob } from "./types";
@@ -282,7 +282,7 @@ function setFields(js: JobState, tree: FairTree, policy: PolicyConfig, now: numb
   const charged = job.charged ?? (budget >= 0 && isAllocated(job, tree.hasEntitlement(budget)));
   js.charged = charged;
   js.debug = charged && isDebugLane(job, policy);
-  js.protectedUntil = charged ? job.startedAt + job.minRuntime : job.startedAt;
+  js.protectedUntil = protectionEnd(job, charged, policy);
   js.maxEnd = job.maxRuntime === null ? Infinity : job.startedAt + job.maxRuntime;
   js.stopping = Boolean(job.stopping);
   js.exitBy = job.stopping ? job.stopping.graceUntil : now;

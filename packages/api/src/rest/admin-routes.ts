@@ -2,6 +2,7 @@ import type { PrismaClient } from "@tranche/db";
 import {
   auditQueryInput,
   createClusterInput,
+  updateClusterPolicyInput,
   createTreeNodeInput,
   createUserInput,
   issueEnrollmentTokenInput,
@@ -17,6 +18,7 @@ import {
   addTreeManager,
   archiveTreeNode,
   createCluster,
+  updateClusterPolicy,
   createOidcRule,
   createTreeNode,
   createUser,
@@ -60,6 +62,10 @@ export async function handleAdminRest(
   if (head === "clusters") {
     if (parts.length === 1 && method === "POST")
       return json({ cluster: await createCluster(prisma, actor, parse(createClusterInput, await readJson(req))) }, 201);
+    if (parts.length === 2 && method === "PATCH") {
+      const input = parse(updateClusterPolicyInput, await readJson(req));
+      return json({ cluster: await updateClusterPolicy(prisma, actor, second!, input) });
+    }
     if (parts.length === 3 && third === "enrollment-tokens") {
       if (method === "POST") {
         const input = parse(issueEnrollmentTokenInput, await readJson(req, { optional: true }));

@@ -5,6 +5,7 @@ import {
   fieldIssues,
   issuesSentence,
   jobIdInput,
+  jobLogsQuery,
   listJobsInput,
   submitJobBatchInput,
   submitJobInput,
@@ -16,7 +17,9 @@ import {
   getBudgetTree,
   getJob,
   getJobDetail,
+  getJobLogPage,
   getQueue,
+  jobLogText,
   listJobs,
   resolveApiToken,
   submitJob,
@@ -26,6 +29,7 @@ import {
 import { crossSiteRefusal } from "../same-origin";
 import { handleAdminRest } from "./admin-routes";
 import { TooLarge, errorResponse, json, parse, readJson } from "./io";
+import { logDownload } from "./log-download";
 import { buildOpenApi } from "./openapi";
 
 export interface RestDeps {
@@ -117,6 +121,14 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
       if (parts.length === 2 && method === "DELETE") return json({ job: await cancelJob(prisma, actor, jobId) });
       if (parts.length === 3 && tail === "cancel" && method === "POST")
         return json({ job: await cancelJob(prisma, actor, jobId) });
+      if (parts.length === 3 && tail === "logs" && method === "GET") {
+        const q = parse(jobLogsQuery, Object.fromEntries(url.searchParams));
+        return json(await getJobLogPage(prisma, actor, jobId, q));
+      }
+      if (parts.length === 4 && tail === "logs" && parts[3] === "download" && method === "GET") {
+        const { stream } = parse(jobLogsQuery, Object.fromEntries(url.searchParams));
+        return logDownload(jobId, stream, await jobLogText(prisma, actor, jobId, stream));
+      }
       if (parts.length === 3 && tail === "events" && method === "GET") {
         const d = await getJobDetail(prisma, actor, jobId);
         return json({ job: d.job, events: d.events, segments: d.segments });

@@ -7,6 +7,7 @@ import {
   oidcRuleInput,
   putAllocationInput,
   treeNodePersonInput,
+  updateClusterPolicyInput,
   updateTreeNodeInput,
   updateUserInput,
 } from "@tranche/contracts";
@@ -17,6 +18,7 @@ import { errorResponses, schema } from "./openapi-parts";
 
 export const adminSchemas = () => ({
   CreateCluster: schema(createClusterInput, "input"),
+  UpdateClusterPolicy: schema(updateClusterPolicyInput, "input"),
   CreateTreeNode: schema(createTreeNodeInput, "input"),
   UpdateTreeNode: schema(updateTreeNodeInput, "input"),
   PutAllocation: schema(putAllocationInput, "input"),
@@ -64,6 +66,19 @@ function adminPaths(): Paths {
         operationId: "createCluster",
         requestBody: body("CreateCluster"),
         responses: { "201": ok("The cluster", { cluster: { type: "object" } }), ...errorResponses([400, 401, 403]) },
+      },
+    },
+    "/clusters/{name}": {
+      patch: {
+        summary:
+          "Set a cluster's policy (admins): after how long a job flagged as likely squatting loses its protection (null: never, the default)",
+        operationId: "updateClusterPolicy",
+        parameters: [named("name", "Cluster name")],
+        requestBody: body("UpdateClusterPolicy"),
+        responses: {
+          "200": ok("The cluster's policy", { cluster: { type: "object" } }),
+          ...errorResponses([400, 401, 403, 404]),
+        },
       },
     },
     "/clusters/{name}/enrollment-tokens": {

@@ -1,5 +1,7 @@
 import {
   LIMITS,
+  LOG_PAGE_DEFAULT,
+  LOG_PAGE_MAX,
   MAX_BATCH_JOBS,
   apiError,
   formatBytes,
@@ -10,6 +12,34 @@ import {
 } from "@tranche/contracts";
 import { adminSchemas, withAdminPaths } from "./openapi-admin";
 import { errorResponses, schema } from "./openapi-parts";
+
+const JOB_LOG_PAGE_SCHEMA = {
+  type: "object",
+  properties: {
+    jobId: { type: "integer" },
+    state: { type: "string" },
+    chunks: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          cursor: { type: "string" },
+          at: { type: "string", format: "date-time" },
+          stream: { type: "string", enum: ["stdout", "stderr"] },
+          node: { type: ["string", "null"] },
+          text: { type: "string" },
+        },
+        required: ["cursor", "at", "stream", "node", "text"],
+      },
+    },
+    next: { type: "string", description: "pass as after to read what follows" },
+    older: { type: ["string", "null"], description: "pass as before to read what came before; null at the start" },
+    keptBytes: { type: "integer" },
+    droppedBytes: { type: "integer", description: "older output dropped by the retention" },
+    complete: { type: "boolean", description: "the job has ended and all of its output is uploaded: stop following" },
+  },
+  required: ["jobId", "state", "chunks", "next", "older", "keptBytes", "droppedBytes", "complete"],
+};
 
 /** OpenAPI 3.1 for /api/v1, generated from the same zod schemas the routes parse with. */
 export function buildOpenApi(serverUrl = "/api/v1") {
@@ -22,6 +52,12 @@ export function buildOpenApi(serverUrl = "/api/v1") {
     }),
   );
   const jobId = { name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } };
+  const logParams = [
+    { name: "stream", in: "query", required: false, schema: { type: "string", enum: ["stdout", "stderr"] } },
+    { name: "after", in: "query", required: false, schema: { type: "string", pattern: "^[0-9]{1,18}$" } },
+    { name: "before", in: "query", required: false, schema: { type: "string", pattern: "^[0-9]{1,18}$" } },
+    { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: LOG_PAGE_MAX } },
+  ];
   return {
     openapi: "3.1.0",
     info: {
@@ -41,6 +77,7 @@ export function buildOpenApi(serverUrl = "/api/v1") {
         SubmitJobBatch: schema(submitJobBatchInput, "input"),
         Job: schema(jobView, "output"),
         Error: schema(apiError, "output"),
+        JobLogPage: JOB_LOG_PAGE_SCHEMA,
         ...adminSchemas(),
       },
     },
@@ -137,6 +174,32 @@ export function buildOpenApi(serverUrl = "/api/v1") {
           responses: {
             "200": { description: "Timeline", content: { "application/json": { schema: { type: "object" } } } },
             ...errorResponses([401, 404]),
+          },
+        },
+      },
+      "/jobs/{id}/logs": {
+        get: {
+          summary: "One page of the job's output: its end by default, forward from a cursor (after), or back from one (before)",
+          description: `Pages hold at most ${LOG_PAGE_MAX} chunks (default ${LOG_PAGE_DEFAULT}), always in the order printed. To follow a running job, poll with \`after\` set to the last page's \`next\`; \`after=0\` reads from the start; \`before\` set to a page's \`older\` reads what came before it. The control plane keeps the newest TRANCHE_LOG_RETENTION_BYTES of each job (default 64 MiB): \`droppedBytes\` counts the older output dropped. A bad cursor or stream answers 400 naming the parameter.`,
+          operationId: "getJobLogs",
+          parameters: [jobId, ...logParams],
+          responses: {
+            "200": {
+              description: "A page of the log",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/JobLogPage" } } },
+            },
+            ...errorResponses([400, 401, 403, 404]),
+          },
+        },
+      },
+      "/jobs/{id}/logs/download": {
+        get: {
+          summary: "The job's whole kept output as plain text (one stream with ?stream=stdout|stderr)",
+          operationId: "downloadJobLogs",
+          parameters: [jobId, ...logParams.filter((p) => p.name === "stream")],
+          responses: {
+            "200": { description: "The log", content: { "text/plain": { schema: { type: "string" } } } },
+            ...errorResponses([400, 401, 403, 404]),
           },
         },
       },

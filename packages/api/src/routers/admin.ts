@@ -3,6 +3,7 @@ import { z } from "zod";
 import {
   auditQueryInput,
   createClusterInput,
+  updateClusterPolicyInput,
   createTreeNodeInput,
   createUserInput,
   issueEnrollmentTokenInput,
@@ -20,6 +21,7 @@ import {
   archiveTreeNode,
   completePasswordSetup,
   createCluster,
+  updateClusterPolicy,
   createOidcRule,
   createTreeNode,
   createUser,
@@ -94,6 +96,11 @@ export const adminRouter = {
   createCluster: authedProcedure
     .input(createClusterInput)
     .mutation(({ ctx, input }) => createCluster(ctx.prisma, ctx.user, input)),
+  updateClusterPolicy: authedProcedure
+    .input(updateClusterPolicyInput.extend({ cluster: z.string().min(1, "cluster is required") }))
+    .mutation(({ ctx, input }) =>
+      updateClusterPolicy(ctx.prisma, ctx.user, input.cluster, { squattingUnprotectAfter: input.squattingUnprotectAfter }),
+    ),
   issueEnrollmentToken: authedProcedure
     .input(issueEnrollmentTokenInput.extend({ cluster: z.string().min(1, "cluster is required") }))
     .mutation(({ ctx, input }) => issueEnrollmentToken(ctx.prisma, ctx.user, input.cluster, input)),

@@ -43,6 +43,8 @@ export const clusterRouter = {
       name: c.name,
       gpuType: c.gpuType,
       maxMinRuntimeSec: c.maxMinRuntimeSec,
+      /** Squatting policy: a job flagged this long loses its protection (null: off). */
+      squattingUnprotectAfterSec: c.squattingUnprotectAfterSec,
       nodeSize: c.nodes.reduce((m, n) => Math.max(m, n.gpuCount), 0),
       nodeCount: c.nodes.length,
       gpuCount: c.nodes.reduce((s, n) => s + n.gpuCount, 0),

@@ -1,7 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { z } from "zod";
-import { jobIdInput, listJobsInput, strictObject, submitJobInput } from "@tranche/contracts";
-import { cancelJob, getJob, getJobDetail, getJobLogs, listJobs, setJobHeld, submitJob } from "@tranche/domain";
+import { jobIdInput, jobLogsInput, listJobsInput, submitJobInput } from "@tranche/contracts";
+import { cancelJob, getJob, getJobDetail, getJobLogPage, listJobs, setJobHeld, submitJob } from "@tranche/domain";
 import { authedProcedure } from "../trpc";
 
 export const jobRouter = {
@@ -9,21 +8,8 @@ export const jobRouter = {
   list: authedProcedure.input(listJobsInput.optional()).query(({ ctx, input }) => listJobs(ctx.prisma, ctx.user, input ?? {})),
   get: authedProcedure.input(jobIdInput).query(({ ctx, input }) => getJob(ctx.prisma, ctx.user, input.id)),
   detail: authedProcedure.input(jobIdInput).query(({ ctx, input }) => getJobDetail(ctx.prisma, ctx.user, input.id)),
-  logs: authedProcedure
-    .input(
-      strictObject(
-        {
-          id: jobIdInput.shape.id,
-          // A bigint id: 18 digits always fit Postgres bigint.
-          afterId: z
-            .string()
-            .regex(/^\d{1,18}$/, "afterId must be a log chunk id")
-            .optional(),
-        },
-        "a log query",
-      ),
-    )
-    .query(({ ctx, input }) => getJobLogs(ctx.prisma, ctx.user, input.id, input.afterId)),
+  /** One page of the job's kept log: its end by default, or forward/back from a cursor (jobLogsQuery). */
+  logs: authedProcedure.input(jobLogsInput).query(({ ctx, input }) => getJobLogPage(ctx.prisma, ctx.user, input.id, input)),
   cancel: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => cancelJob(ctx.prisma, ctx.user, input.id)),
   hold: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => setJobHeld(ctx.prisma, ctx.user, input.id, true)),
   release: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => setJobHeld(ctx.prisma, ctx.user, input.id, false)),

@@ -39,6 +39,42 @@ export async function createCluster(
 }
 
 /**
+ * PATCH /clusters/{name} (admins): the cluster's scheduling policy. Today one setting: after how long
+ * a job flagged as likely squatting loses its protection (null: never, the default). The worker's
+ * next cycle reads it with the cluster (resolveClusterPolicy); the core applies it (protectionEnd).
+ */
+export async function updateClusterPolicy(
+  prisma: PrismaClient,
+  actor: Actor,
+  name: string,
+  input: { squattingUnprotectAfter: number | null },
+) {
+  requireRole(actor, ["ADMIN"], "change a cluster's policy");
+  const c = await prisma.$transaction(async (tx) => {
+    const before = await tx.cluster.findUnique({ where: { name } });
+    if (!before) throw notFound(`There is no cluster '${name}'`);
+    const after = await tx.cluster.update({
+      where: { id: before.id },
+      data: { squattingUnprotectAfterSec: input.squattingUnprotectAfter },
+    });
+    await writeAudit(
+      tx,
+      actor,
+      "cluster.policy",
+      { type: "cluster", id: after.id, label: after.name },
+      { squattingUnprotectAfterSec: { from: before.squattingUnprotectAfterSec, to: after.squattingUnprotectAfterSec } },
+    );
+    return after;
+  });
+  return clusterPolicyView(c);
+}
+
+export const clusterPolicyView = (c: { name: string; squattingUnprotectAfterSec: number | null }) => ({
+  name: c.name,
+  squattingUnprotectAfter: c.squattingUnprotectAfterSec,
+});
+
+/**
  * PUT /budgets/{path}/allocation: the node's share of its parent's allocation on a cluster. The same
  * use-case as the drag UI (setAllocations: siblings at most 100%, managers inside their subtree).
  */

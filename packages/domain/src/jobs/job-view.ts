@@ -83,6 +83,8 @@ export function toJobView(j: JobRow, access: JobAccess = "full"): JobView {
     exitCode: j.exitCode,
     requeueCount: j.requeueCount,
     heldBy: j.heldBy,
+    squattingSince: iso(j.squattingSince),
+    lastCheckpointAt: iso(j.lastCheckpointAt),
     reason:
       j.reasonCode && j.reasonSentence
         ? {

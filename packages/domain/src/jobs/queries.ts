@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@tranche/db";
 import type { JobView, ListJobsInput } from "@tranche/contracts";
 import { jobAccess, managedBudgetIds, type Actor, type Db, type JobAccess } from "../auth/actor";
-import { badInput, forbidden, notFound } from "../errors";
+import { forbidden, notFound } from "../errors";
 import { jobViewInclude, laneOf, maskJobView, toJobView } from "./job-view";
 
 /** What the actor may read of one job (see jobAccess). */
@@ -27,6 +27,7 @@ const JOB_VIEW_JSON = `json_build_object(
   'submittedAt', ${iso('j."submittedAt"')}, 'queuedAt', ${iso('j."queuedAt"')}, 'startedAt', ${iso('j."startedAt"')},
   'protectedUntil', ${iso('j."protectedUntil"')}, 'graceUntil', ${iso('j."graceUntil"')}, 'finishedAt', ${iso('j."finishedAt"')},
   'exitCode', j."exitCode", 'requeueCount', j."requeueCount", 'heldBy', j."heldBy",
+  'squattingSince', ${iso('j."squattingSince"')}, 'lastCheckpointAt', ${iso('j."lastCheckpointAt"')},
   'reason', CASE WHEN j."reasonCode" IS NOT NULL AND j."reasonCode" <> '' AND j."reasonSentence" IS NOT NULL AND j."reasonSentence" <> ''
     THEN json_build_object('code', j."reasonCode", 'sentence', j."reasonSentence", 'position', j."queuePosition",
                            'details', COALESCE(j."reasonDetails", 'null'::jsonb)) END,
@@ -148,40 +149,4 @@ export async function getJobDetail(prisma: PrismaClient, actor: Actor, id: numbe
     canHold: (owner || actor.role === "OPERATOR") && ["PENDING", "HELD"].includes(job.state),
     detailsVisible: access !== "none",
   };
-}
-
-export interface LogLine {
-  id: string;
-  at: string;
-  stream: string;
-  text: string;
-  /** The node that sent it (null for chunks stored before nodes were recorded). */
-  node: string | null;
-}
-
-/** Log chunks after `afterId` (for tailing), oldest first. */
-export async function getJobLogs(
-  prisma: PrismaClient,
-  actor: Actor,
-  id: number,
-  afterId?: string,
-  limit = 500,
-): Promise<LogLine[]> {
-  const job = await prisma.job.findUnique({ where: { id }, select: { userId: true, budgetId: true } });
-  if (!job) throw notFound(`There is no job ${id}`);
-  if ((await accessToJob(prisma, actor, job)) === "none")
-    throw forbidden(
-      `Job ${id} is not yours: its logs are visible to its owner, the managers of its budget, operators and admins`,
-    );
-  let after: bigint | undefined;
-  if (afterId) {
-    if (!/^\d+$/.test(afterId)) throw badInput("afterId must be a log chunk id", "afterId");
-    after = BigInt(afterId);
-  }
-  const rows = await prisma.jobLogChunk.findMany({
-    where: { jobId: id, ...(after !== undefined ? { id: { gt: after } } : {}) },
-    orderBy: { id: "asc" },
-    take: limit,
-  });
-  return rows.map((r) => ({ id: r.id.toString(), at: r.at.toISOString(), stream: r.stream, text: r.text, node: r.node }));
 }

@@ -35,6 +35,8 @@ export interface QueueRunningRow {
   graceUntil: string | null;
   maxRuntime: number | null;
   nodes: string[];
+  /** When it was flagged as likely squatting (GPUs under 5% busy for 30 minutes); null when it is not. */
+  squattingSince: string | null;
   /** Started by preemption, holding its GPUs until the jobs it preempted exit (its start is still ahead). */
   awaitingExits: boolean;
 }
@@ -113,6 +115,7 @@ interface RunningSqlRow {
   budget: string;
   userName: string;
   nodes: string[] | null;
+  squattingSince: Date | null;
 }
 
 /** The scheduler's order of pending jobs (jobs it has not seen yet follow by submit time). */
@@ -242,7 +245,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     // One statement (Prisma's nested segments -> placements -> node loading is four round trips).
     prisma.$queryRaw<RunningSqlRow[]>`
       SELECT j.id, j.name, j.gpus, j.state::text AS state, j."minRuntimeSec", j."maxRuntimeSec", j."startedAt",
-             j."protectedUntil", j."graceUntil", j."userId", b.path AS budget, u.name AS "userName",
+             j."protectedUntil", j."graceUntil", j."userId", b.path AS budget, u.name AS "userName", j."squattingSince",
              (SELECT array_agg(DISTINCT n.name ORDER BY n.name)
                 FROM run_segment s JOIN segment_placement p ON p."segmentId" = s.id JOIN node n ON n.id = p."nodeId"
                WHERE s."jobId" = j.id AND s."endedAt" IS NULL) AS nodes
@@ -289,6 +292,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     graceUntil: j.graceUntil?.toISOString() ?? null,
     maxRuntime: j.maxRuntimeSec,
     nodes: j.nodes ?? [],
+    squattingSince: j.squattingSince?.toISOString() ?? null,
     awaitingExits: j.state === "RUNNING" && j.startedAt !== null && j.startedAt.getTime() > nowMs,
   }));
   return {

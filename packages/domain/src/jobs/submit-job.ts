@@ -181,6 +181,8 @@ async function submitMany(
       exitCode: null,
       requeueCount: 0,
       heldBy: null,
+      squattingSince: null,
+      lastCheckpointAt: null,
       reason: null,
       lane: laneOf({ gpus: input.gpus, minRuntimeSec: input.minRuntime, maxRuntimeSec: maxRuntime }),
     };

@@ -13,6 +13,8 @@ export interface GpuCell {
   user: string | null;
   charged: boolean | null;
   protectedUntil: string | null;
+  /** When the job on this GPU was flagged as likely squatting; null when it is not. */
+  squattingSince: string | null;
 }
 
 export interface NodeView {
@@ -46,7 +48,7 @@ export async function listNodes(prisma: PrismaClient, clusterName?: string): Pro
             select: {
               charged: true,
               protectedUntil: true,
-              job: { select: { id: true, name: true, user: { select: { name: true } } } },
+              job: { select: { id: true, name: true, squattingSince: true, user: { select: { name: true } } } },
               budget: { select: { path: true } },
             },
           },
@@ -65,6 +67,7 @@ export async function listNodes(prisma: PrismaClient, clusterName?: string): Pro
       user: null,
       charged: null,
       protectedUntil: null,
+      squattingSince: null,
     }));
     for (const p of n.placements) {
       for (const i of p.gpuIndexes) {
@@ -76,6 +79,7 @@ export async function listNodes(prisma: PrismaClient, clusterName?: string): Pro
         cell.budget = p.segment.budget.path;
         cell.charged = p.segment.charged;
         cell.protectedUntil = p.segment.protectedUntil?.toISOString() ?? null;
+        cell.squattingSince = p.segment.job.squattingSince?.toISOString() ?? null;
       }
     }
     return {

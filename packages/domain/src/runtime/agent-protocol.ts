@@ -15,19 +15,13 @@ import {
   type WaitResponse,
   waitRequestSchema,
 } from "@tranche/contracts";
-import {
-  defaultPolicy,
-  gracePeriodFor,
-  nodeStateAfterReport,
-  resolvePolicy,
-  squattingSince,
-  type PolicyConfig,
-} from "@tranche/scheduler-core";
+import { defaultPolicy, gracePeriodFor, nodeStateAfterReport, resolvePolicy, type PolicyConfig } from "@tranche/scheduler-core";
 import type { z } from "zod";
 import { assignmentsDigest, type AgentWakeups } from "./agent-wait";
 import { hashSecret, newNodeCredential } from "./credentials";
 import { closeRun } from "./job-lifecycle";
-import { withinJobLogCap } from "./job-logs";
+import { storeJobLogs } from "./job-logs";
+import { applySquattingRule, recordCheckpoints } from "./job-reports";
 import { policyOverridesFromEnv } from "./policy";
 
 /**
@@ -365,41 +359,25 @@ export async function handleHeartbeat(
         }
       }
 
-      const logs = await withinJobLogCap(
+      await storeJobLogs(
         tx,
         hb.logs.filter((l) => segs.has(l.segmentId)),
         node.name,
+        now,
       );
-      if (logs.length > 0) {
-        await tx.jobLogChunk.createMany({
-          data: logs.map((l) => ({
-            jobId: l.jobId,
-            segmentId: BigInt(l.segmentId),
-            node: node.name,
-            stream: l.stream,
-            text: l.text,
-            at: now,
-          })),
-        });
-      }
 
-      // SPEC §4 likely squatting: allocated jobs whose GPUs stay under 5% busy (flagged after 30 min).
+      // SPEC §4 likely squatting: the core's 30-minute rule over this node's readings of each charged run's GPUs.
       const util = new Map(hb.gpus.filter((g) => g.utilizationPercent !== null).map((g) => [g.index, g.utilizationPercent!]));
-      if (util.size > 0) {
-        const mine = await tx.$queryRaw<{ jobId: number; gpuIndexes: number[]; squattingSince: Date | null }[]>`
-          SELECT s."jobId", p."gpuIndexes", j."squattingSince" FROM segment_placement p
-          JOIN run_segment s ON s.id = p."segmentId" AND s."endedAt" IS NULL AND s.charged
-          JOIN job j ON j.id = s."jobId" AND j.state = 'RUNNING'
-          WHERE p."nodeId" = ${node.id}`;
-        for (const m of mine) {
-          const vals = m.gpuIndexes.map((g) => util.get(g)).filter((v): v is number => v !== undefined);
-          const before = m.squattingSince === null ? null : Math.floor(m.squattingSince.getTime() / 1000);
-          const after = squattingSince(before, vals, Math.floor(now.getTime() / 1000));
-          if (after === before) continue;
-          if (after !== null)
-            await tx.job.updateMany({ where: { id: m.jobId, squattingSince: null }, data: { squattingSince: now } });
-          else await tx.job.update({ where: { id: m.jobId }, data: { squattingSince: null } });
-        }
+      if (util.size > 0) await applySquattingRule(tx, node.id, util, now);
+      await recordCheckpoints(tx, hb.jobs, segs, now);
+      // Exits still reported: their output is still being uploaded, until one says it is done.
+      const exits = hb.jobs.filter((r) => r.status === "EXITED" && segs.has(r.segmentId));
+      if (exits.length > 0) {
+        const done = exits.filter((r) => r.logsDone).map((r) => r.segmentId);
+        await tx.$executeRaw`
+          UPDATE run_segment SET "lastExitReportAt" = ${now},
+                 "logsCompleteAt" = CASE WHEN id = ANY(${done}::bigint[]) THEN COALESCE("logsCompleteAt", ${now}) ELSE "logsCompleteAt" END
+          WHERE id = ANY(${exits.map((r) => r.segmentId)}::bigint[])`;
       }
       node.state = state;
     },
@@ -482,6 +460,7 @@ interface AssignmentRow {
   startedAt: Date;
   maxRuntimeSec: number | null;
   gracePeriodSec: number | null;
+  requeueCount: number;
   charged: boolean;
   gpuIndexes: number[];
   gang: string[];
@@ -495,7 +474,7 @@ export async function assignmentsFor(
 ): Promise<{ run: RunAssignment[]; stop: StopOrder[] }> {
   const rows = await prisma.$queryRaw<AssignmentRow[]>`
     SELECT s.id AS "segmentId", j.id AS "jobId", j."userId", j.name, j.command, j.env || j."secretEnv" AS env, j.state::text AS state, s."endReason"::text AS "endReason",
-           j."graceUntil", s."startedAt", j."maxRuntimeSec", j."gracePeriodSec", s.charged, p."gpuIndexes",
+           j."graceUntil", s."startedAt", j."maxRuntimeSec", j."gracePeriodSec", j."requeueCount", s.charged, p."gpuIndexes",
            ARRAY(SELECT n.name FROM segment_placement q JOIN node n ON n.id = q."nodeId" WHERE q."segmentId" = s.id ORDER BY n.name) AS gang
     FROM segment_placement p
     JOIN run_segment s ON s.id = p."segmentId" AND s."endedAt" IS NULL
@@ -530,6 +509,7 @@ export async function assignmentsFor(
       maxRuntimeSec: r.maxRuntimeSec,
       gracePeriodSec: gracePeriodFor({ gracePeriod: r.gracePeriodSec }, r.charged, defaultPolicy),
       user: r.userId,
+      restartCount: r.requeueCount,
     });
   }
   return { run, stop };

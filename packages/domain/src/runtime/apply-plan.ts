@@ -335,7 +335,7 @@ export async function applyCyclePlan(
         const rows = await tx.$queryRaw<{ id: number }[]>`
           UPDATE job j SET state = 'RUNNING', "startedAt" = u.s, "protectedUntil" = u.p, "graceUntil" = NULL,
                  "reasonCode" = NULL, "reasonSentence" = NULL, "reasonDetails" = NULL, "queuePosition" = NULL,
-                 "reasonCycleId" = ${cycleId}, "squattingSince" = NULL, "exitCode" = NULL, "exitSignal" = NULL, "updatedAt" = now()
+                 "reasonCycleId" = ${cycleId}, "squattingSince" = NULL, "idleSince" = NULL, "exitCode" = NULL, "exitSignal" = NULL, "updatedAt" = now()
           FROM unnest(${ids}::int[], ${startedAt}::timestamptz[], ${protectedUntil}::timestamptz[]) AS u(id, s, p)
           WHERE j.id = u.id AND j.state = 'PENDING'
           RETURNING j.id`;

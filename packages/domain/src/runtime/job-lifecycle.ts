@@ -164,6 +164,7 @@ export async function closeRun(
       graceUntil: null,
       protectedUntil: null,
       squattingSince: null,
+      idleSince: null,
       exitCode: end.exitCode,
       exitSignal: end.signal,
       ...(terminal

@@ -1,46 +1,75 @@
 import type { Tx } from "@tranche/db";
-import { LIMITS, formatBytes, type LogChunk } from "@tranche/contracts";
+import { formatBytes, type LogChunk } from "@tranche/contracts";
+
+const MiB = 1024 * 1024;
+/** Default log retention per job: the newest 64 MiB. */
+export const DEFAULT_LOG_RETENTION_BYTES = 64 * MiB;
+const MIN_RETENTION = MiB;
+const MAX_RETENTION = 1024 * MiB;
+/** Once over the retention, the oldest chunks go until this share of it is left (one trim per ~10% of output). */
+const TRIM_TO = 0.9;
 
 /**
- * The log chunks of a heartbeat that fit under each job's cap (LIMITS.logBytesPerJob), counted in
- * job.logBytes. The chunk that crosses the cap is cut and followed by one line saying so; later
- * chunks are dropped, not refused: the agent must still advance past them, and the full output stays
- * in the job's log file on the node.
+ * The log bytes the control plane keeps per job: TRANCHE_LOG_RETENTION_BYTES, a number of bytes or a
+ * size such as `64MiB` or `1GiB` (1 MiB to 1 GiB), default 64 MiB. A bad value is an error naming it,
+ * never silently replaced.
  */
-export async function withinJobLogCap(tx: Tx, logs: LogChunk[], nodeName: string): Promise<LogChunk[]> {
-  if (logs.length === 0) return logs;
-  const cap = LIMITS.logBytesPerJob;
+export function logRetentionBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.TRANCHE_LOG_RETENTION_BYTES?.trim();
+  if (!raw) return DEFAULT_LOG_RETENTION_BYTES;
+  const m = /^(\d+)\s*(B|KiB|MiB|GiB)?$/i.exec(raw);
+  const unit = { b: 1, kib: 1024, mib: MiB, gib: 1024 * MiB }[(m?.[2] ?? "b").toLowerCase()] ?? 1;
+  const bytes = m ? Number(m[1]) * unit : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < MIN_RETENTION || bytes > MAX_RETENTION)
+    throw new Error(
+      `TRANCHE_LOG_RETENTION_BYTES must be a size from ${formatBytes(MIN_RETENTION)} to ${formatBytes(MAX_RETENTION)} (bytes, or e.g. 64MiB), not '${raw}'`,
+    );
+  return bytes;
+}
+
+/**
+ * Stores a heartbeat's log chunks and keeps each job's log within its retention: every chunk is kept
+ * (a job's newest output is what people follow), and once a job holds more than the retention its
+ * oldest chunks are dropped, counted in job.logDroppedBytes so the job page and the API can say so.
+ * The full output stays in the job's log files on its nodes. Gang members report the same job: the
+ * job row's lock (taken by the byte count's UPDATE) serializes their trims.
+ */
+export async function storeJobLogs(tx: Tx, logs: LogChunk[], nodeName: string, now: Date): Promise<void> {
+  if (logs.length === 0) return;
+  await tx.jobLogChunk.createMany({
+    data: logs.map((l) => ({
+      jobId: l.jobId,
+      segmentId: BigInt(l.segmentId),
+      node: nodeName,
+      stream: l.stream,
+      text: l.text,
+      at: now,
+    })),
+  });
+  const retention = logRetentionBytes();
   const add = new Map<number, number>();
   for (const l of logs) add.set(l.jobId, (add.get(l.jobId) ?? 0) + Buffer.byteLength(l.text, "utf8"));
-  const ids = [...add.keys()];
-  // Atomic per job (gang members report the same job): only a job still under its cap counts more.
-  const rows = await tx.$queryRaw<{ id: number; before: number }[]>`
+  const ids = [...add.keys()].sort((a, b) => a - b);
+  const rows = await tx.$queryRaw<{ id: number; over: boolean }[]>`
     UPDATE job j SET "logBytes" = j."logBytes" + x.add
     FROM unnest(${ids}::int[], ${ids.map((i) => add.get(i)!)}::int[]) AS x(id, add)
-    WHERE j.id = x.id AND j."logBytes" < ${cap}
-    RETURNING j.id, j."logBytes" - x.add AS before`;
-  const room = new Map(rows.map((r) => [r.id, cap - Number(r.before)]));
-  const out: LogChunk[] = [];
-  for (const l of logs) {
-    const left = room.get(l.jobId);
-    if (left === undefined || left <= 0) continue;
-    const bytes = Buffer.byteLength(l.text, "utf8");
-    if (bytes <= left) {
-      out.push(l);
-      room.set(l.jobId, left - bytes);
-      continue;
-    }
-    const cut = Buffer.from(l.text, "utf8")
-      .subarray(0, left)
-      .toString("utf8")
-      .replace(/\uFFFD$/, "");
-    out.push({ ...l, text: cut });
-    out.push({
-      ...l,
-      stream: "stderr",
-      text: `\n[Tranche: this job's log reached ${formatBytes(cap)}, the most the control plane keeps per job; the rest is only in its log file on node ${nodeName}]\n`,
-    });
-    room.set(l.jobId, 0);
+    WHERE j.id = x.id
+    RETURNING j.id, j."logBytes" > ${retention} AS over`;
+  for (const { id } of rows.filter((r) => r.over)) {
+    const keep = Math.floor(retention * TRIM_TO);
+    // The newest chunk always stays, even alone over the target.
+    const [dropped] = await tx.$queryRaw<{ bytes: bigint | null }[]>`
+      WITH c AS (
+        SELECT id, octet_length(text) AS b, SUM(octet_length(text)) OVER (ORDER BY id DESC) AS newer
+        FROM job_log_chunk WHERE "jobId" = ${id}
+      ), d AS (
+        DELETE FROM job_log_chunk WHERE id IN (SELECT id FROM c WHERE newer > ${keep} AND newer > b) RETURNING octet_length(text) AS b
+      )
+      SELECT SUM(b)::bigint AS bytes FROM d`;
+    const bytes = Number(dropped?.bytes ?? 0);
+    if (bytes > 0)
+      await tx.$executeRaw`
+        UPDATE job SET "logBytes" = GREATEST(0, "logBytes" - ${bytes}), "logDroppedBytes" = "logDroppedBytes" + ${bytes}
+        WHERE id = ${id}`;
   }
-  return out;
 }

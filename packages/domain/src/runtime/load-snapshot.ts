@@ -81,6 +81,8 @@ interface RunningRow {
   state: string;
   submittedAt: Date;
   graceUntil: Date | null;
+  squattingSince: Date | null;
+  lastCheckpointAt: Date | null;
   segmentId: bigint;
   segStartedAt: Date;
   charged: boolean;
@@ -250,6 +252,7 @@ export async function loadCycleInput(
     db.$queryRaw<RunningRow[]>`
       SELECT j.id, j.name, j."budgetId", j."userId", COALESCE(NULLIF(u.name, ''), u.email) AS "userName", j.gpus, j."minRuntimeSec", j."maxRuntimeSec", j.resumable, j.priority,
              j."requeuePolicy"::text AS "requeuePolicy", j."gracePeriodSec", j.state::text AS state, j."submittedAt", j."graceUntil",
+             j."squattingSince", j."lastCheckpointAt",
              s.id AS "segmentId", s."startedAt" AS "segStartedAt", s.charged, s."chargedUntil", s."endReason"::text AS "endReason",
              (SELECT json_agg(json_build_object('nodeId', p."nodeId", 'gpuIndexes', p."gpuIndexes") ORDER BY p."nodeId")
                 FROM segment_placement p WHERE p."segmentId" = s.id) AS placements
@@ -294,6 +297,8 @@ export async function loadCycleInput(
       placement: (r.placements ?? []).map((p) => ({ nodeId: p.nodeId, gpuIndexes: p.gpuIndexes })),
       charged: r.charged,
       stopping: r.state === "STOPPING" ? { byJobId: null, graceUntil: toSecOrNull(r.graceUntil) ?? now } : null,
+      squattingSince: toSecOrNull(r.squattingSince),
+      lastCheckpointAt: toSecOrNull(r.lastCheckpointAt),
     };
   });
   const storedReasons: CycleInput["storedReasons"] = new Map();

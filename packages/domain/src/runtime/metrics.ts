@@ -6,7 +6,8 @@ import { getChartData } from "../measures/charts";
  * GET /metrics: Prometheus text, read from the database at scrape time (so any web replica serves the
  * same numbers and nothing is lost when the worker restarts). Per cluster: GPUs by occupancy kind,
  * jobs by state, the latest cycle's phase durations, cycles and preemptions so far, agents connected;
- * per budget: fair-share ratio from the latest cycle and delivery over the last 24 h (SPEC §4).
+ * per budget: fair-share ratio from the latest cycle, delivery over the last 24 h (SPEC §4) and running
+ * jobs flagged as likely squatting.
  */
 export async function renderMetrics(prisma: PrismaClient, now = new Date()): Promise<{ contentType: string; text: string }> {
   const registry = new Registry();
@@ -40,12 +41,17 @@ export async function renderMetrics(prisma: PrismaClient, now = new Date()): Pro
     "budget",
   ]);
   const deliveryAll = g("tranche_delivery_ratio", "Overall delivery over the last 24 h (SPEC §4)", ["cluster"]);
+  const squatting = g(
+    "tranche_squatting_jobs",
+    "Running jobs flagged as likely squatting (GPUs under 5% busy for 30 min), per budget with running jobs",
+    ["cluster", "budget"],
+  );
   const leader = g("tranche_worker_leader", "1 when a worker holds the scheduler lease", ["holder"]);
 
   const clusters = await prisma.cluster.findMany({ select: { id: true, name: true }, orderBy: { name: "asc" } });
   const since = new Date(now.getTime() - 30_000);
   for (const c of clusters) {
-    const [occ, nodeRows, jobRows, lastCycle, cycleCount, preemptCount, connected] = await Promise.all([
+    const [occ, nodeRows, jobRows, lastCycle, cycleCount, preemptCount, connected, squatRows] = await Promise.all([
       prisma.$queryRaw<{ charged: boolean; gpus: bigint }[]>`
         SELECT s.charged, SUM(s.gpus)::bigint AS gpus FROM run_segment s
         WHERE s."clusterId" = ${c.id} AND s."endedAt" IS NULL AND s."startedAt" <= ${now} GROUP BY s.charged`,
@@ -61,7 +67,11 @@ export async function renderMetrics(prisma: PrismaClient, now = new Date()): Pro
         { n: bigint }[]
       >`SELECT COUNT(*)::bigint AS n FROM job_event e JOIN job j ON j.id = e."jobId" WHERE j."clusterId" = ${c.id} AND e.kind = 'PREEMPTED'`,
       prisma.node.count({ where: { clusterId: c.id, lastHeartbeatAt: { gte: since } } }),
+      prisma.$queryRaw<{ budget: string; n: bigint }[]>`
+        SELECT b.path AS budget, COUNT(j."squattingSince")::bigint AS n FROM job j JOIN budget_tree_node b ON b.id = j."budgetId"
+        WHERE j."clusterId" = ${c.id} AND j.state = 'RUNNING' GROUP BY b.path`,
     ]);
+    for (const r of squatRows) squatting.set({ cluster: c.name, budget: r.budget }, Number(r.n));
     const allocated = Number(occ.find((o) => o.charged)?.gpus ?? 0);
     const unallocated = Number(occ.find((o) => !o.charged)?.gpus ?? 0);
     let healthy = 0;

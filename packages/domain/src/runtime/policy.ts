@@ -1,12 +1,19 @@
 import { resolvePolicy, type PolicyConfig } from "@tranche/scheduler-core";
 
 /**
- * The policy a cluster is scheduled with: SPEC defaults, the cluster's own minRuntime cap, then the
- * process's overrides (the worker reads them from TRANCHE_POLICY, a JSON object of PolicyConfig fields,
- * e.g. '{"heartbeatTimeout":10}' in tests).
+ * The policy a cluster is scheduled with: SPEC defaults, the cluster's own settings (minRuntime cap,
+ * squatting policy), then the process's overrides (the worker reads them from TRANCHE_POLICY, a JSON
+ * object of PolicyConfig fields, e.g. '{"heartbeatTimeout":10}' in tests).
  */
-export function resolveClusterPolicy(cluster: { maxMinRuntimeSec: number }, overrides: Partial<PolicyConfig> = {}): PolicyConfig {
-  return resolvePolicy({ maxMinRuntime: cluster.maxMinRuntimeSec, ...overrides });
+export function resolveClusterPolicy(
+  cluster: { maxMinRuntimeSec: number; squattingUnprotectAfterSec?: number | null },
+  overrides: Partial<PolicyConfig> = {},
+): PolicyConfig {
+  return resolvePolicy({
+    maxMinRuntime: cluster.maxMinRuntimeSec,
+    squattingUnprotectAfter: cluster.squattingUnprotectAfterSec ?? 0,
+    ...overrides,
+  });
 }
 
 /** Parse TRANCHE_POLICY; a malformed value is an error with one clear line, never silently ignored. */

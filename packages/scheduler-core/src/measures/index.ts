@@ -14,4 +14,11 @@ export {
 } from "./compute-measures";
 export { isHealthyCapacity } from "./healthy-capacity";
 export { HourlyAccumulator, HOUR } from "./hourly-accumulator";
-export { squattingSince, isSquatting, SQUATTING_BUSY_PERCENT, SQUATTING_WINDOW } from "./flag-squatting";
+export {
+  squattingSince,
+  squattingAfterReport,
+  isSquatting,
+  SQUATTING_BUSY_PERCENT,
+  SQUATTING_WINDOW,
+  type SquattingState,
+} from "./flag-squatting";

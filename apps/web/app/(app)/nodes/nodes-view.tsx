@@ -15,11 +15,11 @@ function GpuGrid({ n, colors }: { n: NodeView; colors: Map<string, string> }) {
       {n.gpus.map((g) => (
         <span
           key={g.index}
-          className={`gpu ${g.jobId !== null && g.charged === false ? "unalloc" : ""} ${off && g.jobId === null ? "off" : ""}`}
+          className={`gpu ${g.jobId !== null && g.charged === false ? "unalloc" : ""} ${off && g.jobId === null ? "off" : ""} ${g.squattingSince ? "squatting" : ""}`}
           style={g.budget ? { background: colors.get(g.budget) ?? colorFor(g.budget), borderColor: "transparent" } : undefined}
           title={
             g.jobId !== null
-              ? `GPU ${g.index}: job #${g.jobId} ${g.jobName ?? ""} · ${g.budget} · ${g.user}${g.charged ? "" : " (unallocated)"}`
+              ? `GPU ${g.index}: job #${g.jobId} ${g.jobName ?? ""} · ${g.budget} · ${g.user}${g.charged ? "" : " (unallocated)"}${g.squattingSince ? " · likely squatting: under 5% busy for 30 minutes" : ""}`
               : `GPU ${g.index}: free`
           }
         />
@@ -205,6 +205,7 @@ export function NodesView() {
                               ? " · protected"
                               : " · interruptible"
                             : " · unallocated"}
+                          {g.squattingSince ? " · likely squatting (GPUs idle for 30 min)" : ""}
                         </div>
                       ))}
                       {sel.usedGpus === 0 ? <span className="muted">none</span> : null}

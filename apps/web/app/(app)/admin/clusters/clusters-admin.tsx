@@ -6,6 +6,7 @@ import { PageHead, ago, useNow } from "../../../../components/ui";
 import { Notice } from "../../../../components/admin/notice";
 import { useNotice } from "../../../../components/admin/use-action";
 import { NewCluster } from "./new-cluster";
+import { SquattingPolicy } from "./squatting-policy";
 
 /** Clusters, one-time enrollment tokens for new hosts (shown once), which host used each, node credentials. */
 export function ClustersAdmin() {
@@ -46,6 +47,7 @@ export function ClustersAdmin() {
       />
       <Notice notice={n.notice} />
       {me.data?.role === "ADMIN" ? <NewCluster onNotice={n} /> : null}
+      {me.data?.role === "ADMIN" ? <SquattingPolicy onNotice={n} /> : null}
       <section className="panel">
         <div className="panel-head">
           <h2>Enroll a host</h2>

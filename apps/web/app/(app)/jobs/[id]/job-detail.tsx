@@ -5,19 +5,8 @@ import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { explainContract, formatDuration } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
-import { prefixNodeLines } from "../../../../lib/log-lines";
-import {
-  Empty,
-  LaneBadge,
-  ReasonTag,
-  ReasonTimes,
-  StateBadge,
-  ago,
-  readable,
-  until,
-  useNow,
-  when,
-} from "../../../../components/ui";
+import { JobLogs } from "./job-logs";
+import { LaneBadge, ReasonTag, ReasonTimes, StateBadge, ago, readable, until, useNow, when } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
 
 const DOT: Record<string, string> = {
@@ -48,7 +37,6 @@ export function JobDetailView({ id }: { id: number }) {
   const submitted = useSearchParams().get("submitted") === "1";
   const detail = useQuery({ ...trpc.job.detail.queryOptions({ id }), refetchInterval: 2000 });
   const me = useQuery(trpc.me.get.queryOptions());
-  const logs = useQuery({ ...trpc.job.logs.queryOptions({ id }), refetchInterval: 3000, enabled: !!detail.data?.detailsVisible });
   const [msg, setMsg] = useState<string | null>(null);
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.job.detail.queryKey({ id }) });
   const opts = {
@@ -123,6 +111,13 @@ export function JobDetailView({ id }: { id: number }) {
         <div className="alert ok" style={{ marginBottom: "1rem" }}>
           Job #{job.id} submitted. It is in the <Link href={`/queue/${job.cluster}`}>{job.cluster} queue</Link>; the reason below
           updates after every scheduling cycle.
+        </div>
+      ) : null}
+      {running && job.squattingSince ? (
+        <div className="alert warn" style={{ marginBottom: "1rem" }} data-testid="squatting-notice">
+          Likely squatting: this job&apos;s GPUs have been under 5% busy for at least 30 minutes (flagged{" "}
+          {ago(job.squattingSince, now)} ago). If it is waiting for something, consider freeing the GPUs; a cluster may end the
+          protection of jobs that stay flagged.
         </div>
       ) : null}
       {msg ? (
@@ -213,22 +208,13 @@ export function JobDetailView({ id }: { id: number }) {
           <section className="panel">
             <div className="panel-head">
               <h2>Logs</h2>
-              <span className="muted small">{detail.data.detailsVisible ? "latest output, refreshed every 3 s" : ""}</span>
             </div>
             {!detail.data.detailsVisible ? (
               <div className="panel-body muted">
                 Logs are visible to the job&apos;s owner, the managers of its budget, operators and admins.
               </div>
-            ) : logs.data && logs.data.length > 0 ? (
-              <pre className="logs" data-testid="job-logs">
-                {prefixNodeLines(logs.data).map((l) => (
-                  <span key={l.id} className={l.stream === "stderr" ? "stderr" : undefined}>
-                    {l.shown}
-                  </span>
-                ))}
-              </pre>
             ) : (
-              <Empty title="No output yet">Logs appear here once the job runs on a node.</Empty>
+              <JobLogs id={id} running={running} />
             )}
           </section>
         </div>

@@ -250,6 +250,15 @@ function RunningList({ rows, now }: { rows: QueueRunningRow[]; now: number }) {
                   ) : (
                     <span className="badge b-interruptible">interruptible</span>
                   )}
+                  {r.squattingSince ? (
+                    <span
+                      className="badge b-squatting"
+                      title="Its GPUs have been under 5% busy for at least 30 minutes"
+                      data-testid={`squatting-${r.id}`}
+                    >
+                      idle GPUs · likely squatting
+                    </span>
+                  ) : null}
                 </span>
                 <span className="small mono nodes-cell" title={r.nodes.join(", ")}>
                   {r.nodes.join(", ") || "—"}

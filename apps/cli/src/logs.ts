@@ -1,0 +1,67 @@
+// `tranche logs [-f] [--stderr] JOB`: a job's output, read page by page from GET /api/v1/jobs/{id}/logs.
+import type { Command } from "commander";
+import { formatBytes, type JobLogPage } from "@tranche/contracts";
+import { api, CliError, loadConfig } from "./client";
+
+const PAGE = 1000;
+
+/** Writes and waits while the pipe is full: `tranche logs 7 | less` of a long log stays within memory. */
+function write(text: string): Promise<void> {
+  return new Promise((resolve) => (process.stdout.write(text) ? resolve() : process.stdout.once("drain", resolve)));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function registerLogs(program: Command, json: () => boolean): void {
+  program
+    .command("logs")
+    .description("a job's output (stdout, or stderr with --stderr); -f follows it until the job ends")
+    .argument("<job>", "job id")
+    .option("-f, --follow", "keep printing new output until the job ends", false)
+    .option("--stderr", "the job's stderr instead of its stdout", false)
+    .option("--tail <n>", "start with the last N chunks of output instead of the whole log")
+    .action(async (id: string, o: { follow: boolean; stderr: boolean; tail?: string }) => {
+      if (!/^\d{1,10}$/.test(id)) throw new CliError(`job must be a job id (a number), got '${id}'`);
+      const tail = o.tail === undefined ? null : Number(o.tail);
+      if (tail !== null && (!Number.isInteger(tail) || tail < 1 || tail > PAGE))
+        throw new CliError(`--tail must be a whole number from 1 to ${PAGE}, got '${o.tail}'`);
+      const cfg = loadConfig();
+      const base = `/jobs/${id}/logs?stream=${o.stderr ? "stderr" : "stdout"}`;
+      const read = (q: string) => api<JobLogPage>(cfg, "GET", `${base}${q}`);
+      const first = await read(tail !== null ? `&limit=${tail}` : `&after=0&limit=${PAGE}`);
+      if (first.droppedBytes > 0 && !json())
+        process.stderr.write(
+          `tranche: ${formatBytes(first.droppedBytes)} of this job's older output was dropped (log retention); the full output is in its log files on its nodes\n`,
+        );
+      await print(first, {
+        json: json(),
+        follow: o.follow,
+        whole: tail === null,
+        next: (after) => read(`&after=${after}&limit=${PAGE}`),
+      });
+    });
+}
+
+/**
+ * Prints pages until the end of the kept log; following, keeps reading what comes after (every 0.25 s
+ * to 2 s, slower while nothing comes) until the server says the log is complete: the job has ended and
+ * its agents have uploaded all of its output.
+ */
+async function print(
+  first: JobLogPage,
+  o: { json: boolean; follow: boolean; whole: boolean; next: (after: string) => Promise<JobLogPage> },
+): Promise<void> {
+  let p = first;
+  let quiet = 0;
+  for (;;) {
+    for (const c of p.chunks) await write(o.json ? JSON.stringify(c) + "\n" : c.text);
+    const full = p.chunks.length >= PAGE;
+    if (!o.follow && (!o.whole || !full)) return;
+    if (!full) {
+      if (p.complete) return;
+      await sleep(Math.min(2000, 250 * 2 ** Math.min(quiet++, 3)));
+    } else quiet = 0;
+    p = await o.next(p.next);
+    if (p.chunks.length > 0) quiet = 0;
+  }
+}
