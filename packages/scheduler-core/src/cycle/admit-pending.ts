@@ -1,6 +1,5 @@
 import { clusterShape, validateJobContractOn } from "../contract";
 import { laneOf, pendingEntry, PendingQueues } from "../order-pending";
-import type { PendingJob, PendingReasonDetails } from "../types";
 import { dependencyHold } from "./job-rules";
 import type { CycleSession } from "./session";
 
