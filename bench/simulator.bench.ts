@@ -163,6 +163,11 @@ function printQuality(file: string, runs: Run[]): void {
         `${(r.report.preemptions.count / Math.max(1, r.measuredJobs)).toFixed(3)} / ${pct(r.report.preemptions.gpuHours / Math.max(1, r.capacityGpuHours))}`,
     ],
     ["lost GPU-hours (since checkpoint + restart)", "", (r) => `${Math.round(r.report.preemptions.lostGpuHours)}`],
+    [
+      "moves (R12) / idle GPU-h while allocated work was blocked",
+      "",
+      (r) => `${r.report.preemptions.moves} / ${r.report.fragmentation.idleGpuHoursWhileBlocked.toFixed(0)}`,
+    ],
     ["completed", "", (r) => `${r.report.jobs.completed} of ${r.report.jobs.submitted}`],
     ["wall time", "", (r) => `${(r.wallMs / 1000).toFixed(1)} s`],
   ];

@@ -81,8 +81,6 @@ interface JobState {
   completed: boolean;
   /** The current run's segment (measures) and the latest preemption, to note when it restarts. */
   segment: RunSegment | null;
-  /** Position in the cluster's pending list. */
-  slot: number;
   lastPreemption: PreemptionRecord | null;
   /**
    * R12: set by a CONSOLIDATION preemption that will really stop the job; its START (a move) then
@@ -120,7 +118,7 @@ interface ClusterState {
    * createScheduler needs to keep its board, node order and tree shape (see its doc comment).
    */
   readonly running: IdSortedList<RunningJob>;
-  readonly pending: SlotList<PendingJob>;
+  readonly pending: QueueOrderList;
   drainingNodes: number;
   snapshotCluster: ClusterSnapshot["cluster"];
   /** This cluster's cycle function (SimulateOptions.cycle). */
@@ -263,7 +261,7 @@ class Simulation {
       usage,
       capacity: new WindowIntegral(0, spec.nodes * spec.gpusPerNode),
       running: new IdSortedList(),
-      pending: new SlotList(),
+      pending: new QueueOrderList(),
       drainingNodes: 0,
       reservations: [],
       expiring: 0,
@@ -295,7 +293,6 @@ class Simulation {
         requeueOnStop: false,
         completed: false,
         segment: null,
-        slot: -1,
         lastPreemption: null,
         movable: false,
         moveTo: null,
@@ -454,7 +451,7 @@ class Simulation {
       requeueOnPreempt: false,
       gracePeriod: null,
     };
-    job.cluster.pending.add(job, job.pending);
+    job.cluster.pending.add(job.pending);
     this.opts.forecast?.queued(s.id);
     if (requeuedAt === null) this.recorder.demand(job.cluster.index, s, this.now, +1);
   }
@@ -563,6 +560,7 @@ class Simulation {
 
   private preempt(op: PreemptOp): void {
     const job = this.jobs.get(op.jobId);
+    if (job && job.phase === "running" && job.moveTo !== null) return this.preemptMoving(job, op);
     if (!job || job.phase !== "running" || job.sigtermAt !== null) return;
     const r = job.running!;
     r.stopping = { byJobId: op.byJobId, graceUntil: op.graceUntil };
@@ -596,6 +594,29 @@ class Simulation {
       job.movable = move;
       this.q.push(op.graceUntil, { k: K.STOP, job, gen: job.gen, cause: "preempt" });
     }
+  }
+
+  /**
+   * A moved job (R12) preempted while its old copy still winds down: the core sees only the new run,
+   * which has not launched yet, and lets its preemptor start once that run is gone. The new run never
+   * launches: when the old copy stops, the job ends as this preemption says (requeued or not), so the
+   * GPUs its preemptor was promised are never held twice.
+   */
+  private preemptMoving(job: JobState, op: PreemptOp): void {
+    job.moveTo = null;
+    job.running!.stopping = { byJobId: op.byJobId, graceUntil: op.graceUntil };
+    job.requeueOnStop = op.requeue;
+    job.lastPreemption = this.recorder.preempted(job.cluster.index, job.spec, this.now, null, op.reasonCode === "CONSOLIDATION");
+    this.opts.sink.emit({
+      t: this.now,
+      type: "preempt",
+      job: job.spec.id,
+      budget: job.spec.budget,
+      gpus: job.spec.gpus,
+      by: op.byJobId,
+      reason: op.reasonCode,
+      graceUntil: op.graceUntil,
+    });
   }
 
   /**
@@ -648,8 +669,8 @@ class Simulation {
     if (job?.movable && job.phase === "running" && isMove(op)) return this.move(c, job, op);
     if (!job || job.phase !== "pending") return;
     this.opts.forecast?.started(op.jobId, op.startBy);
-    c.pending.remove(job);
     const p = job.pending!;
+    c.pending.remove(p);
     job.pending = null;
     job.phase = "running";
     job.gen++;
@@ -821,29 +842,46 @@ class IdSortedList<T extends { readonly id: string }> {
   }
 }
 
-/** An array with O(1) add and remove (the last item moves into the hole); owners keep their slot. */
-class SlotList<T> {
-  readonly items: T[] = [];
-  private readonly owners: JobState[] = [];
+/** The core's order inside a budget (R2): higher priority first, then earlier submit time, then id. */
+function queueOrder(a: PendingJob, b: PendingJob): number {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.submittedAt !== b.submittedAt) return a.submittedAt - b.submittedAt;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
 
-  add(owner: JobState, item: T): void {
-    owner.slot = this.items.length;
-    this.items.push(item);
-    this.owners.push(owner);
+/**
+ * Pending jobs kept in the core's queue order (priority, submit time, id; the keys never change while
+ * a job waits). The core sorts each budget's jobs every cycle; given them in this order, each sort is
+ * one linear pass that finds them sorted instead of O(n log n) comparisons over the whole backlog.
+ * Add and remove find the place by binary search and shift the tail (a memmove).
+ */
+class QueueOrderList {
+  readonly items: PendingJob[] = [];
+
+  /** The first index whose job does not come before `job`. */
+  private lowerBound(job: PendingJob): number {
+    let lo = 0;
+    let hi = this.items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (queueOrder(this.items[mid]!, job) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
-  remove(owner: JobState): void {
-    const i = owner.slot;
-    const last = this.items.length - 1;
-    if (i < 0 || i > last || this.owners[i] !== owner) throw new Error(`simulator: ${owner.spec.id} is not in this list`);
-    if (i !== last) {
-      this.items[i] = this.items[last]!;
-      const moved = this.owners[last]!;
-      this.owners[i] = moved;
-      moved.slot = i;
-    }
-    this.items.pop();
-    this.owners.pop();
-    owner.slot = -1;
+  add(job: PendingJob): void {
+    const i =
+      this.items.length === 0 || queueOrder(this.items[this.items.length - 1]!, job) < 0
+        ? this.items.length
+        : this.lowerBound(job);
+    if (i === this.items.length) this.items.push(job);
+    else this.items.splice(i, 0, job);
+  }
+
+  remove(job: PendingJob): void {
+    const i = this.lowerBound(job);
+    if (this.items[i] !== job) throw new Error(`simulator: ${job.id} is not in this list`);
+    this.items.splice(i, 1);
   }
 }

@@ -193,7 +193,6 @@ export class NodeBoard {
     return this.cat[category]![node]!;
   }
 
-  /** Largest number of free GPUs on one schedulable node. */
   /** Free GPUs on schedulable nodes. */
   totalFree(): number {
     let n = 0;
@@ -201,6 +200,7 @@ export class NodeBoard {
     return n;
   }
 
+  /** Largest number of free GPUs on one schedulable node. */
   largestFree(): number {
     for (let k = this.size; k > 0; k--) if (this.buckets[k]!.length > 0) return k;
     return 0;

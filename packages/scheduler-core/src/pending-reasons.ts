@@ -5,6 +5,9 @@ import type { PendingReason } from "./types";
  * the index built on the first lookup: a Map built every cycle cost ~4 ms of a 25 ms cycle at 10,000
  * pending jobs (the ids are fresh strings from each snapshot), and the worker only iterates them.
  * Iteration order: HELD and INVALID_CONTRACT jobs by id, then the others in the order the cycle took them.
+ *
+ * The sentences may be written on the first read of a reason (`finish`): a caller that acts only on
+ * the plan (the simulator, at thousands of pending jobs a cycle) never pays for wording them.
  */
 export class PendingReasons implements Iterable<[string, PendingReason]> {
   private index: Map<string, number> | null = null;
@@ -12,6 +15,8 @@ export class PendingReasons implements Iterable<[string, PendingReason]> {
   constructor(
     private readonly ids: readonly string[],
     private readonly reasons: readonly PendingReason[],
+    /** Completes the reasons (their sentences); run once, before any reason is read. */
+    private finish: (() => void) | null = null,
   ) {}
 
   static empty(): PendingReasons {
@@ -24,7 +29,7 @@ export class PendingReasons implements Iterable<[string, PendingReason]> {
 
   get(jobId: string): PendingReason | undefined {
     const i = this.lookup().get(jobId);
-    return i === undefined ? undefined : this.reasons[i];
+    return i === undefined ? undefined : this.complete()[i];
   }
 
   has(jobId: string): boolean {
@@ -36,11 +41,12 @@ export class PendingReasons implements Iterable<[string, PendingReason]> {
   }
 
   values(): IterableIterator<PendingReason> {
-    return this.reasons.values();
+    return this.complete().values();
   }
 
   *entries(): IterableIterator<[string, PendingReason]> {
-    for (let i = 0; i < this.ids.length; i++) yield [this.ids[i]!, this.reasons[i]!];
+    const reasons = this.complete();
+    for (let i = 0; i < this.ids.length; i++) yield [this.ids[i]!, reasons[i]!];
   }
 
   [Symbol.iterator](): IterableIterator<[string, PendingReason]> {
@@ -50,6 +56,15 @@ export class PendingReasons implements Iterable<[string, PendingReason]> {
   /** JSON as a plain object keyed by job id. */
   toJSON(): Record<string, PendingReason> {
     return Object.fromEntries(this.entries());
+  }
+
+  private complete(): readonly PendingReason[] {
+    if (this.finish !== null) {
+      const finish = this.finish;
+      this.finish = null;
+      finish();
+    }
+    return this.reasons;
   }
 
   private lookup(): Map<string, number> {

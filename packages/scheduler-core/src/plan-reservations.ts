@@ -50,19 +50,34 @@ export function releaseFor(
   };
 }
 
-/** Release time of every GPU of a node, ascending (a GPU held twice frees when both are gone). */
-export function nodeReleases(board: NodeBoard, node: number, releaseOf: ReleaseOf): number[] {
+/**
+ * Release time of every GPU of a node, ascending (a GPU held twice frees when both are gone). Written
+ * into `out` when given (a scratch array the caller reads before the next call), else a new array.
+ */
+export function nodeReleases(board: NodeBoard, node: number, releaseOf: ReleaseOf, out?: number[]): number[] {
   const gpuCount = board.nodes[node]!.gpuCount;
-  const times = new Array<number>(gpuCount).fill(board.now);
-  for (const v of board.jobsOn[node]!) {
+  const now = board.now;
+  const times = out ?? new Array<number>(gpuCount);
+  times.length = gpuCount;
+  for (let i = 0; i < gpuCount; i++) times[i] = now;
+  const jobs = board.jobsOn[node]!;
+  for (let j = 0; j < jobs.length; j++) {
+    const v = jobs[j]!;
     const t = releaseOf(v);
-    for (const s of v.slots) {
+    if (t <= now) continue; // frees now: leaves the GPU at `now`
+    const slots = v.slots;
+    for (let k = 0; k < slots.length; k++) {
+      const s = slots[k]!;
       if (s.node !== node) continue;
-      for (const g of s.gpus) if (g >= 0 && g < gpuCount && t > times[g]!) times[g] = t;
+      const gpus = s.gpus;
+      for (let x = 0; x < gpus.length; x++) {
+        const g = gpus[x]!;
+        if (g >= 0 && g < gpuCount && t > times[g]!) times[g] = t;
+      }
     }
   }
   // Insertion sort: a node has a handful of GPUs, and this runs for every node.
-  for (let i = 1; i < times.length; i++) {
+  for (let i = 1; i < gpuCount; i++) {
     const t = times[i]!;
     let j = i - 1;
     while (j >= 0 && times[j]! > t) {
@@ -87,11 +102,12 @@ export function findEarliestStart(
   allowNode: (node: number) => boolean,
 ): ReservationChoice | null {
   if (gpus <= 0 || board.size === 0) return null;
+  const scratch: number[] = [];
   if (gpus <= board.size) {
     let best: ReservationChoice | null = null;
     for (let node = 0; node < board.count; node++) {
       if (!board.schedulable[node] || board.nodes[node]!.gpuCount < gpus || !allowNode(node)) continue;
-      const t = nodeReleases(board, node, releaseOf)[gpus - 1]!;
+      const t = nodeReleases(board, node, releaseOf, scratch)[gpus - 1]!;
       if (t === Infinity) continue;
       if (!best || t < best.from) best = { nodes: [node], from: t };
     }
@@ -102,7 +118,7 @@ export function findEarliestStart(
   const full: { node: number; t: number }[] = [];
   for (let node = 0; node < board.count; node++) {
     if (!board.schedulable[node] || board.nodes[node]!.gpuCount !== board.size || !allowNode(node)) continue;
-    const rel = nodeReleases(board, node, releaseOf);
+    const rel = nodeReleases(board, node, releaseOf, scratch);
     const t = rel[rel.length - 1] ?? board.now;
     if (t !== Infinity) full.push({ node, t });
   }

@@ -61,7 +61,7 @@ export function runCycleWith(
     stopLostAndExpired(s);
     drainNodes(s);
     admitPending(s);
-    rules.takePending(s);
+    rules.takePending(s, memory.shareBlockedOutcomes);
     const result = summarize(s);
     finished = true;
     return result;

@@ -17,4 +17,6 @@ export class WorkingMemory {
   kept: Kept | null = null;
   /** The running array of the previous cycle: the board is kept from the second cycle that passes it. */
   lastRunning: readonly RunningJob[] | null = null;
+  /** Blocked jobs of one kind share one outcome while nothing moves (cycle/blocked-memo.ts); false only in tests that check it. */
+  shareBlockedOutcomes = true;
 }

@@ -1,6 +1,6 @@
 import type { JobState, NodeBoard } from "../cluster-state";
 import { StartFits } from "../cycle/fits";
-import { detailsOf } from "../cycle/reason-drafts";
+import type { ReasonExtras } from "../cycle/reason-drafts";
 import type { CycleSession } from "../cycle/session";
 import { plural } from "../format";
 import type { PendingEntry } from "../order-pending";
@@ -44,7 +44,7 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
     const position = s.order.length;
     const ratio = tree.projectedRatio(e.budget);
     if (!fits.readyNodes(g)) {
-      s.reasons.push(e, job, "CLUSTER_DRAINING", detailsOf(e, position, ratio, board.largestFree()), false);
+      s.reasons.push(e, job, "CLUSTER_DRAINING", position, ratio, board.largestFree(), null, false);
       continue;
     }
     const charged = chargedOf(e);
@@ -93,7 +93,7 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
       searchFailedAt.set(key, g);
     }
     let code: PendingReasonCode = fits.freeAtStart(g) ? "ORDER" : "CAPACITY";
-    const details = detailsOf(e, position, ratio, board.largestFree());
+    let extras: ReasonExtras | null = null;
     if (reservations.length === 0) {
       const nodes = reserveNodes(board, g);
       if (nodes) {
@@ -110,9 +110,9 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
     } else if (findFreePlacement(board, g, reservations.allowAll) !== null) {
       code = "RESERVED_FOR";
       const r = reservations.list[0]!;
-      Object.assign(details, { earliestStart: null, reservedForJobId: r.jobId, reservedFrom: r.from });
+      extras = { earliestStart: null, reservedForJobId: r.jobId, reservedFrom: r.from };
     }
-    s.reasons.push(e, job, code, details, false);
+    s.reasons.push(e, job, code, position, ratio, board.largestFree(), extras, false);
   }
 }
 

@@ -1,6 +1,5 @@
 import { clusterShape, validateJobContractOn } from "../contract";
 import { laneOf, pendingEntry, PendingQueues } from "../order-pending";
-import type { PendingJob, PendingReasonDetails } from "../types";
 import { dependencyHold } from "./job-rules";
 import type { CycleSession } from "./session";
 
@@ -15,20 +14,13 @@ import type { CycleSession } from "./session";
 export function admitPending(s: CycleSession): void {
   const { snapshot, tree, policy, reasons } = s;
   const largestFree = s.board.largestFree();
-  const unorderedDetails = (job: PendingJob, budget: number): PendingReasonDetails => ({
-    position: null,
-    jobsAhead: 0,
-    ratio: budget >= 0 ? tree.projectedRatio(budget) : Infinity,
-    gpus: job.gpus,
-    largestFreeGpus: largestFree,
-    earliestStart: null,
-  });
+  const ratioOf = (budget: number): number => (budget >= 0 ? tree.projectedRatio(budget) : Infinity);
   const shape = clusterShape(snapshot.nodes);
   for (let k = 0; k < snapshot.pending.length; k++) {
     const job = snapshot.pending[k]!;
     const budget = tree.indexOf(job.budgetId) ?? -1;
     if (job.held) {
-      reasons.push(null, job, "HELD", unorderedDetails(job, budget), false);
+      reasons.push(null, job, "HELD", null, ratioOf(budget), largestFree, null, false);
       continue;
     }
     let problem: string | null = null;
@@ -39,12 +31,12 @@ export function admitPending(s: CycleSession): void {
       if (!v.ok) problem = v.errors.join("; ");
     }
     if (problem !== null) {
-      reasons.push(null, job, "INVALID_CONTRACT", { ...unorderedDetails(job, budget), problem }, false);
+      reasons.push(null, job, "INVALID_CONTRACT", null, ratioOf(budget), largestFree, { problem }, false);
       continue;
     }
     const hold = dependencyHold(job.dependencies);
     if (hold !== null) {
-      reasons.push(null, job, hold.code, { ...unorderedDetails(job, budget), dependencies: hold.dependencies }, false);
+      reasons.push(null, job, hold.code, null, ratioOf(budget), largestFree, { dependencies: hold.dependencies }, false);
       continue;
     }
     s.entries.push(pendingEntry(job, budget, laneOf(job, tree.hasEntitlement(budget), policy)));

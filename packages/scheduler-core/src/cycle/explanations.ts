@@ -8,32 +8,48 @@ import type { CycleSession } from "./session";
  * R10 at the end of the cycle: every reason gets its sentence (explain-pending.ts), and the ones that
  * asked for it an earliest-start estimate from the final board (plan-reservations.ts). Jobs started in
  * the retry pass have no reason. Returns the reasons and how many allocated jobs stay blocked.
+ *
+ * The estimates read the board, so they are made now; the reason objects and their sentences only
+ * read the drafts' numbers, the cycle's tree paths and the jobs' ids and user names, so they are
+ * built when the result's reasons are first read (PendingReasons): the same reasons, paid for only by
+ * a caller that reads them.
  */
 export function explainBlocked(s: CycleSession): { pending: PendingReasons; blockedAllocated: number } {
   const { reasons, tree, now } = s;
   const estimator = new StartEstimator(s.board);
-  const explainer = new PendingExplainer(s.nodeSize);
   // Not a record keyed by id: 10,000 fresh id strings as object keys are each internalised, which
   // was half of this function's own time in a profile (see PendingReasons).
   const pendingIds: string[] = [];
-  const pendingReasons: PendingReason[] = [];
+  /** Index in `reasons` of each output reason. */
+  const drafts: number[] = [];
   let blockedAllocated = 0;
   for (let k = 0; k < reasons.length; k++) {
-    const r = reasons.out[k];
-    if (!r) continue; // started in the retry pass
+    if (reasons.started[k]) continue; // started in the retry pass
     const job = reasons.job[k]!;
     const entry = reasons.entry[k]!;
-    if (reasons.estimate[k]) r.details.earliestStart = estimator.earliest(job.gpus);
+    if (reasons.estimate[k]) reasons.earliest[k] = estimator.earliest(reasons.gpus[k]!);
     if (entry && entry.lane !== "UNALLOCATED") blockedAllocated++;
-    r.sentence = explainer.sentence(
-      r.code,
-      entry ? tree.paths[entry.budget]! : job.budgetId,
-      job.userName ?? job.userId,
-      now,
-      r.details,
-    );
     pendingIds.push(job.id);
-    pendingReasons.push(r);
+    drafts.push(k);
   }
-  return { pending: new PendingReasons(pendingIds, pendingReasons), blockedAllocated };
+  const pendingReasons: PendingReason[] = [];
+  const nodeSize = s.nodeSize; // the board lives on into the next cycle of a kept scheduler
+  const writeReasons = (): void => {
+    const explainer = new PendingExplainer(nodeSize);
+    for (let i = 0; i < drafts.length; i++) {
+      const k = drafts[i]!;
+      const job = reasons.job[k]!;
+      const entry = reasons.entry[k]!;
+      const r = reasons.reason(k);
+      r.sentence = explainer.sentence(
+        r.code,
+        entry ? tree.paths[entry.budget]! : job.budgetId,
+        job.userName ?? job.userId,
+        now,
+        r.details,
+      );
+      pendingReasons.push(r);
+    }
+  };
+  return { pending: new PendingReasons(pendingIds, pendingReasons, writeReasons), blockedAllocated };
 }

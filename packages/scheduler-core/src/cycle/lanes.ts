@@ -1,9 +1,10 @@
 import type { PendingEntry } from "../order-pending";
-import type { JobLane, PendingReasonCode, PendingReasonDetails } from "../types";
+import type { JobLane, PendingReasonCode } from "../types";
+import { BlockedMemo } from "./blocked-memo";
 import { carryReservations } from "./carried-reservations";
 import { consolidate, tryConsolidate } from "./consolidate";
 import { StartFits } from "./fits";
-import { detailsOf } from "./reason-drafts";
+import { reservationExtras, type ReasonExtras } from "./reason-drafts";
 import { blockedReason } from "./reason-precedence";
 import type { CycleSession } from "./session";
 import { tryStart } from "./try-start";
@@ -16,8 +17,10 @@ const LANES: readonly JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
  * the first blocked jobs get a reservation (R7) and every blocked job a reason (R10). Before the
  * unallocated lane, GPUs freed later in the cycle go to the blocked allocated jobs first (R3), then
  * to the unallocated jobs R3 preempted, which move there instead of waiting in the queue (R12).
+ * `shareBlocked` lets a blocked job's outcome serve the later jobs of its kind (blocked-memo.ts; off
+ * only to check that it changes nothing).
  */
-export function runLanes(s: CycleSession): void {
+export function runLanes(s: CycleSession, shareBlocked = true): void {
   const fits = new StartFits(s.board);
   const carried = carryReservations(s);
   for (const lane of LANES) {
@@ -30,7 +33,8 @@ export function runLanes(s: CycleSession): void {
       retryBlockedAllocated(s);
       consolidate(s);
     }
-    for (let e = s.queues!.next(lane); e !== null; e = s.queues!.next(lane)) takeNext(s, fits, e, lane);
+    const blocked = shareBlocked ? new BlockedMemo(s) : null;
+    for (let e = s.queues!.next(lane); e !== null; e = s.queues!.next(lane)) takeNext(s, fits, e, lane, blocked);
   }
 }
 
@@ -42,13 +46,12 @@ function retryBlockedAllocated(s: CycleSession): void {
     const e = reasons.entry[i]!;
     if (e.lane === "DEBUG" && (s.userDebug.get(e.job.userId) ?? 0) + e.job.gpus > policy.debugMaxGpusPerUser) continue;
     if (s.limits.blocked(e.job) !== null) continue; // a task or job started since took the room its limit leaves
-    const d = reasons.out[i]!.details;
-    if (tryStart(s, e, d.position!, d.ratio, true, true)) reasons.out[i] = null;
+    if (tryStart(s, e, reasons.position[i]!, reasons.ratio[i]!, true, true)) reasons.started[i] = true;
   }
 }
 
 /** One job in fair-tree order: start it, or move it to the allocated lane (R5 cap), or say why it waits. */
-function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLane): void {
+function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLane, blocked: BlockedMemo | null): void {
   const { policy, board } = s;
   const job = e.job;
   const g = job.gpus;
@@ -56,20 +59,13 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
   const position = s.order.length;
   const ratio = s.tree.projectedRatio(e.budget);
   if (!fits.readyNodes(g)) {
-    const details = detailsOf(e, position, ratio, board.largestFree());
-    s.reasons.push(e, job, "CLUSTER_DRAINING", details, false);
+    s.reasons.push(e, job, "CLUSTER_DRAINING", position, ratio, board.largestFree(), null, false);
     return;
   }
   // Its array's cap or its budget's per-user limit (job-rules.ts): no start, no reservation.
   const limited = s.limits.blocked(job);
   if (limited !== null) {
-    s.reasons.push(
-      e,
-      job,
-      limited.code,
-      Object.assign(detailsOf(e, position, ratio, board.largestFree()), limited.details),
-      false,
-    );
+    s.reasons.push(e, job, limited.code, position, ratio, board.largestFree(), limited.details, false);
     return;
   }
   if (lane === "DEBUG") {
@@ -82,6 +78,15 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
       s.queues!.add({ ...e, lane: "ALLOCATED" });
       return;
     }
+  }
+  if (blocked !== null) {
+    const shared = blocked.get(e);
+    if (shared !== undefined) {
+      if (lane !== "UNALLOCATED") s.blockedAllocatedJobs.push(s.reasons.length);
+      s.reasons.push(e, job, shared.code, position, ratio, board.largestFree(), shared.extras, shared.estimate);
+      return;
+    }
+    blocked.mark();
   }
   if (tryStart(s, e, position, ratio, false, false)) return;
   // R12: unallocated work may preempt nothing, but may move other unallocated work out of its way.
@@ -107,24 +112,23 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
   if (lane !== "UNALLOCATED") s.blockedAllocatedJobs.push(s.reasons.length);
   const capHeld = s.overDebugCap.size > 0 ? s.overDebugCap.get(job.id) : undefined;
   const code = blockedReason(s, fits, e, capHeld !== undefined);
-  const details = detailsOf(e, position, ratio, board.largestFree());
+  // Extra details beyond the numbers every reason carries, in the order its details list them.
+  let extras: ReasonExtras | null = null;
   let estimate = false;
   if (code === "DEBUG_USER_CAP") {
-    Object.assign(details, { userDebugGpus: capHeld, debugCap: policy.debugMaxGpusPerUser });
+    extras = { userDebugGpus: capHeld, debugCap: policy.debugMaxGpusPerUser };
   } else if (code === "RESERVED_FOR") {
     const r = s.reservations.blocking(e);
-    withReservation(details, r.jobId, r.from);
+    extras = reservationExtras(r.jobId, r.from);
   } else if (code !== "NO_ENTITLEMENT") {
-    if (code === "BUDGET_OVER_SHARE") details.margin = policy.preemptionMargin;
-    if (reservedFrom !== null) withReservation(details, job.id, reservedFrom);
+    if (code === "BUDGET_OVER_SHARE")
+      extras =
+        reservedFrom === null
+          ? s.reasons.marginExtras(policy.preemptionMargin)
+          : { margin: policy.preemptionMargin, ...reservationExtras(job.id, reservedFrom) };
+    else if (reservedFrom !== null) extras = reservationExtras(job.id, reservedFrom);
     estimate = reservedFrom === null && (code === "CONTRACTS" || (code === "CAPACITY" && lane !== "UNALLOCATED"));
   }
-  s.reasons.push(e, job, code as PendingReasonCode, details, estimate);
-}
-
-/** The reservation a reason names: its job and start (earliestStart = from). */
-function withReservation(details: PendingReasonDetails, jobId: string, from: number): void {
-  details.earliestStart = from;
-  details.reservedForJobId = jobId;
-  details.reservedFrom = from;
+  if (blocked !== null && reservedFrom === null) blocked.keep(e, { code, extras, estimate });
+  s.reasons.push(e, job, code as PendingReasonCode, position, ratio, board.largestFree(), extras, estimate);
 }

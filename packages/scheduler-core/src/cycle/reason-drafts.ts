@@ -2,34 +2,81 @@ import { compareById } from "../budget-tree";
 import type { PendingEntry } from "../order-pending";
 import type { PendingJob, PendingReason, PendingReasonCode, PendingReasonDetails } from "../types";
 
+/** Details beyond the numbers every reason carries, in the order they are added to its details. */
+export type ReasonExtras = Partial<PendingReasonDetails>;
+
 /**
- * Pending reasons in the order they were decided (R10). The output objects are made when a job is
- * blocked and get their sentence at the end (some numbers need the final state, see explanations.ts);
- * what the cycle needs beside them sits in parallel arrays, so a blocked job costs no extra object
- * (10,000 pending jobs a cycle).
+ * Pending reasons in the order they were decided (R10), kept as columns: a blocked job costs a few
+ * numbers pushed onto arrays, not a reason and a details object (thousands of pending jobs a cycle,
+ * most of whose reasons no caller of the simulator ever reads). `reason(k)` builds the output object
+ * exactly as the cycle decided it; explanations.ts does so when the result's reasons are first read.
  */
 export class ReasonDrafts {
-  readonly out: (PendingReason | null)[] = []; // null: started in the retry pass
   readonly job: PendingJob[] = [];
   readonly entry: (PendingEntry | null)[] = [];
-  /** Fill earliestStart from the end-of-cycle estimate. */
+  readonly code: PendingReasonCode[] = [];
+  /** 1-based position in order; -1 for a job that was not ordered (HELD, INVALID_CONTRACT). */
+  readonly position: number[] = [];
+  /** Its budget's projected ratio when it was considered. */
+  readonly ratio: number[] = [];
+  readonly gpus: number[] = [];
+  readonly largestFree: number[] = [];
+  /** Extra details (reservation, debug cap, margin, problem), or null for none. */
+  readonly extras: (ReasonExtras | null)[] = [];
+  /** Fill earliestStart from the end-of-cycle estimate (explanations.ts sets `earliest`). */
   readonly estimate: boolean[] = [];
+  readonly earliest: (number | null)[] = [];
+  /** Started in the retry pass: no reason. */
+  readonly started: boolean[] = [];
+  private margin: ReasonExtras | null = null;
 
   get length(): number {
-    return this.out.length;
+    return this.job.length;
   }
 
   push(
     entry: PendingEntry | null,
     job: PendingJob,
     code: PendingReasonCode,
-    details: PendingReasonDetails,
+    position: number | null,
+    ratio: number,
+    largestFree: number,
+    extras: ReasonExtras | null,
     estimate: boolean,
   ): void {
-    this.out.push({ code, sentence: "", details });
     this.job.push(job);
     this.entry.push(entry);
+    this.code.push(code);
+    this.position.push(position ?? -1);
+    this.ratio.push(ratio);
+    this.gpus.push(job.gpus);
+    this.largestFree.push(largestFree);
+    this.extras.push(extras);
     this.estimate.push(estimate);
+    this.earliest.push(null);
+    this.started.push(false);
+  }
+
+  /** BUDGET_OVER_SHARE's extra detail, one shared object (it is copied into each reason's details). */
+  marginExtras(margin: number): ReasonExtras {
+    if (this.margin === null || this.margin.margin !== margin) this.margin = { margin };
+    return this.margin;
+  }
+
+  /** The output reason of draft k, its sentence still empty. */
+  reason(k: number): PendingReason {
+    const p = this.position[k]!;
+    const details: PendingReasonDetails = {
+      position: p < 0 ? null : p,
+      jobsAhead: p < 0 ? 0 : p - 1,
+      ratio: this.ratio[k]!,
+      gpus: this.gpus[k]!,
+      largestFreeGpus: this.largestFree[k]!,
+      earliestStart: this.earliest[k]!,
+    };
+    const extras = this.extras[k];
+    if (extras) Object.assign(details, extras);
+    return { code: this.code[k]!, sentence: "", details };
   }
 
   /** Sorts everything pushed so far by job id (only the unordered reasons exist when it is called). */
@@ -39,21 +86,21 @@ export class ReasonDrafts {
       const copy = perm.map((i) => xs[i]!);
       for (let i = 0; i < copy.length; i++) xs[i] = copy[i]!;
     };
-    reorder(this.out);
     reorder(this.job);
     reorder(this.entry);
+    reorder(this.code);
+    reorder(this.position);
+    reorder(this.ratio);
+    reorder(this.gpus);
+    reorder(this.largestFree);
+    reorder(this.extras);
     reorder(this.estimate);
+    reorder(this.earliest);
+    reorder(this.started);
   }
 }
 
-/** The numbers every reason of a blocked job carries, in this key order. */
-export function detailsOf(e: PendingEntry, position: number, ratio: number, largestFreeGpus: number): PendingReasonDetails {
-  return {
-    position,
-    jobsAhead: position - 1,
-    ratio,
-    gpus: e.job.gpus,
-    largestFreeGpus,
-    earliestStart: null,
-  };
+/** The details of a reservation a reason names: its job and start (earliestStart = from). */
+export function reservationExtras(jobId: string, from: number): ReasonExtras {
+  return { earliestStart: from, reservedForJobId: jobId, reservedFrom: from };
 }

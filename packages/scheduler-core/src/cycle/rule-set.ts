@@ -18,8 +18,11 @@ export interface RuleSet {
     job: Pick<RunningJob, "startedAt" | "minRuntime" | "squattingSince">,
     policy: Pick<PolicyConfig, "squattingUnprotectAfter">,
   ): number;
-  /** Phase 6: order the admitted pending jobs and start, preempt, reserve or explain each. */
-  takePending(s: CycleSession): void;
+  /**
+   * Phase 6: order the admitted pending jobs and start, preempt, reserve or explain each.
+   * `shareBlocked`: a blocked job's outcome may serve later jobs of its kind (blocked-memo.ts).
+   */
+  takePending(s: CycleSession, shareBlocked?: boolean): void;
 }
 
 /** SPEC R1-R7: the three lanes in fair-tree order, protection for minRuntime after each start (contract.ts). */

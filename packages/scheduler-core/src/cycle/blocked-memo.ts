@@ -1,0 +1,91 @@
+import type { PendingEntry } from "../order-pending";
+import type { ReasonExtras } from "./reason-drafts";
+import type { BlockedCode } from "./reason-precedence";
+import type { CycleSession } from "./session";
+
+/** What a job that was tried and did not start is told (lanes.ts). */
+export interface BlockedOutcome {
+  code: BlockedCode;
+  extras: ReasonExtras | null;
+  estimate: boolean;
+}
+
+/**
+ * Speed bookkeeping of one lane, kept out of the rules: the outcome of a blocked job, shared by the
+ * later jobs of the same kind while nothing has moved. A backlog of thousands on a full cluster is
+ * mostly jobs whose tries change nothing; each of those then costs a lookup instead of its placement,
+ * preemption and reason checks.
+ *
+ * Why it is exact. A blocked job's tries read the board, the ratios, the reservations and the
+ * search bookkeeping, and the job only through its kind: budget, lane, GPUs, which reservations it
+ * may backfill (its min and max runtime against each one's start, R7), and for the debug lane its
+ * user (R5 cap). Everything they read changes only with a
+ * plan op (start, preemption, reservation), a preemption search or a reservation attempt, so those
+ * three counters are the state's signature. An outcome is kept only when its job's own tries left
+ * the signature as they found it, and used only while the signature is still that one: the next job
+ * of the kind starts from the same state and would take the same path to the same outcome. Jobs that
+ * a rule names by id are never shared: a reservation's holder and a debug job over its user's cap.
+ */
+export class BlockedMemo {
+  private readonly outcomes = new Map<number | string, BlockedOutcome>();
+  private plan = -1;
+  private searches = -1;
+  private attempts = -1;
+
+  constructor(private readonly s: CycleSession) {}
+
+  /**
+   * The kind of a job whose outcome may be shared, or null when it may not: a number (budget, GPUs,
+   * reservation mask) for the regular lanes, a string with the user for the debug lane.
+   */
+  kindOf(e: PendingEntry): number | string | null {
+    const s = this.s;
+    const job = e.job;
+    if (s.overDebugCap.size > 0 && s.overDebugCap.has(job.id)) return null;
+    // Its min and max runtime matter only through which reservations it may backfill (R7).
+    const reservations = s.reservations;
+    const list = reservations.list;
+    const g = job.gpus;
+    if (list.length > 24 || !(g >= 0 && g < 4096 && Number.isInteger(g))) return null;
+    let mask = 0;
+    for (let i = 0; i < list.length; i++) {
+      const r = list[i]!;
+      if (r.holder.job.id === job.id) return null;
+      if (reservations.backfillOk(e, r)) mask |= 1 << i;
+    }
+    // Below 2^53: mask < 2^24, g < 2^12, budget < tree size.
+    const kind = (mask * 4096 + g) * s.tree.size + e.budget;
+    return e.lane === "DEBUG" ? `${kind}|${job.userId}` : kind;
+  }
+
+  /** The shared outcome of this job's kind, if one was kept in the state as it stands. */
+  get(e: PendingEntry): BlockedOutcome | undefined {
+    if (this.outcomes.size === 0 || !this.unchanged()) return undefined;
+    const kind = this.kindOf(e);
+    return kind === null ? undefined : this.outcomes.get(kind);
+  }
+
+  /** Marks the state before a job's tries (see keep). */
+  mark(): void {
+    if (this.unchanged()) return;
+    this.outcomes.clear();
+    this.plan = this.s.plan.length;
+    this.searches = this.s.preemptionSearches;
+    this.attempts = this.s.reservations.attempts;
+  }
+
+  /**
+   * Keeps a blocked job's outcome for its kind when its tries changed nothing since mark() (then the
+   * reservations, the debug cap moves and everything its kind reads are as they were before them).
+   */
+  keep(e: PendingEntry, outcome: BlockedOutcome): void {
+    if (!this.unchanged()) return;
+    const kind = this.kindOf(e);
+    if (kind !== null) this.outcomes.set(kind, outcome);
+  }
+
+  private unchanged(): boolean {
+    const s = this.s;
+    return s.plan.length === this.plan && s.preemptionSearches === this.searches && s.reservations.attempts === this.attempts;
+  }
+}
