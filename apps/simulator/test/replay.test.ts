@@ -212,6 +212,43 @@ describe("work, checkpoints and contracts", () => {
     expect(report.queueWait.all).toEqual({ p50: 10, p90: 1000, p99: 1000 });
   });
 
+  it("R12: a moved job preempted while its old copy winds down is requeued, never launched beside its preemptor", () => {
+    const s = scenario({
+      clusters: [{ name: "c", nodes: 2, gpusPerNode: 8 }],
+      jobs: [
+        { id: "m1", submit: 0, budget: "a", gpus: 2, duration: 20000, min_runtime: 0 },
+        { id: "fill0", submit: 1, budget: "b", gpus: 5, duration: 20000, min_runtime: 20000 },
+        { id: "fill1", submit: 2, budget: "b", gpus: 6, duration: 20000, min_runtime: 20000 },
+        // Fits nowhere: m1 moves to c-1's two free GPUs and x takes c-0.
+        { id: "x", submit: 3600, budget: "a", gpus: 3, duration: 20000, min_runtime: 0 },
+        // Inside m1's move grace: the only GPUs it can have are those m1's new run holds.
+        { id: "y", submit: 3605, budget: "a", gpus: 2, duration: 1000, min_runtime: 1000 },
+      ],
+    });
+    const { events: evs } = events(s);
+    expect(pick(evs, "m1").filter((e) => Number(e.split(" ")[0]) < 4000)).toEqual([
+      "0 submit",
+      "0 start",
+      "3600 preempt",
+      "3605 preempt",
+      "3610 stop preempt",
+      "3610 requeue",
+    ]);
+    expect(pick(evs, "y")).toContain("3615 start");
+    // No GPU ever runs two jobs at once.
+    const holder = new Map<string, string>();
+    for (const e of evs) {
+      if (e.type === "start")
+        for (const [node, gpus] of Object.entries(e.nodes as Record<string, number[]>))
+          for (const g of gpus) {
+            const k = `${node}:${g}`;
+            expect(holder.get(k), `${k} at ${e.t}`).toBeUndefined();
+            holder.set(k, String(e.job));
+          }
+      if (e.type === "stop") for (const [k, j] of holder) if (j === e.job) holder.delete(k);
+    }
+  });
+
   it("R12: unallocated work in an allocated job's way moves to free GPUs elsewhere, restarting when its old copy has stopped, and counts as a move", () => {
     const s = scenario({
       clusters: [{ name: "c", nodes: 2, gpusPerNode: 8 }],
