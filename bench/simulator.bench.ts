@@ -3,6 +3,7 @@
  *
  *   node --import tsx bench/simulator.bench.ts quality [--scenario FILE[,FILE]] [--policies fairshare,priority,fifo] [--days N]
  *   node --import tsx bench/simulator.bench.ts speed   [--scenario FILE] [--policy fairshare]
+ *   node --import tsx bench/simulator.bench.ts forecast [--scenario FILE]
  *
  * quality: philly-overload.yaml (60 days at 1.5x, a tree that does not follow demand) and
  *   philly-merged.yaml (a week at 2x); one table per scenario, one column per policy, the issue 12
@@ -12,6 +13,9 @@
  * speed: every Philly job (apps/simulator/scenarios/philly-all.yaml, ~110k jobs); target <= 20 s
  *   wall and <= 1 GB. Reports events/s, the share of time inside the policy's cycle function, and
  *   the cycle time by pending-queue size (where the time goes).
+ *
+ * forecast: the core's start forecast (issue 14) on the merged Philly scenario: over all starts, the
+ *   forecast made at submit and at each requeue against the actual start (report.forecast).
  *
  * Traces are read from <repo root>/data/traces (or $TRANCHE_TRACES_DIR).
  */
@@ -23,6 +27,8 @@ import {
   loadScenarioFile,
   policyConfig,
   POLICIES,
+  FORECAST_SIM_OPTIONS,
+  runScenarioFile,
   simulate,
   type PolicyName,
   type Report,
@@ -221,7 +227,19 @@ if (mode === "quality") {
   console.log(
     `\nmax pending ${t.maxPending}; report: ${JSON.stringify({ ...r.report, delivery: { ...r.report.delivery, perBudget: undefined } })}`,
   );
+} else if (mode === "forecast") {
+  const file = resolve(ROOT, opt("scenario", "apps/simulator/scenarios/philly-merged.yaml"));
+  const t0 = performance.now();
+  const f = runScenarioFile(file, { policy: "fairshare", forecast: true }).forecast!;
+  console.log(
+    `Scenario \`${file.slice(ROOT.length + 1)}\`, fairshare, start forecast at submit and requeue (worker bounds ${JSON.stringify(FORECAST_SIM_OPTIONS)}):\n`,
+  );
+  console.log("| starts with a forecast | unknown | median abs error | p90 abs error | within factor 2 | wall |");
+  console.log("|---|---|---|---|---|---|");
+  console.log(
+    `| ${f.jobs} | ${f.unknown} | ${secs(f.medianAbsErrorS)} | ${secs(f.p90AbsErrorS)} | ${pct(f.withinFactor2)} | ${((performance.now() - t0) / 1000).toFixed(1)} s |`,
+  );
 } else {
-  console.error(`unknown mode "${mode}" (quality | speed)`);
+  console.error(`unknown mode "${mode}" (quality | speed | forecast)`);
   process.exit(2);
 }

@@ -12,6 +12,7 @@ import {
   explainContract,
   utf8Bytes,
   formatDuration,
+  expectedStartWords,
   submitJobInput,
   type JobView,
 } from "@tranche/contracts";
@@ -46,6 +47,9 @@ interface QueueResponse {
     queuedAt: string;
     reasonCode: string | null;
     reasonSentence: string | null;
+    estimatedStartAt: string | null;
+    estimatedStartWhy: string | null;
+    estimatedStartAfter: number[];
     state: string;
     /** A task of a job array: "task 7 of 0-99%10". */
     task?: string | null;
@@ -330,7 +334,7 @@ program
         "",
         q.pending.length
           ? table(
-              ["POS", "ID", "BUDGET", "USER", "GPUS", "WAIT", "REASON"],
+              ["POS", "ID", "BUDGET", "USER", "GPUS", "WAIT", "STARTS", "REASON"],
               q.pending.map((p) => [
                 p.state === "HELD" ? "held" : (p.position ?? "-"),
                 p.task ? `${p.id} (${p.task})` : p.id,
@@ -338,6 +342,7 @@ program
                 p.user,
                 p.gpus,
                 ago(p.queuedAt),
+                expectedStartWords(p, Date.now(), { short: true }),
                 p.reasonCode ? `${p.reasonCode}: ${p.reasonSentence}` : "waiting for the next cycle",
               ]),
             )

@@ -17,6 +17,7 @@
  * if that is earlier). At maxRuntime after its launch a cycle runs and the core KILLs the job (SIGTERM;
  * it ends at the end of its grace, or when its work finishes if that is earlier), as in the worker.
  */
+import type { ForecastMeter } from "./forecast-meter.js";
 import type {
   BudgetTreeNode,
   PreemptionRecord,
@@ -154,6 +155,8 @@ export interface SimulateOptions {
   readonly cycle: NewCycle;
   readonly policy: PolicyConfig;
   readonly sink: EventSink;
+  /** Measure the core's start forecast (costly: a forecast per cycle with newly queued jobs). */
+  readonly forecast?: ForecastMeter;
 }
 
 export function simulate(scenario: Scenario, opts: SimulateOptions): SimulationOutput {
@@ -449,6 +452,7 @@ class Simulation {
       gracePeriod: null,
     };
     job.cluster.pending.add(job.pending);
+    this.opts.forecast?.queued(s.id);
     if (requeuedAt === null) this.recorder.demand(job.cluster.index, s, this.now, +1);
   }
 
@@ -490,6 +494,7 @@ class Simulation {
       reservations: c.reservations,
     };
 
+    this.opts.forecast?.beforeCycle(snapshot, policy, now);
     const t0 = performance.now();
     const result = c.cycle(snapshot, policy, now);
     this.cycleMs += performance.now() - t0;
@@ -663,6 +668,7 @@ class Simulation {
     const job = this.jobs.get(op.jobId);
     if (job?.movable && job.phase === "running" && isMove(op)) return this.move(c, job, op);
     if (!job || job.phase !== "pending") return;
+    this.opts.forecast?.started(op.jobId, op.startBy);
     const p = job.pending!;
     c.pending.remove(p);
     job.pending = null;

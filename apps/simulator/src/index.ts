@@ -1,5 +1,15 @@
 /** @tranche/simulator: replay scenarios through the core's policies in virtual time. */
-export { runScenario, runScenarioFile, policyConfig, POLICIES, POLICY_NAMES, type PolicyName, type RunOptions } from "./run.js";
+export {
+  runScenario,
+  runScenarioFile,
+  policyConfig,
+  POLICIES,
+  POLICY_NAMES,
+  FORECAST_SIM_OPTIONS,
+  type PolicyName,
+  type RunOptions,
+} from "./run.js";
+export { ForecastMeter, type ForecastReport } from "./forecast-meter.js";
 export { simulate, type CycleFn, type NewCycle, type SimulationOutput } from "./engine.js";
 export { buildReport, type Report } from "./report.js";
 export { loadScenarioFile, validateScenario } from "./scenario.js";

@@ -25,6 +25,7 @@ export function main(argv: readonly string[]): number {
     .option("--policy <name>", `policy: ${POLICY_NAMES.join(" | ")}`, parsePolicy, "fairshare" as PolicyName)
     .option("--out <file>", "write the report JSON here (default: stdout)")
     .option("--events <file>", "write the events JSONL here")
+    .option("--forecast", "measure the core's start forecast at submit and requeue against the actual start (slow)")
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   try {
@@ -35,9 +36,9 @@ export function main(argv: readonly string[]): number {
     return code === 0 ? 0 : 2;
   }
   const [scenario] = program.args as [string];
-  const opts = program.opts<{ policy: PolicyName; out?: string; events?: string }>();
+  const opts = program.opts<{ policy: PolicyName; out?: string; events?: string; forecast?: boolean }>();
   try {
-    const report = runScenarioFile(scenario, { policy: opts.policy, eventsPath: opts.events });
+    const report = runScenarioFile(scenario, { policy: opts.policy, eventsPath: opts.events, forecast: !!opts.forecast });
     const json = JSON.stringify(report, null, 2) + "\n";
     if (opts.out) writeFileSync(opts.out, json);
     else process.stdout.write(json);

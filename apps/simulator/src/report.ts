@@ -2,6 +2,7 @@
  * The report JSON (keys exactly as in the README). Every number comes from the core's SPEC §4
  * measure functions applied to what the recorder collected.
  */
+import type { ForecastReport } from "./forecast-meter.js";
 import { computeMeasures, type Percentiles } from "@tranche/scheduler-core";
 import type { SimulationOutput } from "./engine.js";
 import type { Scenario } from "./types.js";
@@ -29,6 +30,8 @@ export interface Report {
   preemptions: { count: number; gpuHours: number; moves: number; lostGpuHours: number };
   fragmentation: { idleGpuHoursWhileBlocked: number };
   sim: { events: number; wallMs: number };
+  /** Only with --forecast: the core's start forecast at submit and requeue against the actual start. */
+  forecast?: ForecastReport;
 }
 
 const wait = (p: Percentiles): WaitPercentiles => ({ p50: p.p50, p90: p.p90, p99: p.p99 });

@@ -17,6 +17,7 @@ import {
 import { simulate, type NewCycle } from "./engine.js";
 import { createEventSink, type EventSink } from "./events-log.js";
 import { buildReport, type Report } from "./report.js";
+import { ForecastMeter } from "./forecast-meter.js";
 import { loadScenarioFile } from "./scenario.js";
 import type { Scenario } from "./types.js";
 
@@ -60,12 +61,17 @@ export function policyConfig(s: Scenario): PolicyConfig {
   });
 }
 
+/** The forecast the simulator measures: the worker's bounds (apps/worker/src/forecast.ts defaults). */
+export const FORECAST_SIM_OPTIONS = { maxJobs: 500, maxSteps: 40 } as const;
+
 export interface RunOptions {
   readonly policy: PolicyName;
   /** Write the events JSONL here (via a temporary file, renamed when the run succeeds). */
   readonly eventsPath?: string | undefined;
   /** Or collect them in this sink (tests). */
   readonly sink?: EventSink;
+  /** Measure the core's start forecast (fairshare only; costly): adds `forecast` to the report. */
+  readonly forecast?: boolean;
   /** Start of the wall clock (defaults to now): lets `wallMs` include loading the scenario. */
   readonly startedAt?: number;
 }
@@ -76,10 +82,14 @@ export function runScenario(scenario: Scenario, opts: RunOptions): Report {
   const sink = opts.sink ?? createEventSink(tmp);
   try {
     const policy = policyConfig(scenario);
-    const out = simulate(scenario, { cycle: POLICIES[opts.policy], policy, sink });
+    if (opts.forecast && opts.policy !== "fairshare")
+      throw new Error("the start forecast is the fairshare core's: use --policy fairshare");
+    const meter = opts.forecast ? new ForecastMeter(FORECAST_SIM_OPTIONS) : undefined;
+    const out = simulate(scenario, { cycle: POLICIES[opts.policy], policy, sink, forecast: meter });
     sink.close();
     if (tmp && opts.eventsPath) renameSync(tmp, opts.eventsPath);
-    return buildReport(opts.policy, scenario, out, sink.count, performance.now() - t0);
+    const report = buildReport(opts.policy, scenario, out, sink.count, performance.now() - t0);
+    return meter ? { ...report, forecast: meter.report() } : report;
   } catch (e) {
     sink.close();
     if (tmp) rmSync(tmp, { force: true });

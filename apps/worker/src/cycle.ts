@@ -7,6 +7,7 @@ import type { ClusterSnapshot, CycleResult, PolicyConfig } from "@tranche/schedu
  *   2 decide   the core's runCycle: pure, no I/O, no clock                (Decide)
  *   3 apply    the plan in ONE transaction: the commit point             (PlanApplier)
  *   4 tell     wake the agents of touched nodes, fire repair hooks       (AgentNotifier)
+ *   5 forecast the core's start forecast for the pending jobs, when due   (Forecast, optional)
  *
  * The ports are declared here, where they are used; main.ts wires the Postgres-backed ones and the unit
  * tests pass small fakes. Nothing here keeps state between cycles: a cycle that fails anywhere before
@@ -67,6 +68,8 @@ export interface CyclePorts<Extra> {
   applier: PlanApplier<Extra>;
   agents: AgentNotifier;
   clock: () => number;
+  /** Phase 5: after the commit, best effort (see forecast.ts). */
+  forecast?: (loaded: LoadedCycle<Extra>, result: CycleResult) => Promise<void>;
   /** Milliseconds for phase timings. */
   timer?: () => number;
 }
@@ -89,6 +92,14 @@ export async function runClusterCycle<Extra>(ports: CyclePorts<Extra>, clusterId
     if (applied.repairNodes.length > 0) await ports.agents.repair(applied.repairNodes);
   } catch {
     // agents learn everything from the database anyway
+  }
+  // 5 forecast: best effort, never fails a committed cycle
+  if (ports.forecast) {
+    try {
+      await ports.forecast(loaded, result);
+    } catch {
+      // the previous forecast stays; the next due cycle tries again
+    }
   }
   const t4 = ms();
   return {

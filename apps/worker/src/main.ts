@@ -14,6 +14,8 @@
 //   TRANCHE_REPAIR_WEBHOOK     URL POSTed {node, nodeId, state} when a node becomes REPAIR
 //   TRANCHE_REASON_WRITES_PER_CYCLE  pending reasons refreshed per cycle beyond new ones and the head of
 //                              the queue (default 500; bounds a cycle's cost with 10,000 pending jobs)
+//   TRANCHE_FORECAST_EVERY_MS  how often each cluster's start forecast is refreshed (default 60000; -1 = never)
+//   TRANCHE_FORECAST_JOBS      jobs at the head of the order that get a forecast (default 500)
 //   TRANCHE_TEST_CRASH_BEFORE_APPLY=1  (tests) SIGKILL itself between decide and apply of its first cycle
 //   TRANCHE_TEST_CRASH_BEFORE_COMMIT=1 (tests) SIGKILL itself inside the apply transaction of its first cycle
 //                              that starts jobs, after all its writes, before COMMIT
@@ -21,6 +23,7 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { createPrismaClient } from "@tranche/db";
 import { policyOverridesFromEnv } from "@tranche/domain/runtime";
+import { defaultForecastConfig } from "./forecast";
 import { WebhookSender } from "./webhook-sender";
 import { Worker } from "./worker";
 
@@ -66,6 +69,14 @@ if (!Number.isInteger(reasonWriteCap) || reasonWriteCap < 0)
 const newReasonWriteCap = Number(process.env.TRANCHE_NEW_REASON_WRITES_PER_CYCLE ?? 2500);
 if (!Number.isInteger(newReasonWriteCap) || newReasonWriteCap < 0)
   fail(`TRANCHE_NEW_REASON_WRITES_PER_CYCLE must be a whole number, got '${process.env.TRANCHE_NEW_REASON_WRITES_PER_CYCLE}'.`);
+const forecastEveryMs = Number(process.env.TRANCHE_FORECAST_EVERY_MS ?? 60_000);
+if (!Number.isInteger(forecastEveryMs) || forecastEveryMs < -1)
+  fail(
+    `TRANCHE_FORECAST_EVERY_MS must be a whole number of milliseconds (or -1 for never), got '${process.env.TRANCHE_FORECAST_EVERY_MS}'.`,
+  );
+const forecastJobs = Number(process.env.TRANCHE_FORECAST_JOBS ?? 500);
+if (!Number.isInteger(forecastJobs) || forecastJobs < 1)
+  fail(`TRANCHE_FORECAST_JOBS must be a whole number >= 1, got '${process.env.TRANCHE_FORECAST_JOBS}'.`);
 const workerId = process.env.TRANCHE_WORKER_ID || `${hostname()}-${process.pid}`;
 if (argv.includes("--dry-run")) {
   console.log(`tranche-worker: dry run: would run worker ${workerId} (cycle every ${intervalMs} ms, lease ${leaseTtlSec} s)`);
@@ -84,6 +95,7 @@ const worker = new Worker(prisma, {
   policy,
   reasonWriteCap,
   newReasonWriteCap,
+  forecast: { ...defaultForecastConfig, everyMs: forecastEveryMs, maxJobs: forecastJobs },
   repairHook: process.env.TRANCHE_REPAIR_HOOK || null,
   repairWebhook: process.env.TRANCHE_REPAIR_WEBHOOK || null,
   log,

@@ -14,6 +14,7 @@ import {
   type CycleInput,
 } from "@tranche/domain/runtime";
 import { runCycle, type PolicyConfig } from "@tranche/scheduler-core";
+import { StartForecaster, defaultForecastConfig, type ForecastConfig } from "./forecast";
 import { runClusterCycle, type AgentNotifier, type CyclePorts, type CycleReport, type LoadedCycle } from "./cycle";
 
 export interface WorkerConfig {
@@ -36,6 +37,8 @@ export interface WorkerConfig {
   chargeEveryMs?: number;
   /** Test hook: called inside the apply transaction, after every write and before COMMIT. */
   beforeCommit?: () => Promise<void> | void;
+  /** The start forecast's cadence and bounds (default: every minute, the first 500 of the order, 40 cycles). */
+  forecast?: ForecastConfig;
   /** Test hook: called between decide and apply (e.g. to SIGKILL the worker mid-cycle). */
   beforeApply?: () => Promise<void> | void;
 }
@@ -61,6 +64,7 @@ export class Worker {
   private lastError = "";
   /** Per cluster: when the usage ledger was last charged (ms). Charging runs at most every chargeEveryMs. */
   private readonly chargedAt = new Map<string, number>();
+  private forecaster: StartForecaster | null = null;
   cycles = 0;
   readonly reports: CycleReport[] = [];
 
@@ -239,6 +243,16 @@ export class Worker {
         },
       },
       agents: notifier,
+      forecast: async (loaded) => {
+        const f = (self.forecaster ??= new StartForecaster(prisma, config.forecast ?? defaultForecastConfig));
+        const clusterId = loaded.snapshot.cluster.id;
+        if (!f.due(clusterId, Date.now())) return;
+        try {
+          await f.refresh(loaded.snapshot, loaded.policy, loaded.now, Date.now());
+        } catch (e) {
+          config.log(`start forecast for cluster ${clusterId.slice(0, 8)} failed: ${(e as Error).message}`);
+        }
+      },
     };
   }
 

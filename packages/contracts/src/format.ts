@@ -19,3 +19,37 @@ export function formatDuration(seconds: number): string {
   const parts = [d && `${d} d`, h && `${h} h`, m && `${m} min`, s && `${s} s`].filter(Boolean) as string[];
   return (neg ? "-" : "") + parts.slice(0, 2).join(" ");
 }
+
+/** About how long until a forecast start: minutes under 2 h, then hours and minutes rounded to 10 min. */
+export function aboutDuration(seconds: number): string {
+  if (seconds < 60) return "under a minute";
+  if (seconds < 7200) return formatDuration(Math.round(seconds / 60) * 60);
+  return formatDuration(Math.round(seconds / 600) * 600);
+}
+
+/**
+ * The core's start forecast in plain words, for the job page, the queue and the CLI: "expected to start
+ * in about 40 min, after #81 and #94". It is an upper bound on the wait if nothing new arrives; an
+ * unknown one says why; a job with no forecast yet says so (never a lower bound shown as the expected time).
+ */
+export function expectedStartWords(
+  f: { estimatedStartAt: string | null; estimatedStartWhy: string | null; estimatedStartAfter?: readonly number[] },
+  nowMs: number,
+  opts: { short?: boolean } = {},
+): string {
+  if (f.estimatedStartAt === null) {
+    if (f.estimatedStartWhy === null) return opts.short ? "—" : "no start forecast yet";
+    return opts.short ? "unknown" : `start time unknown: ${f.estimatedStartWhy}`;
+  }
+  const s = Math.round((Date.parse(f.estimatedStartAt) - nowMs) / 1000);
+  const when = s <= 30 ? "now" : `in about ${aboutDuration(s)}`;
+  if (opts.short) return when === "now" ? "now" : `~${aboutDuration(s)}`;
+  const after = f.estimatedStartAfter ?? [];
+  const list = after.slice(0, 3).map((id) => `#${id}`);
+  const more = after.length > 3 ? ` and ${after.length - 3} more` : "";
+  const tail =
+    list.length === 0
+      ? ""
+      : `, after ${list.length === 1 ? list[0] : `${list.slice(0, -1).join(", ")}${more ? ", " + list.at(-1) : " and " + list.at(-1)}`}${more}`;
+  return `expected to start ${when}${tail}`;
+}

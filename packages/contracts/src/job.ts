@@ -243,6 +243,18 @@ export const jobView = z.object({
   squattingSince: z.string().nullable(),
   /** The last checkpoint the job reported (by touching $TRANCHE_CHECKPOINT_DIR/.tranche-checkpoint). */
   lastCheckpointAt: z.string().nullable(),
+  /**
+   * The core's start forecast for a pending job (ISO 8601): when it expects the job to start if nothing new
+   * arrives, an upper bound on the wait like Slurm's `squeue --start`. Null when unknown (see
+   * `estimatedStartWhy`), when no forecast was made yet, or when the job is not pending.
+   */
+  estimatedStartAt: z.string().nullable(),
+  /** Why `estimatedStartAt` is null, in plain words (null when it is known or the job is not pending). */
+  estimatedStartWhy: z.string().nullable(),
+  /** The jobs whose GPUs it is expected to take (running now or starting ahead of it). */
+  estimatedStartAfter: z.array(z.number().int()),
+  /** When that forecast was made. */
+  estimatedAt: z.string().nullable(),
   reason: z
     .object({ code: z.string(), sentence: z.string(), position: z.number().int().nullable(), details: z.unknown() })
     .nullable(),

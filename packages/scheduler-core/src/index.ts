@@ -46,6 +46,16 @@ export { computeUsage, computeEntitlements, withWindowAggregates } from "./windo
 export { computeRatios } from "./compute-ratios";
 export { planNodeStates } from "./plan-drains";
 export { runCycle } from "./run-cycle";
+export {
+  forecastStarts,
+  accrueWindow,
+  FORECAST_DEFAULT_HORIZON,
+  FORECAST_DEFAULT_MAX_STEPS,
+  type StartForecast,
+  type ForecastOptions,
+  type ForecastResult,
+  type ForecastUnknown,
+} from "./forecast-starts";
 export { classifyJob, laneOf, type JobClass } from "./classify-job";
 export { createScheduler, type Scheduler } from "./scheduler";
 export { parseDuration, durationProblem } from "./duration";

@@ -1,10 +1,10 @@
 import type { JobView } from "@tranche/contracts";
-import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
+import { classifyJob, defaultPolicy, protectionEnd } from "@tranche/scheduler-core";
 import type { PrismaClient } from "@tranche/db";
 import type { JobAccess } from "../auth/actor";
 
 export const jobViewInclude = {
-  cluster: { select: { name: true } },
+  cluster: { select: { name: true, squattingUnprotectAfterSec: true } },
   budget: { select: { path: true } },
   user: { select: { id: true, name: true, email: true } },
   dependencies: { select: { parentId: true, condition: true }, orderBy: { parentId: "asc" } },
@@ -12,7 +12,7 @@ export const jobViewInclude = {
 
 export type JobRecord = NonNullable<Awaited<ReturnType<PrismaClient["job"]["findFirst"]>>>;
 type JobRow = JobRecord & {
-  cluster: { name: string };
+  cluster: { name: string; squattingUnprotectAfterSec?: number | null };
   budget: { path: string };
   user: { id: string; name: string; email: string };
   dependencies?: { parentId: number; condition: string }[];
@@ -35,6 +35,47 @@ export function reasonDetailsView(details: unknown): Record<string, unknown> | n
     if (typeof v === "number" && Number.isFinite(v)) out[k] = new Date(v * 1000).toISOString();
   }
   return out;
+}
+
+const sec = (d: Date): number => Math.floor(d.getTime() / 1000);
+
+/**
+ * When the run's protection really ends: the stored contract end, cut short by the cluster's squatting
+ * policy for a job flagged as squatting (the core's protectionEnd, so the page says what the scheduler acts on).
+ */
+export function effectiveProtectedUntil(j: {
+  protectedUntil: Date | null;
+  startedAt: Date | null;
+  squattingSince: Date | null;
+  cluster: { squattingUnprotectAfterSec?: number | null };
+}): Date | null {
+  if (!j.protectedUntil || !j.startedAt || !j.squattingSince) return j.protectedUntil;
+  const startedAt = sec(j.startedAt);
+  const end = protectionEnd(
+    { startedAt, minRuntime: sec(j.protectedUntil) - startedAt, squattingSince: sec(j.squattingSince) },
+    true,
+    { squattingUnprotectAfter: j.cluster.squattingUnprotectAfterSec ?? 0 },
+  );
+  return end === sec(j.protectedUntil) ? j.protectedUntil : new Date(end * 1000);
+}
+
+/** The stored start forecast, shown only while the job waits (a started job's old forecast is history). */
+export function startForecastView(j: {
+  state: string;
+  estimatedStartAt: Date | null;
+  estimatedStartWhy: string | null;
+  estimatedStartAfter: number[] | null;
+  estimatedAt: Date | null;
+}): Pick<JobView, "estimatedStartAt" | "estimatedStartWhy" | "estimatedStartAfter" | "estimatedAt"> {
+  const waiting = j.state === "PENDING" || j.state === "HELD";
+  if (!waiting || j.estimatedAt === null)
+    return { estimatedStartAt: null, estimatedStartWhy: null, estimatedStartAfter: [], estimatedAt: null };
+  return {
+    estimatedStartAt: iso(j.estimatedStartAt),
+    estimatedStartWhy: j.estimatedStartAt ? null : (j.estimatedStartWhy ?? null),
+    estimatedStartAfter: j.estimatedStartAfter ?? [],
+    estimatedAt: iso(j.estimatedAt),
+  };
 }
 
 /** The core's lane of a job (classifyJob), for a budget with an allocation on its cluster. */
@@ -79,7 +120,7 @@ export function toJobView(j: JobRow, access: JobAccess = "full"): JobView {
     submittedAt: j.submittedAt.toISOString(),
     queuedAt: j.queuedAt.toISOString(),
     startedAt: iso(j.startedAt),
-    protectedUntil: iso(j.protectedUntil),
+    protectedUntil: iso(effectiveProtectedUntil(j)),
     graceUntil: iso(j.graceUntil),
     finishedAt: iso(j.finishedAt),
     exitCode: j.exitCode,
@@ -87,6 +128,7 @@ export function toJobView(j: JobRow, access: JobAccess = "full"): JobView {
     heldBy: j.heldBy,
     squattingSince: iso(j.squattingSince),
     lastCheckpointAt: iso(j.lastCheckpointAt),
+    ...startForecastView(j),
     reason:
       j.reasonCode && j.reasonSentence
         ? {

@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@tranche/db";
 import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import { notFound } from "../errors";
-import { reasonDetailsView } from "./job-view";
+import { reasonDetailsView, startForecastView } from "./job-view";
 import { awaitingExitIds } from "./in-use";
 
 export interface QueuePendingRow {
@@ -20,6 +20,10 @@ export interface QueuePendingRow {
   reasonSentence: string | null;
   /** The reason's numbers, times as ISO 8601 (see reasonDetailsView). */
   reasonDetails: Record<string, unknown> | null;
+  /** The core's start forecast (ISO 8601), null when unknown with `estimatedStartWhy` (see JobView). */
+  estimatedStartAt: string | null;
+  estimatedStartWhy: string | null;
+  estimatedStartAfter: number[];
   /** A task of a job array: "task 7 of 0-99%10"; null otherwise. */
   task: string | null;
 }
@@ -101,6 +105,10 @@ interface PendingSqlRow {
   reasonCode: string | null;
   reasonSentence: string | null;
   reasonDetails: unknown;
+  estimatedStartAt: Date | null;
+  estimatedStartWhy: string | null;
+  estimatedStartAfter: number[] | null;
+  estimatedAt: Date | null;
   userId: string;
   budget: string;
   userName: string;
@@ -163,6 +171,7 @@ async function pendingWindow(
              ORDER BY ${PENDING_ORDER} LIMIT ${lim} OFFSET ${off})
            SELECT j.id, j.name, j."queuePosition", j.gpus, j.state::text AS state, j."minRuntimeSec", j."maxRuntimeSec",
                   j."submittedAt", j."queuedAt", j."reasonCode", j."reasonSentence", j."reasonDetails", j."userId", b.path AS budget, u.name AS "userName",
+                  j."estimatedStartAt", j."estimatedStartWhy", j."estimatedStartAfter", j."estimatedAt",
                   CASE WHEN j."arrayIndex" IS NOT NULL THEN 'task ' || j."arrayIndex" || ' of ' || j."arraySpec" END AS task
            FROM page JOIN job j ON j.id = page.id
              JOIN budget_tree_node b ON b.id = j."budgetId" JOIN "user" u ON u.id = j."userId"
@@ -193,6 +202,11 @@ const toPendingRow = (j: PendingSqlRow): QueuePendingRow => ({
   reasonCode: j.reasonCode,
   reasonSentence: j.reasonSentence,
   reasonDetails: reasonDetailsView(j.reasonDetails),
+  ...(({ estimatedStartAt, estimatedStartWhy, estimatedStartAfter }) => ({
+    estimatedStartAt,
+    estimatedStartWhy,
+    estimatedStartAfter,
+  }))(startForecastView(j)),
   task: j.task,
 });
 

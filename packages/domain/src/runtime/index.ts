@@ -22,4 +22,6 @@ export { hashSecret, issueEnrollmentTokens, issueNodeCredential } from "./creden
 export { resolveClusterPolicy, policyOverridesFromEnv } from "./policy";
 export { toSec, fromSec, nowSec } from "./time";
 export { renderMetrics } from "./metrics";
+export { refreshStartForecasts, writeStartForecasts } from "./start-forecast";
+export { logRetentionBytes } from "./job-logs";
 export { prepareDemoAgents } from "./demo-agents";

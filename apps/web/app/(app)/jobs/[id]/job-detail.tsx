@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { explainContract, formatDuration } from "@tranche/contracts";
+import { expectedStartWords } from "@tranche/contracts/format";
 import { useTRPC } from "../../../../lib/trpc";
 import { JobLogs } from "./job-logs";
 import { LaneBadge, ReasonTag, ReasonTimes, StateBadge, ago, readable, until, useNow, when } from "../../../../components/ui";
@@ -166,6 +167,15 @@ export function JobDetailView({ id }: { id: number }) {
                   <p title={job.reason?.sentence}>
                     {(job.reason && readable(job.reason.sentence)) ??
                       "Waiting for the scheduler's next cycle: it explains every pending job with a reason and numbers."}
+                  </p>
+                  {/* The core's forecast with the jobs ahead: an upper bound on the wait if nothing new arrives. */}
+                  <p
+                    data-testid="job-forecast"
+                    suppressHydrationWarning
+                    title="If no new jobs arrive and running jobs run to their max runtime"
+                  >
+                    {sentenceCase(expectedStartWords(job, now))}
+                    {job.estimatedStartAt ? ` (${when(job.estimatedStartAt)})` : ""}.
                   </p>
                 </div>
               </div>
@@ -359,3 +369,5 @@ export function JobDetailView({ id }: { id: number }) {
     </>
   );
 }
+
+const sentenceCase = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { keepPreviousData, useQueries, useQuery } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef, useState } from "react";
-import { formatDuration } from "@tranche/contracts/format";
+import { expectedStartWords, formatDuration } from "@tranche/contracts/format";
 import type { QueuePendingRow, QueueRunningRow, QueueRatio, QueueView } from "@tranche/domain";
 import { useTRPC } from "../../../../lib/trpc";
 import { Empty, LaneBadge, ReasonTag, ReasonTimes, ago, readable, until, useNow } from "../../../../components/ui";
@@ -78,6 +78,14 @@ function PendingRow({
       {/* The server renders with its own clock: the client's first render may differ by a second. */}
       <span className="small muted nowrap" suppressHydrationWarning>
         {ago(r.queuedAt, now).replace(" ago", "")}
+      </span>
+      <span
+        className="small muted nowrap"
+        suppressHydrationWarning
+        title={expectedStartWords(r, now)}
+        data-testid={`forecast-${r.id}`}
+      >
+        {expectedStartWords(r, now, { short: true })}
       </span>
       {/* The whole reason on click: the row grows to show it (and the full budget and name). */}
       <button
@@ -171,6 +179,7 @@ function PendingList({
         <span>Lane</span>
         <span className="num">GPUs</span>
         <span>Waiting</span>
+        <span title="Expected start if nothing new arrives (the scheduler's forecast)">Starts</span>
         <span>Reason</span>
       </div>
       <div className="vlist" ref={parent} data-testid="pending-list" role="table" aria-label="Pending jobs" aria-rowcount={count}>
@@ -194,6 +203,7 @@ function PendingList({
                 <span className="skeleton" />
                 <span className="skeleton" />
                 <span className="skeleton" />
+                <span />
                 <span />
                 <span />
                 <span className="skeleton" />

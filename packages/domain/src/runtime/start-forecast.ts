@@ -1,0 +1,38 @@
+import type { PrismaClient } from "@tranche/db";
+import {
+  forecastStarts,
+  type ClusterSnapshot,
+  type ForecastOptions,
+  type PolicyConfig,
+  type StartForecast,
+} from "@tranche/scheduler-core";
+
+/**
+ * The core's start forecast (forecastStarts, R10) for a cluster's pending jobs, stored on each job:
+ * `estimatedStartAt` (null with `estimatedStartWhy` when unknown) and the jobs whose GPUs it takes.
+ * The worker calls it after a cycle's commit, when due (apps/worker/src/forecast.ts).
+ */
+export async function refreshStartForecasts(
+  prisma: PrismaClient,
+  snapshot: ClusterSnapshot,
+  policy: PolicyConfig,
+  now: number,
+  options: ForecastOptions = {},
+): Promise<StartForecast[]> {
+  const { starts } = forecastStarts(snapshot, policy, now, options);
+  await writeStartForecasts(prisma, starts, now);
+  return starts;
+}
+
+export async function writeStartForecasts(prisma: PrismaClient, starts: readonly StartForecast[], now: number): Promise<void> {
+  if (starts.length === 0) return;
+  const ids = starts.map((s) => Number(s.jobId));
+  const at = starts.map((s) => (s.at === null ? null : new Date(s.at * 1000).toISOString()));
+  const why = starts.map((s) => s.why);
+  const after = starts.map((s) => `{${s.after.map(Number).join(",")}}`);
+  await prisma.$executeRaw`
+    UPDATE job j SET "estimatedStartAt" = u.at::timestamptz, "estimatedStartWhy" = u.why, "estimatedStartAfter" = u.after::int[],
+      "estimatedAt" = ${new Date(now * 1000)}
+    FROM unnest(${ids}::int[], ${at}::text[], ${why}::text[], ${after}::text[]) AS u(id, at, why, after)
+    WHERE j.id = u.id AND j.state IN ('PENDING', 'HELD')`;
+}
