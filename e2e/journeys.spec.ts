@@ -72,7 +72,7 @@ test("a researcher submits a job, sees it in the queue with the scheduler's reas
   await expect(page).toHaveURL(/\/jobs\/\d+/);
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Running", { timeout: 20_000 });
   await expect(page.getByText("Protected for", { exact: true })).toBeVisible();
-  await expect(page.locator("table").filter({ hasText: "Nodes · GPUs" })).toContainText(/h100-\d+ \[/);
+  await expect(page.locator("table").filter({ hasText: "Nodes · GPUs" })).toContainText(/h100-\d+ · (all \d+ GPUs|GPUs? \d)/);
   await admin.close();
 });
 
