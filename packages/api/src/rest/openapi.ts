@@ -43,6 +43,20 @@ const JOB_LOG_PAGE_SCHEMA = {
 };
 
 /** OpenAPI 3.1 for /api/v1, generated from the same zod schemas the routes parse with. */
+/** A GET without parameters that answers one JSON object (documented by its summary), or an error. */
+function jsonGet(summary: string, operationId: string, description: string, errors: number[]) {
+  return {
+    get: {
+      summary,
+      operationId,
+      responses: {
+        "200": { description, content: { "application/json": { schema: { type: "object" } } } },
+        ...errorResponses(errors),
+      },
+    },
+  };
+}
+
 export function buildOpenApi(serverUrl = "/api/v1") {
   const listParams = Object.entries((schema(listJobsInput, "input") as { properties: Record<string, unknown> }).properties).map(
     ([name, s]) => ({
@@ -232,36 +246,9 @@ export function buildOpenApi(serverUrl = "/api/v1") {
             },
           },
         },
-        "/budgets": {
-          get: {
-            summary: "The budget tree with allocations per cluster, usage and entitlement",
-            operationId: "getBudgets",
-            responses: {
-              "200": { description: "Tree", content: { "application/json": { schema: { type: "object" } } } },
-              ...errorResponses([401]),
-            },
-          },
-        },
-        "/clusters": {
-          get: {
-            summary: "Clusters with GPU counts",
-            operationId: "listClusters",
-            responses: {
-              "200": { description: "Clusters", content: { "application/json": { schema: { type: "object" } } } },
-              ...errorResponses([401]),
-            },
-          },
-        },
-        "/me": {
-          get: {
-            summary: "The user the token belongs to",
-            operationId: "whoAmI",
-            responses: {
-              "200": { description: "User", content: { "application/json": { schema: { type: "object" } } } },
-              ...errorResponses([401]),
-            },
-          },
-        },
+        "/budgets": jsonGet("The budget tree with allocations per cluster, usage and entitlement", "getBudgets", "Tree", [401]),
+        "/clusters": jsonGet("Clusters with GPU counts", "listClusters", "Clusters", [401]),
+        "/me": jsonGet("The user the token belongs to", "whoAmI", "User", [401]),
       }),
     ),
   };
