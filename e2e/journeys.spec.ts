@@ -67,7 +67,7 @@ test("a researcher submits a job, sees it in the queue with the scheduler's reas
 
   // On the idle h100 the same kind of job starts at the next cycle.
   await page.goto("/submit");
-  await fillForm(page, { cluster: "h100", gpus: "8", minRuntime: "1h", command: "python train.py" });
+  await fillForm(page, { cluster: "h100", gpus: "8", minRuntime: "1h", command: "sleep 120" });
   await page.getByRole("button", { name: "Submit job" }).click();
   await expect(page).toHaveURL(/\/jobs\/\d+/);
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Running", { timeout: 20_000 });
