@@ -256,11 +256,8 @@ export class FairTree {
     let y = b;
     if (x < 0 || y < 0) return false;
     const eps = 1e-9;
-    // "Under its share by a real margin": below (1 - margin) of it; the GPUs it waits for would come
-    // from ordinary turnover soon enough otherwise.
-    const short = (n: number): boolean => this.hasEntitlement(n) && this.held[n]! < this.owedGpus(n) * (1 - margin) - eps;
     while (this.depth[x]! > this.depth[y]!) {
-      if (!short(x)) return false;
+      if (!this.shortOfShare(x, margin)) return false;
       x = this.parent[x]!;
     }
     while (this.depth[y]! > this.depth[x]!) {
@@ -269,11 +266,20 @@ export class FairTree {
     }
     if (x === y) return false;
     for (;;) {
-      if (!short(x) || this.held[y]! - gpus < this.owedGpus(y) - eps) return false;
+      if (!this.shortOfShare(x, margin) || this.held[y]! - gpus < this.owedGpus(y) - eps) return false;
       if (this.parent[x] === this.parent[y]) return true;
       x = this.parent[x]!;
       y = this.parent[y]!;
     }
+  }
+
+  /**
+   * "Under its share by a real margin" (R4): below (1 - margin) of it; the GPUs it waits for would
+   * come from ordinary turnover soon enough otherwise. A method, not a closure in mayTakeShare: that
+   * runs for every candidate victim, and a closure made per call costs more than the check.
+   */
+  private shortOfShare(n: number, margin: number): boolean {
+    return this.hasEntitlement(n) && this.held[n]! < this.owedGpus(n) * (1 - margin) - 1e-9;
   }
 
   /**
