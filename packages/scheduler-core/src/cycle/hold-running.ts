@@ -7,11 +7,15 @@ import type { CycleSession } from "./session";
  */
 export function holdRunning(s: CycleSession): void {
   const { tree, now } = s;
+  // Summed per budget first, then one walk up the tree per budget (not per job): GPU counts are
+  // integers, so the sums, hence the ratios, are exactly what one addHeld per job gives.
+  const perBudget = new Float64Array(tree.size);
   for (const js of s.jobs) {
     if (js.stopping) continue;
-    if (js.charged && js.budget >= 0) tree.addHeld(js.budget, js.job.gpus);
+    if (js.charged && js.budget >= 0) perBudget[js.budget] = perBudget[js.budget]! + js.job.gpus;
     if (js.debug) s.addDebug(js.job.userId, js.job.gpus);
   }
+  for (let b = 0; b < perBudget.length; b++) if (perBudget[b] !== 0) tree.addHeld(b, perBudget[b]!);
   const interruptible = s.interruptibleByBudget;
   for (const js of s.jobs) {
     if (js.gone || js.stopping || js.isNew || !js.charged || js.budget < 0 || now < js.protectedUntil) continue;
