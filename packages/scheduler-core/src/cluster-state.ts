@@ -222,8 +222,15 @@ export class NodeBoard {
     return out;
   }
 
+  /**
+   * Bumped by every occupy and vacate (and their undoing): which job holds which GPU changed, even
+   * where no free count did (a GPU held twice). What reads the jobs on the nodes is valid while it stays.
+   */
+  jobsVersion = 0;
+
   /** A job starts: takes its GPUs; returns the leaving jobs it must wait for (R6 grace). */
   occupy(js: JobState): JobState[] {
+    this.jobsVersion++;
     const wait: JobState[] = [];
     for (const s of js.slots) {
       const base = this.offset[s.node]!;
@@ -245,6 +252,7 @@ export class NodeBoard {
 
   /** Undoes occupy(): every GPU it took was free (occupy takes free indexes only). */
   private unoccupy(js: JobState): void {
+    this.jobsVersion++;
     for (let i = js.slots.length - 1; i >= 0; i--) {
       const s = js.slots[i]!;
       const base = this.offset[s.node]!;
@@ -261,6 +269,7 @@ export class NodeBoard {
    * which must wait for it to exit.
    */
   vacate(js: JobState): void {
+    this.jobsVersion++;
     js.gone = true;
     const undo = this.undoLog ? { at: [] as number[], freed: [] as number[] } : null;
     for (const s of js.slots) {
@@ -291,6 +300,7 @@ export class NodeBoard {
 
   /** Undoes vacate(): the job holds its GPUs again, at the same place in each node's list. */
   private unvacate(js: JobState, at: readonly number[], freed: readonly number[]): void {
+    this.jobsVersion++;
     js.gone = false;
     for (let i = js.slots.length - 1; i >= 0; i--) {
       const s = js.slots[i]!;

@@ -21,6 +21,14 @@ export class Reservations {
   readonly reservedBy: number[];
   /** Reservation searches so far (bounded at maxReservations x 4 a cycle). */
   attempts = 0;
+  /** Bumped whenever `reservedBy` changes (the nodes a search may use). */
+  private nodesVersion = 0;
+  /**
+   * Speed bookkeeping, no rule: searches that found nothing, by what they depend on (see reserve),
+   * valid while the board's jobs, the ratios and the reserved nodes stay as they were.
+   */
+  private readonly failed = new Map<number, number>();
+  private failedAt = [-1, -1, -1];
   /** Every node allowed: one closure for the whole cycle. */
   readonly allowAll = (): boolean => true;
   /** One closure for the whole cycle (no allocation per job): the entry it judges is `allowing`. */
@@ -75,6 +83,7 @@ export class Reservations {
   }
 
   add(r: ActiveReservation, nodes: readonly number[]): void {
+    this.nodesVersion++;
     for (const n of nodes) this.reservedBy[n] = this.list.length;
     this.list.push(r);
   }
@@ -83,10 +92,12 @@ export class Reservations {
   dropLast(): void {
     const r = this.list.pop();
     if (!r) return;
+    this.nodesVersion++;
     for (let n = 0; n < this.reservedBy.length; n++) if (this.reservedBy[n] === this.list.length) this.reservedBy[n] = -1;
   }
 
   clear(): void {
+    this.nodesVersion++;
     this.list.length = 0;
     this.reservedBy.fill(-1);
   }
@@ -101,13 +112,18 @@ export class Reservations {
     this.attempts++;
     const board = this.board;
     const job = e.job;
+    const key = this.failureKey(e);
+    if (key !== null && job.gpus >= (this.failed.get(key) ?? Infinity)) return null;
     const choice = findEarliestStart(
       board,
       job.gpus,
       releaseFor(this.tree, this.policy, this.now, e.lane, e.budget, job.gpus >= board.size),
       (node) => this.reservedBy[node]! < 0,
     );
-    if (!choice) return null;
+    if (!choice) {
+      if (key !== null) this.failed.set(key, Math.min(job.gpus, this.failed.get(key) ?? Infinity));
+      return null;
+    }
     const r: ActiveReservation = {
       jobId: job.id,
       gpus: job.gpus,
@@ -128,6 +144,29 @@ export class Reservations {
         )}) for job ${job.id}, which can start there ${formatWhen(r.from, this.now)}; until then only work done or interruptible by then may start there.`,
     };
     return { reservation: r, op };
+  }
+
+  /**
+   * The key under which a search for `e` that finds nothing says that every later search with the
+   * same key and as many GPUs or more finds nothing either, or null when it says nothing. A search
+   * reads the job only through its GPUs, whether it is a debug job (R5: it may preempt any
+   * interruptible work), else its budget (R4 through releaseFor), and whether it takes whole nodes;
+   * and the state only through the jobs on the board, the ratios and the unreserved nodes, whose
+   * versions are checked here (a change forgets every failure). With more GPUs it can only need a
+   * later release on fewer nodes: a job of whole nodes needs every GPU of `gpus / size` nodes, which
+   * is never earlier than the size-th release of one node.
+   */
+  private failureKey(e: PendingEntry): number | null {
+    const board = this.board;
+    const g = e.job.gpus;
+    if (!Number.isInteger(g) || g <= 0 || board.size === 0 || (g > board.size && g % board.size !== 0)) return null;
+    const at = this.failedAt;
+    if (at[0] !== board.jobsVersion || at[1] !== this.tree.version || at[2] !== this.nodesVersion) {
+      this.failed.clear();
+      this.failedAt = [board.jobsVersion, this.tree.version, this.nodesVersion];
+    }
+    const who = e.lane === "DEBUG" ? this.tree.size : e.budget;
+    return who * 2 + (g >= board.size ? 1 : 0);
   }
 
   /** The cycle's reservations as the result carries them. */
