@@ -2,7 +2,7 @@
  * Simulator benchmarks (issue 4, "Quality and speed"). Prints markdown for bench/README.md.
  *
  *   node --import tsx bench/simulator.bench.ts quality [--scenario FILE[,FILE]] [--policies fairshare,priority,fifo] [--days N]
- *   node --import tsx bench/simulator.bench.ts speed   [--scenario FILE] [--policy fairshare]
+ *   node --import tsx bench/simulator.bench.ts speed   [--scenario FILE] [--policy fairshare] [--days N]
  *   node --import tsx bench/simulator.bench.ts forecast [--scenario FILE]
  *
  * quality: philly-overload.yaml (60 days at 1.5x, a tree that does not follow demand) and
@@ -42,11 +42,13 @@ const opt = (name: string, fallback: string): string => {
   return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
 };
 
-const BUCKETS = [0, 1, 100, 1000, 5000, 20000, Infinity];
+const BUCKETS = [0, 1, 100, 500, 1000, 2000, 5000, 10000, 20000, 50000, Infinity];
 interface Timing {
   cycles: number;
   cycleMs: number;
-  byPending: { count: number; ms: number }[];
+  /** CPU time (user + system, process.cpuUsage: V8's helper threads too) in the cycles. */
+  cycleCpuMs: number;
+  byPending: { count: number; ms: number; cpuMs: number }[];
   maxPending: number;
 }
 
@@ -54,15 +56,25 @@ function timed(policy: PolicyName): {
   fn: () => (s: ClusterSnapshot, p: PolicyConfig, now: number) => CycleResult;
   timing: Timing;
 } {
-  const timing: Timing = { cycles: 0, cycleMs: 0, byPending: BUCKETS.slice(1).map(() => ({ count: 0, ms: 0 })), maxPending: 0 };
+  const timing: Timing = {
+    cycles: 0,
+    cycleMs: 0,
+    cycleCpuMs: 0,
+    byPending: BUCKETS.slice(1).map(() => ({ count: 0, ms: 0, cpuMs: 0 })),
+    maxPending: 0,
+  };
   return {
     timing,
     fn: () => {
       const cycle = POLICIES[policy]();
       return (s, p, now) => {
+        const c0 = process.cpuUsage();
         const t0 = performance.now();
         const r = cycle(s, p, now);
         const ms = performance.now() - t0;
+        const c = process.cpuUsage(c0);
+        const cpuMs = (c.user + c.system) / 1000;
+        timing.cycleCpuMs += cpuMs;
         const n = s.pending.length;
         timing.cycles++;
         timing.cycleMs += ms;
@@ -71,6 +83,7 @@ function timed(policy: PolicyName): {
         while (n >= BUCKETS[b + 1]!) b++;
         timing.byPending[b]!.count++;
         timing.byPending[b]!.ms += ms;
+        timing.byPending[b]!.cpuMs += cpuMs;
         return r;
       };
     },
@@ -204,24 +217,27 @@ if (mode === "quality") {
 } else if (mode === "speed") {
   const file = resolve(ROOT, opt("scenario", "apps/simulator/scenarios/philly-all.yaml"));
   const policy = opt("policy", "fairshare") as PolicyName;
-  const r = run(file, policy);
+  const days = opt("days", "");
+  const cpu0 = process.cpuUsage();
+  const r = run(file, policy, days === "" ? undefined : Number(days));
+  const cpu = process.cpuUsage(cpu0);
   const t = r.timing;
   console.log(`Scenario \`${file.slice(ROOT.length + 1)}\`, policy ${policy}: ${r.jobs} jobs, ${r.gpus} GPUs.\n`);
   console.log(
-    "| wall (load + simulate + measure) | load | events | events/s | cycles | time in the policy's cycles | peak RSS |",
+    "| wall (load + simulate + measure) | CPU (user + sys) | load | events | events/s | cycles | time in the policy's cycles (wall / CPU) | peak RSS |",
   );
-  console.log("|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|");
   console.log(
-    `| ${(r.wallMs / 1000).toFixed(1)} s | ${(r.loadMs / 1000).toFixed(1)} s | ${r.report.sim.events} | ${Math.round(r.report.sim.events / (r.wallMs / 1000))} | ${t.cycles} | ${(t.cycleMs / 1000).toFixed(1)} s (${((100 * t.cycleMs) / r.wallMs).toFixed(0)}%) | ${Math.round(r.maxRssMb)} MB |`,
+    `| ${(r.wallMs / 1000).toFixed(1)} s | ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s | ${(r.loadMs / 1000).toFixed(1)} s | ${r.report.sim.events} | ${Math.round(r.report.sim.events / (r.wallMs / 1000))} | ${t.cycles} | ${(t.cycleMs / 1000).toFixed(1)} s (${((100 * t.cycleMs) / r.wallMs).toFixed(0)}%) / ${(t.cycleCpuMs / 1000).toFixed(1)} s | ${Math.round(r.maxRssMb)} MB |`,
   );
   console.log("\nCycle time by pending jobs in the snapshot:\n");
-  console.log("| pending | cycles | mean ms/cycle | total s |");
-  console.log("|---|---|---|---|");
+  console.log("| pending | cycles | mean ms/cycle (wall) | mean ms/cycle (CPU) | total s (wall) |");
+  console.log("|---|---|---|---|---|");
   t.byPending.forEach((b, i) => {
     if (b.count === 0) return;
     const hi = BUCKETS[i + 1]!;
     console.log(
-      `| ${BUCKETS[i]}${hi === Infinity ? "+" : hi - 1 === BUCKETS[i] ? "" : `-${hi - 1}`} | ${b.count} | ${(b.ms / b.count).toFixed(2)} | ${(b.ms / 1000).toFixed(1)} |`,
+      `| ${BUCKETS[i]}${hi === Infinity ? "+" : hi - 1 === BUCKETS[i] ? "" : `-${hi - 1}`} | ${b.count} | ${(b.ms / b.count).toFixed(2)} | ${(b.cpuMs / b.count).toFixed(2)} | ${(b.ms / 1000).toFixed(1)} |`,
     );
   });
   console.log(

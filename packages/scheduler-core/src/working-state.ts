@@ -208,6 +208,15 @@ function update(
     for (let i = 0; i < list.length; i++) {
       const job = list[i]!;
       if (i > 0 && !(list[i - 1]!.id < job.id)) return false;
+      if (j < old.length && old[j]!.job === job && oldPlacements[j] === job.placement) {
+        // The usual case, decided without comparing ids: the kept job at this place, unchanged.
+        jobs.push(old[j]!);
+        cats.push(oldCats[j]!);
+        placements.push(job.placement);
+        loaded.push(oldLoaded[j]!);
+        j++;
+        continue;
+      }
       while (j < old.length && old[j]!.job.id < job.id) gone.push(old[j++]!);
       const o = j < old.length && old[j]!.job.id === job.id ? old[j++]! : null;
       if (o !== null && o.job === job && oldPlacements[j - 1] === job.placement) {
