@@ -177,6 +177,31 @@ export function findPreemption(
   return search(ctx, scratch, gpus, lane, budget, allowNode, 1);
 }
 
+/**
+ * A running job as a victim of `budget`'s job (R3/R4/R5): -1 not a victim, 0 unallocated work, 1
+ * interruptible work. A function of its own, not a closure in search: tsx (keepNames) wraps every
+ * named closure when it is made, once per search.
+ */
+function victimTier(
+  ctx: PreemptionContext,
+  scratch: SearchScratch,
+  v: JobState,
+  maxTier: 0 | 1,
+  debug: boolean,
+  budget: number,
+): -1 | 0 | 1 {
+  if (v.gone || v.stopping || v.isNew) return -1;
+  if (!v.charged) return ctx.mayPreempt === undefined || ctx.mayPreempt(v) ? 0 : -1;
+  if (maxTier === 0 || ctx.now < v.protectedUntil) return -1;
+  if (debug) return 1;
+  if (!scratch.eligible(ctx, budget, v.budget)) return -1;
+  // The owed-share rule with the victim's own GPUs (its side keeps its share), or a due holder's rank.
+  if (ctx.tree.mayTakeShare(budget, v.budget, v.job.gpus, ctx.policy.preemptionMargin)) return 1;
+  return ctx.holder && ctx.tree.ranksAheadBy(budget, v.budget, ctx.policy.preemptionMargin) ? 1 : -1;
+}
+
+const victimRatio = (tree: FairTree, v: JobState): number => (v.budget >= 0 ? tree.projectedRatio(v.budget) : Infinity);
+
 function search(
   ctx: PreemptionContext,
   scratch: SearchScratch,
@@ -186,19 +211,8 @@ function search(
   allowNode: (node: number) => boolean,
   maxTier: 0 | 1,
 ): PreemptionChoice | null {
-  const { board, tree, now, mayPreempt } = ctx;
+  const { board, tree, now } = ctx;
   const debug = lane === "DEBUG";
-  const tierOf = (v: JobState): -1 | 0 | 1 => {
-    if (v.gone || v.stopping || v.isNew) return -1;
-    if (!v.charged) return mayPreempt === undefined || mayPreempt(v) ? 0 : -1;
-    if (maxTier === 0 || now < v.protectedUntil) return -1;
-    if (debug) return 1;
-    if (!scratch.eligible(ctx, budget, v.budget)) return -1;
-    // The owed-share rule with the victim's own GPUs (its side keeps its share), or a due holder's rank.
-    if (tree.mayTakeShare(budget, v.budget, v.job.gpus, ctx.policy.preemptionMargin)) return 1;
-    return ctx.holder && tree.ranksAheadBy(budget, v.budget, ctx.policy.preemptionMargin) ? 1 : -1;
-  };
-  const ratioOf = (v: JobState): number => (v.budget >= 0 ? tree.projectedRatio(v.budget) : Infinity);
 
   if (gpus <= board.size) {
     let best: { cost: Cost; victims: JobState[] } | null = null;
@@ -230,12 +244,12 @@ function search(
         let singleLost = 0;
         for (let j = 0; j < jobs.length; j++) {
           const v = jobs[j]!;
-          const tier = tierOf(v);
+          const tier = victimTier(ctx, scratch, v, maxTier, debug, budget);
           if (tier === -1) continue;
           const g = gpusOn(v, node);
           total += g;
           if (g < need) continue;
-          const r = tier === 1 ? ratioOf(v) : 0;
+          const r = tier === 1 ? victimRatio(tree, v) : 0;
           const lost = costOf(v, tier, now);
           // Preference among single victims: lower tier, less work lost (latest checkpoint), more
           // over-served, best fit, id.
@@ -275,9 +289,9 @@ function search(
         if (best && best.cost.count === 1 && best.cost.tier <= maxTier) continue; // cannot beat one victim
         const cands: Candidate[] = [];
         for (const v of jobs) {
-          const tier = tierOf(v);
+          const tier = victimTier(ctx, scratch, v, maxTier, debug, budget);
           if (tier === -1) continue;
-          cands.push({ v, tier, g: gpusOn(v, node), r: tier === 1 ? ratioOf(v) : 0, lost: costOf(v, tier, now) });
+          cands.push({ v, tier, g: gpusOn(v, node), r: tier === 1 ? victimRatio(tree, v) : 0, lost: costOf(v, tier, now) });
         }
         cands.sort(compareCandidates);
         const chosen: Candidate[] = [];
@@ -331,14 +345,14 @@ function search(
     // Everything on the node must go (a leaving job, whose GPUs are not free yet, disqualifies it).
     for (let j = 0; j < jobs.length; j++) {
       const v = jobs[j]!;
-      const t = tierOf(v);
+      const t = victimTier(ctx, scratch, v, maxTier, debug, budget);
       if (t < 0) {
         ok = false;
         break;
       }
       lost += costOf(v, t, now);
       if (t > tier) tier = t;
-      if (t === 1 && ratioOf(v) < overServed) overServed = ratioOf(v);
+      if (t === 1 && victimRatio(tree, v) < overServed) overServed = victimRatio(tree, v);
     }
     if (!ok) continue;
     seen++;

@@ -110,7 +110,7 @@ export function loadWorkingState(
   board.finishLoad();
   const again = memory.lastRunning === list;
   memory.lastRunning = list;
-  if (!again || !sorted || !stable(snapshot.nodes, states)) return { board, jobs, finish: () => {} };
+  if (!again || !sorted || !stable(snapshot.nodes, states)) return { board, jobs, finish: nothingToFinish };
   return keepAfter(memory, {
     list,
     nodes: snapshot.nodes,
@@ -125,20 +125,37 @@ export function loadWorkingState(
   });
 }
 
-/** Runs the cycle on a kept state: its starts and preemptions are undone afterwards. */
+const nothingToFinish = (): void => {};
+
+/**
+ * Runs the cycle on a kept state: its starts and preemptions are undone afterwards. A class, not an
+ * object with a closure: tsx (keepNames) wraps every named closure when it is made, once per cycle.
+ */
+class KeptRun implements WorkingState {
+  readonly board: NodeBoard;
+  readonly jobs: JobState[];
+  private readonly loaded: number;
+
+  constructor(
+    private readonly memory: WorkingMemory,
+    private readonly k: Kept,
+  ) {
+    this.board = k.board;
+    this.jobs = k.jobs;
+    this.loaded = k.jobs.length;
+    k.board.record();
+  }
+
+  finish(ok: boolean): void {
+    if (!ok) return; // a cycle that threw leaves nothing to trust: the next one loads afresh
+    this.k.board.rollback();
+    this.k.jobs.length = this.loaded;
+    this.memory.kept = this.k;
+  }
+}
+
 function keepAfter(memory: WorkingMemory, k: Kept): WorkingState {
-  const loaded = k.jobs.length;
-  k.board.record();
-  return {
-    board: k.board,
-    jobs: k.jobs,
-    finish: (ok) => {
-      if (!ok) return; // a cycle that threw leaves nothing to trust: the next one loads afresh
-      k.board.rollback();
-      k.jobs.length = loaded;
-      memory.kept = k;
-    },
-  };
+  return new KeptRun(memory, k);
 }
 
 /** No node changes state this cycle and none is draining or down: a kept board never moves a node. */

@@ -34,7 +34,9 @@ export function explainBlocked(s: CycleSession): { pending: PendingReasons; bloc
   }
   const pendingReasons: PendingReason[] = [];
   const nodeSize = s.nodeSize; // the board lives on into the next cycle of a kept scheduler
-  const writeReasons = (): void => {
+  // Written when first read. An unnamed closure: tsx (keepNames) wraps every named one it makes,
+  // once per cycle here.
+  const pending = new PendingReasons(pendingIds, pendingReasons, () => {
     const explainer = new PendingExplainer(nodeSize);
     for (let i = 0; i < drafts.length; i++) {
       const k = drafts[i]!;
@@ -50,6 +52,6 @@ export function explainBlocked(s: CycleSession): { pending: PendingReasons; bloc
       );
       pendingReasons.push(r);
     }
-  };
-  return { pending: new PendingReasons(pendingIds, pendingReasons, writeReasons), blockedAllocated };
+  });
+  return { pending, blockedAllocated };
 }
