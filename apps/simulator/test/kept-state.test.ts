@@ -106,7 +106,7 @@ describe("a scheduler that keeps its state between cycles", { timeout: 120_000 }
     it(`gives, every cycle of a replay, what a fresh scheduler gives on a copy of the snapshot (${rules.name})`, () => {
       fc.assert(
         fc.property(arbWorkload, (w) => checkReplay(w, rules)),
-        { numRuns: rules === FAIRSHARE ? 60 : 20 },
+        { numRuns: rules === FAIRSHARE ? 40 : 15 },
       );
     });
   }

@@ -57,6 +57,7 @@ export function runCycleWith(
   let finished = false;
   try {
     const s = new CycleSession(snapshot, policy, now, tree, working.board, working.jobs, nodeOps, rules);
+    s.reservations.rememberFailures = memory.rememberFailedReservations;
     holdRunning(s);
     stopLostAndExpired(s);
     drainNodes(s);

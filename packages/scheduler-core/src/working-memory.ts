@@ -19,4 +19,6 @@ export class WorkingMemory {
   lastRunning: readonly RunningJob[] | null = null;
   /** Blocked jobs of one kind share one outcome while nothing moves (cycle/blocked-memo.ts); false only in tests that check it. */
   shareBlockedOutcomes = true;
+  /** A failed reservation search is not repeated within a cycle (cycle/reservations.ts); false only in tests that check it. */
+  rememberFailedReservations = true;
 }

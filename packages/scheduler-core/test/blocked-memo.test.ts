@@ -23,13 +23,14 @@ const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1
 function cycle(snap: ClusterSnapshot, now: number, share: boolean): CycleResult {
   const memory = new WorkingMemory();
   memory.shareBlockedOutcomes = share;
+  memory.rememberFailedReservations = share;
   return runCycleWith(memory, JSON.parse(JSON.stringify(snap)) as ClusterSnapshot, defaultPolicy, now, FAIRSHARE);
 }
 
 /**
  * A cluster kept overloaded (more submitted every cycle than finishes), jobs of few kinds so that
- * many blocked jobs share one: every cycle is run with and without shared outcomes, and the results
- * must be identical. Returns how many blocked reasons the cycles gave.
+ * many blocked jobs share one: every cycle is run with and without shared outcomes and remembered
+ * failed reservation searches, and the results must be identical. Returns how many blocked reasons the cycles gave.
  */
 function replay(seed: number, cycles: number): number {
   const rnd = prng(seed);

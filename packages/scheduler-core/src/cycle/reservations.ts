@@ -28,6 +28,8 @@ export class Reservations {
    * valid while the board's jobs, the ratios and the reserved nodes stay as they were.
    */
   private readonly failed = new Map<number, number>();
+  /** Off only in the test that checks it changes nothing (WorkingMemory.rememberFailedReservations). */
+  rememberFailures = true;
   private failedAt = [-1, -1, -1];
   /** Every node allowed: one closure for the whole cycle. */
   readonly allowAll = (): boolean => true;
@@ -112,7 +114,7 @@ export class Reservations {
     this.attempts++;
     const board = this.board;
     const job = e.job;
-    const key = this.failureKey(e);
+    const key = this.rememberFailures ? this.failureKey(e) : null;
     if (key !== null && job.gpus >= (this.failed.get(key) ?? Infinity)) return null;
     const choice = findEarliestStart(
       board,
