@@ -210,6 +210,10 @@ describe("R12 consolidation (property tests)", () => {
     // Without the reserve the same job starts by moving u2 into n01's hole.
     const moved = runCycle(snap, defaultPolicy, 2 * HOUR);
     expect(preemptionsOf(moved).map((p) => [p.jobId, p.reasonCode])).toEqual([["u2", "CONSOLIDATION"]]);
-    expect(startsOf(moved).map((s: StartOp) => s.jobId).sort()).toEqual(["u2", "wait"]);
+    expect(
+      startsOf(moved)
+        .map((s: StartOp) => s.jobId)
+        .sort(),
+    ).toEqual(["u2", "wait"]);
   });
 });
