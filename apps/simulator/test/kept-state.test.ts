@@ -60,9 +60,7 @@ function checkReplay(w: Workload, rules: RuleSet): void {
         ],
       },
       simulation: { restartOverhead: 60, checkpointInterval: 900, until: 40_000 },
-      nodeEvents: w.nodeEvents
-        .filter((e) => e.node < w.nodes)
-        .map((e) => ({ t: e.t, node: `k-${e.node}`, health: e.health })),
+      nodeEvents: w.nodeEvents.filter((e) => e.node < w.nodes).map((e) => ({ t: e.t, node: `k-${e.node}`, health: e.health })),
       jobs: w.jobs.map((j, i) => ({
         id: `j${String(i).padStart(2, "0")}`,
         submit: j.submit,
