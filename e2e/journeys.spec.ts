@@ -64,6 +64,12 @@ test("a researcher submits a job, sees it in the queue with the scheduler's reas
   await expect(row).toBeVisible();
   await expect(row.locator("[data-code=CONTRACTS]")).toHaveText("waiting for protected jobs");
   await expect(row).toContainText("protected jobs");
+  // Someone else's job sits under the live queue, not under "My jobs" (sidebar and breadcrumb).
+  await page.goto(`/jobs/${blockerId}`);
+  const nav = page.getByRole("navigation", { name: "Main" });
+  await expect(nav.getByRole("link", { name: "Live queue" })).toHaveAttribute("aria-current", "page");
+  await expect(nav.getByRole("link", { name: "My jobs" })).not.toHaveAttribute("aria-current", "page");
+  await expect(page.locator(".page-head")).toContainText("b200 queue / #");
 
   // On the idle h100 the same kind of job starts at the next cycle.
   await page.goto("/submit");
