@@ -1,5 +1,5 @@
-import { test, type Page } from "@playwright/test";
-import { sameOrigin, signIn, type USERS } from "./support/helpers";
+import { expect, test, type Page } from "@playwright/test";
+import { PASSWORD, USERS, sameOrigin } from "./support/helpers";
 
 /**
  * Every page at desktop (1440) and laptop (1280) widths, as researcher, manager, operator and admin,
@@ -36,6 +36,15 @@ const PAGES: [keyof typeof USERS, string, string][] = [
   ["admin", "budgets", "/budgets"],
 ];
 
+/** Sign in through the form, waiting as long as a loaded demo needs (the journeys' helper waits 10 s). */
+async function signIn(page: Page, who: keyof typeof USERS): Promise<void> {
+  await page.goto("/login");
+  await page.getByLabel("Email").fill(USERS[who]);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByTestId("who-name")).toBeVisible({ timeout: 60_000 });
+}
+
 async function submitMine(page: Page): Promise<number> {
   const res = await page.request.post("/api/v1/jobs", {
     headers: sameOrigin(page),
@@ -46,7 +55,8 @@ async function submitMine(page: Page): Promise<number> {
       minRuntime: "2h",
       resumable: true,
       priority: 0,
-      command: "torchrun --nproc-per-node 8 train.py --resume",
+      // Runs on the demo's real agents (a command that does not exist fails at once: a failed job, no logs).
+      command: 'for i in $(seq 1 720); do echo "step $i"; sleep 5; done',
       env: { WANDB_PROJECT: "pretrain-7b" },
       name: "pretrain-7b",
     },
@@ -88,6 +98,12 @@ test("screenshots of every page at 1440 and 1280", async ({ page }) => {
       await page.setViewportSize({ width: w, height: 900 });
       await page.goto(path.replace(":mine", String(mine)).replace(":other", String(other)));
       await page.waitForLoadState("networkidle").catch(() => undefined);
+      // A loaded demo answers slowly: wait for the page's own "Loading…" to go, not only the network.
+      await page
+        .getByText(/^Loading/)
+        .first()
+        .waitFor({ state: "hidden", timeout: 30_000 })
+        .catch(() => undefined);
       await page.waitForTimeout(600);
       // Long lists (hundreds of jobs) are shot as one screenful; other pages in full.
       await page.screenshot({ path: `test-results/screenshots/${user}-${name}-${w}.png`, fullPage: name !== "jobs" });

@@ -126,3 +126,15 @@ export function ReasonTimes({ code, details, now }: { code: string | null; detai
     </span>
   );
 }
+
+/** A table's one row while it loads (a skeleton, not an empty table) or when it has nothing to list. */
+export function TableRowState({ loading, empty, cols, text }: { loading: boolean; empty: boolean; cols: number; text: string }) {
+  if (!loading && !empty) return null;
+  return (
+    <tr>
+      <td colSpan={cols} className={loading ? undefined : "muted small"}>
+        {loading ? <span className="skeleton" style={{ display: "block", height: "1.4rem" }} aria-label="Loading" /> : text}
+      </td>
+    </tr>
+  );
+}

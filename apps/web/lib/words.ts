@@ -54,3 +54,11 @@ export function reasonTimesText(code: string | null, details: unknown, clockAndR
   if (code === "RESERVED_FOR" && typeof d.reservedFrom === "string") return `reserved from ${clockAndRelative(d.reservedFrom)}`;
   return null;
 }
+
+/**
+ * Whether a timeline entry shows its reason's label beside its title: not when it only repeats it
+ * ("Finished" beside "finished", "Failed" beside "failed").
+ */
+export function labelAddsToTitle(title: string, label: string): boolean {
+  return label.trim().toLowerCase() !== title.trim().toLowerCase();
+}

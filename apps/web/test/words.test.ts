@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { minRuntimeText, placementText, plural, promisedText, reasonTimesText, runEndText, runningTabLabel } from "../lib/words";
+import {
+  labelAddsToTitle,
+  minRuntimeText,
+  placementText,
+  plural,
+  promisedText,
+  reasonTimesText,
+  runEndText,
+  runningTabLabel,
+} from "../lib/words";
 
 describe("plural", () => {
   it("says one GPU, never 1 GPUs", () => {
@@ -63,5 +72,13 @@ describe("reasonTimesText", () => {
       "reserved from <2026-12-02T07:10:00.000Z>",
     );
     expect(reasonTimesText("RESERVED_FOR", {}, clock)).toBeNull();
+  });
+});
+
+describe("labelAddsToTitle", () => {
+  it("leaves out a reason label that only repeats the timeline entry's title", () => {
+    expect(labelAddsToTitle("Finished", "finished")).toBe(false);
+    expect(labelAddsToTitle("Failed", "failed")).toBe(false);
+    expect(labelAddsToTitle("Started", "on free GPUs")).toBe(true);
   });
 });

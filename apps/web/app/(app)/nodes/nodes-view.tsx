@@ -121,7 +121,7 @@ export function NodesView() {
       <div className="grid-2" style={{ gridTemplateColumns: "minmax(0, 1fr) 320px" }}>
         <section className="panel">
           <div className="panel-head">
-            <h2 className="nowrap">{clusterName} nodes</h2>
+            <h2 className="nowrap">{clusterName ? `${clusterName} nodes` : "Nodes"}</h2>
             <span className="spacer" />
             {/* Every budget on the map: a colour without its name in the legend tells nobody anything. */}
             <div className="legend">

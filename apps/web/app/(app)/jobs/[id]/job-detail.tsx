@@ -9,7 +9,8 @@ import { useTRPC } from "../../../../lib/trpc";
 import { JobLogs } from "./job-logs";
 import { LaneBadge, ReasonTag, ReasonTimes, StateBadge, ago, readable, until, useNow, when } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
-import { minRuntimeText, placementText, runEndText } from "../../../../lib/words";
+import { labelAddsToTitle, minRuntimeText, placementText, runEndText } from "../../../../lib/words";
+import { reasonLabel } from "@tranche/contracts/reasons";
 import { jobPageUnder } from "../../../../lib/nav";
 import { useNavHighlight } from "../../../../components/nav-highlight";
 
@@ -228,7 +229,9 @@ export function JobDetailView({ id }: { id: number }) {
                       <span className={`dot ${DOT[e.kind] ?? ""}`} />
                       <div className="row" style={{ gap: "0.5rem" }}>
                         <span className="what">{title(e.kind)}</span>
-                        {e.reasonCode ? <ReasonTag code={e.reasonCode} kind={e.kind} /> : null}
+                        {e.reasonCode && labelAddsToTitle(title(e.kind), reasonLabel(e.reasonCode, { kind: e.kind })) ? (
+                          <ReasonTag code={e.reasonCode} kind={e.kind} />
+                        ) : null}
                         <span className="when">
                           {when(e.at)}
                           {e.actorName ? ` · ${e.actorName}` : e.actorKind !== "USER" ? ` · ${e.actorKind.toLowerCase()}` : ""}
