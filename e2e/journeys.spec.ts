@@ -64,12 +64,6 @@ test("a researcher submits a job, sees it in the queue with the scheduler's reas
   await expect(row).toBeVisible();
   await expect(row.locator("[data-code=CONTRACTS]")).toHaveText("waiting for protected jobs");
   await expect(row).toContainText("protected jobs");
-  // Someone else's job sits under the live queue, not under "My jobs" (sidebar and breadcrumb).
-  await page.goto(`/jobs/${blockerId}`);
-  const nav = page.getByRole("navigation", { name: "Main" });
-  await expect(nav.getByRole("link", { name: "Live queue" })).toHaveAttribute("aria-current", "page");
-  await expect(nav.getByRole("link", { name: "My jobs" })).not.toHaveAttribute("aria-current", "page");
-  await expect(page.locator(".page-head")).toContainText("b200 queue / #");
 
   // On the idle h100 the same kind of job starts at the next cycle.
   await page.goto("/submit");
@@ -80,6 +74,35 @@ test("a researcher submits a job, sees it in the queue with the scheduler's reas
   await expect(page.getByText("Protected for", { exact: true })).toBeVisible();
   await expect(page.locator("table").filter({ hasText: "Nodes · GPUs" })).toContainText(/h100-\d+ · (all \d+ GPUs|GPUs? \d)/);
   await admin.close();
+});
+
+test("someone else's job sits under the live queue, the viewer's own under My jobs", async ({ page, browser }) => {
+  const admin = await browser.newPage();
+  await signIn(admin, "admin");
+  const res = await admin.request.post("/api/v1/jobs", {
+    headers: sameOrigin(admin),
+    data: {
+      cluster: "h100",
+      budget: "lab/vision/video",
+      gpus: 1,
+      minRuntime: "1h",
+      resumable: true,
+      priority: 0,
+      command: "sleep 60",
+      env: {},
+      name: "admins-job",
+    },
+  });
+  expect(res.status()).toBe(201);
+  const id = ((await res.json()) as { job: { id: number } }).job.id;
+  await admin.close();
+
+  await signIn(page, "ada");
+  await page.goto(`/jobs/${id}`);
+  const nav = page.getByRole("navigation", { name: "Main" });
+  await expect(page.locator(".page-head")).toContainText(`h100 queue / #${id}`);
+  await expect(nav.getByRole("link", { name: "Live queue" })).toHaveAttribute("aria-current", "page");
+  await expect(nav.getByRole("link", { name: "My jobs" })).not.toHaveAttribute("aria-current", "page");
 });
 
 test("bad form input shows the specific error and stores nothing", async ({ page }) => {
