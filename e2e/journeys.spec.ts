@@ -76,6 +76,35 @@ test("a researcher submits a job, sees it in the queue with the scheduler's reas
   await admin.close();
 });
 
+test("someone else's job sits under the live queue, the viewer's own under My jobs", async ({ page, browser }) => {
+  const admin = await browser.newPage();
+  await signIn(admin, "admin");
+  const res = await admin.request.post("/api/v1/jobs", {
+    headers: sameOrigin(admin),
+    data: {
+      cluster: "h100",
+      budget: "lab/vision/video",
+      gpus: 1,
+      minRuntime: "1h",
+      resumable: true,
+      priority: 0,
+      command: "sleep 60",
+      env: {},
+      name: "admins-job",
+    },
+  });
+  expect(res.status()).toBe(201);
+  const id = ((await res.json()) as { job: { id: number } }).job.id;
+  await admin.close();
+
+  await signIn(page, "ada");
+  await page.goto(`/jobs/${id}`);
+  const nav = page.getByRole("navigation", { name: "Main" });
+  await expect(page.locator(".page-head")).toContainText(`h100 queue / #${id}`);
+  await expect(nav.getByRole("link", { name: "Live queue" })).toHaveAttribute("aria-current", "page");
+  await expect(nav.getByRole("link", { name: "My jobs" })).not.toHaveAttribute("aria-current", "page");
+});
+
 test("bad form input shows the specific error and stores nothing", async ({ page }) => {
   await signIn(page, "ada");
   const before = await myJobCount(page.request);

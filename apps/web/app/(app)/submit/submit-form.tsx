@@ -363,7 +363,7 @@ export function SubmitForm() {
               hint: "Orders only your budget's jobs; it never jumps other budgets.",
             })}
             {textField("gracePeriod", "Grace period (optional)", {
-              placeholder: "default: 120 s",
+              placeholder: "default: 2 min",
               hint: "Time between SIGTERM and SIGKILL, at most 10 min.",
             })}
             {textField("command", "Command", {

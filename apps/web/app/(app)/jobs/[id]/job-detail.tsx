@@ -9,7 +9,10 @@ import { useTRPC } from "../../../../lib/trpc";
 import { JobLogs } from "./job-logs";
 import { LaneBadge, ReasonTag, ReasonTimes, StateBadge, ago, readable, until, useNow, when } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
-import { minRuntimeText, placementText, runEndText } from "../../../../lib/words";
+import { labelAddsToTitle, minRuntimeText, placementText, runEndText } from "../../../../lib/words";
+import { reasonLabel } from "@tranche/contracts/reasons";
+import { jobPageUnder } from "../../../../lib/nav";
+import { useNavHighlight } from "../../../../components/nav-highlight";
 
 const DOT: Record<string, string> = {
   SUBMITTED: "",
@@ -53,6 +56,8 @@ export function JobDetailView({ id }: { id: number }) {
   const cancelArray = useMutation(trpc.job.cancelArray.mutationOptions(opts));
   const hold = useMutation(trpc.job.hold.mutationOptions(opts));
   const release = useMutation(trpc.job.release.mutationOptions(opts));
+  const under = jobPageUnder(me.data?.id, detail.data?.job.user.id);
+  useNavHighlight(under);
 
   if (detail.isPending) return <p className="muted">Loading job {id}…</p>;
   if (detail.isError) return <div className="alert bad">{errorText(detail.error)}</div>;
@@ -68,10 +73,10 @@ export function JobDetailView({ id }: { id: number }) {
         <div>
           <div className="small muted" style={{ marginBottom: "0.3rem" }}>
             {/* Someone else's job is reached from its queue, not from "My jobs". */}
-            {me.data && me.data.id !== job.user.id ? (
-              <Link href={`/queue/${job.cluster}`}>{job.cluster} queue</Link>
-            ) : (
+            {under === "/jobs" ? (
               <Link href="/jobs">My jobs</Link>
+            ) : (
+              <Link href={`/queue/${job.cluster}`}>{job.cluster} queue</Link>
             )}{" "}
             / #{job.id}
           </div>
@@ -224,7 +229,9 @@ export function JobDetailView({ id }: { id: number }) {
                       <span className={`dot ${DOT[e.kind] ?? ""}`} />
                       <div className="row" style={{ gap: "0.5rem" }}>
                         <span className="what">{title(e.kind)}</span>
-                        {e.reasonCode ? <ReasonTag code={e.reasonCode} kind={e.kind} /> : null}
+                        {e.reasonCode && labelAddsToTitle(title(e.kind), reasonLabel(e.reasonCode, { kind: e.kind })) ? (
+                          <ReasonTag code={e.reasonCode} kind={e.kind} />
+                        ) : null}
                         <span className="when">
                           {when(e.at)}
                           {e.actorName ? ` · ${e.actorName}` : e.actorKind !== "USER" ? ` · ${e.actorKind.toLowerCase()}` : ""}
