@@ -1,9 +1,13 @@
 /**
  * Deterministic wording for sentences (R10): the same numbers always read the same, whatever the
  * locale or time zone of the process (no Intl, no Date).
+ * No imports: browser pages load it (@tranche/scheduler-core/format) without the rest of the core.
  */
 
-/** 0s, 45s, 12m, 1h 05m, 2d 3h. Rounds down to the unit shown. */
+/**
+ * 0s, 45s, 12m, 1h 05m, 2d 3h. Rounds down to the unit shown. The one formatter of durations: reason
+ * sentences, and (through @tranche/contracts/format) every page and the CLI.
+ */
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return "forever";
   const s = Math.max(0, Math.floor(seconds));
