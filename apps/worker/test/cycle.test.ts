@@ -92,6 +92,27 @@ describe("decideRunOutcome", () => {
     expect(out).toMatchObject({ state: "FAILED", end: "FAIL", requeued: false, reasonCode: "LAUNCH_FAILED" });
     expect(out.sentence).toBe("Could not be started (spawn E2BIG): failed, not requeued.");
   });
+  it("a failed run is retried as the core's runOutcome says, worded with its exit and the count", () => {
+    const out = decideRunOutcome({ ...run, retries: { max: 2, used: 1 } }, exit(3));
+    expect(out).toMatchObject({
+      state: "PENDING",
+      end: "FAIL",
+      requeued: true,
+      eventKind: "RETRIED",
+      reasonCode: "RETRY",
+      retry: 2,
+    });
+    expect(out.sentence).toBe("Failed (exit code 3); retry 2 of 2: requeued with its original submit time.");
+    expect(decideRunOutcome({ ...run, retries: { max: 2, used: 2 } }, exit(3))).toMatchObject({
+      state: "FAILED",
+      eventKind: "FAILED",
+    });
+    const launch = { cause: "exit" as const, exitCode: null, signal: "LAUNCH_FAILED", launchError: "spawn E2BIG" };
+    expect(decideRunOutcome({ ...run, retries: { max: 2, used: 0 } }, launch)).toMatchObject({
+      state: "FAILED",
+      reasonCode: "LAUNCH_FAILED",
+    });
+  });
   it("a run its agent fenced (no control plane past the heartbeat timeout) is lost, not failed; a fenced cancel stays a cancel", () => {
     expect(decideRunOutcome({ ...run, resumable: true }, exit(null, "FENCED"))).toMatchObject({
       state: "PENDING",
