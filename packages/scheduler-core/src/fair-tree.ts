@@ -127,13 +127,13 @@ export class FairTree {
   }
 
   /**
-   * R2 sibling order: a child under its owed share before one at or above it (owed share first);
-   * within each tier the lower projected ratio first; ties by larger entitlement, then name, then id
-   * (indexes follow (name, id) order, so the index is the last tie-break).
+   * R2 sibling order: a child whose subtree holds owed work (a leaf under its own owed share with
+   * pending jobs, `owed`) before one without; within each tier the lower projected ratio first; ties
+   * by larger entitlement, then name, then id (indexes follow (name, id) order, so the index is the
+   * last tie-break).
    */
-  compareSiblings(a: number, b: number): number {
-    const ua = this.underShare(a);
-    if (ua !== this.underShare(b)) return ua ? -1 : 1;
+  compareSiblings(a: number, b: number, owedA: boolean, owedB: boolean): number {
+    if (owedA !== owedB) return owedA ? -1 : 1;
     const ra = this.projectedRatio(a);
     const rb = this.projectedRatio(b);
     if (ra !== rb) return ra < rb ? -1 : 1;
@@ -145,35 +145,20 @@ export class FairTree {
 
   /**
    * R4 (owed share first): may work of budget a preempt `gpus` GPUs of interruptible work of budget
-   * b? Yes when, below the level where their paths diverge, every tree node on a's side is under its
-   * owed share and every tree node on b's side still holds at least its owed share after losing
-   * those GPUs. The second half is the thrash guard: the victim's side never drops below its share,
-   * so it has no claim to win the GPUs straight back. With gpus = 0 it says whether any victim of b
-   * could qualify.
+   * b? Yes when a holds less than (1 - margin) of its owed share and b still holds at least its own
+   * after losing those GPUs. Owed shares are the leaves' (the product of the allocations down the
+   * path, which is what a budget is owed, SPEC §4); a division's share is the sum of its leaves', so
+   * checking the leaves is what keeps every division's too. The second half is the thrash guard: the
+   * victim never drops below its share, so it has no claim to win the GPUs straight back. With gpus
+   * = 0 it says whether any victim of b could qualify.
    */
   mayTakeShare(a: number, b: number, gpus: number, margin = 0): boolean {
-    let x = a;
-    let y = b;
-    if (x < 0 || y < 0) return false;
+    if (a < 0 || b < 0 || a === b) return false;
     const eps = 1e-9;
     // "Under its share by a real margin": below (1 - margin) of it; the GPUs it waits for would come
     // from ordinary turnover soon enough otherwise.
-    const short = (n: number): boolean => this.hasEntitlement(n) && this.held[n]! < this.owedGpus(n) * (1 - margin) - eps;
-    while (this.depth[x]! > this.depth[y]!) {
-      if (!short(x)) return false;
-      x = this.parent[x]!;
-    }
-    while (this.depth[y]! > this.depth[x]!) {
-      if (this.held[y]! - gpus < this.owedGpus(y) - eps) return false;
-      y = this.parent[y]!;
-    }
-    if (x === y) return false;
-    for (;;) {
-      if (!short(x) || this.held[y]! - gpus < this.owedGpus(y) - eps) return false;
-      if (this.parent[x] === this.parent[y]) return true;
-      x = this.parent[x]!;
-      y = this.parent[y]!;
-    }
+    if (!this.hasEntitlement(a) || this.held[a]! >= this.owedGpus(a) * (1 - margin) - eps) return false;
+    return this.held[b]! - gpus >= this.owedGpus(b) - eps;
   }
 
   /**
