@@ -53,7 +53,7 @@ test("a researcher submits a job, sees it in the queue with the scheduler's reas
   await signIn(page, "ada");
   await page.goto("/submit");
   await fillForm(page, { cluster: "b200", gpus: "8", minRuntime: "2h", command: "torchrun train.py --resume" });
-  await expect(page.getByTestId("contract")).toContainText("Protected for 2 h after each start, then interruptible.");
+  await expect(page.getByTestId("contract")).toContainText("Protected for 2h after each start, then interruptible.");
   await page.getByRole("button", { name: "Submit job" }).click();
   await expect(page).toHaveURL(/\/jobs\/\d+\?submitted=1/);
   const id = Number(/\/jobs\/(\d+)/.exec(page.url())![1]);

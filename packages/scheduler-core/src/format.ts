@@ -1,12 +1,15 @@
 /**
  * Deterministic wording for sentences (R10): the same numbers always read the same, whatever the
  * locale or time zone of the process (no Intl, no Date).
+ * No imports: browser pages load it (@tranche/scheduler-core/format) without the rest of the core.
  */
 
 /**
  * 0 s, 45 s, 12 min, 1 h 5 min, 2 d 3 h: the units the web app and the CLI write (whole words would
  * be long in a sentence; "12m" read as metres or months). Rounds down to the unit shown, so a lower
  * bound ("at least 1 h 5 min") stays one.
+ * The one formatter of durations: reason sentences, and (through @tranche/contracts/format) every
+ * page and the CLI.
  */
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return "forever";
@@ -23,21 +26,24 @@ export function formatDuration(seconds: number): string {
   return h === 0 ? `${d} d` : `${d} d ${h} h`;
 }
 
-/** Exact, for limits in error messages: 9h, 10m 1s, 1d 2h 30m (never rounded, unlike formatDuration). */
+/**
+ * Exact, in formatDuration's units, for a contract's own values and the limits in error messages:
+ * 9 h, 10 min 1 s, 1 d 2 h 30 min (never rounded, unlike formatDuration).
+ */
 export function formatExactDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return String(seconds);
   let s = Math.abs(Math.round(seconds));
-  if (s === 0) return "0s";
+  if (s === 0) return "0 s";
   const parts: string[] = [];
   for (const [unit, size] of [
     ["d", 86_400],
     ["h", 3600],
-    ["m", 60],
+    ["min", 60],
     ["s", 1],
   ] as const) {
     const n = Math.floor(s / size);
     s -= n * size;
-    if (n > 0) parts.push(`${n}${unit}`);
+    if (n > 0) parts.push(`${n} ${unit}`);
   }
   return (seconds < 0 ? "-" : "") + parts.join(" ");
 }

@@ -40,19 +40,22 @@ export function reasonDetailsView(details: unknown): Record<string, unknown> | n
 const sec = (d: Date): number => Math.floor(d.getTime() / 1000);
 
 /**
- * When the run's protection really ends: the stored contract end, cut short by the cluster's squatting
- * policy for a job flagged as squatting (the core's protectionEnd, so the page says what the scheduler acts on).
+ * When the run's protection really ends: the stored end its START recorded, cut short by the cluster's
+ * squatting policy for a job flagged as squatting. The cut is the core's protectionEnd on what the
+ * scheduler reads too (the latest start and the contract's minRuntime), so the page says what the
+ * scheduler acts on. A run whose stored end is its start was not protected at all (unallocated).
  */
 export function effectiveProtectedUntil(j: {
   protectedUntil: Date | null;
   startedAt: Date | null;
+  minRuntimeSec: number;
   squattingSince: Date | null;
   cluster: { squattingUnprotectAfterSec?: number | null };
 }): Date | null {
   if (!j.protectedUntil || !j.startedAt || !j.squattingSince) return j.protectedUntil;
-  const startedAt = sec(j.startedAt);
+  if (j.protectedUntil.getTime() <= j.startedAt.getTime()) return j.protectedUntil;
   const end = protectionEnd(
-    { startedAt, minRuntime: sec(j.protectedUntil) - startedAt, squattingSince: sec(j.squattingSince) },
+    { startedAt: sec(j.startedAt), minRuntime: j.minRuntimeSec, squattingSince: sec(j.squattingSince) },
     true,
     { squattingUnprotectAfter: j.cluster.squattingUnprotectAfterSec ?? 0 },
   );

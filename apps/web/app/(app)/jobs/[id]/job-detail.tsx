@@ -3,7 +3,7 @@ import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useState } from "react";
-import { explainContract, formatDuration } from "@tranche/contracts";
+import { explainContract, formatDuration, formatExactDuration } from "@tranche/contracts";
 import { expectedStartWords } from "@tranche/contracts/format";
 import { useTRPC } from "../../../../lib/trpc";
 import { JobLogs } from "./job-logs";
@@ -279,9 +279,9 @@ export function JobDetailView({ id }: { id: number }) {
             <div className="panel-body">
               <dl className="kv">
                 <dt>Minimum runtime</dt>
-                <dd>{minRuntimeText(job.minRuntime, formatDuration)}</dd>
+                <dd>{minRuntimeText(job.minRuntime, formatExactDuration)}</dd>
                 <dt>Maximum runtime</dt>
-                <dd>{job.maxRuntime ? formatDuration(job.maxRuntime) : "none"}</dd>
+                <dd>{job.maxRuntime ? formatExactDuration(job.maxRuntime) : "none"}</dd>
                 <dt>Resumable</dt>
                 <dd>{job.resumable ? "yes" : job.requeue ? "no, but requeue if preempted" : "no"}</dd>
                 <dt>Priority</dt>
@@ -289,7 +289,7 @@ export function JobDetailView({ id }: { id: number }) {
                   {job.priority} (within {job.budget})
                 </dd>
                 <dt>Grace period</dt>
-                <dd>{job.gracePeriod !== null ? formatDuration(job.gracePeriod) : "default"}</dd>
+                <dd>{job.gracePeriod !== null ? formatExactDuration(job.gracePeriod) : "default"}</dd>
                 <dt>Requeued</dt>
                 <dd>{job.requeueCount} times</dd>
                 <dt>Retries on failure</dt>
