@@ -53,7 +53,7 @@ test("a researcher submits a job, sees it in the queue with the scheduler's reas
   await signIn(page, "ada");
   await page.goto("/submit");
   await fillForm(page, { cluster: "b200", gpus: "8", minRuntime: "2h", command: "torchrun train.py --resume" });
-  await expect(page.getByTestId("contract")).toContainText("Protected for 2h after each start, then interruptible.");
+  await expect(page.getByTestId("contract")).toContainText("Protected for 2 h after each start, then interruptible.");
   await page.getByRole("button", { name: "Submit job" }).click();
   await expect(page).toHaveURL(/\/jobs\/\d+\?submitted=1/);
   const id = Number(/\/jobs\/(\d+)/.exec(page.url())![1]);
@@ -121,7 +121,7 @@ test("bad form input shows the specific error and stores nothing", async ({ page
   await page.getByLabel("GPUs", { exact: true }).fill("8");
   await page.getByLabel("Minimum runtime (protected)").fill("9h");
   await page.getByRole("button", { name: "Submit job" }).click();
-  await expect(page.locator("#minRuntime-error")).toContainText("minRuntime 9h is above this cluster's cap of 8h");
+  await expect(page.locator("#minRuntime-error")).toContainText("minRuntime 9 h is above this cluster's cap of 8 h");
   await page.getByLabel("Minimum runtime (protected)").fill("soon");
   await page.getByRole("button", { name: "Submit job" }).click();
   await expect(page.locator("#minRuntime-error")).toContainText('minRuntime "soon" is not a duration');

@@ -28,7 +28,7 @@ describe("the audit log in words", () => {
   });
 
   it("leaves out database ids and gives seconds as durations and ISO times as local times", () => {
-    expect(auditDetailsText({ gpuType: "H100", maxMinRuntimeSec: 28_800 }, "lab1")).toBe("gpuType: H100 · maxMinRuntime: 8h");
+    expect(auditDetailsText({ gpuType: "H100", maxMinRuntimeSec: 28_800 }, "lab1")).toBe("gpuType: H100 · maxMinRuntime: 8 h");
     const text = auditDetailsText({ tokenId: "cmx5i07nx000c8n7da6jnbz4d", expiresAt: "2026-12-02T03:20:01.053Z" }, "lab1");
     expect(text).not.toMatch(/cmx5|T03:20|\.053Z/);
     expect(text).toMatch(/^expiresAt: \d{1,2} [A-Z][a-z]{2}, \d{2}:\d{2}$/);

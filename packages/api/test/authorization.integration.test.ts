@@ -58,7 +58,7 @@ describe("a researcher", () => {
     });
     const events = await w.db.prisma.jobEvent.findMany({ where: { jobId: job.id } });
     expect(events.map((e) => e.kind)).toEqual(["SUBMITTED"]);
-    expect(events[0]!.sentence).toContain("Protected for 2h");
+    expect(events[0]!.sentence).toContain("Protected for 2 h");
   });
 
   it("may not charge a budget they are not a member of, and nothing is stored", async () => {

@@ -42,7 +42,7 @@ describe("tranche admin", () => {
   it("sets up a cluster, a division with a budget, a user with a link, a member and a share", async () => {
     const c = await cli("admin", ["admin", "cluster", "create", "a100", "--gpu-type", "A100", "--max-min-runtime", "4h"]);
     expect(c.stderr).toBe("");
-    expect(c.stdout).toContain("Created cluster a100 (A100, protection cap 4h)");
+    expect(c.stdout).toContain("Created cluster a100 (A100, protection cap 4 h)");
     expect((await cli("admin", ["admin", "budget", "create", "lab/robotics"])).stdout).toContain("Created lab/robotics.");
     expect((await cli("admin", ["admin", "budget", "create", "lab/robotics/arms"])).stdout).toContain(
       "Created lab/robotics/arms.",

@@ -52,7 +52,7 @@ describe("allocations in ppm", () => {
 describe("the contract in plain words", () => {
   it("explains protection, the debug lane and unallocated work", () => {
     expect(explainContract({ gpus: 8, minRuntime: 7200, resumable: true }).headline).toBe(
-      "Protected for 2h after each start, then interruptible.",
+      "Protected for 2 h after each start, then interruptible.",
     );
     expect(explainContract({ gpus: 8, minRuntime: 7200, resumable: true }).sentences.join(" ")).toContain(
       "requeued with its original submit time",
@@ -68,12 +68,12 @@ describe("durations in words", () => {
   it("are the core's words on every page and in the CLI, as in the reason sentences", () => {
     expect(formatDuration).toBe(coreFormatDuration);
     expect(pageFormatDuration).toBe(coreFormatDuration);
-    expect(formatDuration(3959)).toBe("1h 05m");
+    expect(formatDuration(3959)).toBe("1 h 5 min");
   });
 
   it("says a contract's own values exactly, never rounded", () => {
     const w = explainContract({ gpus: 8, minRuntime: 5401, maxRuntime: 86_400 + 61, resumable: true });
-    expect(w.headline).toBe("Protected for 1h 30m 1s after each start, then interruptible.");
-    expect(w.sentences).toContain("Killed after 1d 1m 1s of running.");
+    expect(w.headline).toBe("Protected for 1 h 30 min 1 s after each start, then interruptible.");
+    expect(w.sentences).toContain("Killed after 1 d 1 min 1 s of running.");
   });
 });

@@ -8,13 +8,13 @@ describe("expectedStartWords", () => {
   it("says about how long and after which jobs", () => {
     expect(
       expectedStartWords({ estimatedStartAt: at(40 * 60), estimatedStartWhy: null, estimatedStartAfter: [81, 94] }, NOW),
-    ).toBe("expected to start in about 40m, after #81 and #94");
+    ).toBe("expected to start in about 40 min, after #81 and #94");
     expect(
       expectedStartWords({ estimatedStartAt: at(5 * 3600 + 1234), estimatedStartWhy: null, estimatedStartAfter: [7] }, NOW),
-    ).toBe("expected to start in about 5h 20m, after #7");
+    ).toBe("expected to start in about 5 h 20 min, after #7");
     expect(
       expectedStartWords({ estimatedStartAt: at(600), estimatedStartWhy: null, estimatedStartAfter: [1, 2, 3, 4, 5] }, NOW),
-    ).toBe("expected to start in about 10m, after #1, #2, #3 and 2 more");
+    ).toBe("expected to start in about 10 min, after #1, #2, #3 and 2 more");
   });
 
   it("says now, unknown with why, and no forecast yet, never a bare lower bound", () => {
@@ -23,6 +23,6 @@ describe("expectedStartWords", () => {
       "start time unknown: it is held",
     );
     expect(expectedStartWords({ estimatedStartAt: null, estimatedStartWhy: null }, NOW)).toBe("no start forecast yet");
-    expect(expectedStartWords({ estimatedStartAt: at(3000), estimatedStartWhy: null }, NOW, { short: true })).toBe("~50m");
+    expect(expectedStartWords({ estimatedStartAt: at(3000), estimatedStartWhy: null }, NOW, { short: true })).toBe("~50 min");
   });
 });
