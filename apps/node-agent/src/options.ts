@@ -28,6 +28,8 @@ export interface AgentOptions {
   cgroups: boolean;
   /** --checkpoint-root or TRANCHE_CHECKPOINT_ROOT: an absolute folder every node mounts; undefined: none. */
   checkpointRoot: string | undefined;
+  /** --session-host or TRANCHE_SESSION_HOST: where the control plane reaches this node's sessions (default: the host name). */
+  sessionHost: string;
 }
 
 const OPTIONS = {
@@ -49,6 +51,7 @@ const OPTIONS = {
   "allow-root-jobs": { type: "boolean" },
   "no-cgroups": { type: "boolean" },
   "checkpoint-root": { type: "string" },
+  "session-host": { type: "string" },
   help: { type: "boolean" },
 } as const;
 
@@ -126,6 +129,19 @@ function checkpointRoot(flag: string | undefined, env: NodeJS.ProcessEnv): strin
   return raw.replace(/\/+$/, "") || "/";
 }
 
+/** A host name or an IP address, nothing that could bend the proxy's URL (no scheme, path or user). */
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|[0-9A-Fa-f:.]+)$/;
+
+function sessionHost(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  const raw = flag ?? (env.TRANCHE_SESSION_HOST?.trim() || undefined);
+  if (raw === undefined) return hostname();
+  if (raw.length > 253 || !HOST.test(raw))
+    throw new OptionError(
+      `${flag !== undefined ? "--session-host" : "TRANCHE_SESSION_HOST"} must be a host name or an IP address, got '${raw.slice(0, 80)}'`,
+    );
+  return raw;
+}
+
 export function parseAgentOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): AgentOptions {
   let args;
   try {
@@ -165,5 +181,6 @@ export function parseAgentOptions(argv: string[], env: NodeJS.ProcessEnv = proce
     allowRootJobs: Boolean(args["allow-root-jobs"]),
     cgroups: !args["no-cgroups"],
     checkpointRoot: checkpointRoot(args["checkpoint-root"], env),
+    sessionHost: sessionHost(args["session-host"], env),
   };
 }

@@ -110,6 +110,14 @@ export const jobReportSchema = z.object({
   checkpointAt: z.iso.datetime().nullish(),
   /** EXITED only: this heartbeat carries the last of the run's output (a log follower may stop). */
   logsDone: z.boolean().optional(),
+  /** An interactive session's server: the host the control plane reaches it at, its port, its working folder. */
+  session: z
+    .object({
+      host: text("session.host").min(1).max(253),
+      port: z.number().int().min(1).max(65535),
+      dir: text("session.dir").max(4096),
+    })
+    .optional(),
 });
 export type JobReport = z.infer<typeof jobReportSchema>;
 
@@ -171,6 +179,12 @@ export const runAssignmentSchema = z.object({
   user: z.string().max(200).optional(),
   /** How many times the job was requeued before this run: TRANCHE_RESTART_COUNT. */
   restartCount: z.number().int().min(0).optional(),
+  /**
+   * An interactive session (job kind INTERACTIVE): the agent ignores `command` and launches this server
+   * on a port it picks, in the user's session folder on the checkpoint root; TRANCHE_SESSION_TOKEN (in
+   * env) is the token the server asks of every request.
+   */
+  session: z.object({ server: z.enum(["SHELL", "JUPYTER"]) }).optional(),
 });
 export type RunAssignment = z.infer<typeof runAssignmentSchema>;
 
