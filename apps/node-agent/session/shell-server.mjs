@@ -41,7 +41,7 @@ function authorized(req, url) {
 }
 
 function send(res, status, body, type = "application/json; charset=utf-8") {
-  const text = typeof body === "string" ? body : JSON.stringify(body);
+  const text = typeof body === "string" || Buffer.isBuffer(body) ? body : JSON.stringify(body);
   res.writeHead(status, { "content-type": type, "cache-control": "no-store" });
   res.end(text);
 }
