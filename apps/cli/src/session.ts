@@ -19,30 +19,40 @@ export function registerSession(program: Command, out: Out): void {
     .option("--max-runtime <duration>", "the session is stopped after this long")
     .option("--jupyter", "run Jupyter instead of the shell server (it must be installed on the nodes)", false)
     .option("--name <name>", "a name for the session")
-    .action(async (o: { cluster: string; budget: string; gpus: string; minRuntime: string; maxRuntime?: string; jupyter: boolean; name?: string }) => {
-      const gpus = Number(o.gpus);
-      const body = {
-        cluster: o.cluster,
-        budget: o.budget,
-        gpus: Number.isFinite(gpus) ? gpus : (o.gpus as unknown as number),
-        minRuntime: o.minRuntime,
-        ...(o.maxRuntime ? { maxRuntime: o.maxRuntime } : {}),
-        jupyter: o.jupyter,
-        ...(o.name ? { name: o.name } : {}),
-      };
-      // The server's own schema first: bad input fails here with the same words, before any request.
-      const parsed = startSessionInput.safeParse(body);
-      if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => i.message).join("; "));
-      const cfg = loadConfig();
-      const { job } = await api<{ job: JobView }>(cfg, "POST", "/sessions", body);
-      out({ job }, () =>
-        [
-          `Started session #${job.id} (${o.jupyter ? "Jupyter" : "shell server"}): ${job.gpus} GPU${job.gpus === 1 ? "" : "s"} on ${job.cluster}, charged to ${job.budget}.`,
-          `Protected for ${formatDuration(job.minRuntime)} after each start; if preempted after that it comes back with its files.`,
-          `Open it once it runs: ${cfg.url}/jobs/${job.id} (the page links to it and prints SSH instructions).`,
-        ].join("\n"),
-      );
-    });
+    .action(
+      async (o: {
+        cluster: string;
+        budget: string;
+        gpus: string;
+        minRuntime: string;
+        maxRuntime?: string;
+        jupyter: boolean;
+        name?: string;
+      }) => {
+        const gpus = Number(o.gpus);
+        const body = {
+          cluster: o.cluster,
+          budget: o.budget,
+          gpus: Number.isFinite(gpus) ? gpus : (o.gpus as unknown as number),
+          minRuntime: o.minRuntime,
+          ...(o.maxRuntime ? { maxRuntime: o.maxRuntime } : {}),
+          jupyter: o.jupyter,
+          ...(o.name ? { name: o.name } : {}),
+        };
+        // The server's own schema first: bad input fails here with the same words, before any request.
+        const parsed = startSessionInput.safeParse(body);
+        if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => i.message).join("; "));
+        const cfg = loadConfig();
+        const { job } = await api<{ job: JobView }>(cfg, "POST", "/sessions", body);
+        out({ job }, () =>
+          [
+            `Started session #${job.id} (${o.jupyter ? "Jupyter" : "shell server"}): ${job.gpus} GPU${job.gpus === 1 ? "" : "s"} on ${job.cluster}, charged to ${job.budget}.`,
+            `Protected for ${formatDuration(job.minRuntime)} after each start; if preempted after that it comes back with its files.`,
+            `Open it once it runs: ${cfg.url}/jobs/${job.id} (the page links to it and prints SSH instructions).`,
+          ].join("\n"),
+        );
+      },
+    );
 
   program
     .command("extend")

@@ -122,7 +122,8 @@ const server = createServer(async (req, res) => {
         return send(res, 404, { error: { message: `No file ${relative(dir, wanted)} in the session's folder` } });
       }
       const rel = relative(await realpath(dir), real);
-      if (rel.startsWith("..") || isAbsolute(rel)) return send(res, 403, { error: { message: "Only files of the session's folder are served" } });
+      if (rel.startsWith("..") || isAbsolute(rel))
+        return send(res, 403, { error: { message: "Only files of the session's folder are served" } });
       return send(res, 200, await readFile(real), "application/octet-stream");
     }
     return send(res, 404, { error: { message: `No such page: ${req.method} ${path}` } });

@@ -130,7 +130,8 @@ function checkpointRoot(flag: string | undefined, env: NodeJS.ProcessEnv): strin
 }
 
 /** A host name or an IP address, nothing that could bend the proxy's URL (no scheme, path or user). */
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|[0-9A-Fa-f:.]+)$/;
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|[0-9A-Fa-f:.]+)$/;
 
 function sessionHost(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   const raw = flag ?? (env.TRANCHE_SESSION_HOST?.trim() || undefined);

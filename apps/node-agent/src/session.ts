@@ -119,11 +119,7 @@ export function sessionLaunch(
   chmodSync(dir, 0o700);
   const tokenPath = join(dir, sessionTokenFile(a.jobId));
   rmSync(tokenPath, { force: true });
-  const fd = openSync(
-    tokenPath,
-    fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW,
-    0o600,
-  );
+  const fd = openSync(tokenPath, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600);
   try {
     writeSync(fd, `${token}\n`);
     if (o.ids) fchownSync(fd, o.ids.uid, o.ids.gid);

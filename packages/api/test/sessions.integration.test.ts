@@ -129,14 +129,23 @@ describe("interactive sessions", () => {
     expect(r.body.job.secretEnvNames).toEqual(["TRANCHE_SESSION_TOKEN"]);
     sessionId = r.body.job.id as number;
 
-    await waitFor("the session's server to answer through the proxy", async () => (await proxy("ada", sessionId, "health")).status === 200);
+    await waitFor(
+      "the session's server to answer through the proxy",
+      async () => (await proxy("ada", sessionId, "health")).status === 200,
+    );
     const out = await sh(sessionId, 'echo kept-across-preemption > notes.txt && echo "$TRANCHE_NODE_NAME in $(pwd)"');
     const dir = join(root, "sessions", users.ada.id);
     expect(out).toMatchObject({ exitCode: 0, stdout: `c1-0 in ${dir}\n` });
     expect(statSync(dir).mode & 0o777).toBe(0o700);
 
     const view = (await callRest(w, "GET", `/jobs/${sessionId}`, { token: tokens.ada })).body.job;
-    expect(view.session).toMatchObject({ server: "SHELL", node: "c1-0", host: "127.0.0.1", dir, proxyPath: `/api/v1/sessions/${sessionId}/proxy/` });
+    expect(view.session).toMatchObject({
+      server: "SHELL",
+      node: "c1-0",
+      host: "127.0.0.1",
+      dir,
+      proxyPath: `/api/v1/sessions/${sessionId}/proxy/`,
+    });
     expect(view.session.port).toBeGreaterThan(0);
   }, 120_000);
 
@@ -207,7 +216,9 @@ describe("interactive sessions", () => {
     const over = await callRest(w, "POST", `/jobs/${sessionId}/extend`, { token: tokens.ada, body: { by: "9h" } });
     expect(over.status).toBe(400);
     expect(over.body.error.message).toMatch(
-      new RegExp(`^Session ${sessionId} cannot be extended by 9 h: Protection lasts at most 8h after a start on this cluster; it can be extended by at most 7h \\d+m( \\d+s)?, not 9h\\.$`),
+      new RegExp(
+        `^Session ${sessionId} cannot be extended by 9 h: Protection lasts at most 8h after a start on this cluster; it can be extended by at most 7h \\d+m( \\d+s)?, not 9h\\.$`,
+      ),
     );
     expect(over.body.error.issues).toEqual([{ path: "by", message: over.body.error.message }]);
     const notYours = await callRest(w, "POST", `/jobs/${sessionId}/extend`, { token: tokens.eve, body: { by: "1h" } });
@@ -237,7 +248,9 @@ describe("interactive sessions", () => {
     expect(extended.minRuntimeSec).toBe(Math.round((extended.protectedUntil!.getTime() - run.startedAt.getTime()) / 1000));
     expect(run.charged).toBe(true);
     const event = await db.prisma.jobEvent.findFirstOrThrow({ where: { jobId: sessionId, kind: "EXTENDED" } });
-    expect(event.sentence).toMatch(/^ada extended its protection by 1 h: nothing preempts it for (59 min \d+ s|1 h( \d+ s)?)\. .*charged to lab\/b\.$/);
+    expect(event.sentence).toMatch(
+      /^ada extended its protection by 1 h: nothing preempts it for (59 min \d+ s|1 h( \d+ s)?)\. .*charged to lab\/b\.$/,
+    );
   });
 
   it("refuses a session for a budget one is not a member of, and malformed ones, storing nothing", async () => {

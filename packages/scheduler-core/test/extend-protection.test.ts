@@ -36,7 +36,9 @@ describe("extendProtection", () => {
     expect(r.ok && r.minRuntime).toBe(8 * H);
     const again = extendProtection(run({ minRuntime: 8 * H }), 60, at, 8 * H);
     expect(again.ok).toBe(false);
-    expect(!again.ok && again.sentence).toBe("Protection lasts at most 8h after a start on this cluster; this run has reached it, so it cannot be extended.");
+    expect(!again.ok && again.sentence).toBe(
+      "Protection lasts at most 8h after a start on this cluster; this run has reached it, so it cannot be extended.",
+    );
   });
 
   it("refuses to protect a run past its maximum runtime", () => {

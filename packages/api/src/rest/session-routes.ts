@@ -71,7 +71,8 @@ async function proxy(req: Request, method: string, target: { url: string; token:
       signal: AbortSignal.timeout(PROXY_TIMEOUT_MS),
     });
   } catch (e) {
-    const why = (e as Error).name === "TimeoutError" ? "did not answer in time" : "does not answer (it may be starting or stopping)";
+    const why =
+      (e as Error).name === "TimeoutError" ? "did not answer in time" : "does not answer (it may be starting or stopping)";
     return json(
       { error: { code: "UNAVAILABLE", message: `The session's server on ${target.node} ${why}; try again in a moment` } },
       502,

@@ -13,7 +13,12 @@ export const jobViewInclude = {
     where: { endedAt: null },
     orderBy: { id: "desc" },
     take: 1,
-    select: { sessionHost: true, sessionPort: true, sessionDir: true, placements: { select: { node: { select: { name: true } } } } },
+    select: {
+      sessionHost: true,
+      sessionPort: true,
+      sessionDir: true,
+      placements: { select: { node: { select: { name: true } } } },
+    },
   },
 } as const;
 

@@ -64,11 +64,7 @@ export async function recordCheckpoints(
  * Where each interactive session's server listens, as its agent reports it: kept on the open run (a
  * new run starts without an address, so the proxy never reaches an old one). Written only when it changed.
  */
-export async function recordSessions(
-  tx: Tx,
-  reports: JobReport[],
-  segs: Map<string, { endedAt: Date | null }>,
-): Promise<void> {
+export async function recordSessions(tx: Tx, reports: JobReport[], segs: Map<string, { endedAt: Date | null }>): Promise<void> {
   for (const r of reports) {
     const s = segs.get(r.segmentId);
     if (!r.session || r.status !== "RUNNING" || !s || s.endedAt !== null) continue;

@@ -182,7 +182,9 @@ export function JobDetailView({ id }: { id: number }) {
               </div>
             </section>
           ) : null}
-          {job.session && me.data?.id === job.user.id ? <SessionPanel job={job} now={now} onChange={() => void refresh()} /> : null}
+          {job.session && me.data?.id === job.user.id ? (
+            <SessionPanel job={job} now={now} onChange={() => void refresh()} />
+          ) : null}
           {running ? (
             <section className="panel">
               <div className="panel-body row" style={{ gap: "2rem" }}>

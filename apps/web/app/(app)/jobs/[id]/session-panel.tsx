@@ -39,8 +39,8 @@ export function SessionPanel({ job, now, onChange }: { job: JobView; now: number
       <div className="panel-body stack">
         {job.state === "STOPPING" ? (
           <div className="alert warn" data-testid="session-preempting">
-            This session is being stopped: it has {until(job.graceUntil, now)} to save its work (its grace period). Files in {where}{" "}
-            are kept; a preempted session waits for GPUs and comes back with them.
+            This session is being stopped: it has {until(job.graceUntil, now)} to save its work (its grace period). Files in{" "}
+            {where} are kept; a preempted session waits for GPUs and comes back with them.
           </div>
         ) : null}
         {job.state === "PENDING" || job.state === "HELD" ? (
@@ -56,7 +56,8 @@ export function SessionPanel({ job, now, onChange }: { job: JobView; now: number
             </p>
             {s.server === "JUPYTER" ? (
               <p className="small muted">
-                Notebooks need a WebSocket to their kernel, which the web app does not carry: use the SSH tunnel below to run them.
+                Notebooks need a WebSocket to their kernel, which the web app does not carry: use the SSH tunnel below to run
+                them.
               </p>
             ) : null}
           </>
@@ -80,7 +81,13 @@ export function SessionPanel({ job, now, onChange }: { job: JobView; now: number
               }}
             >
               <label htmlFor="extend-by">Extend by</label>
-              <select id="extend-by" className="select" value={by} onChange={(e) => setBy(e.target.value)} style={{ width: "auto" }}>
+              <select
+                id="extend-by"
+                className="select"
+                value={by}
+                onChange={(e) => setBy(e.target.value)}
+                style={{ width: "auto" }}
+              >
                 {EXTENSIONS.map((x) => (
                   <option key={x} value={x}>
                     {x.replace("m", " min").replace("h", " h")}
@@ -95,7 +102,11 @@ export function SessionPanel({ job, now, onChange }: { job: JobView; now: number
               </span>
             </form>
             {msg ? (
-              <div className={`alert ${msg.ok ? "ok" : "bad"}`} role={msg.ok ? "status" : "alert"} style={{ marginTop: "0.5rem" }}>
+              <div
+                className={`alert ${msg.ok ? "ok" : "bad"}`}
+                role={msg.ok ? "status" : "alert"}
+                style={{ marginTop: "0.5rem" }}
+              >
                 {msg.text}
               </div>
             ) : null}

@@ -56,7 +56,12 @@ export function StartSessionForm() {
         <div className="form-grid">
           <div className="field">
             <label htmlFor="session-cluster">Cluster</label>
-            <select id="session-cluster" className="select" value={cluster} onChange={(e) => setF({ ...f, cluster: e.target.value })}>
+            <select
+              id="session-cluster"
+              className="select"
+              value={cluster}
+              onChange={(e) => setF({ ...f, cluster: e.target.value })}
+            >
               {clusters.data?.map((c) => (
                 <option key={c.id} value={c.name}>
                   {c.name} — {c.gpuType}, {c.readyGpus} GPUs ready
@@ -67,7 +72,12 @@ export function StartSessionForm() {
           </div>
           <div className="field">
             <label htmlFor="session-budget">Budget</label>
-            <select id="session-budget" className="select" value={budget} onChange={(e) => setF({ ...f, budget: e.target.value })}>
+            <select
+              id="session-budget"
+              className="select"
+              value={budget}
+              onChange={(e) => setF({ ...f, budget: e.target.value })}
+            >
               {budgets.data?.length === 0 ? <option value="">You are not a member of any budget</option> : null}
               {budgets.data?.map((b) => (
                 <option key={b.id} value={b.path}>
@@ -79,19 +89,30 @@ export function StartSessionForm() {
           </div>
           <div className="field">
             <label htmlFor="session-gpus">GPUs</label>
-            <input id="session-gpus" className="input" inputMode="numeric" value={f.gpus} onChange={(e) => setF({ ...f, gpus: e.target.value })} />
+            <input
+              id="session-gpus"
+              className="input"
+              inputMode="numeric"
+              value={f.gpus}
+              onChange={(e) => setF({ ...f, gpus: e.target.value })}
+            />
             {err("gpus")}
           </div>
           <div className="field">
             <label htmlFor="session-min">Protected for</label>
-            <input id="session-min" className="input" value={f.minRuntime} onChange={(e) => setF({ ...f, minRuntime: e.target.value })} />
+            <input
+              id="session-min"
+              className="input"
+              value={f.minRuntime}
+              onChange={(e) => setF({ ...f, minRuntime: e.target.value })}
+            />
             <span className="hint">Nothing preempts it for this long after each start (e.g. 4h); you can extend it later.</span>
             {err("minRuntime")}
           </div>
           <div className="field full">
             <label className="row" style={{ gap: "0.4rem" }}>
-              <input type="checkbox" checked={f.jupyter} onChange={(e) => setF({ ...f, jupyter: e.target.checked })} /> Jupyter instead of
-              the shell (it must be installed on the cluster&apos;s nodes)
+              <input type="checkbox" checked={f.jupyter} onChange={(e) => setF({ ...f, jupyter: e.target.checked })} /> Jupyter
+              instead of the shell (it must be installed on the cluster&apos;s nodes)
             </label>
           </div>
         </div>
