@@ -1,17 +1,15 @@
 import { nodeOrder, type NodeOrder } from "./node-order";
 import type { JobState } from "./job-state";
 import type { Node, NodeState } from "./types";
+import { CapacityBounds, CATEGORIES } from "./capacity-bounds";
+import { sortedInsert, sortedRemove } from "./sorted-list";
 
 export type { JobState } from "./job-state";
 
-/** Categories of a node's GPUs for cheap bounds: A1 = free+unallocated, A2 = A1+interruptible, A3 = A2+protected. */
-const CATEGORIES = 3;
-
 /**
  * Working copy of the cluster's nodes for one cycle: which GPU index is taken by whom, free GPUs per
- * node bucketed by count (best fit in O(node size)), and histograms of what each node could offer if
- * unallocated / interruptible / protected work left, so a job that cannot start anywhere is known in
- * O(node size) instead of a scan of the cluster (needed to keep 50,000 pending jobs cheap).
+ * node bucketed by count (best fit in O(node size)), and the bounds of what each node could offer if
+ * unallocated / interruptible / protected work left (capacity-bounds.ts).
  *
  * Nodes are indexed in (name, id) order: every "first node" below is deterministic.
  */
@@ -34,11 +32,8 @@ export class NodeBoard {
   readonly jobsOn: JobState[][];
   /** buckets[k]: schedulable nodes with exactly k free GPUs, ascending index. */
   readonly buckets: number[][];
-  private readonly cat: Int32Array[]; // cat[c][node] = A_{c+1}
-  private readonly hist: Int32Array[]; // hist[c][value] over schedulable nodes
-  private readonly full: Int32Array; // full[c]: schedulable whole-size nodes with A_{c+1} == size
-  /** byBound[c][v]: schedulable nodes with A_{c+1} == v, ascending index (victim searches, categories 0 and 1). */
-  private readonly byBound: number[][][];
+  /** What each node could offer if lower-ranked work left (see capacity-bounds.ts). */
+  private readonly bounds: CapacityBounds;
   /** Node id -> index; shared with other boards of the same node order (see node-order.ts): read only. */
   private readonly index: ReadonlyMap<string, number>;
   private readonly addScratch = new Int32Array(CATEGORIES);
@@ -68,10 +63,7 @@ export class NodeBoard {
     this.free = new Int32Array(this.count);
     this.jobsOn = this.nodes.map(() => []);
     this.buckets = Array.from({ length: this.size + 1 }, () => [] as number[]);
-    this.cat = Array.from({ length: CATEGORIES }, () => new Int32Array(this.count));
-    this.hist = Array.from({ length: CATEGORIES }, () => new Int32Array(this.size + 1));
-    this.full = new Int32Array(CATEGORIES);
-    this.byBound = [0, 1].map(() => Array.from({ length: this.size + 1 }, () => [] as number[]));
+    this.bounds = new CapacityBounds(this.count, this.size);
     for (let i = 0; i < this.count; i++) this.free[i] = Math.max(0, this.nodes[i]!.gpuCount);
   }
 
@@ -144,29 +136,7 @@ export class NodeBoard {
       if (c < 0) continue;
       for (let i = 0; i < js.slots.length; i++) if (js.slots[i]!.node === node) add[c]! += js.slots[i]!.gpus.length;
     }
-    const whole = this.nodes[node]!.gpuCount === this.size;
-    let acc = this.free[node]!;
-    for (let c = 0; c < CATEGORIES; c++) {
-      acc += add[c]!;
-      const v = Math.min(acc, this.nodes[node]!.gpuCount);
-      const old = this.cat[c]![node]!;
-      if (sched) {
-        if (!initial) {
-          if (old === v) continue;
-          this.hist[c]![old] = this.hist[c]![old]! - 1;
-          if (whole && old === this.size) this.full[c] = this.full[c]! - 1;
-          if (c < 2) sortedRemove(this.byBound[c]![old]!, node);
-        }
-        this.hist[c]![v] = this.hist[c]![v]! + 1;
-        if (whole && v === this.size) this.full[c] = this.full[c]! + 1;
-        if (c < 2) {
-          if (initial)
-            this.byBound[c]![v]!.push(node); // nodes load in ascending order
-          else sortedInsert(this.byBound[c]![v]!, node);
-        }
-      }
-      this.cat[c]![node] = v;
-    }
+    this.bounds.set(node, this.free[node]!, add, this.nodes[node]!.gpuCount, sched, initial);
   }
 
   /**
@@ -175,22 +145,17 @@ export class NodeBoard {
    * without reservations; reservations only make it optimistic.
    */
   couldFit(gpus: number, category: 0 | 1 | 2): boolean {
-    if (gpus <= this.size) {
-      const h = this.hist[category]!;
-      for (let v = this.size; v >= gpus; v--) if (h[v]! > 0) return true;
-      return false;
-    }
-    return this.size > 0 && this.full[category]! >= gpus / this.size;
+    return this.bounds.couldFit(gpus, category);
   }
 
   /** Schedulable nodes whose bound in category 0 or 1 is exactly `value`, ascending index. Read only. */
   nodesWithBound(category: 0 | 1, value: number): readonly number[] {
-    return this.byBound[category]![value] ?? [];
+    return this.bounds.nodesWithBound(category, value);
   }
 
   /** What a node could offer: 0 free+unallocated, 1 +interruptible, 2 +protected GPUs. */
   bound(node: number, category: 0 | 1 | 2): number {
-    return this.cat[category]![node]!;
+    return this.bounds.bound(node, category);
   }
 
   /** Free GPUs on schedulable nodes. */
@@ -314,24 +279,4 @@ export class NodeBoard {
     for (let g = 0; g < count; g++) if (this.occ[base + g]! > 0 && this.occ[base + g] === drop[g]) n++;
     return n;
   }
-}
-
-function lowerBound(xs: readonly number[], x: number): number {
-  let lo = 0;
-  let hi = xs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (xs[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-function sortedRemove(xs: number[], x: number): void {
-  const i = lowerBound(xs, x);
-  if (xs[i] === x) xs.splice(i, 1);
-}
-
-function sortedInsert(xs: number[], x: number): void {
-  xs.splice(lowerBound(xs, x), 0, x);
 }

@@ -1,5 +1,7 @@
-import { compareByNameThenId, PPM } from "./budget-tree";
+import { treeShape, type TreeShape } from "./tree-shape";
 import type { BudgetTreeNode } from "./types";
+
+export { treeShape, type KnownShape, type TreeShape } from "./tree-shape";
 
 /**
  * Working copy of the budget tree for one cycle: window aggregates, the GPUs each tree node holds
@@ -15,108 +17,6 @@ import type { BudgetTreeNode } from "./types";
  * Tree nodes are indexed 0..size-1 in (name, id) order so iteration never depends on input order.
  * Tree nodes not connected to the root (orphans, cycles) are left out: their jobs are invalid.
  */
-/**
- * What a FairTree takes from the tree's structure: order, parents, paths, effective allocations.
- * Never mutated once built.
- */
-export interface TreeShape {
-  readonly size: number;
-  readonly ids: readonly string[];
-  readonly names: readonly string[];
-  readonly paths: readonly string[];
-  readonly parent: Int32Array;
-  readonly depth: Int32Array;
-  readonly children: readonly (readonly number[])[];
-  readonly effectiveAllocation: Float64Array;
-  readonly root: number;
-  readonly index: ReadonlyMap<string, number>;
-  /** The input nodes in index order (usage and entitlement are read from them every cycle). */
-  readonly connected: readonly BudgetTreeNode[];
-}
-
-/** A shape with what it was built from, so a later cycle can tell whether it still holds. */
-export interface KnownShape {
-  readonly input: readonly BudgetTreeNode[];
-  /** id, parentId, name and allocationPpm of every input node when the shape was built. */
-  readonly fields: readonly (string | number | null)[];
-  readonly shape: TreeShape;
-}
-const FIELDS = 4;
-
-/**
- * The shape of a tree. Given the shape of an earlier cycle (`known`, a scheduler's memory; the
- * simulator only updates usage and entitlement), it is returned after an O(tree) check that the same
- * node objects hold the same ids, parents, names and allocations; anything else builds it afresh.
- */
-export function treeShape(tree: readonly BudgetTreeNode[], known: KnownShape | null = null): KnownShape {
-  if (known && known.input.length === tree.length) {
-    const f = known.fields;
-    let same = true;
-    for (let i = 0; i < tree.length && same; i++) {
-      const n = tree[i]!;
-      const k = i * FIELDS;
-      same =
-        n === known.input[i] && n.id === f[k] && n.parentId === f[k + 1] && n.name === f[k + 2] && n.allocationPpm === f[k + 3];
-    }
-    if (same) return known;
-  }
-  const shape = buildShape(tree);
-  const fields: (string | number | null)[] = [];
-  for (const n of tree) fields.push(n.id, n.parentId, n.name, n.allocationPpm);
-  return { input: [...tree], fields, shape };
-}
-
-function buildShape(tree: readonly BudgetTreeNode[]): TreeShape {
-  const byId = new Map<string, BudgetTreeNode>();
-  for (const n of tree) if (!byId.has(n.id)) byId.set(n.id, n);
-  const roots = [...byId.values()].filter((n) => n.parentId === null).sort(compareByNameThenId);
-  const rootNode = roots[0];
-  // Keep only nodes whose parent chain reaches the chosen root.
-  const connected = [...byId.values()].filter((n) => {
-    const seen = new Set<string>();
-    let cur: BudgetTreeNode | undefined = n;
-    while (cur && cur.parentId !== null && !seen.has(cur.id)) {
-      seen.add(cur.id);
-      cur = byId.get(cur.parentId);
-    }
-    return cur !== undefined && cur === rootNode;
-  });
-  connected.sort(compareByNameThenId);
-  const n = connected.length;
-  const ids = connected.map((x) => x.id);
-  const names = connected.map((x) => x.name);
-  const index = new Map<string, number>();
-  connected.forEach((x, i) => index.set(x.id, i));
-  const parent = new Int32Array(n).fill(-1);
-  const depth = new Int32Array(n);
-  const children = Array.from({ length: n }, () => [] as number[]);
-  const effectiveAllocation = new Float64Array(n);
-  const root = rootNode ? (index.get(rootNode.id) ?? -1) : -1;
-  for (let i = 0; i < n; i++) {
-    const node = connected[i]!;
-    if (node.parentId !== null) {
-      const p = index.get(node.parentId)!;
-      parent[i] = p;
-      children[p]!.push(i); // pushed in (name, id) order since i ascends
-    }
-  }
-  // Depth, effective allocation and paths top-down (parents before children via BFS).
-  const paths = new Array<string>(n).fill("");
-  const queue: number[] = root >= 0 ? [root] : [];
-  if (root >= 0) effectiveAllocation[root] = 1;
-  for (let q = 0; q < queue.length; q++) {
-    const p = queue[q]!;
-    for (const c of children[p]!) {
-      depth[c] = depth[p]! + 1;
-      effectiveAllocation[c] = (effectiveAllocation[p]! * connected[c]!.allocationPpm) / PPM;
-      paths[c] = p === root ? names[c]! : `${paths[p]}/${names[c]}`;
-      queue.push(c);
-    }
-  }
-  if (root >= 0) paths[root] = names[root]!;
-  return { size: n, ids, names, paths, parent, depth, children, effectiveAllocation, root, index, connected };
-}
-
 export class FairTree {
   readonly size: number;
   readonly ids: readonly string[];
@@ -227,13 +127,13 @@ export class FairTree {
   }
 
   /**
-   * R2 sibling order: a child under its owed share before one at or above it (owed share first);
-   * within each tier the lower projected ratio first; ties by larger entitlement, then name, then id
-   * (indexes follow (name, id) order, so the index is the last tie-break).
+   * R2 sibling order: a child whose subtree holds owed work (a leaf under its own owed share with
+   * pending jobs, `owed`) before one without; within each tier the lower projected ratio first; ties
+   * by larger entitlement, then name, then id (indexes follow (name, id) order, so the index is the
+   * last tie-break).
    */
-  compareSiblings(a: number, b: number): number {
-    const ua = this.underShare(a);
-    if (ua !== this.underShare(b)) return ua ? -1 : 1;
+  compareSiblings(a: number, b: number, owedA: boolean, owedB: boolean): number {
+    if (owedA !== owedB) return owedA ? -1 : 1;
     const ra = this.projectedRatio(a);
     const rb = this.projectedRatio(b);
     if (ra !== rb) return ra < rb ? -1 : 1;
@@ -245,35 +145,20 @@ export class FairTree {
 
   /**
    * R4 (owed share first): may work of budget a preempt `gpus` GPUs of interruptible work of budget
-   * b? Yes when, below the level where their paths diverge, every tree node on a's side is under its
-   * owed share and every tree node on b's side still holds at least its owed share after losing
-   * those GPUs. The second half is the thrash guard: the victim's side never drops below its share,
-   * so it has no claim to win the GPUs straight back. With gpus = 0 it says whether any victim of b
-   * could qualify.
+   * b? Yes when a holds less than (1 - margin) of its owed share and b still holds at least its own
+   * after losing those GPUs. Owed shares are the leaves' (the product of the allocations down the
+   * path, which is what a budget is owed, SPEC §4); a division's share is the sum of its leaves', so
+   * checking the leaves is what keeps every division's too. The second half is the thrash guard: the
+   * victim never drops below its share, so it has no claim to win the GPUs straight back. With gpus
+   * = 0 it says whether any victim of b could qualify.
    */
   mayTakeShare(a: number, b: number, gpus: number, margin = 0): boolean {
-    let x = a;
-    let y = b;
-    if (x < 0 || y < 0) return false;
+    if (a < 0 || b < 0 || a === b) return false;
     const eps = 1e-9;
     // "Under its share by a real margin": below (1 - margin) of it; the GPUs it waits for would come
     // from ordinary turnover soon enough otherwise.
-    const short = (n: number): boolean => this.hasEntitlement(n) && this.held[n]! < this.owedGpus(n) * (1 - margin) - eps;
-    while (this.depth[x]! > this.depth[y]!) {
-      if (!short(x)) return false;
-      x = this.parent[x]!;
-    }
-    while (this.depth[y]! > this.depth[x]!) {
-      if (this.held[y]! - gpus < this.owedGpus(y) - eps) return false;
-      y = this.parent[y]!;
-    }
-    if (x === y) return false;
-    for (;;) {
-      if (!short(x) || this.held[y]! - gpus < this.owedGpus(y) - eps) return false;
-      if (this.parent[x] === this.parent[y]) return true;
-      x = this.parent[x]!;
-      y = this.parent[y]!;
-    }
+    if (!this.hasEntitlement(a) || this.held[a]! >= this.owedGpus(a) * (1 - margin) - eps) return false;
+    return this.held[b]! - gpus >= this.owedGpus(b) - eps;
   }
 
   /**

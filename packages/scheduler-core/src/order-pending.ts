@@ -29,11 +29,13 @@ const compareEntries = (a: PendingEntry, b: PendingEntry): number => {
 const LANE_INDEX: Record<JobLane, number> = { DEBUG: 0, ALLOCATED: 1, UNALLOCATED: 2 };
 
 /**
- * R2 fair-tree order, taken one job at a time: from the root, at every level go to the child with
- * the lowest projected ratio that still has a pending job in this lane (ties: larger entitlement,
- * then name); at the budget take its next job by priority and submit time. Because the caller updates
- * held GPUs as it starts jobs, every pick sees the ratios as they stand after the previous starts.
- * Cost per pick: O(depth x siblings), independent of the number of pending jobs.
+ * R2 fair-tree order, taken one job at a time: from the root, at every level go to the child that
+ * still has a pending job in this lane, owed work first (a leaf of its subtree under its own owed
+ * share has jobs left), then the lowest projected ratio (ties: larger entitlement, then name); at the
+ * budget take its next job by priority and submit time. Because the caller updates held GPUs as it
+ * starts jobs, every pick sees the ratios and shares as they stand after the previous starts.
+ * Cost per pick: O(depth x siblings), plus O(tree) when a start or a stop moved the shares;
+ * independent of the number of pending jobs.
  */
 export class PendingQueues {
   private readonly queues: PendingEntry[][][]; // [lane][treeNode]
@@ -47,6 +49,12 @@ export class PendingQueues {
    */
   private readonly lastLeaf = new Int32Array(3).fill(-1);
   private readonly lastVersion = new Float64Array(3).fill(-1);
+  /**
+   * Per lane and tree node: how many leaves of its subtree are under their owed share with jobs left
+   * (owed work, R2's first tier). Recounted when the tree's version moved or a leaf ran out of jobs.
+   */
+  private readonly owed: Int32Array[];
+  private readonly owedVersion = new Float64Array(3).fill(-1);
 
   constructor(
     private readonly tree: FairTree,
@@ -55,6 +63,7 @@ export class PendingQueues {
     this.queues = [0, 1, 2].map(() => Array.from({ length: tree.size }, () => [] as PendingEntry[]));
     this.cursor = [0, 1, 2].map(() => new Int32Array(tree.size));
     this.remaining = [0, 1, 2].map(() => new Int32Array(tree.size));
+    this.owed = [0, 1, 2].map(() => new Int32Array(tree.size));
     for (let k = 0; k < entries.length; k++) {
       const e = entries[k]!;
       const l = LANE_INDEX[e.lane];
@@ -74,6 +83,7 @@ export class PendingQueues {
       return this.take(l, last);
     let node = tree.root;
     if (node < 0 || remaining[node]! === 0) return null;
+    const owed = this.owedWork(l);
     for (;;) {
       const q = this.queues[l]![node]!;
       if (this.cursor[l]![node]! < q.length) break; // jobs sit at leaves; a leaf with work left
@@ -82,7 +92,7 @@ export class PendingQueues {
       for (let k = 0; k < children.length; k++) {
         const c = children[k]!;
         if (remaining[c]! === 0) continue;
-        if (best < 0 || tree.compareSiblings(c, best) < 0) best = c;
+        if (best < 0 || tree.compareSiblings(c, best, owed[c]! > 0, owed[best]! > 0) < 0) best = c;
       }
       if (best < 0) return null;
       node = best;
@@ -115,6 +125,22 @@ export class PendingQueues {
     const entry = this.queues[l]![node]![this.cursor[l]![node]!++]!;
     const remaining = this.remaining[l]!;
     for (let cur = node; cur >= 0; cur = this.tree.parent[cur]!) remaining[cur]!--;
+    if (remaining[node] === 0) this.owedVersion[l] = -1; // the leaf has no owed work left
     return entry;
+  }
+
+  /** The owed-work counts of a lane, recounted if a start, a stop or a leaf running out moved them. */
+  private owedWork(l: number): Int32Array {
+    const owed = this.owed[l]!;
+    const tree = this.tree;
+    if (this.owedVersion[l] === tree.version) return owed;
+    owed.fill(0);
+    const remaining = this.remaining[l]!;
+    for (let i = 0; i < tree.size; i++) {
+      if (remaining[i]! === 0 || !tree.isLeaf(i) || !tree.underShare(i)) continue;
+      for (let cur = i; cur >= 0; cur = tree.parent[cur]!) owed[cur]!++;
+    }
+    this.owedVersion[l] = tree.version;
+    return owed;
   }
 }

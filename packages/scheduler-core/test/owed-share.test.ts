@@ -37,7 +37,7 @@ const arbOrder = fc.record({
 });
 
 describe("Owed share first (R2, R4)", () => {
-  it("never takes a job of a budget above its owed share while a budget under its share, at the level where they part, has pending work", () => {
+  it("never takes a job of a budget at or above its owed share while a budget under its own share has pending work", () => {
     fc.assert(
       fc.property(arbOrder, (c) => {
         const t = new FairTree(tree(c), HOUR);
@@ -56,20 +56,32 @@ describe("Owed share first (R2, R4)", () => {
         for (let e = queues.next("ALLOCATED"); e !== null; e = queues.next("ALLOCATED")) {
           for (const [other, n] of left) {
             if (n === 0 || other === e.budget) continue;
-            // The pair of siblings where the two budgets' paths part.
-            let x = other;
-            let y = e.budget;
-            while (t.parent[x] !== t.parent[y]) {
-              x = t.parent[x]!;
-              y = t.parent[y]!;
-            }
-            expect(t.underShare(x) && !t.underShare(y)).toBe(false);
+            // Whatever the tree's shape, and whatever the divisions hold: the leaves' shares decide.
+            expect(t.underShare(other) && !t.underShare(e.budget)).toBe(false);
           }
           left.set(e.budget, left.get(e.budget)! - 1);
         }
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("a budget under its owed share goes before surplus work of another division that is itself under its share", () => {
+    // d0 (half the lab) holds 6 of its 8 GPUs, all of them in p0 (owed 2.7): p0's work is surplus.
+    // p3 in d1 holds 0 of its owed 2.7: it goes first although d0 is the division further below its share.
+    const t = new FairTree(
+      tree({ div: 500_000, leaf: [333_333, 333_333, 333_333, 333_333, 333_333, 333_333], usage: [0, 0, 0, 500, 0, 0] }),
+      HOUR,
+    );
+    t.capacity = 16;
+    t.addHeld(t.indexOf("p0")!, 6);
+    t.addHeld(t.indexOf("p4")!, 8);
+    const queues = new PendingQueues(t, [
+      pendingEntry({ id: "p0-job", priority: 0, submittedAt: 0 } as PendingJob, t.indexOf("p0")!, "ALLOCATED"),
+      pendingEntry({ id: "p3-job", priority: 0, submittedAt: 1 } as PendingJob, t.indexOf("p3")!, "ALLOCATED"),
+    ]);
+    expect(queues.next("ALLOCATED")!.job.id).toBe("p3-job");
+    expect(queues.next("ALLOCATED")!.job.id).toBe("p0-job");
   });
 
   it("a budget under its owed share goes first even when a budget above its share has the lower 7-day ratio", () => {

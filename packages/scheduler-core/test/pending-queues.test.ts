@@ -7,10 +7,12 @@ import type { BudgetTreeNode, JobLane, PendingJob } from "../src/types";
 /** The R2 walk written out plainly: from the root, the sibling that compares first among those with jobs left. */
 function referencePick(tree: FairTree, left: Map<number, PendingEntry[]>): PendingEntry | null {
   const hasJobs = (n: number): boolean => (left.get(n)?.length ?? 0) > 0 || tree.children[n]!.some((c) => hasJobs(c));
+  const owed = (n: number): boolean =>
+    tree.isLeaf(n) ? (left.get(n)?.length ?? 0) > 0 && tree.underShare(n) : tree.children[n]!.some((c) => owed(c));
   let node = tree.root;
   if (!hasJobs(node)) return null;
   while ((left.get(node)?.length ?? 0) === 0) {
-    const kids = tree.children[node]!.filter(hasJobs).sort((a, b) => tree.compareSiblings(a, b));
+    const kids = tree.children[node]!.filter(hasJobs).sort((a, b) => tree.compareSiblings(a, b, owed(a), owed(b)));
     node = kids[0]!;
   }
   return left.get(node)!.shift()!;
@@ -55,6 +57,8 @@ describe("PendingQueues", () => {
           });
         const treeA = new FairTree(nodes, 3600);
         const treeB = new FairTree(nodes, 3600);
+        // 60 GPUs: each leaf is owed 10, so the starts below move leaves across their shares.
+        treeA.capacity = treeB.capacity = 60;
         const entries = c.jobs.map((j, k) => {
           const job = { id: `j${String(k).padStart(2, "0")}`, priority: j.priority, submittedAt: k } as PendingJob;
           return pendingEntry(job, treeA.indexOf(`p${j.leaf}`)!, "ALLOCATED" as JobLane);

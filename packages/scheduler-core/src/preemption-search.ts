@@ -1,0 +1,81 @@
+import type { JobState, NodeBoard } from "./cluster-state";
+import type { FairTree } from "./fair-tree";
+import type { PolicyConfig } from "./types";
+
+// What one victim search (plan-preemptions.ts) is given and answers, and the scratch space it reuses.
+
+/** A way to start a job by preempting some running jobs. */
+export interface PreemptionChoice {
+  /** Nodes the job would run on; GPU indexes are chosen once the victims are vacated. */
+  nodes: number[];
+  victims: JobState[];
+  /** 0: only unallocated victims (R3); 1: some interruptible victims (R4 or R5). */
+  tier: 0 | 1;
+}
+
+export interface PreemptionContext {
+  board: NodeBoard;
+  tree: FairTree;
+  policy: PolicyConfig;
+  now: number;
+  /**
+   * A rule set's own limit on unallocated victims (the priority baseline: only runs the job
+   * outranks); absent for fairshare, where any unallocated run may make room (R3).
+   */
+  mayPreempt?: ((v: JobState) => boolean) | undefined;
+  /**
+   * The search is for the first blocked job whose reservation (R7) is due now: besides the owed-share
+   * rule it may preempt interruptible work of budgets its budget ranks ahead of by the margin, so
+   * large jobs of budgets above their share do not starve.
+   */
+  holder: boolean;
+}
+
+/**
+ * A victim's tier for one search: 0 unallocated (R3), 1 interruptible (R4, R5), -1 not a victim
+ * (leaving, new, protected, or not eligible under the rank rule).
+ */
+export type TierOf = (v: JobState) => -1 | 0 | 1;
+
+/**
+ * How many qualifying nodes a search compares before it settles (node order). Keeps a search
+ * O(SEARCH_WIDTH) on a cluster full of preemptible work instead of O(nodes); the choice stays
+ * deterministic and still has the fewest victims possible on a node (one), the cheapest among those.
+ */
+export const SEARCH_WIDTH = 16;
+
+/**
+ * Per-cycle scratch space for the victim search, so a search allocates almost nothing: R4 rank
+ * eligibility is memoised per victim budget for the duration of one search (stamp trick).
+ */
+export class SearchScratch {
+  private stamp = 0;
+  /**
+   * After a failed search: the most GPUs the job's victims could have made available on one node
+   * (single-node jobs), or whole nodes x size (multi-node jobs). A later job of the same budget that
+   * needs more cannot succeed either, so the caller skips its search.
+   */
+  room = 0;
+  private readonly seen: Int32Array;
+  private readonly value: Int8Array;
+
+  constructor(treeSize: number) {
+    this.seen = new Int32Array(treeSize);
+    this.value = new Int8Array(treeSize);
+  }
+
+  begin(): void {
+    this.stamp++;
+  }
+
+  eligible(ctx: PreemptionContext, preemptor: number, victimBudget: number): boolean {
+    if (preemptor < 0 || victimBudget < 0) return false;
+    if (this.seen[victimBudget] === this.stamp) return this.value[victimBudget] === 1;
+    const ok =
+      ctx.tree.mayTakeShare(preemptor, victimBudget, 0, ctx.policy.preemptionMargin) ||
+      (ctx.holder && ctx.tree.ranksAheadBy(preemptor, victimBudget, ctx.policy.preemptionMargin));
+    this.seen[victimBudget] = this.stamp;
+    this.value[victimBudget] = ok ? 1 : 0;
+    return ok;
+  }
+}

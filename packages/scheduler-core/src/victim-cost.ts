@@ -1,0 +1,70 @@
+import type { JobState } from "./cluster-state";
+
+// What preempting a victim costs, and how candidate victims and nodes compare (R3, R6).
+
+/** GPUs a job holds on one node. */
+export function gpusOn(v: JobState, node: number): number {
+  let n = 0;
+  const slots = v.slots;
+  for (let i = 0; i < slots.length; i++) if (slots[i]!.node === node) n += slots[i]!.gpus.length;
+  return n;
+}
+
+/** GPU-seconds a victim loses: since its latest start (SPEC §4 preempted GPU-hours). */
+export function lostGpuSeconds(v: JobState, now: number): number {
+  return v.job.gpus * Math.max(0, now - v.job.startedAt);
+}
+
+/**
+ * GPU-seconds of work a victim would lose now: since its last checkpoint in this run, or since its
+ * latest start when it reported none. Victims that checkpointed most recently go first (R6).
+ */
+export function workAtRisk(v: JobState, now: number): number {
+  const c = v.job.lastCheckpointAt;
+  const from = c !== undefined && c !== null && c > v.job.startedAt ? c : v.job.startedAt;
+  return v.job.gpus * Math.max(0, now - from);
+}
+
+/**
+ * What choosing a victim costs, to compare victims of one tier: unallocated work (tier 0) by the
+ * GPU-time since its latest start (the least preempted run); interruptible work (tier 1, fair share
+ * and the debug lane) by the work it would lose since its last checkpoint (R6).
+ */
+export function costOf(v: JobState, tier: number, now: number): number {
+  return tier === 1 ? workAtRisk(v, now) : lostGpuSeconds(v, now);
+}
+
+export interface Cost {
+  tier: number;
+  count: number;
+  /** Lowest projected ratio among interruptible victims' budgets: higher = more over-served = preferred. */
+  overServed: number;
+  lost: number;
+  leftover: number;
+  node: number;
+}
+
+export function compareCost(a: Cost, b: Cost): number {
+  if (a.tier !== b.tier) return a.tier - b.tier;
+  if (a.count !== b.count) return a.count - b.count;
+  if (a.lost !== b.lost) return a.lost - b.lost;
+  if (a.overServed !== b.overServed) return a.overServed > b.overServed ? -1 : 1;
+  if (a.leftover !== b.leftover) return a.leftover - b.leftover;
+  return a.node - b.node;
+}
+
+export interface Candidate {
+  v: JobState;
+  tier: 0 | 1;
+  g: number;
+  r: number;
+  lost: number;
+}
+
+export function compareCandidates(a: Candidate, b: Candidate): number {
+  if (a.tier !== b.tier) return a.tier - b.tier;
+  if (a.g !== b.g) return b.g - a.g; // largest first: fewest victims
+  if (a.lost !== b.lost) return a.lost - b.lost; // most recent checkpoint first (R6)
+  if (a.tier === 1 && a.r !== b.r) return a.r > b.r ? -1 : 1; // most over-served first
+  return a.v.job.id < b.v.job.id ? -1 : a.v.job.id > b.v.job.id ? 1 : 0;
+}
