@@ -78,7 +78,9 @@ function run(command) {
   });
 }
 
-const PAGE = `<!doctype html><meta charset="utf-8"><title>Session</title>
+// The page posts to an absolute path under the prefix it was served at, so it works whether or not a
+// proxy in front added or dropped a trailing slash.
+const page = (prefix) => `<!doctype html><meta charset="utf-8"><title>Session</title>
 <style>body{font:14px system-ui;margin:1.5rem;max-width:60rem}pre{background:#111;color:#eee;padding:1rem;min-height:12rem;white-space:pre-wrap}input{width:80%;font:14px monospace}</style>
 <h1>Session shell</h1><p>Commands run in <code>${dir.replace(/[<&>]/g, "")}</code>, which is kept across preemptions.</p>
 <form id="f"><input id="c" name="command" autocomplete="off" autofocus placeholder="ls -la"> <button>Run</button></form><pre id="o"></pre>
@@ -87,7 +89,7 @@ const o = document.getElementById("o"), c = document.getElementById("c");
 const q = new URLSearchParams(location.search).get("token");
 document.getElementById("f").onsubmit = async (e) => {
   e.preventDefault();
-  const r = await fetch("exec" + (q ? "?token=" + encodeURIComponent(q) : ""), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ command: c.value }) });
+  const r = await fetch(${JSON.stringify(prefix + "/exec")} + (q ? "?token=" + encodeURIComponent(q) : ""), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ command: c.value }) });
   const j = await r.json();
   o.textContent += "$ " + c.value + "\\n" + (j.stdout ?? "") + (j.stderr ?? "") + (j.exitCode ? "(exit " + j.exitCode + ")\\n" : "") + (j.error ? j.error.message + "\\n" : "");
   c.value = "";
@@ -99,8 +101,9 @@ const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://session");
     if (!authorized(req, url)) return send(res, 401, { error: { message: "This session's token is missing or wrong" } });
     let path = url.pathname;
-    if (base && (path === base || path.startsWith(base + "/"))) path = path.slice(base.length) || "/";
-    if (req.method === "GET" && path === "/") return send(res, 200, PAGE, "text/html; charset=utf-8");
+    const prefixed = base !== "" && (path === base || path.startsWith(base + "/"));
+    if (prefixed) path = path.slice(base.length) || "/";
+    if (req.method === "GET" && path === "/") return send(res, 200, page(prefixed ? base : ""), "text/html; charset=utf-8");
     if (req.method === "GET" && path === "/health") return send(res, 200, { ok: true, dir });
     if (req.method === "POST" && path === "/exec") {
       let body;
