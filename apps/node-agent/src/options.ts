@@ -4,6 +4,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir, hostname } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { parseArgs } from "node:util";
+import { SESSION_HOST } from "@tranche/contracts";
 
 export class OptionError extends Error {}
 
@@ -129,14 +130,10 @@ function checkpointRoot(flag: string | undefined, env: NodeJS.ProcessEnv): strin
   return raw.replace(/\/+$/, "") || "/";
 }
 
-/** A host name or an IP address, nothing that could bend the proxy's URL (no scheme, path or user). */
-const HOST =
-  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|[0-9A-Fa-f:.]+)$/;
-
 function sessionHost(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   const raw = flag ?? (env.TRANCHE_SESSION_HOST?.trim() || undefined);
   if (raw === undefined) return hostname();
-  if (raw.length > 253 || !HOST.test(raw))
+  if (raw.length > 253 || !SESSION_HOST.test(raw))
     throw new OptionError(
       `${flag !== undefined ? "--session-host" : "TRANCHE_SESSION_HOST"} must be a host name or an IP address, got '${raw.slice(0, 80)}'`,
     );

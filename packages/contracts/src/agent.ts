@@ -27,6 +27,10 @@ import { INT32_MAX, LIMITS, formatBytes, utf8Bytes } from "./limits";
 
 export const AGENT_PROTOCOL_VERSION = 1;
 
+/** A host name or an IP address, nothing that could bend a URL built from it (no scheme, path or user). */
+export const SESSION_HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|[0-9A-Fa-f:.]+)$/;
+
 const NODE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 /** Run segment ids are 64-bit: carried as decimal strings. */
@@ -113,7 +117,8 @@ export const jobReportSchema = z.object({
   /** An interactive session's server: the host the control plane reaches it at, its port, its working folder. */
   session: z
     .object({
-      host: text("session.host").min(1).max(253),
+      // A host name or an IP address only: the web app's proxy builds its URL from it.
+      host: z.string().max(253).regex(SESSION_HOST, "session.host must be a host name or an IP address"),
       port: z.number().int().min(1).max(65535),
       dir: text("session.dir").max(4096),
     })

@@ -127,7 +127,8 @@ export async function sessionTarget(
     orderBy: { id: "desc" },
     select: { sessionHost: true, sessionPort: true, placements: { select: { node: { select: { name: true } } } } },
   });
-  if (job.state !== "RUNNING" || !run)
+  // While it stops (its grace period) its server still answers: its owner may save work.
+  if ((job.state !== "RUNNING" && job.state !== "STOPPING") || !run)
     throw conflict(
       job.state === "PENDING" || job.state === "HELD"
         ? `Session ${id} is waiting for GPUs: it can be reached once it runs`
