@@ -83,6 +83,8 @@ describe("interactive sessions", () => {
       const args = ["--server", gateway.url, "--state-dir", join(stateDir, t.nodeName), "--node-name", t.nodeName];
       args.push("--fake-gpus", "8", "--enrollment-token", t.token, "--checkpoint-root", root, "--session-host", "127.0.0.1");
       if (process.getuid?.() === 0) args.push("--allow-root-jobs");
+      // Stopped at the end, the agents stop the session servers they launched (no process is left behind).
+      args.push("--stop-jobs-on-exit");
       run("apps/node-agent/src/main.ts", args, { TRANCHE_AGENT_HEARTBEAT_SEC: "1" });
     }
     run("apps/worker/src/main.ts", [], { DATABASE_URL: db.url, TRANCHE_CYCLE_INTERVAL_MS: "500" });
@@ -98,9 +100,6 @@ describe("interactive sessions", () => {
         p.once("exit", () => ok(clearTimeout(t)));
       });
     }
-    // The agents leave their jobs running when they stop: end the session servers they launched.
-    const left = await db?.prisma.job.findMany({ where: { state: { in: ["RUNNING", "STOPPING"] } }, select: { id: true } });
-    for (const j of left ?? []) await callRest(w, "POST", `/jobs/${j.id}/cancel`, { token: tokens.admin }).catch(() => null);
     await gateway?.close();
     await db?.drop();
     for (const d of [stateDir, root]) rmSync(d, { recursive: true, force: true });
