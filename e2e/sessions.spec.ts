@@ -5,14 +5,16 @@ test("a researcher starts a session from the web, opens it through the proxy and
   page,
   browser,
 }) => {
+  // A real agent launches the session's server; three people sign in: more than the default minute on a busy machine.
+  test.setTimeout(180_000);
   await signIn(page, "ada");
   await page.goto("/jobs");
   await page.getByRole("link", { name: "Start a session" }).first().click();
   await expect(page).toHaveURL(/\/sessions\/new$/);
-  await page.getByLabel("Cluster").selectOption("h100");
-  await page.getByLabel("Budget").selectOption("lab/language/pretraining");
-  await page.getByLabel("GPUs").fill("1");
-  await page.getByLabel("Protected for").fill("4h");
+  await page.getByLabel("Cluster", { exact: true }).selectOption("h100");
+  await page.getByLabel("Budget", { exact: true }).selectOption("lab/language/pretraining");
+  await page.getByLabel("GPUs", { exact: true }).fill("1");
+  await page.getByLabel("Protected for", { exact: true }).fill("4h");
   await page.getByRole("button", { name: "Start a session" }).click();
   await expect(page).toHaveURL(/\/jobs\/\d+\?submitted=1/);
   const id = Number(/\/jobs\/(\d+)/.exec(page.url())![1]);
