@@ -10,6 +10,9 @@ export default defineConfig({
           name: "unit",
           include: ["{apps,packages,bench,scripts}/**/*.test.ts"],
           exclude: ["**/node_modules/**", "**/*.integration.test.ts", "apps/web/.next/**"],
+          // The property tests replay hundreds of cycles: seconds on a quiet machine, several times that
+          // on a busy one. A limit, not a timing: no test asserts how fast anything runs.
+          testTimeout: 30_000,
         },
       },
       {

@@ -189,4 +189,31 @@ describe("R12 consolidation (property tests)", () => {
     expect(preemptionsOf(r).map((p) => p.reasonCode)).toEqual(["UNALLOCATED_FOR_ALLOCATED"]);
     expect(startsOf(r).map((s: StartOp) => s.jobId)).toEqual(["big"]);
   });
+
+  it("moves nothing for a job that the debug reserve, not the holes, keeps out (R5 with R12)", () => {
+    // 2 nodes, a 25% reserve = 4 GPUs: 5 free GPUs in holes of 3 and 2. A 4-GPU unallocated job fits once
+    // u2 moves into n01's hole, but would leave 1 GPU free: under the reserve, so no move is made for it.
+    const snap = makeCluster()
+      .nodes(2)
+      .budget("a", 1)
+      .job(
+        makeJob("u1").budget("a").unallocated().gpus(5).startedAt(0).on("n01", [0, 1, 2, 3, 4]).running(),
+        makeJob("u2").budget("a").unallocated().gpus(2).startedAt(0).on("n02", [0, 1]).running(),
+        makeJob("u3").budget("a").unallocated().gpus(4).startedAt(0).on("n02", [2, 3, 4, 5]).running(),
+        makeJob("wait").budget("a").unallocated().gpus(4).submittedAt(HOUR).pending(),
+      )
+      .snapshot();
+    const reserve = { ...defaultPolicy, debugReserve: 0.25 };
+    const r = runCycle(snap, reserve, 2 * HOUR);
+    expect(preemptionsOf(r)).toEqual([]);
+    expect(startsOf(r)).toEqual([]);
+    // Without the reserve the same job starts by moving u2 into n01's hole.
+    const moved = runCycle(snap, defaultPolicy, 2 * HOUR);
+    expect(preemptionsOf(moved).map((p) => [p.jobId, p.reasonCode])).toEqual([["u2", "CONSOLIDATION"]]);
+    expect(
+      startsOf(moved)
+        .map((s: StartOp) => s.jobId)
+        .sort(),
+    ).toEqual(["u2", "wait"]);
+  });
 });

@@ -6,6 +6,7 @@ import { findPreemption } from "../plan-preemptions";
 import type { JobState } from "../cluster-state";
 import type { PreemptOp, PreemptReasonCode } from "../types";
 import { noteMoveCandidates } from "./consolidate";
+import { intoDebugReserve } from "./debug-reserve";
 import type { CycleSession } from "./session";
 
 /**
@@ -46,9 +47,7 @@ export function tryStart(
   const g = job.gpus;
   const lane = e.lane;
   const allow = reservations.allowFor(e);
-  // R5: work outside the debug lane leaves the lane's reserve of GPUs free.
-  const reserve = lane === "DEBUG" ? 0 : Math.floor(policy.debugReserve * tree.capacity);
-  const slots = reserve > 0 && board.totalFree() - g < reserve ? null : memo.freePlacement(g, allow);
+  const slots = intoDebugReserve(s, lane, g) ? null : memo.freePlacement(g, allow);
   if (slots) {
     const rIdx = slots.find((sl) => reservations.reservedBy[sl.node]! >= 0);
     const r = rIdx ? reservations.list[reservations.reservedBy[rIdx.node]!]! : null;
