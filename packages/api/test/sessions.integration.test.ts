@@ -80,7 +80,8 @@ describe("interactive sessions", () => {
     gateway = await serveAgentProtocol(db.prisma, 0);
     const enrolled = await issueEnrollmentTokens(db.prisma, cluster.id, ["c1-0", "c1-1"]);
     for (const t of enrolled) {
-      const args = ["--server", gateway.url, "--state-dir", join(stateDir, t.nodeName), "--node-name", t.nodeName];
+      const node = t.nodeName!;
+      const args = ["--server", gateway.url, "--state-dir", join(stateDir, node), "--node-name", node];
       args.push("--fake-gpus", "8", "--enrollment-token", t.token, "--checkpoint-root", root, "--session-host", "127.0.0.1");
       if (process.getuid?.() === 0) args.push("--allow-root-jobs");
       // Stopped at the end, the agents stop the session servers they launched (no process is left behind).
