@@ -19,6 +19,7 @@ interface NavItem {
 const WORK: NavItem[] = [
   { href: "/", label: "Overview", ico: "overview" },
   { href: "/submit", label: "Submit a job", ico: "submit" },
+  { href: "/sessions/new", label: "Start a session", ico: "submit", match: "/sessions" },
   { href: "/jobs", label: "My jobs", ico: "jobs", match: "/jobs" },
   { href: "/queue", label: "Live queue", ico: "queue", match: "/queue" },
 ];

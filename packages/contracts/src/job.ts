@@ -4,6 +4,7 @@ import { duration, formatExactDuration } from "./duration";
 import { strictObject, text } from "./input";
 import { jobRuleFields } from "./job-rules";
 import { INT32_MAX, LIMITS, formatBytes, utf8Bytes } from "./limits";
+import { JOB_KINDS, sessionView } from "./session";
 
 export const JOB_STATES = [
   "PENDING",
@@ -265,6 +266,10 @@ export const jobView = z.object({
   after: z.array(z.object({ jobId: z.number().int(), condition: z.enum(["OK", "ANY"]) })),
   /** `--retries`: how many retries it may have, and how many it has had. */
   retries: z.object({ max: z.number().int(), used: z.number().int() }),
+  /** BATCH, or INTERACTIVE: a session (see `session`). */
+  kind: z.enum(JOB_KINDS),
+  /** An interactive session's server and where it is; null for batch jobs and for readers who are not its owner. */
+  session: sessionView.nullable(),
 });
 export type JobView = z.infer<typeof jobView>;
 

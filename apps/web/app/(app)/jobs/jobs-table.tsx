@@ -42,6 +42,9 @@ export function JobsTable() {
             </button>
           ))}
         </div>
+        <Link className="btn" href="/sessions/new">
+          Start a session
+        </Link>
         <Link className="btn primary" href="/submit">
           Submit a job
         </Link>

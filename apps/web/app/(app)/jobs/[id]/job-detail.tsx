@@ -7,6 +7,7 @@ import { explainContract, formatDuration, formatExactDuration } from "@tranche/c
 import { expectedStartWords } from "@tranche/contracts/format";
 import { useTRPC } from "../../../../lib/trpc";
 import { JobLogs } from "./job-logs";
+import { SessionPanel } from "./session-panel";
 import { LaneBadge, ReasonTag, ReasonTimes, StateBadge, ago, readable, until, useNow, when } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
 import { labelAddsToTitle, minRuntimeText, placementText, runEndText } from "../../../../lib/words";
@@ -185,6 +186,9 @@ export function JobDetailView({ id }: { id: number }) {
                 </div>
               </div>
             </section>
+          ) : null}
+          {job.session && me.data?.id === job.user.id ? (
+            <SessionPanel job={job} now={now} onChange={() => void refresh()} />
           ) : null}
           {running ? (
             <section className="panel">
