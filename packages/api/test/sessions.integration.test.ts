@@ -217,7 +217,7 @@ describe("interactive sessions", () => {
     expect(over.status).toBe(400);
     expect(over.body.error.message).toMatch(
       new RegExp(
-        `^Session ${sessionId} cannot be extended by 9 h: Protection lasts at most 8h after a start on this cluster; it can be extended by at most 7h \\d+m( \\d+s)?, not 9h\\.$`,
+        `^Session ${sessionId} cannot be extended by 9 h: Protection lasts at most 8 h after a start on this cluster; it can be extended by at most 7 h \\d+ min( \\d+ s)?, not 9 h\\.$`,
       ),
     );
     expect(over.body.error.issues).toEqual([{ path: "by", message: over.body.error.message }]);

@@ -26,7 +26,7 @@ describe("extendProtection", () => {
     expect(r).toEqual({
       ok: false,
       code: "OVER_CAP",
-      sentence: "Protection lasts at most 8h after a start on this cluster; it can be extended by at most 4h, not 5h.",
+      sentence: "Protection lasts at most 8 h after a start on this cluster; it can be extended by at most 4 h, not 5 h.",
     });
   });
 
@@ -37,7 +37,7 @@ describe("extendProtection", () => {
     const again = extendProtection(run({ minRuntime: 8 * H }), 60, at, 8 * H);
     expect(again.ok).toBe(false);
     expect(!again.ok && again.sentence).toBe(
-      "Protection lasts at most 8h after a start on this cluster; this run has reached it, so it cannot be extended.",
+      "Protection lasts at most 8 h after a start on this cluster; this run has reached it, so it cannot be extended.",
     );
   });
 
