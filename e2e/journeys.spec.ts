@@ -76,6 +76,35 @@ test("a researcher submits a job, sees it in the queue with the scheduler's reas
   await admin.close();
 });
 
+test("someone else's job sits under the live queue, the viewer's own under My jobs", async ({ page, browser }) => {
+  const admin = await browser.newPage();
+  await signIn(admin, "admin");
+  const res = await admin.request.post("/api/v1/jobs", {
+    headers: sameOrigin(admin),
+    data: {
+      cluster: "h100",
+      budget: "lab/vision/video",
+      gpus: 1,
+      minRuntime: "1h",
+      resumable: true,
+      priority: 0,
+      command: "sleep 60",
+      env: {},
+      name: "admins-job",
+    },
+  });
+  expect(res.status()).toBe(201);
+  const id = ((await res.json()) as { job: { id: number } }).job.id;
+  await admin.close();
+
+  await signIn(page, "ada");
+  await page.goto(`/jobs/${id}`);
+  const nav = page.getByRole("navigation", { name: "Main" });
+  await expect(page.locator(".page-head")).toContainText(`h100 queue / #${id}`);
+  await expect(nav.getByRole("link", { name: "Live queue" })).toHaveAttribute("aria-current", "page");
+  await expect(nav.getByRole("link", { name: "My jobs" })).not.toHaveAttribute("aria-current", "page");
+});
+
 test("bad form input shows the specific error and stores nothing", async ({ page }) => {
   await signIn(page, "ada");
   const before = await myJobCount(page.request);
@@ -92,7 +121,7 @@ test("bad form input shows the specific error and stores nothing", async ({ page
   await page.getByLabel("GPUs", { exact: true }).fill("8");
   await page.getByLabel("Minimum runtime (protected)").fill("9h");
   await page.getByRole("button", { name: "Submit job" }).click();
-  await expect(page.locator("#minRuntime-error")).toContainText("minRuntime 9h is above this cluster's cap of 8h");
+  await expect(page.locator("#minRuntime-error")).toContainText("minRuntime 9 h is above this cluster's cap of 8 h");
   await page.getByLabel("Minimum runtime (protected)").fill("soon");
   await page.getByRole("button", { name: "Submit job" }).click();
   await expect(page.locator("#minRuntime-error")).toContainText('minRuntime "soon" is not a duration');
@@ -268,4 +297,48 @@ test("a job or cluster that does not exist is a real 404 page, not a page that l
   }
   const icon = await page.request.get("/icon.svg");
   expect(icon.status()).toBe(200);
+});
+
+test("a researcher follows a running job's log to its newest line, stops following, and finds its start in the inbox", async ({
+  page,
+}) => {
+  // The job starts, prints for ~15 s, and its agent uploads output on each heartbeat: minutes on a busy machine.
+  test.setTimeout(240_000);
+  await signIn(page, "ada");
+  // 300 numbered lines over ~15 s, then it idles: the page must show the end, not the first page of output.
+  const submitted = await page.request.post("/api/v1/jobs", {
+    headers: sameOrigin(page),
+    data: {
+      cluster: "h100",
+      budget: "lab/language/pretraining",
+      gpus: 1,
+      minRuntime: "10m",
+      resumable: false,
+      priority: 0,
+      command: "for i in $(seq 1 300); do echo line-$i; sleep 0.05; done; sleep 300",
+      env: {},
+      name: "log-follow",
+    },
+  });
+  expect(submitted.status()).toBe(201);
+  const id = ((await submitted.json()) as { job: { id: number } }).job.id;
+
+  await page.goto(`/jobs/${id}`);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("Running", { timeout: 30_000 });
+  const logs = page.getByTestId("job-logs");
+  await expect(page.getByTestId("log-follow-state")).toHaveText("following the end of the output live");
+  // Followed live to the last line, which did not exist when the page opened.
+  await expect(logs).toContainText("line-300", { timeout: 150_000 });
+  await page.getByRole("button", { name: "Stop following" }).click();
+  await expect(page.getByTestId("log-follow-state")).toHaveText("not following");
+  await expect(page.getByRole("button", { name: "Follow", exact: true })).toBeVisible();
+
+  // The same start reached her inbox, linked to the job.
+  await page.goto("/notifications");
+  const note = page.getByTestId("notification").filter({ has: page.locator(`a[href="/jobs/${id}"]`) });
+  await expect(note.first()).toContainText("started", { timeout: 20_000 });
+
+  // Done with it: cancel, so the demo's h100 is free for the next journey.
+  const cancelled = await page.request.post(`/api/v1/jobs/${id}/cancel`, { headers: sameOrigin(page) });
+  expect(cancelled.status()).toBeLessThan(300);
 });

@@ -1,21 +1,78 @@
-import { test } from "@playwright/test";
-import { sameOrigin, signIn, type USERS } from "./support/helpers";
+import { expect, test, type Page } from "@playwright/test";
+import { PASSWORD, USERS, sameOrigin } from "./support/helpers";
 
-// Every page at desktop (1440) and laptop (1280) widths, for people to look at: test-results/screenshots/.
+/**
+ * Every page at desktop (1440) and laptop (1280) widths, as researcher, manager, operator and admin,
+ * for people to look at one by one: test-results/screenshots/<who>-<page>-<width>.png. Best on a demo
+ * that has run a while (E2E_EXTERNAL=1 E2E_PORT=<its port> npx playwright test e2e/screenshots.spec.ts).
+ * ":mine" is a job Ada submits here; ":other" a running job someone else submitted.
+ */
 const PAGES: [keyof typeof USERS, string, string][] = [
   ["ada", "overview", "/"],
   ["ada", "submit", "/submit"],
   ["ada", "jobs", "/jobs"],
   ["ada", "job", "/jobs/:mine"],
-  ["ada", "queue", "/queue/h100"],
-  ["maya", "budgets", "/budgets"],
-  ["omar", "nodes", "/nodes"],
+  ["ada", "job-other", "/jobs/:other"],
+  ["ada", "queues", "/queue"],
+  ["ada", "queue-h100", "/queue/h100"],
+  ["ada", "queue-b200", "/queue/b200"],
+  ["ada", "budgets", "/budgets"],
   ["ada", "charts", "/charts"],
+  ["ada", "notifications", "/notifications"],
   ["ada", "tokens", "/tokens"],
+  ["ada", "not-found", "/jobs/999999"],
+  ["maya", "overview", "/"],
+  ["maya", "budgets", "/budgets"],
+  ["maya", "charts", "/charts"],
+  ["maya", "queue-h100", "/queue/h100"],
+  ["omar", "overview", "/"],
+  ["omar", "nodes", "/nodes"],
+  ["omar", "clusters", "/admin/clusters"],
+  ["admin", "tree", "/admin"],
+  ["admin", "users", "/admin/users"],
+  ["admin", "clusters", "/admin/clusters"],
+  ["admin", "audit", "/admin/audit"],
+  ["admin", "nodes", "/nodes"],
+  ["admin", "budgets", "/budgets"],
 ];
 
+/** Sign in through the form, waiting as long as a loaded demo needs (the journeys' helper waits 10 s). */
+async function signIn(page: Page, who: keyof typeof USERS): Promise<void> {
+  await page.goto("/login");
+  await page.getByLabel("Email").fill(USERS[who]);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByTestId("who-name")).toBeVisible({ timeout: 60_000 });
+}
+
+async function submitMine(page: Page): Promise<number> {
+  const res = await page.request.post("/api/v1/jobs", {
+    headers: sameOrigin(page),
+    data: {
+      cluster: "h100",
+      budget: "lab/language/pretraining",
+      gpus: 8,
+      minRuntime: "2h",
+      resumable: true,
+      priority: 0,
+      // Runs on the demo's real agents (a command that does not exist fails at once: a failed job, no logs).
+      command: 'for i in $(seq 1 720); do echo "step $i"; sleep 5; done',
+      env: { WANDB_PROJECT: "pretrain-7b" },
+      name: "pretrain-7b",
+    },
+  });
+  return ((await res.json()) as { job: { id: number } }).job.id;
+}
+
+/** A running job of someone else on h100 (the demo's workload runs many); else Ada's own. */
+async function someoneElses(page: Page, mine: number): Promise<number> {
+  const res = await page.request.get("/api/v1/queue/h100?limit=50");
+  const q = (await res.json()) as { running?: { id: number; user: string }[] };
+  return q.running?.find((r) => !/ada/i.test(r.user))?.id ?? mine;
+}
+
 test("screenshots of every page at 1440 and 1280", async ({ page }) => {
-  test.setTimeout(360_000); // 20+ pages x 2 widths, with the demo's 43 real agents on a 2-core machine
+  test.setTimeout(900_000); // 50+ shots, with the demo's real agents on a 2-core machine
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto("/login");
   await page.waitForLoadState("networkidle");
@@ -25,6 +82,7 @@ test("screenshots of every page at 1440 and 1280", async ({ page }) => {
   }
   let who: string | null = null;
   let mine = 0;
+  let other = 0;
   for (const [user, name, path] of PAGES) {
     if (who !== user) {
       await page.context().clearCookies();
@@ -32,30 +90,23 @@ test("screenshots of every page at 1440 and 1280", async ({ page }) => {
       await signIn(page, user);
       who = user;
       if (user === "ada" && !mine) {
-        const res = await page.request.post("/api/v1/jobs", {
-          headers: sameOrigin(page),
-          data: {
-            cluster: "h100",
-            budget: "lab/language/pretraining",
-            gpus: 8,
-            minRuntime: "2h",
-            resumable: true,
-            priority: 0,
-            command: "torchrun --nproc-per-node 8 train.py --resume",
-            env: { WANDB_PROJECT: "pretrain-7b" },
-            name: "pretrain-7b",
-          },
-        });
-        mine = ((await res.json()) as { job: { id: number } }).job.id;
+        mine = await submitMine(page);
+        other = await someoneElses(page, mine);
       }
     }
     for (const w of [1440, 1280]) {
       await page.setViewportSize({ width: w, height: 900 });
-      await page.goto(path.replace(":mine", String(mine)));
+      await page.goto(path.replace(":mine", String(mine)).replace(":other", String(other)));
       await page.waitForLoadState("networkidle").catch(() => undefined);
+      // A loaded demo answers slowly: wait for the page's own "Loading…" to go, not only the network.
+      await page
+        .getByText(/^Loading/)
+        .first()
+        .waitFor({ state: "hidden", timeout: 30_000 })
+        .catch(() => undefined);
       await page.waitForTimeout(600);
       // Long lists (hundreds of jobs) are shot as one screenful; other pages in full.
-      await page.screenshot({ path: `test-results/screenshots/${name}-${w}.png`, fullPage: name !== "jobs" });
+      await page.screenshot({ path: `test-results/screenshots/${user}-${name}-${w}.png`, fullPage: name !== "jobs" });
     }
   }
 });

@@ -89,6 +89,9 @@ export function services(ctx: ServiceContext): Service[] {
           "--enrollment-token-file",
           join(agentsDir, `${c.name}.tokens`),
           "--stop-jobs-on-exit",
+          // Fake nodes run on this host: the web app reaches their interactive sessions here.
+          "--session-host",
+          "127.0.0.1",
           // The demo's fake-GPU jobs run as whoever runs `npm start` (root in a container); real hosts
           // run the agent with --job-uid-range instead.
           ...(process.getuid?.() === 0 ? ["--allow-root-jobs"] : []),

@@ -2,7 +2,7 @@
 // enrollment tokens, node credentials, audit log). The server checks roles and input; the messages
 // printed are the server's.
 import type { Command } from "commander";
-import { parsePercentToPpm } from "@tranche/contracts";
+import { formatExactDuration, parsePercentToPpm } from "@tranche/contracts";
 import { api, CliError, loadConfig } from "./client";
 import { ago, table } from "./format";
 
@@ -51,7 +51,8 @@ export function registerAdmin(program: Command, out: Out): void {
       });
       out(
         r,
-        () => `Created cluster ${r.cluster.name} (${r.cluster.gpuType}, protection cap ${r.cluster.maxMinRuntime / 3600} h).`,
+        () =>
+          `Created cluster ${r.cluster.name} (${r.cluster.gpuType}, protection cap ${formatExactDuration(r.cluster.maxMinRuntime)}).`,
       );
     });
 

@@ -1,3 +1,5 @@
+import { formatDuration } from "@tranche/contracts/format";
+
 /** Plain-text tables for terminals: columns padded to the widest cell, long cells cut with … */
 export function table(head: string[], rows: (string | number)[][], maxWidth = process.stdout.columns || 160): string {
   const cells = rows.map((r) => r.map((c) => String(c)));
@@ -16,11 +18,8 @@ export function table(head: string[], rows: (string | number)[][], maxWidth = pr
   return [line(head), ...cells.map(line)].join("\n");
 }
 
+/** How long ago, in the words of every page and reason sentence (formatDuration): "45s", "1h 05m", "2d 3h". */
 export function ago(iso: string | null, now = Date.now()): string {
   if (!iso) return "-";
-  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m`;
-  if (s < 86_400) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
-  return `${Math.floor(s / 86_400)}d`;
+  return formatDuration(Math.max(0, Math.round((now - Date.parse(iso)) / 1000)));
 }

@@ -3,6 +3,7 @@
 //   tranche submit --cluster h100 --budget lab/language/pretraining --gpus 8 --min-runtime 2h --resumable -- python train.py
 //   tranche submit --file jobs.jsonl          (one JSON job per line, sent in batches of 1,000)
 //   tranche ls | tranche queue h100 | tranche explain 42 | tranche logs -f 42 | tranche cancel 42
+//   tranche session --cluster h100 --budget lab/nlp --gpus 1 --min-runtime 4h [--jupyter] | tranche extend 42 --by 1h
 //   tranche admin budget create lab/vision/video | tranche admin user create --email E --name N ...
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
@@ -19,6 +20,7 @@ import {
 import { registerAdmin } from "./admin";
 import { registerJobRules, taskText } from "./job-rules";
 import { registerLogs } from "./logs";
+import { registerSession } from "./session";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
 import { ago, table } from "./format";
@@ -420,6 +422,7 @@ program
 
 registerJobRules(program, out);
 registerLogs(program, json);
+registerSession(program, out);
 registerAdmin(program, out);
 
 program.parseAsync(process.argv).catch((e: unknown) => {

@@ -36,6 +36,8 @@ export interface NodeAgentOptions {
   checkpointRoot?: string;
   /** Put each job in its own cgroup v2 where the host allows (default on). */
   cgroups?: boolean;
+  /** Where the control plane reaches this node's interactive sessions (see RunnerOptions.sessionHost). */
+  sessionHost?: string;
 }
 
 /**
@@ -85,6 +87,7 @@ export class NodeAgent {
       jobIds: (a) => jobIdsFor(identity, a.user ?? `job-${a.jobId}`),
       cgroups: opts.cgroups === false ? undefined : new JobCgroups(opts.nodeName),
       ...(opts.checkpointRoot ? { checkpointRoot: opts.checkpointRoot } : {}),
+      ...(opts.sessionHost ? { sessionHost: opts.sessionHost } : {}),
     });
     this.runner.onExit = () => this.heartbeatSoon();
     const unhealthyFile = join(opts.dir, "unhealthy");

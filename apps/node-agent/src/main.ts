@@ -29,6 +29,8 @@
 //   --checkpoint-root DIR         a shared folder every node mounts at DIR (or TRANCHE_CHECKPOINT_ROOT): each job's
 //                                 TRANCHE_CHECKPOINT_DIR is DIR/<job id>, the same on any node, so a requeued
 //                                 job finds its checkpoints on another host (default: a folder beside the state)
+//   --session-host HOST           where the control plane reaches this node's interactive sessions (or
+//                                 TRANCHE_SESSION_HOST; default: the host name)
 //   --help                        this text
 //
 // Jobs never see the agent's credential, state.json or other users' job folders (modes 700/600).
@@ -132,6 +134,7 @@ const agents = names.map(
       identity,
       cgroups: opts.cgroups,
       ...(opts.checkpointRoot ? { checkpointRoot: opts.checkpointRoot } : {}),
+      sessionHost: opts.sessionHost,
       log,
     }),
 );

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir, hostname } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { parseArgs } from "node:util";
+import { SESSION_HOST } from "@tranche/contracts";
 
 export class OptionError extends Error {}
 
@@ -28,6 +29,8 @@ export interface AgentOptions {
   cgroups: boolean;
   /** --checkpoint-root or TRANCHE_CHECKPOINT_ROOT: an absolute folder every node mounts; undefined: none. */
   checkpointRoot: string | undefined;
+  /** --session-host or TRANCHE_SESSION_HOST: where the control plane reaches this node's sessions (default: the host name). */
+  sessionHost: string;
 }
 
 const OPTIONS = {
@@ -49,6 +52,7 @@ const OPTIONS = {
   "allow-root-jobs": { type: "boolean" },
   "no-cgroups": { type: "boolean" },
   "checkpoint-root": { type: "string" },
+  "session-host": { type: "string" },
   help: { type: "boolean" },
 } as const;
 
@@ -126,6 +130,16 @@ function checkpointRoot(flag: string | undefined, env: NodeJS.ProcessEnv): strin
   return raw.replace(/\/+$/, "") || "/";
 }
 
+function sessionHost(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  const raw = flag ?? (env.TRANCHE_SESSION_HOST?.trim() || undefined);
+  if (raw === undefined) return hostname();
+  if (raw.length > 253 || !SESSION_HOST.test(raw))
+    throw new OptionError(
+      `${flag !== undefined ? "--session-host" : "TRANCHE_SESSION_HOST"} must be a host name or an IP address, got '${raw.slice(0, 80)}'`,
+    );
+  return raw;
+}
+
 export function parseAgentOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): AgentOptions {
   let args;
   try {
@@ -165,5 +179,6 @@ export function parseAgentOptions(argv: string[], env: NodeJS.ProcessEnv = proce
     allowRootJobs: Boolean(args["allow-root-jobs"]),
     cgroups: !args["no-cgroups"],
     checkpointRoot: checkpointRoot(args["checkpoint-root"], env),
+    sessionHost: sessionHost(args["session-host"], env),
   };
 }

@@ -17,7 +17,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { constants as osConstants } from "node:os";
+import { constants as osConstants, hostname } from "node:os";
 import { join } from "node:path";
 import {
   AGENT_SHUTDOWN,
@@ -32,6 +32,7 @@ import {
 } from "@tranche/contracts";
 import { JobCgroups } from "./cgroup";
 import type { JobIds } from "./job-identity";
+import { pickPort, sessionLaunch } from "./session";
 
 /**
  * Runs job processes for one node and survives its own restarts.
@@ -105,6 +106,9 @@ export interface LocalJob {
   shutdown?: boolean;
   /** Its cgroup v2 folder, where the host has them. */
   cgroup?: string;
+  /** An interactive session: the port picked for its server (before launch), and its working folder. */
+  sessionPort?: number;
+  sessionDir?: string;
   fakeUtil?: number;
 }
 
@@ -162,6 +166,8 @@ export interface RunnerOptions {
    * beside the agent's state, kept across runs on this host only.
    */
   checkpointRoot?: string;
+  /** Where the control plane reaches this node's interactive sessions (default: the host name). */
+  sessionHost?: string;
 }
 
 /** The file a job touches after each checkpoint: its modification time is reported as the job's last checkpoint. */
@@ -197,6 +203,8 @@ export class JobRunner {
   private halted = false;
   /** The log stream the last upload stopped before (its cap was reached); "" = start at the first. */
   private logResumeKey = "";
+  /** Sessions whose port is being picked (asynchronous: they launch at the tick after). */
+  private readonly picking = new Set<string>();
 
   constructor(private readonly opts: RunnerOptions) {
     mkdirSync(join(opts.dir, "jobs"), { recursive: true });
@@ -412,6 +420,11 @@ export class JobRunner {
       if (this.halted || j.status !== "WAITING" || !j.assignment || j.unconfirmed) continue;
       // Victims preempted for this job leave first: launch once its GPUs are free here.
       if (j.gpuIndexes.some((g) => held.has(g))) continue;
+      // A session's server needs a port first (picked asynchronously; the tick after launches it).
+      if (j.assignment.session && j.sessionPort === undefined) {
+        this.pickSessionPort(j);
+        continue;
+      }
       try {
         this.launch(j, j.assignment);
         for (const g of j.gpuIndexes) held.add(g);
@@ -421,6 +434,26 @@ export class JobRunner {
       changed = true;
     }
     if (changed) this.trySave();
+  }
+
+  private pickSessionPort(j: LocalJob): void {
+    if (this.picking.has(j.segmentId)) return;
+    this.picking.add(j.segmentId);
+    pickPort().then(
+      (port) => {
+        this.picking.delete(j.segmentId);
+        if (j.status !== "WAITING") return;
+        j.sessionPort = port;
+        this.trySave();
+        this.tick();
+      },
+      (e: Error) => {
+        this.picking.delete(j.segmentId);
+        if (j.status !== "WAITING") return;
+        this.launchFailed(j, new Error(`no free port for the session's server: ${e.message}`));
+        this.trySave();
+      },
+    );
   }
 
   /** The job could not be started: it ends here, reported as LAUNCH_FAILED with the error. */
@@ -469,6 +502,16 @@ export class JobRunner {
       }
     }
     // Opened by the agent before the switch of user: the job writes its logs through these, nothing more.
+    // An interactive session runs its server, not a command, in the user's session folder on the root.
+    const session = a.session
+      ? sessionLaunch(a, {
+          root: ckptRoot,
+          port: j.sessionPort!,
+          nodeName: this.opts.nodeName,
+          path: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+          ids,
+        })
+      : null;
     const out = openSync(join(dir, "stdout.log"), "a", 0o600);
     const err = openSync(join(dir, "stderr.log"), "a", 0o600);
     const env: Record<string, string> = {
@@ -490,11 +533,12 @@ export class JobRunner {
       TRANCHE_JOB_DIR: work,
       TRANCHE_CHECKPOINT_DIR: ckptDir,
       TRANCHE_RESTART_COUNT: String(a.restartCount ?? 0),
+      ...(session ? { ...session.env, ...(ids ? { HOME: session.dir } : {}) } : {}),
     };
     let child: ChildProcess;
     try {
-      child = spawn("/bin/sh", ["-c", WRAPPER, "tranche-job", a.command, join(work, ".tranche-exit")], {
-        cwd: work,
+      child = spawn("/bin/sh", ["-c", WRAPPER, "tranche-job", session?.command ?? a.command, join(work, ".tranche-exit")], {
+        cwd: session?.dir ?? work,
         env,
         detached: true,
         stdio: ["ignore", out, err],
@@ -510,6 +554,7 @@ export class JobRunner {
     j.pid = child.pid ?? null;
     j.pidStart = j.pid !== null ? (procStart(j.pid)?.start ?? null) : null;
     j.launchedAt = new Date().toISOString();
+    if (session) j.sessionDir = session.dir;
     delete j.assignment;
     this.children.set(a.segmentId, child);
     this.opts.log(`job ${a.jobId} started (segment ${a.segmentId}, pid ${j.pid}, GPUs ${a.gpuIndexes.join(",")})`);
@@ -560,6 +605,9 @@ export class JobRunner {
         endedAt: j.status === "EXITED" ? j.endedAt : null,
         ...(j.launchError ? { launchError: j.launchError } : {}),
         ...this.checkpointAt(j.jobId),
+        ...(j.status === "RUNNING" && j.sessionPort !== undefined && j.sessionDir !== undefined
+          ? { session: { host: this.opts.sessionHost ?? hostname(), port: j.sessionPort, dir: j.sessionDir } }
+          : {}),
       }));
   }
 

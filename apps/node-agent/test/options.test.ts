@@ -73,4 +73,13 @@ describe("the agent's options", () => {
       `TRANCHE_CHECKPOINT_ROOT ${join(dir, "not-mounted")} is not an existing folder`,
     );
   });
+
+  it("takes where sessions are reached from --session-host or TRANCHE_SESSION_HOST, refusing anything but a host or an address", () => {
+    expect(parseAgentOptions([...server, "--session-host", "gpu-7.lab.example"], {}).sessionHost).toBe("gpu-7.lab.example");
+    expect(parseAgentOptions(server, { TRANCHE_SESSION_HOST: "10.0.0.7" }).sessionHost).toBe("10.0.0.7");
+    expect(parseAgentOptions(server, {}).sessionHost).not.toBe("");
+    expect(() => parseAgentOptions([...server, "--session-host", "evil.example/x@y"], {})).toThrow(
+      "--session-host must be a host name or an IP address, got 'evil.example/x@y'",
+    );
+  });
 });

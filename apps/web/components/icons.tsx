@@ -10,6 +10,12 @@ export const ICONS = {
       <rect x="3" y="16" width="7" height="5" rx="1.5" />
     </svg>
   ),
+  bell: (
+    <svg viewBox="0 0 24 24" {...P}>
+      <path d="M6 16V11a6 6 0 0 1 12 0v5l1.5 2h-15z" />
+      <path d="M10 20.5a2 2 0 0 0 4 0" />
+    </svg>
+  ),
   submit: (
     <svg viewBox="0 0 24 24" {...P}>
       <circle cx="12" cy="12" r="9" />

@@ -2,6 +2,7 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../lib/trpc";
+import { ICONS } from "./icons";
 
 /** The inbox in the navigation, with the number of unread notifications (refreshed every 15 s). */
 export function NotificationBell({ current }: { current: boolean }) {
@@ -11,7 +12,7 @@ export function NotificationBell({ current }: { current: boolean }) {
   return (
     <Link href="/notifications" aria-current={current ? "page" : undefined} data-testid="notification-bell">
       <span className="ico" aria-hidden>
-        {"\u{1F514}"}
+        {ICONS.bell}
       </span>
       Notifications
       {n > 0 ? (

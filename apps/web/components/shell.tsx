@@ -1,11 +1,13 @@
 "use client";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import type { Actor } from "@tranche/domain";
 import { authClient } from "../lib/auth-client";
 import { NotificationBell } from "./notification-bell";
 import { ICONS } from "./icons";
+import { NavHighlight } from "./nav-highlight";
+import { isCurrentNav } from "../lib/nav";
 
 interface NavItem {
   href: string;
@@ -17,6 +19,7 @@ interface NavItem {
 const WORK: NavItem[] = [
   { href: "/", label: "Overview", ico: "overview" },
   { href: "/submit", label: "Submit a job", ico: "submit" },
+  { href: "/sessions/new", label: "Start a session", ico: "submit", match: "/sessions" },
   { href: "/jobs", label: "My jobs", ico: "jobs", match: "/jobs" },
   { href: "/queue", label: "Live queue", ico: "queue", match: "/queue" },
 ];
@@ -40,7 +43,9 @@ const ROLE_LABEL = { RESEARCHER: "Researcher", MANAGER: "Manager", OPERATOR: "Op
 export function Shell({ user, children }: { user: Actor; children: ReactNode }) {
   const path = usePathname();
   const router = useRouter();
-  const current = (i: NavItem) => (i.match ? path.startsWith(i.match) || path === i.href : path === i.href);
+  // A job page says which entry it sits under (My jobs only for the viewer's own jobs).
+  const [jobPageUnder, setJobPageUnder] = useState<string | null>(null);
+  const current = (i: NavItem) => isCurrentNav(path, i, jobPageUnder);
   const admin = user.role === "ADMIN" ? ADMIN : user.role === "OPERATOR" ? OPERATOR_ADMIN : [];
   const section = (title: string, items: NavItem[]) => (
     <>
@@ -106,7 +111,9 @@ export function Shell({ user, children }: { user: Actor; children: ReactNode }) 
         </div>
       </aside>
       <div className="main">
-        <main className="page">{children}</main>
+        <main className="page">
+          <NavHighlight.Provider value={setJobPageUnder}>{children}</NavHighlight.Provider>
+        </main>
       </div>
     </div>
   );

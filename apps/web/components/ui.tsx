@@ -2,6 +2,7 @@
 import { useEffect, useState, type ReactNode } from "react";
 import { formatDuration } from "@tranche/contracts/format";
 import { reasonLabel } from "@tranche/contracts/reasons";
+import { reasonTimesText } from "../lib/words";
 
 export function PageHead({ title, lede, children }: { title: string; lede?: ReactNode; children?: ReactNode }) {
   return (
@@ -112,20 +113,28 @@ export function clockAndRelative(iso: string, now: number): string {
 }
 
 /**
- * The times of a pending reason, from its details (ISO 8601), in the viewer's time zone. The earliest
- * start is a lower bound from protection ends and maximum runtimes, so it reads "not before".
+ * The time a pending reason names, from its details (ISO 8601), in the viewer's time zone: when the
+ * job holding a reservation can start there. The earliest start (a lower bound) is not shown as a time:
+ * the start forecast beside it is the expected time (issue 16).
  */
 export function ReasonTimes({ code, details, now }: { code: string | null; details: unknown; now: number }) {
-  const d = (details ?? {}) as { earliestStart?: unknown; reservedFrom?: unknown };
-  const parts: string[] = [];
-  if (code === "RESERVED_FOR" && typeof d.reservedFrom === "string")
-    parts.push(`reserved from ${clockAndRelative(d.reservedFrom, now)}`);
-  if ((code === "CONTRACTS" || code === "CAPACITY") && typeof d.earliestStart === "string" && Date.parse(d.earliestStart) > now)
-    parts.push(`not before ${clockAndRelative(d.earliestStart, now)}`);
-  if (parts.length === 0) return null;
+  const text = reasonTimesText(code, details, (iso) => clockAndRelative(iso, now));
+  if (text === null) return null;
   return (
-    <span className="reason-time" suppressHydrationWarning title="A lower bound, not a forecast: it may start later">
-      {parts.join(" · ")}
+    <span className="reason-time" suppressHydrationWarning title="When the job holding the reservation can start there">
+      {text}
     </span>
+  );
+}
+
+/** A table's one row while it loads (a skeleton, not an empty table) or when it has nothing to list. */
+export function TableRowState({ loading, empty, cols, text }: { loading: boolean; empty: boolean; cols: number; text: string }) {
+  if (!loading && !empty) return null;
+  return (
+    <tr>
+      <td colSpan={cols} className={loading ? undefined : "muted small"}>
+        {loading ? <span className="skeleton" style={{ display: "block", height: "1.4rem" }} aria-label="Loading" /> : text}
+      </td>
+    </tr>
   );
 }

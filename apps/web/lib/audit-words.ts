@@ -1,4 +1,4 @@
-import { formatDuration } from "@tranche/contracts/format";
+import { formatExactDuration } from "@tranche/contracts/format";
 
 /**
  * The audit log in words: an action's stored code (kept in JSON, the filter and a tooltip) as a short
@@ -69,7 +69,7 @@ export function auditDetailsText(details: Record<string, unknown>, shownAsTarget
   return Object.entries(details)
     .filter(([k, v]) => k !== "target" && !/Id$/.test(k) && v !== null && v !== undefined && v !== "" && v !== shownAsTarget)
     .map(([k, v]) => {
-      if (/Sec$/.test(k) && typeof v === "number") return `${k.slice(0, -3)}: ${formatDuration(v)}`;
+      if (/Sec$/.test(k) && typeof v === "number") return `${k.slice(0, -3)}: ${formatExactDuration(v)}`;
       if (typeof v === "string" && ISO.test(v)) return `${k}: ${localTime(v)}`;
       return `${k}: ${valueText(v)}`;
     })

@@ -43,3 +43,22 @@ export function promisedText(gpus: number): string {
 export function minRuntimeText(seconds: number, format: (s: number) => string): string {
   return seconds === 0 ? "none (unallocated)" : format(seconds);
 }
+
+/**
+ * The time beside a pending reason: only when the job holding a reservation can start there
+ * ("reserved from 19:32 (in 29 min)"). A reason's earliest start is a lower bound, never shown as a
+ * time: the start forecast is the expected time, and a lower bound beside it read as one.
+ */
+export function reasonTimesText(code: string | null, details: unknown, clockAndRelative: (iso: string) => string): string | null {
+  const d = (details ?? {}) as { reservedFrom?: unknown };
+  if (code === "RESERVED_FOR" && typeof d.reservedFrom === "string") return `reserved from ${clockAndRelative(d.reservedFrom)}`;
+  return null;
+}
+
+/**
+ * Whether a timeline entry shows its reason's label beside its title: not when it only repeats it
+ * ("Finished" beside "finished", "Failed" beside "failed").
+ */
+export function labelAddsToTitle(title: string, label: string): boolean {
+  return label.trim().toLowerCase() !== title.trim().toLowerCase();
+}

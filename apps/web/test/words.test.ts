@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { minRuntimeText, placementText, plural, promisedText, runEndText, runningTabLabel } from "../lib/words";
+import {
+  labelAddsToTitle,
+  minRuntimeText,
+  placementText,
+  plural,
+  promisedText,
+  reasonTimesText,
+  runEndText,
+  runningTabLabel,
+} from "../lib/words";
 
 describe("plural", () => {
   it("says one GPU, never 1 GPUs", () => {
@@ -47,5 +56,29 @@ describe("minRuntimeText", () => {
   it("says a job without a minimum runtime has none, not 0 s", () => {
     expect(minRuntimeText(0, (s) => `${s} s`)).toBe("none (unallocated)");
     expect(minRuntimeText(900, (s) => `${s / 60} min`)).toBe("15 min");
+  });
+});
+
+describe("reasonTimesText", () => {
+  const clock = (iso: string) => `<${iso}>`;
+  it("never shows a reason's earliest start (a lower bound) as a time beside the forecast", () => {
+    const details = { earliestStart: "2026-12-02T07:10:00.000Z", position: 3 };
+    expect(reasonTimesText("CONTRACTS", details, clock)).toBeNull();
+    expect(reasonTimesText("CAPACITY", details, clock)).toBeNull();
+  });
+
+  it("says when the job holding a reservation can start there", () => {
+    expect(reasonTimesText("RESERVED_FOR", { reservedFrom: "2026-12-02T07:10:00.000Z" }, clock)).toBe(
+      "reserved from <2026-12-02T07:10:00.000Z>",
+    );
+    expect(reasonTimesText("RESERVED_FOR", {}, clock)).toBeNull();
+  });
+});
+
+describe("labelAddsToTitle", () => {
+  it("leaves out a reason label that only repeats the timeline entry's title", () => {
+    expect(labelAddsToTitle("Finished", "finished")).toBe(false);
+    expect(labelAddsToTitle("Failed", "failed")).toBe(false);
+    expect(labelAddsToTitle("Started", "on free GPUs")).toBe(true);
   });
 });

@@ -7,7 +7,7 @@ import type { ClusterSnapshot, CycleResult, PolicyConfig } from "@tranche/schedu
  *   2 decide   the core's runCycle: pure, no I/O, no clock                (Decide)
  *   3 apply    the plan in ONE transaction: the commit point             (PlanApplier)
  *   4 tell     wake the agents of touched nodes, fire repair hooks       (AgentNotifier)
- *   5 forecast the core's start forecast for the pending jobs, when due   (Forecast, optional)
+ *   5 forecast store the last start forecast, start the next off the loop (Forecast, optional)
  *
  * The ports are declared here, where they are used; main.ts wires the Postgres-backed ones and the unit
  * tests pass small fakes. Nothing here keeps state between cycles: a cycle that fails anywhere before
@@ -68,7 +68,7 @@ export interface CyclePorts<Extra> {
   applier: PlanApplier<Extra>;
   agents: AgentNotifier;
   clock: () => number;
-  /** Phase 5: after the commit, best effort (see forecast.ts). */
+  /** Phase 5: after the commit, best effort; it must not wait for the forecast itself (see forecast.ts). */
   forecast?: (loaded: LoadedCycle<Extra>, result: CycleResult) => Promise<void>;
   /** Milliseconds for phase timings. */
   timer?: () => number;

@@ -243,14 +243,13 @@ export class Worker {
         },
       },
       agents: notifier,
+      // Off the loop: the cycle writes the forecast its cluster's last one computed and starts the next.
       forecast: async (loaded) => {
         const f = (self.forecaster ??= new StartForecaster(prisma, config.forecast ?? defaultForecastConfig));
-        const clusterId = loaded.snapshot.cluster.id;
-        if (!f.due(clusterId, Date.now())) return;
         try {
-          await f.refresh(loaded.snapshot, loaded.policy, loaded.now, Date.now());
+          await f.afterCycle(loaded.snapshot, loaded.policy, loaded.now, Date.now(), config.log);
         } catch (e) {
-          config.log(`start forecast for cluster ${clusterId.slice(0, 8)} failed: ${(e as Error).message}`);
+          config.log(`start forecast for cluster ${loaded.snapshot.cluster.id.slice(0, 8)} failed: ${(e as Error).message}`);
         }
       },
     };

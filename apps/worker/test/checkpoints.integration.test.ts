@@ -5,50 +5,31 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
+import type { TestDatabase } from "@tranche/db/testing";
 import { loadClusterSnapshot } from "@tranche/domain/runtime";
-import {
-  cleanupAgentDir,
-  makeWorld,
-  spawnAgents,
-  spawnWorker,
-  startGateway,
-  submit,
-  waitFor,
-  type AgentSet,
-  type Proc,
-  type World,
-} from "./harness";
+import { startStack, submit, waitFor, type AgentSet, type Stack, type World } from "./harness";
 
 describe("checkpoints across hosts", () => {
+  let stack: Stack;
   let db: TestDatabase;
   let world: World;
-  let gateway: Awaited<ReturnType<typeof startGateway>>;
-  let worker: Proc;
   let a: AgentSet;
-  let b: AgentSet;
   const root = mkdtempSync(join(tmpdir(), "tranche-ckpt-root-"));
 
   beforeAll(async () => {
-    db = await createTestDatabase("checkpoints");
-    world = await makeWorld(db.prisma, { nodes: 2 });
-    gateway = await startGateway(db.prisma);
     // Separate processes and state folders: nothing but the shared root can carry a checkpoint over.
-    a = await spawnAgents(db.prisma, world, gateway.url, ["c1-0"], undefined, ["--checkpoint-root", root]);
-    b = await spawnAgents(db.prisma, world, gateway.url, ["c1-1"], undefined, ["--checkpoint-root", root]);
-    worker = spawnWorker(db.url);
-    await worker.waitForOutput("is now the leader");
-    await waitFor("both agents", async () => (await db.prisma.node.count({ where: { lastHeartbeatAt: { not: null } } })) === 2);
+    stack = await startStack("checkpoints", {
+      nodes: 2,
+      agents: [["c1-0"], ["c1-1"]],
+      agentArgs: ["--checkpoint-root", root],
+      waitForAgents: true,
+    });
+    ({ db, world } = stack);
+    a = stack.agents[0]!;
   });
 
   afterAll(async () => {
-    await worker?.stop();
-    for (const s of [a, b]) {
-      await s?.proc.stop();
-      if (s) cleanupAgentDir(s);
-    }
-    await gateway?.close();
-    await db?.drop();
+    await stack?.stop();
     rmSync(root, { recursive: true, force: true });
   });
 

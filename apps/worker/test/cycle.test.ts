@@ -3,6 +3,7 @@ import type { ClusterSnapshot, CycleResult, PolicyConfig } from "@tranche/schedu
 import { PendingReasons, resolvePolicy } from "@tranche/scheduler-core";
 import { decideRunOutcome, policyOverridesFromEnv } from "@tranche/domain/runtime";
 import { runClusterCycle, type AppliedSummary, type CyclePorts } from "../src/cycle";
+import { StartForecaster } from "../src/forecast";
 
 const snapshot: ClusterSnapshot = {
   cluster: { id: "c1", name: "c1", gpuType: "X" },
@@ -76,6 +77,54 @@ describe("runClusterCycle", () => {
   });
 });
 
+describe("the start forecast (phase 5) never delays a cycle", () => {
+  const config = { everyMs: 0, maxJobs: 10, maxSteps: 5 };
+
+  it("a forecast that never finishes leaves every later cycle running, and none starts a second one", async () => {
+    let computed = 0;
+    const written: number[] = [];
+    const f = new StartForecaster(null, config, {
+      compute: () => (computed++, new Promise(() => {})),
+      write: async (_starts, now) => void written.push(now),
+    });
+    const { ports } = fakePorts({ forecast: (l) => f.afterCycle(l.snapshot, l.policy, l.now, 0, () => {}) });
+    for (let i = 0; i < 5; i++) await expect(runClusterCycle(ports, "c1")).resolves.toMatchObject({ cycleId: "7" });
+    expect(computed).toBe(1);
+    expect(written).toEqual([]);
+  });
+
+  it("stores a finished forecast at the cluster's next cycle, then starts the next one", async () => {
+    const pending: ((starts: []) => void)[] = [];
+    const written: number[] = [];
+    const f = new StartForecaster(null, config, {
+      compute: () => new Promise((resolve) => void pending.push(resolve)),
+      write: async (_starts, now) => void written.push(now),
+    });
+    const { ports } = fakePorts({ forecast: (l) => f.afterCycle(l.snapshot, l.policy, l.now, 0, () => {}) });
+    await runClusterCycle(ports, "c1");
+    expect([pending.length, written]).toEqual([1, []]);
+    pending[0]!([]);
+    await new Promise((r) => setImmediate(r));
+    await runClusterCycle(ports, "c1");
+    expect([pending.length, written]).toEqual([2, [1000]]);
+  });
+
+  it("a failed forecast is logged and the next due cycle tries again", async () => {
+    const log: string[] = [];
+    let computed = 0;
+    const f = new StartForecaster(null, config, {
+      compute: async () => (computed++, Promise.reject(new Error("out of memory"))),
+      write: async () => {},
+    });
+    const { ports } = fakePorts({ forecast: (l) => f.afterCycle(l.snapshot, l.policy, l.now, 0, (line) => log.push(line)) });
+    await runClusterCycle(ports, "c1");
+    await new Promise((r) => setImmediate(r));
+    await runClusterCycle(ports, "c1");
+    expect(computed).toBe(2);
+    expect(log[0]).toMatch(/^start forecast for cluster c1 failed: out of memory$/);
+  });
+});
+
 describe("decideRunOutcome", () => {
   const run = { jobState: "RUNNING", intent: null, resumable: false, requeuePolicy: "NEVER" };
   const exit = (exitCode: number | null, signal: string | null = null) => ({ cause: "exit" as const, exitCode, signal });
@@ -91,6 +140,27 @@ describe("decideRunOutcome", () => {
     );
     expect(out).toMatchObject({ state: "FAILED", end: "FAIL", requeued: false, reasonCode: "LAUNCH_FAILED" });
     expect(out.sentence).toBe("Could not be started (spawn E2BIG): failed, not requeued.");
+  });
+  it("a failed run is retried as the core's runOutcome says, worded with its exit and the count", () => {
+    const out = decideRunOutcome({ ...run, retries: { max: 2, used: 1 } }, exit(3));
+    expect(out).toMatchObject({
+      state: "PENDING",
+      end: "FAIL",
+      requeued: true,
+      eventKind: "RETRIED",
+      reasonCode: "RETRY",
+      retry: 2,
+    });
+    expect(out.sentence).toBe("Failed (exit code 3); retry 2 of 2: requeued with its original submit time.");
+    expect(decideRunOutcome({ ...run, retries: { max: 2, used: 2 } }, exit(3))).toMatchObject({
+      state: "FAILED",
+      eventKind: "FAILED",
+    });
+    const launch = { cause: "exit" as const, exitCode: null, signal: "LAUNCH_FAILED", launchError: "spawn E2BIG" };
+    expect(decideRunOutcome({ ...run, retries: { max: 2, used: 0 } }, launch)).toMatchObject({
+      state: "FAILED",
+      reasonCode: "LAUNCH_FAILED",
+    });
   });
   it("a run its agent fenced (no control plane past the heartbeat timeout) is lost, not failed; a fenced cancel stays a cancel", () => {
     expect(decideRunOutcome({ ...run, resumable: true }, exit(null, "FENCED"))).toMatchObject({

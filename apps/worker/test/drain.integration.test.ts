@@ -2,45 +2,29 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
-import {
-  cleanupAgentDir,
-  makeWorld,
-  spawnAgents,
-  spawnWorker,
-  startGateway,
-  submit,
-  waitFor,
-  type AgentSet,
-  type Proc,
-  type World,
-} from "./harness";
+import type { TestDatabase } from "@tranche/db/testing";
+import { startStack, submit, waitFor, type AgentSet, type Stack, type World } from "./harness";
 
 describe("drains, repairs and squatting", () => {
+  let stack: Stack;
   let db: TestDatabase;
   let world: World;
-  let gateway: Awaited<ReturnType<typeof startGateway>>;
-  let worker: Proc;
   let agents: AgentSet;
   const scratch = mkdtempSync(join(tmpdir(), "tranche-repair-"));
   const hookLog = join(scratch, "repairs.log");
 
   beforeAll(async () => {
-    db = await createTestDatabase("drain");
-    world = await makeWorld(db.prisma, { nodes: 2 });
-    gateway = await startGateway(db.prisma);
-    agents = await spawnAgents(db.prisma, world, gateway.url, ["c1-0", "c1-1"]);
-    worker = spawnWorker(db.url, { TRANCHE_REPAIR_HOOK: `echo "repair $TRANCHE_NODE_NAME" >> ${hookLog}` });
-    await worker.waitForOutput("is now the leader");
-    await waitFor("both agents", async () => (await db.prisma.node.count({ where: { lastHeartbeatAt: { not: null } } })) === 2);
+    stack = await startStack("drain", {
+      nodes: 2,
+      workerEnv: { TRANCHE_REPAIR_HOOK: `echo "repair $TRANCHE_NODE_NAME" >> ${hookLog}` },
+      waitForAgents: true,
+    });
+    ({ db, world } = stack);
+    agents = stack.agents[0]!;
   });
 
   afterAll(async () => {
-    await worker?.stop();
-    await agents?.proc.stop();
-    if (agents) cleanupAgentDir(agents);
-    await gateway?.close();
-    await db?.drop();
+    await stack?.stop();
     rmSync(scratch, { recursive: true, force: true });
   });
 

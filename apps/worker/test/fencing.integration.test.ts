@@ -131,7 +131,7 @@ describe("fencing", () => {
 
     const node = await db.prisma.node.findUniqueOrThrow({ where: { name: "c1-0" } });
     expect(node.state).toBe("DOWN");
-    expect(node.stateReason).toMatch(/missed heartbeats for \d+s \(timeout 3s \+ 3s fence grace\)/);
+    expect(node.stateReason).toMatch(/missed heartbeats for \d+ (s|min) \(timeout 3 s plus 3 s of fence grace\): it is down/);
     const events = await db.prisma.jobEvent.findMany({ where: { jobId: id }, orderBy: { id: "asc" } });
     expect(events.map((e) => e.kind)).toEqual(["SUBMITTED", "STARTED", "LOST", "STARTED"]);
     expect(await db.prisma.runSegment.count({ where: { jobId: id, endedAt: null } })).toBe(1);

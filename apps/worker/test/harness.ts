@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PrismaClient } from "@tranche/db";
+import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
 import { submitJob, type Actor } from "@tranche/domain";
 import { issueEnrollmentTokens, serveAgentProtocol } from "@tranche/domain/runtime";
 import type { SubmitJobInput } from "@tranche/contracts";
@@ -226,6 +227,70 @@ export function cleanupAgentDir(set: AgentSet): void {
 export async function startGateway(prisma: PrismaClient) {
   process.env.TRANCHE_AGENT_HEARTBEAT_SEC = "1";
   return serveAgentProtocol(prisma, 0);
+}
+
+/** The runtime's stack for one test file: a fresh database and world, the agent gateway, agents and a leading worker. */
+export interface Stack {
+  db: TestDatabase;
+  world: World;
+  gateway: Awaited<ReturnType<typeof startGateway>>;
+  worker: Proc;
+  /** One per agent process, in the order asked for. */
+  agents: AgentSet[];
+  /** Stops the worker, then the agents (and any job they left), the gateway; drops the database. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a Stack: `nodes` nodes (makeWorld), then `agents` (one process per entry, each with its own
+ * state folder; default one process for every node) with `agentArgs`, then a worker with `workerEnv`,
+ * waiting until it leads and (with `waitForAgents`) until every agent has reported. `beforeProcesses`
+ * runs on the world before anything starts. A start that fails stops what it had started.
+ */
+export async function startStack(
+  label: string,
+  opts: {
+    nodes: number;
+    agents?: string[][];
+    agentArgs?: string[];
+    workerEnv?: Record<string, string>;
+    waitForAgents?: boolean;
+    beforeProcesses?: (db: TestDatabase, world: World) => Promise<void>;
+  },
+): Promise<Stack> {
+  const db = await createTestDatabase(label);
+  const started: Partial<Omit<Stack, "db" | "stop">> & { agents: AgentSet[] } = { agents: [] };
+  const stop = async (): Promise<void> => {
+    await started.worker?.stop();
+    for (const a of started.agents) {
+      await a.proc.stop();
+      cleanupAgentDir(a);
+    }
+    await started.gateway?.close();
+    await db.drop();
+  };
+  try {
+    const world = await makeWorld(db.prisma, { nodes: opts.nodes });
+    started.world = world;
+    await opts.beforeProcesses?.(db, world);
+    started.gateway = await startGateway(db.prisma);
+    const groups = opts.agents ?? [Object.keys(world.nodeIds)];
+    for (const names of groups)
+      started.agents.push(await spawnAgents(db.prisma, world, started.gateway.url, names, undefined, opts.agentArgs ?? []));
+    started.worker = spawnWorker(db.url, opts.workerEnv ?? {});
+    await started.worker.waitForOutput("is now the leader");
+    if (opts.waitForAgents) {
+      const all = groups.reduce((n, g) => n + g.length, 0);
+      await waitFor(
+        "every agent to report",
+        async () => (await db.prisma.node.count({ where: { lastHeartbeatAt: { not: null } } })) === all,
+      );
+    }
+    return { db, world, gateway: started.gateway, worker: started.worker, agents: started.agents, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
 }
 
 export { ROOT };

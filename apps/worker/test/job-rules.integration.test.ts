@@ -1,33 +1,18 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
+import type { TestDatabase } from "@tranche/db/testing";
 import { cancelArray, setWebhook } from "@tranche/domain";
-import {
-  cleanupAgentDir,
-  makeWorld,
-  spawnAgents,
-  spawnWorker,
-  startGateway,
-  submit,
-  waitFor,
-  type AgentSet,
-  type Proc,
-  type World,
-} from "./harness";
+import { startStack, submit, waitFor, type Stack, type World } from "./harness";
 
 // Arrays, dependencies, retries and notifications through the real worker, agents and Postgres.
 describe("arrays, dependencies, retries and notifications on real agents", () => {
+  let stack: Stack;
   let db: TestDatabase;
   let world: World;
-  let gateway: Awaited<ReturnType<typeof startGateway>>;
-  let worker: Proc;
-  let agents: AgentSet;
   let hooks: Server;
   const received: { kind: string; jobId: number; title: string }[] = [];
 
   beforeAll(async () => {
-    db = await createTestDatabase("job_rules");
-    world = await makeWorld(db.prisma, { nodes: 2 });
     hooks = createServer((req, res) => {
       let body = "";
       req.on("data", (c: Buffer) => (body += c.toString()));
@@ -38,21 +23,19 @@ describe("arrays, dependencies, retries and notifications on real agents", () =>
     });
     await new Promise<void>((ok) => hooks.listen(0, "127.0.0.1", ok));
     const port = (hooks.address() as { port: number }).port;
-    // The receiver listens on 127.0.0.1: allowed only because the lab says its hook receivers are internal.
-    await withPrivateWebhooks(() => setWebhook(db.prisma, world.actor, `http://127.0.0.1:${port}/hook`));
-    gateway = await startGateway(db.prisma);
-    agents = await spawnAgents(db.prisma, world, gateway.url, ["c1-0", "c1-1"]);
-    worker = spawnWorker(db.url, { TRANCHE_WEBHOOK_ALLOW_PRIVATE: "1" });
-    await worker.waitForOutput("is now the leader");
+    stack = await startStack("job_rules", {
+      nodes: 2,
+      // The receiver listens on 127.0.0.1: allowed only because the lab says its hook receivers are internal.
+      beforeProcesses: (d, w) =>
+        withPrivateWebhooks(() => setWebhook(d.prisma, w.actor, `http://127.0.0.1:${port}/hook`)).then(() => undefined),
+      workerEnv: { TRANCHE_WEBHOOK_ALLOW_PRIVATE: "1" },
+    });
+    ({ db, world } = stack);
   });
 
   afterAll(async () => {
-    await worker?.stop();
-    await agents?.proc.stop();
-    if (agents) cleanupAgentDir(agents);
-    await gateway?.close();
+    await stack?.stop();
     await new Promise((ok) => hooks?.close(ok));
-    await db?.drop();
   });
 
   it("an array of 20 one-GPU tasks with %5 never has more than 5 running, and each task sees its index", async () => {

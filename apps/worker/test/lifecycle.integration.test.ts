@@ -2,44 +2,23 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
+import type { TestDatabase } from "@tranche/db/testing";
 import { cancelJob } from "@tranche/domain";
-import {
-  cleanupAgentDir,
-  makeWorld,
-  spawnAgents,
-  spawnWorker,
-  startGateway,
-  submit,
-  waitFor,
-  type AgentSet,
-  type Proc,
-  type World,
-} from "./harness";
+import { startStack, submit, waitFor, type Stack, type World } from "./harness";
 
 describe("a job's life on real agents", () => {
+  let stack: Stack;
   let db: TestDatabase;
   let world: World;
-  let gateway: Awaited<ReturnType<typeof startGateway>>;
-  let worker: Proc;
-  let agents: AgentSet;
   const scratch = mkdtempSync(join(tmpdir(), "tranche-ckpt-"));
 
   beforeAll(async () => {
-    db = await createTestDatabase("lifecycle");
-    world = await makeWorld(db.prisma, { nodes: 1 });
-    gateway = await startGateway(db.prisma);
-    agents = await spawnAgents(db.prisma, world, gateway.url, ["c1-0"]);
-    worker = spawnWorker(db.url);
-    await worker.waitForOutput("is now the leader");
+    stack = await startStack("lifecycle", { nodes: 1 });
+    ({ db, world } = stack);
   });
 
   afterAll(async () => {
-    await worker?.stop();
-    await agents?.proc.stop();
-    if (agents) cleanupAgentDir(agents);
-    await gateway?.close();
-    await db?.drop();
+    await stack?.stop();
     rmSync(scratch, { recursive: true, force: true });
   });
 

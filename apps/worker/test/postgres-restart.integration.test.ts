@@ -1,9 +1,5 @@
-import { rmSync } from "node:fs";
-import net from "node:net";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPrismaClient, type PrismaClient } from "@tranche/db";
-import { migrateDeploy, repoRoot, startEmbeddedPostgres, type EmbeddedServer } from "@tranche/db/setup";
+import { startOwnPostgres, type OwnPostgres } from "@tranche/db/testing";
 import {
   cleanupAgentDir,
   makeWorld,
@@ -16,20 +12,9 @@ import {
   type Proc,
 } from "./harness";
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-
 // This test owns its PostgreSQL server (it restarts it), separate from the shared test server.
 describe("a Postgres restart", () => {
-  const dataDir = join(repoRoot(), ".data", `test-pg-restart-${process.pid}`);
-  let server: EmbeddedServer | null = null;
-  let prisma: PrismaClient | null = null;
+  let pg: OwnPostgres | null = null;
   let gateway: Awaited<ReturnType<typeof startGateway>> | null = null;
   let worker: Proc | null = null;
   let agents: AgentSet | null = null;
@@ -39,31 +24,27 @@ describe("a Postgres restart", () => {
     await agents?.proc.stop();
     if (agents) cleanupAgentDir(agents);
     await gateway?.close();
-    await prisma?.$disconnect();
-    await server?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await pg?.dispose();
   });
 
   it("the worker and the agent endpoints reconnect by themselves and scheduling resumes", async () => {
-    const port = await freePort();
-    server = await startEmbeddedPostgres({ dataDir, port, database: "tranche" });
-    await migrateDeploy(server.url);
-    prisma = createPrismaClient(server.url, { max: 4 });
+    pg = await startOwnPostgres("pg-restart");
+    const prisma = pg.prisma;
     const world = await makeWorld(prisma, { nodes: 1 });
     gateway = await startGateway(prisma);
     agents = await spawnAgents(prisma, world, gateway.url, ["c1-0"]);
-    worker = spawnWorker(server.url, { TRANCHE_LEASE_TTL_SEC: "4" });
+    worker = spawnWorker(pg.url, { TRANCHE_LEASE_TTL_SEC: "4" });
     await worker.waitForOutput("is now the leader");
     const first = await submit(prisma, world, { gpus: 1, command: "echo before" });
     await waitFor(
       "the first job to complete",
-      async () => (await prisma!.job.findUniqueOrThrow({ where: { id: first } })).state === "COMPLETED",
+      async () => (await prisma.job.findUniqueOrThrow({ where: { id: first } })).state === "COMPLETED",
     );
 
-    await server.stop();
+    await pg.stop();
     await worker.waitForOutput(/database error/, 15_000);
     await agents.proc.waitForOutput(/HTTP 500|cannot reach|refused/, 15_000);
-    server = await startEmbeddedPostgres({ dataDir, port, database: "tranche" });
+    await pg.start();
 
     const second = await waitFor(
       "a submission to succeed again",
@@ -73,7 +54,7 @@ describe("a Postgres restart", () => {
     );
     await waitFor(
       "the second job to complete",
-      async () => (await prisma!.job.findUniqueOrThrow({ where: { id: second } })).state === "COMPLETED",
+      async () => (await prisma.job.findUniqueOrThrow({ where: { id: second } })).state === "COMPLETED",
       30_000,
     );
     await worker.waitForOutput("database reachable again");

@@ -1,42 +1,24 @@
-import { rmSync } from "node:fs";
-import net from "node:net";
-import { join } from "node:path";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPrismaClient, type PrismaClient } from "@tranche/db";
-import { migrateDeploy, repoRoot, seedDemoWorld, startEmbeddedPostgres, type EmbeddedServer } from "@tranche/db/setup";
+import { seedDemoWorld } from "@tranche/db/setup";
+import { startOwnPostgres, type OwnPostgres } from "@tranche/db/testing";
 import { createApiToken, type Actor } from "@tranche/domain";
 import { agentReplyHeaders, handleAgentRequest } from "@tranche/domain/runtime";
 import { appRouter, trpcResponseMeta } from "../src/index";
 import { handleRest } from "../src/rest/handler";
 import { goodJob } from "./fixtures";
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-
 // This test owns its PostgreSQL server: it stops it under the routes and starts it again.
 describe("the routes while the database is away", () => {
-  const dataDir = join(repoRoot(), ".data", `test-db-away-${process.pid}`);
-  let server: EmbeddedServer | null = null;
-  let prisma: PrismaClient | null = null;
+  let pg: OwnPostgres | null = null;
 
   afterAll(async () => {
-    await prisma?.$disconnect();
-    await server?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await pg?.dispose();
   });
 
   it("answer 503 with Retry-After and plain words (REST batch and list, tRPC, the agent protocol), and work again once it is back", async () => {
-    const port = await freePort();
-    server = await startEmbeddedPostgres({ dataDir, port, database: "tranche" });
-    await migrateDeploy(server.url);
-    prisma = createPrismaClient(server.url, { max: 4 });
+    pg = await startOwnPostgres("db-away");
+    const prisma = pg.prisma;
     await seedDemoWorld(prisma);
     const ada = await prisma.user.findUniqueOrThrow({ where: { email: "ada@tranche.example" } });
     const actor: Actor = { id: ada.id, email: ada.email, name: ada.name, role: "RESEARCHER" };
@@ -66,7 +48,7 @@ describe("the routes while the database is away", () => {
 
     expect((await batch("before")).status).toBe(201);
 
-    await server.stop();
+    await pg.stop();
     const away = await batch("while away");
     expect(away.status).toBe(503);
     expect(away.headers.get("retry-after")).toBe("5");
@@ -85,7 +67,7 @@ describe("the routes while the database is away", () => {
     expect(agentReplyHeaders(a)["retry-after"]).toBe("5");
     expect((a.body as { error: { code: string } }).error.code).toBe("UNAVAILABLE");
 
-    server = await startEmbeddedPostgres({ dataDir, port, database: "tranche" });
+    await pg.start();
     let back = await batch("after");
     for (let i = 0; i < 20 && back.status === 503; i++) {
       await new Promise((r) => setTimeout(r, 500));

@@ -27,6 +27,10 @@ import { INT32_MAX, LIMITS, formatBytes, utf8Bytes } from "./limits";
 
 export const AGENT_PROTOCOL_VERSION = 1;
 
+/** A host name or an IP address, nothing that could bend a URL built from it (no scheme, path or user). */
+export const SESSION_HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|[0-9A-Fa-f:.]+)$/;
+
 const NODE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 /** Run segment ids are 64-bit: carried as decimal strings. */
@@ -110,6 +114,15 @@ export const jobReportSchema = z.object({
   checkpointAt: z.iso.datetime().nullish(),
   /** EXITED only: this heartbeat carries the last of the run's output (a log follower may stop). */
   logsDone: z.boolean().optional(),
+  /** An interactive session's server: the host the control plane reaches it at, its port, its working folder. */
+  session: z
+    .object({
+      // A host name or an IP address only: the web app's proxy builds its URL from it.
+      host: z.string().max(253).regex(SESSION_HOST, "session.host must be a host name or an IP address"),
+      port: z.number().int().min(1).max(65535),
+      dir: text("session.dir").max(4096),
+    })
+    .optional(),
 });
 export type JobReport = z.infer<typeof jobReportSchema>;
 
@@ -171,6 +184,12 @@ export const runAssignmentSchema = z.object({
   user: z.string().max(200).optional(),
   /** How many times the job was requeued before this run: TRANCHE_RESTART_COUNT. */
   restartCount: z.number().int().min(0).optional(),
+  /**
+   * An interactive session (job kind INTERACTIVE): the agent ignores `command` and launches this server
+   * on a port it picks, in the user's session folder on the checkpoint root; TRANCHE_SESSION_TOKEN (in
+   * env) is the token the server asks of every request.
+   */
+  session: z.object({ server: z.enum(["SHELL", "JUPYTER"]) }).optional(),
 });
 export type RunAssignment = z.infer<typeof runAssignmentSchema>;
 

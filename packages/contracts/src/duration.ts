@@ -2,7 +2,7 @@ import { z } from "zod";
 import { durationProblem, parseDuration } from "./format";
 import { LIMITS } from "./limits";
 
-export { formatDuration, parseDuration, durationProblem, expectedStartWords } from "./format";
+export { formatDuration, formatExactDuration, parseDuration, durationProblem, expectedStartWords } from "./format";
 
 /** A duration field: seconds (number) or a string such as "2h"; always yields whole seconds. */
 export function duration(field: string) {

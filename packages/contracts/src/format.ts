@@ -1,26 +1,16 @@
+import { formatDuration } from "@tranche/scheduler-core/format";
+
 // Formatting and parsing helpers without zod: browser pages import them from "@tranche/contracts/format"
 // so a page that only shows durations does not ship the schema library.
 
 // Durations: the core's one parser, for every entry point (form, tRPC, REST, CLI, scenario files).
 export { parseDuration, durationProblem } from "@tranche/scheduler-core/duration";
 
-/** "2 h", "1 h 30 min", "45 s", "0 s". */
-export function formatDuration(seconds: number): string {
-  if (!Number.isFinite(seconds)) return "—";
-  const neg = seconds < 0;
-  let s = Math.abs(Math.round(seconds));
-  if (s === 0) return "0 s";
-  const d = Math.floor(s / 86_400);
-  s -= d * 86_400;
-  const h = Math.floor(s / 3600);
-  s -= h * 3600;
-  const m = Math.floor(s / 60);
-  s -= m * 60;
-  const parts = [d && `${d} d`, h && `${h} h`, m && `${m} min`, s && `${s} s`].filter(Boolean) as string[];
-  return (neg ? "-" : "") + parts.slice(0, 2).join(" ");
-}
+// Durations in words: the core's one formatter (the words of its reason sentences), for every page and
+// the CLI; formatExactDuration for a contract's own values, which are never rounded.
+export { formatDuration, formatExactDuration } from "@tranche/scheduler-core/format";
 
-/** About how long until a forecast start: minutes under 2 h, then hours and minutes rounded to 10 min. */
+/** About how long until a forecast start: minutes under 2h, then hours and minutes rounded to 10 min. */
 export function aboutDuration(seconds: number): string {
   if (seconds < 60) return "under a minute";
   if (seconds < 7200) return formatDuration(Math.round(seconds / 60) * 60);

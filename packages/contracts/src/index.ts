@@ -13,3 +13,4 @@ export * from "./api-error";
 export * from "./agent";
 export * from "./logs";
 export * from "./admin";
+export * from "./session";

@@ -1,9 +1,10 @@
 import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import { z } from "zod";
-import { duration, formatDuration } from "./duration";
+import { duration, formatExactDuration } from "./duration";
 import { strictObject, text } from "./input";
 import { jobRuleFields } from "./job-rules";
 import { INT32_MAX, LIMITS, formatBytes, utf8Bytes } from "./limits";
+import { JOB_KINDS, sessionView } from "./session";
 
 export const JOB_STATES = [
   "PENDING",
@@ -265,6 +266,10 @@ export const jobView = z.object({
   after: z.array(z.object({ jobId: z.number().int(), condition: z.enum(["OK", "ANY"]) })),
   /** `--retries`: how many retries it may have, and how many it has had. */
   retries: z.object({ max: z.number().int(), used: z.number().int() }),
+  /** BATCH, or INTERACTIVE: a session (see `session`). */
+  kind: z.enum(JOB_KINDS),
+  /** An interactive session's server and where it is; null for batch jobs and for readers who are not its owner. */
+  session: sessionView.nullable(),
 });
 export type JobView = z.infer<typeof jobView>;
 
@@ -305,14 +310,14 @@ export function explainContract(
   let headline: string;
   if (debug) {
     lane = "DEBUG";
-    headline = `Debug lane: goes ahead of regular work and is killed at ${formatDuration(max!)}.`;
+    headline = `Debug lane: goes ahead of regular work and is killed at ${formatExactDuration(max!)}.`;
     sentences.push(`Charged to its budget like any allocated job; at most ${policy.debugMaxGpus} debug GPUs per person at once.`);
-    sentences.push(`Protected for ${formatDuration(cls.protection)} after it starts.`);
+    sentences.push(`Protected for ${formatExactDuration(cls.protection)} after it starts.`);
   } else if (allocated) {
     lane = "ALLOCATED";
-    headline = `Protected for ${formatDuration(cls.protection)} after each start, then interruptible.`;
+    headline = `Protected for ${formatExactDuration(cls.protection)} after each start, then interruptible.`;
     sentences.push(
-      `Allocated occupancy: charged to the budget. Nothing preempts it for ${formatDuration(c.minRuntime)}; after that a budget further below its share may preempt it.`,
+      `Allocated occupancy: charged to the budget. Nothing preempts it for ${formatExactDuration(c.minRuntime)}; after that a budget further below its share may preempt it.`,
     );
   } else {
     lane = "UNALLOCATED";
@@ -322,10 +327,10 @@ export function explainContract(
   if (!debug) {
     sentences.push(
       requeued
-        ? `If preempted it gets SIGTERM, ${formatDuration(grace)} to save its state, then is requeued with its original submit time${c.resumable ? " (resumable)" : ""}.`
-        : `If preempted it gets SIGTERM and ${formatDuration(grace)} before SIGKILL, and is not requeued (not resumable).`,
+        ? `If preempted it gets SIGTERM, ${formatExactDuration(grace)} to save its state, then is requeued with its original submit time${c.resumable ? " (resumable)" : ""}.`
+        : `If preempted it gets SIGTERM and ${formatExactDuration(grace)} before SIGKILL, and is not requeued (not resumable).`,
     );
   }
-  if (max !== null && !debug) sentences.push(`Killed after ${formatDuration(max)} of running.`);
+  if (max !== null && !debug) sentences.push(`Killed after ${formatExactDuration(max)} of running.`);
   return { lane, headline, sentences };
 }

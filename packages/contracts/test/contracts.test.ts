@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { explainContract, formatPpm, parseDuration, parsePercentToPpm, submitJobInput } from "../src";
+import { formatDuration as coreFormatDuration } from "@tranche/scheduler-core/format";
+import { explainContract, formatDuration, formatPpm, parseDuration, parsePercentToPpm, submitJobInput } from "../src";
+import { formatDuration as pageFormatDuration } from "../src/format";
 
 describe("durations", () => {
   it("reads seconds and short duration strings the same everywhere", () => {
@@ -59,5 +61,19 @@ describe("the contract in plain words", () => {
     expect(explainContract({ gpus: 16, minRuntime: 300, maxRuntime: 600, resumable: false }).lane).toBe("ALLOCATED");
     expect(explainContract({ gpus: 1, minRuntime: 0, resumable: false }).headline).toMatch(/Unallocated/);
     expect(explainContract({ gpus: 1, minRuntime: 60, resumable: false }).sentences.join(" ")).toContain("is not requeued");
+  });
+});
+
+describe("durations in words", () => {
+  it("are the core's words on every page and in the CLI, as in the reason sentences", () => {
+    expect(formatDuration).toBe(coreFormatDuration);
+    expect(pageFormatDuration).toBe(coreFormatDuration);
+    expect(formatDuration(3959)).toBe("1 h 5 min");
+  });
+
+  it("says a contract's own values exactly, never rounded", () => {
+    const w = explainContract({ gpus: 8, minRuntime: 5401, maxRuntime: 86_400 + 61, resumable: true });
+    expect(w.headline).toBe("Protected for 1 h 30 min 1 s after each start, then interruptible.");
+    expect(w.sentences).toContain("Killed after 1 d 1 min 1 s of running.");
   });
 });

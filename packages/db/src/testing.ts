@@ -1,7 +1,13 @@
 // Test databases: integration tests get a fresh, migrated database each, cloned from a template that
 // the global setup (scripts/test-db-setup.ts) migrated once. Cloning takes ~100 ms; migrating ~2 s.
+import { rmSync } from "node:fs";
+import net from "node:net";
+import { join } from "node:path";
 import pg from "pg";
 import { createPrismaClient, type PrismaClient } from "./client";
+import { startEmbeddedPostgres, type EmbeddedServer } from "./embedded-postgres";
+import { migrateDeploy } from "./migrate";
+import { repoRoot } from "./repo-root";
 
 export const TEMPLATE_DB = "tranche_template";
 
@@ -53,4 +59,65 @@ export async function createTestDatabase(label = "t"): Promise<TestDatabase> {
       }
     },
   };
+}
+
+/**
+ * A PostgreSQL server one test owns, on a free port with its own data folder and a migrated `tranche`
+ * database, so it can stop the server under the code it tests and start it again (an outage, a
+ * restart); the shared test server cannot be stopped. `dispose()` (afterAll) stops it and removes the folder.
+ */
+export interface OwnPostgres {
+  url: string;
+  prisma: PrismaClient;
+  /** Stops the server; the data stays for start(). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and data. */
+  start(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+export async function startOwnPostgres(label: string): Promise<OwnPostgres> {
+  const dataDir = join(repoRoot(), ".data", `test-${label}-${process.pid}`);
+  const port = await freePort();
+  const up = () => startEmbeddedPostgres({ dataDir, port, database: "tranche" });
+  let server: EmbeddedServer | null = await up();
+  let prisma: PrismaClient | null = null;
+  const own: OwnPostgres = {
+    url: server.url,
+    get prisma(): PrismaClient {
+      if (!prisma) throw new Error("the test's own database is not migrated yet");
+      return prisma;
+    },
+    async stop() {
+      await server?.stop();
+      server = null;
+    },
+    async start() {
+      server = await up();
+    },
+    async dispose() {
+      await prisma?.$disconnect();
+      await server?.stop();
+      server = null;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  try {
+    await migrateDeploy(server.url);
+    prisma = createPrismaClient(server.url, { max: 4 });
+    return own;
+  } catch (e) {
+    await own.dispose();
+    throw e;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
 }

@@ -145,7 +145,7 @@ export function validateJobContractOn(
     );
 
   if (!isWholeNumber(job.minRuntime)) errors.push(`minRuntime must be whole seconds, got ${job.minRuntime}`);
-  else if (job.minRuntime < 0) errors.push(`minRuntime must not be negative, got ${job.minRuntime}s`);
+  else if (job.minRuntime < 0) errors.push(`minRuntime must not be negative, got ${job.minRuntime} s`);
   else if (job.minRuntime > cap)
     errors.push(`minRuntime ${formatExactDuration(job.minRuntime)} is above this cluster's cap of ${formatExactDuration(cap)}`);
 

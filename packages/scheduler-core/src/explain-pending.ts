@@ -155,7 +155,7 @@ function sentenceFor(input: ReasonInput, nodeSize: number, pos: string): string 
     case "DEBUG_USER_CAP":
       return `Debug lane cap: user ${input.userId} already holds ${plural(d.userDebugGpus ?? 0, "debug GPU")} of the ${d.debugCap ?? 0} allowed per person, and this job needs ${d.gpus} more (${pos}).`;
     case "DEPENDENCY":
-      return `Waiting for ${dependencyList(d)} before it can start; it is not in order until then (${budget}).`;
+      return `Waiting for ${dependencyList(d)} before it can start; it joins the queue only then (${budget}).`;
     case "DEPENDENCY_NEVER_SATISFIED":
       return `Will never start: ${neverList(d)}. Cancel it, or submit it again without that dependency (${budget}).`;
     case "ARRAY_LIMIT":

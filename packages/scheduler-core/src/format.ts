@@ -1,39 +1,49 @@
 /**
  * Deterministic wording for sentences (R10): the same numbers always read the same, whatever the
  * locale or time zone of the process (no Intl, no Date).
+ * No imports: browser pages load it (@tranche/scheduler-core/format) without the rest of the core.
  */
 
-/** 0s, 45s, 12m, 1h 05m, 2d 3h. Rounds down to the unit shown. */
+/**
+ * 0 s, 45 s, 12 min, 1 h 5 min, 2 d 3 h: the units the web app and the CLI write (whole words would
+ * be long in a sentence; "12m" read as metres or months). Rounds down to the unit shown, so a lower
+ * bound ("at least 1 h 5 min") stays one.
+ * The one formatter of durations: reason sentences, and (through @tranche/contracts/format) every
+ * page and the CLI.
+ */
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return "forever";
   const s = Math.max(0, Math.floor(seconds));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
   if (s < 86_400) {
     const h = Math.floor(s / 3600);
     const m = Math.floor((s % 3600) / 60);
-    return m === 0 ? `${h}h` : `${h}h ${String(m).padStart(2, "0")}m`;
+    return m === 0 ? `${h} h` : `${h} h ${m} min`;
   }
   const d = Math.floor(s / 86_400);
   const h = Math.floor((s % 86_400) / 3600);
-  return h === 0 ? `${d}d` : `${d}d ${h}h`;
+  return h === 0 ? `${d} d` : `${d} d ${h} h`;
 }
 
-/** Exact, for limits in error messages: 9h, 10m 1s, 1d 2h 30m (never rounded, unlike formatDuration). */
+/**
+ * Exact, in formatDuration's units, for a contract's own values and the limits in error messages:
+ * 9 h, 10 min 1 s, 1 d 2 h 30 min (never rounded, unlike formatDuration).
+ */
 export function formatExactDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return String(seconds);
   let s = Math.abs(Math.round(seconds));
-  if (s === 0) return "0s";
+  if (s === 0) return "0 s";
   const parts: string[] = [];
   for (const [unit, size] of [
     ["d", 86_400],
     ["h", 3600],
-    ["m", 60],
+    ["min", 60],
     ["s", 1],
   ] as const) {
     const n = Math.floor(s / size);
     s -= n * size;
-    if (n > 0) parts.push(`${n}${unit}`);
+    if (n > 0) parts.push(`${n} ${unit}`);
   }
   return (seconds < 0 ? "-" : "") + parts.join(" ");
 }
@@ -44,14 +54,14 @@ export function formatRatio(r: number): string {
 }
 
 /**
- * "now", or "1h 05m from now": reads after "by", "from" and "before". No raw timestamp: the time
- * itself travels as a number in the reason's details (tools read that; pages show it as wall-clock).
+ * "now", or "in 1 h 5 min", as a person says when something happens. No raw timestamp: the time
+ * itself travels as a number in the details (tools read that; pages show it as wall-clock).
  */
 export function formatWhen(t: number, now: number): string {
-  return t <= now ? "now" : `${formatDuration(t - now)} from now`;
+  return t <= now ? "now" : `in ${formatDuration(t - now)}`;
 }
 
-/** "at once", or "within 1h 05m": how long a start waits for leaving jobs to exit. */
+/** "at once", or "within 1 h 5 min": how long a start waits for leaving jobs to exit. */
 export function formatWithin(t: number, now: number): string {
   return t <= now ? "at once" : `within ${formatDuration(t - now)}`;
 }

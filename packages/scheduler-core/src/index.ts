@@ -41,6 +41,7 @@ export {
   clusterShape,
   startedRun,
 } from "./contract";
+export { extendProtection, type ExtendProtectionResult } from "./extend-protection";
 export { validateBudgetTree, effectiveAllocations, PPM } from "./budget-tree";
 export { computeUsage, computeEntitlements, withWindowAggregates } from "./window";
 export { computeRatios } from "./compute-ratios";

@@ -21,14 +21,17 @@ export interface RunOutcome {
   requeued: boolean;
   /** Set when the platform's own stop decided the outcome (a fence or an agent shutdown), not the job. */
   stoppedBy: "fence" | "shutdown" | null;
+  /** Set when `--retries` requeues a failed run: which retry this is (1 = the first). */
+  retry?: number;
 }
 
 /**
  * Why a run's processes are gone: "exit" (they ended, or were ended as asked), "lost" (the node went
  * DOWN, R9), "fenced" (the agent lost the control plane past the heartbeat timeout and stopped them
- * itself, R9 fencing) or "shutdown" (the agent was shut down with the platform and stopped them).
+ * itself, R9 fencing), "shutdown" (the agent was shut down with the platform and stopped them) or
+ * "launch-failed" (the job's own command or environment could not be started at all).
  */
-export type RunEndCause = "exit" | "lost" | "fenced" | "shutdown";
+export type RunEndCause = "exit" | "lost" | "fenced" | "shutdown" | "launch-failed";
 
 /**
  * What a run's end means for its job (R6 requeue, R9 loss and fencing, maxRuntime kills, cancels).
@@ -37,9 +40,19 @@ export type RunEndCause = "exit" | "lost" | "fenced" | "shutdown";
  * A platform stop (fence, shutdown) is never the job's failure: a fenced run is lost (requeued when it
  * may be); a run stopped by a shutdown is requeued like a preemption when it may be, else lost. A run
  * already asked to stop ends as its stop intent says, whoever ended its processes.
+ *
+ * `--retries N` (`run.retries`): a run that failed by itself (a non-zero exit, not a platform stop,
+ * not a stop anyone asked for, not a launch failure: that would fail the same way on every node) is
+ * requeued with its original submit time until it has been retried N times; the last failure is final.
  */
 export function runOutcome(
-  run: { stopping: boolean; intent: StopIntent | null; requeue: boolean },
+  run: {
+    stopping: boolean;
+    intent: StopIntent | null;
+    requeue: boolean;
+    /** The job's `--retries` and how many of them its earlier runs used; absent = none. */
+    retries?: { max: number; used: number } | undefined;
+  },
   end: { cause: RunEndCause; exitCode: number | null },
 ): RunOutcome {
   const lost = (stoppedBy: RunOutcome["stoppedBy"]): RunOutcome =>
@@ -58,7 +71,12 @@ export function runOutcome(
     if (run.intent === "KILL") return { end: "KILL", state: "KILLED", requeued: false, stoppedBy: null };
     return { end: "CANCEL", state: "CANCELLED", requeued: false, stoppedBy: null };
   }
-  if (end.exitCode === 0) return { end: "FINISH", state: "COMPLETED", requeued: false, stoppedBy: null };
+  if (end.cause !== "launch-failed") {
+    if (end.exitCode === 0) return { end: "FINISH", state: "COMPLETED", requeued: false, stoppedBy: null };
+    const r = run.retries;
+    if (r !== undefined && r.used < r.max)
+      return { end: "FAIL", state: "PENDING", requeued: true, stoppedBy: null, retry: r.used + 1 };
+  }
   return { end: "FAIL", state: "FAILED", requeued: false, stoppedBy: null };
 }
 

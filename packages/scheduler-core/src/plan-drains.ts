@@ -1,3 +1,4 @@
+import { formatDuration } from "./format";
 import { nodeOrder, type NodeOrder } from "./node-order";
 import type { Node, NodeState, NodeStateOp, PolicyConfig } from "./types";
 
@@ -37,8 +38,8 @@ export function planNodeStates(
         reason: "HEARTBEAT_TIMEOUT",
         sentence:
           n.lastHeartbeatAt === null
-            ? `Node ${n.name} has sent no heartbeat in the ${silentFor}s since it became ${n.state} (timeout ${policy.heartbeatTimeout}s + ${policy.fenceGrace}s fence grace): DOWN, its jobs are lost.`
-            : `Node ${n.name} missed heartbeats for ${silentFor}s (timeout ${policy.heartbeatTimeout}s + ${policy.fenceGrace}s fence grace): DOWN, its jobs are lost.`,
+            ? `Node ${n.name} has sent no heartbeat in the ${formatDuration(silentFor)} since it became ${n.state.toLowerCase()} (timeout ${formatDuration(policy.heartbeatTimeout)} plus ${formatDuration(policy.fenceGrace)} of fence grace): it is down and its jobs are lost.`
+            : `Node ${n.name} missed heartbeats for ${formatDuration(silentFor)} (timeout ${formatDuration(policy.heartbeatTimeout)} plus ${formatDuration(policy.fenceGrace)} of fence grace): it is down and its jobs are lost.`,
         runRepairHook: false,
       });
       state = "DOWN";
@@ -49,7 +50,7 @@ export function planNodeStates(
         from: state,
         to: "DRAINING",
         reason: "UNHEALTHY_REPORT",
-        sentence: `Node ${n.name} reported itself unhealthy: DRAINING, nothing new starts there and its jobs leave as their contracts allow.`,
+        sentence: `Node ${n.name} reported itself unhealthy and is draining: nothing new starts there, and its jobs leave as their contracts allow.`,
         runRepairHook: false,
       });
       state = "DRAINING";

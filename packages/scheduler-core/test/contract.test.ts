@@ -48,15 +48,15 @@ describe("validateJobContract", () => {
   });
 
   it("rejects a negative minRuntime and one above the cap, honouring a cluster's own cap", () => {
-    expect(errorsOf(job({ minRuntime: -1 }))).toEqual(["minRuntime must not be negative, got -1s"]);
-    expect(errorsOf(job({ minRuntime: 9 * 3600 }))).toEqual(["minRuntime 9h is above this cluster's cap of 8h"]);
+    expect(errorsOf(job({ minRuntime: -1 }))).toEqual(["minRuntime must not be negative, got -1 s"]);
+    expect(errorsOf(job({ minRuntime: 9 * 3600 }))).toEqual(["minRuntime 9 h is above this cluster's cap of 8 h"]);
     expect(errorsOf(job({ minRuntime: 3 * 3600 }), { maxMinRuntime: 2 * 3600 })).toEqual([
-      "minRuntime 3h is above this cluster's cap of 2h",
+      "minRuntime 3 h is above this cluster's cap of 2 h",
     ]);
   });
 
   it("rejects a grace period above ten minutes", () => {
-    expect(errorsOf(job({ gracePeriod: 601 }))).toEqual(["gracePeriod 10m 1s is above the maximum of 10m"]);
+    expect(errorsOf(job({ gracePeriod: 601 }))).toEqual(["gracePeriod 10 min 1 s is above the maximum of 10 min"]);
   });
 
   it("reports every problem at once", () => {

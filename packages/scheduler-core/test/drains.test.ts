@@ -174,7 +174,7 @@ describe("R9 failure", () => {
     const at = (since: number | null | undefined) => planNodeStates(nodes(since), defaultPolicy, NOW).ops;
     expect(at(NOW - 41)).toMatchObject([{ nodeId: "n01", from: "READY", to: "DOWN", reason: "HEARTBEAT_TIMEOUT" }]);
     expect(at(NOW - 41)[0]!.sentence).toBe(
-      "Node n01 has sent no heartbeat in the 41s since it became READY (timeout 30s + 10s fence grace): DOWN, its jobs are lost.",
+      "Node n01 has sent no heartbeat in the 41 s since it became ready (timeout 30 s plus 10 s of fence grace): it is down and its jobs are lost.",
     );
     expect(at(NOW - 40)).toEqual([]);
     // Without a state time (the simulator's nodes) a node never heard from keeps its state.

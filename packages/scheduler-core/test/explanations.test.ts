@@ -48,7 +48,7 @@ describe("R10 explanations", () => {
     );
     expect(r.pending.get("p")!.code).toBe("CONTRACTS");
     expect(r.pending.get("p")!.details.earliestStart).toBe(NOW + 2 * HOUR);
-    expect(r.pending.get("p")!.sentence).toContain("it cannot start for at least 2h");
+    expect(r.pending.get("p")!.sentence).toContain("it cannot start for at least 2 h;");
     expect(r.pending.get("p")!.sentence).not.toMatch(/t=\d/);
   });
 

@@ -42,7 +42,7 @@ describe("maxRuntime", () => {
         gpus: 2,
         gracePeriod: defaultPolicy.gracePeriod,
         graceUntil: NOW + defaultPolicy.gracePeriod,
-        sentence: `Killed: reached its maxRuntime of 1h; SIGTERM now, SIGKILL after ${defaultPolicy.gracePeriod}s; not requeued.`,
+        sentence: `Stopped at its maximum runtime of 1 h: SIGTERM now, SIGKILL after 2 min; not requeued.`,
       },
     ]);
     expect(r.stats.killed).toBe(1);

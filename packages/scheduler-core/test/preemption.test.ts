@@ -28,7 +28,7 @@ describe("R3 allocated before unallocated", () => {
     const s = startsOf(r)[0]!;
     expect(s).toMatchObject({ jobId: "p", afterExitOf: ["u-big"], startBy: NOW + 10, protectedUntil: NOW + 10 + HOUR });
     expect(s.reason.code).toBe("PREEMPTED_UNALLOCATED");
-    expect(s.reason.sentence).toMatch(/; starts once 1 leaving job exits, within 10s\.$/);
+    expect(s.reason.sentence).toMatch(/; starts once 1 leaving job exits, within 10 s\.$/);
   });
 
   it("prefers unallocated victims over interruptible ones even when that needs more victims", () => {

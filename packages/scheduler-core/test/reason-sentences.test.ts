@@ -99,7 +99,7 @@ const cases: { what: string; code: PendingReasonCode; details: PendingReasonDeta
     details: { ...base, victimRatio: 0.9, margin: 0.1 },
   },
   {
-    what: "waiting for protected jobs, earliest start in 7h 58m",
+    what: "waiting for protected jobs, earliest start in 7 h 58 min",
     code: "CONTRACTS",
     details: { ...base, earliestStart: NOW + 7 * 3600 + 58 * 60 },
   },
@@ -143,10 +143,11 @@ describe("pending reason sentences (golden)", () => {
     await expect(render()).toMatchFileSnapshot("./golden/pending-reasons.txt");
   });
 
-  it("carries no raw timestamps, no doubled prepositions and a unit on every number of GPUs", () => {
+  it("carries no raw timestamps, no doubled prepositions, no bare unit letters and a unit on every number of GPUs", () => {
     const text = render();
     expect(text).not.toMatch(/t=\d/);
     expect(text).not.toMatch(/\b(from|by|before) in\b/);
+    expect(text).not.toMatch(/\d+[smhd]\b|from now/); // "29m" read as metres or months
     expect(text).not.toMatch(/\b1 GPUs\b/);
     expect(text).not.toMatch(/free block( is)? \d+(?! GPU)/);
   });

@@ -35,7 +35,7 @@ describe("R7 reservations and backfill", () => {
     expect(reservesOf(r)).toHaveLength(1);
     expect(r.pending.get("big")!.details.earliestStart).toBe(NOW + HOUR);
     expect(reservesOf(r)[0]!.sentence).toBe(
-      "Reserved 1 node (n01) for job big, which can start there 1h from now; until then only work done or interruptible by then may start there.",
+      "Reserved 1 node (n01) for job big, which can start there in 1 h; until then only jobs that will have finished or become interruptible by then start there.",
     );
   });
 
@@ -49,7 +49,7 @@ describe("R7 reservations and backfill", () => {
     const s = r.plan.find((o) => o.op === "START")!;
     expect(s.op === "START" && s.reason.code).toBe("BACKFILL");
     expect(s.op === "START" && s.reason.sentence).toMatch(
-      /^Backfilled on nodes reserved for job big, which can start there 1h from now: this job will be done or preemptible by then\. /,
+      /^Backfilled on nodes reserved for job big, which can start there in 1 h: this job will have finished or become interruptible by then\. /,
     );
   });
 

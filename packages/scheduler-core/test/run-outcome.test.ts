@@ -81,3 +81,38 @@ describe("a run's outcome when the platform stopped it (R9 fencing, agent shutdo
     expect(jobStateOf(exited, "r")).toBe("FAILED");
   });
 });
+
+describe("--retries: a run that failed by itself is requeued until its retries are used (runOutcome)", () => {
+  const failing = (used: number, max = 2) => ({ stopping: false, intent: null, requeue: false, retries: { max, used } });
+  const exit = (exitCode: number | null) => ({ cause: "exit" as const, exitCode });
+
+  it("requeues a non-zero exit as retry used+1 while retries are left; the last failure is final", () => {
+    expect(runOutcome(failing(0), exit(3))).toEqual({ end: "FAIL", state: "PENDING", requeued: true, stoppedBy: null, retry: 1 });
+    expect(runOutcome(failing(1), exit(null))).toMatchObject({ state: "PENDING", requeued: true, retry: 2 });
+    expect(runOutcome(failing(2), exit(3))).toEqual({ end: "FAIL", state: "FAILED", requeued: false, stoppedBy: null });
+    expect(runOutcome(failing(0, 0), exit(3)).state).toBe("FAILED");
+    expect(runOutcome({ stopping: false, intent: null, requeue: false }, exit(3)).state).toBe("FAILED");
+  });
+
+  it("never retries a success, a launch failure, a platform stop or a stop someone asked for", () => {
+    expect(runOutcome(failing(0), exit(0)).state).toBe("COMPLETED");
+    expect(runOutcome(failing(0), { cause: "launch-failed", exitCode: null })).toEqual({
+      end: "FAIL",
+      state: "FAILED",
+      requeued: false,
+      stoppedBy: null,
+    });
+    for (const cause of ["fenced", "shutdown", "lost"] as const) {
+      const out = runOutcome(failing(0), { cause, exitCode: 143 });
+      expect([out.state, out.retry]).toEqual(["LOST", undefined]);
+    }
+    for (const intent of ["PREEMPT", "KILL", "CANCEL"] as const)
+      expect(runOutcome({ ...failing(0), stopping: true, intent }, exit(143)).retry).toBeUndefined();
+  });
+
+  it("lets a stop asked for decide even when the process could not be launched", () => {
+    expect(runOutcome({ ...failing(0), stopping: true, intent: "KILL" }, { cause: "launch-failed", exitCode: null }).state).toBe(
+      "KILLED",
+    );
+  });
+});

@@ -29,6 +29,7 @@ import {
 import { crossSiteRefusal } from "../same-origin";
 import { handleAdminRest } from "./admin-routes";
 import { handleJobRulesRest } from "./job-rules-routes";
+import { handleSessionRest } from "./session-routes";
 import { TooLarge, errorResponse, json, parse, readJson } from "./io";
 import { logDownload } from "./log-download";
 import { buildOpenApi } from "./openapi";
@@ -85,6 +86,8 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     if (head === "me" && parts.length === 1 && method === "GET") return json({ user: actor });
     const rules = await handleJobRulesRest(req, method, parts, actor, prisma);
     if (rules) return rules;
+    const session = await handleSessionRest(req, method, parts, actor, prisma);
+    if (session) return session;
     if (head === "clusters" && parts.length === 1 && method === "GET") {
       const clusters = await prisma.cluster.findMany({
         orderBy: { name: "asc" },

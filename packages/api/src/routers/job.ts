@@ -1,12 +1,22 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { jobIdInput, jobLogsInput, listJobsInput, setDependenciesInput, submitJobInput } from "@tranche/contracts";
+import {
+  extendSessionInput,
+  jobIdInput,
+  jobLogsInput,
+  listJobsInput,
+  setDependenciesInput,
+  startSessionInput,
+  submitJobInput,
+} from "@tranche/contracts";
 import {
   cancelArray,
   cancelJob,
   getJob,
   getJobDetail,
+  extendSession,
   getJobLogPage,
   listJobs,
+  startSession,
   setDependencies,
   setJobHeld,
   submitJob,
@@ -15,6 +25,12 @@ import { authedProcedure } from "../trpc";
 
 export const jobRouter = {
   submit: authedProcedure.input(submitJobInput).mutation(({ ctx, input }) => submitJob(ctx.prisma, ctx.user, input)),
+  /** An interactive session (a shell server or Jupyter) reached through the proxy. */
+  startSession: authedProcedure.input(startSessionInput).mutation(({ ctx, input }) => startSession(ctx.prisma, ctx.user, input)),
+  /** More protection for a running session: a new contract, charged (the core's extendProtection). */
+  extend: authedProcedure
+    .input(extendSessionInput)
+    .mutation(({ ctx, input }) => extendSession(ctx.prisma, ctx.user, input.id, input.by)),
   list: authedProcedure.input(listJobsInput.optional()).query(({ ctx, input }) => listJobs(ctx.prisma, ctx.user, input ?? {})),
   get: authedProcedure.input(jobIdInput).query(({ ctx, input }) => getJob(ctx.prisma, ctx.user, input.id)),
   detail: authedProcedure.input(jobIdInput).query(({ ctx, input }) => getJobDetail(ctx.prisma, ctx.user, input.id)),

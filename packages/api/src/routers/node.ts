@@ -10,7 +10,10 @@ export const nodeRouter = {
   list: authedProcedure
     .input(z.object({ cluster: text("cluster").max(200).optional() }).optional())
     .query(({ ctx, input }) => listNodes(ctx.prisma, input?.cluster)),
-  repairQueue: authedProcedure.query(({ ctx }) => getRepairQueue(ctx.prisma)),
+  // One cluster's nodes, as the nodes page shows them (all clusters without one).
+  repairQueue: authedProcedure
+    .input(z.object({ cluster: text("cluster").max(200).optional() }).optional())
+    .query(({ ctx, input }) => getRepairQueue(ctx.prisma, input?.cluster)),
   events: authedProcedure
     .input(z.object({ nodeId: text("nodeId").max(200) }))
     .query(({ ctx, input }) => getNodeEvents(ctx.prisma, input.nodeId)),

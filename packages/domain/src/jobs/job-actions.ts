@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@tranche/db";
-import { formatDuration, type JobView } from "@tranche/contracts";
+import { formatExactDuration, type JobView } from "@tranche/contracts";
 import { defaultPolicy, gracePeriodFor } from "@tranche/scheduler-core";
 import type { Actor } from "../auth/actor";
 import { conflict, forbidden, notFound } from "../errors";
@@ -66,7 +66,7 @@ export async function cancelJob(prisma: PrismaClient, actor: Actor, id: number):
           jobId: id,
           at: now,
           kind: "CANCEL_REQUESTED",
-          sentence: `Cancelled by ${actor.name} while running: SIGTERM now, SIGKILL after ${formatDuration(grace)} if it has not exited.`,
+          sentence: `Cancelled by ${actor.name} while running: SIGTERM now, SIGKILL after ${formatExactDuration(grace)} if it has not exited.`,
           details: { graceSeconds: grace, graceUntil: graceUntil.toISOString() },
           actorKind: "USER",
           actorId: actor.id,

@@ -1,4 +1,4 @@
-import type { JobView } from "@tranche/contracts";
+import { sessionProxyPath, type JobView } from "@tranche/contracts";
 import { classifyJob, defaultPolicy, protectionEnd } from "@tranche/scheduler-core";
 import type { PrismaClient } from "@tranche/db";
 import type { JobAccess } from "../auth/actor";
@@ -8,6 +8,18 @@ export const jobViewInclude = {
   budget: { select: { path: true } },
   user: { select: { id: true, name: true, email: true } },
   dependencies: { select: { parentId: true, condition: true }, orderBy: { parentId: "asc" } },
+  // The open run (an interactive session's server is reported per run).
+  segments: {
+    where: { endedAt: null },
+    orderBy: { id: "desc" },
+    take: 1,
+    select: {
+      sessionHost: true,
+      sessionPort: true,
+      sessionDir: true,
+      placements: { select: { node: { select: { name: true } } } },
+    },
+  },
 } as const;
 
 export type JobRecord = NonNullable<Awaited<ReturnType<PrismaClient["job"]["findFirst"]>>>;
@@ -16,7 +28,28 @@ type JobRow = JobRecord & {
   budget: { path: string };
   user: { id: string; name: string; email: string };
   dependencies?: { parentId: number; condition: string }[];
+  segments?: {
+    sessionHost: string | null;
+    sessionPort: number | null;
+    sessionDir: string | null;
+    placements: { node: { name: string } }[];
+  }[];
 };
+
+/** Where an interactive session is (its open run's server, as its agent reported it); null for batch jobs. */
+export function sessionOf(j: JobRow): JobView["session"] {
+  if (j.kind !== "INTERACTIVE" || !j.sessionServer) return null;
+  const run = j.segments?.[0];
+  const live = run && run.sessionPort !== null && (j.state === "RUNNING" || j.state === "STOPPING");
+  return {
+    server: j.sessionServer,
+    node: run?.placements[0]?.node.name ?? null,
+    host: live ? run.sessionHost : null,
+    port: live ? run.sessionPort : null,
+    dir: run?.sessionDir ?? null,
+    proxyPath: sessionProxyPath(j.id),
+  };
+}
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
@@ -40,19 +73,22 @@ export function reasonDetailsView(details: unknown): Record<string, unknown> | n
 const sec = (d: Date): number => Math.floor(d.getTime() / 1000);
 
 /**
- * When the run's protection really ends: the stored contract end, cut short by the cluster's squatting
- * policy for a job flagged as squatting (the core's protectionEnd, so the page says what the scheduler acts on).
+ * When the run's protection really ends: the stored end its START recorded, cut short by the cluster's
+ * squatting policy for a job flagged as squatting. The cut is the core's protectionEnd on what the
+ * scheduler reads too (the latest start and the contract's minRuntime), so the page says what the
+ * scheduler acts on. A run whose stored end is its start was not protected at all (unallocated).
  */
 export function effectiveProtectedUntil(j: {
   protectedUntil: Date | null;
   startedAt: Date | null;
+  minRuntimeSec: number;
   squattingSince: Date | null;
   cluster: { squattingUnprotectAfterSec?: number | null };
 }): Date | null {
   if (!j.protectedUntil || !j.startedAt || !j.squattingSince) return j.protectedUntil;
-  const startedAt = sec(j.startedAt);
+  if (j.protectedUntil.getTime() <= j.startedAt.getTime()) return j.protectedUntil;
   const end = protectionEnd(
-    { startedAt, minRuntime: sec(j.protectedUntil) - startedAt, squattingSince: sec(j.squattingSince) },
+    { startedAt: sec(j.startedAt), minRuntime: j.minRuntimeSec, squattingSince: sec(j.squattingSince) },
     true,
     { squattingUnprotectAfter: j.cluster.squattingUnprotectAfterSec ?? 0 },
   );
@@ -142,6 +178,9 @@ export function toJobView(j: JobRow, access: JobAccess = "full"): JobView {
       j.arrayJobId !== null && j.arrayIndex !== null ? { id: j.arrayJobId, index: j.arrayIndex, spec: j.arraySpec ?? "" } : null,
     after: (j.dependencies ?? []).map((d) => ({ jobId: d.parentId, condition: d.condition === "ANY" ? "ANY" : "OK" })),
     retries: { max: j.maxRetries, used: j.retryCount },
+    kind: j.kind,
+    // Where a session listens is for those who may read the job whole (its owner, admins, its managers).
+    session: access === "full" ? sessionOf(j) : null,
     lane: laneOf(j),
   };
   return maskJobView(view, access);

@@ -36,6 +36,7 @@ const JOB_VIEW_JSON = `json_build_object(
   'after', (SELECT COALESCE(json_agg(json_build_object('jobId', d."parentId", 'condition', d.condition) ORDER BY d."parentId"), '[]')
             FROM job_dependency d WHERE d."jobId" = j.id),
   'retries', json_build_object('max', j."maxRetries", 'used', j."retryCount"),
+  'kind', j.kind, 'session', NULL,
   'budgetId', j."budgetId")`;
 
 /** The caller's jobs (or everyone's, for operators, managers and admins), newest first. */

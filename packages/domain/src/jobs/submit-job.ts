@@ -25,6 +25,23 @@ export async function submitJob(prisma: PrismaClient, actor: Actor, input: Submi
   return (await submitMany(prisma, actor, [input], false))[0]!;
 }
 
+/** What kind of job a submission makes: batch (every entry point but sessions), or an interactive session. */
+export interface JobKindInput {
+  kind: "BATCH" | "INTERACTIVE";
+  sessionServer: "SHELL" | "JUPYTER" | null;
+}
+const BATCH: JobKindInput = { kind: "BATCH", sessionServer: null };
+
+/** An interactive session (sessions.ts): submitJob's checks and statement, with the job's kind. */
+export async function submitSessionJob(
+  prisma: PrismaClient,
+  actor: Actor,
+  input: SubmitJob,
+  kind: JobKindInput,
+): Promise<JobView> {
+  return (await submitMany(prisma, actor, [input], false, true, kind))[0]!;
+}
+
 /**
  * Submit a batch of jobs (`POST /api/v1/jobs/batch`): every item gets the checks of submitJob, then
  * all are stored by one statement (multi-row INSERTs of jobs and SUBMITTED events, membership checked
@@ -61,6 +78,8 @@ interface Prepared {
   arrayMaxRunning: number | null;
   maxRetries: number;
   after: { parentId: number; condition: "OK" | "ANY" }[];
+  kind: JobKindInput["kind"];
+  sessionServer: JobKindInput["sessionServer"];
 }
 
 async function submitMany(
@@ -69,6 +88,7 @@ async function submitMany(
   inputs: SubmitJob[],
   batch: boolean,
   retry = true,
+  kind: JobKindInput = BATCH,
 ): Promise<JobView[]> {
   // Errors of a batch name the item (jobs.<index>); a single submission names the field alone.
   const where = (i: number, field?: string) => (batch ? `jobs.${i}${field ? `.${field}` : ""}` : field);
@@ -191,6 +211,8 @@ async function submitMany(
       arrayMaxRunning: array?.maxRunning ?? null,
       maxRetries: input.retries ?? 0,
       after: deps[i]!,
+      kind: kind.kind,
+      sessionServer: kind.sessionServer,
     });
     views[i] = {
       id: 0,
@@ -228,6 +250,8 @@ async function submitMany(
       array: array ? { id: 0, index: array.indexes[0]!, spec: input.array!.trim() } : null,
       after: deps[i]!.map((d) => ({ jobId: d.parentId, condition: d.condition })),
       retries: { max: input.retries ?? 0, used: 0 },
+      kind: kind.kind,
+      session: null,
       lane: laneOf({ gpus: input.gpus, minRuntimeSec: input.minRuntime, maxRuntimeSec: maxRuntime }),
     };
     if (array) views[i]!.env = { ...input.env, TRANCHE_ARRAY_INDEX: String(array.indexes[0]) };
@@ -247,7 +271,7 @@ async function submitMany(
           ord int, "clusterId" text, "budgetId" text, name text, gpus int, "minRuntimeSec" int, "maxRuntimeSec" int,
           resumable boolean, priority int, "requeuePolicy" text, "gracePeriodSec" int, command text, env jsonb,
           "secretEnv" jsonb, "idempotencyKey" text, sentence text, details jsonb, indexes int[], "arraySpec" text,
-          "arrayMaxRunning" int, "maxRetries" int, after jsonb)
+          "arrayMaxRunning" int, "maxRetries" int, after jsonb, kind text, "sessionServer" text)
       ), refused AS MATERIALIZED (
         SELECT i.ord FROM input i
         WHERE NOT ${actor.role === "ADMIN"}
@@ -264,13 +288,15 @@ async function submitMany(
       ), j AS (
         INSERT INTO job (id, "clusterId", "budgetId", "userId", name, gpus, "minRuntimeSec", "maxRuntimeSec", resumable, priority,
                          "requeuePolicy", "gracePeriodSec", command, env, "secretEnv", state, "submittedAt", "queuedAt", "idempotencyKey",
-                         "arrayJobId", "arrayIndex", "arraySpec", "arrayMaxRunning", "maxRetries", "createdAt", "updatedAt")
+                         "arrayJobId", "arrayIndex", "arraySpec", "arrayMaxRunning", "maxRetries", kind, "sessionServer",
+                         "createdAt", "updatedAt")
         SELECT ids.id, i."clusterId", i."budgetId", ${actor.id}, i.name, i.gpus, i."minRuntimeSec", i."maxRuntimeSec", i.resumable,
                i.priority, i."requeuePolicy"::"RequeuePolicy", i."gracePeriodSec", i.command,
                CASE WHEN ids.idx IS NULL THEN i.env
                     ELSE i.env || jsonb_build_object('TRANCHE_ARRAY_INDEX', ids.idx::text, 'TRANCHE_ARRAY_JOB_ID', ids."arrayJobId"::text) END,
                i."secretEnv", 'PENDING'::"JobState", ${now}, ${now}, CASE WHEN ids.n = 1 THEN i."idempotencyKey" END,
-               ids."arrayJobId", ids.idx, i."arraySpec", i."arrayMaxRunning", i."maxRetries", ${now}, ${now}
+               ids."arrayJobId", ids.idx, i."arraySpec", i."arrayMaxRunning", i."maxRetries", i.kind::"JobKind",
+               i."sessionServer"::"SessionServer", ${now}, ${now}
         FROM input i JOIN ids USING (ord)
         RETURNING id
       ), dep AS (
@@ -291,7 +317,7 @@ async function submitMany(
   } catch (e) {
     // A concurrent submission with the same idempotency key won the race: answer with its job.
     if (retry && keys.length > 0 && /idempotencyKey|unique/i.test(String(e)))
-      return submitMany(prisma, actor, inputs, batch, false);
+      return submitMany(prisma, actor, inputs, batch, false, kind);
     throw e;
   }
   const refused = rows.find((r) => r.refused);

@@ -172,10 +172,13 @@ export interface RepairQueueRow {
   manual: boolean;
 }
 
-/** Nodes waiting for a human or on their way there: REPAIR, DOWN, DRAINING, oldest first. */
-export async function getRepairQueue(prisma: PrismaClient): Promise<RepairQueueRow[]> {
+/**
+ * Nodes waiting for a human or on their way there: REPAIR, DOWN, DRAINING, oldest first; of one
+ * cluster when named (the nodes page shows one cluster at a time).
+ */
+export async function getRepairQueue(prisma: PrismaClient, clusterName?: string): Promise<RepairQueueRow[]> {
   const rows = await prisma.node.findMany({
-    where: { state: { in: ["REPAIR", "DOWN", "DRAINING"] } },
+    where: { state: { in: ["REPAIR", "DOWN", "DRAINING"] }, ...(clusterName ? { cluster: { name: clusterName } } : {}) },
     include: { cluster: { select: { name: true } } },
     orderBy: { stateChangedAt: "asc" },
   });

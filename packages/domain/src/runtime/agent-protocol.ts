@@ -21,7 +21,7 @@ import { assignmentsDigest, type AgentWakeups } from "./agent-wait";
 import { hashSecret, newNodeCredential } from "./credentials";
 import { closeRun } from "./job-lifecycle";
 import { storeJobLogs } from "./job-logs";
-import { applySquattingRule, recordCheckpoints } from "./job-reports";
+import { applySquattingRule, recordCheckpoints, recordSessions } from "./job-reports";
 import { lockJobs, lockNodes } from "./lock-order";
 import { policyOverridesFromEnv } from "./policy";
 
@@ -383,6 +383,7 @@ export async function handleHeartbeat(
       const util = new Map(hb.gpus.filter((g) => g.utilizationPercent !== null).map((g) => [g.index, g.utilizationPercent!]));
       if (util.size > 0) await applySquattingRule(tx, node.id, util, now);
       await recordCheckpoints(tx, hb.jobs, segs, now);
+      await recordSessions(tx, hb.jobs, segs);
       // Exits still reported: their output is still being uploaded, until one says it is done.
       const exits = hb.jobs.filter((r) => r.status === "EXITED" && segs.has(r.segmentId));
       if (exits.length > 0) {
@@ -477,6 +478,8 @@ interface AssignmentRow {
   charged: boolean;
   gpuIndexes: number[];
   gang: string[];
+  kind: string;
+  sessionServer: "SHELL" | "JUPYTER" | null;
   /** R12: the job's old copy (an older open segment) has not exited yet: this run may not launch. */
   waitsForOld: boolean;
 }
@@ -491,6 +494,7 @@ export async function assignmentsFor(
     SELECT s.id AS "segmentId", j.id AS "jobId", j."userId", j.name, j.command, j.env || j."secretEnv" AS env, j.state::text AS state, s."endReason"::text AS "endReason",
            j."graceUntil", s."startedAt", j."maxRuntimeSec", j."gracePeriodSec", j."requeueCount", s.charged, p."gpuIndexes",
            ARRAY(SELECT n.name FROM segment_placement q JOIN node n ON n.id = q."nodeId" WHERE q."segmentId" = s.id ORDER BY n.name) AS gang,
+           j.kind::text AS kind, j."sessionServer"::text AS "sessionServer",
            EXISTS (SELECT 1 FROM run_segment o WHERE o."jobId" = s."jobId" AND o."endedAt" IS NULL AND o.id < s.id) AS "waitsForOld"
     FROM segment_placement p
     JOIN run_segment s ON s.id = p."segmentId" AND s."endedAt" IS NULL
@@ -529,6 +533,7 @@ export async function assignmentsFor(
       gracePeriodSec: gracePeriodFor({ gracePeriod: r.gracePeriodSec }, r.charged, defaultPolicy),
       user: r.userId,
       restartCount: r.requeueCount,
+      ...(r.kind === "INTERACTIVE" && r.sessionServer ? { session: { server: r.sessionServer } } : {}),
     });
   }
   return { run, stop };

@@ -161,7 +161,7 @@ export async function applyCyclePlan(
         if (options.repairHookConfigured === false)
           for (const op of wave)
             if (op.runRepairHook)
-              op.sentence = `Node ${nodeState.get(op.nodeId)?.name ?? op.nodeId} is empty after draining: REPAIR. No repair hook is configured: an operator marks it repaired.`;
+              op.sentence = `Node ${nodeState.get(op.nodeId)?.name ?? op.nodeId} is empty after draining and goes to repair; no repair hook is configured, so an operator marks it repaired.`;
         const moved = await tx.$queryRaw<{ id: string }[]>`
           UPDATE node n SET state = u.t::"NodeState", "stateReason" = u.s, "stateChangedAt" = ${nowDate}
           FROM unnest(${wave.map((o) => o.nodeId)}::text[], ${wave.map((o) => o.from)}::text[], ${wave.map((o) => o.to)}::text[],

@@ -3,7 +3,6 @@ import type { Tx } from "@tranche/db";
 import { requeueAfterPreemption, runOutcome } from "@tranche/scheduler-core";
 import { chargeOpenSegments } from "./charge";
 import { AGENTS_CHANNEL } from "./agent-wait";
-import { withRetry } from "./retries";
 import { fromSec, toSec } from "./time";
 
 /**
@@ -26,6 +25,8 @@ export interface RunToClose {
   requeuePolicy: string;
   /** The core's requeue decision stored with the stop intent (null: none stored). */
   requeue?: boolean | null;
+  /** The job's `--retries` and how many its earlier runs used (the core's runOutcome decides a retry). */
+  retries?: { max: number; used: number };
   charged: boolean;
   gpus: number;
 }
@@ -52,8 +53,10 @@ export interface RunOutcome {
   requeued: boolean;
   eventKind: string;
   sentence: string;
-  /** The event's reason code when it is not the segment end (LAUNCH_FAILED). */
+  /** The event's reason code when it is not the segment end (LAUNCH_FAILED, RETRY). */
   reasonCode?: string;
+  /** Set when the core's runOutcome requeued this failed run for `--retries`: which retry it is. */
+  retry?: number;
 }
 
 const SENTENCES: Record<string, (how: string) => { eventKind: string; sentence: string }> = {
@@ -73,11 +76,6 @@ const SENTENCES: Record<string, (how: string) => { eventKind: string; sentence: 
   "FAIL/FAILED": (how) => ({ eventKind: "FAILED", sentence: `Failed (${how}).` }),
 };
 
-/**
- * What a run's end means for its job: the core's runOutcome (R6 requeue, R9 loss, maxRuntime kills,
- * cancels), worded. The requeue decision is the core's: the one its PREEMPT op stored on the segment,
- * or the LOST op's; the job's own fields only decide for runs stopped before that was stored.
- */
 /** How a process ended, in words: the agent's markers (NEVER_STARTED, UNKNOWN) are not signals a person knows. */
 export function exitText(exitCode: number | null, signal: string | null): string {
   if (exitCode !== null) return `exit code ${exitCode}`;
@@ -87,6 +85,11 @@ export function exitText(exitCode: number | null, signal: string | null): string
   return signal ? `signal ${signal}` : "unknown exit";
 }
 
+/**
+ * What a run's end means for its job: the core's runOutcome (R6 requeue, R9 loss, maxRuntime kills,
+ * cancels, `--retries`), worded. The requeue decision is the core's: the one its PREEMPT op stored on
+ * the segment, or the LOST op's; the job's own fields only decide for runs stopped before that was stored.
+ */
 export function decideRunOutcome(
   run: Omit<RunToClose, "jobId" | "segmentId" | "charged" | "gpus">,
   end: Pick<RunEnd, "cause" | "exitCode" | "signal" | "requeue" | "launchError">,
@@ -100,8 +103,16 @@ export function decideRunOutcome(
   const stopping = run.jobState === "STOPPING";
   // The agent's report says who stopped the processes; the core's runOutcome decides what that means.
   const cause =
-    end.cause === "lost" ? "lost" : end.signal === FENCED ? "fenced" : end.signal === AGENT_SHUTDOWN ? "shutdown" : "exit";
-  const out = runOutcome({ stopping, intent, requeue }, { cause, exitCode: end.exitCode });
+    end.cause === "lost"
+      ? "lost"
+      : end.signal === FENCED
+        ? "fenced"
+        : end.signal === AGENT_SHUTDOWN
+          ? "shutdown"
+          : end.signal === LAUNCH_FAILED
+            ? "launch-failed"
+            : "exit";
+  const out = runOutcome({ stopping, intent, requeue, retries: run.retries }, { cause, exitCode: end.exitCode });
   const requeuedOrNot = out.requeued
     ? "requeued with its original submit time."
     : "not requeued (not resumable and did not ask to be).";
@@ -118,7 +129,7 @@ export function decideRunOutcome(
       eventKind: out.requeued ? "REQUEUED" : "LOST",
       sentence: `Stopped because its node's agent shut down (Tranche was stopped); ${requeuedOrNot}`,
     };
-  if (end.signal === LAUNCH_FAILED && !stopping)
+  if (cause === "launch-failed" && !stopping)
     // The job's own command or environment could not be started (E2BIG, a missing program): its
     // failure, not the platform's, and never requeued — it would fail the same way on every node.
     return {
@@ -126,6 +137,14 @@ export function decideRunOutcome(
       eventKind: "FAILED",
       reasonCode: LAUNCH_FAILED,
       sentence: `Could not be started (${end.launchError ?? "no detail"}): failed, not requeued.`,
+    };
+  if (out.retry !== undefined)
+    // A RETRIED event with the exit and the count, so the job's timeline says why it ran again.
+    return {
+      ...out,
+      eventKind: "RETRIED",
+      reasonCode: "RETRY",
+      sentence: `Failed (${end.exitCode !== null ? `exit code ${end.exitCode}` : "no exit code"}); retry ${out.retry} of ${run.retries!.max}: requeued with its original submit time.`,
     };
   return { ...out, ...SENTENCES[`${out.end}/${out.state}`]!(how) };
 }
@@ -152,8 +171,10 @@ export async function closeRun(
     SELECT s.id, ARRAY(SELECT p."nodeId" FROM segment_placement p WHERE p."segmentId" = s.id) AS "nodeIds"
     FROM run_segment s WHERE s."jobId" = ${given.jobId} AND s."endedAt" IS NULL AND s.id > ${given.segmentId}`;
   if (newer.length > 0) return await closeMovedCopy(tx, given, end, actor, newer[0]!.nodeIds);
-  const run: RunToClose = { ...given, jobState: state, intent: seg[0].endReason, requeue: seg[0].requeue };
-  const { outcome, retried } = withRetry(decideRunOutcome(run, end), job[0]!, end.exitCode);
+  const retries = { max: job[0]!.maxRetries, used: job[0]!.retryCount };
+  const run: RunToClose = { ...given, jobState: state, intent: seg[0].endReason, requeue: seg[0].requeue, retries };
+  const outcome = decideRunOutcome(run, end);
+  const retried = outcome.retry !== undefined;
   if (run.charged) await chargeOpenSegments(tx, end.endedAt, { segmentIds: [run.segmentId] });
   await tx.runSegment.update({
     where: { id: run.segmentId },

@@ -59,3 +59,19 @@ export async function recordCheckpoints(
     });
   }
 }
+
+/**
+ * Where each interactive session's server listens, as its agent reports it: kept on the open run (a
+ * new run starts without an address, so the proxy never reaches an old one). Written only when it changed.
+ */
+export async function recordSessions(tx: Tx, reports: JobReport[], segs: Map<string, { endedAt: Date | null }>): Promise<void> {
+  for (const r of reports) {
+    const s = segs.get(r.segmentId);
+    if (!r.session || r.status !== "RUNNING" || !s || s.endedAt !== null) continue;
+    await tx.$executeRaw`
+      UPDATE run_segment SET "sessionHost" = ${r.session.host}, "sessionPort" = ${r.session.port}, "sessionDir" = ${r.session.dir}
+      WHERE id = ${BigInt(r.segmentId)} AND "endedAt" IS NULL
+        AND ("sessionHost" IS DISTINCT FROM ${r.session.host} OR "sessionPort" IS DISTINCT FROM ${r.session.port}
+             OR "sessionDir" IS DISTINCT FROM ${r.session.dir})`;
+  }
+}

@@ -1,6 +1,6 @@
 import type { JobState } from "../cluster-state";
 import { requeueAfterPreemption } from "../contract";
-import { plural } from "../format";
+import { formatDuration, plural } from "../format";
 import type { PendingEntry } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import type { PreemptOp } from "../types";
@@ -57,7 +57,7 @@ export function consolidate(s: CycleSession): void {
 }
 
 function moveSentence(op: PreemptOp, forWhom: string, gpus: number, to: string): string {
-  return `Moved to make room for ${forWhom}: this unallocated job restarts on ${plural(gpus, "free GPU")} of ${to} as soon as it has exited here (consolidation). SIGTERM now, SIGKILL after ${op.gracePeriod}s.`;
+  return `Moved to make room for ${forWhom}: this unallocated job restarts on ${plural(gpus, "free GPU")} of ${to} as soon as it has exited here (consolidation). SIGTERM now, SIGKILL after ${formatDuration(op.gracePeriod)}.`;
 }
 
 function names(s: CycleSession, slots: Slots): string {

@@ -19,7 +19,7 @@ export function drainNodes(s: CycleSession): void {
         from: "DRAINING",
         to: "REPAIR",
         reason: "DRAINED",
-        sentence: `Node ${n.name} is empty after draining: REPAIR, the repair hook fires.`,
+        sentence: `Node ${n.name} is empty after draining and goes to repair; the repair hook runs.`,
         runRepairHook: true,
       });
       board.state[node] = "REPAIR";

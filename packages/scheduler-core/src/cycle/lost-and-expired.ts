@@ -25,7 +25,7 @@ export function stopLostAndExpired(s: CycleSession): void {
         charged: js.charged,
         sentence: `Lost: node ${downIds.map((id) => board.nodes[board.indexOf(id)!]!.name).join(", ")} is down; ${
           requeue ? "requeued at once with its original submit time" : "not requeued (not resumable)"
-        }${js.charged ? "; the segment so far is still charged" : ""}.`,
+        }${js.charged ? "; the run so far is still charged" : ""}.`,
       });
       s.lose(js);
     }
@@ -40,7 +40,7 @@ export function stopLostAndExpired(s: CycleSession): void {
       gpus: js.job.gpus,
       gracePeriod: grace,
       graceUntil: now + grace,
-      sentence: `Killed: reached its maxRuntime of ${formatDuration(js.job.maxRuntime!)}; SIGTERM now, SIGKILL after ${grace}s; not requeued.`,
+      sentence: `Stopped at its maximum runtime of ${formatDuration(js.job.maxRuntime!)}: SIGTERM now, SIGKILL after ${formatDuration(grace)}; not requeued.`,
     });
     s.killed++;
     s.kill(js, grace);

@@ -143,7 +143,7 @@ export class Reservations {
         .map((n) => board.nodes[n]!.name)
         .join(
           ", ",
-        )}) for job ${job.id}, which can start there ${formatWhen(r.from, this.now)}; until then only work done or interruptible by then may start there.`,
+        )}) for job ${job.id}, which can start there ${formatWhen(r.from, this.now)}; until then only jobs that will have finished or become interruptible by then start there.`,
     };
     return { reservation: r, op };
   }

@@ -152,7 +152,7 @@ export class CycleSession {
       gpus: v.job.gpus,
       byJobId,
       reasonCode,
-      sentence: `${why} SIGTERM now, SIGKILL after ${grace}s; ${
+      sentence: `${why} SIGTERM now, SIGKILL after ${formatDuration(grace)}; ${
         requeue ? "requeued with its original submit time" : "not requeued (not resumable)"
       }.`,
       gracePeriod: grace,

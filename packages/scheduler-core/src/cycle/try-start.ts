@@ -58,7 +58,7 @@ export function tryStart(
       position,
       ratio,
       r
-        ? `Backfilled on nodes reserved for job ${r.holder.job.id}, which can start there ${formatWhen(r.from, now)}: this job will be done or preemptible by then.`
+        ? `Backfilled on nodes reserved for job ${r.holder.job.id}, which can start there ${formatWhen(r.from, now)}: this job will have finished or become interruptible by then.`
         : retry
           ? "Started on GPUs freed later in this cycle."
           : "Started on free GPUs.",
@@ -89,12 +89,12 @@ export function tryStart(
     const code: PreemptReasonCode = !v.charged ? "UNALLOCATED_FOR_ALLOCATED" : lane === "DEBUG" ? "DEBUG_LANE" : "FAIR_SHARE";
     const why =
       code === "UNALLOCATED_FOR_ALLOCATED"
-        ? `Preempted: unallocated work makes room for allocated job ${job.id} (budget ${tree.paths[e.budget]} ratio ${formatRatio(ratio)}).`
+        ? `Preempted: unallocated work makes room for allocated job ${job.id} (budget ${tree.paths[e.budget]}, projected ratio ${formatRatio(ratio)}).`
         : code === "DEBUG_LANE"
-          ? `Preempted for debug-lane job ${job.id}: this job was interruptible and budget ${s.budgetPath(v.budget, v.job.budgetId)} (ratio ${formatRatio(vRatio)}) was among the most over-served.`
+          ? `Preempted for debug-lane job ${job.id}: this job was interruptible and budget ${s.budgetPath(v.budget, v.job.budgetId)} (projected ratio ${formatRatio(vRatio)}) was among the most over-served.`
           : tree.mayTakeShare(e.budget, v.budget, v.job.gpus, margin)
             ? `Preempted for job ${job.id}: budget ${tree.paths[e.budget]} holds less than its owed share of the cluster and budget ${s.budgetPath(v.budget, v.job.budgetId)} keeps at least its own without this job, which was interruptible.`
-            : `Preempted for job ${job.id}, whose reservation was due: budget ${tree.paths[e.budget]} ratio ${formatRatio(ratio)} ranks ahead of budget ${s.budgetPath(v.budget, v.job.budgetId)} ratio ${formatRatio(vRatio)} by more than ${formatPercent(margin)}, and this job was interruptible.`;
+            : `Preempted for job ${job.id}, whose reservation was due: budget ${tree.paths[e.budget]} (projected ratio ${formatRatio(ratio)}) ranks ahead of budget ${s.budgetPath(v.budget, v.job.budgetId)} (projected ratio ${formatRatio(vRatio)}) by more than ${formatPercent(margin)}, and this job was interruptible.`;
     const op = s.preempt(v, job.id, code, ratio, why);
     if (code === "UNALLOCATED_FOR_ALLOCATED") victimOps.push({ v, op });
   }
@@ -117,8 +117,8 @@ export function tryStart(
       : lane === "DEBUG"
         ? `Debug-lane job started by preempting ${plural(n, "job")}.`
         : holder
-          ? `Started on its reservation by preempting ${plural(n, "job")}, interruptible ones of budgets above their owed share or ranked behind by more than ${formatPercent(margin)}.`
-          : `Started by preempting ${plural(n, "job")}, interruptible ones of budgets above their owed share (this budget is below its own).`,
+          ? `Started on its reservation by preempting ${plural(n, "job")}: interruptible work of budgets above their owed share or ranked behind this one by more than ${formatPercent(margin)}.`
+          : `Started by preempting ${plural(n, "job")}: interruptible work of budgets above their owed share (this budget is below its own).`,
   );
   return true;
 }

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { formatDuration } from "@tranche/contracts/format";
+import { formatDuration, formatExactDuration } from "@tranche/contracts/format";
 import { useTRPC } from "../../../lib/trpc";
 import { Empty, LaneBadge, PageHead, ReasonTag, StateBadge, ago, readable, useNow } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
@@ -42,6 +42,9 @@ export function JobsTable() {
             </button>
           ))}
         </div>
+        <Link className="btn" href="/sessions/new">
+          Start a session
+        </Link>
         <Link className="btn primary" href="/submit">
           Submit a job
         </Link>
@@ -87,7 +90,7 @@ export function JobsTable() {
                   <td className="small">
                     <LaneBadge lane={j.lane} />
                     <div className="muted nowrap">
-                      {j.minRuntime > 0 ? `protected ${formatDuration(j.minRuntime)}` : "interruptible"}
+                      {j.minRuntime > 0 ? `protected ${formatExactDuration(j.minRuntime)}` : "interruptible"}
                       {j.resumable ? " · resumable" : ""}
                     </div>
                   </td>

@@ -41,7 +41,11 @@ export function NodesView() {
     enabled: !!clusterName,
     refetchInterval: 2000,
   });
-  const repair = useQuery({ ...trpc.node.repairQueue.queryOptions(), refetchInterval: 5000 });
+  const repair = useQuery({
+    ...trpc.node.repairQueue.queryOptions({ cluster: clusterName }),
+    enabled: !!clusterName,
+    refetchInterval: 5000,
+  });
   const [selId, setSelId] = useState<string | null>(null);
   const [reason, setReason] = useState("");
   const [flash, setFlash] = useState<{ kind: "ok" | "bad"; text: string; nodeId?: string; state?: string } | null>(null);
@@ -117,7 +121,7 @@ export function NodesView() {
       <div className="grid-2" style={{ gridTemplateColumns: "minmax(0, 1fr) 320px" }}>
         <section className="panel">
           <div className="panel-head">
-            <h2 className="nowrap">{clusterName} nodes</h2>
+            <h2 className="nowrap">{clusterName ? `${clusterName} nodes` : "Nodes"}</h2>
             <span className="spacer" />
             {/* Every budget on the map: a colour without its name in the legend tells nobody anything. */}
             <div className="legend">
@@ -286,9 +290,13 @@ export function NodesView() {
           <section className="panel">
             <div className="panel-head">
               <h2>Repair queue</h2>
-              <span className="muted">{repair.data?.length ?? 0}</span>
+              <span className="muted">{repair.data ? `${repair.data.length} on ${clusterName}` : "—"}</span>
             </div>
-            {repair.data && repair.data.length ? (
+            {!repair.data ? (
+              <div className="panel-body">
+                <span className="skeleton" style={{ display: "block", height: "3rem" }} aria-label="Loading" />
+              </div>
+            ) : repair.data.length ? (
               <table className="table" data-testid="repair-queue">
                 <tbody>
                   {repair.data.map((r) => (
@@ -296,7 +304,7 @@ export function NodesView() {
                       <td className="small">
                         <span className="mono">{r.name}</span> <StateBadge state={r.state} />
                         <div className="muted">
-                          {r.reason ?? ""} · {ago(r.since, now)} · {r.manual ? "manual" : "automatic"}
+                          {[r.reason, ago(r.since, now), r.manual ? "manual" : "automatic"].filter(Boolean).join(" · ")}
                         </div>
                       </td>
                     </tr>
@@ -304,7 +312,7 @@ export function NodesView() {
                 </tbody>
               </table>
             ) : (
-              <Empty title="Nothing waiting for repair" />
+              <Empty title={`Nothing on ${clusterName} waiting for repair`} />
             )}
           </section>
         </div>

@@ -40,7 +40,11 @@ export function NotificationsView() {
             <h2>Inbox</h2>
             <span className="small muted">{list.data ? `${list.data.unread} unread` : ""}</span>
           </div>
-          {items.length === 0 ? (
+          {!list.data ? (
+            <div className="panel-body">
+              <span className="skeleton" style={{ display: "block", height: "4rem" }} aria-label="Loading" />
+            </div>
+          ) : items.length === 0 ? (
             <Empty title="Nothing yet">You will hear here when a job of yours starts, is about to be preempted, or ends.</Empty>
           ) : (
             <ul className="notification-list" data-testid="notifications">
@@ -117,8 +121,9 @@ function WebhookPanel() {
           />
         </label>
         <div className="row">
-          <button className="btn primary" disabled={save.isPending}>
-            {url.trim() === "" ? "Turn off" : "Save"}
+          {/* "Turn off" only when one is set: with none, an empty address has nothing to turn off. */}
+          <button className="btn primary" disabled={save.isPending || (url.trim() === "" && !current.data?.url)}>
+            {url.trim() === "" && current.data?.url ? "Turn off" : "Save"}
           </button>
           {saved && !error ? <span className="small">Saved.</span> : null}
           {error ? (

@@ -5,7 +5,7 @@ import { useMemo, useState, type CSSProperties, type ReactNode } from "react";
 import {
   RESUMABLE_DEFAULT,
   explainContract,
-  formatDuration,
+  formatExactDuration,
   parseDuration,
   submitJobInput,
   type SubmitJobInput,
@@ -363,7 +363,7 @@ export function SubmitForm() {
               hint: "Orders only your budget's jobs; it never jumps other budgets.",
             })}
             {textField("gracePeriod", "Grace period (optional)", {
-              placeholder: "default: 120 s",
+              placeholder: "default: 2 min",
               hint: "Time between SIGTERM and SIGKILL, at most 10 min.",
             })}
             {textField("command", "Command", {
@@ -419,8 +419,12 @@ export function SubmitForm() {
           </div>
           <div className="timeline-legend">
             <span>start</span>
-            {words.min > 0 ? <span>protected until +{formatDuration(words.min)}</span> : <span>preemptible from the start</span>}
-            <span>{words.max !== null ? `killed at +${formatDuration(words.max)}` : "runs until done"}</span>
+            {words.min > 0 ? (
+              <span>protected until +{formatExactDuration(words.min)}</span>
+            ) : (
+              <span>preemptible from the start</span>
+            )}
+            <span>{words.max !== null ? `killed at +${formatExactDuration(words.max)}` : "runs until done"}</span>
           </div>
         </div>
         <div className="panel">

@@ -111,6 +111,10 @@ export function TokensView() {
                   ))}
                 </tbody>
               </table>
+            ) : !tokens.data ? (
+              <div className="panel-body">
+                <span className="skeleton" style={{ display: "block", height: "3rem" }} aria-label="Loading" />
+              </div>
             ) : (
               <Empty title="No tokens yet" />
             )}
@@ -123,9 +127,13 @@ export function TokensView() {
           <div className="panel-body small">
             <p style={{ marginTop: 0 }}>From the command line:</p>
             <pre className="logs" style={{ borderRadius: 8 }}>
-              {`tranche login --url ${origin || "http://127.0.0.1:3000"} --token trn_…
-tranche submit --cluster h100 --budget lab/language/pretraining \\
-  --gpus 8 --min-runtime 2h --resumable -- python train.py
+              {/* Short lines: the panel is narrow at 1280 px and a wrapped line broke "--token" in two. */}
+              {`tranche login --url ${origin || "http://127.0.0.1:3000"} \\
+  --token trn_…
+tranche submit --cluster h100 \\
+  --budget lab/language/pretraining \\
+  --gpus 8 --min-runtime 2h --resumable \\
+  -- python train.py
 tranche queue h100
 tranche explain 42`}
             </pre>

@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../../../lib/trpc";
-import { PageHead, StateBadge, ago, useNow, when } from "../../../../components/ui";
+import { PageHead, StateBadge, TableRowState, ago, useNow, when } from "../../../../components/ui";
 import { Notice } from "../../../../components/admin/notice";
 import { useNotice } from "../../../../components/admin/use-action";
 import { NewCluster } from "./new-cluster";
@@ -47,104 +47,108 @@ export function ClustersAdmin() {
         lede="Create clusters, let new hosts join with a one-time enrollment token, and cut off a host's credential."
       />
       <Notice notice={n.notice} />
-      {me.data?.role === "ADMIN" ? <NewCluster onNotice={n} /> : null}
-      {me.data?.role === "ADMIN" ? <SquattingPolicy onNotice={n} /> : null}
-      <section className="panel">
-        <div className="panel-head">
-          <h2>Enroll a host</h2>
-        </div>
-        <FormRow className="panel-body row" onSubmit={() => issue.mutate({ cluster: clusterName, expiresIn })}>
-          <RowSelect
-            label="Cluster for the token"
-            width={180}
-            value={clusterName}
-            onChange={setCluster}
-            options={(clusters.data ?? []).map((c) => [c.name, c.name] as const)}
-          />
-          <label className="small">
-            Valid for <RowInput label="Valid for" width={120} value={expiresIn} onChange={setExpiresIn} />
-          </label>
-          <button className="btn primary" disabled={!clusterName || issue.isPending}>
-            Issue enrollment token
-          </button>
-        </FormRow>
-        {issued ? (
-          <div className="panel-body" style={{ paddingTop: 0 }}>
-            <div className="alert ok" style={{ marginBottom: "0.6rem" }}>
-              Copy this token now; it is not shown again. It works once, until {when(issued.expiresAt)}.
-            </div>
-            <div className="token-once" data-testid="enrollment-token">
-              {issued.token}
-            </div>
-            <pre
-              className="logs small"
-              style={{ borderRadius: 8 }}
-            >{`node --import tsx apps/node-agent/src/main.ts --server ${origin} --enrollment-token ${issued.token}`}</pre>
+      <div className="stack">
+        {me.data?.role === "ADMIN" ? <NewCluster onNotice={n} /> : null}
+        {me.data?.role === "ADMIN" ? <SquattingPolicy onNotice={n} /> : null}
+        <section className="panel">
+          <div className="panel-head">
+            <h2>Enroll a host</h2>
           </div>
-        ) : null}
-      </section>
-      <section className="panel">
-        <div className="panel-head">
-          <h2>Enrollment tokens</h2>
-        </div>
-        <table className="table" aria-label="Enrollment tokens">
-          <thead>
-            <tr>
-              <th>Cluster</th>
-              <th>State</th>
-              <th>Used by host</th>
-              <th>Issued</th>
-              <th>By</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(tokens.data ?? []).map((t) => (
-              <tr key={t.id}>
-                <td>{t.cluster}</td>
-                <td className="small">{t.status === "USED" ? "used" : t.status === "EXPIRED" ? "expired" : "not used yet"}</td>
-                <td>{t.status === "USED" ? t.nodeName : t.nodeName ? `only ${t.nodeName}` : "—"}</td>
-                <td className="small">{ago(t.createdAt, now)}</td>
-                <td className="small">{t.createdBy ?? "—"}</td>
+          <FormRow className="panel-body row" onSubmit={() => issue.mutate({ cluster: clusterName, expiresIn })}>
+            <RowSelect
+              label="Cluster for the token"
+              width={180}
+              value={clusterName}
+              onChange={setCluster}
+              options={(clusters.data ?? []).map((c) => [c.name, c.name] as const)}
+            />
+            <label className="small">
+              Valid for <RowInput label="Valid for" width={120} value={expiresIn} onChange={setExpiresIn} />
+            </label>
+            <button className="btn primary" disabled={!clusterName || issue.isPending}>
+              Issue enrollment token
+            </button>
+          </FormRow>
+          {issued ? (
+            <div className="panel-body" style={{ paddingTop: 0 }}>
+              <div className="alert ok" style={{ marginBottom: "0.6rem" }}>
+                Copy this token now; it is not shown again. It works once, until {when(issued.expiresAt)}.
+              </div>
+              <div className="token-once" data-testid="enrollment-token">
+                {issued.token}
+              </div>
+              <pre
+                className="logs small"
+                style={{ borderRadius: 8 }}
+              >{`node --import tsx apps/node-agent/src/main.ts --server ${origin} --enrollment-token ${issued.token}`}</pre>
+            </div>
+          ) : null}
+        </section>
+        <section className="panel">
+          <div className="panel-head">
+            <h2>Enrollment tokens</h2>
+          </div>
+          <table className="table" aria-label="Enrollment tokens">
+            <thead>
+              <tr>
+                <th>Cluster</th>
+                <th>State</th>
+                <th>Used by host</th>
+                <th>Issued</th>
+                <th>By</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
-      <section className="panel">
-        <div className="panel-head">
-          <h2>Hosts</h2>
-        </div>
-        <table className="table" aria-label="Hosts">
-          <thead>
-            <tr>
-              <th>Host</th>
-              <th>Cluster</th>
-              <th>State</th>
-              <th>GPUs</th>
-              <th>Last heartbeat</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {(nodes.data ?? []).map((h) => (
-              <tr key={h.id}>
-                <td>{h.name}</td>
-                <td>{h.cluster}</td>
-                <td>
-                  <StateBadge state={h.state} />
-                </td>
-                <td className="num">{h.gpuCount}</td>
-                <td className="small">{h.lastHeartbeatAt ? ago(h.lastHeartbeatAt, now) : "never"}</td>
-                <td className="num">
-                  <button className="btn small danger" onClick={() => revoke.mutate({ node: h.name })}>
-                    Revoke credential
-                  </button>
-                </td>
+            </thead>
+            <tbody>
+              <TableRowState loading={!tokens.data} empty={tokens.data?.length === 0} cols={5} text="No enrollment tokens yet." />
+              {(tokens.data ?? []).map((t) => (
+                <tr key={t.id}>
+                  <td>{t.cluster}</td>
+                  <td className="small">{t.status === "USED" ? "used" : t.status === "EXPIRED" ? "expired" : "not used yet"}</td>
+                  <td>{t.status === "USED" ? t.nodeName : t.nodeName ? `only ${t.nodeName}` : "—"}</td>
+                  <td className="small">{ago(t.createdAt, now)}</td>
+                  <td className="small">{t.createdBy ?? "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+        <section className="panel">
+          <div className="panel-head">
+            <h2>Hosts</h2>
+          </div>
+          <table className="table" aria-label="Hosts">
+            <thead>
+              <tr>
+                <th>Host</th>
+                <th>Cluster</th>
+                <th>State</th>
+                <th>GPUs</th>
+                <th>Last heartbeat</th>
+                <th />
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
+            </thead>
+            <tbody>
+              <TableRowState loading={!nodes.data} empty={nodes.data?.length === 0} cols={6} text="No hosts yet." />
+              {(nodes.data ?? []).map((h) => (
+                <tr key={h.id}>
+                  <td>{h.name}</td>
+                  <td>{h.cluster}</td>
+                  <td>
+                    <StateBadge state={h.state} />
+                  </td>
+                  <td className="num">{h.gpuCount}</td>
+                  <td className="small">{h.lastHeartbeatAt ? ago(h.lastHeartbeatAt, now) : "never"}</td>
+                  <td className="num">
+                    <button className="btn small danger" onClick={() => revoke.mutate({ node: h.name })}>
+                      Revoke credential
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      </div>
     </>
   );
 }

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ROLE_NAMES } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
-import { PageHead } from "../../../../components/ui";
+import { PageHead, TableRowState } from "../../../../components/ui";
 import { Notice } from "../../../../components/admin/notice";
 import { useNotice } from "../../../../components/admin/use-action";
 import { FormRow, RowInput, RowSelect } from "../../../../components/admin/form-row";
@@ -91,6 +91,7 @@ export function UsersAdmin() {
             </tr>
           </thead>
           <tbody>
+            <TableRowState loading={!users.data} empty={users.data?.length === 0} cols={5} text="No users yet." />
             {(users.data ?? []).map((u) => (
               <tr key={u.id} style={{ opacity: u.disabled ? 0.55 : 1 }}>
                 <td>{u.name}</td>

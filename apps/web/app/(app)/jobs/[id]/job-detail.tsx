@@ -3,13 +3,17 @@ import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useState } from "react";
-import { explainContract, formatDuration } from "@tranche/contracts";
+import { explainContract, formatDuration, formatExactDuration } from "@tranche/contracts";
 import { expectedStartWords } from "@tranche/contracts/format";
 import { useTRPC } from "../../../../lib/trpc";
 import { JobLogs } from "./job-logs";
+import { SessionPanel } from "./session-panel";
 import { LaneBadge, ReasonTag, ReasonTimes, StateBadge, ago, readable, until, useNow, when } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
-import { minRuntimeText, placementText, runEndText } from "../../../../lib/words";
+import { labelAddsToTitle, minRuntimeText, placementText, runEndText } from "../../../../lib/words";
+import { reasonLabel } from "@tranche/contracts/reasons";
+import { jobPageUnder } from "../../../../lib/nav";
+import { useNavHighlight } from "../../../../components/nav-highlight";
 
 const DOT: Record<string, string> = {
   SUBMITTED: "",
@@ -53,6 +57,8 @@ export function JobDetailView({ id }: { id: number }) {
   const cancelArray = useMutation(trpc.job.cancelArray.mutationOptions(opts));
   const hold = useMutation(trpc.job.hold.mutationOptions(opts));
   const release = useMutation(trpc.job.release.mutationOptions(opts));
+  const under = jobPageUnder(me.data?.id, detail.data?.job.user.id);
+  useNavHighlight(under);
 
   if (detail.isPending) return <p className="muted">Loading job {id}…</p>;
   if (detail.isError) return <div className="alert bad">{errorText(detail.error)}</div>;
@@ -68,10 +74,10 @@ export function JobDetailView({ id }: { id: number }) {
         <div>
           <div className="small muted" style={{ marginBottom: "0.3rem" }}>
             {/* Someone else's job is reached from its queue, not from "My jobs". */}
-            {me.data && me.data.id !== job.user.id ? (
-              <Link href={`/queue/${job.cluster}`}>{job.cluster} queue</Link>
-            ) : (
+            {under === "/jobs" ? (
               <Link href="/jobs">My jobs</Link>
+            ) : (
+              <Link href={`/queue/${job.cluster}`}>{job.cluster} queue</Link>
             )}{" "}
             / #{job.id}
           </div>
@@ -181,6 +187,9 @@ export function JobDetailView({ id }: { id: number }) {
               </div>
             </section>
           ) : null}
+          {job.session && me.data?.id === job.user.id ? (
+            <SessionPanel job={job} now={now} onChange={() => void refresh()} />
+          ) : null}
           {running ? (
             <section className="panel">
               <div className="panel-body row" style={{ gap: "2rem" }}>
@@ -224,7 +233,9 @@ export function JobDetailView({ id }: { id: number }) {
                       <span className={`dot ${DOT[e.kind] ?? ""}`} />
                       <div className="row" style={{ gap: "0.5rem" }}>
                         <span className="what">{title(e.kind)}</span>
-                        {e.reasonCode ? <ReasonTag code={e.reasonCode} kind={e.kind} /> : null}
+                        {e.reasonCode && labelAddsToTitle(title(e.kind), reasonLabel(e.reasonCode, { kind: e.kind })) ? (
+                          <ReasonTag code={e.reasonCode} kind={e.kind} />
+                        ) : null}
                         <span className="when">
                           {when(e.at)}
                           {e.actorName ? ` · ${e.actorName}` : e.actorKind !== "USER" ? ` · ${e.actorKind.toLowerCase()}` : ""}
@@ -272,9 +283,9 @@ export function JobDetailView({ id }: { id: number }) {
             <div className="panel-body">
               <dl className="kv">
                 <dt>Minimum runtime</dt>
-                <dd>{minRuntimeText(job.minRuntime, formatDuration)}</dd>
+                <dd>{minRuntimeText(job.minRuntime, formatExactDuration)}</dd>
                 <dt>Maximum runtime</dt>
-                <dd>{job.maxRuntime ? formatDuration(job.maxRuntime) : "none"}</dd>
+                <dd>{job.maxRuntime ? formatExactDuration(job.maxRuntime) : "none"}</dd>
                 <dt>Resumable</dt>
                 <dd>{job.resumable ? "yes" : job.requeue ? "no, but requeue if preempted" : "no"}</dd>
                 <dt>Priority</dt>
@@ -282,7 +293,7 @@ export function JobDetailView({ id }: { id: number }) {
                   {job.priority} (within {job.budget})
                 </dd>
                 <dt>Grace period</dt>
-                <dd>{job.gracePeriod !== null ? formatDuration(job.gracePeriod) : "default"}</dd>
+                <dd>{job.gracePeriod !== null ? formatExactDuration(job.gracePeriod) : "default"}</dd>
                 <dt>Requeued</dt>
                 <dd>{job.requeueCount} times</dd>
                 <dt>Retries on failure</dt>

@@ -32,6 +32,9 @@ export function JobLogs({ id, running }: { id: number; running: boolean }) {
   const [dropped, setDropped] = useState(0);
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // Bumped after every poll: a poll that brought nothing leaves `next` as it was, and without this the
+  // follow effect would never run again (the page stopped at the first quiet moment of a job's output).
+  const [polls, setPolls] = useState(0);
   const box = useRef<HTMLPreElement>(null);
 
   const fetchPage = useCallback(
@@ -68,9 +71,12 @@ export function JobLogs({ id, running }: { id: number; running: boolean }) {
     if (!follow || !atEnd || next === null) return;
     let stop = false;
     const t = setTimeout(async () => {
+      // Poll again unless the job is over and its log is complete (nothing more can come).
+      let again = true;
       try {
         const p = await fetchPage({ after: next });
         if (stop) return;
+        again = running || !p.complete;
         take(p);
         if (p.chunks.length > 0) {
           setChunks((cs) => {
@@ -85,12 +91,13 @@ export function JobLogs({ id, running }: { id: number; running: boolean }) {
       } catch (e) {
         if (!stop) setError(errorText(e));
       }
+      if (!stop && again) setPolls((n) => n + 1);
     }, FOLLOW_MS);
     return () => {
       stop = true;
       clearTimeout(t);
     };
-  }, [follow, atEnd, next, fetchPage]);
+  }, [follow, atEnd, next, fetchPage, polls, running]);
 
   useEffect(() => {
     if (follow && atEnd && box.current) box.current.scrollTop = box.current.scrollHeight;

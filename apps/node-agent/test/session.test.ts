@@ -1,0 +1,102 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunAssignment } from "@tranche/contracts";
+import { JobRunner } from "../src/runner";
+
+const dirs: string[] = [];
+const runners: JobRunner[] = [];
+afterEach(async () => {
+  for (const r of runners.splice(0)) await r.stopAll(1000);
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const TOKEN = "a-session-token-of-some-length";
+
+function setup(env: Record<string, string> = {}) {
+  const d = mkdtempSync(join(tmpdir(), "tranche-session-"));
+  dirs.push(d);
+  const root = join(d, "root");
+  const r = new JobRunner({ dir: join(d, "n1"), nodeName: "n1", log: () => {}, checkpointRoot: root, sessionHost: "127.0.0.1" });
+  runners.push(r);
+  const assignment = (server: "SHELL" | "JUPYTER"): RunAssignment => ({
+    jobId: 7,
+    segmentId: "70",
+    name: "session",
+    command: "interactive session",
+    env: { TRANCHE_SESSION_TOKEN: TOKEN, ...env },
+    gpuIndexes: [0],
+    nodes: ["n1"],
+    rank: 0,
+    startBy: new Date().toISOString(),
+    maxRuntimeSec: null,
+    gracePeriodSec: 1,
+    user: "user_1",
+    session: { server },
+  });
+  return { r, root, assignment };
+}
+
+const until = async <T>(fn: () => T | undefined | null | false, ms = 10_000): Promise<T> => {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+describe("sessions on the agent", () => {
+  it("launches the shell server on a port it picks, in the user's folder on the checkpoint root, and reports where", async () => {
+    const { r, root, assignment } = setup();
+    r.reconcile([assignment("SHELL")], []);
+    const report = await until(() => r.reports().find((x) => x.session));
+    const dir = join(root, "sessions", "user_1");
+    expect(report.session).toEqual({ host: "127.0.0.1", port: expect.any(Number) as number, dir });
+    expect(readFileSync(join(dir, ".tranche-session-7.token"), "utf8")).toBe(`${TOKEN}\n`);
+    expect(statSync(join(dir, ".tranche-session-7.token")).mode & 0o777).toBe(0o600);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+
+    const url = `http://127.0.0.1:${report.session!.port}`;
+    let res: Response | null = null;
+    for (let i = 0; i < 100 && !res; i++) {
+      res = await fetch(`${url}/health`, { headers: { authorization: `token ${TOKEN}` } }).catch(() => null);
+      if (!res) await new Promise((ok) => setTimeout(ok, 100));
+    }
+    expect(res?.status).toBe(200);
+    // Without the token the server answers nothing useful.
+    expect((await fetch(`${url}/health`)).status).toBe(401);
+    expect((await fetch(`${url}/health`, { headers: { authorization: "token wrong-token-of-some-length" } })).status).toBe(401);
+    const exec = await fetch(`${url}/api/v1/sessions/7/proxy/exec`, {
+      method: "POST",
+      headers: { authorization: `token ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ command: 'echo hello > f.txt; pwd; echo "$TRANCHE_SESSION_TOKEN" | wc -c' }),
+    });
+    expect(await exec.json()).toMatchObject({ exitCode: 0, stdout: `${dir}\n${TOKEN.length + 1}\n` });
+    expect(readFileSync(join(dir, "f.txt"), "utf8")).toBe("hello\n");
+    const file = await fetch(`${url}/files/f.txt?token=${TOKEN}`);
+    expect(await file.text()).toBe("hello\n");
+    // Nothing outside the working folder is served, by a path or by a link.
+    expect((await fetch(`${url}/files/${"..%2F".repeat(20)}etc%2Fpasswd?token=${TOKEN}`)).status).toBe(403);
+    await fetch(`${url}/exec?token=${TOKEN}`, { method: "POST", body: JSON.stringify({ command: "ln -s /etc/passwd out" }) });
+    expect((await fetch(`${url}/files/out?token=${TOKEN}`)).status).toBe(403);
+  });
+
+  it("fails a Jupyter session with a plain reason when Jupyter is not installed on the node", async () => {
+    const { r, assignment } = setup();
+    const saved = process.env.PATH;
+    process.env.PATH = "/nonexistent";
+    try {
+      r.reconcile([assignment("JUPYTER")], []);
+      const report = await until(() => r.reports().find((x) => x.status === "EXITED"));
+      expect(report.signal).toBe("LAUNCH_FAILED");
+      expect(report.launchError).toBe(
+        "Jupyter is not installed on node n1 (no jupyter-lab or jupyter-notebook on the agent's PATH): start a session without --jupyter to get the shell server, or ask an operator to install Jupyter on the nodes",
+      );
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+});

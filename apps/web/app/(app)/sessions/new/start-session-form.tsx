@@ -1,0 +1,127 @@
+"use client";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { useTRPC } from "../../../../lib/trpc";
+import { errorText, fieldIssues } from "../../../../lib/error-text";
+
+/** The "Start a session" form: the same request as `tranche session` (the server checks everything). */
+export function StartSessionForm() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const clusters = useQuery(trpc.cluster.list.queryOptions());
+  const budgets = useQuery(trpc.me.budgets.queryOptions());
+  const [f, setF] = useState({ cluster: "", budget: "", gpus: "1", minRuntime: "4h", jupyter: false });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [serverError, setServerError] = useState<string | null>(null);
+  const cluster = f.cluster || clusters.data?.[0]?.name || "";
+  const budget = f.budget || budgets.data?.[0]?.path || "";
+  const start = useMutation(
+    trpc.job.startSession.mutationOptions({
+      onSuccess: (job) => router.push(`/jobs/${job.id}?submitted=1`),
+      onError: (err) => {
+        const field = (err.data as { field?: string | null } | undefined)?.field;
+        const issues = fieldIssues(err);
+        if (issues.length) setErrors(Object.fromEntries(issues.map((i) => [i.path.split(".")[0] || "form", i.message])));
+        else if (field) setErrors({ [field]: err.message });
+        else setServerError(errorText(err));
+      },
+    }),
+  );
+  const err = (k: string) =>
+    errors[k] ? (
+      <div className="field-error" id={`${k}-error`} role="alert">
+        {errors[k]}
+      </div>
+    ) : null;
+
+  return (
+    <form
+      className="panel"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        setErrors({});
+        setServerError(null);
+        const gpus = Number(f.gpus);
+        start.mutate({ cluster, budget, gpus: Number.isFinite(gpus) ? gpus : 0, minRuntime: f.minRuntime, jupyter: f.jupyter });
+      }}
+    >
+      <div className="panel-body form">
+        {serverError || errors.form ? (
+          <div className="alert bad" role="alert">
+            {serverError ?? errors.form}
+          </div>
+        ) : null}
+        <div className="form-grid">
+          <div className="field">
+            <label htmlFor="session-cluster">Cluster</label>
+            <select
+              id="session-cluster"
+              className="select"
+              value={cluster}
+              onChange={(e) => setF({ ...f, cluster: e.target.value })}
+            >
+              {clusters.data?.map((c) => (
+                <option key={c.id} value={c.name}>
+                  {c.name} — {c.gpuType}, {c.readyGpus} GPUs ready
+                </option>
+              ))}
+            </select>
+            {err("cluster")}
+          </div>
+          <div className="field">
+            <label htmlFor="session-budget">Budget</label>
+            <select
+              id="session-budget"
+              className="select"
+              value={budget}
+              onChange={(e) => setF({ ...f, budget: e.target.value })}
+            >
+              {budgets.data?.length === 0 ? <option value="">You are not a member of any budget</option> : null}
+              {budgets.data?.map((b) => (
+                <option key={b.id} value={b.path}>
+                  {b.path}
+                </option>
+              ))}
+            </select>
+            {err("budget")}
+          </div>
+          <div className="field">
+            <label htmlFor="session-gpus">GPUs</label>
+            <input
+              id="session-gpus"
+              className="input"
+              inputMode="numeric"
+              value={f.gpus}
+              onChange={(e) => setF({ ...f, gpus: e.target.value })}
+            />
+            {err("gpus")}
+          </div>
+          <div className="field">
+            <label htmlFor="session-min">Protected for</label>
+            <input
+              id="session-min"
+              className="input"
+              value={f.minRuntime}
+              onChange={(e) => setF({ ...f, minRuntime: e.target.value })}
+            />
+            <span className="hint">Nothing preempts it for this long after each start (e.g. 4h); you can extend it later.</span>
+            {err("minRuntime")}
+          </div>
+          <div className="field full">
+            <label className="row" style={{ gap: "0.4rem" }}>
+              <input type="checkbox" checked={f.jupyter} onChange={(e) => setF({ ...f, jupyter: e.target.checked })} /> Jupyter
+              instead of the shell (it must be installed on the cluster&apos;s nodes)
+            </label>
+          </div>
+        </div>
+        <div className="row">
+          <button className="btn primary" type="submit" disabled={start.isPending}>
+            Start a session
+          </button>
+        </div>
+      </div>
+    </form>
+  );
+}

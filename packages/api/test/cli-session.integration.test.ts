@@ -1,0 +1,75 @@
+// `tranche session` and `tranche extend`: the real CLI process against the REST handler served over HTTP
+// and a real Postgres (no worker: the session stays pending, which is what extend must refuse).
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiToken } from "@tranche/domain";
+import { makeWorld, serveRest, type World } from "./fixtures";
+
+const CLI = resolve(import.meta.dirname, "../../../apps/cli/bin/tranche.mjs");
+let w: World;
+let token: string;
+let server: Awaited<ReturnType<typeof serveRest>>;
+let dir: string;
+
+beforeAll(async () => {
+  w = await makeWorld("api_cli_session");
+  token = (await createApiToken(w.db.prisma, w.users.ada, { name: "cli" })).token;
+  server = await serveRest(w);
+  dir = mkdtempSync(join(tmpdir(), "tranche-cli-"));
+});
+afterAll(async () => {
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  await w?.db.drop();
+});
+
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((ok) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...process.env, TRANCHE_URL: server.url, TRANCHE_TOKEN: token, TRANCHE_CONFIG: join(dir, "none.json") } },
+      (err, stdout, stderr) => ok({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+const session = ["session", "--cluster", "h100", "--budget", "lab/language/pretraining"];
+
+describe("tranche session", () => {
+  it("starts an interactive session and says where to open it; extend refuses a session that is not running", async () => {
+    const r = await cli([...session, "--gpus", "1", "--min-runtime", "4h"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const id = Number(/Started session #(\d+) \(shell server\)/.exec(r.stdout)![1]);
+    expect(r.stdout).toContain(`1 GPU on h100, charged to lab/language/pretraining.\nProtected for 4 h after each start;`);
+    expect(r.stdout).toContain(`${server.url}/jobs/${id}`);
+    const job = await w.db.prisma.job.findUniqueOrThrow({ where: { id } });
+    expect(job).toMatchObject({ kind: "INTERACTIVE", sessionServer: "SHELL", minRuntimeSec: 14_400, gpus: 1, state: "PENDING" });
+
+    const jupyter = await cli(["--json", ...session, "--min-runtime", "1h", "--jupyter"]);
+    const j = (JSON.parse(jupyter.stdout) as { job: { id: number; kind: string } }).job;
+    expect(j.kind).toBe("INTERACTIVE");
+    expect((await w.db.prisma.job.findUniqueOrThrow({ where: { id: j.id } })).sessionServer).toBe("JUPYTER");
+
+    const extend = await cli(["extend", String(id), "--by", "1h"]);
+    expect(extend.code).not.toBe(0);
+    expect(extend.stderr).toContain(`Session ${id} is pending: only a running session can be extended`);
+  });
+
+  it("refuses bad input before or at the server, storing nothing", async () => {
+    const before = await w.db.prisma.job.count();
+    const overCap = await cli([...session, "--min-runtime", "9h"]);
+    expect(overCap.code).not.toBe(0);
+    expect(overCap.stderr).toContain("minRuntime 9h is above this cluster's cap of 8h");
+    const notMine = await cli(["session", "--cluster", "h100", "--budget", "lab/vision/video", "--min-runtime", "1h"]);
+    expect(notMine.code).not.toBe(0);
+    expect(notMine.stderr).toContain("You may not charge budget 'lab/vision/video': you are not one of its members");
+    const noGpus = await cli([...session, "--gpus", "0", "--min-runtime", "1h"]);
+    expect(noGpus.stderr).toContain("gpus must be at least 1");
+    expect(await w.db.prisma.job.count()).toBe(before);
+  });
+});
