@@ -73,7 +73,7 @@ describe("a researcher", () => {
       [{ gpus: 0 }, /gpus must be at least 1/],
       [{ gpus: 12 }, /not a multiple of the node size 8/],
       [{ gpus: 300 }, /more than the cluster has \(256 GPUs\)/],
-      [{ minRuntime: "9h" }, /above this cluster's cap of 8h/],
+      [{ minRuntime: "9h" }, /above this cluster's cap of 8 h/],
       [{ minRuntime: -5 }, /must not be negative/],
       [{ cluster: "tpu" }, /Unknown cluster 'tpu'/],
       [{ budget: "lab/nope" }, /Unknown budget 'lab\/nope'/],

@@ -64,7 +64,7 @@ describe("tranche session", () => {
     const before = await w.db.prisma.job.count();
     const overCap = await cli([...session, "--min-runtime", "9h"]);
     expect(overCap.code).not.toBe(0);
-    expect(overCap.stderr).toContain("minRuntime 9h is above this cluster's cap of 8h");
+    expect(overCap.stderr).toContain("minRuntime 9 h is above this cluster's cap of 8 h");
     const notMine = await cli(["session", "--cluster", "h100", "--budget", "lab/vision/video", "--min-runtime", "1h"]);
     expect(notMine.code).not.toBe(0);
     expect(notMine.stderr).toContain("You may not charge budget 'lab/vision/video': you are not one of its members");

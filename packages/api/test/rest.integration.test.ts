@@ -79,7 +79,7 @@ describe("REST /api/v1", () => {
     expect(debug.body.job).toMatchObject({ minRuntime: 300, maxRuntime: 600, lane: "DEBUG" });
     const shorter = await call("POST", "/jobs", { token: adaToken, body: { ...goodJob, minRuntime: "2h", maxRuntime: "10m" } });
     expect(shorter.status).toBe(400);
-    expect(shorter.body.error.message).toMatch(/maxRuntime 10m is shorter than minRuntime 2h/);
+    expect(shorter.body.error.message).toMatch(/maxRuntime 10 min is shorter than minRuntime 2 h/);
   });
 
   it("rejects bad input with 400, the field named, and stores nothing", async () => {
