@@ -27,3 +27,19 @@ export async function seedPendingJobs(databaseUrl: string, cluster: string, coun
     await c.end();
   }
 }
+
+/**
+ * Cancels the seeded jobs still waiting (the queue test's cleanup), so the journeys after it find the
+ * cluster's queue as it was: behind 10,000 jobs a new job would wait its turn.
+ */
+export async function cancelSeededJobs(databaseUrl: string): Promise<void> {
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    await c.query(
+      `UPDATE job SET state = 'CANCELLED', "finishedAt" = now(), "updatedAt" = now() WHERE name LIKE 'load-%' AND state = 'PENDING'`,
+    );
+  } finally {
+    await c.end();
+  }
+}
