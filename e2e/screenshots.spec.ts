@@ -1,5 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
-import { PASSWORD, USERS, sameOrigin } from "./support/helpers";
+import { test, type Page } from "@playwright/test";
+import { type USERS, sameOrigin, signIn as signInWith } from "./support/helpers";
 
 /**
  * Every page at desktop (1440) and laptop (1280) widths, as researcher, manager, operator and admin,
@@ -36,14 +36,8 @@ const PAGES: [keyof typeof USERS, string, string][] = [
   ["admin", "budgets", "/budgets"],
 ];
 
-/** Sign in through the form, waiting as long as a loaded demo needs (the journeys' helper waits 10 s). */
-async function signIn(page: Page, who: keyof typeof USERS): Promise<void> {
-  await page.goto("/login");
-  await page.getByLabel("Email").fill(USERS[who]);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page.getByTestId("who-name")).toBeVisible({ timeout: 60_000 });
-}
+/** A loaded demo can take long to render the first page after sign-in. */
+const signIn = (page: Page, who: keyof typeof USERS) => signInWith(page, who, 60_000);
 
 async function submitMine(page: Page): Promise<number> {
   const res = await page.request.post("/api/v1/jobs", {

@@ -9,13 +9,17 @@ export const USERS = {
   admin: "admin@tranche.example",
 } as const;
 
-/** Sign in through the real login form. */
-export async function signIn(page: Page, who: keyof typeof USERS): Promise<void> {
+/**
+ * Sign in through the real login form. The first page after sign-in renders the whole layout; on a
+ * loaded 2-core CI machine with a busy demo that took over 10 s (the default expect timeout), so the
+ * wait is longer here than for other checks.
+ */
+export async function signIn(page: Page, who: keyof typeof USERS, timeout = 30_000): Promise<void> {
   await page.goto("/login");
   await page.getByLabel("Email").fill(USERS[who]);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page.getByTestId("who-name")).toBeVisible();
+  await expect(page.getByTestId("who-name")).toBeVisible({ timeout });
 }
 
 /**
