@@ -1,8 +1,16 @@
 import { parentPort } from "node:worker_threads";
-import { forecastStarts, type ClusterSnapshot, type ForecastOptions, type PolicyConfig } from "@tranche/scheduler-core";
+import {
+  forecastStarts,
+  type ClusterSnapshot,
+  type ForecastOptions,
+  type PolicyConfig,
+  type StartForecast,
+} from "@tranche/scheduler-core";
 
-// Runs one start forecast (the core's forecastStarts, pure) on its own thread and posts the result:
+// Runs start forecasts (the core's forecastStarts, pure) on their own thread and posts each result:
 // a forecast replays many cycles, seconds on a large cluster, and must not hold the worker's loop.
+// The thread lives as long as the worker: loading the TypeScript loader and the core takes longer
+// than many forecasts, and a forecast is due every minute for every cluster.
 
 export interface ForecastRequest {
   snapshot: ClusterSnapshot;
@@ -11,10 +19,20 @@ export interface ForecastRequest {
   options: ForecastOptions;
 }
 
-parentPort?.once("message", (m: ForecastRequest) => {
+/** A request with its id: the one thread serves every cluster's forecasts, one after another. */
+export interface ForecastMessage {
+  id: number;
+  request: ForecastRequest;
+}
+
+export type ForecastReply = { id: number; ok: true; starts: StartForecast[] } | { id: number; ok: false; error: string };
+
+parentPort?.on("message", ({ id, request: m }: ForecastMessage) => {
+  let reply: ForecastReply;
   try {
-    parentPort!.postMessage({ ok: true, starts: forecastStarts(m.snapshot, m.policy, m.now, m.options).starts });
+    reply = { id, ok: true, starts: forecastStarts(m.snapshot, m.policy, m.now, m.options).starts };
   } catch (e) {
-    parentPort!.postMessage({ ok: false, error: e instanceof Error ? e.message : String(e) });
+    reply = { id, ok: false, error: e instanceof Error ? e.message : String(e) };
   }
+  parentPort!.postMessage(reply);
 });

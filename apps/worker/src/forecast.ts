@@ -2,7 +2,7 @@ import { Worker } from "node:worker_threads";
 import type { PrismaClient } from "@tranche/db";
 import { writeStartForecasts } from "@tranche/domain/runtime";
 import type { ClusterSnapshot, ForecastOptions, PolicyConfig, StartForecast } from "@tranche/scheduler-core";
-import type { ForecastRequest } from "./forecast-thread-body";
+import type { ForecastMessage, ForecastReply, ForecastRequest } from "./forecast-thread-body";
 
 /**
  * Phase 5 of a cycle, after the commit: the core's start forecast stored on each pending job. A
@@ -92,21 +92,45 @@ export class StartForecaster {
   }
 }
 
-/** One thread per forecast: it computes, posts the result and is ended; it never keeps the process alive. */
+/**
+ * The forecast thread, started at the first forecast and kept (unref'd: it never keeps the process
+ * alive). Requests queue on it in order. A thread that fails or exits fails what it had, and the next
+ * forecast starts a new one.
+ */
+let thread: Worker | null = null;
+let nextId = 0;
+const waiting = new Map<number, { resolve: (s: StartForecast[]) => void; reject: (e: Error) => void }>();
+
+function forecastThread(): Worker {
+  if (thread) return thread;
+  const t = new Worker(new URL("./forecast-thread.mjs", import.meta.url));
+  t.unref();
+  const failAll = (e: Error) => {
+    if (thread === t) thread = null;
+    for (const w of waiting.values()) w.reject(e);
+    waiting.clear();
+  };
+  t.on("message", (m: ForecastReply) => {
+    const w = waiting.get(m.id);
+    if (!w) return;
+    waiting.delete(m.id);
+    if (m.ok) w.resolve(m.starts);
+    else w.reject(new Error(m.error));
+  });
+  t.on("error", (e) => {
+    failAll(e);
+    void t.terminate();
+  });
+  t.on("exit", (code) => failAll(new Error(`the forecast thread exited (${code}) without a result`)));
+  thread = t;
+  return t;
+}
+
 function computeOnThread(request: ForecastRequest): Promise<StartForecast[]> {
   return new Promise((resolve, reject) => {
-    const thread = new Worker(new URL("./forecast-thread.mjs", import.meta.url));
-    thread.unref();
-    thread.once("message", (m: { ok: true; starts: StartForecast[] } | { ok: false; error: string }) => {
-      void thread.terminate();
-      if (m.ok) resolve(m.starts);
-      else reject(new Error(m.error));
-    });
-    thread.once("error", (e) => {
-      void thread.terminate();
-      reject(e);
-    });
-    thread.once("exit", (code) => reject(new Error(`the forecast thread exited (${code}) without a result`)));
-    thread.postMessage(request);
+    const id = nextId++;
+    waiting.set(id, { resolve, reject });
+    const message: ForecastMessage = { id, request };
+    forecastThread().postMessage(message);
   });
 }

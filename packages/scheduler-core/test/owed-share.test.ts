@@ -243,4 +243,35 @@ describe("Owed share first (R2, R4)", () => {
     const debug = runCycle(cluster(makeJob("dbg").budget("b").debug().gpus(8).user("ann")).snapshot(), reserve, NOW);
     expect(startsOf(debug).map((s) => s.placement[0]!.nodeId)).toEqual(["n13"]);
   });
+
+  it("the reserve yields to a job of several nodes whose reservation is due: one that needs the whole cluster starts", () => {
+    // 8 nodes = 64 GPUs: the 2% default reserve is 1 GPU, so 64 GPUs never fit beside it.
+    const r = runCycle(
+      makeCluster().nodes(8).budget("a", 1).job(makeJob("all").budget("a").gpus(64)).snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(startedIds(r)).toEqual(["all"]);
+    // A one-node job that would take the last GPU of the reserve waits, even at the head of the queue.
+    const one = runCycle(
+      makeCluster()
+        .nodes(8)
+        .budget("a", 1)
+        .job(
+          ...Array.from({ length: 7 }, (_, i) =>
+            makeJob(`r${i}`)
+              .budget("a")
+              .gpus(8)
+              .minRuntime("2h")
+              .on(`n0${i + 1}`)
+              .startedAt(NOW - 60),
+          ),
+          makeJob("last").budget("a").gpus(8),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(startedIds(one)).toEqual([]);
+  });
 });

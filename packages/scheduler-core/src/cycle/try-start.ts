@@ -48,8 +48,12 @@ export function tryStart(
   const g = job.gpus;
   const lane = e.lane;
   const allow = reservations.allowFor(e);
-  const found = intoDebugReserve(s, lane, g) ? null : memo.freePlacement(g, allow);
-  const slots = found && takesDebugReserve(s, lane, found) ? null : found;
+  // The debug reserve (R5) yields to a due reservation's holder of several nodes (R7): else a job of
+  // more GPUs than the cluster less its reserve could never start. Not to a one-node holder: one is
+  // due whenever a node is free, and they would take the reserve a node a cycle.
+  const keepReserve = !(holder && g > board.size);
+  const found = keepReserve && intoDebugReserve(s, lane, g) ? null : memo.freePlacement(g, allow);
+  const slots = found && keepReserve && takesDebugReserve(s, lane, found) ? null : found;
   if (slots) {
     const rIdx = slots.find((sl) => reservations.reservedBy[sl.node]! >= 0);
     const r = rIdx ? reservations.list[reservations.reservedBy[rIdx.node]!]! : null;
