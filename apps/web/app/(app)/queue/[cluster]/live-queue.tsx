@@ -408,7 +408,7 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
             <div className="tile">
               <div className="tile-label">Ready capacity</div>
               <div className="tile-value">{q.data.cluster.readyGpus}</div>
-              <div className="tile-sub">GPUs on READY nodes</div>
+              <div className="tile-sub">GPUs on nodes ready for new work</div>
             </div>
             <div className="tile">
               <div className="tile-label">Latest cycle</div>
