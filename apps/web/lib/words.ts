@@ -62,3 +62,28 @@ export function reasonTimesText(code: string | null, details: unknown, clockAndR
 export function labelAddsToTitle(title: string, label: string): boolean {
   return label.trim().toLowerCase() !== title.trim().toLowerCase();
 }
+
+/**
+ * A job's grace period (SIGTERM to SIGKILL) as its page lists it: the default is said with its value
+ * ("2 min (the default)"), which depends on the lane: unallocated work gets the shorter one.
+ */
+export function gracePeriodText(
+  job: { gracePeriod: number | null; lane: "DEBUG" | "ALLOCATED" | "UNALLOCATED" },
+  defaults: { gracePeriod: number; unallocatedGracePeriod: number },
+  format: (s: number) => string,
+): string {
+  if (job.gracePeriod !== null) return format(job.gracePeriod);
+  return job.lane === "UNALLOCATED"
+    ? `${format(defaults.unallocatedGracePeriod)} (the default for unallocated work)`
+    : `${format(defaults.gracePeriod)} (the default)`;
+}
+
+/**
+ * Where the log view stands. Following only means something while more output can come (the job
+ * runs, or its last output is still being uploaded); after that the view is simply at the end or not.
+ */
+export function logFollowText(s: { live: boolean; atEnd: boolean; follow: boolean; running: boolean }): string {
+  if (!s.live) return s.atEnd ? "the end of the output: the job has ended" : "the job has ended";
+  if (!s.atEnd || !s.follow) return "not following";
+  return s.running ? "following the end of the output live" : "following the end of the output";
+}

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
+  gracePeriodText,
   labelAddsToTitle,
+  logFollowText,
   minRuntimeText,
   placementText,
   plural,
@@ -80,5 +82,34 @@ describe("labelAddsToTitle", () => {
     expect(labelAddsToTitle("Finished", "finished")).toBe(false);
     expect(labelAddsToTitle("Failed", "failed")).toBe(false);
     expect(labelAddsToTitle("Started", "on free GPUs")).toBe(true);
+  });
+});
+
+describe("gracePeriodText", () => {
+  const defaults = { gracePeriod: 120, unallocatedGracePeriod: 10 };
+  const fmt = (s: number) => (s >= 60 ? `${s / 60} min` : `${s} s`);
+  it("says the default's value, never a bare 'default'", () => {
+    expect(gracePeriodText({ gracePeriod: null, lane: "ALLOCATED" }, defaults, fmt)).toBe("2 min (the default)");
+    expect(gracePeriodText({ gracePeriod: null, lane: "DEBUG" }, defaults, fmt)).toBe("2 min (the default)");
+    expect(gracePeriodText({ gracePeriod: null, lane: "UNALLOCATED" }, defaults, fmt)).toBe(
+      "10 s (the default for unallocated work)",
+    );
+  });
+  it("says a grace period the job asked for as it is", () => {
+    expect(gracePeriodText({ gracePeriod: 300, lane: "ALLOCATED" }, defaults, fmt)).toBe("5 min");
+  });
+});
+
+describe("logFollowText", () => {
+  it("offers no following once the job has ended and its output is all in", () => {
+    expect(logFollowText({ live: false, atEnd: true, follow: true, running: false })).toBe(
+      "the end of the output: the job has ended",
+    );
+    expect(logFollowText({ live: false, atEnd: false, follow: false, running: false })).toBe("the job has ended");
+  });
+  it("follows while more output can come", () => {
+    expect(logFollowText({ live: true, atEnd: true, follow: true, running: true })).toBe("following the end of the output live");
+    expect(logFollowText({ live: true, atEnd: true, follow: true, running: false })).toBe("following the end of the output");
+    expect(logFollowText({ live: true, atEnd: true, follow: false, running: true })).toBe("not following");
   });
 });
