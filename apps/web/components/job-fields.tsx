@@ -45,6 +45,7 @@ export function ClusterSelect(p: {
         onChange={(e) => p.onChange(e.target.value)}
         {...invalidProps(p.id, p.error)}
       >
+        {p.clusters === undefined ? <option value="">Loading clusters…</option> : null}
         {p.clusters?.map((c) => (
           <option key={c.id} value={c.name}>
             {c.name} — {c.gpuCount} × {c.gpuType}, {c.readyGpus} ready
@@ -73,6 +74,7 @@ export function BudgetSelect(p: {
         onChange={(e) => p.onChange(e.target.value)}
         {...invalidProps(p.id, p.error)}
       >
+        {p.budgets === undefined ? <option value="">Loading your budgets…</option> : null}
         {p.budgets?.length === 0 ? <option value="">You are not a member of any budget</option> : null}
         {p.budgets?.map((b) => (
           <option key={b.id} value={b.path}>

@@ -101,6 +101,11 @@ export function TreeAdmin() {
                 ))}
               </tbody>
             </table>
+          ) : !tree.data ? (
+            // Loading is not "no tree": a grey block until the tree is known.
+            <div className="panel-body">
+              <span className="skeleton" style={{ display: "block", height: "6rem" }} aria-label="Loading" />
+            </div>
           ) : (
             <Empty title="No tree yet" />
           )}

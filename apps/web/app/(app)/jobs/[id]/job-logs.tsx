@@ -199,7 +199,11 @@ export function JobLogs({ id, running }: { id: number; running: boolean }) {
         ) : (
           <Empty title="No output">The job printed nothing that was kept.</Empty>
         )
-      ) : null}
+      ) : error ? null : (
+        <div className="panel-body">
+          <span className="skeleton" style={{ display: "block", height: "4rem" }} aria-label="Loading" />
+        </div>
+      )}
     </>
   );
 }

@@ -371,13 +371,18 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
             Pending jobs in the scheduler&apos;s order, with the reason it gave each one at the latest cycle.
           </p>
         </div>
-        <nav className="seg" aria-label="Clusters">
-          {clusters.data?.map((c) => (
-            <Link key={c.id} href={`/queue/${c.name}`} aria-current={c.name === cluster ? "page" : undefined}>
-              {c.name} <span className="faint">{c.gpuType}</span>
-            </Link>
-          ))}
-        </nav>
+        {/* Until the clusters are known: a grey block, not an empty frame. */}
+        {clusters.data ? (
+          <nav className="seg" aria-label="Clusters">
+            {clusters.data.map((c) => (
+              <Link key={c.id} href={`/queue/${c.name}`} aria-current={c.name === cluster ? "page" : undefined}>
+                {c.name} <span className="faint">{c.gpuType}</span>
+              </Link>
+            ))}
+          </nav>
+        ) : (
+          <span className="skeleton" style={{ display: "block", width: "10rem", height: "2rem" }} aria-label="Loading" />
+        )}
       </div>
       {q.isError ? <div className="alert bad">{errorText(q.error)}</div> : null}
       {q.data ? (
