@@ -87,3 +87,16 @@ export function logFollowText(s: { live: boolean; atEnd: boolean; follow: boolea
   if (!s.atEnd || !s.follow) return "not following";
   return s.running ? "following the end of the output live" : "following the end of the output";
 }
+
+/** Why a budget's shares cannot be edited here: "outside the subtree you manage" only to a manager. */
+export function readOnlyText(managedPaths: readonly string[]): string {
+  return managedPaths.length > 0 ? "Read only: outside the subtree you manage" : "Read only: only its managers can change it";
+}
+
+/**
+ * GPU-hours as a chart plots them: one decimal under 100 (rounded to whole hours, the usage of a young
+ * cluster read 1 for 1.3 and 0 for 0.4, against the budgets page's 1.3 and 0.4), whole hours above.
+ */
+export function chartGpuHours(hours: number): number {
+  return hours >= 100 ? Math.round(hours) : Math.round(hours * 10) / 10;
+}

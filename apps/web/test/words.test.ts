@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  chartGpuHours,
   gracePeriodText,
   labelAddsToTitle,
   logFollowText,
@@ -7,6 +8,7 @@ import {
   placementText,
   plural,
   promisedText,
+  readOnlyText,
   reasonTimesText,
   runEndText,
   runningTabLabel,
@@ -111,5 +113,20 @@ describe("logFollowText", () => {
     expect(logFollowText({ live: true, atEnd: true, follow: true, running: true })).toBe("following the end of the output live");
     expect(logFollowText({ live: true, atEnd: true, follow: true, running: false })).toBe("following the end of the output");
     expect(logFollowText({ live: true, atEnd: true, follow: false, running: true })).toBe("not following");
+  });
+});
+
+describe("readOnlyText", () => {
+  it("speaks of 'the subtree you manage' only to someone who manages one", () => {
+    expect(readOnlyText([])).toBe("Read only: only its managers can change it");
+    expect(readOnlyText(["lab/vision"])).toBe("Read only: outside the subtree you manage");
+  });
+});
+
+describe("chartGpuHours", () => {
+  it("keeps one decimal for small usage, as the budgets page shows it", () => {
+    expect(chartGpuHours(1.26)).toBe(1.3);
+    expect(chartGpuHours(0.4)).toBe(0.4);
+    expect(chartGpuHours(1234.4)).toBe(1234);
   });
 });
