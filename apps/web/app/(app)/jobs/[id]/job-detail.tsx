@@ -149,7 +149,7 @@ export function JobDetailView({ id }: { id: number }) {
       {running && job.squattingSince ? (
         <div className="alert warn" style={{ marginBottom: "1rem" }} data-testid="squatting-notice">
           Likely squatting: this job&apos;s GPUs have been under 5% busy for at least 30 minutes (flagged{" "}
-          {ago(job.squattingSince, now)} ago). If it is waiting for something, consider freeing the GPUs; a cluster may end the
+          {ago(job.squattingSince, now)}). If it is waiting for something, consider freeing the GPUs; a cluster may end the
           protection of jobs that stay flagged.
         </div>
       ) : null}
