@@ -85,7 +85,8 @@ export function TreeAdmin() {
                     aria-selected={r.path === selected}
                     style={{ background: r.path === selected ? "var(--hover, #eef2ff)" : undefined }}
                   >
-                    <td style={{ paddingLeft: `${0.6 + depth * 1.2}rem` }}>
+                    {/* One line per name: "post-training" broke after its hyphen, centred. */}
+                    <td className="nowrap" style={{ paddingLeft: `${0.6 + depth * 1.2}rem` }}>
                       <button className="linkbtn" onClick={() => setSelected(r.path)} aria-label={`Select ${r.path}`}>
                         {r.name}
                       </button>
