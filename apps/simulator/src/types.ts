@@ -1,3 +1,5 @@
+import { defaultPolicy } from "@tranche/scheduler-core";
+
 /**
  * The simulator's own input model: what a scenario file says, after validation, with every
  * duration in whole seconds. Policy decisions never live here; these are only inputs.
@@ -92,17 +94,18 @@ export class InputError extends Error {
   }
 }
 
+/** The core's defaults (one copy of every policy value: packages/scheduler-core/src/policy.ts). */
 export const DEFAULT_POLICY: PolicyKnobs = {
-  lookbackWindow: 7 * 86400,
-  projectionHorizon: 3600,
-  preemptionMargin: 0.1,
-  maxMinRuntime: 8 * 3600,
-  debugMaxGpus: 8,
-  debugMaxGpusPerUser: 8,
-  gracePeriod: 120,
-  unallocatedGracePeriod: 10,
-  heartbeatTimeout: 30,
-  debugReserve: 0,
+  lookbackWindow: defaultPolicy.lookbackWindow,
+  projectionHorizon: defaultPolicy.projectionHorizon,
+  preemptionMargin: defaultPolicy.preemptionMargin,
+  maxMinRuntime: defaultPolicy.maxMinRuntime,
+  debugMaxGpus: defaultPolicy.debugMaxGpus,
+  debugMaxGpusPerUser: defaultPolicy.debugMaxGpusPerUser,
+  gracePeriod: defaultPolicy.gracePeriod,
+  unallocatedGracePeriod: defaultPolicy.unallocatedGracePeriod,
+  heartbeatTimeout: defaultPolicy.heartbeatTimeout,
+  debugReserve: defaultPolicy.debugReserve,
 };
 
 export const DEFAULT_SIMULATION: SimulationKnobs = {

@@ -166,6 +166,27 @@ export class FairTree {
    * paths diverge, a's side has a projected ratio below b's side's ratio x (1 - margin). A side with
    * no entitlement (Infinity) is behind every side that has one.
    */
+  /**
+   * R7 (a due reservation's holder of whole nodes): may budget a take `gpus` GPUs of interruptible
+   * work of budget b? Only when a ranks ahead of b by more than the margin, and:
+   * - a is itself short of its owed share by the margin: whole nodes seldom come in the exact size of
+   *   the shortfall, so b may be left below its own share (R4 alone would let the job starve);
+   * - or the job needs several nodes, which turnover almost never frees together, and b keeps its own
+   *   share without them: a's surplus may then come out of b's surplus, never out of b's share.
+   * A one-node job of a budget above its share waits for turnover on its reserved node instead:
+   * surplus taken from surplus is taken back by the next job in the same way. Measured on
+   * philly-overload (docs §7): 8-GPU jobs of a budget 24x over its share took nodes from budgets at
+   * and over their shares 129 times in 4 days. With gpus = 0 it says whether any victim of b could
+   * qualify.
+   */
+  mayTakeSurplus(a: number, b: number, gpus: number, margin: number, severalNodes: boolean): boolean {
+    if (a < 0 || b < 0 || a === b) return false;
+    const eps = 1e-9;
+    const aShort = this.hasEntitlement(a) && this.held[a]! < this.owedGpus(a) * (1 - margin) - eps;
+    const bKeepsShare = this.held[b]! - gpus >= this.owedGpus(b) - eps;
+    return (aShort || (severalNodes && bKeepsShare)) && this.ranksAheadBy(a, b, margin);
+  }
+
   ranksAheadBy(a: number, b: number, margin: number): boolean {
     // Up to the two siblings under the lowest common ancestor (the level where the fair tree
     // decides between a and b), without allocating: this runs for every candidate victim.

@@ -60,7 +60,10 @@ function search(
     if (!scratch.eligible(ctx, budget, v.budget)) return -1;
     // The owed-share rule with the victim's own GPUs (its side keeps its share), or a due holder's rank.
     if (tree.mayTakeShare(budget, v.budget, v.job.gpus, ctx.policy.preemptionMargin)) return 1;
-    return ctx.holder && tree.ranksAheadBy(budget, v.budget, ctx.policy.preemptionMargin) ? 1 : -1;
+    return ctx.holder !== "none" &&
+      tree.mayTakeSurplus(budget, v.budget, v.job.gpus, ctx.policy.preemptionMargin, ctx.holder === "nodes")
+      ? 1
+      : -1;
   };
   const ratioOf = (v: JobState): number => (v.budget >= 0 ? tree.projectedRatio(v.budget) : Infinity);
 

@@ -14,6 +14,19 @@ import type { JobLane, PolicyConfig } from "./types";
 export type ReleaseOf = (v: JobState) => number;
 
 /**
+ * What a reservation's holder may count on besides R4 (R7): nothing ("none"), or, for a job of one
+ * whole node ("node") or of several ("nodes"), interruptible work of budgets it ranks ahead of
+ * (FairTree.mayTakeSurplus says how far).
+ */
+export type HolderReach = "none" | "node" | "nodes";
+
+/** The reach of a holder of `gpus` GPUs on nodes of `nodeSize` (see HolderReach). */
+export function holderReach(gpus: number, nodeSize: number): HolderReach {
+  if (nodeSize <= 0 || gpus < nodeSize) return "none";
+  return gpus > nodeSize ? "nodes" : "node";
+}
+
+/**
  * May a reservation's holder of budget a preempt interruptible work of budget b once its reservation
  * is due: by the owed-share rule (R4), or, for a job of whole nodes (which ordinary turnover rarely
  * frees), because a ranks ahead of b by more than the margin (R7: large jobs do not starve).
@@ -24,11 +37,12 @@ export function holderMayPreempt(
   a: number,
   b: number,
   gpus: number,
-  wholeNodes: boolean,
+  holder: HolderReach,
 ): boolean {
   if (a < 0 || b < 0) return false;
   return (
-    tree.mayTakeShare(a, b, gpus, policy.preemptionMargin) || (wholeNodes && tree.ranksAheadBy(a, b, policy.preemptionMargin))
+    tree.mayTakeShare(a, b, gpus, policy.preemptionMargin) ||
+    (holder !== "none" && tree.mayTakeSurplus(a, b, gpus, policy.preemptionMargin, holder === "nodes"))
   );
 }
 
@@ -38,13 +52,13 @@ export function releaseFor(
   now: number,
   lane: JobLane,
   budget: number,
-  wholeNodes = false,
+  holder: HolderReach = "none",
 ): ReleaseOf {
   return (v) => {
     if (v.gone) return now;
     if (v.stopping) return Math.max(now, v.exitBy);
     if (!v.charged) return now;
-    const mayPreempt = lane === "DEBUG" || holderMayPreempt(tree, policy, budget, v.budget, v.job.gpus, wholeNodes);
+    const mayPreempt = lane === "DEBUG" || holderMayPreempt(tree, policy, budget, v.budget, v.job.gpus, holder);
     const end = mayPreempt ? Math.max(now, v.protectedUntil) : Infinity;
     return Math.max(now, Math.min(end, v.maxEnd));
   };

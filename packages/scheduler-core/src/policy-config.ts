@@ -46,8 +46,9 @@ export interface PolicyConfig {
   consolidationMinAge: number;
   /**
    * R5: share of the healthy GPUs that work outside the debug lane leaves free, so debug-lane jobs
-   * start at once instead of waiting for a victim's grace. Rounded down to whole GPUs (0 on small
-   * clusters). Default 0 (off): on philly-overload 1% did not shorten the debug wait (see
+   * start at once instead of preempting a job that has run for hours (and waiting for its grace).
+   * Rounded down to whole GPUs (0 under 50 GPUs), kept on the emptiest nodes (cycle/debug-reserve.ts).
+   * Default 2%: on philly-overload it halved preemptions for 2 points of occupancy (see
    * docs/scheduling-model.md, Changes).
    */
   debugReserve: number;

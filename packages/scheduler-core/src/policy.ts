@@ -22,7 +22,7 @@ export const defaultPolicy: Readonly<PolicyConfig> = Object.freeze({
   maxReservations: 1,
   maxPreemptionSearches: 2_000,
   consolidationMinAge: 30 * MINUTE,
-  debugReserve: 0,
+  debugReserve: 0.02,
   squattingUnprotectAfter: 0,
 });
 

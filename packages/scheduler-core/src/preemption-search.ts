@@ -1,6 +1,7 @@
 import type { JobState, NodeBoard } from "./cluster-state";
 import type { FairTree } from "./fair-tree";
 import type { PolicyConfig } from "./types";
+import type { HolderReach } from "./plan-reservations";
 
 // What one victim search (plan-preemptions.ts) is given and answers, and the scratch space it reuses.
 
@@ -28,7 +29,7 @@ export interface PreemptionContext {
    * rule it may preempt interruptible work of budgets its budget ranks ahead of by the margin, so
    * large jobs of budgets above their share do not starve.
    */
-  holder: boolean;
+  holder: HolderReach;
 }
 
 /**
@@ -73,7 +74,8 @@ export class SearchScratch {
     if (this.seen[victimBudget] === this.stamp) return this.value[victimBudget] === 1;
     const ok =
       ctx.tree.mayTakeShare(preemptor, victimBudget, 0, ctx.policy.preemptionMargin) ||
-      (ctx.holder && ctx.tree.ranksAheadBy(preemptor, victimBudget, ctx.policy.preemptionMargin));
+      (ctx.holder !== "none" &&
+        ctx.tree.mayTakeSurplus(preemptor, victimBudget, 0, ctx.policy.preemptionMargin, ctx.holder === "nodes"));
     this.seen[victimBudget] = this.stamp;
     this.value[victimBudget] = ok ? 1 : 0;
     return ok;

@@ -4,7 +4,7 @@ import { FairTree } from "../src/fair-tree";
 import { PendingQueues, pendingEntry } from "../src/order-pending";
 import { defaultPolicy, runCycle } from "../src/index";
 import type { BudgetTreeNode, JobLane, PendingJob } from "../src/types";
-import { makeCluster, makeJob, preemptedIds, startedIds } from "@tranche/testkit";
+import { makeCluster, makeJob, preemptedIds, startedIds, startsOf } from "@tranche/testkit";
 
 const HOUR = 3600;
 const NOW = 10 * HOUR;
@@ -207,13 +207,40 @@ describe("Owed share first (R2, R4)", () => {
         .job(...running, makeJob("b-8").budget("b").gpus(8));
     const held = runCycle(cluster().snapshot(), reserve, NOW);
     expect(startedIds(held)).toEqual([]);
-    const noReserve = runCycle(cluster().snapshot(), defaultPolicy, NOW);
+    const noReserve = runCycle(cluster().snapshot(), { ...defaultPolicy, debugReserve: 0 }, NOW);
     expect(startedIds(noReserve)).toEqual(["b-8"]);
-    const withDebug = runCycle(
-      cluster().job(makeJob("dbg").budget("b").debug().gpus(2).user("ann")).snapshot(),
-      defaultPolicy,
-      NOW,
-    );
+    const withDebug = runCycle(cluster().job(makeJob("dbg").budget("b").debug().gpus(2).user("ann")).snapshot(), reserve, NOW);
     expect(startedIds(withDebug)).toEqual(["dbg"]);
+  });
+
+  it("keeps the reserve on the emptiest nodes, where an 8-GPU debug job fits, not as free GPUs anywhere", () => {
+    // 13 nodes = 104 GPUs, an 8% reserve = 8 GPUs = the one emptiest node. n11 and n12 have 4 free
+    // each, n13 all 8: 16 free in all.
+    const reserve = { ...defaultPolicy, debugReserve: 0.08 };
+    const protectedJob = (id: string, node: string, gpus: number, on?: number[]) =>
+      makeJob(id)
+        .budget("a")
+        .gpus(gpus)
+        .minRuntime("2h")
+        .on(node, on)
+        .startedAt(NOW - 60);
+    const cluster = (...pending: ReturnType<typeof makeJob>[]) =>
+      makeCluster()
+        .nodes(13)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .job(
+          ...Array.from({ length: 10 }, (_, i) => protectedJob(`a-r${i}`, `n${String(i + 1).padStart(2, "0")}`, 8)),
+          protectedJob("a-11", "n11", 4, [0, 1, 2, 3]),
+          protectedJob("a-12", "n12", 4, [0, 1, 2, 3]),
+          ...pending,
+        );
+    // 16 - 5 = 11 free GPUs would be left, but no node with 8: refused.
+    expect(startedIds(runCycle(cluster(makeJob("b-5").budget("b").gpus(5)).snapshot(), reserve, NOW))).toEqual([]);
+    // A 4-GPU job fits in a fragment and leaves n13 whole: it starts there.
+    const four = runCycle(cluster(makeJob("b-4").budget("b").gpus(4)).snapshot(), reserve, NOW);
+    expect(startsOf(four).map((s) => s.placement[0]!.nodeId)).toEqual(["n11"]);
+    const debug = runCycle(cluster(makeJob("dbg").budget("b").debug().gpus(8).user("ann")).snapshot(), reserve, NOW);
+    expect(startsOf(debug).map((s) => s.placement[0]!.nodeId)).toEqual(["n13"]);
   });
 });

@@ -449,3 +449,57 @@ describe("R5 debug lane", () => {
     expect(s).toBeUndefined();
   });
 });
+
+describe("R7 a due reservation's holder takes surplus, never another budget's owed share for its own surplus", () => {
+  // a (10% of 40 GPUs: owed 4) already holds 8 on n05, so any new job of a is surplus; a ranks far
+  // ahead of b on the 7-day ratio. c's nodes are protected; b's jobs are interruptible.
+  const holder = (gpus: number, bNodes: string[], bShare: number) =>
+    makeCluster()
+      .nodes(5)
+      .budget("a", 0.1)
+      .budget("b", bShare)
+      .budget("c", 0.9 - bShare)
+      .usage("b", 500 * HOUR)
+      .usage("c", 500 * HOUR)
+      .job(
+        makeJob("a-running")
+          .budget("a")
+          .gpus(8)
+          .minRuntime("8h")
+          .on("n05")
+          .startedAt(NOW - 60),
+        ...["n01", "n02", "n03", "n04"].map((n) =>
+          bNodes.includes(n)
+            ? makeJob(`b-${n}`).budget("b").gpus(8).minRuntime("1h").on(n).startedAt(0)
+            : makeJob(`c-${n}`)
+                .budget("c")
+                .gpus(8)
+                .minRuntime("8h")
+                .on(n)
+                .startedAt(NOW - 60),
+        ),
+        makeJob("a-pending").budget("a").gpus(gpus),
+      )
+      .snapshot();
+
+  it("a one-node job of a budget above its share waits for turnover instead of taking b's surplus", () => {
+    // b (10%: owed 4) holds 16 and would keep its share without one node, but a is not short of its own.
+    const r = runCycle(holder(8, ["n02", "n03"], 0.1), defaultPolicy, NOW);
+    expect(preemptedIds(r)).toEqual([]);
+    expect(startedIds(r)).toEqual([]);
+  });
+
+  it("a job of several nodes takes b's surplus", () => {
+    // b (10%: owed 4) holds 24: without two nodes it still holds 8.
+    const r = runCycle(holder(16, ["n01", "n02", "n03"], 0.1), defaultPolicy, NOW);
+    expect(preemptedIds(r)).toHaveLength(2);
+    expect(preemptionsOf(r).every((p) => p.jobId.startsWith("b-"))).toBe(true);
+  });
+
+  it("a job of several nodes does not take b's owed share", () => {
+    // b (40%: owed 16) holds exactly its 16 on n02 and n03.
+    const r = runCycle(holder(16, ["n02", "n03"], 0.4), defaultPolicy, NOW);
+    expect(preemptedIds(r)).toEqual([]);
+    expect(startedIds(r)).toEqual([]);
+  });
+});

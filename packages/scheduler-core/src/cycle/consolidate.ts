@@ -4,7 +4,7 @@ import { formatDuration, plural } from "../format";
 import type { PendingEntry } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import type { PreemptOp } from "../types";
-import { intoDebugReserve } from "./debug-reserve";
+import { intoDebugReserve, takesDebugReserve } from "./debug-reserve";
 import type { CycleSession } from "./session";
 
 /**
@@ -47,7 +47,7 @@ export function consolidate(s: CycleSession): void {
     if (intoDebugReserve(s, "UNALLOCATED", v.job.gpus)) continue;
     // Unallocated work may use reserved nodes (R7): it is preemptible whenever the holder needs them.
     const slots = memo.freePlacement(v.job.gpus, reservations.allowAll);
-    if (!slots) continue;
+    if (!slots || takesDebugReserve(s, "UNALLOCATED", slots)) continue;
     const from = names(s, v.slots);
     const to = names(s, slots);
     op.reasonCode = "CONSOLIDATION";

@@ -2,7 +2,7 @@ import type { NodeBoard } from "../cluster-state";
 import type { FairTree } from "../fair-tree";
 import { formatWhen, plural } from "../format";
 import type { PendingEntry } from "../order-pending";
-import { findEarliestStart, holderMayPreempt, releaseFor } from "../plan-reservations";
+import { findEarliestStart, holderMayPreempt, holderReach, releaseFor } from "../plan-reservations";
 import type { PolicyConfig, Reservation, ReserveOp } from "../types";
 
 export interface ActiveReservation extends Reservation {
@@ -60,7 +60,7 @@ export class Reservations {
     return (
       this.now + e.job.minRuntime <= r.from && // interruptible by then, and the holder may preempt it (R4)
       (r.holder.lane === "DEBUG" ||
-        holderMayPreempt(this.tree, this.policy, r.holder.budget, e.budget, e.job.gpus, r.gpus >= this.board.size))
+        holderMayPreempt(this.tree, this.policy, r.holder.budget, e.budget, e.job.gpus, holderReach(r.gpus, this.board.size)))
     );
   }
 
@@ -119,7 +119,7 @@ export class Reservations {
     const choice = findEarliestStart(
       board,
       job.gpus,
-      releaseFor(this.tree, this.policy, this.now, e.lane, e.budget, job.gpus >= board.size),
+      releaseFor(this.tree, this.policy, this.now, e.lane, e.budget, holderReach(job.gpus, board.size)),
       (node) => this.reservedBy[node]! < 0,
     );
     if (!choice) {

@@ -86,7 +86,7 @@ export class CycleSession {
     this.reservations = new Reservations(board, tree, policy, now);
     this.memo = new SearchMemo(board, this.reservations.allowAll);
     this.scratch = new SearchScratch(tree.size);
-    this.preemptionCtx = { board, tree, policy, now, holder: false };
+    this.preemptionCtx = { board, tree, policy, now, holder: "none" };
     this.interruptibleByBudget = new Float64Array(tree.size);
     this.limits = new JobLimits(snapshot);
   }

@@ -3,10 +3,11 @@ import { formatPercent, formatRatio, formatWhen, plural } from "../format";
 import type { PendingEntry } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import { findPreemption } from "../plan-preemptions";
+import { holderReach } from "../plan-reservations";
 import type { JobState } from "../cluster-state";
 import type { PreemptOp, PreemptReasonCode } from "../types";
 import { noteMoveCandidates } from "./consolidate";
-import { intoDebugReserve } from "./debug-reserve";
+import { intoDebugReserve, takesDebugReserve } from "./debug-reserve";
 import type { CycleSession } from "./session";
 
 /**
@@ -47,7 +48,8 @@ export function tryStart(
   const g = job.gpus;
   const lane = e.lane;
   const allow = reservations.allowFor(e);
-  const slots = intoDebugReserve(s, lane, g) ? null : memo.freePlacement(g, allow);
+  const found = intoDebugReserve(s, lane, g) ? null : memo.freePlacement(g, allow);
+  const slots = found && takesDebugReserve(s, lane, found) ? null : found;
   if (slots) {
     const rIdx = slots.find((sl) => reservations.reservedBy[sl.node]! >= 0);
     const r = rIdx ? reservations.list[reservations.reservedBy[rIdx.node]!]! : null;
@@ -74,9 +76,9 @@ export function tryStart(
   const room = holder ? Infinity : memo.searchRoom(key);
   if (g > room) return false;
   s.preemptionSearches++;
-  s.preemptionCtx.holder = holder;
+  s.preemptionCtx.holder = holder ? holderReach(g, board.size) : "none";
   const choice = findPreemption(s.preemptionCtx, s.scratch, g, unallocatedOnly ? "RETRY" : lane, e.budget, allow);
-  s.preemptionCtx.holder = false;
+  s.preemptionCtx.holder = "none";
   if (!choice) {
     if (!holder) memo.searchFailed(key, Math.min(room, g - 1, s.scratch.room));
     return false;
