@@ -118,4 +118,8 @@ test("screenshots of every page at 1440 and 1280", async ({ page }) => {
       await page.screenshot({ path: `test-results/screenshots/${user}-${name}-${w}.png`, fullPage: name !== "jobs" });
     }
   }
+  // Ada's job is not left running on the demo (each run submitted another 8-GPU hour).
+  await page.context().clearCookies();
+  await signIn(page, "ada");
+  await page.request.post(`/api/v1/jobs/${mine}/cancel`, { headers: sameOrigin(page) });
 });
