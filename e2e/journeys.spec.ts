@@ -148,6 +148,13 @@ test("a researcher follows a running job's log to its newest line, stops followi
   // journey fills h100's queue: behind that queue a new job waits for its turn.)
   const cancelled = await page.request.post(`/api/v1/jobs/${id}/cancel`, { headers: sameOrigin(page) });
   expect(cancelled.status()).toBeLessThan(300);
+
+  // Ended, its output all in: nothing is left to follow, so no Follow or Stop following is offered.
+  await page.goto(`/jobs/${id}`);
+  await expect(page.getByTestId("log-follow-state")).toHaveText("the end of the output: the job has ended", {
+    timeout: 90_000,
+  });
+  await expect(page.getByRole("button", { name: /follow/i })).toHaveCount(0);
 });
 
 test("bad form input shows the specific error and stores nothing", async ({ page }) => {

@@ -20,6 +20,7 @@ const PAGES: [keyof typeof USERS, string, string][] = [
   ["ada", "charts", "/charts"],
   ["ada", "notifications", "/notifications"],
   ["ada", "tokens", "/tokens"],
+  ["ada", "session-new", "/sessions/new"],
   ["ada", "not-found", "/jobs/999999"],
   ["maya", "overview", "/"],
   ["maya", "budgets", "/budgets"],
@@ -35,6 +36,27 @@ const PAGES: [keyof typeof USERS, string, string][] = [
   ["admin", "nodes", "/nodes"],
   ["admin", "budgets", "/budgets"],
 ];
+
+/**
+ * Waits until the page shows its real content: no skeleton and no "Loading…" text, twice in a row
+ * (a page that loads in steps shows its next skeleton between two queries). Live pages poll every
+ * few seconds, so the network is never idle for long: it is not waited for.
+ */
+async function loaded(page: Page): Promise<void> {
+  await page.waitForLoadState("domcontentloaded");
+  const busy = () =>
+    page.evaluate(() => {
+      if (document.querySelector(".skeleton, [aria-busy='true']")) return true;
+      const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) if (/^\s*Loading/.test(n.nodeValue ?? "")) return true;
+      return !document.querySelector("main h1, main h2, form");
+    });
+  let quiet = 0;
+  for (let i = 0; i < 240 && quiet < 2; i++) {
+    quiet = (await busy()) ? 0 : quiet + 1;
+    await page.waitForTimeout(250);
+  }
+}
 
 /** A loaded demo can take long to render the first page after sign-in. */
 const signIn = (page: Page, who: keyof typeof USERS) => signInWith(page, who, 60_000);
@@ -91,16 +113,13 @@ test("screenshots of every page at 1440 and 1280", async ({ page }) => {
     for (const w of [1440, 1280]) {
       await page.setViewportSize({ width: w, height: 900 });
       await page.goto(path.replace(":mine", String(mine)).replace(":other", String(other)));
-      await page.waitForLoadState("networkidle").catch(() => undefined);
-      // A loaded demo answers slowly: wait for the page's own "Loading…" to go, not only the network.
-      await page
-        .getByText(/^Loading/)
-        .first()
-        .waitFor({ state: "hidden", timeout: 30_000 })
-        .catch(() => undefined);
-      await page.waitForTimeout(600);
+      await loaded(page);
       // Long lists (hundreds of jobs) are shot as one screenful; other pages in full.
       await page.screenshot({ path: `test-results/screenshots/${user}-${name}-${w}.png`, fullPage: name !== "jobs" });
     }
   }
+  // Ada's job is not left running on the demo (each run submitted another 8-GPU hour).
+  await page.context().clearCookies();
+  await signIn(page, "ada");
+  await page.request.post(`/api/v1/jobs/${mine}/cancel`, { headers: sameOrigin(page) });
 });

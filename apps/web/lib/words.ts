@@ -62,3 +62,41 @@ export function reasonTimesText(code: string | null, details: unknown, clockAndR
 export function labelAddsToTitle(title: string, label: string): boolean {
   return label.trim().toLowerCase() !== title.trim().toLowerCase();
 }
+
+/**
+ * A job's grace period (SIGTERM to SIGKILL) as its page lists it: the default is said with its value
+ * ("2 min (the default)"), which depends on the lane: unallocated work gets the shorter one.
+ */
+export function gracePeriodText(
+  job: { gracePeriod: number | null; lane: "DEBUG" | "ALLOCATED" | "UNALLOCATED" },
+  defaults: { gracePeriod: number; unallocatedGracePeriod: number },
+  format: (s: number) => string,
+): string {
+  if (job.gracePeriod !== null) return format(job.gracePeriod);
+  return job.lane === "UNALLOCATED"
+    ? `${format(defaults.unallocatedGracePeriod)} (the default for unallocated work)`
+    : `${format(defaults.gracePeriod)} (the default)`;
+}
+
+/**
+ * Where the log view stands. Following only means something while more output can come (the job
+ * runs, or its last output is still being uploaded); after that the view is simply at the end or not.
+ */
+export function logFollowText(s: { live: boolean; atEnd: boolean; follow: boolean; running: boolean }): string {
+  if (!s.live) return s.atEnd ? "the end of the output: the job has ended" : "the job has ended";
+  if (!s.atEnd || !s.follow) return "not following";
+  return s.running ? "following the end of the output live" : "following the end of the output";
+}
+
+/** Why a budget's shares cannot be edited here: "outside the subtree you manage" only to a manager. */
+export function readOnlyText(managedPaths: readonly string[]): string {
+  return managedPaths.length > 0 ? "Read only: outside the subtree you manage" : "Read only: only its managers can change it";
+}
+
+/**
+ * GPU-hours as a chart plots them: one decimal under 100 (rounded to whole hours, the usage of a young
+ * cluster read 1 for 1.3 and 0 for 0.4, against the budgets page's 1.3 and 0.4), whole hours above.
+ */
+export function chartGpuHours(hours: number): number {
+  return hours >= 100 ? Math.round(hours) : Math.round(hours * 10) / 10;
+}

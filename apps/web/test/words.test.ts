@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
+  chartGpuHours,
+  gracePeriodText,
   labelAddsToTitle,
+  logFollowText,
   minRuntimeText,
   placementText,
   plural,
   promisedText,
+  readOnlyText,
   reasonTimesText,
   runEndText,
   runningTabLabel,
@@ -80,5 +84,49 @@ describe("labelAddsToTitle", () => {
     expect(labelAddsToTitle("Finished", "finished")).toBe(false);
     expect(labelAddsToTitle("Failed", "failed")).toBe(false);
     expect(labelAddsToTitle("Started", "on free GPUs")).toBe(true);
+  });
+});
+
+describe("gracePeriodText", () => {
+  const defaults = { gracePeriod: 120, unallocatedGracePeriod: 10 };
+  const fmt = (s: number) => (s >= 60 ? `${s / 60} min` : `${s} s`);
+  it("says the default's value, never a bare 'default'", () => {
+    expect(gracePeriodText({ gracePeriod: null, lane: "ALLOCATED" }, defaults, fmt)).toBe("2 min (the default)");
+    expect(gracePeriodText({ gracePeriod: null, lane: "DEBUG" }, defaults, fmt)).toBe("2 min (the default)");
+    expect(gracePeriodText({ gracePeriod: null, lane: "UNALLOCATED" }, defaults, fmt)).toBe(
+      "10 s (the default for unallocated work)",
+    );
+  });
+  it("says a grace period the job asked for as it is", () => {
+    expect(gracePeriodText({ gracePeriod: 300, lane: "ALLOCATED" }, defaults, fmt)).toBe("5 min");
+  });
+});
+
+describe("logFollowText", () => {
+  it("offers no following once the job has ended and its output is all in", () => {
+    expect(logFollowText({ live: false, atEnd: true, follow: true, running: false })).toBe(
+      "the end of the output: the job has ended",
+    );
+    expect(logFollowText({ live: false, atEnd: false, follow: false, running: false })).toBe("the job has ended");
+  });
+  it("follows while more output can come", () => {
+    expect(logFollowText({ live: true, atEnd: true, follow: true, running: true })).toBe("following the end of the output live");
+    expect(logFollowText({ live: true, atEnd: true, follow: true, running: false })).toBe("following the end of the output");
+    expect(logFollowText({ live: true, atEnd: true, follow: false, running: true })).toBe("not following");
+  });
+});
+
+describe("readOnlyText", () => {
+  it("speaks of 'the subtree you manage' only to someone who manages one", () => {
+    expect(readOnlyText([])).toBe("Read only: only its managers can change it");
+    expect(readOnlyText(["lab/vision"])).toBe("Read only: outside the subtree you manage");
+  });
+});
+
+describe("chartGpuHours", () => {
+  it("keeps one decimal for small usage, as the budgets page shows it", () => {
+    expect(chartGpuHours(1.26)).toBe(1.3);
+    expect(chartGpuHours(0.4)).toBe(0.4);
+    expect(chartGpuHours(1234.4)).toBe(1234);
   });
 });

@@ -3,6 +3,7 @@ export * from "./limits";
 export * from "./input";
 export * from "./read-body";
 export * from "./duration";
+export * from "./job-id";
 export * from "./job";
 export * from "./job-rules";
 export * from "./notification";

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { duration, formatExactDuration } from "./duration";
 import { strictObject, text } from "./input";
 import { jobRuleFields } from "./job-rules";
-import { INT32_MAX, LIMITS, formatBytes, utf8Bytes } from "./limits";
+import { LIMITS, formatBytes, utf8Bytes } from "./limits";
 import { JOB_KINDS, sessionView } from "./session";
 
 export const JOB_STATES = [
@@ -180,17 +180,6 @@ export const submitJobBatchInput = strictObject(
 );
 export type SubmitJobBatchInput = z.input<typeof submitJobBatchInput>;
 export type SubmitJobBatch = z.output<typeof submitJobBatchInput>;
-
-export const jobIdInput = strictObject(
-  {
-    id: z.coerce
-      .number({ error: "job id must be a number" })
-      .int("job id must be a whole number")
-      .positive("job id must be positive")
-      .max(INT32_MAX, `job id must be at most ${int(INT32_MAX)}`),
-  },
-  "a job reference",
-);
 
 export const listJobsInput = strictObject(
   {

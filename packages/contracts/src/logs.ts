@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { strictObject } from "./input";
-import { jobIdInput } from "./job";
+import { jobIdInput } from "./job-id";
 
 /** The most log chunks one page holds. */
 export const LOG_PAGE_MAX = 1000;

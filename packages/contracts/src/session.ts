@@ -2,7 +2,8 @@ import { z } from "zod";
 import { duration } from "./duration";
 import { formatDuration } from "./format";
 import { strictObject, text } from "./input";
-import { INT32_MAX, LIMITS } from "./limits";
+import { jobIdInput } from "./job-id";
+import { LIMITS } from "./limits";
 
 /**
  * Interactive sessions (issue 14, item 4): a job of kind INTERACTIVE whose process is a server the
@@ -57,11 +58,7 @@ export type StartSession = z.output<typeof startSessionInput>;
 /** `extend`: more protection for a running session, a new contract charged to its budget. */
 export const extendSessionInput = strictObject(
   {
-    id: z.coerce
-      .number({ error: "job id must be a number" })
-      .int("job id must be a whole number")
-      .positive("job id must be positive")
-      .max(INT32_MAX, `job id must be at most ${int(INT32_MAX)}`),
+    id: jobIdInput.shape.id,
     by: duration("by").refine((v) => v > 0, "by must be positive: how much longer to protect the session"),
   },
   "an extension",

@@ -86,19 +86,22 @@ function buildShape(tree: readonly BudgetTreeNode[]): TreeShape {
       children[p]!.push(i); // pushed in (name, id) order since i ascends
     }
   }
-  // Depth, effective allocation and paths top-down (parents before children via BFS).
+  // Depth, effective allocation and paths top-down (parents before children via BFS). A path names
+  // the root too ("lab/language/pretraining"), as the budget's path does everywhere else people read it.
   const paths = new Array<string>(n).fill("");
   const queue: number[] = root >= 0 ? [root] : [];
-  if (root >= 0) effectiveAllocation[root] = 1;
+  if (root >= 0) {
+    effectiveAllocation[root] = 1;
+    paths[root] = names[root]!;
+  }
   for (let q = 0; q < queue.length; q++) {
     const p = queue[q]!;
     for (const c of children[p]!) {
       depth[c] = depth[p]! + 1;
       effectiveAllocation[c] = (effectiveAllocation[p]! * connected[c]!.allocationPpm) / PPM;
-      paths[c] = p === root ? names[c]! : `${paths[p]}/${names[c]}`;
+      paths[c] = `${paths[p]}/${names[c]}`;
       queue.push(c);
     }
   }
-  if (root >= 0) paths[root] = names[root]!;
   return { size: n, ids, names, paths, parent, depth, children, effectiveAllocation, root, index, connected };
 }

@@ -22,7 +22,7 @@ describe("R10 explanations", () => {
       details: { position: 2, jobsAhead: 1, gpus: 8, largestFreeGpus: 0 },
     });
     expect(r.pending.get("second")!.sentence).toBe(
-      "Waiting its turn: 1 job ahead in order took the GPUs that were free at the start of this cycle (position 2 in order, budget a, projected ratio 0.04).",
+      "Waiting its turn: 1 job ahead in order took the GPUs that were free at the start of this cycle (position 2 in order, budget root/a, projected ratio 0.04).",
     );
   });
 
@@ -152,7 +152,8 @@ describe("R10 explanations", () => {
       else expect(PENDING_REASON_CODES).toContain(r.pending.get(id)!.code);
     }
     for (const o of r.plan)
-      if (o.op === "START") expect(o.reason.sentence).toMatch(/ Position \d+ in order, budget [ab], projected ratio \d+\.\d\d/);
+      if (o.op === "START")
+        expect(o.reason.sentence).toMatch(/ Position \d+ in order, budget root\/[ab], projected ratio \d+\.\d\d/);
   });
 
   it("words each reason exactly as explainPending would, when sentences are built per group of jobs", () => {
@@ -188,7 +189,7 @@ describe("R10 explanations", () => {
     const r = runCycle(c.snapshot(), defaultPolicy, NOW);
     expect([...r.pending.keys()].length).toBe(30);
     for (const [id, reason] of [...r.pending]) {
-      const budget = Number(id.slice(1)) % 3 ? "a" : "b";
+      const budget = Number(id.slice(1)) % 3 ? "root/a" : "root/b";
       const again = explainPending(
         { code: reason.code, budgetPath: budget, userId: "alice", now: NOW, details: reason.details },
         8,

@@ -159,7 +159,7 @@ describe("R4 contracts and R6 preemption", () => {
     const p = preemptionsOf(r)[0]!;
     expect(p).toMatchObject({ reasonCode: "FAIR_SHARE", byJobId: "p", gracePeriod: 120, requeue: true });
     expect(p.lostGpuSeconds).toBe(8 * NOW);
-    expect(p.sentence).toContain("ranks ahead of budget b");
+    expect(p.sentence).toContain("ranks ahead of budget root/b");
     expect(startsOf(r)[0]!.reason.code).toBe("PREEMPTED_INTERRUPTIBLE");
   });
 

@@ -43,10 +43,10 @@ describe("tree shape across cycles", () => {
     expect(second.shape).not.toBe(first.shape);
     expect(second.effectiveAllocation[second.indexOf("b")!]).toBeCloseTo(0.3);
     t[2]!.name = "bee";
-    expect(kept(t, 0).paths[second.indexOf("b")!]).toBe("bee");
+    expect(kept(t, 0).paths[second.indexOf("b")!]).toBe("lab/bee");
     t[2]!.parentId = "a";
     const moved = kept(t, 0);
-    expect(moved.paths[moved.indexOf("b")!]).toBe("a/bee");
+    expect(moved.paths[moved.indexOf("b")!]).toBe("lab/a/bee");
   });
 
   it("sees a node replaced or removed in the same array", () => {

@@ -22,6 +22,7 @@ import { hashSecret, newNodeCredential } from "./credentials";
 import { closeRun } from "./job-lifecycle";
 import { storeJobLogs } from "./job-logs";
 import { applySquattingRule, recordCheckpoints, recordSessions } from "./job-reports";
+import { chargeRunEnds } from "./charge";
 import { lockJobs, lockNodes } from "./lock-order";
 import { policyOverridesFromEnv } from "./policy";
 
@@ -308,26 +309,42 @@ export async function handleHeartbeat(
       });
       if (node.health === "HEALTHY" && !hb.health.healthy) wake = true;
 
-      // Exits and statuses.
+      // Exits and statuses. The runs that end are charged up to their ends first, all in one statement
+      // (charge.ts): charged one by one in the order reported, two agents' heartbeats took two budgets'
+      // ledger rows in opposite orders and deadlocked.
+      const closing = (r: (typeof hb.jobs)[number]) => {
+        const s = segs.get(r.segmentId);
+        if (r.status !== "EXITED" || !s || s.endedAt !== null || (s.jobState !== "RUNNING" && s.jobState !== "STOPPING"))
+          return null;
+        // The agent's clock is not trusted: a run ends neither in the future nor before it started.
+        const reported = r.endedAt ? Date.parse(r.endedAt) : now.getTime();
+        return { s, endedAt: new Date(Math.max(s.startedAt.getTime(), Math.min(reported, now.getTime()))) };
+      };
+      await chargeRunEnds(
+        tx,
+        hb.jobs.flatMap((r) => {
+          const c = closing(r);
+          return c?.s.charged ? [{ segmentId: c.s.id, until: c.endedAt }] : [];
+        }),
+      );
       for (const r of hb.jobs) {
         const s = segs.get(r.segmentId);
         if (r.status === "EXITED") {
           acknowledged.push(r.segmentId);
-          if (!s || s.endedAt !== null || (s.jobState !== "RUNNING" && s.jobState !== "STOPPING")) continue;
-          // The agent's clock is not trusted: a run ends neither in the future nor before it started.
-          const reported = r.endedAt ? Date.parse(r.endedAt) : now.getTime();
-          const endedAt = new Date(Math.max(s.startedAt.getTime(), Math.min(reported, now.getTime())));
+          const c = closing(r);
+          if (!c) continue;
+          const { s: run, endedAt } = c;
           const closed = await closeRun(
             tx,
             {
-              jobId: s.jobId,
-              segmentId: s.id,
-              jobState: s.jobState,
-              intent: s.endReason,
-              resumable: s.resumable,
-              requeuePolicy: s.requeuePolicy,
-              charged: s.charged,
-              gpus: s.gpus,
+              jobId: run.jobId,
+              segmentId: run.id,
+              jobState: run.jobState,
+              intent: run.endReason,
+              resumable: run.resumable,
+              requeuePolicy: run.requeuePolicy,
+              charged: run.charged,
+              gpus: run.gpus,
             },
             {
               endedAt,
@@ -340,7 +357,7 @@ export async function handleHeartbeat(
             { kind: "AGENT", id: node.id },
           );
           if (closed) {
-            s.endedAt = endedAt;
+            run.endedAt = endedAt;
             wake = true;
           }
         } else if (!s) {

@@ -9,7 +9,7 @@ import {
   isMove,
   viableStarts,
 } from "@tranche/scheduler-core";
-import { addCapacity, chargeOpenSegments } from "./charge";
+import { addCapacity, chargeOpenSegments, chargeRunEnds } from "./charge";
 import { closeRun } from "./job-lifecycle";
 import { lockJobs, lockNodes } from "./lock-order";
 import type { CycleInput } from "./load-snapshot";
@@ -185,9 +185,25 @@ export async function applyCyclePlan(
       }
 
       step("nodes");
+      // Usage ledger: allocated runs charged up to now, in one statement and before any run closes (the
+      // lost ones included), so this cycle takes its ledger rows in the one order every charge uses
+      // (charge.ts) and never deadlocks with a heartbeat charging exits. Runs whose job a heartbeat holds
+      // right now are skipped (it charges them up to their end itself); the loader adds the
+      // not-yet-charged tail itself, so charging every few seconds keeps ratios exact.
+      const lostOps = result.plan.filter((o): o is LostOp => o.op === "LOST");
+      if (options.charge !== false) await chargeOpenSegments(tx, nowDate, { clusterId }, { skipLocked: true });
+      else
+        await chargeRunEnds(
+          tx,
+          lostOps.flatMap((op) => {
+            const seg = input.segments.get(op.jobId);
+            return seg?.charged ? [{ segmentId: seg.segmentId, until: nowDate }] : [];
+          }),
+        );
+
       // R9: jobs on DOWN nodes are lost; requeued at once when they may be; the segment is still charged.
       let lost = 0;
-      for (const op of result.plan.filter((o): o is LostOp => o.op === "LOST")) {
+      for (const op of lostOps) {
         const seg = input.segments.get(op.jobId);
         if (!seg) continue;
         const job = await tx.job.findUnique({
@@ -476,11 +492,8 @@ export async function applyCyclePlan(
       }
       step("events");
 
-      // Ledgers: allocated runs charged up to now; healthy capacity since the previous cycle (capped,
-      // so a long pause of every worker does not invent hours nobody observed).
-      // (The loader adds the not-yet-charged tail itself, so charging every few seconds keeps ratios exact.)
-      // Runs whose job a heartbeat holds right now are skipped (it charges them up to their end itself).
-      if (options.charge !== false) await chargeOpenSegments(tx, nowDate, { clusterId }, { skipLocked: true });
+      // Capacity ledger: healthy capacity since the previous cycle (capped, so a long pause of every
+      // worker does not invent hours nobody observed). Usage was charged before the runs closed.
       const from = input.previousCycleAt === null ? now : Math.max(input.previousCycleAt, now - 300);
       await addCapacity(tx, clusterId, at(from), nowDate, input.healthyGpus, input.totalGpus);
 

@@ -16,32 +16,67 @@ export async function chargeOpenSegments(
   /** Leave out segments whose job another transaction holds (the cycle's periodic charge: the next one catches up). */
   opts: { skipLocked?: boolean } = {},
 ): Promise<number> {
-  const clusterId = "clusterId" in where ? where.clusterId : null;
-  const ids = "segmentIds" in where ? where.segmentIds.map(String) : null;
-  if (ids && ids.length === 0) return 0;
+  if ("segmentIds" in where)
+    return chargeRunEnds(
+      tx,
+      where.segmentIds.map((segmentId) => ({ segmentId, until })),
+    );
+  return charge(tx, { clusterId: where.clusterId, until, ends: null, skipLocked: opts.skipLocked === true });
+}
+
+/**
+ * Charges runs that are about to close, each up to its own end, in one statement. A transaction that
+ * closes several runs (a heartbeat's exits, a cycle's lost jobs) charges them all here first: its
+ * ledger rows are then taken in one statement, in the order every charge takes them, and closing each
+ * run finds nothing left to charge. Charged one by one in the order reported, two heartbeats took two
+ * budgets' rows in opposite orders and deadlocked (40P01).
+ */
+export async function chargeRunEnds(tx: Tx, ends: { segmentId: bigint | string; until: Date }[]): Promise<number> {
+  const once = [...new Map(ends.map((e) => [String(e.segmentId), e])).values()];
+  if (once.length === 0) return 0;
+  return charge(tx, { clusterId: null, until: null, ends: once, skipLocked: false });
+}
+
+async function charge(
+  tx: Tx,
+  c: {
+    clusterId: string | null;
+    until: Date | null;
+    ends: { segmentId: bigint | string; until: Date }[] | null;
+    skipLocked: boolean;
+  },
+): Promise<number> {
+  const ids = c.ends ? c.ends.map((e) => String(e.segmentId)) : null;
+  const untils = c.ends ? c.ends.map((e) => e.until.toISOString()) : null;
   // Skipping goes by the job: a job another transaction holds (a heartbeat closing its run) keeps its
   // segment out of reach, so this charge never waits on a row that transaction will ask for next.
-  const join = opts.skipLocked ? Prisma.sql`JOIN job j ON j.id = s."jobId"` : Prisma.empty;
-  const lock = opts.skipLocked ? Prisma.sql`FOR UPDATE OF s, j SKIP LOCKED` : Prisma.sql`FOR UPDATE`;
+  const join = c.skipLocked ? Prisma.sql`JOIN job j ON j.id = s."jobId"` : Prisma.empty;
+  const lock = c.skipLocked ? Prisma.sql`FOR UPDATE OF s, j SKIP LOCKED` : Prisma.sql`FOR UPDATE OF s`;
+  // Segments in id order, and ledger rows in (budget, cluster, hour) order: every charge takes its rows
+  // in the same order, so two of them wait for each other instead of deadlocking.
   return tx.$executeRaw`
     WITH old AS (
-      SELECT s.id, s."budgetId", s."clusterId", s.gpus, GREATEST(COALESCE(s."chargedUntil", s."startedAt"), s."startedAt") AS from_t
+      SELECT s.id, s."budgetId", s."clusterId", s.gpus, GREATEST(COALESCE(s."chargedUntil", s."startedAt"), s."startedAt") AS from_t,
+             COALESCE(e.until, ${c.until}::timestamptz) AS to_t
       FROM run_segment s ${join}
+      LEFT JOIN unnest(${ids}::bigint[], ${untils}::timestamptz[]) AS e(id, until) ON e.id = s.id
       WHERE s.charged AND s."endedAt" IS NULL
-        AND (${clusterId}::text IS NULL OR s."clusterId" = ${clusterId}::text)
+        AND (${c.clusterId}::text IS NULL OR s."clusterId" = ${c.clusterId}::text)
         AND (${ids}::bigint[] IS NULL OR s.id = ANY(${ids}::bigint[]))
-        AND GREATEST(COALESCE(s."chargedUntil", s."startedAt"), s."startedAt") < ${until}::timestamptz
+        AND GREATEST(COALESCE(s."chargedUntil", s."startedAt"), s."startedAt") < COALESCE(e.until, ${c.until}::timestamptz)
+      ORDER BY s.id
       ${lock}
     ), moved AS (
-      UPDATE run_segment s SET "chargedUntil" = ${until}::timestamptz FROM old WHERE s.id = old.id RETURNING s.id
+      UPDATE run_segment s SET "chargedUntil" = old.to_t FROM old WHERE s.id = old.id RETURNING s.id
     ), slices AS (
       SELECT old."budgetId", old."clusterId", h AS "hourStart",
-             EXTRACT(EPOCH FROM (LEAST(h + interval '1 hour', ${until}::timestamptz) - GREATEST(h, old.from_t))) * old.gpus AS gs
-      FROM old, generate_series(date_trunc('hour', old.from_t, 'UTC'), ${until}::timestamptz - interval '1 millisecond', interval '1 hour') h
+             EXTRACT(EPOCH FROM (LEAST(h + interval '1 hour', old.to_t) - GREATEST(h, old.from_t))) * old.gpus AS gs
+      FROM old, generate_series(date_trunc('hour', old.from_t, 'UTC'), old.to_t - interval '1 millisecond', interval '1 hour') h
     )
     INSERT INTO usage_ledger ("budgetId", "clusterId", "hourStart", "gpuSeconds")
     SELECT "budgetId", "clusterId", "hourStart", ROUND(SUM(gs))::bigint FROM slices
     GROUP BY "budgetId", "clusterId", "hourStart" HAVING ROUND(SUM(gs)) > 0
+    ORDER BY "budgetId", "clusterId", "hourStart"
     ON CONFLICT ("budgetId", "clusterId", "hourStart")
     DO UPDATE SET "gpuSeconds" = usage_ledger."gpuSeconds" + EXCLUDED."gpuSeconds"`;
 }

@@ -85,7 +85,8 @@ export function TreeAdmin() {
                     aria-selected={r.path === selected}
                     style={{ background: r.path === selected ? "var(--hover, #eef2ff)" : undefined }}
                   >
-                    <td style={{ paddingLeft: `${0.6 + depth * 1.2}rem` }}>
+                    {/* One line per name: "post-training" broke after its hyphen, centred. */}
+                    <td className="nowrap" style={{ paddingLeft: `${0.6 + depth * 1.2}rem` }}>
                       <button className="linkbtn" onClick={() => setSelected(r.path)} aria-label={`Select ${r.path}`}>
                         {r.name}
                       </button>
@@ -101,6 +102,11 @@ export function TreeAdmin() {
                 ))}
               </tbody>
             </table>
+          ) : !tree.data ? (
+            // Loading is not "no tree": a grey block until the tree is known.
+            <div className="panel-body">
+              <span className="skeleton" style={{ display: "block", height: "6rem" }} aria-label="Loading" />
+            </div>
           ) : (
             <Empty title="No tree yet" />
           )}

@@ -7,7 +7,7 @@ import { useTRPC } from "../../../lib/trpc";
 import { PageHead, ago, colorFor, gpuHours, useNow, when } from "../../../components/ui";
 import { AllocationStrip, PPM, type StripItem } from "./allocation-strip";
 import { errorText } from "../../../lib/error-text";
-import { plural } from "../../../lib/words";
+import { plural, readOnlyText } from "../../../lib/words";
 import { UserLimits } from "./user-limits";
 
 function flatten(n: BudgetTreeNodeView, depth = 0, out: { node: BudgetTreeNodeView; depth: number }[] = []) {
@@ -144,7 +144,7 @@ export function BudgetsView() {
             <span className="spacer" />
             {!editable ? (
               <span className="badge plain b-HELD" data-testid="read-only">
-                Read only: outside the subtree you manage
+                {readOnlyText(tree.data.managedPaths)}
               </span>
             ) : null}
           </div>

@@ -21,7 +21,7 @@ import { formatDuration } from "@tranche/contracts/format";
 import { useTRPC } from "../../../lib/trpc";
 import { PageHead, pct } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
-import { plural } from "../../../lib/words";
+import { chartGpuHours, plural } from "../../../lib/words";
 
 const hourLabel = (iso: string) => new Date(iso).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
 const short = (path: string) => path.split("/").slice(-1)[0] ?? path;
@@ -79,8 +79,8 @@ export function ChartsView() {
   const use =
     d?.usage.map((u) => ({
       budget: short(u.budget),
-      usage: Math.round(u.usageGpuHours),
-      entitlement: Math.round(u.entitlementGpuHours),
+      usage: chartGpuHours(u.usageGpuHours),
+      entitlement: chartGpuHours(u.entitlementGpuHours),
     })) ?? [];
   return (
     <>
@@ -202,7 +202,8 @@ export function ChartsView() {
               <p className="muted">Nothing was owed in this window: no allocated demand yet.</p>
             ) : (
               <ResponsiveContainer width="100%" height="100%">
-                <BarChart data={del} margin={{ left: 24, right: 8 }}>
+                {/* Room on the right for the line's "95%" label, which was cut to "9". */}
+                <BarChart data={del} margin={{ left: 24, right: 36 }}>
                   <CartesianGrid stroke="#eef0f3" vertical={false} />
                   <XAxis dataKey="budget" tick={{ fontSize: 10 }} interval={0} angle={-30} textAnchor="end" height={70} />
                   <YAxis domain={[0, 100]} tick={{ fontSize: 11 }} unit="%" width={44} />

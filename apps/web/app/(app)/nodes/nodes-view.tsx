@@ -257,7 +257,7 @@ export function NodesView() {
                       </div>
                       <p className="small muted" style={{ margin: 0 }}>
                         Drain: nothing new starts; each job leaves as soon as it is interruptible (protected jobs finish their
-                        protection). Empty nodes go to REPAIR.
+                        protection). Empty nodes go to repair.
                       </p>
                     </>
                   ) : null}

@@ -56,7 +56,7 @@ export function NotificationsView() {
                       {n.jobId !== null ? <Link href={`/jobs/${n.jobId}`}>{n.title}</Link> : n.title}
                     </strong>
                     <span className="small muted">
-                      {KIND_LABEL[n.kind] ?? n.kind.toLowerCase()} · {ago(n.createdAt, now)} ago
+                      {KIND_LABEL[n.kind] ?? n.kind.toLowerCase()} · {ago(n.createdAt, now)}
                     </span>
                   </div>
                   <div className="small">{n.sentence}</div>

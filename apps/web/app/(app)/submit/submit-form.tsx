@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useMemo, useState, type CSSProperties, type ReactNode } from "react";
+import { useMemo, useState } from "react";
 import {
   RESUMABLE_DEFAULT,
   explainContract,
@@ -11,6 +11,7 @@ import {
   type SubmitJobInput,
 } from "@tranche/contracts";
 import { useTRPC } from "../../../lib/trpc";
+import { BudgetSelect, ClusterSelect, TextField, type TextFieldProps } from "../../../components/job-fields";
 import { LaneBadge } from "../../../components/ui";
 import { errorText, fieldIssues } from "../../../lib/error-text";
 
@@ -52,17 +53,6 @@ type TextKey =
   | "array"
   | "after"
   | "retries";
-
-interface TextFieldOptions {
-  hint?: ReactNode;
-  placeholder?: string;
-  numeric?: boolean;
-  multiline?: boolean;
-  full?: boolean;
-  style?: CSSProperties;
-  /** Shown between the control and its hint (e.g. preset buttons). */
-  extra?: ReactNode;
-}
 
 /** KEY=VALUE lines -> object; a malformed line is an error naming the line. */
 function parseEnv(text: string, what = "env"): { env: Record<string, string> } | { error: string } {
@@ -196,45 +186,12 @@ export function SubmitForm() {
     };
   }, [state.gpus, state.minRuntime, state.maxRuntime, state.debug, state.resumable, state.requeue, state.gracePeriod]);
 
-  const err = (k: string) =>
-    errors[k] ? (
-      <div className="field-error" id={`${k}-error`} role="alert">
-        {errors[k]}
-      </div>
-    ) : null;
-  const inv = (k: string) => ({
-    "aria-invalid": errors[k] ? true : undefined,
-    "aria-describedby": errors[k] ? `${k}-error` : undefined,
-  });
-
-  /** Label, control, hint and error of one text field, wired to the form state and its error. */
-  const textField = (k: TextKey, label: ReactNode, o: TextFieldOptions = {}) => {
-    const control = {
-      id: k,
-      placeholder: o.placeholder,
-      style: o.style,
-      value: state[k],
-      ...inv(k),
-    };
-    return (
-      <div className={o.full ? "field full" : "field"}>
-        <label htmlFor={k}>{label}</label>
-        {o.multiline ? (
-          <textarea className="textarea" {...control} onChange={(e) => set(k, e.target.value)} />
-        ) : (
-          <input
-            className="input"
-            inputMode={o.numeric ? "numeric" : undefined}
-            {...control}
-            onChange={(e) => set(k, e.target.value)}
-          />
-        )}
-        {o.extra}
-        {o.hint ? <span className="hint">{o.hint}</span> : null}
-        {err(k)}
-      </div>
-    );
-  };
+  /** One text field, wired to the form state and its error. */
+  const textField = (
+    k: TextKey,
+    label: TextFieldProps["label"],
+    o: Omit<TextFieldProps, "id" | "label" | "value" | "onChange"> = {},
+  ) => <TextField id={k} label={label} value={state[k]} onChange={(v) => set(k, v)} error={errors[k]} {...o} />;
 
   const horizon = Math.max(words.max ?? 0, words.min * 1.6, 3600);
   const protW = Math.min(100, (Math.min(words.min, words.max ?? Infinity) / horizon) * 100);
@@ -268,42 +225,20 @@ export function SubmitForm() {
             </div>
           ) : null}
           <div className="form-grid">
-            <div className="field">
-              <label htmlFor="cluster">Cluster</label>
-              <select
-                id="cluster"
-                className="select"
-                value={cluster}
-                onChange={(e) => set("cluster", e.target.value)}
-                {...inv("cluster")}
-              >
-                {clusters.data?.map((c) => (
-                  <option key={c.id} value={c.name}>
-                    {c.name} — {c.gpuCount} × {c.gpuType}, {c.readyGpus} ready
-                  </option>
-                ))}
-              </select>
-              {err("cluster")}
-            </div>
-            <div className="field">
-              <label htmlFor="budget">Budget</label>
-              <select
-                id="budget"
-                className="select"
-                value={budget}
-                onChange={(e) => set("budget", e.target.value)}
-                {...inv("budget")}
-              >
-                {budgets.data?.length === 0 ? <option value="">You are not a member of any budget</option> : null}
-                {budgets.data?.map((b) => (
-                  <option key={b.id} value={b.path}>
-                    {b.path}
-                  </option>
-                ))}
-              </select>
-              <span className="hint">The budget its GPU time is charged to.</span>
-              {err("budget")}
-            </div>
+            <ClusterSelect
+              id="cluster"
+              value={cluster}
+              clusters={clusters.data}
+              onChange={(v) => set("cluster", v)}
+              error={errors.cluster}
+            />
+            <BudgetSelect
+              id="budget"
+              value={budget}
+              budgets={budgets.data}
+              onChange={(v) => set("budget", v)}
+              error={errors.budget}
+            />
             {textField("gpus", "GPUs", {
               numeric: true,
               hint: (

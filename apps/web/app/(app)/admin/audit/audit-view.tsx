@@ -85,7 +85,7 @@ export function AuditView() {
                     <td className="small" title={`Action code: ${e.action}`}>
                       {auditActionText(e.action)}
                     </td>
-                    <td>{e.target}</td>
+                    <td className="small">{e.target}</td>
                     <td className="small" style={{ maxWidth: 380, overflowWrap: "anywhere" }}>
                       {auditDetailsText(e.details, e.target)}
                     </td>

@@ -111,24 +111,27 @@ export function UsersAdmin() {
                   </select>
                 </td>
                 <td className="small">{u.disabled ? "disabled" : u.hasPassword ? "active" : "no password yet"}</td>
-                <td className="num row">
-                  <button
-                    className="btn small"
-                    onClick={() =>
-                      reset.mutate(
-                        { id: u.id },
-                        { onSuccess: (r) => setLink({ email: u.email, url: r.setPasswordUrl, expiresAt: r.expiresAt }) },
-                      )
-                    }
-                  >
-                    New password link
-                  </button>
-                  <button
-                    className={`btn small ${u.disabled ? "" : "danger"}`}
-                    onClick={() => update.mutate({ id: u.id, change: { disabled: !u.disabled } })}
-                  >
-                    {u.disabled ? "Enable" : "Disable"}
-                  </button>
+                {/* The flex row inside the cell: a flex cell drew its borders out of line with the rest of the row. */}
+                <td className="num">
+                  <div className="row">
+                    <button
+                      className="btn small"
+                      onClick={() =>
+                        reset.mutate(
+                          { id: u.id },
+                          { onSuccess: (r) => setLink({ email: u.email, url: r.setPasswordUrl, expiresAt: r.expiresAt }) },
+                        )
+                      }
+                    >
+                      New password link
+                    </button>
+                    <button
+                      className={`btn small ${u.disabled ? "" : "danger"}`}
+                      onClick={() => update.mutate({ id: u.id, change: { disabled: !u.disabled } })}
+                    >
+                      {u.disabled ? "Enable" : "Disable"}
+                    </button>
+                  </div>
                 </td>
               </tr>
             ))}

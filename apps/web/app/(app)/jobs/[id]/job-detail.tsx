@@ -5,12 +5,13 @@ import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { explainContract, formatDuration, formatExactDuration } from "@tranche/contracts";
 import { expectedStartWords } from "@tranche/contracts/format";
+import { defaultPolicy } from "@tranche/scheduler-core";
 import { useTRPC } from "../../../../lib/trpc";
 import { JobLogs } from "./job-logs";
 import { SessionPanel } from "./session-panel";
 import { LaneBadge, ReasonTag, ReasonTimes, StateBadge, ago, readable, until, useNow, when } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
-import { labelAddsToTitle, minRuntimeText, placementText, runEndText } from "../../../../lib/words";
+import { gracePeriodText, labelAddsToTitle, minRuntimeText, placementText, runEndText } from "../../../../lib/words";
 import { reasonLabel } from "@tranche/contracts/reasons";
 import { jobPageUnder } from "../../../../lib/nav";
 import { useNavHighlight } from "../../../../components/nav-highlight";
@@ -148,7 +149,7 @@ export function JobDetailView({ id }: { id: number }) {
       {running && job.squattingSince ? (
         <div className="alert warn" style={{ marginBottom: "1rem" }} data-testid="squatting-notice">
           Likely squatting: this job&apos;s GPUs have been under 5% busy for at least 30 minutes (flagged{" "}
-          {ago(job.squattingSince, now)} ago). If it is waiting for something, consider freeing the GPUs; a cluster may end the
+          {ago(job.squattingSince, now)}). If it is waiting for something, consider freeing the GPUs; a cluster may end the
           protection of jobs that stay flagged.
         </div>
       ) : null}
@@ -293,7 +294,7 @@ export function JobDetailView({ id }: { id: number }) {
                   {job.priority} (within {job.budget})
                 </dd>
                 <dt>Grace period</dt>
-                <dd>{job.gracePeriod !== null ? formatExactDuration(job.gracePeriod) : "default"}</dd>
+                <dd>{gracePeriodText(job, defaultPolicy, formatExactDuration)}</dd>
                 <dt>Requeued</dt>
                 <dd>{job.requeueCount} times</dd>
                 <dt>Retries on failure</dt>

@@ -4,6 +4,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { formatBytes, type JobLogPage, type LogChunkView } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
 import { prefixNodeLines } from "../../../../lib/log-lines";
+import { logFollowText } from "../../../../lib/words";
 import { Empty } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
 
@@ -31,6 +32,8 @@ export function JobLogs({ id, running }: { id: number; running: boolean }) {
   const [atEnd, setAtEnd] = useState(true);
   const [dropped, setDropped] = useState(0);
   const [loaded, setLoaded] = useState(false);
+  // Whether the kept log is whole: the job is over and its agent uploaded its last output.
+  const [complete, setComplete] = useState(false);
   const [error, setError] = useState<string | null>(null);
   // Bumped after every poll: a poll that brought nothing leaves `next` as it was, and without this the
   // follow effect would never run again (the page stopped at the first quiet moment of a job's output).
@@ -44,6 +47,7 @@ export function JobLogs({ id, running }: { id: number; running: boolean }) {
   );
   const take = (p: JobLogPage) => {
     setDropped(p.droppedBytes);
+    setComplete(p.complete);
     setError(null);
     setLoaded(true);
   };
@@ -129,18 +133,21 @@ export function JobLogs({ id, running }: { id: number; running: boolean }) {
     if (p.chunks.length < PAGE) setAtEnd(true);
   };
 
+  // Following a finished job's complete log would wait for output that cannot come.
+  const live = running || !complete;
+
   return (
     <>
       <div className="panel-body row small" style={{ gap: "0.5rem", paddingBottom: 0 }}>
-        {atEnd ? (
+        {!atEnd ? (
+          <button className="btn small" onClick={() => void toEnd()}>
+            {live ? "Go to the end and follow" : "Go to the end"}
+          </button>
+        ) : live ? (
           <button className="btn small" onClick={() => setFollow(!follow)} aria-pressed={follow}>
             {follow ? "Stop following" : "Follow"}
           </button>
-        ) : (
-          <button className="btn small" onClick={() => void toEnd()}>
-            Go to the end and follow
-          </button>
-        )}
+        ) : null}
         <button className="btn small" onClick={() => void fromStart()}>
           Jump to start
         </button>
@@ -148,7 +155,7 @@ export function JobLogs({ id, running }: { id: number; running: boolean }) {
           Download whole log
         </a>
         <span className="muted" data-testid="log-follow-state">
-          {atEnd && follow ? (running ? "following the end of the output live" : "the end of the output") : "not following"}
+          {logFollowText({ live, atEnd, follow, running })}
         </span>
       </div>
       {dropped > 0 ? (
@@ -187,8 +194,16 @@ export function JobLogs({ id, running }: { id: number; running: boolean }) {
           ) : null}
         </pre>
       ) : loaded ? (
-        <Empty title="No output yet">Logs appear here once the job runs on a node.</Empty>
-      ) : null}
+        live ? (
+          <Empty title="No output yet">Logs appear here once the job runs on a node.</Empty>
+        ) : (
+          <Empty title="No output">The job printed nothing that was kept.</Empty>
+        )
+      ) : error ? null : (
+        <div className="panel-body">
+          <span className="skeleton" style={{ display: "block", height: "4rem" }} aria-label="Loading" />
+        </div>
+      )}
     </>
   );
 }

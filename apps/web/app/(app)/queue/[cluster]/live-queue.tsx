@@ -371,13 +371,18 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
             Pending jobs in the scheduler&apos;s order, with the reason it gave each one at the latest cycle.
           </p>
         </div>
-        <nav className="seg" aria-label="Clusters">
-          {clusters.data?.map((c) => (
-            <Link key={c.id} href={`/queue/${c.name}`} aria-current={c.name === cluster ? "page" : undefined}>
-              {c.name} <span className="faint">{c.gpuType}</span>
-            </Link>
-          ))}
-        </nav>
+        {/* Until the clusters are known: a grey block, not an empty frame. */}
+        {clusters.data ? (
+          <nav className="seg" aria-label="Clusters">
+            {clusters.data.map((c) => (
+              <Link key={c.id} href={`/queue/${c.name}`} aria-current={c.name === cluster ? "page" : undefined}>
+                {c.name} <span className="faint">{c.gpuType}</span>
+              </Link>
+            ))}
+          </nav>
+        ) : (
+          <span className="skeleton" style={{ display: "block", width: "10rem", height: "2rem" }} aria-label="Loading" />
+        )}
       </div>
       {q.isError ? <div className="alert bad">{errorText(q.error)}</div> : null}
       {q.data ? (
@@ -408,7 +413,7 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
             <div className="tile">
               <div className="tile-label">Ready capacity</div>
               <div className="tile-value">{q.data.cluster.readyGpus}</div>
-              <div className="tile-sub">GPUs on READY nodes</div>
+              <div className="tile-sub">GPUs on nodes ready for new work</div>
             </div>
             <div className="tile">
               <div className="tile-label">Latest cycle</div>

@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "../../../../lib/trpc";
 import { errorText, fieldIssues } from "../../../../lib/error-text";
+import { BudgetSelect, ClusterSelect, TextField } from "../../../../components/job-fields";
 
 /** The "Start a session" form: the same request as `tranche session` (the server checks everything). */
 export function StartSessionForm() {
@@ -28,13 +29,6 @@ export function StartSessionForm() {
       },
     }),
   );
-  const err = (k: string) =>
-    errors[k] ? (
-      <div className="field-error" id={`${k}-error`} role="alert">
-        {errors[k]}
-      </div>
-    ) : null;
-
   return (
     <form
       className="panel"
@@ -54,61 +48,36 @@ export function StartSessionForm() {
           </div>
         ) : null}
         <div className="form-grid">
-          <div className="field">
-            <label htmlFor="session-cluster">Cluster</label>
-            <select
-              id="session-cluster"
-              className="select"
-              value={cluster}
-              onChange={(e) => setF({ ...f, cluster: e.target.value })}
-            >
-              {clusters.data?.map((c) => (
-                <option key={c.id} value={c.name}>
-                  {c.name} — {c.gpuType}, {c.readyGpus} GPUs ready
-                </option>
-              ))}
-            </select>
-            {err("cluster")}
-          </div>
-          <div className="field">
-            <label htmlFor="session-budget">Budget</label>
-            <select
-              id="session-budget"
-              className="select"
-              value={budget}
-              onChange={(e) => setF({ ...f, budget: e.target.value })}
-            >
-              {budgets.data?.length === 0 ? <option value="">You are not a member of any budget</option> : null}
-              {budgets.data?.map((b) => (
-                <option key={b.id} value={b.path}>
-                  {b.path}
-                </option>
-              ))}
-            </select>
-            {err("budget")}
-          </div>
-          <div className="field">
-            <label htmlFor="session-gpus">GPUs</label>
-            <input
-              id="session-gpus"
-              className="input"
-              inputMode="numeric"
-              value={f.gpus}
-              onChange={(e) => setF({ ...f, gpus: e.target.value })}
-            />
-            {err("gpus")}
-          </div>
-          <div className="field">
-            <label htmlFor="session-min">Protected for</label>
-            <input
-              id="session-min"
-              className="input"
-              value={f.minRuntime}
-              onChange={(e) => setF({ ...f, minRuntime: e.target.value })}
-            />
-            <span className="hint">Nothing preempts it for this long after each start (e.g. 4h); you can extend it later.</span>
-            {err("minRuntime")}
-          </div>
+          <ClusterSelect
+            id="session-cluster"
+            value={cluster}
+            clusters={clusters.data}
+            onChange={(v) => setF({ ...f, cluster: v })}
+            error={errors.cluster}
+          />
+          <BudgetSelect
+            id="session-budget"
+            value={budget}
+            budgets={budgets.data}
+            onChange={(v) => setF({ ...f, budget: v })}
+            error={errors.budget}
+          />
+          <TextField
+            id="session-gpus"
+            label="GPUs"
+            numeric
+            value={f.gpus}
+            onChange={(v) => setF({ ...f, gpus: v })}
+            error={errors.gpus}
+          />
+          <TextField
+            id="session-min"
+            label="Protected for"
+            value={f.minRuntime}
+            onChange={(v) => setF({ ...f, minRuntime: v })}
+            hint="Nothing preempts it for this long after each start (e.g. 4h); you can extend it later."
+            error={errors.minRuntime}
+          />
           <div className="field full">
             <label className="row" style={{ gap: "0.4rem" }}>
               <input type="checkbox" checked={f.jupyter} onChange={(e) => setF({ ...f, jupyter: e.target.checked })} /> Jupyter
