@@ -13,6 +13,7 @@ const PENDING: Record<string, string> = {
   DEBUG_USER_CAP: "debug GPU cap reached",
   NO_ENTITLEMENT: "budget has no share here",
   RESERVED_FOR: "nodes reserved for another job",
+  DEBUG_RESERVE: "free GPUs kept for debug jobs",
   ORDER: "waiting its turn",
   BUDGET_OVER_SHARE: "budget not far enough behind to preempt",
   CONTRACTS: "waiting for protected jobs",

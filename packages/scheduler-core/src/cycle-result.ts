@@ -149,6 +149,8 @@ export interface PendingReasonDetails {
   reservedForJobId?: string;
   /** RESERVED_FOR: when that reservation starts. */
   reservedFrom?: number;
+  /** DEBUG_RESERVE: the GPUs kept free for debug-lane jobs on this cluster (R5). */
+  debugReserveGpus?: number;
   /** DEBUG_USER_CAP: debug GPUs the user holds and the cap. */
   userDebugGpus?: number;
   debugCap?: number;

@@ -166,6 +166,8 @@ function sentenceFor(input: ReasonInput, nodeSize: number, pos: string): string 
       return `Budget ${input.budgetPath} has no share of this cluster, so this job runs only as unallocated work, on GPUs no allocated job can use; ${needText(d, nodeSize)} (${pos}).`;
     case "RESERVED_FOR":
       return `The free GPUs it fits on are reserved for job ${d.reservedForJobId ?? "?"}, which can start there ${reservedTail(d.reservedFrom ?? input.now, input.now)} (${pos}, ${budget}).`;
+    case "DEBUG_RESERVE":
+      return `It fits on free GPUs, but they are among the ${plural(d.debugReserveGpus ?? 0, "GPU")} kept free on the emptiest nodes for short debug jobs; it starts when other GPUs free up (${pos}, ${budget}).`;
     case "ORDER":
       return `Waiting its turn: ${plural(d.jobsAhead, "job")} ahead in order took the GPUs that were free at the start of this cycle (${pos}, ${budget}).`;
     case "BUDGET_OVER_SHARE":

@@ -236,7 +236,9 @@ describe("Owed share first (R2, R4)", () => {
           ...pending,
         );
     // 16 - 5 = 11 free GPUs would be left, but no node with 8: refused.
-    expect(startedIds(runCycle(cluster(makeJob("b-5").budget("b").gpus(5)).snapshot(), reserve, NOW))).toEqual([]);
+    const five = runCycle(cluster(makeJob("b-5").budget("b").gpus(5)).snapshot(), reserve, NOW);
+    expect(startedIds(five)).toEqual([]);
+    expect(five.pending.get("b-5")).toMatchObject({ code: "DEBUG_RESERVE", details: { debugReserveGpus: 8 } });
     // A 4-GPU job fits in a fragment and leaves n13 whole: it starts there.
     const four = runCycle(cluster(makeJob("b-4").budget("b").gpus(4)).snapshot(), reserve, NOW);
     expect(startsOf(four).map((s) => s.placement[0]!.nodeId)).toEqual(["n11"]);

@@ -92,6 +92,11 @@ const cases: { what: string; code: PendingReasonCode; details: PendingReasonDeta
     code: "RESERVED_FOR",
     details: { ...base, gpus: 2, reservedForJobId: "135", reservedFrom: NOW },
   },
+  {
+    what: "the free GPUs it fits on are the debug lane's reserve",
+    code: "DEBUG_RESERVE",
+    details: { ...base, gpus: 8, largestFreeGpus: 8, debugReserveGpus: 5 },
+  },
   { what: "jobs ahead took the free GPUs", code: "ORDER", details: { ...base, position: 2, jobsAhead: 1, gpus: 8 } },
   {
     what: "could preempt, but its budget is not far enough behind",

@@ -13,8 +13,12 @@ import type { CycleSession } from "./session";
  * job instead of 0.32, docs/scheduling-model.md §7).
  */
 function reserveOf(s: CycleSession, lane: JobLane): number {
-  if (lane === "DEBUG" || s.policy.debugReserve <= 0) return 0;
-  return Math.floor(s.policy.debugReserve * s.tree.capacity);
+  return lane === "DEBUG" ? 0 : debugReserveGpus(s);
+}
+
+/** The reserve of this cluster now, whole GPUs. */
+export function debugReserveGpus(s: CycleSession): number {
+  return s.policy.debugReserve <= 0 ? 0 : Math.floor(s.policy.debugReserve * s.tree.capacity);
 }
 
 /**

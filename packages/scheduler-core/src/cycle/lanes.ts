@@ -3,6 +3,7 @@ import type { JobLane, PendingReasonCode } from "../types";
 import { BlockedMemo } from "./blocked-memo";
 import { carryReservations } from "./carried-reservations";
 import { consolidate, tryConsolidate } from "./consolidate";
+import { debugReserveGpus } from "./debug-reserve";
 import { StartFits } from "./fits";
 import { reservationExtras, type ReasonExtras } from "./reason-drafts";
 import { blockedReason } from "./reason-precedence";
@@ -117,6 +118,8 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
   let estimate = false;
   if (code === "DEBUG_USER_CAP") {
     extras = { userDebugGpus: capHeld, debugCap: policy.debugMaxGpusPerUser };
+  } else if (code === "DEBUG_RESERVE") {
+    extras = { debugReserveGpus: debugReserveGpus(s) };
   } else if (code === "RESERVED_FOR") {
     const r = s.reservations.blocking(e);
     extras = reservationExtras(r.jobId, r.from);

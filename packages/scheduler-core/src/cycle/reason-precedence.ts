@@ -1,6 +1,7 @@
 import type { PendingEntry } from "../order-pending";
 import type { PendingReasonCode } from "../types";
 import type { StartFits } from "./fits";
+import { intoDebugReserve, takesDebugReserve } from "./debug-reserve";
 import type { CycleSession } from "./session";
 
 /**
@@ -18,6 +19,8 @@ import type { CycleSession } from "./session";
  *                     this job would go over it;
  *   DEBUG_USER_CAP    debug lane, and its user already holds the debug GPUs the cap allows;
  *   NO_ENTITLEMENT    its budget has no entitlement: it runs only as unallocated work;
+ *   DEBUG_RESERVE     it would fit on free GPUs it may use, but they are the GPUs kept free for
+ *                     debug-lane jobs (R5);
  *   RESERVED_FOR      it would fit on free GPUs that are reserved (R7) for a job it would delay;
  *   ORDER             it would have fit on the GPUs free at the start of the cycle, but jobs ahead
  *                     of it in order took them;
@@ -41,6 +44,8 @@ export function blockedReason(s: CycleSession, fits: StartFits, e: PendingEntry,
   const lane = e.lane;
   if (overDebugCap) return "DEBUG_USER_CAP";
   if (!s.tree.hasEntitlement(e.budget)) return "NO_ENTITLEMENT";
+  // Before RESERVED_FOR: the free GPUs it may use (its own reservation's too) are the reserve's.
+  if (blockedByDebugReserve(s, e)) return "DEBUG_RESERVE";
   if (
     s.reservations.length > 0 &&
     // It would fit on free GPUs, or (allocated) by preempting unallocated work, but for a reservation.
@@ -51,4 +56,12 @@ export function blockedReason(s: CycleSession, fits: StartFits, e: PendingEntry,
   if (lane === "ALLOCATED" && board.couldFit(g, 1)) return "BUDGET_OVER_SHARE";
   if (lane !== "UNALLOCATED" && board.couldFit(g, 2)) return "CONTRACTS";
   return "CAPACITY";
+}
+
+/** It would fit on the free GPUs it may use, but the debug reserve keeps it off them (R5). */
+function blockedByDebugReserve(s: CycleSession, e: PendingEntry): boolean {
+  const g = e.job.gpus;
+  if (s.policy.debugReserve <= 0 || e.lane === "DEBUG") return false;
+  const slots = s.memo.freePlacement(g, s.reservations.allowFor(e));
+  return slots !== null && (intoDebugReserve(s, e.lane, g) || takesDebugReserve(s, e.lane, slots));
 }
