@@ -51,6 +51,8 @@ interface Submitter {
   actor: Actor;
 }
 
+const GENERATOR_TOKEN = "demo workload generator";
+
 async function makeSubmitters(): Promise<Submitter[]> {
   const leaves = await prisma.budgetTreeNode.findMany({
     where: { archivedAt: null, children: { none: {} } },
@@ -71,7 +73,10 @@ async function makeSubmitters(): Promise<Submitter[]> {
     const user = leaf.members[0]?.user;
     if (!user) continue;
     const actor: Actor = { id: user.id, email: user.email, name: user.name, role: user.role };
-    const { token } = await createApiToken(prisma, actor, { name: "demo workload generator", expiresInDays: 1 });
+    // One live token per generated researcher: the ones an earlier start made are removed, not piled up
+    // (they were 15 new tokens on every `npm start`). Only the generator's own, by their name.
+    await prisma.apiToken.deleteMany({ where: { userId: user.id, name: GENERATOR_TOKEN } });
+    const { token } = await createApiToken(prisma, actor, { name: GENERATOR_TOKEN, expiresInDays: 1 });
     out.push({ budget: leaf.path, token, actor });
   }
   return out;
