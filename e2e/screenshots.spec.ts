@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// The waits below run in the page (page.evaluate), where the DOM is the global scope.
 import { test, type Page } from "@playwright/test";
 import { type USERS, sameOrigin, signIn as signInWith } from "./support/helpers";
 
