@@ -1,17 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
-import { acquireOrRenewLease, applyCyclePlan, handleHeartbeat, hashSecret, loadCycleInput } from "@tranche/domain/runtime";
+import type { TestDatabase } from "@tranche/db/testing";
+import { applyCyclePlan, loadCycleInput } from "@tranche/domain/runtime";
 import { runCycle } from "@tranche/scheduler-core";
-import { makeWorld, submit, type World } from "./harness";
+import { startHeartbeatScene, submit, type HeartbeatScene, type World } from "./harness";
 
 const ROUNDS = 8;
-const gpus = Array.from({ length: 8 }, (_, index) => ({
-  index,
-  uuid: `GPU-${index}`,
-  name: "Fake",
-  memoryMiB: 1,
-  utilizationPercent: 50,
-}));
 
 /**
  * Two agents report exits at the same moment, each for runs of both budgets but in the opposite
@@ -23,25 +16,15 @@ const gpus = Array.from({ length: 8 }, (_, index) => ({
 describe("concurrent heartbeats", () => {
   let db: TestDatabase;
   let world: World;
+  let beat: HeartbeatScene["beat"];
 
   beforeAll(async () => {
-    db = await createTestDatabase("concurrent_heartbeats");
-    world = await makeWorld(db.prisma, { nodes: 2 });
-    for (const [name, id] of Object.entries(world.nodeIds))
-      await db.prisma.node.update({ where: { id }, data: { agentCredentialHash: hashSecret(`cred-${name}`) } });
-    expect(await acquireOrRenewLease(db.prisma, "test", 3600)).toBe(true);
+    ({ db, world, beat } = await startHeartbeatScene("concurrent_heartbeats"));
   });
   afterAll(async () => {
     await db?.drop();
   });
 
-  const beat = (name: string, at: number, jobs: object[] = []) =>
-    handleHeartbeat(
-      db.prisma,
-      `cred-${name}`,
-      { nodeName: name, agentVersion: "test", health: { healthy: true, errors: [] }, gpus, busyPercent: 50, jobs, logs: [] },
-      new Date(at * 1000),
-    );
   const cycle = async (now: number) => {
     const input = await loadCycleInput(db.prisma, world.clusterId, now);
     // The cycle's own charge is left out: only the two heartbeats write the ledger here.

@@ -5,10 +5,17 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect } from "vitest";
 import type { PrismaClient } from "@tranche/db";
 import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
 import { submitJob, type Actor } from "@tranche/domain";
-import { issueEnrollmentTokens, serveAgentProtocol } from "@tranche/domain/runtime";
+import {
+  acquireOrRenewLease,
+  handleHeartbeat,
+  hashSecret,
+  issueEnrollmentTokens,
+  serveAgentProtocol,
+} from "@tranche/domain/runtime";
 import type { SubmitJobInput } from "@tranche/contracts";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
@@ -53,6 +60,48 @@ export async function makeWorld(
     actor: { id: user.id, email: user.email, name: user.name, role: "ADMIN" },
     budgets: { "lab/a": a.id, "lab/b": b.id },
   };
+}
+
+/** Eight fake GPUs as an agent reports them in a heartbeat. */
+const gpus = Array.from({ length: 8 }, (_, index) => ({
+  index,
+  uuid: `GPU-${index}`,
+  name: "Fake",
+  memoryMiB: 1,
+  utilizationPercent: 50,
+}));
+
+/**
+ * For tests that call the heartbeat handler in-process, racing the plan applier with no agent process:
+ * a fresh database with two nodes whose agents hold the credential `cred-<name>`, the worker lease
+ * taken as "test", and `beat`, one node's heartbeat at `at` (epoch seconds) reporting `jobs`.
+ */
+export interface HeartbeatScene {
+  db: TestDatabase;
+  world: World;
+  beat: (name: string, at: number, jobs?: object[]) => ReturnType<typeof handleHeartbeat>;
+}
+
+/** A HeartbeatScene (for a beforeAll); the caller drops `db`. A start that fails drops it itself. */
+export async function startHeartbeatScene(label: string): Promise<HeartbeatScene> {
+  const db = await createTestDatabase(label);
+  try {
+    const world = await makeWorld(db.prisma, { nodes: 2 });
+    for (const [name, id] of Object.entries(world.nodeIds))
+      await db.prisma.node.update({ where: { id }, data: { agentCredentialHash: hashSecret(`cred-${name}`) } });
+    expect(await acquireOrRenewLease(db.prisma, "test", 3600)).toBe(true);
+    const beat = (name: string, at: number, jobs: object[] = []) =>
+      handleHeartbeat(
+        db.prisma,
+        `cred-${name}`,
+        { nodeName: name, agentVersion: "test", health: { healthy: true, errors: [] }, gpus, busyPercent: 50, jobs, logs: [] },
+        new Date(at * 1000),
+      );
+    return { db, world, beat };
+  } catch (e) {
+    await db.drop();
+    throw e;
+  }
 }
 
 export async function submit(
