@@ -28,6 +28,34 @@ interface ClusterOption {
   readyGpus: number;
 }
 
+/** Label, select, optional hint and error of one choice; `children` are its options. */
+function LabelledSelect(p: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string;
+  hint?: string;
+  children: ReactNode;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={p.id}>{p.label}</label>
+      <select
+        id={p.id}
+        className="select"
+        value={p.value}
+        onChange={(e) => p.onChange(e.target.value)}
+        {...invalidProps(p.id, p.error)}
+      >
+        {p.children}
+      </select>
+      {p.hint ? <span className="hint">{p.hint}</span> : null}
+      <FieldError id={p.id} message={p.error} />
+    </div>
+  );
+}
+
 export function ClusterSelect(p: {
   id: string;
   value: string;
@@ -36,24 +64,14 @@ export function ClusterSelect(p: {
   error?: string;
 }) {
   return (
-    <div className="field">
-      <label htmlFor={p.id}>Cluster</label>
-      <select
-        id={p.id}
-        className="select"
-        value={p.value}
-        onChange={(e) => p.onChange(e.target.value)}
-        {...invalidProps(p.id, p.error)}
-      >
-        {p.clusters === undefined ? <option value="">Loading clusters…</option> : null}
-        {p.clusters?.map((c) => (
-          <option key={c.id} value={c.name}>
-            {c.name} — {c.gpuCount} × {c.gpuType}, {c.readyGpus} ready
-          </option>
-        ))}
-      </select>
-      <FieldError id={p.id} message={p.error} />
-    </div>
+    <LabelledSelect id={p.id} label="Cluster" value={p.value} onChange={p.onChange} error={p.error}>
+      {p.clusters === undefined ? <option value="">Loading clusters…</option> : null}
+      {p.clusters?.map((c) => (
+        <option key={c.id} value={c.name}>
+          {c.name} — {c.gpuCount} × {c.gpuType}, {c.readyGpus} ready
+        </option>
+      ))}
+    </LabelledSelect>
   );
 }
 
@@ -65,26 +83,22 @@ export function BudgetSelect(p: {
   error?: string;
 }) {
   return (
-    <div className="field">
-      <label htmlFor={p.id}>Budget</label>
-      <select
-        id={p.id}
-        className="select"
-        value={p.value}
-        onChange={(e) => p.onChange(e.target.value)}
-        {...invalidProps(p.id, p.error)}
-      >
-        {p.budgets === undefined ? <option value="">Loading your budgets…</option> : null}
-        {p.budgets?.length === 0 ? <option value="">You are not a member of any budget</option> : null}
-        {p.budgets?.map((b) => (
-          <option key={b.id} value={b.path}>
-            {b.path}
-          </option>
-        ))}
-      </select>
-      <span className="hint">The budget its GPU time is charged to.</span>
-      <FieldError id={p.id} message={p.error} />
-    </div>
+    <LabelledSelect
+      id={p.id}
+      label="Budget"
+      value={p.value}
+      onChange={p.onChange}
+      error={p.error}
+      hint="The budget its GPU time is charged to."
+    >
+      {p.budgets === undefined ? <option value="">Loading your budgets…</option> : null}
+      {p.budgets?.length === 0 ? <option value="">You are not a member of any budget</option> : null}
+      {p.budgets?.map((b) => (
+        <option key={b.id} value={b.path}>
+          {b.path}
+        </option>
+      ))}
+    </LabelledSelect>
   );
 }
 
