@@ -1,6 +1,5 @@
-import { readFileSync, readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { pageSources } from "./page-sources";
 
 /**
  * People read node and job states in lower case ("ready nodes", "goes to repair"); the capitalised
@@ -23,16 +22,6 @@ const CODES = [
   "CANCELLED",
   "PREEMPTED",
 ];
-const root = join(__dirname, "..");
-
-function tsxFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) return name === "node_modules" || name.startsWith(".") ? [] : tsxFiles(p);
-    return p.endsWith(".tsx") ? [p] : [];
-  });
-}
-
 /** The JSX text of a file: what stands between `>` and `<` once code is removed. */
 export function jsxText(source: string): string[] {
   const code = source
@@ -53,10 +42,10 @@ describe("visible text", () => {
 
   it("never shows a node or job state code in capitals", () => {
     const found: string[] = [];
-    for (const file of [...tsxFiles(join(root, "app")), ...tsxFiles(join(root, "components"))]) {
-      for (const text of jsxText(readFileSync(file, "utf8"))) {
+    for (const { file, source } of pageSources()) {
+      for (const text of jsxText(source)) {
         const code = CODES.find((c) => new RegExp(`\\b${c}\\b`).test(text));
-        if (code) found.push(`${relative(root, file)}: "${text}"`);
+        if (code) found.push(`${file}: "${text}"`);
       }
     }
     expect(found).toEqual([]);
