@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { defaultPolicy, runCycle, type CycleResult } from "../src/index";
 import { planNodeStates } from "../src/plan-drains";
-import { createHarness, makeCluster, makeJob } from "@tranche/testkit";
+import { makeCluster, makeJob } from "@tranche/testkit";
+import { blocked, consolidation } from "./support/scenes";
 
 // Every sentence the core writes for a decision (starts, preemptions, moves, kills, losses,
 // reservations, node states), rendered from small clusters with realistic numbers, against a golden
 // file a person has read (test/golden/decision-sentences.txt). Pending reasons have their own file
 // (reason-sentences.test.ts). A wording change shows up as a diff: read it, then regenerate with -u.
-const MIN = 60;
 const HOUR = 3600;
 const NOW = 10 * HOUR;
 
@@ -115,28 +115,7 @@ const cases: { what: string; result: () => CycleResult }[] = [
     what: "the first blocked job reserves a node, a short job backfills it",
     result: () =>
       runCycle(
-        makeCluster()
-          .nodes(2)
-          .budget("a", 0.5)
-          .budget("b", 0.5)
-          .usage("b", 50 * HOUR)
-          .job(
-            makeJob("b-1h")
-              .budget("b")
-              .gpus(4)
-              .minRuntime("2h")
-              .on("n01", [0, 1, 2, 3])
-              .startedAt(NOW - HOUR),
-            makeJob("b-2h")
-              .budget("b")
-              .gpus(8)
-              .minRuntime("4h")
-              .on("n02")
-              .startedAt(NOW - 2 * HOUR),
-            makeJob("big").budget("a").gpus(8).submittedAt(0),
-            makeJob("short").budget("b").gpus(2).maxRuntime("30m").minRuntime("30m").submittedAt(5),
-          )
-          .snapshot(),
+        blocked(NOW).job(makeJob("short").budget("b").gpus(2).maxRuntime("30m").minRuntime("30m").submittedAt(5)).snapshot(),
         defaultPolicy,
         NOW,
       ),
@@ -202,23 +181,7 @@ const cases: { what: string; result: () => CycleResult }[] = [
   },
   {
     what: "unallocated work moves to free GPUs elsewhere to make room for an allocated job",
-    result: () => {
-      const h = createHarness(
-        makeCluster()
-          .nodes(3)
-          .budget("a", 1)
-          .job(
-            makeJob("free").budget("a").unallocated().gpus(4).startedAt(0).on("n01", [0, 1, 2, 3]).running(),
-            makeJob("kept").budget("a").gpus(4).minRuntime("8h").startedAt(0).on("n02", [0, 1, 2, 3]).running(),
-            makeJob("kept3").budget("a").gpus(4).minRuntime("8h").startedAt(0).on("n03", [0, 1, 2, 3]).running(),
-          )
-          .snapshot(),
-        { durations: { free: 10 * HOUR, kept: 45 * MIN, kept3: 10 * HOUR } },
-      );
-      h.advance(40 * MIN);
-      h.submit(makeJob("big").budget("a").gpus(8).submittedAt(h.now).pending(), HOUR);
-      return h.cycle();
-    },
+    result: () => consolidation().cycle(),
   },
 ];
 

@@ -1,36 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { defaultPolicy, runCycle } from "../src/index";
 import { makeCluster, makeJob, reservesOf, startedIds } from "@tranche/testkit";
+import { blocked } from "./support/scenes";
 
 const HOUR = 3600;
 const NOW = 100 * HOUR;
 
-/** Two nodes; n01 half busy with a job protected for another hour; n02 busy until its protection ends in 2h. */
-const blocked = () =>
-  makeCluster()
-    .nodes(2)
-    .budget("a", 0.5)
-    .budget("b", 0.5)
-    .usage("b", 50 * HOUR)
-    .job(
-      makeJob("b-1h")
-        .budget("b")
-        .gpus(4)
-        .minRuntime("2h")
-        .on("n01", [0, 1, 2, 3])
-        .startedAt(NOW - HOUR),
-      makeJob("b-2h")
-        .budget("b")
-        .gpus(8)
-        .minRuntime("4h")
-        .on("n02")
-        .startedAt(NOW - 2 * HOUR),
-      makeJob("big").budget("a").gpus(8).submittedAt(0),
-    );
-
 describe("R7 reservations and backfill", () => {
   it("reserves the nodes where the first blocked job can start earliest", () => {
-    const r = runCycle(blocked().snapshot(), defaultPolicy, NOW);
+    const r = runCycle(blocked(NOW).snapshot(), defaultPolicy, NOW);
     expect(r.reservations).toEqual([{ jobId: "big", gpus: 8, nodeIds: ["n01"], from: NOW + HOUR }]);
     expect(reservesOf(r)).toHaveLength(1);
     expect(r.pending.get("big")!.details.earliestStart).toBe(NOW + HOUR);
@@ -41,7 +19,7 @@ describe("R7 reservations and backfill", () => {
 
   it("lets a job that is done before the reservation backfill the reserved GPUs", () => {
     const r = runCycle(
-      blocked().job(makeJob("short").budget("b").gpus(2).maxRuntime("30m").minRuntime("30m").submittedAt(5)).snapshot(),
+      blocked(NOW).job(makeJob("short").budget("b").gpus(2).maxRuntime("30m").minRuntime("30m").submittedAt(5)).snapshot(),
       defaultPolicy,
       NOW,
     );
@@ -55,7 +33,7 @@ describe("R7 reservations and backfill", () => {
 
   it("lets a job that will be interruptible by then backfill, but not a job protected past it", () => {
     const r = runCycle(
-      blocked()
+      blocked(NOW)
         .job(
           makeJob("soon-free").budget("b").gpus(2).minRuntime("30m").submittedAt(5),
           makeJob("long").budget("b").gpus(2).minRuntime("3h").submittedAt(1),
@@ -71,7 +49,7 @@ describe("R7 reservations and backfill", () => {
   });
 
   it("always lets unallocated work backfill, since it can be preempted at any moment", () => {
-    const r = runCycle(blocked().job(makeJob("u").budget("b").gpus(4).unallocated()).snapshot(), defaultPolicy, NOW);
+    const r = runCycle(blocked(NOW).job(makeJob("u").budget("b").gpus(4).unallocated()).snapshot(), defaultPolicy, NOW);
     expect(startedIds(r)).toEqual(["u"]);
   });
 

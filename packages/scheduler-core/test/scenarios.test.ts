@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PENDING_REASON_CODES, defaultPolicy, runCycle } from "../src/index";
 import { createHarness, makeCluster, makeJob, preemptionsOf, startedIds, startsOf } from "@tranche/testkit";
+import { consolidation } from "./support/scenes";
 
 /**
  * One declarative scenario per SPEC rule: a tree, nodes, jobs, some cycles in virtual time (the
@@ -392,20 +393,7 @@ describe("SPEC rules as scenarios", () => {
   });
   it("R12 Consolidation: unallocated work in the way of an allocated job moves to free GPUs elsewhere instead of waiting in the queue", () => {
     // n01: an unallocated job on half the node, the other half free; n02 and n03: a protected job and 4 free GPUs each.
-    const h = createHarness(
-      makeCluster()
-        .nodes(3)
-        .budget("a", 1)
-        .job(
-          makeJob("free").budget("a").unallocated().gpus(4).startedAt(0).on("n01", [0, 1, 2, 3]).running(),
-          makeJob("kept").budget("a").gpus(4).minRuntime("8h").startedAt(0).on("n02", [0, 1, 2, 3]).running(),
-          makeJob("kept3").budget("a").gpus(4).minRuntime("8h").startedAt(0).on("n03", [0, 1, 2, 3]).running(),
-        )
-        .snapshot(),
-      { durations: { free: 10 * HOUR, kept: 45 * MIN, kept3: 10 * HOUR } },
-    );
-    h.advance(40 * MIN);
-    h.submit(makeJob("big").budget("a").gpus(8).submittedAt(h.now).pending(), HOUR);
+    const h = consolidation();
     const r = h.cycle();
     const move = preemptionsOf(r).find((p) => p.jobId === "free")!;
     expect(move).toMatchObject({ reasonCode: "CONSOLIDATION", byJobId: "big", requeue: true, gracePeriod: 10 });
