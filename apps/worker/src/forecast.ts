@@ -1,8 +1,8 @@
-import { Worker } from "node:worker_threads";
 import type { PrismaClient } from "@tranche/db";
 import { writeStartForecasts } from "@tranche/domain/runtime";
 import type { ClusterSnapshot, ForecastOptions, PolicyConfig, StartForecast } from "@tranche/scheduler-core";
-import type { ForecastMessage, ForecastReply, ForecastRequest } from "./forecast-thread-body";
+import type { ForecastRequest } from "./forecast-thread-body";
+import { ForecastThread } from "./forecast-thread-host";
 
 /**
  * Phase 5 of a cycle, after the commit: the core's start forecast stored on each pending job. A
@@ -13,7 +13,8 @@ import type { ForecastMessage, ForecastReply, ForecastRequest } from "./forecast
  * It never delays a cycle either: the forecast is computed on its own thread (seconds on a large
  * cluster), and the cycle does not wait for it. The result is written by the cluster's next cycle,
  * in that cycle's phase 5, so forecast writes never run beside a cycle's own writes; only waiting
- * jobs are written (a job that started meanwhile keeps none).
+ * jobs are written (a job that started meanwhile keeps none). The thread is the forecaster's own
+ * (forecast-thread-host.ts), ended by close().
  */
 export interface ForecastConfig {
   /** -1 = never. */
@@ -37,13 +38,17 @@ export class StartForecaster {
   private readonly ready = new Map<string, { starts: StartForecast[]; now: number }>();
   private readonly compute: ComputeForecast;
   private readonly write: WriteForecast;
+  /** Its own thread when it computes on one (no `compute` port); closed by close(). */
+  private readonly thread: ForecastThread | null;
 
   constructor(
     prisma: PrismaClient | null,
     private readonly config: ForecastConfig,
     ports: { compute?: ComputeForecast; write?: WriteForecast } = {},
   ) {
-    this.compute = ports.compute ?? computeOnThread;
+    const thread = ports.compute ? null : new ForecastThread();
+    this.thread = thread;
+    this.compute = ports.compute ?? ((request) => thread!.compute(request));
     this.write = ports.write ?? ((starts, now) => writeStartForecasts(prisma!, starts, now));
   }
 
@@ -86,51 +91,18 @@ export class StartForecaster {
       .finally(() => this.computing.delete(id));
   }
 
+  /** Whether its forecast thread is alive (false once closed). */
+  get threadRunning(): boolean {
+    return this.thread?.running ?? false;
+  }
+
+  /** Ends its forecast thread; a forecast still computing fails (logged, as any failed forecast). */
+  async close(): Promise<void> {
+    await this.thread?.close();
+  }
+
   private request(snapshot: ClusterSnapshot, policy: PolicyConfig, now: number): ForecastRequest {
     const options: ForecastOptions = { maxJobs: this.config.maxJobs, maxSteps: this.config.maxSteps };
     return { snapshot, policy, now, options };
   }
-}
-
-/**
- * The forecast thread, started at the first forecast and kept (unref'd: it never keeps the process
- * alive). Requests queue on it in order. A thread that fails or exits fails what it had, and the next
- * forecast starts a new one.
- */
-let thread: Worker | null = null;
-let nextId = 0;
-const waiting = new Map<number, { resolve: (s: StartForecast[]) => void; reject: (e: Error) => void }>();
-
-function forecastThread(): Worker {
-  if (thread) return thread;
-  const t = new Worker(new URL("./forecast-thread.mjs", import.meta.url));
-  t.unref();
-  const failAll = (e: Error) => {
-    if (thread === t) thread = null;
-    for (const w of waiting.values()) w.reject(e);
-    waiting.clear();
-  };
-  t.on("message", (m: ForecastReply) => {
-    const w = waiting.get(m.id);
-    if (!w) return;
-    waiting.delete(m.id);
-    if (m.ok) w.resolve(m.starts);
-    else w.reject(new Error(m.error));
-  });
-  t.on("error", (e) => {
-    failAll(e);
-    void t.terminate();
-  });
-  t.on("exit", (code) => failAll(new Error(`the forecast thread exited (${code}) without a result`)));
-  thread = t;
-  return t;
-}
-
-function computeOnThread(request: ForecastRequest): Promise<StartForecast[]> {
-  return new Promise((resolve, reject) => {
-    const id = nextId++;
-    waiting.set(id, { resolve, reject });
-    const message: ForecastMessage = { id, request };
-    forecastThread().postMessage(message);
-  });
 }

@@ -263,6 +263,8 @@ export class Worker {
     this.leader = false;
     await this.listener?.end({ timeout: 1 }).catch(() => undefined);
     await this.pool.end().catch(() => undefined);
+    // Its forecast thread is unref'd, but a stopped worker (a test's, a standby's) must not leave it running.
+    await this.forecaster?.close();
   }
 }
 

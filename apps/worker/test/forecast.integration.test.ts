@@ -8,12 +8,20 @@ import { makeWorld, submit, type World } from "./harness";
 describe("the worker's start forecast (phase 5)", () => {
   let db: TestDatabase;
   let world: World;
+  // Every forecaster made here is closed after the tests: none leaves its thread running.
+  const made: StartForecaster[] = [];
+  const forecaster = () => {
+    const f = new StartForecaster(db.prisma, { everyMs: 60_000, maxJobs: 500, maxSteps: 40 });
+    made.push(f);
+    return f;
+  };
 
   beforeAll(async () => {
     db = await createTestDatabase("forecast");
     world = await makeWorld(db.prisma, { nodes: 1 });
   });
   afterAll(async () => {
+    await Promise.all(made.map((f) => f.close()));
     await db?.drop();
   });
 
@@ -27,7 +35,7 @@ describe("the worker's start forecast (phase 5)", () => {
     const result = runCycle(input.snapshot, input.policy, input.now);
     await applyCyclePlan(db.prisma, input, result, "test", { loadMs: 0, decideMs: 0 }, {});
 
-    const f = new StartForecaster(db.prisma, { everyMs: 60_000, maxJobs: 500, maxSteps: 40 });
+    const f = forecaster();
     expect(f.due(world.clusterId, 1_000_000)).toBe(true);
     await f.refresh(input.snapshot, input.policy, now, 1_000_000);
     expect(f.due(world.clusterId, 1_030_000)).toBe(false);
@@ -43,5 +51,17 @@ describe("the worker's start forecast (phase 5)", () => {
     expect(third!.estimatedStartAt!.getTime()).toBeGreaterThan(second!.estimatedStartAt!.getTime());
     expect(third!.estimatedStartAfter).toEqual([ids[1]]);
     expect(third!.estimatedAt!.getTime()).toBe(now * 1000);
+  });
+
+  it("closing the forecaster ends its thread, and a closed one starts no new thread", async () => {
+    const input = await loadCycleInput(db.prisma, world.clusterId, Math.floor(Date.now() / 1000));
+    const f = forecaster();
+    expect(f.threadRunning).toBe(false); // started at the first forecast, not before
+    await f.refresh(input.snapshot, input.policy, input.now, 0);
+    expect(f.threadRunning).toBe(true);
+    await f.close();
+    expect(f.threadRunning).toBe(false);
+    await expect(f.refresh(input.snapshot, input.policy, input.now, 60_000)).rejects.toThrow("the forecast thread is closed");
+    expect(f.threadRunning).toBe(false);
   });
 });
