@@ -8,13 +8,15 @@
 // (maxRuntime 5-15 min, 1-8 GPUs), ~15% unallocated work (minRuntime 0), the rest allocated with
 // contracts from 15 min to 8 h; sizes 1 to 64 GPUs (whole nodes above 8); a few idle "squatters".
 // Contracts are real; the processes' run times are scaled down (seconds to ~2 minutes) so things move.
-// The database is used only to find budgets and their members and to mint one API token per budget;
+// The database is used only to find budgets and their members and to mint one API token per budget
+// (revoking the previous start's, demo-token.ts);
 // every submission goes through the REST API like any client's.
 import { parseArgs } from "node:util";
 import { createPrismaClient } from "@tranche/db";
 import { DEMO_LOGINS } from "@tranche/db/setup";
 import { submitJobInput } from "@tranche/contracts";
-import { createApiToken, submitJob, type Actor } from "@tranche/domain";
+import { submitJob, type Actor } from "@tranche/domain";
+import { freshGeneratorToken } from "./demo-token";
 
 const { values } = parseArgs({ options: { server: { type: "string" }, rate: { type: "string" }, seed: { type: "string" } } });
 const server = values.server?.replace(/\/$/, "");
@@ -51,8 +53,6 @@ interface Submitter {
   actor: Actor;
 }
 
-const GENERATOR_TOKEN = "demo workload generator";
-
 async function makeSubmitters(): Promise<Submitter[]> {
   const leaves = await prisma.budgetTreeNode.findMany({
     where: { archivedAt: null, children: { none: {} } },
@@ -73,10 +73,7 @@ async function makeSubmitters(): Promise<Submitter[]> {
     const user = leaf.members[0]?.user;
     if (!user) continue;
     const actor: Actor = { id: user.id, email: user.email, name: user.name, role: user.role };
-    // One live token per generated researcher: the ones an earlier start made are removed, not piled up
-    // (they were 15 new tokens on every `npm start`). Only the generator's own, by their name.
-    await prisma.apiToken.deleteMany({ where: { userId: user.id, name: GENERATOR_TOKEN } });
-    const { token } = await createApiToken(prisma, actor, { name: GENERATOR_TOKEN, expiresInDays: 1 });
+    const token = await freshGeneratorToken(prisma, actor);
     out.push({ budget: leaf.path, token, actor });
   }
   return out;
