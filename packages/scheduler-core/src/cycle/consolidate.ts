@@ -4,7 +4,7 @@ import { formatDuration, plural } from "../format";
 import type { PendingEntry } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import type { PreemptOp } from "../types";
-import { intoDebugReserve, takesDebugReserve } from "./debug-reserve";
+import { shortsDebugReserve } from "./debug-reserve";
 import type { CycleSession } from "./session";
 
 /**
@@ -44,10 +44,10 @@ export function consolidate(s: CycleSession): void {
   for (const { victim: v, op } of s.moveCandidates) {
     if (board.largestFree() === 0) return;
     // Its restart takes free GPUs as a start would: not out of the debug lane's reserve (R5).
-    if (intoDebugReserve(s, "UNALLOCATED", v.job.gpus)) continue;
+    if (shortsDebugReserve(s, "UNALLOCATED", v.job.gpus, null)) continue;
     // Unallocated work may use reserved nodes (R7): it is preemptible whenever the holder needs them.
     const slots = memo.freePlacement(v.job.gpus, reservations.allowAll);
-    if (!slots || takesDebugReserve(s, "UNALLOCATED", slots)) continue;
+    if (!slots || shortsDebugReserve(s, "UNALLOCATED", v.job.gpus, slots)) continue;
     const from = names(s, v.slots);
     const to = names(s, slots);
     op.reasonCode = "CONSOLIDATION";
@@ -81,7 +81,7 @@ export function tryConsolidate(s: CycleSession, e: PendingEntry, position: numbe
   // Moves leave as many GPUs free as before: if the debug reserve is what keeps the job out, no move
   // lets it in (without this, philly-merged with a 2% reserve moved jobs 12,689 times in a week for
   // starts the reserve then refused).
-  if (intoDebugReserve(s, e.lane, g)) return false;
+  if (shortsDebugReserve(s, e.lane, g, null)) return false;
   const failed = s.consolidationFailed;
   if (failed.version !== board.freeVersion) {
     failed.version = board.freeVersion;

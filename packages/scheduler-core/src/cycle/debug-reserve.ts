@@ -22,19 +22,16 @@ export function debugReserveGpus(s: CycleSession): number {
 }
 
 /**
- * Is the reserve out of reach of a start of `gpus` GPUs of `lane` whatever its placement: fewer free
- * GPUs would be left than the reserve? (Necessary for any start to keep it; moves cannot help.)
+ * Would a start of `gpus` GPUs of `lane` leave the reserve short? Without `slots`, wherever it goes:
+ * fewer free GPUs would be left than the reserve (asked before searching a placement: no placement,
+ * and no move, can help then). With `slots`, also when starting there takes GPUs the reserve counts on.
  */
-export function intoDebugReserve(s: CycleSession, lane: JobLane, gpus: number): boolean {
-  const reserve = reserveOf(s, lane);
-  return reserve > 0 && s.board.totalFree() - gpus < reserve;
-}
-
-/** Would starting on `slots` take GPUs the reserve counts on, leaving it short? */
-export function takesDebugReserve(s: CycleSession, lane: JobLane, slots: Slots): boolean {
+export function shortsDebugReserve(s: CycleSession, lane: JobLane, gpus: number, slots: Slots | null): boolean {
   const reserve = reserveOf(s, lane);
   if (reserve <= 0) return false;
   const board = s.board;
+  if (board.totalFree() - gpus < reserve) return true;
+  if (slots === null) return false;
   const m = Math.ceil(reserve / Math.max(1, board.size));
   const before = roomOfEmptiest(board, m, null);
   const after = roomOfEmptiest(board, m, slots);

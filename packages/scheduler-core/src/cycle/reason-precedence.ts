@@ -1,7 +1,7 @@
 import type { PendingEntry } from "../order-pending";
 import type { PendingReasonCode } from "../types";
 import type { StartFits } from "./fits";
-import { intoDebugReserve, takesDebugReserve } from "./debug-reserve";
+import { shortsDebugReserve } from "./debug-reserve";
 import type { CycleSession } from "./session";
 
 /**
@@ -63,5 +63,5 @@ function blockedByDebugReserve(s: CycleSession, e: PendingEntry): boolean {
   const g = e.job.gpus;
   if (s.policy.debugReserve <= 0 || e.lane === "DEBUG") return false;
   const slots = s.memo.freePlacement(g, s.reservations.allowFor(e));
-  return slots !== null && (intoDebugReserve(s, e.lane, g) || takesDebugReserve(s, e.lane, slots));
+  return slots !== null && shortsDebugReserve(s, e.lane, g, slots);
 }

@@ -7,7 +7,7 @@ import { holderReach } from "../plan-reservations";
 import type { JobState } from "../cluster-state";
 import type { PreemptOp, PreemptReasonCode } from "../types";
 import { noteMoveCandidates } from "./consolidate";
-import { intoDebugReserve, takesDebugReserve } from "./debug-reserve";
+import { shortsDebugReserve } from "./debug-reserve";
 import type { CycleSession } from "./session";
 
 /**
@@ -52,8 +52,8 @@ export function tryStart(
   // more GPUs than the cluster less its reserve could never start. Not to a one-node holder: one is
   // due whenever a node is free, and they would take the reserve a node a cycle.
   const keepReserve = !(holder && g > board.size);
-  const found = keepReserve && intoDebugReserve(s, lane, g) ? null : memo.freePlacement(g, allow);
-  const slots = found && keepReserve && takesDebugReserve(s, lane, found) ? null : found;
+  const found = keepReserve && shortsDebugReserve(s, lane, g, null) ? null : memo.freePlacement(g, allow);
+  const slots = found && keepReserve && shortsDebugReserve(s, lane, g, found) ? null : found;
   if (slots) {
     const rIdx = slots.find((sl) => reservations.reservedBy[sl.node]! >= 0);
     const r = rIdx ? reservations.list[reservations.reservedBy[rIdx.node]!]! : null;
