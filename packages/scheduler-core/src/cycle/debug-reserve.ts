@@ -32,26 +32,28 @@ export function shortsDebugReserve(s: CycleSession, lane: JobLane, gpus: number,
   const board = s.board;
   if (board.totalFree() - gpus < reserve) return true;
   if (slots === null) return false;
-  const m = Math.ceil(reserve / Math.max(1, board.size));
-  const before = roomOfEmptiest(board, m, null);
-  const after = roomOfEmptiest(board, m, slots);
+  const { before, after } = roomOfEmptiest(board, Math.ceil(reserve / Math.max(1, board.size)), slots);
   return after < before && after < reserve;
 }
 
-/** Free GPUs of the m emptiest schedulable nodes, with `taken`'s GPUs already gone. */
-function roomOfEmptiest(board: NodeBoard, m: number, taken: Slots | null): number {
+/** Free GPUs of the m emptiest schedulable nodes, before and after `taken`'s GPUs are gone. */
+function roomOfEmptiest(board: NodeBoard, m: number, taken: Slots): { before: number; after: number } {
+  // One scan of the m + |taken| emptiest nodes: the first m are the m emptiest before; after, the m
+  // emptiest are among the untaken ones of these (at least m, if the board has them) and the taken nodes.
+  const want = m + taken.length;
   const frees: number[] = [];
-  // The m emptiest nodes before, plus the nodes the start touches: after it, the m emptiest are among them.
-  for (let k = board.size; k > 0 && frees.length < m + (taken?.length ?? 0); k--) {
+  let before = 0;
+  let seen = 0;
+  for (let k = board.size; k > 0 && seen < want; k--) {
     for (const node of board.buckets[k]!) {
-      if (taken?.some((sl) => sl.node === node)) continue;
-      frees.push(k);
-      if (frees.length >= m + (taken?.length ?? 0)) break;
+      if (seen++ < m) before += k;
+      if (!taken.some((sl) => sl.node === node)) frees.push(k);
+      if (seen >= want) break;
     }
   }
-  for (const sl of taken ?? []) if (board.schedulable[sl.node]) frees.push(board.free[sl.node]! - sl.gpus.length);
+  for (const sl of taken) if (board.schedulable[sl.node]) frees.push(board.free[sl.node]! - sl.gpus.length);
   frees.sort((a, b) => b - a);
-  let room = 0;
-  for (let i = 0; i < m && i < frees.length; i++) room += frees[i]!;
-  return room;
+  let after = 0;
+  for (let i = 0; i < m && i < frees.length; i++) after += frees[i]!;
+  return { before, after };
 }
