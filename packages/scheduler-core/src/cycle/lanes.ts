@@ -47,7 +47,7 @@ function retryBlockedAllocated(s: CycleSession): void {
     const e = reasons.entry[i]!;
     if (e.lane === "DEBUG" && (s.userDebug.get(e.job.userId) ?? 0) + e.job.gpus > policy.debugMaxGpusPerUser) continue;
     if (s.limits.blocked(e.job) !== null) continue; // a task or job started since took the room its limit leaves
-    if (tryStart(s, e, reasons.position[i]!, reasons.ratio[i]!, true, true)) reasons.started[i] = true;
+    if (tryStart(s, e, reasons.position[i]!, reasons.ratio[i]!, true, true) === "STARTED") reasons.started[i] = true;
   }
 }
 
@@ -89,7 +89,8 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
     }
     blocked.mark();
   }
-  if (tryStart(s, e, position, ratio, false, false)) return;
+  const tried = tryStart(s, e, position, ratio, false, false);
+  if (tried === "STARTED") return;
   // R12: unallocated work may preempt nothing, but may move other unallocated work out of its way.
   if (lane === "UNALLOCATED" && tryConsolidate(s, e, position, ratio)) return;
 
@@ -98,7 +99,7 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
   if (lane !== "UNALLOCATED" && s.reservations.mayReserve()) {
     const made = s.reservations.reserve(e);
     const due = made !== null && made.reservation.from <= s.now && lane === "ALLOCATED" && g >= board.size;
-    if (due && tryStart(s, e, position, ratio, false, false, true)) {
+    if (due && tryStart(s, e, position, ratio, false, false, true) === "STARTED") {
       // A job of whole nodes whose reservation is due now started by preempting what it counted on (R7).
       s.reservations.dropLast();
       return;
@@ -112,7 +113,7 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
   // R10: why it waits.
   if (lane !== "UNALLOCATED") s.blockedAllocatedJobs.push(s.reasons.length);
   const capHeld = s.overDebugCap.size > 0 ? s.overDebugCap.get(job.id) : undefined;
-  const code = blockedReason(s, fits, e, capHeld !== undefined);
+  const code = blockedReason(s, fits, e, capHeld !== undefined, tried);
   // Extra details beyond the numbers every reason carries, in the order its details list them.
   let extras: ReasonExtras | null = null;
   let estimate = false;

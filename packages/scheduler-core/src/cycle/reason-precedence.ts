@@ -1,8 +1,8 @@
 import type { PendingEntry } from "../order-pending";
 import type { PendingReasonCode } from "../types";
 import type { StartFits } from "./fits";
-import { shortsDebugReserve } from "./debug-reserve";
 import type { CycleSession } from "./session";
+import type { TryOutcome } from "./try-start";
 
 /**
  * R10: one reason per pending job, with its numbers and one deterministic sentence (the sentences:
@@ -38,14 +38,21 @@ export type BlockedCode = Exclude<
 >;
 
 /** The reason of an ordered job that was tried and did not start, by the precedence above. */
-export function blockedReason(s: CycleSession, fits: StartFits, e: PendingEntry, overDebugCap: boolean): BlockedCode {
+export function blockedReason(
+  s: CycleSession,
+  fits: StartFits,
+  e: PendingEntry,
+  overDebugCap: boolean,
+  /** What the job's try in its lane said of the debug reserve (nothing moved since). */
+  tried: TryOutcome,
+): BlockedCode {
   const { board } = s;
   const g = e.job.gpus;
   const lane = e.lane;
   if (overDebugCap) return "DEBUG_USER_CAP";
   if (!s.tree.hasEntitlement(e.budget)) return "NO_ENTITLEMENT";
   // Before RESERVED_FOR: the free GPUs it may use (its own reservation's too) are the reserve's.
-  if (blockedByDebugReserve(s, e)) return "DEBUG_RESERVE";
+  if (blockedByDebugReserve(s, e, tried)) return "DEBUG_RESERVE";
   if (
     s.reservations.length > 0 &&
     // It would fit on free GPUs, or (allocated) by preempting unallocated work, but for a reservation.
@@ -58,10 +65,13 @@ export function blockedReason(s: CycleSession, fits: StartFits, e: PendingEntry,
   return "CAPACITY";
 }
 
-/** It would fit on the free GPUs it may use, but the debug reserve keeps it off them (R5). */
-function blockedByDebugReserve(s: CycleSession, e: PendingEntry): boolean {
-  const g = e.job.gpus;
-  if (s.policy.debugReserve <= 0 || e.lane === "DEBUG") return false;
-  const slots = s.memo.freePlacement(g, s.reservations.allowFor(e));
-  return slots !== null && shortsDebugReserve(s, e.lane, g, slots);
+/**
+ * It would fit on the free GPUs it may use, but the debug reserve keeps it off them (R5). Its try
+ * asked the reserve already, and nothing it depends on moved since: the free GPUs (nothing started)
+ * and the nodes the job may use (its own reservation, made since, is on nodes nobody had reserved).
+ * When the count alone kept it off, the try searched no placement: whether it fits is asked here.
+ */
+function blockedByDebugReserve(s: CycleSession, e: PendingEntry, tried: TryOutcome): boolean {
+  if (tried === "RESERVE_PLACED") return true;
+  return tried === "RESERVE_COUNT" && s.memo.freePlacement(e.job.gpus, s.reservations.allowFor(e)) !== null;
 }

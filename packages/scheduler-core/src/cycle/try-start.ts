@@ -29,9 +29,17 @@ function mayPreemptInterruptible(s: CycleSession, budget: number): boolean {
 }
 
 /**
+ * How a try ended. A job that did not start says what the debug reserve (R5) had to do with it, for
+ * its reason (reason-precedence.ts), so the reserve is not asked again: RESERVE_PLACED, it had a free
+ * placement and the reserve kept it off; RESERVE_COUNT, fewer free GPUs would be left than the reserve
+ * wherever it went (no placement was searched); NOT_STARTED, the reserve did not stop it.
+ */
+export type TryOutcome = "STARTED" | "RESERVE_PLACED" | "RESERVE_COUNT" | "NOT_STARTED";
+
+/**
  * Tries to start a job now: on free GPUs (R1, reservations honoured: R7 backfill), else by
  * preempting (R3 unallocated work; R4 interruptible work of budgets ranked behind by the margin; R5
- * any interruptible work for the debug lane) unless `unallocatedVictimsOnly`. Returns whether it started.
+ * any interruptible work for the debug lane) unless `unallocatedVictimsOnly`.
  */
 export function tryStart(
   s: CycleSession,
@@ -42,7 +50,7 @@ export function tryStart(
   retry: boolean,
   /** The job's reservation is due now (R7): it may also preempt budgets it ranks ahead of by the margin. */
   holder = false,
-): boolean {
+): TryOutcome {
   const { board, tree, policy, now, reservations, memo } = s;
   const job = e.job;
   const g = job.gpus;
@@ -52,8 +60,10 @@ export function tryStart(
   // more GPUs than the cluster less its reserve could never start. Not to a one-node holder: one is
   // due whenever a node is free, and they would take the reserve a node a cycle.
   const keepReserve = !(holder && g > board.size);
-  const found = keepReserve && shortsDebugReserve(s, lane, g, null) ? null : memo.freePlacement(g, allow);
-  const slots = found && keepReserve && shortsDebugReserve(s, lane, g, found) ? null : found;
+  const countShort = keepReserve && shortsDebugReserve(s, lane, g, null);
+  const found = countShort ? null : memo.freePlacement(g, allow);
+  const placedShort = found !== null && keepReserve && shortsDebugReserve(s, lane, g, found);
+  const slots = placedShort ? null : found;
   if (slots) {
     const rIdx = slots.find((sl) => reservations.reservedBy[sl.node]! >= 0);
     const r = rIdx ? reservations.list[reservations.reservedBy[rIdx.node]!]! : null;
@@ -69,23 +79,24 @@ export function tryStart(
           ? "Started on GPUs freed later in this cycle."
           : "Started on free GPUs.",
     );
-    return true;
+    return "STARTED";
   }
-  if (lane === "UNALLOCATED" || s.preemptionSearches >= policy.maxPreemptionSearches) return false;
+  const notStarted: TryOutcome = countShort ? "RESERVE_COUNT" : placedShort ? "RESERVE_PLACED" : "NOT_STARTED";
+  if (lane === "UNALLOCATED" || s.preemptionSearches >= policy.maxPreemptionSearches) return notStarted;
   // Unallocated victims only: the retry pass (R3), or a regular job whose budget ranks ahead of no
   // holder of interruptible work by the margin (R4).
   const unallocatedOnly = unallocatedVictimsOnly || (lane === "ALLOCATED" && !holder && !mayPreemptInterruptible(s, e.budget));
-  if (!(board.couldFit(g, 0) || (!unallocatedOnly && board.couldFit(g, 1)))) return false;
+  if (!(board.couldFit(g, 0) || (!unallocatedOnly && board.couldFit(g, 1)))) return notStarted;
   const key = memo.searchKey(lane, e.budget, tree.size, unallocatedOnly, reservations.backfillMask(e));
   const room = holder ? Infinity : memo.searchRoom(key);
-  if (g > room) return false;
+  if (g > room) return notStarted;
   s.preemptionSearches++;
   s.preemptionCtx.holder = holder ? holderReach(g, board.size) : "none";
   const choice = findPreemption(s.preemptionCtx, s.scratch, g, unallocatedOnly ? "RETRY" : lane, e.budget, allow);
   s.preemptionCtx.holder = "none";
   if (!choice) {
     if (!holder) memo.searchFailed(key, Math.min(room, g - 1, s.scratch.room));
-    return false;
+    return notStarted;
   }
   const margin = policy.preemptionMargin;
   const victimsUnallocated = choice.tier === 0;
@@ -126,5 +137,5 @@ export function tryStart(
           ? `Started on its reservation by preempting ${plural(n, "job")}: interruptible work of budgets above their owed share or ranked behind this one by more than ${formatPercent(margin)}.`
           : `Started by preempting ${plural(n, "job")}: interruptible work of budgets above their owed share (this budget is below its own).`,
   );
-  return true;
+  return "STARTED";
 }
