@@ -1,13 +1,14 @@
 /**
  * Simulator benchmarks (issue 4, "Quality and speed"). Prints markdown for bench/README.md.
  *
- *   node --import tsx bench/simulator.bench.ts quality [--scenario FILE[,FILE]] [--policies fairshare,priority,fifo] [--days N]
+ *   node --import tsx bench/simulator.bench.ts quality [--scenario FILE[,FILE]] [--policies fairshare,priority,fifo] [--days N] [--from D]
  *   node --import tsx bench/simulator.bench.ts speed   [--scenario FILE] [--policy fairshare] [--days N]
  *   node --import tsx bench/simulator.bench.ts forecast [--scenario FILE]
  *
  * quality: philly-overload.yaml (60 days at 1.5x, a tree that does not follow demand) and
  *   philly-merged.yaml (a week at 2x); one table per scenario, one column per policy, the issue 12
- *   rows with the fairshare targets. `--days N` stops N days after the warm-up (for iteration).
+ *   rows with the fairshare targets. `--days N` stops N days after the warm-up (for iteration);
+ *   `--from D` measures from day D of an imported scenario's window, on the same pool (loadFrom).
  *   "demand/capacity" is measured: the mean GPUs asked by all jobs (pending or running, from submit
  *   to their end) over the mean healthy GPUs; the allocated jobs' share of it is printed too.
  * speed: every Philly job (apps/simulator/scenarios/philly-all.yaml, ~110k jobs); target <= 20 s
@@ -19,7 +20,9 @@
  *
  * Traces are read from <repo root>/data/traces (or $TRANCHE_TRACES_DIR).
  */
-import { resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
 import type { ClusterSnapshot, CycleResult, PolicyConfig } from "@tranche/scheduler-core";
 import {
   buildReport,
@@ -30,8 +33,10 @@ import {
   FORECAST_SIM_OPTIONS,
   runScenarioFile,
   simulate,
+  validateScenario,
   type PolicyName,
   type Report,
+  type Scenario,
 } from "@tranche/simulator";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -109,9 +114,26 @@ interface Run {
   days: number;
 }
 
-function run(file: string, policy: PolicyName, days?: number): Run {
+/**
+ * The scenario from day `from` of its measured window on: an imported scenario re-imported from that
+ * day, on the same pool (its node count fixed, not re-sized for the later window's load), with its
+ * warm-up. Windows of one long workload to tune on without tuning on one window.
+ */
+function loadFrom(file: string, from: number): Scenario {
+  const whole = loadScenarioFile(file);
+  const raw = parseYaml(readFileSync(file, "utf8")) as { import?: Record<string, unknown> };
+  const imp = raw.import;
+  if (!imp || whole.clusters.length !== 1) throw new Error(`--from needs an imported one-cluster scenario (${file})`);
+  const { load: _load, ...rest } = imp;
+  const days = Number(imp.days ?? 0) - from;
+  if (!(from > 0 && days > 0)) throw new Error(`--from ${from}: outside the scenario's ${String(imp.days)} days`);
+  raw.import = { ...rest, fromDay: Number(imp.fromDay ?? 0) + from, days, nodes: whole.clusters[0]!.nodes };
+  return validateScenario(raw, { file, baseDir: dirname(file) });
+}
+
+function run(file: string, policy: PolicyName, days?: number, fromDay?: number): Run {
   const t0 = performance.now();
-  let scenario = loadScenarioFile(file);
+  let scenario = fromDay === undefined ? loadScenarioFile(file) : loadFrom(file, fromDay);
   if (days !== undefined) {
     // A shorter measured window for iteration: stop `days` after the warm-up.
     const until = scenario.simulation.measureFrom + days * 86400;
@@ -206,9 +228,10 @@ if (mode === "quality") {
   const files = (given ? given.split(",") : QUALITY_SCENARIOS).map((f) => resolve(ROOT, f));
   const policies = opt("policies", "fairshare,priority,fifo").split(",") as PolicyName[];
   const days = opt("days", "");
+  const from = opt("from", "");
   for (const file of files) {
     const runs = policies.map((p) => {
-      const r = run(file, p, days === "" ? undefined : Number(days));
+      const r = run(file, p, days === "" ? undefined : Number(days), from === "" ? undefined : Number(from));
       process.stderr.write(`${file.slice(ROOT.length + 1)} ${p}: ${(r.wallMs / 1000).toFixed(1)} s\n`);
       return r;
     });

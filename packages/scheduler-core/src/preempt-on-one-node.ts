@@ -61,7 +61,7 @@ export function preemptOnOneNode(
         if (g < need) continue;
         const r = tier === 1 ? ratioOf(v) : 0;
         const lost = costOf(v, tier, now);
-        // Preference among single victims: lower tier, less work lost (latest checkpoint), more
+        // Preference among single victims: lower tier, lower cost (costOf: checkpoint, run age), more
         // over-served, best fit, id.
         const better =
           single === null ||

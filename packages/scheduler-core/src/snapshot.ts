@@ -113,8 +113,8 @@ export interface RunningJob extends JobBase {
    */
   squattingSince?: number | null;
   /**
-   * The last checkpoint the job reported (epoch seconds), null or absent when none is known. Victims
-   * that checkpointed most recently are preempted first (R6).
+   * The last checkpoint the job reported (epoch seconds), null or absent when none is known. The work
+   * since it is what a preemption would lose, which orders victims with the run's age (R6).
    */
   lastCheckpointAt?: number | null;
 }

@@ -17,7 +17,7 @@ export function lostGpuSeconds(v: JobState, now: number): number {
 
 /**
  * GPU-seconds of work a victim would lose now: since its last checkpoint in this run, or since its
- * latest start when it reported none. Victims that checkpointed most recently go first (R6).
+ * latest start when it reported none (R6, with the run's age: costOf).
  */
 export function workAtRisk(v: JobState, now: number): number {
   const c = v.job.lastCheckpointAt;
@@ -26,12 +26,24 @@ export function workAtRisk(v: JobState, now: number): number {
 }
 
 /**
+ * How much a second of an interruptible victim's run since its latest start weighs against a second
+ * of work it would lose since its checkpoint (R6). Checkpoint recency alone picked, among victims
+ * that each lose under one checkpoint interval, runs of any length: victims had run 11-57 h (median)
+ * and the preempted GPU-hours since the victims' latest starts were 33-48% of capacity on 4-day
+ * windows of philly-overload; at a quarter they are 20-33% (lost work +20%), and a half or an
+ * eighth measured no better (docs/scheduling-model.md §7).
+ */
+const RUN_WEIGHT = 1 / 4;
+
+/**
  * What choosing a victim costs, to compare victims of one tier: unallocated work (tier 0) by the
  * GPU-time since its latest start (the least preempted run); interruptible work (tier 1, fair share
- * and the debug lane) by the work it would lose since its last checkpoint (R6).
+ * and the debug lane) by the work it would lose since its last checkpoint plus a quarter of the
+ * GPU-time since its latest start, so a victim that checkpointed recently goes first among runs of
+ * similar age and the youngest run among victims that lose alike (R6).
  */
 export function costOf(v: JobState, tier: number, now: number): number {
-  return tier === 1 ? workAtRisk(v, now) : lostGpuSeconds(v, now);
+  return tier === 1 ? workAtRisk(v, now) + RUN_WEIGHT * lostGpuSeconds(v, now) : lostGpuSeconds(v, now);
 }
 
 export interface Cost {
@@ -64,7 +76,7 @@ export interface Candidate {
 export function compareCandidates(a: Candidate, b: Candidate): number {
   if (a.tier !== b.tier) return a.tier - b.tier;
   if (a.g !== b.g) return b.g - a.g; // largest first: fewest victims
-  if (a.lost !== b.lost) return a.lost - b.lost; // most recent checkpoint first (R6)
+  if (a.lost !== b.lost) return a.lost - b.lost; // least cost first: recent checkpoint, young run (R6)
   if (a.tier === 1 && a.r !== b.r) return a.r > b.r ? -1 : 1; // most over-served first
   return a.v.job.id < b.v.job.id ? -1 : a.v.job.id > b.v.job.id ? 1 : 0;
 }

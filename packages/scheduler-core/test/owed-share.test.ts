@@ -188,6 +188,31 @@ describe("Owed share first (R2, R4)", () => {
     expect(preemptedIds(r)).toEqual(["b-2"]);
   });
 
+  it("takes the youngest run among victims that would lose alike, and weighs a run's age at a quarter of lost work", () => {
+    // Each b job would lose 10 minutes since its checkpoint; they started 9 h, 3 h and 6 h ago.
+    const scene = (checkpointAgo: Record<string, number>) => {
+      const snapshot = makeCluster()
+        .nodes(4)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .job(
+          makeJob("a-r").budget("a").gpus(8).minRuntime("1h").on("n04").startedAt(0),
+          makeJob("b-old").budget("b").gpus(8).minRuntime("1h").on("n01").startedAt(NOW - 9 * HOUR),
+          makeJob("b-young").budget("b").gpus(8).minRuntime("1h").on("n02").startedAt(NOW - 3 * HOUR),
+          makeJob("b-mid").budget("b").gpus(8).minRuntime("1h").on("n03").startedAt(NOW - 6 * HOUR),
+          makeJob("a-1").budget("a").gpus(8),
+        )
+        .snapshot();
+      for (const j of snapshot.running) if (checkpointAgo[j.id] !== undefined) j.lastCheckpointAt = NOW - checkpointAgo[j.id]!;
+      return preemptedIds(runCycle(snapshot, defaultPolicy, NOW));
+    };
+    expect(scene({ "b-old": 600, "b-young": 600, "b-mid": 600 })).toEqual(["b-young"]);
+    // 3 h more of run weigh 45 min of lost work: b-mid, 50 min less at risk than b-young, goes first...
+    expect(scene({ "b-old": 600, "b-young": 3600, "b-mid": 600 })).toEqual(["b-mid"]);
+    // ...but not for 40 min less.
+    expect(scene({ "b-old": 600, "b-young": 3000, "b-mid": 600 })).toEqual(["b-young"]);
+  });
+
   it("work outside the debug lane leaves the debug reserve free, and a debug job starts on it at once", () => {
     // 13 nodes = 104 GPUs: a 1% reserve is 1 GPU. Twelve nodes are held by protected work.
     const reserve = { ...defaultPolicy, debugReserve: 0.01 };
