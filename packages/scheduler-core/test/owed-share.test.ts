@@ -197,9 +197,24 @@ describe("Owed share first (R2, R4)", () => {
         .budget("b", 0.5)
         .job(
           makeJob("a-r").budget("a").gpus(8).minRuntime("1h").on("n04").startedAt(0),
-          makeJob("b-old").budget("b").gpus(8).minRuntime("1h").on("n01").startedAt(NOW - 9 * HOUR),
-          makeJob("b-young").budget("b").gpus(8).minRuntime("1h").on("n02").startedAt(NOW - 3 * HOUR),
-          makeJob("b-mid").budget("b").gpus(8).minRuntime("1h").on("n03").startedAt(NOW - 6 * HOUR),
+          makeJob("b-old")
+            .budget("b")
+            .gpus(8)
+            .minRuntime("1h")
+            .on("n01")
+            .startedAt(NOW - 9 * HOUR),
+          makeJob("b-young")
+            .budget("b")
+            .gpus(8)
+            .minRuntime("1h")
+            .on("n02")
+            .startedAt(NOW - 3 * HOUR),
+          makeJob("b-mid")
+            .budget("b")
+            .gpus(8)
+            .minRuntime("1h")
+            .on("n03")
+            .startedAt(NOW - 6 * HOUR),
           makeJob("a-1").budget("a").gpus(8),
         )
         .snapshot();
