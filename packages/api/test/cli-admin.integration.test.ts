@@ -1,42 +1,20 @@
 // `tranche admin ...`: the real CLI process against the real REST handler (served over HTTP from this
 // test) and a real Postgres.
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiToken } from "@tranche/domain";
-import { makeWorld, serveRest, type World } from "./fixtures";
+import { startCliStack, type CliStack } from "./cli-stack";
+import type { World } from "./fixtures";
 
-const CLI = resolve(import.meta.dirname, "../../../apps/cli/bin/tranche.mjs");
+type Who = "admin" | "omar" | "ada";
+let stack: CliStack<Who>;
 let w: World;
-let server: Awaited<ReturnType<typeof serveRest>>;
-let dir: string;
-const tokens = { admin: "", omar: "", ada: "" };
 
 beforeAll(async () => {
-  w = await makeWorld("api_cli_admin");
-  for (const who of ["admin", "omar", "ada"] as const)
-    tokens[who] = (await createApiToken(w.db.prisma, w.users[who], { name: "cli" })).token;
-  server = await serveRest(w);
-  dir = mkdtempSync(join(tmpdir(), "tranche-cli-admin-"));
+  stack = await startCliStack("api_cli_admin", { users: ["admin", "omar", "ada"], tmpPrefix: "tranche-cli-admin-" });
+  w = stack.w;
 });
-afterAll(async () => {
-  await server?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  await w?.db.drop();
-});
+afterAll(() => stack?.stop());
 
-function cli(who: keyof typeof tokens, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((ok) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { ...process.env, TRANCHE_URL: server.url, TRANCHE_TOKEN: tokens[who], TRANCHE_CONFIG: join(dir, "none.json") } },
-      (err, stdout, stderr) => ok({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (who: Who, args: string[]) => stack.cli(args, who);
 
 describe("tranche admin", () => {
   it("sets up a cluster, a division with a budget, a user with a link, a member and a share", async () => {

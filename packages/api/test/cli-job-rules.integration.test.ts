@@ -1,41 +1,19 @@
 // `tranche submit --array/--after/--retries`, `tranche cancel --array`, `tranche depend`, `tranche
 // notifications`: the real CLI process against the REST handler served over HTTP and a real Postgres.
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiToken } from "@tranche/domain";
-import { makeWorld, serveRest, type World } from "./fixtures";
+import { startCliStack, type CliStack } from "./cli-stack";
+import type { World } from "./fixtures";
 
-const CLI = resolve(import.meta.dirname, "../../../apps/cli/bin/tranche.mjs");
+let stack: CliStack<"ada">;
 let w: World;
-let token: string;
-let server: Awaited<ReturnType<typeof serveRest>>;
-let dir: string;
 
 beforeAll(async () => {
-  w = await makeWorld("api_cli_rules");
-  token = (await createApiToken(w.db.prisma, w.users.ada, { name: "cli" })).token;
-  server = await serveRest(w);
-  dir = mkdtempSync(join(tmpdir(), "tranche-cli-"));
+  stack = await startCliStack("api_cli_rules");
+  w = stack.w;
 });
-afterAll(async () => {
-  await server?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  await w?.db.drop();
-});
+afterAll(() => stack?.stop());
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((ok) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { ...process.env, TRANCHE_URL: server.url, TRANCHE_TOKEN: token, TRANCHE_CONFIG: join(dir, "none.json") } },
-      (err, stdout, stderr) => ok({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (args: string[]) => stack.cli(args);
 
 const base = ["submit", "--cluster", "h100", "--budget", "lab/language/pretraining", "--gpus", "1", "--min-runtime", "1h"];
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
 import { createApiToken, submitJob, type Actor } from "@tranche/domain";
 import { issueEnrollmentTokens, serveAgentProtocol } from "@tranche/domain/runtime";
+import { CLI_BIN, cliEnv } from "./cli-stack";
 import { serveRest, type World } from "./fixtures";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
@@ -90,8 +91,8 @@ describe("tranche logs -f", () => {
       command: `sleep 2; seq 1 ${LINES}`,
     } as never);
     const token = (await createApiToken(db.prisma, actor, { name: "cli" })).token;
-    const cli = spawn(process.execPath, [join(ROOT, "apps/cli/bin/tranche.mjs"), "logs", "-f", String(job.id)], {
-      env: { ...process.env, TRANCHE_URL: rest.url, TRANCHE_TOKEN: token, TRANCHE_CONFIG: "/nonexistent/tranche.json" },
+    const cli = spawn(process.execPath, [CLI_BIN, "logs", "-f", String(job.id)], {
+      env: cliEnv(rest.url, token, "/nonexistent/tranche.json"),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";

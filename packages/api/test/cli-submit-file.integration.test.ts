@@ -1,65 +1,24 @@
 // `tranche submit --file jobs.jsonl`: the real CLI process against the real REST handler (served over
 // HTTP from this test) and a real Postgres.
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiToken } from "@tranche/domain";
-import { handleRest } from "../src/rest";
-import { goodJob, makeWorld, type World } from "./fixtures";
+import { startCliStack, type CliResult, type CliStack } from "./cli-stack";
+import { goodJob, type World } from "./fixtures";
 
-const CLI = resolve(import.meta.dirname, "../../../apps/cli/bin/tranche.mjs");
+let stack: CliStack<"ada">;
 let w: World;
-let token: string;
-let server: http.Server;
-let url: string;
-let dir: string;
 
 beforeAll(async () => {
-  w = await makeWorld("api_cli_file");
-  token = (await createApiToken(w.db.prisma, w.users.ada, { name: "cli" })).token;
-  server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks);
-    const r = await handleRest(
-      new Request(`http://127.0.0.1${req.url}`, {
-        method: req.method,
-        headers: req.headers as Record<string, string>,
-        body: body.length ? body : undefined,
-      }),
-      req.url!.replace(/^\/api\/v1/, "").split("?")[0]!,
-      { prisma: w.db.prisma },
-    );
-    res.writeHead(r.status, { "content-type": "application/json" });
-    res.end(await r.text());
-  });
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  dir = mkdtempSync(join(tmpdir(), "tranche-cli-"));
+  stack = await startCliStack("api_cli_file");
+  w = stack.w;
 });
-afterAll(async () => {
-  await new Promise((ok) => server?.close(ok));
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  await w?.db.drop();
-});
+afterAll(() => stack?.stop());
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((ok) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { ...process.env, TRANCHE_URL: url, TRANCHE_TOKEN: token, TRANCHE_CONFIG: join(dir, "none.json") } },
-      (err, stdout, stderr) => ok({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const cli = (args: string[]) => stack.cli(args);
 
 const file = (name: string, lines: unknown[]) => {
-  const p = join(dir, name);
+  const p = join(stack.dir, name);
   writeFileSync(p, lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n");
   return p;
 };
@@ -132,7 +91,7 @@ describe("tranche submit -- command / --script", () => {
     "--min-runtime",
     "0",
   ];
-  const stored = async (r: { code: number; stdout: string; stderr: string }) => {
+  const stored = async (r: CliResult) => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const { job } = JSON.parse(r.stdout) as { job: { id: number; resumable: boolean } };
@@ -147,7 +106,7 @@ describe("tranche submit -- command / --script", () => {
   });
 
   it("takes a script file with --script, lines and #! interpreter kept", async () => {
-    const p = join(dir, "train.sh");
+    const p = join(stack.dir, "train.sh");
     writeFileSync(p, "#!/bin/bash\nfor i in 1 2; do\n  echo $i\ndone\n");
     const { row } = await stored(await cli([...flags, "--script", p]));
     expect(row.command).toBe("/bin/bash -c '#!/bin/bash\nfor i in 1 2; do\n  echo $i\ndone\n'");
