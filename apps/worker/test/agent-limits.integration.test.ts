@@ -3,14 +3,11 @@ import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
 import { applyCyclePlan, acquireOrRenewLease, issueEnrollmentTokens, loadCycleInput } from "@tranche/domain/runtime";
 import { runCycle } from "@tranche/scheduler-core";
 import { LIMITS, type HeartbeatRequestInput } from "@tranche/contracts";
-import { makeWorld, startGateway, submit, type World } from "./harness";
+import { fakeGpus, makeWorld, startGateway, submit, type World } from "./harness";
 
 // Issue 15's smaller holes in the agent protocol: enrollment cannot take over an existing node,
 // the agent's clock cannot end a run before it started or in the future, and requests and logs are
 // bounded.
-
-const gpus = (n: number) =>
-  Array.from({ length: n }, (_, index) => ({ index, uuid: `GPU-${index}`, name: "Fake", memoryMiB: 1, utilizationPercent: 50 }));
 
 describe("agent protocol limits", () => {
   let db: TestDatabase;
@@ -33,13 +30,13 @@ describe("agent protocol limits", () => {
     nodeName: "c1-0",
     agentVersion: "test",
     health: { healthy: true, errors: [] },
-    gpus: gpus(8),
+    gpus: fakeGpus(),
     busyPercent: 50,
     jobs: [],
     logs: [],
     ...extra,
   });
-  const enroll = (token: string, nodeName: string) => post("enroll", { token, nodeName, agentVersion: "test", gpus: gpus(8) });
+  const enroll = (token: string, nodeName: string) => post("enroll", { token, nodeName, agentVersion: "test", gpus: fakeGpus() });
 
   /** An 8-GPU job placed on c1-0 by a real cycle: its id and open segment. */
   async function placeJob(): Promise<{ id: number; segmentId: string; startedAt: Date }> {

@@ -3,10 +3,7 @@ import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
 import { applyCyclePlan, acquireOrRenewLease, issueEnrollmentTokens, loadCycleInput } from "@tranche/domain/runtime";
 import { runCycle } from "@tranche/scheduler-core";
 import type { HeartbeatRequestInput } from "@tranche/contracts";
-import { makeWorld, startGateway, submit, type World } from "./harness";
-
-const gpus = (n: number) =>
-  Array.from({ length: n }, (_, index) => ({ index, uuid: `GPU-${index}`, name: "Fake", memoryMiB: 1, utilizationPercent: 50 }));
+import { fakeGpus, makeWorld, startGateway, submit, type World } from "./harness";
 
 describe("the agent protocol", () => {
   let db: TestDatabase;
@@ -29,7 +26,7 @@ describe("the agent protocol", () => {
     nodeName,
     agentVersion: "test",
     health: { healthy: true, errors: [] },
-    gpus: gpus(8),
+    gpus: fakeGpus(),
     busyPercent: 50,
     jobs: [],
     logs: [],
@@ -62,11 +59,11 @@ describe("the agent protocol", () => {
   it("an enrollment token buys a node credential once; the database keeps only its hash", async () => {
     const tokens = await issueEnrollmentTokens(db.prisma, world.clusterId, ["c1-0", "c1-1"]);
     for (const t of tokens) {
-      const r = await post("enroll", { token: t.token, nodeName: t.nodeName, agentVersion: "test", gpus: gpus(8) });
+      const r = await post("enroll", { token: t.token, nodeName: t.nodeName, agentVersion: "test", gpus: fakeGpus() });
       expect(r.status).toBe(200);
       cred[t.nodeName!] = r.json.credential as string;
     }
-    const again = await post("enroll", { token: tokens[0]!.token, nodeName: "c1-0", agentVersion: "test", gpus: gpus(8) });
+    const again = await post("enroll", { token: tokens[0]!.token, nodeName: "c1-0", agentVersion: "test", gpus: fakeGpus() });
     expect(again.status).toBe(401);
     expect(again.json.error?.code).toBe("INVALID_ENROLLMENT_TOKEN");
     const node = await db.prisma.node.findUniqueOrThrow({ where: { name: "c1-0" } });
@@ -76,7 +73,7 @@ describe("the agent protocol", () => {
 
   it("a token issued for one node does not enroll another", async () => {
     const [t] = await issueEnrollmentTokens(db.prisma, world.clusterId, ["c1-9"]);
-    const r = await post("enroll", { token: t!.token, nodeName: "c1-0", agentVersion: "test", gpus: gpus(8) });
+    const r = await post("enroll", { token: t!.token, nodeName: "c1-0", agentVersion: "test", gpus: fakeGpus() });
     expect(r.status).toBe(401);
     expect(r.json.error?.message).toMatch(/issued for node c1-9, not c1-0/);
   });

@@ -20,7 +20,7 @@ import {
   type ClusterModel,
   type CycleResult,
 } from "@tranche/scheduler-core";
-import { makeWorld, submit, type World } from "./harness";
+import { fakeGpus, makeWorld, submit, type World } from "./harness";
 
 /**
  * Conformance: the worker's database applier (applyCyclePlan, closeRun) and the core's pure cluster
@@ -111,13 +111,6 @@ function conformance(dbName: string) {
     return result;
   }
 
-  const gpus = Array.from({ length: 8 }, (_, index) => ({
-    index,
-    uuid: `GPU-${index}`,
-    name: "Fake",
-    memoryMiB: 1,
-    utilizationPercent: 50,
-  }));
   /** One heartbeat of a node's agent through the real protocol handler, and the same report to the model. */
   async function report(name: string, at: number, healthy: boolean, jobs: object[] = []) {
     const id = world.nodeIds[name]!;
@@ -125,7 +118,15 @@ function conformance(dbName: string) {
     const r = await handleHeartbeat(
       db.prisma,
       `cred-${name}`,
-      { nodeName: name, agentVersion: "test", health: { healthy, errors: [] }, gpus, busyPercent: 50, jobs, logs: [] },
+      {
+        nodeName: name,
+        agentVersion: "test",
+        health: { healthy, errors: [] },
+        gpus: fakeGpus(),
+        busyPercent: 50,
+        jobs,
+        logs: [],
+      },
       new Date(at * 1000),
     );
     expect(r.status).toBe(200);

@@ -62,14 +62,9 @@ export async function makeWorld(
   };
 }
 
-/** Eight fake GPUs as an agent reports them in a heartbeat. */
-const gpus = Array.from({ length: 8 }, (_, index) => ({
-  index,
-  uuid: `GPU-${index}`,
-  name: "Fake",
-  memoryMiB: 1,
-  utilizationPercent: 50,
-}));
+/** Eight fake GPUs as an agent reports them at enrolment and in a heartbeat. */
+export const fakeGpus = () =>
+  Array.from({ length: 8 }, (_, index) => ({ index, uuid: `GPU-${index}`, name: "Fake", memoryMiB: 1, utilizationPercent: 50 }));
 
 /**
  * For tests that call the heartbeat handler in-process, racing the plan applier with no agent process:
@@ -94,7 +89,15 @@ export async function startHeartbeatScene(label: string): Promise<HeartbeatScene
       handleHeartbeat(
         db.prisma,
         `cred-${name}`,
-        { nodeName: name, agentVersion: "test", health: { healthy: true, errors: [] }, gpus, busyPercent: 50, jobs, logs: [] },
+        {
+          nodeName: name,
+          agentVersion: "test",
+          health: { healthy: true, errors: [] },
+          gpus: fakeGpus(),
+          busyPercent: 50,
+          jobs,
+          logs: [],
+        },
         new Date(at * 1000),
       );
     return { db, world, beat };

@@ -28,6 +28,32 @@ function tree(c: { div: number; leaf: number[]; usage: number[] }): BudgetTreeNo
   return nodes;
 }
 
+/**
+ * R6's pick: a (owed 16 GPUs of 32) holds 8 and waits for 8 more; b holds three interruptible 8-GPU
+ * jobs, one a node in the given order, started and checkpointed when given. Which b job is preempted?
+ */
+function victimAmong(startedAt: Record<string, number>, checkpointAt: Record<string, number>): string[] {
+  const snapshot = makeCluster()
+    .nodes(4)
+    .budget("a", 0.5)
+    .budget("b", 0.5)
+    .job(
+      makeJob("a-r").budget("a").gpus(8).minRuntime("1h").on("n04").startedAt(0),
+      ...Object.entries(startedAt).map(([id, at], i) =>
+        makeJob(id)
+          .budget("b")
+          .gpus(8)
+          .minRuntime("1h")
+          .on(`n0${i + 1}`)
+          .startedAt(at),
+      ),
+      makeJob("a-1").budget("a").gpus(8),
+    )
+    .snapshot();
+  for (const j of snapshot.running) if (checkpointAt[j.id] !== undefined) j.lastCheckpointAt = checkpointAt[j.id]!;
+  return preemptedIds(runCycle(snapshot, defaultPolicy, NOW));
+}
+
 const arbOrder = fc.record({
   div: fc.integer({ min: 50_000, max: 950_000 }),
   leaf: fc.array(fc.integer({ min: 10_000, max: 330_000 }), { minLength: 6, maxLength: 6 }),
@@ -170,62 +196,20 @@ describe("Owed share first (R2, R4)", () => {
   });
 
   it("takes the victim that checkpointed most recently among those that qualify", () => {
-    const snapshot = makeCluster()
-      .nodes(4)
-      .budget("a", 0.5)
-      .budget("b", 0.5)
-      .job(
-        makeJob("a-r").budget("a").gpus(8).minRuntime("1h").on("n04").startedAt(0),
-        makeJob("b-1").budget("b").gpus(8).minRuntime("1h").on("n01").startedAt(0),
-        makeJob("b-2").budget("b").gpus(8).minRuntime("1h").on("n02").startedAt(0),
-        makeJob("b-3").budget("b").gpus(8).minRuntime("1h").on("n03").startedAt(0),
-        makeJob("a-1").budget("a").gpus(8),
-      )
-      .snapshot();
-    const at: Record<string, number> = { "b-1": NOW - 1700, "b-2": NOW - 100, "b-3": NOW - 900 };
-    for (const j of snapshot.running) if (at[j.id] !== undefined) j.lastCheckpointAt = at[j.id]!;
-    const r = runCycle(snapshot, defaultPolicy, NOW);
-    expect(preemptedIds(r)).toEqual(["b-2"]);
+    const checkpointAt = { "b-1": NOW - 1700, "b-2": NOW - 100, "b-3": NOW - 900 };
+    expect(victimAmong({ "b-1": 0, "b-2": 0, "b-3": 0 }, checkpointAt)).toEqual(["b-2"]);
   });
 
   it("takes the youngest run among victims that would lose alike, and weighs a run's age at a quarter of lost work", () => {
-    // Each b job would lose 10 minutes since its checkpoint; they started 9 h, 3 h and 6 h ago.
-    const scene = (checkpointAgo: Record<string, number>) => {
-      const snapshot = makeCluster()
-        .nodes(4)
-        .budget("a", 0.5)
-        .budget("b", 0.5)
-        .job(
-          makeJob("a-r").budget("a").gpus(8).minRuntime("1h").on("n04").startedAt(0),
-          makeJob("b-old")
-            .budget("b")
-            .gpus(8)
-            .minRuntime("1h")
-            .on("n01")
-            .startedAt(NOW - 9 * HOUR),
-          makeJob("b-young")
-            .budget("b")
-            .gpus(8)
-            .minRuntime("1h")
-            .on("n02")
-            .startedAt(NOW - 3 * HOUR),
-          makeJob("b-mid")
-            .budget("b")
-            .gpus(8)
-            .minRuntime("1h")
-            .on("n03")
-            .startedAt(NOW - 6 * HOUR),
-          makeJob("a-1").budget("a").gpus(8),
-        )
-        .snapshot();
-      for (const j of snapshot.running) if (checkpointAgo[j.id] !== undefined) j.lastCheckpointAt = NOW - checkpointAgo[j.id]!;
-      return preemptedIds(runCycle(snapshot, defaultPolicy, NOW));
-    };
-    expect(scene({ "b-old": 600, "b-young": 600, "b-mid": 600 })).toEqual(["b-young"]);
+    // They started 9 h, 3 h and 6 h ago; each would lose 10 minutes since its checkpoint unless said.
+    const startedAt = { "b-old": NOW - 9 * HOUR, "b-young": NOW - 3 * HOUR, "b-mid": NOW - 6 * HOUR };
+    const checkpointAgo = (ago: Record<string, number>) =>
+      Object.fromEntries(Object.keys(startedAt).map((id) => [id, NOW - (ago[id] ?? 600)]));
+    expect(victimAmong(startedAt, checkpointAgo({}))).toEqual(["b-young"]);
     // 3 h more of run weigh 45 min of lost work: b-mid, 50 min less at risk than b-young, goes first...
-    expect(scene({ "b-old": 600, "b-young": 3600, "b-mid": 600 })).toEqual(["b-mid"]);
+    expect(victimAmong(startedAt, checkpointAgo({ "b-young": 3600 }))).toEqual(["b-mid"]);
     // ...but not for 40 min less.
-    expect(scene({ "b-old": 600, "b-young": 3000, "b-mid": 600 })).toEqual(["b-young"]);
+    expect(victimAmong(startedAt, checkpointAgo({ "b-young": 3000 }))).toEqual(["b-young"]);
   });
 
   it("work outside the debug lane leaves the debug reserve free, and a debug job starts on it at once", () => {
