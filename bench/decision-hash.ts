@@ -9,8 +9,9 @@
  *    the stateless runCycle and once with one kept scheduler per chain (both must print the same);
  *  - the simulator's event stream (and, for small.yaml or with --results, every CycleResult it got) on
  *    small.yaml (fairshare, priority, fifo), philly-merged.yaml (the three policies) and the full
- *    Philly replay (philly-all.yaml, fairshare; --skip-full leaves it out). --quick: philly-merged with
- *    fairshare only (the baselines take minutes there).
+ *    Philly replay (philly-all.yaml, fairshare; --skip-full leaves it out), and the first 8 days of
+ *    philly-overload.yaml (fairshare). --quick: philly-merged with fairshare only (the baselines take
+ *    minutes there).
  * Same output before and after a change means the same decisions; any difference names the input.
  */
 import { createHash, type Hash } from "node:crypto";
@@ -86,9 +87,14 @@ function hashingSink(h: Hash): EventSink {
   };
 }
 
-function simHash(file: string, policy: PolicyName, withResults: boolean): void {
+/** `days`: stop that many days after the warm-up (a window of a long scenario). */
+function simHash(file: string, policy: PolicyName, withResults: boolean, days?: number): void {
   const t0 = performance.now();
-  const scenario = loadScenarioFile(resolve(ROOT, file));
+  let scenario = loadScenarioFile(resolve(ROOT, file));
+  if (days !== undefined) {
+    const until = scenario.simulation.measureFrom + days * 86400;
+    scenario = { ...scenario, simulation: { ...scenario.simulation, until } };
+  }
   const events = createHash("sha256");
   const results = createHash("sha256");
   const sink = hashingSink(events);
@@ -108,7 +114,7 @@ function simHash(file: string, policy: PolicyName, withResults: boolean): void {
   const out = simulate(scenario, { cycle, policy: policyConfig(scenario), sink });
   const s = ((performance.now() - t0) / 1000).toFixed(1);
   console.log(
-    `sim ${file} ${policy}: events ${sink.count} ${hex(events)}${withResults ? ` results ${hex(results)}` : ""} (${out.cycles} cycles, ${s} s)`,
+    `sim ${file}${days === undefined ? "" : ` (${days} days)`} ${policy}: events ${sink.count} ${hex(events)}${withResults ? ` results ${hex(results)}` : ""} (${out.cycles} cycles, ${s} s)`,
   );
 }
 
@@ -117,5 +123,7 @@ if (only !== "core") {
   for (const p of ["fairshare", "priority", "fifo"] as const) simHash("apps/simulator/scenarios/small.yaml", p, true);
   const merged = args.includes("--quick") ? (["fairshare"] as const) : (["fairshare", "priority", "fifo"] as const);
   for (const p of merged) simHash("apps/simulator/scenarios/philly-merged.yaml", p, args.includes("--results"));
+  // A backlog of thousands (the blocked tail, the retry pass), which the other scenarios never build.
+  simHash("apps/simulator/scenarios/philly-overload.yaml", "fairshare", false, 8);
   if (!args.includes("--skip-full")) simHash("apps/simulator/scenarios/philly-all.yaml", "fairshare", false);
 }

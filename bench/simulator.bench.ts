@@ -2,7 +2,7 @@
  * Simulator benchmarks (issue 4, "Quality and speed"). Prints markdown for bench/README.md.
  *
  *   node --import tsx bench/simulator.bench.ts quality [--scenario FILE[,FILE]] [--policies fairshare,priority,fifo] [--days N] [--from D]
- *   node --import tsx bench/simulator.bench.ts speed   [--scenario FILE] [--policy fairshare] [--days N]
+ *   node --import tsx bench/simulator.bench.ts speed   [--scenario FILE] [--policy fairshare] [--days N] [--from D]
  *   node --import tsx bench/simulator.bench.ts forecast [--scenario FILE]
  *
  * quality: philly-overload.yaml (60 days at 1.5x, a tree that does not follow demand) and
@@ -241,8 +241,9 @@ if (mode === "quality") {
   const file = resolve(ROOT, opt("scenario", "apps/simulator/scenarios/philly-all.yaml"));
   const policy = opt("policy", "fairshare") as PolicyName;
   const days = opt("days", "");
+  const from = opt("from", "");
   const cpu0 = process.cpuUsage();
-  const r = run(file, policy, days === "" ? undefined : Number(days));
+  const r = run(file, policy, days === "" ? undefined : Number(days), from === "" ? undefined : Number(from));
   const cpu = process.cpuUsage(cpu0);
   const t = r.timing;
   console.log(`Scenario \`${file.slice(ROOT.length + 1)}\`, policy ${policy}: ${r.jobs} jobs, ${r.gpus} GPUs.\n`);

@@ -26,6 +26,12 @@ const compareEntries = (a: PendingEntry, b: PendingEntry): number => {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 };
 
+/** Already in order (the simulator passes its backlog so): no sort. */
+function isSorted(q: readonly PendingEntry[]): boolean {
+  for (let i = 1; i < q.length; i++) if (compareEntries(q[i - 1]!, q[i]!) > 0) return false;
+  return true;
+}
+
 const LANE_INDEX: Record<JobLane, number> = { DEBUG: 0, ALLOCATED: 1, UNALLOCATED: 2 };
 
 /**
@@ -66,11 +72,18 @@ export class PendingQueues {
     this.owed = [0, 1, 2].map(() => new Int32Array(tree.size));
     for (let k = 0; k < entries.length; k++) {
       const e = entries[k]!;
-      const l = LANE_INDEX[e.lane];
-      this.queues[l]![e.budget]!.push(e);
-      for (let cur = e.budget; cur >= 0; cur = tree.parent[cur]!) this.remaining[l]![cur]!++;
+      this.queues[LANE_INDEX[e.lane]]![e.budget]!.push(e);
     }
-    for (const lane of this.queues) for (const q of lane) if (q.length > 1) q.sort(compareEntries);
+    for (let l = 0; l < 3; l++) {
+      const remaining = this.remaining[l]!;
+      const lane = this.queues[l]!;
+      for (let b = 0; b < lane.length; b++) {
+        const q = lane[b]!;
+        if (q.length === 0) continue;
+        if (q.length > 1 && !isSorted(q)) q.sort(compareEntries);
+        for (let cur = b; cur >= 0; cur = tree.parent[cur]!) remaining[cur]! += q.length;
+      }
+    }
   }
 
   /** The next job of a lane in fair-tree order, or null when the lane is empty. */

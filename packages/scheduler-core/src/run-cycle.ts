@@ -1,3 +1,4 @@
+import { clusterShape } from "./contract";
 import { admitPending } from "./cycle/admit-pending";
 import { drainNodes } from "./cycle/drains";
 import { holdRunning } from "./cycle/hold-running";
@@ -6,6 +7,7 @@ import { FAIRSHARE, type RuleSet } from "./cycle/rule-set";
 import { CycleSession } from "./cycle/session";
 import { summarize } from "./cycle/summary";
 import { FairTree, treeShape } from "./fair-tree";
+import { KeptAdmission } from "./kept-admission";
 import { nodeOrder } from "./node-order";
 import { planNodeStates } from "./plan-drains";
 import type { ClusterSnapshot, CycleResult, NodeState, PolicyConfig } from "./types";
@@ -56,13 +58,16 @@ export function runCycleWith(
   const working = loadWorkingState(snapshot, states, tree, policy, now, memory, order, rules);
   let finished = false;
   try {
-    const s = new CycleSession(snapshot, policy, now, tree, working.board, working.jobs, nodeOps, rules);
+    const shapeOfCluster = clusterShape(snapshot.nodes);
+    const admission = (memory.admission = KeptAdmission.forCycle(memory.admission, tree, shapeOfCluster, policy, snapshot));
+    const s = new CycleSession(snapshot, policy, now, tree, working.board, working.jobs, nodeOps, rules, admission);
     s.reservations.rememberFailures = memory.rememberFailedReservations;
     holdRunning(s);
     stopLostAndExpired(s);
     drainNodes(s);
-    admitPending(s);
+    admitPending(s, shapeOfCluster);
     rules.takePending(s, memory.shareBlockedOutcomes);
+    admission.rememberHolders(s.reservations.list.map((r) => r.holder));
     const result = summarize(s);
     finished = true;
     return result;

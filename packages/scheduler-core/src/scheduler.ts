@@ -22,7 +22,10 @@ import { WorkingMemory } from "./working-memory";
  *   other fields (stopping, charged, times) may change and are read every cycle. The board is kept
  *   from the second cycle that passes the same array; a list out of id order, a job edited in place,
  *   or a cycle that threw loads afresh.
- * `pending` and `reservations` are read afresh every cycle and may be any arrays.
+ * - `pending`: any array; passed again as the same array (changed in place), each job object keeps
+ *   what admission made of it (budget, lane, contract checked) while the fields admission read and
+ *   the budget's entitlement are unchanged (kept-admission.ts);
+ * - `reservations` are read afresh every cycle and may be any array.
  */
 export interface Scheduler {
   readonly policy: PolicyConfig;

@@ -1,4 +1,5 @@
 import type { KnownShape } from "./fair-tree";
+import type { KeptAdmission } from "./kept-admission";
 import type { NodeOrder } from "./node-order";
 import type { RunningJob } from "./types";
 import type { Kept } from "./working-state";
@@ -17,6 +18,8 @@ export class WorkingMemory {
   kept: Kept | null = null;
   /** The running array of the previous cycle: the board is kept from the second cycle that passes it. */
   lastRunning: readonly RunningJob[] | null = null;
+  /** Pending jobs admitted by earlier cycles (kept-admission.ts). */
+  admission: KeptAdmission | null = null;
   /** Blocked jobs of one kind share one outcome while nothing moves (cycle/blocked-memo.ts); false only in tests that check it. */
   shareBlockedOutcomes = true;
   /** A failed reservation search is not repeated within a cycle (cycle/reservations.ts); false only in tests that check it. */

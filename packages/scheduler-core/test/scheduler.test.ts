@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { makeCluster, makeJob } from "@tranche/testkit";
 import { createScheduler, defaultPolicy, runCycle } from "../src/index";
-import type { BudgetTreeNode, ClusterSnapshot, Node, RunningJob } from "../src/types";
+import type { BudgetTreeNode, ClusterSnapshot, Node, PendingJob, RunningJob } from "../src/types";
 
 /**
  * createScheduler keeps its working state only while the caller follows the rules in its doc comment
@@ -50,6 +50,7 @@ function afterChange(change: (s: ClusterSnapshot) => void): void {
 const running = (s: ClusterSnapshot): RunningJob[] => s.running as RunningJob[];
 const nodes = (s: ClusterSnapshot): Node[] => s.nodes as Node[];
 const tree = (s: ClusterSnapshot): BudgetTreeNode[] => s.tree as BudgetTreeNode[];
+const pending = (s: ClusterSnapshot): PendingJob[] => s.pending as PendingJob[];
 
 describe("createScheduler", () => {
   it("gives the stateless results when the caller follows the rules", () => {
@@ -114,6 +115,36 @@ describe("createScheduler", () => {
     });
     afterChange((s) => {
       tree(s).find((n) => n.parentId !== null)!.name = "renamed";
+    });
+  });
+
+  // Pending jobs admitted once keep their entries (kept-admission.ts) while nothing admission read
+  // has changed: a job edited in place, or a budget's entitlement gone, is admitted afresh.
+  it("sees a pending job's GPUs, runtimes or budget edited in place", () => {
+    afterChange((s) => {
+      pending(s)[2]!.gpus = 12; // p3: 6 -> 12, not a multiple of the node size (INVALID_CONTRACT)
+    });
+    afterChange((s) => {
+      pending(s)[1]!.minRuntime = 0; // p2 becomes unallocated work
+    });
+    afterChange((s) => {
+      pending(s)[0]!.budgetId = "b";
+    });
+  });
+
+  it("sees a pending job held, or given a dependency, in place", () => {
+    afterChange((s) => {
+      pending(s)[0]!.held = true;
+    });
+    afterChange((s) => {
+      pending(s)[0]!.dependencies = [{ jobId: "r1", condition: "ok", state: "WAITING" }];
+    });
+  });
+
+  it("sees a budget's entitlement gone (its jobs change lane)", () => {
+    afterChange((s) => {
+      const b = tree(s).find((n) => n.allocationPpm === 400_000)!;
+      b.entitlementGpuSeconds = 0;
     });
   });
 });

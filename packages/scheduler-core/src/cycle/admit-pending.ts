@@ -1,4 +1,4 @@
-import { clusterShape, validateJobContractOn } from "../contract";
+import { validateJobContractOn, type ClusterShape } from "../contract";
 import { laneOf, pendingEntry, PendingQueues } from "../order-pending";
 import { dependencyHold } from "./job-rules";
 import type { CycleSession } from "./session";
@@ -9,15 +9,20 @@ import type { CycleSession } from "./session";
  * INVALID_CONTRACT; a job whose dependencies are not met waits (DEPENDENCY, or
  * DEPENDENCY_NEVER_SATISFIED: job-rules.ts). Every other job gets its lane (R5 debug, allocated, R3 unallocated) and joins the
  * fair-tree queues (R2). Input order does not matter: queues sort within each budget with an id
- * tie-break, and the unordered reasons are sorted by id here.
+ * tie-break, and the unordered reasons are sorted by id here. The session's admission holds the
+ * entries of jobs admitted by earlier cycles that still hold (kept-admission.ts).
  */
-export function admitPending(s: CycleSession): void {
-  const { snapshot, tree, policy, reasons } = s;
+export function admitPending(s: CycleSession, shape: ClusterShape): void {
+  const { snapshot, tree, policy, reasons, admission: kept } = s;
   const largestFree = s.board.largestFree();
   const ratioOf = (budget: number): number => (budget >= 0 ? tree.projectedRatio(budget) : Infinity);
-  const shape = clusterShape(snapshot.nodes);
   for (let k = 0; k < snapshot.pending.length; k++) {
     const job = snapshot.pending[k]!;
+    const known = kept.entryOf(job, tree);
+    if (known !== null) {
+      s.entries.push(known);
+      continue;
+    }
     const budget = tree.indexOf(job.budgetId) ?? -1;
     if (job.held) {
       reasons.push(null, job, "HELD", null, ratioOf(budget), largestFree, null, false);
@@ -39,7 +44,10 @@ export function admitPending(s: CycleSession): void {
       reasons.push(null, job, hold.code, null, ratioOf(budget), largestFree, { dependencies: hold.dependencies }, false);
       continue;
     }
-    s.entries.push(pendingEntry(job, budget, laneOf(job, tree.hasEntitlement(budget), policy)));
+    const ent = tree.hasEntitlement(budget);
+    const entry = pendingEntry(job, budget, laneOf(job, ent, policy));
+    s.entries.push(entry);
+    if (!job.dependencies || job.dependencies.length === 0) kept.keep(job, entry, ent);
   }
   reasons.sortById();
   s.queues = new PendingQueues(tree, s.entries);

@@ -11,8 +11,15 @@ export function carryReservations(s: CycleSession): Map<string, PendingEntry> {
   const { snapshot, board, policy, reservations } = s;
   const carried = new Map<string, PendingEntry>();
   if (!snapshot.reservations || snapshot.reservations.length === 0) return carried;
-  const wanted = new Set(snapshot.reservations.map((r) => r.jobId));
-  for (const e of s.entries) if (wanted.has(e.job.id)) carried.set(e.job.id, e);
+  // The holders the kept admission knows (it admitted them this cycle), without a look through the
+  // whole backlog; any other id, through the entries.
+  const wanted = new Set<string>();
+  for (const r of snapshot.reservations) {
+    const known = s.admission.holderNow(r.jobId);
+    if (known !== undefined) carried.set(r.jobId, known);
+    else wanted.add(r.jobId);
+  }
+  if (wanted.size > 0) for (const e of s.entries) if (wanted.has(e.job.id)) carried.set(e.job.id, e);
   for (const r of [...snapshot.reservations].sort((a, b) => (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0))) {
     const holder = carried.get(r.jobId);
     if (!holder || reservations.length >= policy.maxReservations) continue;

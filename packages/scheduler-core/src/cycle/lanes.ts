@@ -1,6 +1,6 @@
 import type { PendingEntry } from "../order-pending";
 import type { JobLane, PendingReasonCode } from "../types";
-import { BlockedMemo } from "./blocked-memo";
+import { BlockedMemo, type BlockedOutcome } from "./blocked-memo";
 import { carryReservations } from "./carried-reservations";
 import { consolidate, tryConsolidate } from "./consolidate";
 import { debugReserveGpus } from "./debug-reserve";
@@ -31,7 +31,7 @@ export function runLanes(s: CycleSession, shareBlocked = true): void {
       s.memo.forgetSearches();
     }
     if (lane === "UNALLOCATED") {
-      retryBlockedAllocated(s);
+      retryBlockedAllocated(s, shareBlocked);
       consolidate(s);
     }
     const blocked = shareBlocked ? new BlockedMemo(s) : null;
@@ -39,17 +39,30 @@ export function runLanes(s: CycleSession, shareBlocked = true): void {
   }
 }
 
-/** R3: GPUs freed later in the cycle go to blocked allocated jobs, in order, before unallocated work. */
-function retryBlockedAllocated(s: CycleSession): void {
+/**
+ * R3: GPUs freed later in the cycle go to blocked allocated jobs, in order, before unallocated work.
+ * A retry that fails serves the later jobs of its kind while nothing moved, as in the lanes
+ * (blocked-memo.ts: a try reads the job only through its kind).
+ */
+function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
   const { board, reasons, policy } = s;
+  const failed = shareBlocked ? new BlockedMemo(s) : null;
   for (const i of s.blockedAllocatedJobs) {
     if (board.largestFree() === 0 && !board.couldFit(1, 0)) break;
     const e = reasons.entry[i]!;
     if (e.lane === "DEBUG" && (s.userDebug.get(e.job.userId) ?? 0) + e.job.gpus > policy.debugMaxGpusPerUser) continue;
     if (s.limits.blocked(e.job) !== null) continue; // a task or job started since took the room its limit leaves
+    if (failed !== null) {
+      if (failed.get(e) !== undefined) continue;
+      failed.mark();
+    }
     if (tryStart(s, e, reasons.position[i]!, reasons.ratio[i]!, true, true) === "STARTED") reasons.started[i] = true;
+    else failed?.keep(e, NOT_RETRIED);
   }
 }
+
+/** What a failed retry keeps for its kind: only that it failed (its reason stays the lane's). */
+const NOT_RETRIED: BlockedOutcome = { code: "CAPACITY", extras: null, estimate: false };
 
 /** One job in fair-tree order: start it, or move it to the allocated lane (R5 cap), or say why it waits. */
 function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLane, blocked: BlockedMemo | null): void {

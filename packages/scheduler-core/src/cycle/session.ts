@@ -8,6 +8,7 @@ import type { PendingEntry, PendingQueues } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import { lostGpuSeconds, SearchScratch, type PreemptionContext } from "../plan-preemptions";
 import type { ClusterSnapshot, PlanOp, PolicyConfig, PreemptOp, PreemptReasonCode, StartReasonCode } from "../types";
+import type { KeptAdmission } from "../kept-admission";
 import { JobLimits } from "./job-rules";
 import { ReasonDrafts } from "./reason-drafts";
 import type { RuleSet } from "./rule-set";
@@ -81,6 +82,8 @@ export class CycleSession {
     nodeOps: readonly PlanOp[],
     /** The regime: protection of the runs it starts, and how pending jobs are taken (rule-set.ts). */
     readonly rules: RuleSet,
+    /** Pending jobs admitted by earlier cycles (kept-admission.ts). */
+    readonly admission: KeptAdmission,
   ) {
     this.plan = [...nodeOps];
     this.reservations = new Reservations(board, tree, policy, now);
