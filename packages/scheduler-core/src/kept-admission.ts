@@ -27,18 +27,35 @@ interface Admitted {
  * up, validated and given a new entry every cycle, for the same answer (philly-overload, 60 days: a
  * quarter of the replay's time). Kept only for a caller that passes the same pending array again, as
  * the kept board is (working-state.ts); the stateless runCycle never keeps one.
+ *
+ * Jobs are matched by object against last cycle's array in order: a caller that adds and removes a few
+ * jobs a cycle (the simulator) costs a comparison per job. A lookup table of last cycle's jobs is
+ * built only when two jobs in a row are not found within a few places of where the match stands
+ * (keyed lookups for every job cost as much as the admission they save: a WeakMap by job was
+ * measured so).
  */
 export class KeptAdmission {
-  private readonly byJob = new WeakMap<PendingJob, Admitted>();
-  /** Whether anything was kept (a fresh one answers without a lookup). */
-  private any = false;
+  /** Last cycle's pending jobs (a copy: the caller changes its array in place) and their records. */
+  private lastJobs: readonly PendingJob[] = [];
+  private lastRecords: (Admitted | null)[] = [];
+  /** This cycle's records, by index in its pending array. */
+  private records: (Admitted | null)[] = [];
+  /** Index of each of last cycle's jobs, built when the arrays part by more than LOOKAHEAD places. */
+  private lastIndex: Map<PendingJob, number> | null = null;
+  /** The next of last cycle's jobs expected, and the index of the job being admitted now. */
+  private cursor = 0;
+  private at = -1;
+  /** Jobs in a row not found near the cursor. */
+  private misses = 0;
   /** Bumped by every cycle that admits through it. */
   private cycle = 0;
   /** Keep what this cycle admits (the caller passed the same pending array as last cycle). */
-  keeping = false;
+  private keeping = false;
   private lastPending: readonly PendingJob[] | null = null;
+  /** The record of each kept entry (set once per job, read only for reservation holders). */
+  private readonly recordOf = new WeakMap<PendingEntry, Admitted>();
   /** The holders of the reservations the last cycle made, by job id (carried-reservations.ts). */
-  private holders = new Map<string, PendingJob>();
+  private holders = new Map<string, Admitted>();
 
   private constructor(
     private readonly shape: TreeShape,
@@ -66,22 +83,28 @@ export class KeptAdmission {
       kept.maxMinRuntime === maxMinRuntime
         ? kept
         : new KeptAdmission(tree.shape, policy, shape.nodeSize, shape.totalGpus, maxMinRuntime);
-    if (kept !== null && next !== kept) {
-      next.lastPending = kept.lastPending;
-      next.holders = kept.holders;
-    }
+    if (kept !== null && next !== kept) next.lastPending = kept.lastPending;
     next.keeping = next.lastPending === snapshot.pending;
     next.lastPending = snapshot.pending;
     next.cycle++;
+    next.cursor = 0;
+    next.at = -1;
+    next.misses = 0;
+    next.lastIndex = null;
+    next.records = next.keeping ? new Array<Admitted | null>(snapshot.pending.length).fill(null) : [];
     return next;
   }
 
-  /** The entry this job was admitted with, if nothing admission read has changed since. */
+  /**
+   * The entry the next job of the pending array was admitted with, if nothing admission read has
+   * changed since; called once for every job, in the array's order.
+   */
   entryOf(job: PendingJob, tree: FairTree): PendingEntry | null {
-    if (!this.any) return null;
-    const a = this.byJob.get(job);
+    this.at++;
+    if (!this.keeping) return null;
+    const a = this.lastRecordOf(job);
     if (
-      a === undefined ||
+      a === null ||
       job.held ||
       (job.dependencies !== undefined && job.dependencies.length > 0) ||
       job.budgetId !== a.budgetId ||
@@ -96,14 +119,14 @@ export class KeptAdmission {
     )
       return null;
     a.seen = this.cycle;
+    this.records[this.at] = a;
     return a.entry;
   }
 
-  /** Keeps a job's entry, made this cycle with its budget's entitlement `ent`. */
+  /** Keeps the entry just made for the job entryOf was last asked about (its budget's entitlement `ent`). */
   keep(job: PendingJob, entry: PendingEntry, ent: boolean): void {
     if (!this.keeping) return;
-    this.any = true;
-    this.byJob.set(job, {
+    const a: Admitted = {
       entry,
       ent,
       budgetId: job.budgetId,
@@ -112,27 +135,63 @@ export class KeptAdmission {
       maxRuntime: job.maxRuntime,
       gracePeriod: job.gracePeriod,
       seen: this.cycle,
-    });
+    };
+    this.records[this.at] = a;
+    this.recordOf.set(entry, a);
   }
 
-  /** This cycle's entry of a job admitted by it (kept or made), else null. */
-  admittedNow(job: PendingJob): PendingEntry | null {
-    if (!this.any) return null;
-    const a = this.byJob.get(job);
-    return a !== undefined && a.seen === this.cycle ? a.entry : null;
+  /** Admission is done: this cycle's jobs and records are the next cycle's to match. */
+  finish(pending: readonly PendingJob[]): void {
+    if (!this.keeping) {
+      this.lastJobs = [];
+      this.lastRecords = [];
+      return;
+    }
+    this.lastJobs = pending.slice();
+    this.lastRecords = this.records;
+    this.lastIndex = null;
   }
 
   /** Remembers the holders of this cycle's reservations, for the next cycle to find by id. */
   rememberHolders(holders: readonly PendingEntry[]): void {
-    this.holders = new Map(holders.map((e) => [e.id, e.job]));
+    this.holders = new Map();
+    for (const e of holders) {
+      const a = this.recordOf.get(e);
+      if (a !== undefined) this.holders.set(e.id, a);
+    }
   }
 
   /**
-   * This cycle's entry of the pending job with this id that held a reservation last cycle, or
-   * undefined when that is not known here (then the caller looks through the entries).
+   * This cycle's entry of the job that held a reservation last cycle, if this cycle admitted it
+   * through its kept record; else undefined (the caller then looks through the entries).
    */
   holderNow(jobId: string): PendingEntry | undefined {
-    const job = this.holders.get(jobId);
-    return (job && this.admittedNow(job)) ?? undefined;
+    const a = this.holders.get(jobId);
+    return a !== undefined && a.seen === this.cycle ? a.entry : undefined;
+  }
+
+  private lastRecordOf(job: PendingJob): Admitted | null {
+    const last = this.lastJobs;
+    const j = this.cursor;
+    for (let d = 0; d <= LOOKAHEAD && j + d < last.length; d++) {
+      if (last[j + d] === job) {
+        this.cursor = j + d + 1;
+        this.misses = 0;
+        return this.lastRecords[j + d]!;
+      }
+    }
+    if (this.lastIndex === null) {
+      // One miss is most likely a job new this cycle; a second in a row, arrays that parted.
+      if (this.misses++ === 0) return null;
+      this.lastIndex = new Map();
+      for (let k = 0; k < last.length; k++) this.lastIndex.set(last[k]!, k);
+    }
+    const k = this.lastIndex.get(job);
+    if (k === undefined) return null;
+    if (k >= j) this.cursor = k + 1;
+    return this.lastRecords[k]!;
   }
 }
+
+/** How far apart last cycle's array and this one may drift before a lookup table is built. */
+const LOOKAHEAD = 8;

@@ -49,6 +49,7 @@ export function admitPending(s: CycleSession, shape: ClusterShape): void {
     s.entries.push(entry);
     if (!job.dependencies || job.dependencies.length === 0) kept.keep(job, entry, ent);
   }
+  kept.finish(snapshot.pending);
   reasons.sortById();
   s.queues = new PendingQueues(tree, s.entries);
 }
