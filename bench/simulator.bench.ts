@@ -2,7 +2,7 @@
  * Simulator benchmarks (issue 4, "Quality and speed"). Prints markdown for bench/README.md.
  *
  *   node --import tsx bench/simulator.bench.ts quality [--scenario FILE[,FILE]] [--policies fairshare,priority,fifo] [--days N] [--from D]
- *   node --import tsx bench/simulator.bench.ts speed   [--scenario FILE] [--policy fairshare] [--days N] [--from D]
+ *   node --import tsx bench/simulator.bench.ts speed   [--scenario FILE] [--policy fairshare] [--days N] [--from D] [--cpu-per-cycle]
  *   node --import tsx bench/simulator.bench.ts forecast [--scenario FILE]
  *
  * quality: philly-overload.yaml (60 days at 1.5x, a tree that does not follow demand) and
@@ -57,6 +57,9 @@ interface Timing {
   maxPending: number;
 }
 
+/** `--cpu-per-cycle`: also CPU time per cycle (process.cpuUsage around each, which costs wall time). */
+const CPU_PER_CYCLE = args.includes("--cpu-per-cycle");
+
 function timed(policy: PolicyName): {
   fn: () => (s: ClusterSnapshot, p: PolicyConfig, now: number) => CycleResult;
   timing: Timing;
@@ -73,12 +76,14 @@ function timed(policy: PolicyName): {
     fn: () => {
       const cycle = POLICIES[policy]();
       return (s, p, now) => {
-        const c0 = process.cpuUsage();
+        // CPU per cycle only on request: two process.cpuUsage() calls a cycle were ~10% of a
+        // full-Philly replay's wall time (a profile), charged to the replay being measured.
+        const c0 = CPU_PER_CYCLE ? process.cpuUsage() : null;
         const t0 = performance.now();
         const r = cycle(s, p, now);
         const ms = performance.now() - t0;
-        const c = process.cpuUsage(c0);
-        const cpuMs = (c.user + c.system) / 1000;
+        const c = c0 === null ? null : process.cpuUsage(c0);
+        const cpuMs = c === null ? 0 : (c.user + c.system) / 1000;
         timing.cycleCpuMs += cpuMs;
         const n = s.pending.length;
         timing.cycles++;
@@ -252,7 +257,7 @@ if (mode === "quality") {
   );
   console.log("|---|---|---|---|---|---|---|---|");
   console.log(
-    `| ${(r.wallMs / 1000).toFixed(1)} s | ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s | ${(r.loadMs / 1000).toFixed(1)} s | ${r.report.sim.events} | ${Math.round(r.report.sim.events / (r.wallMs / 1000))} | ${t.cycles} | ${(t.cycleMs / 1000).toFixed(1)} s (${((100 * t.cycleMs) / r.wallMs).toFixed(0)}%) / ${(t.cycleCpuMs / 1000).toFixed(1)} s | ${Math.round(r.maxRssMb)} MB |`,
+    `| ${(r.wallMs / 1000).toFixed(1)} s | ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s | ${(r.loadMs / 1000).toFixed(1)} s | ${r.report.sim.events} | ${Math.round(r.report.sim.events / (r.wallMs / 1000))} | ${t.cycles} | ${(t.cycleMs / 1000).toFixed(1)} s (${((100 * t.cycleMs) / r.wallMs).toFixed(0)}%)${CPU_PER_CYCLE ? ` / ${(t.cycleCpuMs / 1000).toFixed(1)} s` : ""} | ${Math.round(r.maxRssMb)} MB |`,
   );
   console.log("\nCycle time by pending jobs in the snapshot:\n");
   console.log("| pending | cycles | mean ms/cycle (wall) | mean ms/cycle (CPU) | total s (wall) |");
@@ -261,7 +266,7 @@ if (mode === "quality") {
     if (b.count === 0) return;
     const hi = BUCKETS[i + 1]!;
     console.log(
-      `| ${BUCKETS[i]}${hi === Infinity ? "+" : hi - 1 === BUCKETS[i] ? "" : `-${hi - 1}`} | ${b.count} | ${(b.ms / b.count).toFixed(2)} | ${(b.cpuMs / b.count).toFixed(2)} | ${(b.ms / 1000).toFixed(1)} |`,
+      `| ${BUCKETS[i]}${hi === Infinity ? "+" : hi - 1 === BUCKETS[i] ? "" : `-${hi - 1}`} | ${b.count} | ${(b.ms / b.count).toFixed(2)} | ${CPU_PER_CYCLE ? (b.cpuMs / b.count).toFixed(2) : "-"} | ${(b.ms / 1000).toFixed(1)} |`,
     );
   });
   console.log(

@@ -4,7 +4,7 @@ import type { PendingEntry } from "./order-pending";
 import type { ClusterSnapshot, PendingJob, PolicyConfig } from "./types";
 
 /** A job admitted by an earlier cycle: its entry, and the fields admission read when it made it. */
-interface Admitted {
+export interface AdmittedRecord {
   entry: PendingEntry;
   /** Its budget had entitlement (its lane depends on it, R3). */
   ent: boolean;
@@ -37,13 +37,14 @@ interface Admitted {
 export class KeptAdmission {
   /** Last cycle's pending jobs (a copy: the caller changes its array in place) and their records. */
   private lastJobs: readonly PendingJob[] = [];
-  private lastRecords: (Admitted | null)[] = [];
+  private lastRecords: (AdmittedRecord | null)[] = [];
   /** This cycle's records, by index in its pending array. */
-  private records: (Admitted | null)[] = [];
+  private records: (AdmittedRecord | null)[] = [];
   /** Index of each of last cycle's jobs, built when the arrays part by more than LOOKAHEAD places. */
   private lastIndex: Map<PendingJob, number> | null = null;
   /** The next of last cycle's jobs expected, and the index of the job being admitted now. */
   private cursor = 0;
+  /** Index in `records` of the job being admitted now. */
   private at = -1;
   /** Jobs in a row not found near the cursor. */
   private misses = 0;
@@ -52,10 +53,8 @@ export class KeptAdmission {
   /** Keep what this cycle admits (the caller passed the same pending array as last cycle). */
   private keeping = false;
   private lastPending: readonly PendingJob[] | null = null;
-  /** The record of each kept entry (set once per job, read only for reservation holders). */
-  private readonly recordOf = new WeakMap<PendingEntry, Admitted>();
   /** The holders of the reservations the last cycle made, by job id (carried-reservations.ts). */
-  private holders = new Map<string, Admitted>();
+  private holders = new Map<string, AdmittedRecord>();
 
   private constructor(
     private readonly shape: TreeShape,
@@ -91,7 +90,7 @@ export class KeptAdmission {
     next.at = -1;
     next.misses = 0;
     next.lastIndex = null;
-    next.records = next.keeping ? new Array<Admitted | null>(snapshot.pending.length).fill(null) : [];
+    next.records = [];
     return next;
   }
 
@@ -100,8 +99,9 @@ export class KeptAdmission {
    * changed since; called once for every job, in the array's order.
    */
   entryOf(job: PendingJob, tree: FairTree): PendingEntry | null {
-    this.at++;
     if (!this.keeping) return null;
+    this.at = this.records.length;
+    this.records.push(null);
     const a = this.lastRecordOf(job);
     if (
       a === null ||
@@ -126,7 +126,7 @@ export class KeptAdmission {
   /** Keeps the entry just made for the job entryOf was last asked about (its budget's entitlement `ent`). */
   keep(job: PendingJob, entry: PendingEntry, ent: boolean): void {
     if (!this.keeping) return;
-    const a: Admitted = {
+    const a: AdmittedRecord = {
       entry,
       ent,
       budgetId: job.budgetId,
@@ -137,7 +137,7 @@ export class KeptAdmission {
       seen: this.cycle,
     };
     this.records[this.at] = a;
-    this.recordOf.set(entry, a);
+    entry.admitted = a;
   }
 
   /** Admission is done: this cycle's jobs and records are the next cycle's to match. */
@@ -155,10 +155,7 @@ export class KeptAdmission {
   /** Remembers the holders of this cycle's reservations, for the next cycle to find by id. */
   rememberHolders(holders: readonly PendingEntry[]): void {
     this.holders = new Map();
-    for (const e of holders) {
-      const a = this.recordOf.get(e);
-      if (a !== undefined) this.holders.set(e.id, a);
-    }
+    for (const e of holders) if (e.admitted !== null) this.holders.set(e.id, e.admitted);
   }
 
   /**
@@ -170,7 +167,7 @@ export class KeptAdmission {
     return a !== undefined && a.seen === this.cycle ? a.entry : undefined;
   }
 
-  private lastRecordOf(job: PendingJob): Admitted | null {
+  private lastRecordOf(job: PendingJob): AdmittedRecord | null {
     const last = this.lastJobs;
     const j = this.cursor;
     for (let d = 0; d <= LOOKAHEAD && j + d < last.length; d++) {

@@ -1,4 +1,5 @@
 import type { FairTree } from "./fair-tree";
+import type { AdmittedRecord } from "./kept-admission";
 import type { JobLane, PendingJob } from "./types";
 
 /** A pending job with what the cycle needs to order it. */
@@ -11,10 +12,12 @@ export interface PendingEntry {
   priority: number;
   submittedAt: number;
   id: string;
+  /** What kept admission keeps of it (kept-admission.ts), or null. */
+  admitted: AdmittedRecord | null;
 }
 
 export function pendingEntry(job: PendingJob, budget: number, lane: JobLane): PendingEntry {
-  return { job, budget, lane, priority: job.priority, submittedAt: job.submittedAt, id: job.id };
+  return { job, budget, lane, priority: job.priority, submittedAt: job.submittedAt, id: job.id, admitted: null };
 }
 
 export { laneOf } from "./classify-job";
