@@ -13,10 +13,16 @@ export class PendingReasons implements Iterable<[string, PendingReason]> {
   private index: Map<string, number> | null = null;
 
   constructor(
-    private readonly ids: readonly string[],
+    private ids: readonly string[],
     private readonly reasons: readonly PendingReason[],
     /** Completes the reasons (their sentences); run once, before any reason is read. */
     private finish: (() => void) | null = null,
+    /**
+     * Lists the ids when they are first needed (`ids` is then empty and `count` says how many):
+     * a caller that reads only the size (the simulator) never pays for the list.
+     */
+    private listIds: (() => readonly string[]) | null = null,
+    private readonly count = ids.length,
   ) {}
 
   static empty(): PendingReasons {
@@ -24,7 +30,7 @@ export class PendingReasons implements Iterable<[string, PendingReason]> {
   }
 
   get size(): number {
-    return this.ids.length;
+    return this.count;
   }
 
   get(jobId: string): PendingReason | undefined {
@@ -37,7 +43,7 @@ export class PendingReasons implements Iterable<[string, PendingReason]> {
   }
 
   keys(): IterableIterator<string> {
-    return this.ids.values();
+    return this.idList().values();
   }
 
   values(): IterableIterator<PendingReason> {
@@ -45,8 +51,9 @@ export class PendingReasons implements Iterable<[string, PendingReason]> {
   }
 
   *entries(): IterableIterator<[string, PendingReason]> {
+    const ids = this.idList();
     const reasons = this.complete();
-    for (let i = 0; i < this.ids.length; i++) yield [this.ids[i]!, reasons[i]!];
+    for (let i = 0; i < ids.length; i++) yield [ids[i]!, reasons[i]!];
   }
 
   [Symbol.iterator](): IterableIterator<[string, PendingReason]> {
@@ -58,7 +65,17 @@ export class PendingReasons implements Iterable<[string, PendingReason]> {
     return Object.fromEntries(this.entries());
   }
 
+  private idList(): readonly string[] {
+    if (this.listIds !== null) {
+      const list = this.listIds;
+      this.listIds = null;
+      this.ids = list();
+    }
+    return this.ids;
+  }
+
   private complete(): readonly PendingReason[] {
+    this.idList();
     if (this.finish !== null) {
       const finish = this.finish;
       this.finish = null;
@@ -68,7 +85,7 @@ export class PendingReasons implements Iterable<[string, PendingReason]> {
   }
 
   private lookup(): Map<string, number> {
-    if (this.index === null) this.index = new Map(this.ids.map((id, i) => [id, i]));
+    if (this.index === null) this.index = new Map(this.idList().map((id, i) => [id, i]));
     return this.index;
   }
 }

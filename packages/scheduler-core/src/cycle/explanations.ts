@@ -17,26 +17,25 @@ import type { CycleSession } from "./session";
 export function explainBlocked(s: CycleSession): { pending: PendingReasons; blockedAllocated: number } {
   const { reasons, tree, now } = s;
   const estimator = new StartEstimator(s.board);
-  // Not a record keyed by id: 10,000 fresh id strings as object keys are each internalised, which
-  // was half of this function's own time in a profile (see PendingReasons).
-  const pendingIds: string[] = [];
-  /** Index in `reasons` of each output reason. */
+  for (const k of reasons.estimated) if (!reasons.started[k]) reasons.earliest[k] = estimator.earliest(reasons.gpus[k]!);
+  /** Index in `reasons` of each output reason (jobs started in the retry pass have none). */
   const drafts: number[] = [];
-  let blockedAllocated = 0;
-  for (let k = 0; k < reasons.length; k++) {
-    if (reasons.started[k]) continue; // started in the retry pass
-    const job = reasons.job[k]!;
-    const entry = reasons.entry[k]!;
-    if (reasons.estimate[k]) reasons.earliest[k] = estimator.earliest(reasons.gpus[k]!);
-    if (entry && entry.lane !== "UNALLOCATED") blockedAllocated++;
-    pendingIds.push(job.id);
-    drafts.push(k);
-  }
+  // Not a record keyed by id: 10,000 fresh id strings as object keys are each internalised, which
+  // was half of this function's own time in a profile (see PendingReasons). Listed when first read.
+  const listIds = (): string[] => {
+    const ids: string[] = [];
+    for (let k = 0; k < reasons.length; k++) {
+      if (reasons.started[k]) continue;
+      ids.push(reasons.job[k]!.id);
+      drafts.push(k);
+    }
+    return ids;
+  };
   const pendingReasons: PendingReason[] = [];
   const nodeSize = s.nodeSize; // the board lives on into the next cycle of a kept scheduler
-  // Written when first read. An unnamed closure: tsx (keepNames) wraps every named one it makes,
-  // once per cycle here.
-  const pending = new PendingReasons(pendingIds, pendingReasons, () => {
+  // Written when first read (after the ids). An unnamed closure: tsx (keepNames) wraps every named
+  // one it makes, once per cycle here.
+  const writeSentences = () => {
     const explainer = new PendingExplainer(nodeSize);
     for (let i = 0; i < drafts.length; i++) {
       const k = drafts[i]!;
@@ -52,6 +51,8 @@ export function explainBlocked(s: CycleSession): { pending: PendingReasons; bloc
       );
       pendingReasons.push(r);
     }
-  });
-  return { pending, blockedAllocated };
+  };
+  const count = reasons.length - reasons.startedCount;
+  const pending = new PendingReasons([], pendingReasons, writeSentences, listIds, count);
+  return { pending, blockedAllocated: reasons.blockedAllocated };
 }

@@ -81,6 +81,7 @@ export class JobLimits {
       if (running >= cap)
         return { code: "ARRAY_LIMIT", details: { arrayId: job.arrayId, arrayRunning: running, arrayMaxRunning: cap } };
     }
+    if (this.limitOf.size === 0) return null;
     const limit = this.limitOf.get(job.budgetId);
     if (limit !== undefined) {
       const held = this.userGpus.get(userKey(job)) ?? 0;

@@ -56,7 +56,7 @@ function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
       if (failed.get(e) !== undefined) continue;
       failed.mark();
     }
-    if (tryStart(s, e, reasons.position[i]!, reasons.ratio[i]!, true, true) === "STARTED") reasons.started[i] = true;
+    if (tryStart(s, e, reasons.position[i]!, reasons.ratio[i]!, true, true) === "STARTED") reasons.markStarted(i);
     else failed?.keep(e, NOT_RETRIED);
   }
 }

@@ -29,6 +29,11 @@ export class ReasonDrafts {
   /** Started in the retry pass: no reason. */
   readonly started: boolean[] = [];
   private margin: ReasonExtras | null = null;
+  /** Drafts that asked for an earliest-start estimate, in order. */
+  readonly estimated: number[] = [];
+  /** Drafts started in the retry pass, and allocated-lane drafts not started (CycleStats.blockedAllocated). */
+  startedCount = 0;
+  blockedAllocated = 0;
 
   get length(): number {
     return this.job.length;
@@ -52,9 +57,19 @@ export class ReasonDrafts {
     this.gpus.push(job.gpus);
     this.largestFree.push(largestFree);
     this.extras.push(extras);
+    if (estimate) this.estimated.push(this.estimate.length);
     this.estimate.push(estimate);
     this.earliest.push(null);
     this.started.push(false);
+    if (entry !== null && entry.lane !== "UNALLOCATED") this.blockedAllocated++;
+  }
+
+  /** Draft k's job started in the retry pass (an allocated-lane job): it has no reason. */
+  markStarted(k: number): void {
+    this.started[k] = true;
+    this.startedCount++;
+    const entry = this.entry[k];
+    if (entry && entry.lane !== "UNALLOCATED") this.blockedAllocated--;
   }
 
   /** BUDGET_OVER_SHARE's extra detail, one shared object (it is copied into each reason's details). */
@@ -97,6 +112,8 @@ export class ReasonDrafts {
     reorder(this.estimate);
     reorder(this.earliest);
     reorder(this.started);
+    this.estimated.length = 0;
+    for (let k = 0; k < this.estimate.length; k++) if (this.estimate[k]) this.estimated.push(k);
   }
 }
 
