@@ -17,7 +17,7 @@ import type { CycleSession } from "./session";
 export function explainBlocked(s: CycleSession): { pending: PendingReasons; blockedAllocated: number } {
   const { reasons, tree, now } = s;
   const estimator = new StartEstimator(s.board);
-  for (const k of reasons.estimated) if (!reasons.started[k]) reasons.earliest[k] = estimator.earliest(reasons.gpus[k]!);
+  for (const k of reasons.estimated) if (!reasons.started[k]) reasons.earliest.set(k, estimator.earliest(reasons.gpus[k]!));
   /** Index in `reasons` of each output reason (jobs started in the retry pass have none). */
   const drafts: number[] = [];
   // Not a record keyed by id: 10,000 fresh id strings as object keys are each internalised, which

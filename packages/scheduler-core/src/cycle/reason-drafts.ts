@@ -23,14 +23,15 @@ export class ReasonDrafts {
   readonly largestFree: number[] = [];
   /** Extra details (reservation, debug cap, margin, problem), or null for none. */
   readonly extras: (ReasonExtras | null)[] = [];
-  /** Fill earliestStart from the end-of-cycle estimate (explanations.ts sets `earliest`). */
-  readonly estimate: boolean[] = [];
-  readonly earliest: (number | null)[] = [];
-  /** Started in the retry pass: no reason. */
+  /**
+   * Drafts that asked for an earliest-start estimate, in order, and the estimates (explanations.ts
+   * sets them at the end of the cycle). Both sparse, like `started`: a few drafts of thousands.
+   */
+  readonly estimated: number[] = [];
+  readonly earliest = new Map<number, number | null>();
+  /** Started in the retry pass: no reason (holes read as not started). */
   readonly started: boolean[] = [];
   private margin: ReasonExtras | null = null;
-  /** Drafts that asked for an earliest-start estimate, in order. */
-  readonly estimated: number[] = [];
   /** Drafts started in the retry pass, and allocated-lane drafts not started (CycleStats.blockedAllocated). */
   startedCount = 0;
   blockedAllocated = 0;
@@ -57,10 +58,7 @@ export class ReasonDrafts {
     this.gpus.push(job.gpus);
     this.largestFree.push(largestFree);
     this.extras.push(extras);
-    if (estimate) this.estimated.push(this.estimate.length);
-    this.estimate.push(estimate);
-    this.earliest.push(null);
-    this.started.push(false);
+    if (estimate) this.estimated.push(this.job.length - 1);
     if (entry !== null && entry.lane !== "UNALLOCATED") this.blockedAllocated++;
   }
 
@@ -87,7 +85,7 @@ export class ReasonDrafts {
       ratio: this.ratio[k]!,
       gpus: this.gpus[k]!,
       largestFreeGpus: this.largestFree[k]!,
-      earliestStart: this.earliest[k]!,
+      earliestStart: this.earliest.get(k) ?? null,
     };
     const extras = this.extras[k];
     if (extras) Object.assign(details, extras);
@@ -109,11 +107,8 @@ export class ReasonDrafts {
     reorder(this.gpus);
     reorder(this.largestFree);
     reorder(this.extras);
-    reorder(this.estimate);
-    reorder(this.earliest);
-    reorder(this.started);
-    this.estimated.length = 0;
-    for (let k = 0; k < this.estimate.length; k++) if (this.estimate[k]) this.estimated.push(k);
+    // Only unordered reasons (HELD, INVALID_CONTRACT, dependencies) exist yet: none asked for an
+    // estimate or was started.
   }
 }
 
