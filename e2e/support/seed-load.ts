@@ -36,8 +36,13 @@ export async function cancelSeededJobs(databaseUrl: string): Promise<void> {
   const c = new pg.Client({ connectionString: databaseUrl });
   await c.connect();
   try {
+    // Job rows locked in id order, as every transaction that changes jobs takes them
+    // (packages/domain/src/runtime/lock-order.ts): a plain UPDATE locked them in scan order and
+    // deadlocked (40P01) with a worker cycle starting some of them.
     await c.query(
-      `UPDATE job SET state = 'CANCELLED', "finishedAt" = now(), "updatedAt" = now() WHERE name LIKE 'load-%' AND state = 'PENDING'`,
+      `WITH seeded AS (SELECT id FROM job WHERE name LIKE 'load-%' AND state = 'PENDING' ORDER BY id FOR UPDATE)
+       UPDATE job SET state = 'CANCELLED', "finishedAt" = now(), "updatedAt" = now()
+       FROM seeded WHERE job.id = seeded.id AND job.state = 'PENDING'`,
     );
   } finally {
     await c.end();
