@@ -10,8 +10,8 @@
  *  - the simulator's event stream (and, for small.yaml or with --results, every CycleResult it got) on
  *    small.yaml (fairshare, priority, fifo), philly-merged.yaml (the three policies) and the full
  *    Philly replay (philly-all.yaml, fairshare; --skip-full leaves it out), and the first 8 days of
- *    philly-overload.yaml (fairshare). --quick: philly-merged with fairshare only (the baselines take
- *    minutes there).
+ *    philly-overload.yaml (fairshare) and its first 14 days with priority. --quick: philly-merged with
+ *    fairshare only, no priority on philly-overload (the baselines take minutes there).
  * Same output before and after a change means the same decisions; any difference names the input.
  */
 import { createHash, type Hash } from "node:crypto";
@@ -125,5 +125,8 @@ if (only !== "core") {
   for (const p of merged) simHash("apps/simulator/scenarios/philly-merged.yaml", p, args.includes("--results"));
   // A backlog of thousands (the blocked tail, the retry pass), which the other scenarios never build.
   simHash("apps/simulator/scenarios/philly-overload.yaml", "fairshare", false, 8);
+  // The priority baseline's tail of thousands (its reservation, RESERVED_FOR, its preemption searches).
+  if (!args.includes("--quick"))
+    simHash("apps/simulator/scenarios/philly-overload.yaml", "priority", args.includes("--results"), 14);
   if (!args.includes("--skip-full")) simHash("apps/simulator/scenarios/philly-all.yaml", "fairshare", false);
 }

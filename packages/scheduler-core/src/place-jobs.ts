@@ -11,6 +11,20 @@ export type Slots = { node: number; gpus: number[] }[];
  * Concrete GPU indexes are the lowest free ones. `allowNode` filters nodes (reservations, R7).
  * Returns null when the job cannot start on free GPUs now.
  */
+/** Whether findFreePlacement would place the job (without choosing its GPUs). */
+export function hasFreePlacement(board: NodeBoard, gpus: number, allowNode: (node: number) => boolean): boolean {
+  if (gpus <= 0 || board.size === 0) return false;
+  if (gpus <= board.size) {
+    for (let k = gpus; k <= board.size; k++) for (const node of board.buckets[k]!) if (allowNode(node)) return true;
+    return false;
+  }
+  if (gpus % board.size !== 0) return false;
+  let need = gpus / board.size;
+  for (const node of board.buckets[board.size]!)
+    if (board.nodes[node]!.gpuCount === board.size && allowNode(node) && --need === 0) return true;
+  return false;
+}
+
 export function findFreePlacement(board: NodeBoard, gpus: number, allowNode: (node: number) => boolean): Slots | null {
   if (gpus <= 0 || board.size === 0) return null;
   if (gpus <= board.size) {

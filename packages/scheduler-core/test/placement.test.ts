@@ -1,5 +1,8 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { NodeBoard } from "../src/cluster-state";
 import { defaultPolicy, runCycle } from "../src/index";
+import { findFreePlacement, hasFreePlacement } from "../src/place-jobs";
 import { makeCluster, makeJob, startsOf } from "@tranche/testkit";
 
 describe("R1 placement", () => {
@@ -91,5 +94,40 @@ describe("R1 placement", () => {
       10,
     );
     expect(new Set(startsOf(r).map((s) => s.placement[0]!.nodeId))).toEqual(new Set(["n01"]));
+  });
+});
+
+describe("hasFreePlacement", () => {
+  // The free-GPU view both functions read, as a NodeBoard keeps it: buckets[k] = schedulable nodes
+  // with exactly k free GPUs, ascending (a unit-test stand-in: no jobs, no categories).
+  const board = (nodes: { size: number; free: number }[]): NodeBoard => {
+    const size = Math.max(...nodes.map((n) => n.size));
+    const buckets: number[][] = Array.from({ length: size + 1 }, () => []);
+    nodes.forEach((n, i) => n.free > 0 && buckets[n.free]!.push(i));
+    return {
+      size,
+      buckets,
+      nodes: nodes.map((n, i) => ({ id: `n${i}`, gpuCount: n.size })),
+      freeIndexes: (node: number, gpus: number) => Array.from({ length: Math.min(gpus, nodes[node]!.free) }, (_, k) => k),
+    } as unknown as NodeBoard;
+  };
+  const node = fc
+    .constantFrom(2, 4, 8)
+    .chain((size) => fc.record({ size: fc.constant(size), free: fc.integer({ min: 0, max: size }) }));
+
+  it("says yes exactly when findFreePlacement places the job (any sizes, free GPUs and node filter)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(node, { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
+        (nodes, gpus, allowed) => {
+          const b = board(nodes);
+          const allow = (n: number): boolean => allowed[n]!;
+          expect(hasFreePlacement(b, gpus, allow)).toBe(findFreePlacement(b, gpus, allow) !== null);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -4,7 +4,7 @@ import type { ReasonExtras } from "../cycle/reason-drafts";
 import type { CycleSession } from "../cycle/session";
 import { plural } from "../format";
 import type { PendingEntry } from "../order-pending";
-import { findFreePlacement } from "../place-jobs";
+import { findFreePlacement, hasFreePlacement } from "../place-jobs";
 import { findPreemption } from "../plan-preemptions";
 import type { PendingReasonCode } from "../types";
 
@@ -37,7 +37,8 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
   let noFreeVersion = -1;
   let noFreeFrom = Infinity;
   const searchFailedAt = new Map<number, number>();
-  for (const e of s.entries.slice().sort(rules.compare)) {
+  let reservedExtras: ReasonExtras | null = null; // one object for every RESERVED_FOR (reasons copy it)
+  for (const e of inOrder(s.entries, rules.compare)) {
     const job = e.job;
     const g = job.gpus;
     s.order.push(job.id);
@@ -48,11 +49,10 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
       continue;
     }
     const charged = chargedOf(e);
-    const run: PendingEntry = charged || e.lane === "UNALLOCATED" ? e : { ...e, lane: "UNALLOCATED" };
     const allow = reservations.length === 0 ? reservations.allowAll : notReserved;
     const slots = board.freeVersion === noFreeVersion && g >= noFreeFrom ? null : findFreePlacement(board, g, allow);
     if (slots) {
-      s.start(run, slots, "FREE_GPUS", position, ratio, `Started on free GPUs (${rules.name} baseline).`);
+      s.start(runAs(e, charged), slots, "FREE_GPUS", position, ratio, `Started on free GPUs (${rules.name} baseline).`);
       continue;
     }
     if (board.freeVersion !== noFreeVersion) [noFreeVersion, noFreeFrom] = [board.freeVersion, g];
@@ -81,7 +81,7 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
         searchFailedAt.clear(); // a victim may leave GPUs beyond what the job takes
         const placed = choice.nodes.map((node) => ({ node, gpus: board.freeIndexes(node, Math.min(g, board.size)) }));
         s.start(
-          run,
+          runAs(e, charged),
           placed,
           "PREEMPTED_UNALLOCATED",
           position,
@@ -107,13 +107,24 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
           sentence: `Reserved ${plural(nodes.length, "node")} (${nodes.map((n) => board.nodes[n]!.name).join(", ")}) for job ${job.id}, the first in ${rules.name} order that cannot start: no other job starts there until it does.`,
         });
       }
-    } else if (findFreePlacement(board, g, reservations.allowAll) !== null) {
+    } else if (hasFreePlacement(board, g, reservations.allowAll)) {
       code = "RESERVED_FOR";
       const r = reservations.list[0]!;
-      extras = { earliestStart: null, reservedForJobId: r.jobId, reservedFrom: r.from };
+      extras = reservedExtras ??= { earliestStart: null, reservedForJobId: r.jobId, reservedFrom: r.from };
     }
     s.reasons.push(e, job, code, position, ratio, board.largestFree(), extras, false);
   }
+}
+
+/** What a job starts as: an uncharged one runs unallocated (a copy of its entry, made only when it starts). */
+function runAs(e: PendingEntry, charged: boolean): PendingEntry {
+  return charged || e.lane === "UNALLOCATED" ? e : { ...e, lane: "UNALLOCATED" };
+}
+
+/** The entries in the regime's order: the caller's array itself when it is in that order already (the simulator's is). */
+function inOrder(entries: PendingEntry[], compare: (a: PendingEntry, b: PendingEntry) => number): PendingEntry[] {
+  for (let i = 1; i < entries.length; i++) if (compare(entries[i - 1]!, entries[i]!) > 0) return entries.slice().sort(compare);
+  return entries;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { validateJobContractOn, type ClusterShape } from "../contract";
-import { laneOf, pendingEntry, PendingQueues } from "../order-pending";
+import { laneOf, pendingEntry } from "../order-pending";
 import { dependencyHold } from "./job-rules";
 import type { CycleSession } from "./session";
 
@@ -7,10 +7,11 @@ import type { CycleSession } from "./session";
  * Which pending jobs take part (R10's first reasons): a HELD job is not ordered; a job whose
  * budget is unknown or not a leaf, or whose contract can never fit this cluster, is
  * INVALID_CONTRACT; a job whose dependencies are not met waits (DEPENDENCY, or
- * DEPENDENCY_NEVER_SATISFIED: job-rules.ts). Every other job gets its lane (R5 debug, allocated, R3 unallocated) and joins the
- * fair-tree queues (R2). Input order does not matter: queues sort within each budget with an id
- * tie-break, and the unordered reasons are sorted by id here. The session's admission holds the
- * entries of jobs admitted by earlier cycles that still hold (kept-admission.ts).
+ * DEPENDENCY_NEVER_SATISFIED: job-rules.ts). Every other job gets its lane (R5 debug, allocated,
+ * R3 unallocated) and an entry in `s.entries`, which the rule set orders in phase 6 (fairshare: the
+ * fair-tree queues, R2, sorted within each budget with an id tie-break; baselines: one global
+ * order). Input order does not matter: the unordered reasons are sorted by id here. The session's
+ * admission holds the entries of jobs admitted by earlier cycles that still hold (kept-admission.ts).
  */
 export function admitPending(s: CycleSession, shape: ClusterShape): void {
   const { snapshot, tree, policy, reasons, admission: kept } = s;
@@ -51,5 +52,4 @@ export function admitPending(s: CycleSession, shape: ClusterShape): void {
   }
   kept.finish(snapshot.pending);
   reasons.sortById();
-  s.queues = new PendingQueues(tree, s.entries);
 }

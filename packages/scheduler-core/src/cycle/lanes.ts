@@ -1,4 +1,4 @@
-import type { PendingEntry } from "../order-pending";
+import { PendingQueues, type PendingEntry } from "../order-pending";
 import type { JobLane, PendingReasonCode } from "../types";
 import { BlockedMemo, type BlockedOutcome } from "./blocked-memo";
 import { carryReservations } from "./carried-reservations";
@@ -22,6 +22,7 @@ const LANES: readonly JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
  * only to check that it changes nothing).
  */
 export function runLanes(s: CycleSession, shareBlocked = true): void {
+  s.queues = new PendingQueues(s.tree, s.entries);
   const fits = new StartFits(s.board);
   const carried = carryReservations(s);
   for (const lane of LANES) {

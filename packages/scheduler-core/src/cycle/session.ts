@@ -42,6 +42,7 @@ export class CycleSession {
   readonly order: string[] = [];
   /** Pending jobs that may be ordered (valid, not held), with budget and lane; set by admitPending. */
   entries: PendingEntry[] = [];
+  /** The fair-tree queues over `entries` (fairshare's phase 6 builds them; baselines keep one global order). */
   queues: PendingQueues | null = null;
   /** Debug GPUs each user holds (R5 cap). */
   readonly userDebug = new Map<string, number>();
