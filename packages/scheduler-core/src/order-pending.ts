@@ -30,8 +30,11 @@ const compareEntries = (a: PendingEntry, b: PendingEntry): number => {
 };
 
 /** Already in order (the simulator passes its backlog so): no sort. */
-function isSorted(q: readonly PendingEntry[]): boolean {
-  for (let i = 1; i < q.length; i++) if (compareEntries(q[i - 1]!, q[i]!) > 0) return false;
+export function isSorted(
+  q: readonly PendingEntry[],
+  compare: (a: PendingEntry, b: PendingEntry) => number = compareEntries,
+): boolean {
+  for (let i = 1; i < q.length; i++) if (compare(q[i - 1]!, q[i]!) > 0) return false;
   return true;
 }
 

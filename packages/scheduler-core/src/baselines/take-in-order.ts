@@ -3,7 +3,7 @@ import { StartFits } from "../cycle/fits";
 import type { ReasonExtras } from "../cycle/reason-drafts";
 import type { CycleSession } from "../cycle/session";
 import { plural } from "../format";
-import type { PendingEntry } from "../order-pending";
+import { isSorted, type PendingEntry } from "../order-pending";
 import { findFreePlacement, hasFreePlacement } from "../place-jobs";
 import { findPreemption } from "../plan-preemptions";
 import type { PendingReasonCode } from "../types";
@@ -123,8 +123,7 @@ function runAs(e: PendingEntry, charged: boolean): PendingEntry {
 
 /** The entries in the regime's order: the caller's array itself when it is in that order already (the simulator's is). */
 function inOrder(entries: PendingEntry[], compare: (a: PendingEntry, b: PendingEntry) => number): PendingEntry[] {
-  for (let i = 1; i < entries.length; i++) if (compare(entries[i - 1]!, entries[i]!) > 0) return entries.slice().sort(compare);
-  return entries;
+  return isSorted(entries, compare) ? entries : entries.slice().sort(compare);
 }
 
 /**
