@@ -117,6 +117,13 @@ export class NodeBoard {
     this.free[node] = f;
   }
 
+  /** GPUs of these slots on schedulable nodes (a JobState's schedulableGpus). */
+  schedulableGpus(slots: readonly { node: number; gpus: readonly number[] }[]): number {
+    let n = 0;
+    for (const sl of slots) if (this.schedulable[sl.node]) n += sl.gpus.length;
+    return n;
+  }
+
   /** Classifies a job's GPUs for the bounds: 0 unallocated, 1 interruptible, 2 protected, -1 leaving. */
   category(js: JobState): number {
     if (js.gone || js.stopping) return -1;

@@ -22,4 +22,9 @@ export interface JobState {
   gone: boolean;
   /** Node indexes and GPU indexes it holds. */
   slots: { node: number; gpus: number[] }[];
+  /**
+   * Its GPUs on schedulable nodes (R4's interruptible GPUs count these). Set with its slots: a board's
+   * schedulable nodes never change (NodeBoard.schedulable).
+   */
+  schedulableGpus: number;
 }

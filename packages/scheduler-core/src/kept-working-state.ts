@@ -28,37 +28,26 @@ export interface Kept {
   jobs: JobState[];
   /** Each job's placement array when it was loaded: a job object given a new one is loaded again. */
   placements: RunningJob["placement"][];
-  /** Each job's budget and placement contents when it was loaded (see sameAsLoaded). */
-  loaded: LoadedFields[];
+  /** Each job's budget id when it was loaded: a job given another one in place is loaded again. */
+  budgets: string[];
   /** Each job's bound category when the board last counted it (NodeBoard.category). */
   cats: number[];
 }
 
-/** [budgetId, then per placement entry: nodeId, GPU count, the GPU indexes]. */
-type LoadedFields = (string | number)[];
-
-function loadedFields(job: RunningJob): LoadedFields {
-  const out: LoadedFields = [job.budgetId];
-  for (const p of job.placement) out.push(p.nodeId, p.gpuIndexes.length, ...p.gpuIndexes);
-  return out;
-}
-
 /**
- * A kept job's budget and placement are read once, when it is loaded (its slots share the
- * placement's GPU index arrays): one edited in place instead of replaced means the kept board is
- * wrong, so the cycle loads afresh.
+ * A kept job's placement is read once, when it is loaded (its slots share the placement's GPU index
+ * arrays). Reading it again every cycle to see whether it was edited in place was a sixth of a small
+ * cycle, so a kept placement is frozen instead: an edit in place fails where it is made (TypeError in
+ * strict code) and cannot make the kept board differ from the job. A job that moves is a new object.
  */
-function sameAsLoaded(job: RunningJob, f: LoadedFields): boolean {
-  if (job.budgetId !== f[0]) return false;
-  let k = 1;
-  for (const p of job.placement) {
-    const g = p.gpuIndexes;
-    if (p.nodeId !== f[k] || g.length !== f[k + 1]) return false;
-    k += 2;
-    for (let i = 0; i < g.length; i++) if (g[i] !== f[k + i]) return false;
-    k += g.length;
+function freezePlacement(job: RunningJob): void {
+  const placement = job.placement;
+  if (Object.isFrozen(placement)) return;
+  for (const p of placement) {
+    Object.freeze(p.gpuIndexes);
+    Object.freeze(p);
   }
-  return k === f.length;
+  Object.freeze(placement);
 }
 
 /** What a cycle keeps of a fresh load for the next one (see Kept). */
@@ -78,8 +67,8 @@ export function keptFrom(
     shape,
     board,
     jobs,
-    placements: jobs.map((js) => js.job.placement),
-    loaded: jobs.map((js) => loadedFields(js.job)),
+    placements: jobs.map((js) => (freezePlacement(js.job), js.job.placement)),
+    budgets: jobs.map((js) => js.job.budgetId),
     cats: jobs.map((js) => board.category(js)),
   };
 }
@@ -116,11 +105,11 @@ export function canKeep(
 }
 
 /**
- * Brings a kept state up to this cycle's snapshot: a merge of the kept jobs and the running list, both
- * in id order (the same object with the same placement is the same job; anything else leaves or
- * arrives), then every job's fields as a fresh load would set them. False when the list is not in id
- * order or a kept job's budget or placement was edited in place (the caller then loads afresh;
- * nothing kept is used again).
+ * Brings a kept state up to this cycle's snapshot in one walk: a merge of the kept jobs and the running
+ * list, both in id order (the same object is the same job; anything else leaves or arrives), setting
+ * every kept job's fields as a fresh load would. One walk, because reading each job object is most of
+ * its cost. False when the list is not in id order or a kept job was given another budget or
+ * placement array in place (the caller then loads afresh; nothing kept is used again).
  */
 export function update(
   k: Kept,
@@ -131,71 +120,64 @@ export function update(
   rules: RuleSet,
 ): boolean {
   const board = k.board;
-  const old = k.jobs;
-  const oldLoaded = k.loaded;
-  for (let i = 0; i < old.length; i++) if (!sameAsLoaded(old[i]!.job, oldLoaded[i]!)) return false;
   board.now = now;
+  const old = k.jobs;
   const oldCats = k.cats;
-  const oldPlacements = k.placements;
-  let same = old.length === list.length;
-  for (let i = 0; i < list.length && same; i++) same = old[i]!.job === list[i] && oldPlacements[i] === list[i]!.placement;
-  const jobs: JobState[] = same ? old : [];
-  const cats: number[] = same ? oldCats : [];
-  const placements: RunningJob["placement"][] = same ? oldPlacements : [];
-  const loaded: LoadedFields[] = same ? oldLoaded : [];
-  const arrived: JobState[] = [];
-  const dirty = new Set<number>();
-  if (!same) {
-    const gone: JobState[] = [];
-    let j = 0;
-    for (let i = 0; i < list.length; i++) {
-      const job = list[i]!;
+  const jobs: JobState[] = [];
+  const placements: RunningJob["placement"][] = [];
+  const budgets: string[] = [];
+  const cats: number[] = [];
+  let arrived: JobState[] | null = null;
+  let gone: JobState[] | null = null;
+  let dirty: Set<number> | null = null;
+  let j = 0;
+  let afterArrival = false;
+  for (let i = 0; i < list.length; i++) {
+    const job = list[i]!;
+    let kept: JobState | undefined = old[j];
+    if (kept === undefined || kept.job !== job) {
+      // Kept jobs before it in id order have ended, or it arrived (the kept ones keep their order).
       if (i > 0 && !(list[i - 1]!.id < job.id)) return false;
-      if (j < old.length && old[j]!.job === job && oldPlacements[j] === job.placement) {
-        // The usual case, decided without comparing ids: the kept job at this place, unchanged.
-        jobs.push(old[j]!);
-        cats.push(oldCats[j]!);
-        placements.push(job.placement);
-        loaded.push(oldLoaded[j]!);
-        j++;
-        continue;
+      while (j < old.length && old[j]!.job.id < job.id) (gone ??= []).push(old[j++]!);
+      kept = old[j];
+      if (kept !== undefined && kept.job !== job) {
+        if (kept.job.id === job.id) (gone ??= []).push(old[j++]!); // same id, another object: it left and came back
+        kept = undefined;
       }
-      while (j < old.length && old[j]!.job.id < job.id) gone.push(old[j++]!);
-      const o = j < old.length && old[j]!.job.id === job.id ? old[j++]! : null;
-      if (o !== null && o.job === job && oldPlacements[j - 1] === job.placement) {
-        jobs.push(o);
-        cats.push(oldCats[j - 1]!);
-        placements.push(job.placement);
-        loaded.push(oldLoaded[j - 1]!);
-        continue;
-      }
-      if (o !== null) gone.push(o); // same id, another object: it left and came back
+    }
+    if (kept === undefined) {
       const js = jobState(job, tree, board, policy, now, rules);
+      freezePlacement(job);
       jobs.push(js);
-      cats.push(-2); // counted when added below
       placements.push(job.placement);
-      loaded.push(loadedFields(job));
-      arrived.push(js);
+      budgets.push(job.budgetId);
+      cats.push(-2); // counted when added below
+      (arrived ??= []).push(js);
+      afterArrival = true;
+      continue;
     }
-    while (j < old.length) gone.push(old[j++]!);
-    for (const js of gone) board.remove(js);
+    if (afterArrival && !(list[i - 1]!.id < job.id)) return false;
+    afterArrival = false;
+    if (job.placement !== k.placements[j] || job.budgetId !== k.budgets[j]) return false;
+    setFields(kept, tree, policy, now, rules);
+    const c = board.category(kept);
+    if (c !== oldCats[j]) for (const sl of kept.slots) (dirty ??= new Set()).add(sl.node);
+    jobs.push(kept);
+    placements.push(job.placement);
+    budgets.push(job.budgetId);
+    cats.push(c);
+    j++;
   }
-  for (let i = 0; i < jobs.length; i++) {
-    const js = jobs[i]!;
-    if (cats[i] === -2) continue;
-    setFields(js, tree, policy, now, rules);
-    const c = board.category(js);
-    if (c !== cats[i]) {
-      cats[i] = c;
-      for (const s of js.slots) dirty.add(s.node);
-    }
+  while (j < old.length) (gone ??= []).push(old[j++]!);
+  if (gone !== null) for (const js of gone) board.remove(js);
+  if (arrived !== null) {
+    for (const js of arrived) board.add(js);
+    for (let i = 0; i < jobs.length; i++) if (cats[i] === -2) cats[i] = board.category(jobs[i]!);
   }
-  for (const js of arrived) board.add(js);
-  for (let i = 0; i < jobs.length; i++) if (cats[i] === -2) cats[i] = board.category(jobs[i]!);
-  for (const node of dirty) board.refresh(node);
+  if (dirty !== null) for (const node of dirty) board.refresh(node);
   k.jobs = jobs;
   k.cats = cats;
   k.placements = placements;
-  k.loaded = loaded;
+  k.budgets = budgets;
   return true;
 }

@@ -26,6 +26,7 @@ export function jobState(
     isNew: false,
     gone: false,
     slots: [],
+    schedulableGpus: 0,
   };
   setFields(js, tree, policy, now, rules);
   for (let k = 0; k < job.placement.length; k++) {
@@ -46,6 +47,7 @@ export function jobState(
     else js.slots.push(slot);
   }
   if (js.slots.length > 1) js.slots.sort((a, b) => a.node - b.node);
+  js.schedulableGpus = board.schedulableGpus(js.slots);
   return js;
 }
 

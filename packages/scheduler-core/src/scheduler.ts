@@ -20,8 +20,9 @@ import { WorkingMemory } from "./working-memory";
  * - `running`: the same array every cycle, kept in job id order and changed in place (jobs added and
  *   removed); a job's budget and placement never edited in place (a job that moves is a new object);
  *   other fields (stopping, charged, times) may change and are read every cycle. The board is kept
- *   from the second cycle that passes the same array; a list out of id order, a job edited in place,
- *   or a cycle that threw loads afresh.
+ *   from the second cycle that passes the same array; a list out of id order, a budget edited in
+ *   place, or a cycle that threw loads afresh. A kept job's placement is frozen (its arrays and
+ *   entries): an edit in place throws where it is made, and the job stays where it was.
  * - `pending`: any array; passed again as the same array (changed in place), each job object keeps
  *   what admission made of it (budget, lane, contract checked) while the fields admission read and
  *   the budget's entitlement are unchanged (kept-admission.ts);

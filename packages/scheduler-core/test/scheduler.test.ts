@@ -57,15 +57,29 @@ describe("createScheduler", () => {
     afterChange(() => {});
   });
 
-  it("sees a running job's GPU indexes edited in place", () => {
+  // A kept placement is frozen (kept-working-state.ts): the edit throws and changes nothing.
+  it("refuses a running job's GPU indexes edited in place", () => {
     afterChange((s) => {
-      running(s)[3]!.placement[0]!.gpuIndexes.splice(0, 2, 6, 7); // r4: n03 GPUs 0,1 -> 6,7
+      expect(() => running(s)[3]!.placement[0]!.gpuIndexes.splice(0, 2, 6, 7)).toThrow(TypeError); // r4: n03 GPUs 0,1 -> 6,7
+      expect(running(s)[3]!.placement[0]!.gpuIndexes).toEqual([0, 1]);
     });
   });
 
-  it("sees a running job's node edited in place", () => {
+  it("refuses a running job's node edited in place", () => {
     afterChange((s) => {
-      running(s)[3]!.placement[0]!.nodeId = "n04";
+      expect(() => {
+        running(s)[3]!.placement[0]!.nodeId = "n04";
+      }).toThrow(TypeError);
+      expect(() => {
+        running(s)[3]!.placement.push({ nodeId: "n04", gpuIndexes: [0] });
+      }).toThrow(TypeError);
+      expect(running(s)[3]!.placement).toEqual([{ nodeId: "n03", gpuIndexes: [0, 1] }]);
+    });
+  });
+
+  it("sees a running job moved by a new placement array", () => {
+    afterChange((s) => {
+      running(s)[3]!.placement = [{ nodeId: "n04", gpuIndexes: [6, 7] }];
     });
   });
 

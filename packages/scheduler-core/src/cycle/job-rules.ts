@@ -93,7 +93,7 @@ export class JobLimits {
   /** A job holds GPUs (running at the start of the cycle, or started in it). */
   started(job: JobBase): void {
     if (job.arrayId != null) this.arrayRunning.set(job.arrayId, (this.arrayRunning.get(job.arrayId) ?? 0) + 1);
-    if (this.limitOf.has(job.budgetId)) {
+    if (this.limitOf.size > 0 && this.limitOf.has(job.budgetId)) {
       const k = userKey(job);
       this.userGpus.set(k, (this.userGpus.get(k) ?? 0) + job.gpus);
     }

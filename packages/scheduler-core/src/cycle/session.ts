@@ -108,17 +108,11 @@ export class CycleSession {
     return budget >= 0 ? this.tree.paths[budget]! : fallback;
   }
 
-  schedulableSlots(js: JobState): number {
-    let n = 0;
-    for (const sl of js.slots) if (this.board.schedulable[sl.node]) n += sl.gpus.length;
-    return n;
-  }
-
   /** A job stops: it no longer counts as interruptible work, held GPUs or debug GPUs, and leaves the board. */
   private stop(js: JobState, exitBy: number): void {
     const now = this.now;
     if (js.charged && js.budget >= 0 && now >= js.protectedUntil && !js.isNew && !js.stopping && !js.gone)
-      this.interruptibleByBudget[js.budget] = this.interruptibleByBudget[js.budget]! - this.schedulableSlots(js);
+      this.interruptibleByBudget[js.budget] = this.interruptibleByBudget[js.budget]! - js.schedulableGpus;
     if (!js.stopping) {
       if (js.charged && js.budget >= 0) this.tree.addHeld(js.budget, -js.job.gpus);
       if (js.debug) this.addDebug(js.job.userId, -js.job.gpus);
@@ -192,6 +186,7 @@ export class CycleSession {
       isNew: true,
       gone: false,
       slots,
+      schedulableGpus: board.schedulableGpus(slots),
     };
     // Free GPUs may still be held by other jobs leaving in this cycle: it waits for them too.
     const waits = board.occupy(js).sort((a, b) => compareById(a.job, b.job));
@@ -241,6 +236,7 @@ export class CycleSession {
       isNew: true,
       gone: false,
       slots,
+      schedulableGpus: board.schedulableGpus(slots),
     };
     const waits = board.occupy(js).sort((a, b) => compareById(a.job, b.job));
     const startBy = waits.reduce((t, w) => Math.max(t, w.exitBy), now);
