@@ -562,8 +562,7 @@ class Simulation {
     const job = this.jobs.get(op.jobId);
     if (job && job.phase === "running" && job.moveTo !== null) return this.preemptMoving(job, op);
     if (!job || job.phase !== "running" || job.sigtermAt !== null) return;
-    const r = job.running!;
-    r.stopping = { byJobId: op.byJobId, graceUntil: op.graceUntil };
+    this.markStopping(job, { byJobId: op.byJobId, graceUntil: op.graceUntil });
     job.sigtermAt = this.now;
     job.requeueOnStop = op.requeue;
     const move = op.reasonCode === "CONSOLIDATION";
@@ -604,7 +603,7 @@ class Simulation {
    */
   private preemptMoving(job: JobState, op: PreemptOp): void {
     job.moveTo = null;
-    job.running!.stopping = { byJobId: op.byJobId, graceUntil: op.graceUntil };
+    this.markStopping(job, { byJobId: op.byJobId, graceUntil: op.graceUntil });
     job.requeueOnStop = op.requeue;
     job.lastPreemption = this.recorder.preempted(job.cluster.index, job.spec, this.now, null, op.reasonCode === "CONSOLIDATION");
     this.opts.sink.emit({
@@ -634,11 +633,23 @@ class Simulation {
     c.running.add(running);
   }
 
+  /**
+   * The run starts leaving: a new object with its id in the snapshot, not an edit (the core's
+   * scheduler freezes the runs it keeps, createScheduler). A run that checkpoints keeps doing so.
+   */
+  private markStopping(job: JobState, stopping: NonNullable<RunningJob["stopping"]>): void {
+    const old = job.running!;
+    const next: RunningJob =
+      old instanceof CheckpointedRun ? Object.assign(new CheckpointedRun(this, job), old, { stopping }) : { ...old, stopping };
+    job.cluster.running.replace(old, next);
+    job.running = next;
+  }
+
   /** maxRuntime (the core's KILL): SIGTERM now, the job ends at graceUntil unless its work finishes first; never requeued. */
   private kill(op: KillOp): void {
     const job = this.jobs.get(op.jobId);
     if (!job || job.phase !== "running" || job.sigtermAt !== null || job.launchedAt === null) return;
-    job.running!.stopping = { byJobId: null, graceUntil: op.graceUntil };
+    this.markStopping(job, { byJobId: null, graceUntil: op.graceUntil });
     job.sigtermAt = this.now;
     job.requeueOnStop = false;
     job.gen++;
@@ -839,6 +850,13 @@ class IdSortedList<T extends { readonly id: string }> {
     const i = this.lowerBound(item.id);
     if (this.items[i] !== item) throw new Error(`simulator: ${item.id} is not in this list`);
     this.items.splice(i, 1);
+  }
+
+  /** `next` takes the place of `item` (the same id). */
+  replace(item: T, next: T): void {
+    const i = this.lowerBound(item.id);
+    if (this.items[i] !== item || next.id !== item.id) throw new Error(`simulator: ${item.id} is not in this list`);
+    this.items[i] = next;
   }
 }
 

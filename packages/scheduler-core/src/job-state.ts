@@ -14,7 +14,10 @@ export interface JobState {
   maxEnd: number;
   /** Leaving: preempted or drained before this cycle, or in this cycle. */
   stopping: boolean;
-  /** When a leaving job will have exited at the latest. */
+  /**
+   * When a leaving job will have exited at the latest. Read only while it is stopping or gone: a
+   * kept job's (kept-working-state.ts) is not moved to each cycle's now.
+   */
   exitBy: number;
   /** Started in this cycle: never a victim in the same cycle. */
   isNew: boolean;

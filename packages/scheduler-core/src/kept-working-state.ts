@@ -3,17 +3,21 @@ import type { RuleSet } from "./cycle/rule-set";
 import type { FairTree, TreeShape } from "./fair-tree";
 import type { KeptBoard } from "./kept-board";
 import type { NodeOrder } from "./node-order";
-import { jobState, setFields } from "./running-job-state";
+import { jobState } from "./running-job-state";
+import type { RunningTotals } from "./running-totals";
 import type { ClusterSnapshot, Node, NodeState, PolicyConfig, RunningJob } from "./types";
 
 /**
  * A board and job states kept between cycles for a caller that passes the same running array every
  * cycle (the simulator: ~100,000 cycles a replay of ~1,000 running jobs and 352 nodes, where rebuilding
- * them was most of a cycle). The next cycle brings them up to date with what changed: jobs that
- * started or ended, and each job's fields (a protection that ended changes its node's bounds). The
- * cycle's own starts and preemptions are undone afterwards (KeptBoard.record / rollback), so every
- * cycle starts from exactly what a fresh load of its snapshot gives: same GPUs, same per-node job
- * order (job id), same bounds. It lives in a scheduler's memory (createScheduler); the stateless
+ * them was most of a cycle). The next cycle brings them up to date with what changed, and only that:
+ * the jobs that started or ended (found by comparing the list's objects with last cycle's, not by
+ * reading them), and the jobs whose protection ended since (a queue by protection end). A kept job
+ * is frozen (its object, placement and stopping), so nothing else about it can change; a caller
+ * changes a running job by passing a new object with its id. The cycle's own starts and preemptions
+ * are undone afterwards (KeptBoard.record / rollback), so every cycle starts from exactly what a
+ * fresh load of its snapshot gives: same GPUs, same per-node job order (job id), same bounds, same
+ * totals (running-totals.ts). It lives in a scheduler's memory (createScheduler); the stateless
  * runCycle never keeps one.
  */
 export interface Kept {
@@ -25,29 +29,51 @@ export interface Kept {
   readonly nodeFields: readonly (string | number)[];
   readonly shape: TreeShape;
   readonly board: KeptBoard;
+  /** Whether each budget had an entitlement: a job with no `charged` of its own is charged by it. */
+  readonly entitled: readonly boolean[];
+  /** The running list's objects as the last cycle saw them, in its order (compared by identity). */
+  seen: RunningJob[];
+  /** Their states, in the same order. */
   jobs: JobState[];
-  /** Each job's placement array when it was loaded: a job object given a new one is loaded again. */
-  placements: RunningJob["placement"][];
-  /** Each job's budget id when it was loaded: a job given another one in place is loaded again. */
-  budgets: string[];
-  /** Each job's bound category when the board last counted it (NodeBoard.category). */
-  cats: number[];
+  /** The kept jobs still protected at `now`, the latest protection end first (the next to end is last). */
+  protectedJobs: JobState[];
+  totals: RunningTotals;
+  /** The cycle time the kept state was last brought up to. */
+  now: number;
 }
 
 /**
- * A kept job's placement is read once, when it is loaded (its slots share the placement's GPU index
- * arrays). Reading it again every cycle to see whether it was edited in place was a sixth of a small
- * cycle, so a kept placement is frozen instead: an edit in place fails where it is made (TypeError in
- * strict code) and cannot make the kept board differ from the job. A job that moves is a new object.
+ * A kept job is read once, when it is loaded (its slots share the placement's GPU index arrays).
+ * Reading it again every cycle to see whether it changed was most of a small cycle, so it is frozen
+ * instead: an edit in place fails where it is made (TypeError in strict code) and cannot make the
+ * kept state differ from the job. A job that stops or moves is a new object.
  */
-function freezePlacement(job: RunningJob): void {
-  const placement = job.placement;
-  if (Object.isFrozen(placement)) return;
-  for (const p of placement) {
+function freezeRun(job: RunningJob): void {
+  if (Object.isFrozen(job)) return;
+  for (const p of job.placement) {
     Object.freeze(p.gpuIndexes);
     Object.freeze(p);
   }
-  Object.freeze(placement);
+  Object.freeze(job.placement);
+  if (job.stopping) Object.freeze(job.stopping);
+  Object.freeze(job);
+}
+
+/** Its GPUs count as protected on the board (NodeBoard.category 2) until its protection ends. */
+function isProtected(js: JobState, now: number): boolean {
+  return js.charged && !js.stopping && now < js.protectedUntil;
+}
+
+/** Into the queue by protection end, latest first. */
+function insertProtected(queue: JobState[], js: JobState): void {
+  let lo = 0;
+  let hi = queue.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (queue[mid]!.protectedUntil > js.protectedUntil) lo = mid + 1;
+    else hi = mid;
+  }
+  queue.splice(lo, 0, js);
 }
 
 /** What a cycle keeps of a fresh load for the next one (see Kept). */
@@ -55,21 +81,30 @@ export function keptFrom(
   list: readonly RunningJob[],
   nodes: readonly Node[],
   order: NodeOrder,
-  shape: TreeShape,
+  tree: FairTree,
   board: KeptBoard,
   jobs: JobState[],
+  totals: RunningTotals,
+  now: number,
 ): Kept {
+  const protectedJobs: JobState[] = [];
+  for (const js of jobs) {
+    freezeRun(js.job);
+    if (isProtected(js, now)) insertProtected(protectedJobs, js);
+  }
   return {
     list,
     nodes,
     order,
     nodeFields: fieldsOf(order.sorted),
-    shape,
+    shape: tree.shape,
     board,
+    entitled: Array.from({ length: tree.size }, (_, b) => tree.hasEntitlement(b)),
+    seen: list.slice(),
     jobs,
-    placements: jobs.map((js) => (freezePlacement(js.job), js.job.placement)),
-    budgets: jobs.map((js) => js.job.budgetId),
-    cats: jobs.map((js) => board.category(js)),
+    protectedJobs,
+    totals,
+    now,
   };
 }
 
@@ -105,11 +140,11 @@ export function canKeep(
 }
 
 /**
- * Brings a kept state up to this cycle's snapshot in one walk: a merge of the kept jobs and the running
- * list, both in id order (the same object is the same job; anything else leaves or arrives), setting
- * every kept job's fields as a fresh load would. One walk, because reading each job object is most of
- * its cost. False when the list is not in id order or a kept job was given another budget or
- * placement array in place (the caller then loads afresh; nothing kept is used again).
+ * Brings a kept state up to this cycle's snapshot: a merge of the kept jobs and the running list, both
+ * in id order (the same object is the same job; anything else leaves or arrives), then the jobs whose
+ * protection ended since. Each step changes the board and the totals as a fresh load would see them.
+ * False when time went back, a budget's entitlement appeared or vanished (it charges jobs that say
+ * nothing), or the list is not in id order (the caller then loads afresh; nothing kept is used again).
  */
 export function update(
   k: Kept,
@@ -119,65 +154,64 @@ export function update(
   now: number,
   rules: RuleSet,
 ): boolean {
-  const board = k.board;
+  if (now < k.now) return false;
+  for (let b = 0; b < k.entitled.length; b++) if (tree.hasEntitlement(b) !== k.entitled[b]) return false;
+  const { board, totals, protectedJobs } = k;
   board.now = now;
-  const old = k.jobs;
-  const oldCats = k.cats;
-  const jobs: JobState[] = [];
-  const placements: RunningJob["placement"][] = [];
-  const budgets: string[] = [];
-  const cats: number[] = [];
+  const seen = k.seen;
+  let changed = seen.length !== list.length;
+  for (let i = 0; i < list.length && !changed; i++) changed = seen[i] !== list[i];
   let arrived: JobState[] | null = null;
-  let gone: JobState[] | null = null;
-  let dirty: Set<number> | null = null;
-  let j = 0;
-  let afterArrival = false;
-  for (let i = 0; i < list.length; i++) {
-    const job = list[i]!;
-    let kept: JobState | undefined = old[j];
-    if (kept === undefined || kept.job !== job) {
-      // Kept jobs before it in id order have ended, or it arrived (the kept ones keep their order).
-      if (i > 0 && !(list[i - 1]!.id < job.id)) return false;
-      while (j < old.length && old[j]!.job.id < job.id) (gone ??= []).push(old[j++]!);
-      kept = old[j];
-      if (kept !== undefined && kept.job !== job) {
-        if (kept.job.id === job.id) (gone ??= []).push(old[j++]!); // same id, another object: it left and came back
-        kept = undefined;
+  if (changed) {
+    const old = k.jobs;
+    const jobs: JobState[] = [];
+    let gone: JobState[] | null = null;
+    let j = 0;
+    let afterArrival = false;
+    for (let i = 0; i < list.length; i++) {
+      const job = list[i]!;
+      if (j >= seen.length || seen[j] !== job) {
+        // Kept jobs before it in id order have ended, or it arrived (the kept ones keep their order).
+        if (i > 0 && !(list[i - 1]!.id < job.id)) return false;
+        while (j < seen.length && seen[j]!.id < job.id) (gone ??= []).push(old[j++]!);
+        if (j < seen.length && seen[j] !== job && seen[j]!.id === job.id) (gone ??= []).push(old[j++]!); // same id, another object
       }
-    }
-    if (kept === undefined) {
+      if (j < seen.length && seen[j] === job) {
+        if (afterArrival && !(list[i - 1]!.id < job.id)) return false;
+        afterArrival = false;
+        jobs.push(old[j++]!);
+        continue;
+      }
       const js = jobState(job, tree, board, policy, now, rules);
-      freezePlacement(job);
+      freezeRun(job);
       jobs.push(js);
-      placements.push(job.placement);
-      budgets.push(job.budgetId);
-      cats.push(-2); // counted when added below
       (arrived ??= []).push(js);
       afterArrival = true;
-      continue;
     }
-    if (afterArrival && !(list[i - 1]!.id < job.id)) return false;
-    afterArrival = false;
-    if (job.placement !== k.placements[j] || job.budgetId !== k.budgets[j]) return false;
-    setFields(kept, tree, policy, now, rules);
-    const c = board.category(kept);
-    if (c !== oldCats[j]) for (const sl of kept.slots) (dirty ??= new Set()).add(sl.node);
-    jobs.push(kept);
-    placements.push(job.placement);
-    budgets.push(job.budgetId);
-    cats.push(c);
-    j++;
+    while (j < seen.length) (gone ??= []).push(old[j++]!);
+    if (gone !== null)
+      for (const js of gone) {
+        totals.remove(js, k.now);
+        if (isProtected(js, k.now)) protectedJobs.splice(protectedJobs.indexOf(js), 1);
+        board.remove(js);
+      }
+    k.jobs = jobs;
+    k.seen = list.slice();
   }
-  while (j < old.length) (gone ??= []).push(old[j++]!);
-  if (gone !== null) for (const js of gone) board.remove(js);
-  if (arrived !== null) {
-    for (const js of arrived) board.add(js);
-    for (let i = 0; i < jobs.length; i++) if (cats[i] === -2) cats[i] = board.category(jobs[i]!);
+  let dirty: Set<number> | null = null;
+  while (protectedJobs.length > 0 && protectedJobs[protectedJobs.length - 1]!.protectedUntil <= now) {
+    const js = protectedJobs.pop()!;
+    totals.protectionEnded(js);
+    for (const sl of js.slots) (dirty ??= new Set()).add(sl.node);
   }
+  if (arrived !== null)
+    for (const js of arrived) {
+      board.add(js);
+      totals.add(js, now);
+      if (isProtected(js, now)) insertProtected(protectedJobs, js);
+    }
+  totals.settle(k.jobs);
   if (dirty !== null) for (const node of dirty) board.refresh(node);
-  k.jobs = jobs;
-  k.cats = cats;
-  k.placements = placements;
-  k.budgets = budgets;
+  k.now = now;
   return true;
 }

@@ -60,7 +60,18 @@ export function runCycleWith(
   try {
     const shapeOfCluster = clusterShape(snapshot.nodes);
     const admission = (memory.admission = KeptAdmission.forCycle(memory.admission, tree, shapeOfCluster, policy, snapshot));
-    const s = new CycleSession(snapshot, policy, now, tree, working.board, working.jobs, nodeOps, rules, admission);
+    const s = new CycleSession(
+      snapshot,
+      policy,
+      now,
+      tree,
+      working.board,
+      working.jobs,
+      working.totals,
+      nodeOps,
+      rules,
+      admission,
+    );
     s.reservations.rememberFailures = memory.rememberFailedReservations;
     holdRunning(s);
     stopLostAndExpired(s);

@@ -52,7 +52,7 @@ export function jobState(
 }
 
 /** The fields that depend on the cycle (time, entitlement, policy) and on what the job reports. */
-export function setFields(js: JobState, tree: FairTree, policy: PolicyConfig, now: number, rules: RuleSet): void {
+function setFields(js: JobState, tree: FairTree, policy: PolicyConfig, now: number, rules: RuleSet): void {
   const job = js.job;
   const budget = js.budget;
   const charged = job.charged ?? (budget >= 0 && isAllocated(job, tree.hasEntitlement(budget)));

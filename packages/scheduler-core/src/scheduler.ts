@@ -10,19 +10,21 @@ import { WorkingMemory } from "./working-memory";
  * small cycle in the simulator).
  *
  * What a caller does to benefit (each is checked every cycle; a violated one costs a fresh build of
- * that part, never a wrong answer):
- * - one scheduler per cluster, its cycles in time order;
+ * that part, or for an edited running job a TypeError where it is edited, never a wrong answer):
+ * - one scheduler per cluster, its cycles in time order (a cycle earlier than the last loads afresh);
  * - `tree`: the same array every cycle, the same node objects, usage and entitlement updated in
  *   place; ids, parents, names and allocations unchanged (a change rebuilds the shape);
  * - `nodes`: the same array, the same node objects in the same places, ids and names unchanged (a
  *   change rebuilds the order); the board is kept only while every node is READY or CORDONED,
  *   healthy and unchanged in state, health and GPU count;
  * - `running`: the same array every cycle, kept in job id order and changed in place (jobs added and
- *   removed); a job's budget and placement never edited in place (a job that moves is a new object);
- *   other fields (stopping, charged, times) may change and are read every cycle. The board is kept
- *   from the second cycle that passes the same array; a list out of id order, a budget edited in
- *   place, or a cycle that threw loads afresh. A kept job's placement is frozen (its arrays and
- *   entries): an edit in place throws where it is made, and the job stays where it was.
+ *   removed); a running job object is never edited: a job that starts leaving, moves or changes in
+ *   any way is a new object with its id in its place. The scheduler freezes each job it keeps (the
+ *   object, its placement, its stopping), so an edit in place throws where it is made (TypeError in
+ *   strict code) and leaves the job as it was; it never reads a kept job again, only compares the
+ *   list's objects with last cycle's. The board is kept from the second cycle that passes the same
+ *   array; a list out of id order, a budget's entitlement appearing or vanishing, or a cycle that
+ *   threw loads afresh.
  * - `pending`: any array; passed again as the same array (changed in place), each job object keeps
  *   what admission made of it (budget, lane, contract checked) while the fields admission read and
  *   the budget's entitlement are unchanged (kept-admission.ts);

@@ -6,6 +6,7 @@ import type { FairTree } from "./fair-tree";
 import type { NodeOrder } from "./node-order";
 import type { RuleSet } from "./cycle/rule-set";
 import { jobState } from "./running-job-state";
+import { RunningTotals } from "./running-totals";
 import type { ClusterSnapshot, NodeState, PolicyConfig } from "./types";
 import type { WorkingMemory } from "./working-memory";
 
@@ -16,6 +17,8 @@ export interface WorkingState {
   readonly board: NodeBoard;
   /** Running jobs in id order; the cycle appends the jobs it starts. */
   readonly jobs: JobState[];
+  /** What the running jobs add up to as the cycle starts (running-totals.ts); the cycle only reads it. */
+  readonly totals: RunningTotals;
   /** Call once the cycle is done with the board and the job states (ok: it ran to the end). */
   finish(ok: boolean): void;
 }
@@ -56,10 +59,11 @@ export function loadWorkingState(
     jobs.push(js);
   }
   board.finishLoad();
+  const totals = RunningTotals.of(jobs, tree.size, now);
   const again = memory.lastRunning === list;
   memory.lastRunning = list;
-  if (!again || !sorted || !stable(snapshot.nodes, states)) return { board, jobs, finish: nothingToFinish };
-  return keepAfter(memory, keptFrom(list, snapshot.nodes, order, tree.shape, board, jobs));
+  if (!again || !sorted || !stable(snapshot.nodes, states)) return { board, jobs, totals, finish: nothingToFinish };
+  return keepAfter(memory, keptFrom(list, snapshot.nodes, order, tree, board, jobs, totals, now));
 }
 
 const nothingToFinish = (): void => {};
@@ -71,6 +75,7 @@ const nothingToFinish = (): void => {};
 class KeptRun implements WorkingState {
   readonly board: NodeBoard;
   readonly jobs: JobState[];
+  readonly totals: RunningTotals;
   private readonly loaded: number;
 
   constructor(
@@ -79,6 +84,7 @@ class KeptRun implements WorkingState {
   ) {
     this.board = k.board;
     this.jobs = k.jobs;
+    this.totals = k.totals;
     this.loaded = k.jobs.length;
     k.board.record();
   }

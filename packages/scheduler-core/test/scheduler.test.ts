@@ -57,35 +57,47 @@ describe("createScheduler", () => {
     afterChange(() => {});
   });
 
-  // A kept placement is frozen (kept-working-state.ts): the edit throws and changes nothing.
-  it("refuses a running job's GPU indexes edited in place", () => {
+  // A kept running job is frozen (kept-working-state.ts): an edit in place throws and changes nothing.
+  it("refuses a running job edited in place", () => {
     afterChange((s) => {
-      expect(() => running(s)[3]!.placement[0]!.gpuIndexes.splice(0, 2, 6, 7)).toThrow(TypeError); // r4: n03 GPUs 0,1 -> 6,7
-      expect(running(s)[3]!.placement[0]!.gpuIndexes).toEqual([0, 1]);
-    });
-  });
-
-  it("refuses a running job's node edited in place", () => {
-    afterChange((s) => {
+      const r4 = running(s)[3]!;
+      expect(() => r4.placement[0]!.gpuIndexes.splice(0, 2, 6, 7)).toThrow(TypeError); // n03 GPUs 0,1 -> 6,7
       expect(() => {
-        running(s)[3]!.placement[0]!.nodeId = "n04";
+        r4.placement[0]!.nodeId = "n04";
       }).toThrow(TypeError);
       expect(() => {
-        running(s)[3]!.placement.push({ nodeId: "n04", gpuIndexes: [0] });
+        r4.placement.push({ nodeId: "n04", gpuIndexes: [0] });
       }).toThrow(TypeError);
-      expect(running(s)[3]!.placement).toEqual([{ nodeId: "n03", gpuIndexes: [0, 1] }]);
+      expect(() => {
+        r4.placement = [];
+      }).toThrow(TypeError);
+      expect(() => {
+        running(s)[1]!.budgetId = "a";
+      }).toThrow(TypeError);
+      expect(() => {
+        running(s)[0]!.stopping = { byJobId: null, graceUntil: 1300 };
+      }).toThrow(TypeError);
+      expect(r4.placement).toEqual([{ nodeId: "n03", gpuIndexes: [0, 1] }]);
+      expect(running(s)[1]!.budgetId).toBe("b");
+      expect(running(s)[0]!.stopping).toBeNull();
     });
   });
 
-  it("sees a running job moved by a new placement array", () => {
+  it("sees a running job replaced by a moved copy", () => {
     afterChange((s) => {
-      running(s)[3]!.placement = [{ nodeId: "n04", gpuIndexes: [6, 7] }];
+      running(s)[3] = { ...running(s)[3]!, placement: [{ nodeId: "n04", gpuIndexes: [6, 7] }] };
     });
   });
 
-  it("sees a running job's budget edited in place", () => {
+  it("sees a running job replaced by a copy in another budget", () => {
     afterChange((s) => {
-      running(s)[1]!.budgetId = "a";
+      running(s)[1] = { ...running(s)[1]!, budgetId: "a" };
+    });
+  });
+
+  it("sees a running job replaced by a stopping copy", () => {
+    afterChange((s) => {
+      running(s)[0] = { ...running(s)[0]!, stopping: { byJobId: null, graceUntil: 1300 } };
     });
   });
 

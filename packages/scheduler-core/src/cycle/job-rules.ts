@@ -58,19 +58,20 @@ export interface LimitBlock {
 
 /**
  * Array caps and per-user limits through one cycle: the counts start from every running job (leaving
- * ones included) and grow with each start.
+ * ones included; `arrayRunning`: RunningTotals') and grow with each start.
  */
 export class JobLimits {
-  private readonly arrayRunning = new Map<string, number>();
+  private readonly arrayRunning: Map<string, number>;
   private readonly userGpus = new Map<string, number>();
   private readonly limitOf = new Map<string, number>();
 
-  constructor(snapshot: ClusterSnapshot) {
+  constructor(snapshot: ClusterSnapshot, arrayRunning: ReadonlyMap<string, number>) {
     for (const n of snapshot.tree) {
       const l = n.maxGpusPerUser;
       if (l !== null && l !== undefined) this.limitOf.set(n.id, l);
     }
-    for (const j of snapshot.running) this.started(j);
+    this.arrayRunning = new Map(arrayRunning);
+    if (this.limitOf.size > 0) for (const j of snapshot.running) this.countUser(j);
   }
 
   /** The limit that stops this job now, if any (array cap first: it is the more specific). */
@@ -93,6 +94,10 @@ export class JobLimits {
   /** A job holds GPUs (running at the start of the cycle, or started in it). */
   started(job: JobBase): void {
     if (job.arrayId != null) this.arrayRunning.set(job.arrayId, (this.arrayRunning.get(job.arrayId) ?? 0) + 1);
+    this.countUser(job);
+  }
+
+  private countUser(job: JobBase): void {
     if (this.limitOf.size > 0 && this.limitOf.has(job.budgetId)) {
       const k = userKey(job);
       this.userGpus.set(k, (this.userGpus.get(k) ?? 0) + job.gpus);

@@ -30,6 +30,8 @@ export function stopLostAndExpired(s: CycleSession): void {
       s.lose(js);
     }
   }
+  // No job reaches its maxRuntime this cycle (most replays have none): no walk over the running jobs.
+  if (s.totals.earliestMaxEnd > now) return;
   for (const js of s.jobs) {
     if (js.gone || js.stopping || js.maxEnd > now) continue;
     const grace = gracePeriodFor(js.job, js.charged, policy);

@@ -11,6 +11,7 @@ import type { ClusterSnapshot, PlanOp, PolicyConfig, PreemptOp, PreemptReasonCod
 import type { KeptAdmission } from "../kept-admission";
 import { JobLimits } from "./job-rules";
 import { ReasonDrafts } from "./reason-drafts";
+import type { RunningTotals } from "../running-totals";
 import type { RuleSet } from "./rule-set";
 import { Reservations } from "./reservations";
 import { SearchMemo } from "./search-memo";
@@ -80,6 +81,8 @@ export class CycleSession {
     readonly board: NodeBoard,
     /** Running jobs in id order; starts are appended. */
     readonly jobs: JobState[],
+    /** What they add up to as the cycle starts (running-totals.ts); read by holdRunning, not changed. */
+    readonly totals: RunningTotals,
     nodeOps: readonly PlanOp[],
     /** The regime: protection of the runs it starts, and how pending jobs are taken (rule-set.ts). */
     readonly rules: RuleSet,
@@ -92,7 +95,7 @@ export class CycleSession {
     this.scratch = new SearchScratch(tree.size);
     this.preemptionCtx = { board, tree, policy, now, holder: "none" };
     this.interruptibleByBudget = new Float64Array(tree.size);
-    this.limits = new JobLimits(snapshot);
+    this.limits = new JobLimits(snapshot, totals.arrayRunning);
   }
 
   /** The whole-node size: the largest gpuCount. */

@@ -38,7 +38,8 @@ export interface Workload {
 
 /**
  * Replays cycles the way the simulator does: 6 nodes of 8 GPUs and three budgets, one running array
- * kept in id order and changed in place, preempted jobs marked stopping until their grace ends, a
+ * kept in id order and changed in place, preempted jobs replaced by a stopping copy (a running job is
+ * never edited: createScheduler freezes the ones it keeps) until their grace ends, a
  * cycle every 120 s. `cycle` runs one cycle its way (and compares); its result's plan is applied.
  * `nodeEvent`: that node reports unhealthy from `at` until `until` (it drains and comes back).
  */
@@ -89,8 +90,9 @@ export function replayOverloaded(
     for (const op of result.plan) {
       if (op.op === "NODE_STATE") snap.nodes.find((n) => n.id === op.nodeId)!.state = op.to;
       else if (op.op === "PREEMPT" || op.op === "KILL") {
-        const j = running.find((r) => r.id === op.jobId)!;
-        j.stopping = { byJobId: op.op === "PREEMPT" ? op.byJobId : null, graceUntil: op.graceUntil }; // changed in place, as the simulator does
+        const i = running.findIndex((r) => r.id === op.jobId);
+        const stopping = { byJobId: op.op === "PREEMPT" ? op.byJobId : null, graceUntil: op.graceUntil };
+        running[i] = { ...running[i]!, stopping }; // a new object in the same place, as the simulator does
       } else if (op.op === "LOST")
         running.splice(
           running.findIndex((r) => r.id === op.jobId),
