@@ -21,6 +21,16 @@ export class NodeBoard {
   /** Largest gpuCount: the whole-node size for multi-node jobs. */
   readonly size: number;
   /**
+   * GPUs of all nodes and of the schedulable ones, schedulable nodes, the largest schedulable node,
+   * and the schedulable nodes of the whole-node size: fixed for the board's life (its nodes' states
+   * and sizes are), so counted once here rather than by each cycle that reads them.
+   */
+  readonly totalGpus: number = 0;
+  readonly schedulableGpus: number = 0;
+  readonly schedulableNodes: number = 0;
+  readonly largestSchedulableNode: number = 0;
+  readonly schedulableWholeNodes: number = 0;
+  /**
    * Per GPU (node offset + index): how many job states hold it (a waiting preemptor overlaps its
    * leaving victim). One flat array: cheap to build for a thousand nodes every cycle.
    */
@@ -64,7 +74,16 @@ export class NodeBoard {
     this.jobsOn = this.nodes.map(() => []);
     this.buckets = Array.from({ length: this.size + 1 }, () => [] as number[]);
     this.bounds = new CapacityBounds(this.count, this.size);
-    for (let i = 0; i < this.count; i++) this.free[i] = Math.max(0, this.nodes[i]!.gpuCount);
+    for (let i = 0; i < this.count; i++) {
+      const c = this.nodes[i]!.gpuCount;
+      this.free[i] = Math.max(0, c);
+      this.totalGpus += c;
+      if (!this.schedulable[i]) continue;
+      this.schedulableNodes++;
+      this.schedulableGpus += c;
+      if (c > this.largestSchedulableNode) this.largestSchedulableNode = c;
+      if (c === this.size) this.schedulableWholeNodes++;
+    }
   }
 
   indexOf(nodeId: string): number | undefined {
@@ -118,7 +137,7 @@ export class NodeBoard {
   }
 
   /** GPUs of these slots on schedulable nodes (a JobState's schedulableGpus). */
-  schedulableGpus(slots: readonly { node: number; gpus: readonly number[] }[]): number {
+  schedulableGpusOf(slots: readonly { node: number; gpus: readonly number[] }[]): number {
     let n = 0;
     for (const sl of slots) if (this.schedulable[sl.node]) n += sl.gpus.length;
     return n;
@@ -178,11 +197,9 @@ export class NodeBoard {
     return 0;
   }
 
-  /** Free GPUs on schedulable nodes. */
+  /** Free GPUs on schedulable nodes (the buckets hold exactly those nodes with some free). */
   idleGpus(): number {
-    let s = 0;
-    for (let i = 0; i < this.count; i++) if (this.schedulable[i]) s += this.free[i]!;
-    return s;
+    return this.totalFree();
   }
 
   /** The lowest `count` free GPU indexes of a node. */

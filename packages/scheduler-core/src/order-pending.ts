@@ -60,13 +60,13 @@ export class PendingQueues {
    * only that budget's path lost a job. Makes a pick O(1) between starts instead of O(depth x siblings).
    */
   private readonly lastLeaf = new Int32Array(3).fill(-1);
-  private readonly lastVersion = new Float64Array(3).fill(-1);
+  private readonly lastVersion = [-1, -1, -1];
   /**
    * Per lane and tree node: how many leaves of its subtree are under their owed share with jobs left
    * (owed work, R2's first tier). Recounted when the tree's version moved or a leaf ran out of jobs.
    */
   private readonly owed: Int32Array[];
-  private readonly owedVersion = new Float64Array(3).fill(-1);
+  private readonly owedVersion = [-1, -1, -1];
 
   constructor(
     private readonly tree: FairTree,

@@ -47,7 +47,7 @@ export function jobState(
     else js.slots.push(slot);
   }
   if (js.slots.length > 1) js.slots.sort((a, b) => a.node - b.node);
-  js.schedulableGpus = board.schedulableGpus(js.slots);
+  js.schedulableGpus = board.schedulableGpusOf(js.slots);
   return js;
 }
 

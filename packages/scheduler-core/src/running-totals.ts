@@ -1,3 +1,4 @@
+import { zeros } from "./fair-tree";
 import type { JobState } from "./job-state";
 
 /**
@@ -12,8 +13,8 @@ import type { JobState } from "./job-state";
  * interruptible, but their tasks still count against their array's cap.
  */
 export class RunningTotals {
-  readonly held: Float64Array;
-  readonly interruptible: Float64Array;
+  readonly held: number[];
+  readonly interruptible: number[];
   readonly debugByUser = new Map<string, number>();
   readonly arrayRunning = new Map<string, number>();
   /** min(maxEnd) over the jobs not leaving; Infinity when none has a maxRuntime. */
@@ -22,8 +23,8 @@ export class RunningTotals {
   private maxEndStale = false;
 
   constructor(budgets: number) {
-    this.held = new Float64Array(budgets);
-    this.interruptible = new Float64Array(budgets);
+    this.held = zeros(budgets);
+    this.interruptible = zeros(budgets);
   }
 
   /** The totals of `jobs` at `now`, as loaded (none gone or new yet). */

@@ -3,7 +3,11 @@ import type { FairTree } from "./fair-tree";
 import type { PlanOp, TreeNodeRatio } from "./types";
 
 /** Every tree node's ratios, before the cycle (held GPUs, projected ratio) and after its plan. */
-export function summarizeRatios(tree: FairTree, heldAtStart: Float64Array, projectedAtStart: readonly number[]): TreeNodeRatio[] {
+export function summarizeRatios(
+  tree: FairTree,
+  heldAtStart: readonly number[],
+  projectedAtStart: readonly number[],
+): TreeNodeRatio[] {
   const ratios: TreeNodeRatio[] = [];
   for (let i = 0; i < tree.size; i++) {
     ratios.push({
@@ -43,15 +47,6 @@ export function countPlan(
       preemptedGpus += op.gpus;
     } else if (op.op === "LOST") lost++;
   }
-  let totalGpus = 0;
-  let schedulableGpus = 0;
-  let schedulableNodes = 0;
-  for (let node = 0; node < board.count; node++) {
-    totalGpus += board.nodes[node]!.gpuCount;
-    if (board.schedulable[node]) {
-      schedulableNodes++;
-      schedulableGpus += board.nodes[node]!.gpuCount;
-    }
-  }
+  const { totalGpus, schedulableGpus, schedulableNodes } = board;
   return { preempted, preemptedGpus, lost, totalGpus, schedulableGpus, schedulableNodes };
 }

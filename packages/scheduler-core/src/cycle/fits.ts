@@ -14,17 +14,9 @@ export class StartFits {
 
   constructor(board: NodeBoard) {
     const nodeSize = board.size;
-    let maxSchedulableNode = 0;
-    let schedulableWholeNodes = 0;
-    for (let node = 0; node < board.count; node++) {
-      if (!board.schedulable[node]) continue;
-      const c = board.nodes[node]!.gpuCount;
-      if (c > maxSchedulableNode) maxSchedulableNode = c;
-      if (c === nodeSize) schedulableWholeNodes++;
-    }
     this.nodeSize = nodeSize;
-    this.maxSchedulableNode = maxSchedulableNode;
-    this.schedulableWholeNodes = schedulableWholeNodes;
+    this.maxSchedulableNode = board.largestSchedulableNode;
+    this.schedulableWholeNodes = board.schedulableWholeNodes;
     this.largestFreeAtStart = board.largestFree();
     this.wholeFreeAtStart = board.buckets[nodeSize]?.filter((n) => board.nodes[n]!.gpuCount === nodeSize).length ?? 0;
   }

@@ -12,8 +12,11 @@ export function holdRunning(s: CycleSession): void {
   // ratios, are exactly what one addHeld per job gives.
   const held = totals.held;
   for (let b = 0; b < held.length; b++) if (held[b] !== 0) tree.addHeld(b, held[b]!);
-  s.interruptibleByBudget.set(totals.interruptible);
+  const interruptible = totals.interruptible;
+  for (let b = 0; b < interruptible.length; b++) s.interruptibleByBudget[b] = interruptible[b]!;
   for (const [user, gpus] of totals.debugByUser) s.addDebug(user, gpus);
-  s.heldAtStart = Float64Array.from(tree.held);
-  s.projectedAtStart = Array.from({ length: tree.size }, (_, i) => tree.projectedRatio(i));
+  s.heldAtStart = tree.held.slice();
+  const projected: number[] = [];
+  for (let b = 0; b < tree.size; b++) projected.push(tree.projectedRatio(b));
+  s.projectedAtStart = projected;
 }

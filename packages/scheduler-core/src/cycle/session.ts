@@ -1,7 +1,7 @@
 import { compareById } from "../budget-tree";
 import type { JobState, NodeBoard } from "../cluster-state";
 import { gracePeriodFor, requeueAfterPreemption, startedRun } from "../contract";
-import type { FairTree } from "../fair-tree";
+import { zeros, type FairTree } from "../fair-tree";
 import { NEVER } from "./rule-set";
 import { formatDuration, formatRatio, formatWithin, plural } from "../format";
 import type { PendingEntry, PendingQueues } from "../order-pending";
@@ -52,9 +52,9 @@ export class CycleSession {
    * ranks ahead of none of these budgets by the margin cannot preempt interruptible work at all (R4),
    * which is known without scanning the nodes.
    */
-  readonly interruptibleByBudget: Float64Array;
+  readonly interruptibleByBudget: number[];
   /** Held GPUs and projected ratios before this cycle's moves (CycleResult.ratios). */
-  heldAtStart: Float64Array = new Float64Array(0);
+  heldAtStart: readonly number[] = [];
   projectedAtStart: number[] = [];
   /** Bumped whenever a start or a preemption moves held GPUs, hence projected ratios. */
   ratiosVersion = 0;
@@ -94,7 +94,7 @@ export class CycleSession {
     this.memo = new SearchMemo(board, this.reservations.allowAll);
     this.scratch = new SearchScratch(tree.size);
     this.preemptionCtx = { board, tree, policy, now, holder: "none" };
-    this.interruptibleByBudget = new Float64Array(tree.size);
+    this.interruptibleByBudget = zeros(tree.size);
     this.limits = new JobLimits(snapshot, totals.arrayRunning);
   }
 
@@ -189,7 +189,7 @@ export class CycleSession {
       isNew: true,
       gone: false,
       slots,
-      schedulableGpus: board.schedulableGpus(slots),
+      schedulableGpus: board.schedulableGpusOf(slots),
     };
     // Free GPUs may still be held by other jobs leaving in this cycle: it waits for them too.
     const waits = board.occupy(js).sort((a, b) => compareById(a.job, b.job));
@@ -239,7 +239,7 @@ export class CycleSession {
       isNew: true,
       gone: false,
       slots,
-      schedulableGpus: board.schedulableGpus(slots),
+      schedulableGpus: board.schedulableGpusOf(slots),
     };
     const waits = board.occupy(js).sort((a, b) => compareById(a.job, b.job));
     const startBy = waits.reduce((t, w) => Math.max(t, w.exitBy), now);
