@@ -192,7 +192,9 @@ export function update(
     if (gone !== null)
       for (const js of gone) {
         totals.remove(js, k.now);
-        if (isProtected(js, k.now)) protectedJobs.splice(protectedJobs.indexOf(js), 1);
+        // In the queue exactly while protected at the time it was last brought up to (k.now).
+        const at = isProtected(js, k.now) ? protectedJobs.indexOf(js) : -1;
+        if (at >= 0) protectedJobs.splice(at, 1);
         board.remove(js);
       }
     k.jobs = jobs;
