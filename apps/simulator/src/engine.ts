@@ -113,8 +113,9 @@ interface ClusterState {
   readonly usage: Map<string, WindowIntegral>;
   readonly capacity: WindowIntegral;
   /**
-   * Running and pending jobs as the arrays the snapshot passes. Running jobs are kept in id order and
-   * changed in place, the node and tree arrays are the same every cycle: what the core's
+   * Running and pending jobs as the arrays the snapshot passes. The running array is kept in id order
+   * and changed in place, each run never edited (a run that starts leaving or moves is replaced:
+   * markStopping, move), the node and tree arrays are the same every cycle: what the core's
    * createScheduler needs to keep its board, node order and tree shape (see its doc comment).
    */
   readonly running: IdSortedList<RunningJob>;
