@@ -197,11 +197,6 @@ export class NodeBoard {
     return 0;
   }
 
-  /** Free GPUs on schedulable nodes (the buckets hold exactly those nodes with some free). */
-  idleGpus(): number {
-    return this.totalFree();
-  }
-
   /** The lowest `count` free GPU indexes of a node. */
   freeIndexes(node: number, count: number): number[] {
     const out: number[] = [];

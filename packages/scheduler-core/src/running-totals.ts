@@ -34,11 +34,6 @@ export class RunningTotals {
     return t;
   }
 
-  /** Whether a job counts among the interruptible GPUs at `now` (its protection has ended). */
-  static interruptibleAt(js: JobState, now: number): boolean {
-    return js.charged && js.budget >= 0 && !js.stopping && now >= js.protectedUntil;
-  }
-
   add(js: JobState, now: number): void {
     this.count(js, now, 1);
     if (!js.stopping && js.maxEnd < this.earliestMaxEnd) this.earliestMaxEnd = js.maxEnd;

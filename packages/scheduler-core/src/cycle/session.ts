@@ -1,7 +1,7 @@
 import { compareById } from "../budget-tree";
 import type { JobState, NodeBoard } from "../cluster-state";
 import { gracePeriodFor, requeueAfterPreemption, startedRun } from "../contract";
-import { zeros, type FairTree } from "../fair-tree";
+import type { FairTree } from "../fair-tree";
 import { NEVER } from "./rule-set";
 import { formatDuration, formatRatio, formatWithin, plural } from "../format";
 import type { PendingEntry, PendingQueues } from "../order-pending";
@@ -94,7 +94,7 @@ export class CycleSession {
     this.memo = new SearchMemo(board, this.reservations.allowAll);
     this.scratch = new SearchScratch(tree.size);
     this.preemptionCtx = { board, tree, policy, now, holder: "none" };
-    this.interruptibleByBudget = zeros(tree.size);
+    this.interruptibleByBudget = totals.interruptible.slice();
     this.limits = new JobLimits(snapshot, totals.arrayRunning);
   }
 

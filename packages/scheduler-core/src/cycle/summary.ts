@@ -22,7 +22,7 @@ export function summarize(s: CycleSession): CycleResult {
       schedulableNodes: counts.schedulableNodes,
       totalGpus: counts.totalGpus,
       schedulableGpus: counts.schedulableGpus,
-      idleGpusAfter: board.idleGpus(),
+      idleGpusAfter: board.totalFree(),
       running: snapshot.running.length,
       pending: snapshot.pending.length,
       started: s.started,
