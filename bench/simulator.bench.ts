@@ -5,8 +5,8 @@
  *   node --import tsx bench/simulator.bench.ts speed   [--scenario FILE] [--policy fairshare] [--days N] [--from D] [--cpu-per-cycle]
  *   node --import tsx bench/simulator.bench.ts forecast [--scenario FILE]
  *
- * quality: philly-overload.yaml (60 days at 1.5x, a tree that does not follow demand) and
- *   philly-merged.yaml (a week at 2x); one table per scenario, one column per policy, the issue 12
+ * quality: philly-overload.yaml (60 days at 1.5x, a tree that does not follow demand),
+ *   philly-merged.yaml (a week at 2x) and helios-overload.yaml (18 days at 1.5x with jobs of 64-160 GPUs); one table per scenario, one column per policy, the issue 12
  *   rows with the fairshare targets. `--days N` stops N days after the warm-up (for iteration);
  *   `--from D` measures from day D of an imported scenario's window, on the same pool (loadFrom).
  *   "demand/capacity" is measured: the mean GPUs asked by all jobs (pending or running, from submit
@@ -173,7 +173,11 @@ function run(file: string, policy: PolicyName, days?: number, fromDay?: number):
 }
 
 /** The quality scenarios (issue 12): sustained overload on a tree that does not follow demand, and merged Philly. */
-const QUALITY_SCENARIOS = ["apps/simulator/scenarios/philly-overload.yaml", "apps/simulator/scenarios/philly-merged.yaml"];
+const QUALITY_SCENARIOS = [
+  "apps/simulator/scenarios/philly-overload.yaml",
+  "apps/simulator/scenarios/philly-merged.yaml",
+  "apps/simulator/scenarios/helios-overload.yaml",
+];
 
 /** One figure per policy, as rows: the issue's table, policies side by side, with the fairshare target. */
 function printQuality(file: string, runs: Run[]): void {

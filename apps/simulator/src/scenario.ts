@@ -355,6 +355,9 @@ const IMPORT_KEYS = new Set([
   "carryOver",
 ]);
 
+/** Keys a helios import refuses: the trace has one window and real users (no VCs, no days to pick). */
+const PHILLY_ONLY_KEYS = ["fromDay", "days", "warmupDays", "vcs", "overflow", "carryOver"] as const;
+
 /**
  * `import: { source: philly | helios, ... }` builds clusters, budgets and jobs from the public
  * traces at load time (so big generated traces are never committed). Keys given beside `import`
@@ -387,6 +390,7 @@ function runImport(raw: unknown, baseDir: string, f: string, errors: string[], h
         errors.push(`${w}.overflow: must be true or false`);
         return undefined;
       }
+      if (raw.limit !== undefined) errors.push(`${w}.limit: only a helios import has this key`);
       const teams = stringMap(raw.teams, `${w}.teams`, errors);
       const unallocatedFraction = numberMap(raw.unallocatedFraction, `${w}.unallocatedFraction`, errors);
       if (raw.carryOver !== undefined && typeof raw.carryOver !== "boolean") errors.push(`${w}.carryOver: must be true or false`);
@@ -404,7 +408,14 @@ function runImport(raw: unknown, baseDir: string, f: string, errors: string[], h
         carryOver: raw.carryOver === true,
       });
     }
-    if (raw.source === "helios") return importHelios({ ...common, limit });
+    if (raw.source === "helios") {
+      for (const k of PHILLY_ONLY_KEYS) if (raw[k] !== undefined) errors.push(`${w}.${k}: only a philly import has this key`);
+      const teams = stringMap(raw.teams, `${w}.teams`, errors);
+      const unallocatedFraction = numberMap(raw.unallocatedFraction, `${w}.unallocatedFraction`, errors);
+      if (teams && !hasBudgets) errors.push(`${w}.teams: needs a budgets tree beside import (with every team path as a leaf)`);
+      if (errors.length > 0) return undefined;
+      return importHelios({ ...common, limit, teams, unallocatedFraction });
+    }
   } catch (e) {
     errors.push(`${w}: ${(e as Error).message}`);
     return undefined;

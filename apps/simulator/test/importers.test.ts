@@ -141,6 +141,31 @@ describe("Helios importer", () => {
     expect(alloc.u1! + alloc.u2!).toBeLessThanOrEqual(1);
     expect(r.clusters[0]).toMatchObject({ name: "helios", nodes: 121, gpusPerNode: 8 });
   });
+
+  it("charges each named user's jobs to its team path, leaves the others out, and runs a fraction unallocated", () => {
+    const rows = ["u_id,user,gpu_num,cpu_num,node_num,interval,run_time,wall_time,new_status"];
+    for (let i = 0; i < 2000; i++) rows.push(`${i},${1 + (i % 3)},1,1,1,10,${i % 2 === 0 ? 600 : 7200},0,Pass`);
+    const opts = { teams: { "1": "lab/one", "2": "lab/two" }, unallocatedFraction: { "lab/two": 0.5 } };
+    const r = importHeliosRows(parseHeliosJobs(rows.join("\n")), opts);
+    expect(new Set(r.jobs.map((j) => j.budget))).toEqual(new Set(["lab/one", "lab/two"]));
+    expect(r.jobs.some((j) => j.user === "u3")).toBe(false);
+    expect(r.jobs[0]!.submit).toBe(0);
+    const regular = (b: string) => r.jobs.filter((j) => j.budget === b && j.maxRuntime === null);
+    const share = regular("lab/two").filter((j) => j.minRuntime === 0).length / regular("lab/two").length;
+    expect(share).toBeGreaterThan(0.4);
+    expect(share).toBeLessThan(0.6);
+    expect(regular("lab/one").every((j) => j.minRuntime > 0)).toBe(true);
+    expect(r.jobs.filter((j) => j.maxRuntime !== null).every((j) => j.minRuntime > 0)).toBe(true);
+  });
+
+  it("refuses a user that is not in the trace, a path that is not one, and a fraction for no team", () => {
+    const rows = () => parseHeliosJobs(HELIOS);
+    expect(() => importHeliosRows(rows(), { teams: { "9": "a/b" } })).toThrow('teams.9: no user "9" in the trace');
+    expect(() => importHeliosRows(rows(), { teams: { "1": "a//b" } })).toThrow("teams.1: must be a budget path");
+    expect(() => importHeliosRows(rows(), { teams: { "1": "a/b" }, unallocatedFraction: { "c/d": 0.5 } })).toThrow(
+      'no imported job is charged to budget "c/d"',
+    );
+  });
 });
 
 describe("Philly importer options for a lab's own tree", () => {

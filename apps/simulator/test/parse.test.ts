@@ -202,3 +202,28 @@ describe("scenario files", () => {
     expect(errorsOf(() => loadScenarioFile(join(dir, "s.yaml")))).toEqual(['jobs.csv:2: unknown budget "x"']);
   });
 });
+
+describe("import: keys a source does not have", () => {
+  const errorsOf = (raw: unknown): string[] => {
+    try {
+      validateScenario(raw, { file: "x.yaml", baseDir: "." });
+    } catch (e) {
+      if (e instanceof InputError) return e.errors;
+      throw e;
+    }
+    return [];
+  };
+
+  it("are refused with the key named, never ignored", () => {
+    expect(errorsOf({ import: { source: "helios", fromDay: 3, days: 5 } })).toEqual([
+      "x.yaml: import.fromDay: only a philly import has this key",
+      "x.yaml: import.days: only a philly import has this key",
+    ]);
+    expect(errorsOf({ import: { source: "philly", limit: 10 } })).toEqual([
+      "x.yaml: import.limit: only a helios import has this key",
+    ]);
+    expect(errorsOf({ import: { source: "helios", teams: { "1": "a/b" } } })).toEqual([
+      "x.yaml: import.teams: needs a budgets tree beside import (with every team path as a leaf)",
+    ]);
+  });
+});

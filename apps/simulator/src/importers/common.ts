@@ -123,3 +123,15 @@ export function markUnallocatedFraction(jobs: readonly SimJob[], fractions: Read
     return !debug && idFraction(j.id) < f ? { ...j, minRuntime: 0 } : j;
   });
 }
+
+/**
+ * `teams` option: every key must name a `what` (a Philly VC, a Helios user) that the trace has, and
+ * every value a budget path below the root such as "division/team". Throws on the first that does not.
+ */
+export function checkTeams(teams: Readonly<Record<string, string>>, known: ReadonlySet<string>, what: string): void {
+  for (const [key, path] of Object.entries(teams)) {
+    if (!known.has(key)) throw new Error(`teams.${key}: no ${what} "${key}" in the trace`);
+    if (typeof path !== "string" || !/^[^/\s]+(\/[^/\s]+)*$/.test(path))
+      throw new Error(`teams.${key}: must be a budget path below the root such as "division/team"`);
+  }
+}

@@ -2,12 +2,13 @@
  * Helios importer (rules in apps/simulator/README.md, "Importers"): one cluster `helios` of 8-GPU
  * nodes; one budget per trace user (`u<user>`) below the root `helios`, allocation = the user's
  * share of the trace's GPU-time (so allocations match long-run demand); submit = the running sum of
- * `interval`; CPU-only rows (gpu_num 0) are skipped; run_time 0 becomes 1 s.
+ * `interval`; CPU-only rows (gpu_num 0) are skipped; run_time 0 becomes 1 s. With `teams`, each
+ * user's jobs are charged to a leaf of the scenario's own tree instead (users not named are left out).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BudgetSpec, ClusterSpec, SimJob } from "../types.js";
-import { deriveContract, sizeCluster, type ImportResult } from "./common.js";
+import { checkTeams, deriveContract, markUnallocatedFraction, sizeCluster, type ImportResult } from "./common.js";
 
 export interface HeliosImportOptions {
   readonly tracesDir: string;
@@ -17,6 +18,13 @@ export interface HeliosImportOptions {
   readonly nodes?: number;
   /** Keep only the first N GPU jobs. */
   readonly limit?: number;
+  /**
+   * Trace user (its `user` column, e.g. "35") -> budget path below the root (e.g. "vision/video/streams"):
+   * the user's jobs are charged to that leaf of the scenario's own tree, and only the users named are kept.
+   */
+  readonly teams?: Readonly<Record<string, string>>;
+  /** Per budget (its path below the root), the fraction of its regular jobs run as unallocated work. */
+  readonly unallocatedFraction?: Readonly<Record<string, number>>;
 }
 
 export const HELIOS_DEFAULT_NODES = 121;
@@ -68,18 +76,21 @@ export function parseHeliosJobs(text: string): HeliosRow[] {
 }
 
 export function importHeliosRows(rows: readonly HeliosRow[], opts: Omit<HeliosImportOptions, "tracesDir"> = {}): ImportResult {
+  const teams = opts.teams;
+  if (teams) checkTeams(teams, new Set(rows.filter((r) => r.gpus > 0).map((r) => r.user)), "user");
   const jobs: SimJob[] = [];
   let t = 0;
   for (const r of rows) {
     t += r.interval;
     if (r.gpus <= 0) continue;
+    if (teams && teams[r.user] === undefined) continue;
     if (opts.limit !== undefined && jobs.length >= opts.limit) break;
     const duration = Math.max(1, Math.round(r.runTime));
     const gpus = r.gpus > 8 && r.gpus % 8 !== 0 ? Math.ceil(r.gpus / 8) * 8 : r.gpus;
     jobs.push({
       id: `h${r.id}`,
       submit: t,
-      budget: `u${r.user}`,
+      budget: teams?.[r.user] ?? `u${r.user}`,
       user: `u${r.user}`,
       cluster: "helios",
       gpus,
@@ -90,7 +101,8 @@ export function importHeliosRows(rows: readonly HeliosRow[], opts: Omit<HeliosIm
     });
   }
   const first = jobs[0]?.submit ?? 0;
-  const shifted = jobs.map((j) => ({ ...j, submit: j.submit - first }));
+  const moved = jobs.map((j) => ({ ...j, submit: j.submit - first }));
+  const shifted = opts.unallocatedFraction ? markUnallocatedFraction(moved, opts.unallocatedFraction) : moved;
   const use = new Map<string, number>();
   let total = 0;
   for (const j of shifted) {

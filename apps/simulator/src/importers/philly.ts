@@ -10,7 +10,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { BudgetSpec, ClusterSpec, SimJob } from "../types.js";
-import { deriveContract, markOverflowUnallocated, markUnallocatedFraction, sizeCluster, type ImportResult } from "./common.js";
+import {
+  checkTeams,
+  deriveContract,
+  markOverflowUnallocated,
+  markUnallocatedFraction,
+  sizeCluster,
+  type ImportResult,
+} from "./common.js";
 
 export interface PhillyImportOptions {
   readonly tracesDir: string;
@@ -96,12 +103,7 @@ export function importPhillyRows(
   const to = opts.days === undefined ? Infinity : from + warmup + opts.days * 86400;
   const teams = opts.teams;
   if (teams) {
-    const known = new Set(rows.map((r) => r.vc));
-    for (const [vc, path] of Object.entries(teams)) {
-      if (!known.has(vc)) throw new Error(`teams.${vc}: no VC "${vc}" in the trace`);
-      if (typeof path !== "string" || !/^[^/\s]+(\/[^/\s]+)*$/.test(path))
-        throw new Error(`teams.${vc}: must be a budget path below the root such as "division/team"`);
-    }
+    checkTeams(teams, new Set(rows.map((r) => r.vc)), "VC");
     if (opts.overflow) throw new Error("overflow: cannot be combined with teams (the allocations are the scenario's own)");
   }
   const wanted = teams ? new Set(Object.keys(teams)) : opts.vcs ? new Set(opts.vcs) : undefined;
