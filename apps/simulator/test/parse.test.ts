@@ -204,7 +204,7 @@ describe("scenario files", () => {
 });
 
 describe("import: keys a source does not have", () => {
-  const errorsOf = (raw: unknown): string[] => {
+  const errorsOf = (raw: unknown): readonly string[] => {
     try {
       validateScenario(raw, { file: "x.yaml", baseDir: "." });
     } catch (e) {

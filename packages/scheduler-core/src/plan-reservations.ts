@@ -124,17 +124,22 @@ export function findEarliestStart(
       const t = nodeReleases(board, node, releaseOf, scratch)[gpus - 1]!;
       if (t === Infinity) continue;
       if (!best || t < best.from) best = { nodes: [node], from: t };
+      // Nothing frees earlier than now, and a later node wins only by being earlier: done.
+      if (t <= board.now) break;
     }
     return best;
   }
   if (gpus % board.size !== 0) return null;
   const need = gpus / board.size;
   const full: { node: number; t: number }[] = [];
-  for (let node = 0; node < board.count; node++) {
+  let freeNow = 0;
+  for (let node = 0; node < board.count && freeNow < need; node++) {
     if (!board.schedulable[node] || board.nodes[node]!.gpuCount !== board.size || !allowNode(node)) continue;
     const rel = nodeReleases(board, node, releaseOf, scratch);
     const t = rel[rel.length - 1] ?? board.now;
     if (t !== Infinity) full.push({ node, t });
+    // The first `need` nodes free now (in node order) are what the sort below would pick.
+    if (t <= board.now) freeNow++;
   }
   if (full.length < need) return null;
   full.sort((a, b) => a.t - b.t || a.node - b.node);

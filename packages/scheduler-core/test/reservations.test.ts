@@ -1,4 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { NodeBoard } from "../src/cluster-state";
+import { findEarliestStart, nodeReleases } from "../src/plan-reservations";
 import { defaultPolicy, runCycle } from "../src/index";
 import { makeCluster, makeJob, reservesOf, startedIds } from "@tranche/testkit";
 import { blocked } from "./support/scenes";
@@ -126,5 +129,77 @@ describe("R7 reservations and backfill", () => {
       NOW,
     );
     expect(r.reservations).toEqual([{ jobId: "big", gpus: 16, nodeIds: ["n01", "n02"], from: NOW + 2 * HOUR }]);
+  });
+});
+
+describe("findEarliestStart", () => {
+  // A stand-in board: nodes of 8 GPUs (some smaller), each holding one-GPU-slot jobs whose release
+  // time the test chooses (now, later, never). What findEarliestStart reads of a NodeBoard.
+  const NOW_T = 1000;
+  interface FakeJob {
+    slots: { node: number; gpus: number[] }[];
+    at: number;
+  }
+  const boardOf = (nodes: { size: number; releases: number[]; schedulable: boolean }[]) => {
+    const jobsOn = nodes.map((n, i) => n.releases.map((at, g): FakeJob => ({ slots: [{ node: i, gpus: [g] }], at })));
+    return {
+      now: NOW_T,
+      size: 8,
+      count: nodes.length,
+      schedulable: nodes.map((n) => n.schedulable),
+      nodes: nodes.map((n, i) => ({ id: `n${i}`, name: `n${i}`, gpuCount: n.size })),
+      jobsOn,
+    } as unknown as NodeBoard;
+  };
+  const releaseOf = (v: unknown): number => (v as FakeJob).at;
+
+  // The rule as written before the early exits: scan every node, then pick (reference).
+  const reference = (board: NodeBoard, gpus: number, allow: (n: number) => boolean) => {
+    if (gpus <= board.size) {
+      let best: { nodes: number[]; from: number } | null = null;
+      for (let node = 0; node < board.count; node++) {
+        if (!board.schedulable[node] || board.nodes[node]!.gpuCount < gpus || !allow(node)) continue;
+        const t = nodeReleases(board, node, releaseOf)[gpus - 1]!;
+        if (t !== Infinity && (!best || t < best.from)) best = { nodes: [node], from: t };
+      }
+      return best;
+    }
+    if (gpus % board.size !== 0) return null;
+    const need = gpus / board.size;
+    const full: { node: number; t: number }[] = [];
+    for (let node = 0; node < board.count; node++) {
+      if (!board.schedulable[node] || board.nodes[node]!.gpuCount !== board.size || !allow(node)) continue;
+      const rel = nodeReleases(board, node, releaseOf);
+      const t = rel[rel.length - 1] ?? board.now;
+      if (t !== Infinity) full.push({ node, t });
+    }
+    if (full.length < need) return null;
+    full.sort((a, b) => a.t - b.t || a.node - b.node);
+    const picked = full.slice(0, need);
+    return { nodes: picked.map((p) => p.node).sort((a, b) => a - b), from: picked[need - 1]!.t };
+  };
+
+  const release = fc.oneof(fc.constant(NOW_T), fc.constant(NOW_T + 60), fc.constant(NOW_T + 3600), fc.constant(Infinity));
+  const node = fc.record({
+    size: fc.constantFrom(8, 8, 8, 4),
+    releases: fc.array(release, { maxLength: 8 }),
+    schedulable: fc.boolean(),
+  });
+
+  it("stops at the first node free now and still gives what a scan of every node gives", () => {
+    fc.assert(
+      fc.property(
+        fc.array(node, { minLength: 1, maxLength: 14 }),
+        fc.constantFrom(1, 2, 3, 4, 8, 16, 24, 12),
+        fc.array(fc.boolean(), { minLength: 14, maxLength: 14 }),
+        (nodes, gpus, allowed) => {
+          const fixed = nodes.map((n) => ({ ...n, releases: n.releases.slice(0, n.size) }));
+          const board = boardOf(fixed);
+          const allow = (n: number): boolean => allowed[n]!;
+          expect(findEarliestStart(board, gpus, releaseOf, allow)).toEqual(reference(board, gpus, allow));
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });
