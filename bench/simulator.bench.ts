@@ -6,8 +6,8 @@
  *   node --import tsx bench/simulator.bench.ts forecast [--scenario FILE]
  *
  * quality: philly-overload.yaml (60 days at 1.5x, a tree that does not follow demand),
- *   philly-merged.yaml (a week at 2x) and helios-overload.yaml (18 days at 1.5x with jobs of 64-160 GPUs); one table per scenario, one column per policy, the issue 12
- *   rows with the fairshare targets. `--days N` stops N days after the warm-up (for iteration);
+ *   philly-merged.yaml (a week at 2x) and helios-overload.yaml (18 days at 1.5x, jobs of 64-160 GPUs);
+ *   one table per scenario, one column per policy, the issue 12 rows with the fairshare targets. `--days N` stops N days after the warm-up (for iteration);
  *   `--from D` measures from day D of an imported scenario's window, on the same pool (loadFrom).
  *   "demand/capacity" is measured: the mean GPUs asked by all jobs (pending or running, from submit
  *   to their end) over the mean healthy GPUs; the allocated jobs' share of it is printed too.
@@ -172,7 +172,7 @@ function run(file: string, policy: PolicyName, days?: number, fromDay?: number):
   };
 }
 
-/** The quality scenarios (issue 12): sustained overload on a tree that does not follow demand, and merged Philly. */
+/** The quality scenarios (issue 12): sustained overload on trees that do not follow demand (Philly, and Helios with large jobs), and merged Philly. */
 const QUALITY_SCENARIOS = [
   "apps/simulator/scenarios/philly-overload.yaml",
   "apps/simulator/scenarios/philly-merged.yaml",

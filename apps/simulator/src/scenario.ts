@@ -391,10 +391,8 @@ function runImport(raw: unknown, baseDir: string, f: string, errors: string[], h
         return undefined;
       }
       if (raw.limit !== undefined) errors.push(`${w}.limit: only a helios import has this key`);
-      const teams = stringMap(raw.teams, `${w}.teams`, errors);
-      const unallocatedFraction = numberMap(raw.unallocatedFraction, `${w}.unallocatedFraction`, errors);
       if (raw.carryOver !== undefined && typeof raw.carryOver !== "boolean") errors.push(`${w}.carryOver: must be true or false`);
-      if (teams && !hasBudgets) errors.push(`${w}.teams: needs a budgets tree beside import (with every team path as a leaf)`);
+      const { teams, unallocatedFraction } = treeOptions(raw, w, errors, hasBudgets);
       if (errors.length > 0) return undefined;
       return importPhilly({
         ...common,
@@ -410,9 +408,7 @@ function runImport(raw: unknown, baseDir: string, f: string, errors: string[], h
     }
     if (raw.source === "helios") {
       for (const k of PHILLY_ONLY_KEYS) if (raw[k] !== undefined) errors.push(`${w}.${k}: only a philly import has this key`);
-      const teams = stringMap(raw.teams, `${w}.teams`, errors);
-      const unallocatedFraction = numberMap(raw.unallocatedFraction, `${w}.unallocatedFraction`, errors);
-      if (teams && !hasBudgets) errors.push(`${w}.teams: needs a budgets tree beside import (with every team path as a leaf)`);
+      const { teams, unallocatedFraction } = treeOptions(raw, w, errors, hasBudgets);
       if (errors.length > 0) return undefined;
       return importHelios({ ...common, limit, teams, unallocatedFraction });
     }
@@ -422,6 +418,19 @@ function runImport(raw: unknown, baseDir: string, f: string, errors: string[], h
   }
   errors.push(`${w}.source: must be "philly" or "helios"`);
   return undefined;
+}
+
+/** The options both sources take for a lab's own tree: `teams` (which needs a budgets tree) and `unallocatedFraction`. */
+function treeOptions(
+  raw: Record<string, unknown>,
+  w: string,
+  errors: string[],
+  hasBudgets: boolean,
+): { teams: Record<string, string> | undefined; unallocatedFraction: Record<string, number> | undefined } {
+  const teams = stringMap(raw.teams, `${w}.teams`, errors);
+  const unallocatedFraction = numberMap(raw.unallocatedFraction, `${w}.unallocatedFraction`, errors);
+  if (teams && !hasBudgets) errors.push(`${w}.teams: needs a budgets tree beside import (with every team path as a leaf)`);
+  return { teams, unallocatedFraction };
 }
 
 function stringMap(raw: unknown, w: string, errors: string[]): Record<string, string> | undefined {
