@@ -38,12 +38,22 @@ export async function cancelSeededJobs(databaseUrl: string): Promise<void> {
   try {
     // Job rows locked in id order, as every transaction that changes jobs takes them
     // (packages/domain/src/runtime/lock-order.ts): a plain UPDATE locked them in scan order and
-    // deadlocked (40P01) with a worker cycle starting some of them.
-    await c.query(
-      `WITH seeded AS (SELECT id FROM job WHERE name LIKE 'load-%' AND state = 'PENDING' ORDER BY id FOR UPDATE)
-       UPDATE job SET state = 'CANCELLED', "finishedAt" = now(), "updatedAt" = now()
-       FROM seeded WHERE job.id = seeded.id AND job.state = 'PENDING'`,
-    );
+    // deadlocked (40P01) with a worker cycle starting some of them. It still can (one CI run of 2026-12-05:
+    // the cleanup failed, the 10,000 jobs ran and every later journey timed out), so a deadlock, which
+    // Postgres resolves by aborting one side, is retried: the cleanup must happen.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await c.query(
+          `WITH seeded AS (SELECT id FROM job WHERE name LIKE 'load-%' AND state = 'PENDING' ORDER BY id FOR UPDATE)
+           UPDATE job SET state = 'CANCELLED', "finishedAt" = now(), "updatedAt" = now()
+           FROM seeded WHERE job.id = seeded.id AND job.state = 'PENDING'`,
+        );
+        return;
+      } catch (e) {
+        if ((e as { code?: string }).code !== "40P01" || attempt >= 10) throw e;
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
+    }
   } finally {
     await c.end();
   }
