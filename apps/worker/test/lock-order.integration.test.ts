@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestDatabase } from "@tranche/db/testing";
-import { applyCyclePlan, loadCycleInput } from "@tranche/domain/runtime";
+import { applyCyclePlan, loadCycleInput, writeStartForecasts } from "@tranche/domain/runtime";
 import { runCycle } from "@tranche/scheduler-core";
 import { startHeartbeatScene, submit, type HeartbeatScene, type World } from "./harness";
 
@@ -81,4 +81,113 @@ describe("the plan applier and the agent heartbeat lock rows in the same order",
       t += 10;
     }
   }, 180_000);
+});
+
+/**
+ * The notes written on many pending jobs (a cycle's reasons, the start forecast) skip a job another
+ * transaction holds instead of waiting for it. Waiting there could close a deadlock: a bulk cancel or a
+ * test's cleanup holding some of those rows and waiting for a job the cycle had locked to start it (an
+ * end-to-end run hit exactly that, 40P01). The holder below stands for any such transaction; a watcher
+ * looks for a backend waiting on a lock while the write runs, and lets the holder go if it finds one,
+ * so a write that waits fails the test instead of hanging it.
+ */
+describe("reasons and start estimates never wait for a pending job another transaction holds", () => {
+  let db: TestDatabase;
+  let world: World;
+
+  beforeAll(async () => {
+    ({ db, world } = await startHeartbeatScene("lock_notes"));
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  /** Runs `write` while another transaction holds job `held`'s row; says whether anything waited on a lock. */
+  async function whileHeld<T>(held: number, write: () => Promise<T>): Promise<{ value: T; waited: boolean }> {
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const holder = db.prisma.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`SELECT id FROM job WHERE id = ${held} FOR UPDATE`;
+        locked();
+        await released;
+      },
+      { timeout: 60_000 },
+    );
+    await isLocked;
+    let waited = false;
+    let done = false;
+    const watcher = (async () => {
+      while (!done) {
+        const [row] = await db.prisma.$queryRaw<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+        if (row!.n > 0) {
+          waited = true;
+          release();
+        }
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    try {
+      const value = await write();
+      return { value, waited };
+    } finally {
+      done = true;
+      release();
+      await watcher;
+      await holder;
+    }
+  }
+
+  it("a cycle writes every other job's reason and leaves the held job's for the next cycle; the forecast likewise", async () => {
+    const t = Math.floor(Date.now() / 1000) - 600;
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await submit(db.prisma, world, { command: "sleep 600", gpus: 8 }));
+    const held = ids[4]!; // two nodes of 8 GPUs: the first two start, the last three wait
+    const input = await loadCycleInput(db.prisma, world.clusterId, t);
+    const result = runCycle(input.snapshot, input.policy, t);
+    expect(result.plan.filter((o) => o.op === "START").map((o) => Number(o.jobId))).toEqual(ids.slice(0, 2));
+
+    const cycle = await whileHeld(held, () => applyCyclePlan(db.prisma, input, result, "test", { loadMs: 0, decideMs: 0 }));
+    expect(cycle.waited).toBe(false);
+    expect(cycle.value.started).toBe(2);
+    expect(cycle.value.reasonsWritten).toBe(2);
+    const reasons = async () =>
+      new Map(
+        (await db.prisma.job.findMany({ where: { id: { in: ids } }, select: { id: true, reasonCode: true } })).map((j) => [
+          j.id,
+          j.reasonCode,
+        ]),
+      );
+    let r = await reasons();
+    expect(r.get(ids[2]!)).not.toBeNull();
+    expect(r.get(ids[3]!)).not.toBeNull();
+    expect(r.get(held)).toBeNull();
+
+    // Released: the next cycle writes it (a job without a stored reason is always written).
+    const next = await loadCycleInput(db.prisma, world.clusterId, t + 5);
+    await applyCyclePlan(db.prisma, next, runCycle(next.snapshot, next.policy, t + 5), "test", { loadMs: 0, decideMs: 0 });
+    r = await reasons();
+    expect(r.get(held)).not.toBeNull();
+
+    const estimate = (jobId: number) => ({
+      jobId: String(jobId),
+      at: t + 3600,
+      decidedAt: t + 3600,
+      after: [String(ids[0])],
+      unknown: null,
+      why: null,
+    });
+    const forecast = await whileHeld(held, () => writeStartForecasts(db.prisma, [estimate(ids[3]!), estimate(held)], t + 5));
+    expect(forecast.waited).toBe(false);
+    const estimated = await db.prisma.job.findMany({
+      where: { id: { in: [ids[3]!, held] } },
+      select: { id: true, estimatedAt: true },
+    });
+    expect(estimated.find((j) => j.id === ids[3])!.estimatedAt).not.toBeNull();
+    expect(estimated.find((j) => j.id === held)!.estimatedAt).toBeNull();
+  }, 60_000);
 });

@@ -120,10 +120,14 @@ export async function cancelArray(
     throw forbidden(`Array ${arrayId} is not yours: only its owner or an admin may cancel it`);
   const now = new Date();
   const cancelled = await prisma.$transaction(async (tx) => {
+    // Rows in id order, as every transaction that changes many jobs takes them (lock-order.ts).
     const rows = await tx.$queryRaw<{ id: number }[]>`
-      UPDATE job SET state = 'CANCELLED', "finishedAt" = ${now}, "queuePosition" = NULL, "reasonCode" = NULL,
+      WITH mine AS (
+        SELECT id FROM job WHERE "arrayJobId" = ${arrayId} AND state IN ('PENDING', 'HELD') ORDER BY id FOR UPDATE
+      )
+      UPDATE job j SET state = 'CANCELLED', "finishedAt" = ${now}, "queuePosition" = NULL, "reasonCode" = NULL,
              "reasonSentence" = NULL, "updatedAt" = now()
-      WHERE "arrayJobId" = ${arrayId} AND state IN ('PENDING', 'HELD') RETURNING id`;
+      FROM mine WHERE j.id = mine.id RETURNING j.id`;
     if (rows.length > 0)
       await tx.$executeRaw`
         INSERT INTO job_event ("jobId", at, kind, sentence, details, "actorKind", "actorId")

@@ -3,7 +3,6 @@ import {
   type CycleResult,
   type LostOp,
   type NodeStateOp,
-  type PendingReason,
   type PreemptOp,
   type StartOp,
   isMove,
@@ -14,6 +13,7 @@ import { closeRun } from "./job-lifecycle";
 import { lockJobs, lockNodes } from "./lock-order";
 import type { CycleInput } from "./load-snapshot";
 import { LEASE_NAME } from "./lease";
+import { chooseReasons, writeReasons } from "./write-reasons";
 
 /**
  * Phase 3 of a cycle: apply the core's plan in ONE transaction — the commit point of the cycle.
@@ -438,49 +438,13 @@ export async function applyCyclePlan(
       }
 
       step("starts");
-      // R10: one reason per pending job, decided this cycle. Rewriting a wide job row costs ~75 us, and
-      // the first cycle after a restart with 10,000 pending jobs had 10,000 to write (0.5-0.7 s, half the
-      // cycle). So each cycle writes the head of the queue (position <= 100), the first reasons of up to
-      // `newReasonWriteCap` jobs that have none yet (in the order the cycle took them; the others get
-      // theirs in the next cycles), then up to `reasonWriteCap` others: those whose code changed first,
-      // then the stalest. Every stored reason is at most a few cycles old; reasonCycleId tells which
-      // cycle wrote it.
-      const must: [string, PendingReason][] = [];
-      const rest: { id: string; reason: PendingReason; codeChanged: boolean; cycleId: bigint }[] = [];
-      let newLeft = options.newReasonWriteCap ?? 2500;
-      for (const [jobId, reason] of result.pending) {
-        const stored = input.storedReasons.get(jobId);
-        const position = reason.details.position;
-        if (!stored || stored.cycleId === null || stored.code === null) {
-          if (newLeft > 0 || (position !== null && position <= 100)) must.push([jobId, reason]);
-          newLeft--;
-        } else if (stored.code === reason.code && stored.position === position && stored.cycleId === input.lastCycleId) continue;
-        else if (position !== null && position <= 100) must.push([jobId, reason]);
-        else rest.push({ id: jobId, reason, codeChanged: stored.code !== reason.code, cycleId: stored.cycleId });
-      }
-      rest.sort((a, b) =>
-        a.codeChanged !== b.codeChanged ? (a.codeChanged ? -1 : 1) : a.cycleId < b.cycleId ? -1 : a.cycleId > b.cycleId ? 1 : 0,
+      // R10: one reason per pending job, decided this cycle; the head of the queue, new jobs and the
+      // stalest are stored (write-reasons.ts).
+      const reasonsWritten = await writeReasons(
+        tx,
+        chooseReasons(input, result.pending, options.reasonWriteCap ?? 1500, options.newReasonWriteCap ?? 2500),
+        cycleId,
       );
-      const room = Math.max(0, (options.reasonWriteCap ?? 1500) - must.length);
-      const chosen = [...must, ...rest.slice(0, room).map((r) => [r.id, r.reason] as const)];
-      const rIds: number[] = [];
-      const rCodes: string[] = [];
-      const rSentences: string[] = [];
-      const rDetails: string[] = [];
-      const rPositions: (number | null)[] = [];
-      for (const [jobId, reason] of chosen) {
-        rIds.push(Number(jobId));
-        rCodes.push(reason.code);
-        rSentences.push(reason.sentence);
-        rDetails.push(JSON.stringify(reason.details));
-        rPositions.push(reason.details.position);
-      }
-      if (rIds.length > 0) {
-        await tx.$executeRaw`
-          UPDATE job j SET "reasonCode" = u.c, "reasonSentence" = u.s, "reasonDetails" = u.d::jsonb, "queuePosition" = u.p, "reasonCycleId" = ${cycleId}
-          FROM unnest(${rIds}::int[], ${rCodes}::text[], ${rSentences}::text[], ${rDetails}::text[], ${rPositions}::int[]) AS u(id, c, s, d, p)
-          WHERE j.id = u.id AND j.state IN ('PENDING', 'HELD')`;
-      }
 
       step("reasons");
       if (events.length > 0) {
@@ -512,14 +476,14 @@ export async function applyCyclePlan(
             ...result.stats,
             killed,
             lostApplied: lost,
-            reasonsWritten: rIds.length,
+            reasonsWritten,
             order: result.order.length,
             applySteps: steps,
           }),
         },
       });
       if (options.beforeCommit) await options.beforeCommit();
-      return { cycleId, started, preempted, lost, killed, reasonsWritten: rIds.length, repairNodes, steps };
+      return { cycleId, started, preempted, lost, killed, reasonsWritten, repairNodes, steps };
     },
     { timeout: 60_000, maxWait: 15_000 },
   );

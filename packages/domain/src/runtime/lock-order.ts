@@ -5,8 +5,13 @@ import type { Tx } from "@tranche/db";
  * agent's heartbeat): the node rows it changes in id order first, then every job row it changes in id
  * order, all before any run segment or ledger row. Two transactions that take rows in the same order
  * wait for each other (only where they share a node or a job) instead of deadlocking. The one step that
- * reaches past its own jobs, the cycle's charge of every open segment, skips segments held by others. `FOR NO KEY UPDATE` is what an UPDATE of a node takes anyway, and it still
- * lets other transactions insert rows that reference the node (events, placements).
+ * reaches past its own jobs, the cycle's charge of every open segment, skips segments held by others.
+ * `FOR NO KEY UPDATE` is what an UPDATE of a node takes anyway, and it still lets other transactions
+ * insert rows that reference the node (events, placements).
+ *
+ * Rows of many pending jobs: a transaction that changes their state (a bulk cancel) locks them in id
+ * order too; the notes a cycle or the start forecast writes on them (reasons, estimates) skip rows
+ * others hold instead of waiting (write-reasons.ts), so a cycle waits on job rows only in lockJobs.
  */
 export async function lockNodes(tx: Tx, which: { clusterId: string } | { nodeIds: string[] }): Promise<void> {
   if ("clusterId" in which)

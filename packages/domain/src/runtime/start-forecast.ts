@@ -30,9 +30,15 @@ export async function writeStartForecasts(prisma: PrismaClient, starts: readonly
   const at = starts.map((s) => (s.at === null ? null : new Date(s.at * 1000).toISOString()));
   const why = starts.map((s) => s.why);
   const after = starts.map((s) => `{${s.after.map(Number).join(",")}}`);
+  // An estimate is a note, as a reason is (write-reasons.ts): rows another transaction holds (a cycle
+  // starting or writing reasons, a user's cancel) are skipped, not waited for, so this write never
+  // takes part in a deadlock; a skipped job gets its estimate at the next refresh.
   await prisma.$executeRaw`
+    WITH free AS (
+      SELECT id FROM job WHERE id = ANY(${ids}::int[]) AND state IN ('PENDING', 'HELD') ORDER BY id FOR UPDATE SKIP LOCKED
+    )
     UPDATE job j SET "estimatedStartAt" = u.at::timestamptz, "estimatedStartWhy" = u.why, "estimatedStartAfter" = u.after::int[],
       "estimatedAt" = ${new Date(now * 1000)}
     FROM unnest(${ids}::int[], ${at}::text[], ${why}::text[], ${after}::text[]) AS u(id, at, why, after)
-    WHERE j.id = u.id AND j.state IN ('PENDING', 'HELD')`;
+    WHERE j.id = u.id AND j.id IN (SELECT id FROM free)`;
 }
