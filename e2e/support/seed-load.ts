@@ -38,9 +38,11 @@ export async function cancelSeededJobs(databaseUrl: string): Promise<void> {
   try {
     // Job rows locked in id order, as every transaction that changes jobs takes them
     // (packages/domain/src/runtime/lock-order.ts): a plain UPDATE locked them in scan order and
-    // deadlocked (40P01) with a worker cycle starting some of them. It still can (one CI run of 2026-12-05:
-    // the cleanup failed, the 10,000 jobs ran and every later journey timed out), so a deadlock, which
-    // Postgres resolves by aborting one side, is retried: the cleanup must happen.
+    // deadlocked (40P01) with a worker cycle starting some of them. It did again in one CI run of
+    // 2026-12-05 (the cleanup failed, the 10,000 jobs ran and every later journey timed out): the cycle
+    // locked its starts, then wrote reasons on pending jobs in queue order. The cycle's reasons now skip
+    // rows others hold (write-reasons.ts); a deadlock, which Postgres resolves by aborting one side, is
+    // still retried here, because this cleanup must happen.
     for (let attempt = 1; ; attempt++) {
       try {
         await c.query(
