@@ -1,4 +1,4 @@
-import type { Tx } from "@tranche/db";
+import { Prisma, type Tx } from "@tranche/db";
 
 /**
  * One lock order for every transaction that changes a running job and its node (the plan applier, an
@@ -24,4 +24,13 @@ export async function lockNodes(tx: Tx, which: { clusterId: string } | { nodeIds
 export async function lockJobs(tx: Tx, jobIds: number[]): Promise<void> {
   const ids = [...new Set(jobIds)];
   if (ids.length > 0) await tx.$queryRaw`SELECT id FROM job WHERE id = ANY(${ids}::int[]) ORDER BY id FOR UPDATE`;
+}
+
+/**
+ * The pending jobs among `ids` that no other transaction holds, locked in id order: the rows a note
+ * (a reason, a start estimate) may be written on without waiting. For a `WITH free AS (...)` of the
+ * note's UPDATE, which then writes only `j.id IN (SELECT id FROM free)`.
+ */
+export function pendingJobsFree(ids: number[]): Prisma.Sql {
+  return Prisma.sql`SELECT id FROM job WHERE id = ANY(${ids}::int[]) AND state IN ('PENDING', 'HELD') ORDER BY id FOR UPDATE SKIP LOCKED`;
 }

@@ -6,6 +6,7 @@ import {
   type PolicyConfig,
   type StartForecast,
 } from "@tranche/scheduler-core";
+import { pendingJobsFree } from "./lock-order";
 
 /**
  * The core's start forecast (forecastStarts, R10) for a cluster's pending jobs, stored on each job:
@@ -34,9 +35,7 @@ export async function writeStartForecasts(prisma: PrismaClient, starts: readonly
   // starting or writing reasons, a user's cancel) are skipped, not waited for, so this write never
   // takes part in a deadlock; a skipped job gets its estimate at the next refresh.
   await prisma.$executeRaw`
-    WITH free AS (
-      SELECT id FROM job WHERE id = ANY(${ids}::int[]) AND state IN ('PENDING', 'HELD') ORDER BY id FOR UPDATE SKIP LOCKED
-    )
+    WITH free AS (${pendingJobsFree(ids)})
     UPDATE job j SET "estimatedStartAt" = u.at::timestamptz, "estimatedStartWhy" = u.why, "estimatedStartAfter" = u.after::int[],
       "estimatedAt" = ${new Date(now * 1000)}
     FROM unnest(${ids}::int[], ${at}::text[], ${why}::text[], ${after}::text[]) AS u(id, at, why, after)

@@ -1,6 +1,7 @@
 import type { Tx } from "@tranche/db";
 import type { CycleResult, PendingReason } from "@tranche/scheduler-core";
 import type { CycleInput } from "./load-snapshot";
+import { pendingJobsFree } from "./lock-order";
 
 /**
  * R10: which of a cycle's pending reasons to store. Rewriting a wide job row costs ~75 us, and the
@@ -59,9 +60,7 @@ export async function writeReasons(tx: Tx, chosen: readonly [string, PendingReas
     positions.push(reason.details.position);
   }
   return tx.$executeRaw`
-    WITH free AS (
-      SELECT id FROM job WHERE id = ANY(${ids}::int[]) AND state IN ('PENDING', 'HELD') ORDER BY id FOR UPDATE SKIP LOCKED
-    )
+    WITH free AS (${pendingJobsFree(ids)})
     UPDATE job j SET "reasonCode" = u.c, "reasonSentence" = u.s, "reasonDetails" = u.d::jsonb, "queuePosition" = u.p, "reasonCycleId" = ${cycleId}
     FROM unnest(${ids}::int[], ${codes}::text[], ${sentences}::text[], ${details}::text[], ${positions}::int[]) AS u(id, c, s, d, p)
     WHERE j.id = u.id AND j.id IN (SELECT id FROM free)`;
