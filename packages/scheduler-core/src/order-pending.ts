@@ -140,6 +140,28 @@ export class PendingQueues {
     this.lastLeaf[l] = -1;
   }
 
+  /**
+   * Every job left of the budget the next pick comes from, taken at once: `queue[from..]`. While no
+   * start or stop moves the tree, next() takes a budget's jobs in a row (its pick cache) until none
+   * is left, so a lane's rest is these runs, one after another. Null when the lane is empty.
+   */
+  nextRun(lane: JobLane): { queue: readonly PendingEntry[]; from: number; budget: number } | null {
+    const first = this.next(lane);
+    if (first === null) return null;
+    const l = LANE_INDEX[lane];
+    const budget = first.budget;
+    const queue = this.queues[l]![budget]!;
+    const cursor = this.cursor[l]!;
+    const rest = queue.length - cursor[budget]!;
+    if (rest > 0) {
+      cursor[budget] = queue.length;
+      const remaining = this.remaining[l]!;
+      for (let cur = budget; cur >= 0; cur = this.tree.parent[cur]!) remaining[cur] = remaining[cur]! - rest;
+      this.owedVersion[l] = -1; // the leaf has no owed work left
+    }
+    return { queue, from: queue.length - rest - 1, budget };
+  }
+
   private take(l: number, node: number): PendingEntry {
     const entry = this.queues[l]![node]![this.cursor[l]![node]!++]!;
     const remaining = this.remaining[l]!;

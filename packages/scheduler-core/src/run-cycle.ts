@@ -73,6 +73,7 @@ export function runCycleWith(
       admission,
     );
     s.reservations.rememberFailures = memory.rememberFailedReservations;
+    s.deferClosedLane = memory.deferClosedLane;
     holdRunning(s);
     stopLostAndExpired(s);
     drainNodes(s);
@@ -80,6 +81,7 @@ export function runCycleWith(
     rules.takePending(s, memory.shareBlockedOutcomes);
     admission.rememberHolders(s.reservations.list.map((r) => r.holder));
     const result = summarize(s);
+    memory.deferredJobs = s.deferredCount;
     finished = true;
     return result;
   } finally {

@@ -20,9 +20,14 @@ export function explainBlocked(s: CycleSession): { pending: PendingReasons; bloc
   for (const k of reasons.estimated) if (!reasons.started[k]) reasons.earliest.set(k, estimator.earliest(reasons.gpus[k]!));
   /** Index in `reasons` of each output reason (jobs started in the retry pass have none). */
   const drafts: number[] = [];
+  // The closed unallocated lane's reasons, deferred (closed-lane.ts): written before the ids are listed.
+  let deferred = s.takeDeferred();
+  const count = reasons.length - reasons.startedCount + (deferred === null ? 0 : deferred.count);
   // Not a record keyed by id: 10,000 fresh id strings as object keys are each internalised, which
   // was half of this function's own time in a profile (see PendingReasons). Listed when first read.
   const listIds = (): string[] => {
+    deferred?.write();
+    deferred = null;
     const ids: string[] = [];
     for (let k = 0; k < reasons.length; k++) {
       if (reasons.started[k]) continue;
@@ -52,7 +57,6 @@ export function explainBlocked(s: CycleSession): { pending: PendingReasons; bloc
       pendingReasons.push(r);
     }
   };
-  const count = reasons.length - reasons.startedCount;
   const pending = new PendingReasons([], pendingReasons, writeSentences, listIds, count);
   return { pending, blockedAllocated: reasons.blockedAllocated };
 }

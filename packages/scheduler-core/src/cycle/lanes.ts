@@ -2,6 +2,7 @@ import { PendingQueues, type PendingEntry } from "../order-pending";
 import type { JobLane, PendingReasonCode } from "../types";
 import { BlockedMemo, type BlockedOutcome } from "./blocked-memo";
 import { carryReservations } from "./carried-reservations";
+import { deferClosedLane, unallocatedLaneClosed } from "./closed-lane";
 import { consolidate, tryConsolidate } from "./consolidate";
 import { debugReserveGpus } from "./debug-reserve";
 import { StartFits } from "./fits";
@@ -36,7 +37,16 @@ export function runLanes(s: CycleSession, shareBlocked = true): void {
       consolidate(s);
     }
     const blocked = shareBlocked ? new BlockedMemo(s) : null;
-    for (let e = s.queues!.next(lane); e !== null; e = s.queues!.next(lane)) takeNext(s, fits, e, lane, blocked);
+    const deferWhenClosed = lane === "UNALLOCATED" && s.deferClosedLane;
+    for (;;) {
+      if (deferWhenClosed && unallocatedLaneClosed(s)) {
+        deferClosedLane(s, fits);
+        break;
+      }
+      const e = s.queues!.next(lane);
+      if (e === null) break;
+      takeNext(s, fits, e, lane, blocked);
+    }
   }
 }
 

@@ -72,6 +72,11 @@ export class CycleSession {
   readonly consolidationFailed = { version: -1, sizes: new Set<number>() };
   /** Array caps and per-user limits (job-rules.ts), counted through the cycle. */
   readonly limits: JobLimits;
+  /** The closed unallocated lane's rest may wait for a reader (closed-lane.ts); false only in the test that checks it. */
+  deferClosedLane = true;
+  /** Jobs whose reasons wait for a reader, and what writes them (closed-lane.ts). */
+  deferredCount = 0;
+  private deferred: (() => void) | null = null;
 
   constructor(
     readonly snapshot: ClusterSnapshot,
@@ -96,6 +101,19 @@ export class CycleSession {
     this.preemptionCtx = { board, tree, policy, now, holder: "none" };
     this.interruptibleByBudget = totals.interruptible.slice();
     this.limits = new JobLimits(snapshot, totals.arrayRunning);
+  }
+
+  /** The last `count` jobs' reasons are written by `write` when first read (closed-lane.ts). */
+  defer(count: number, write: () => void): void {
+    this.deferredCount = count;
+    this.deferred = write;
+  }
+
+  /** The deferred reasons' writer, for the result's reasons to call when first read (explanations.ts); once. */
+  takeDeferred(): { count: number; write: () => void } | null {
+    const write = this.deferred;
+    this.deferred = null;
+    return write === null ? null : { count: this.deferredCount, write };
   }
 
   /** The whole-node size: the largest gpuCount. */
