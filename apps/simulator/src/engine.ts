@@ -115,8 +115,9 @@ interface ClusterState {
   /**
    * Running and pending jobs as the arrays the snapshot passes. The running array is kept in id order
    * and changed in place, each run never edited (a run that starts leaving or moves is replaced:
-   * markStopping, move), the node and tree arrays are the same every cycle: what the core's
-   * createScheduler needs to keep its board, node order and tree shape (see its doc comment).
+   * markStopping, move), the pending array is changed in place and its jobs never edited (a requeue
+   * is a new object: toPending), the node and tree arrays are the same every cycle: what the core's
+   * createScheduler needs to keep its board, node order, tree shape and admission (see its doc comment).
    */
   readonly running: IdSortedList<RunningJob>;
   readonly pending: QueueOrderList;

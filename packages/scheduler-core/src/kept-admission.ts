@@ -3,30 +3,31 @@ import type { FairTree, TreeShape } from "./fair-tree";
 import type { PendingEntry } from "./order-pending";
 import type { ClusterSnapshot, PendingJob, PolicyConfig } from "./types";
 
-/** A job admitted by an earlier cycle: its entry, and the fields admission read when it made it. */
+/** A job admitted by an earlier cycle: its entry, and what admission's answer depended on besides the job. */
 export interface AdmittedRecord {
   entry: PendingEntry;
   /** Its budget had entitlement (its lane depends on it, R3). */
   ent: boolean;
-  budgetId: string;
-  gpus: number;
-  minRuntime: number;
-  maxRuntime: number | null;
-  gracePeriod: number | null;
-  /** The cycle that last admitted it (carried reservations find their holders by it). */
+  /** The cycle that last admitted it, kept for last cycle's reservation holders only (holderNow). */
   seen: number;
 }
 
 /**
  * Admission kept between the cycles of a scheduler (createScheduler): a pending job that was
- * admitted keeps its entry (budget index, lane, order keys) while the job object and every field
- * admission read are unchanged, and so is what it was checked against: the tree's shape, the
- * cluster's shape, the policy's limits and the budget's entitlement. A held job, a job with
- * dependencies or an invalid one is admitted afresh every cycle (its answer can change with time or
- * with other jobs). Speed only: an overloaded replay's backlog of 10,000 jobs was otherwise looked
- * up, validated and given a new entry every cycle, for the same answer (philly-overload, 60 days: a
- * quarter of the replay's time). Kept only for a caller that passes the same pending array again, as
- * the kept board is (working-state.ts); the stateless runCycle never keeps one.
+ * admitted keeps its entry (budget index, lane, order keys) while the job object is the same and so
+ * is what it was checked against: the tree's shape, the cluster's shape, the policy's limits and the
+ * budget's entitlement. A held job, a job with dependencies or an invalid one is admitted afresh every
+ * cycle (its answer can change with time or with other jobs). Speed only: an overloaded replay's
+ * backlog of 10,000 jobs was otherwise looked up, validated and given a new entry every cycle, for the
+ * same answer (philly-overload, 60 days: a quarter of the replay's time). Kept only for a caller that
+ * passes the same pending array again, as the kept board is (working-state.ts); the stateless
+ * runCycle never keeps one.
+ *
+ * A kept job is frozen, as a kept running job is (kept-working-state.ts): an edit in place throws
+ * where it is made (TypeError in strict code) and changes nothing, and a job that changes is a new
+ * object. So a job found again is the job admission read, and neither it nor its record is read
+ * again: a cycle costs a pointer comparison per job, plus one look at each record when a budget's
+ * entitlement appeared or vanished since the last cycle (its jobs change lane).
  *
  * Jobs are matched by object against last cycle's array in order: a caller that adds and removes a few
  * jobs a cycle (the simulator) costs a comparison per job. A lookup table of last cycle's jobs is
@@ -35,11 +36,16 @@ export interface AdmittedRecord {
  * measured so).
  */
 export class KeptAdmission {
-  /** Last cycle's pending jobs (a copy: the caller changes its array in place) and their records. */
+  /** Last cycle's pending jobs (a copy: the caller changes its array in place), their records and entries. */
   private lastJobs: readonly PendingJob[] = [];
   private lastRecords: (AdmittedRecord | null)[] = [];
-  /** This cycle's records, by index in its pending array. */
+  private lastEntries: (PendingEntry | null)[] = [];
+  /** This cycle's records and entries, by index in its pending array. */
   private records: (AdmittedRecord | null)[] = [];
+  private entries: (PendingEntry | null)[] = [];
+  /** Which budgets (tree indexes) had entitlement last cycle, and whether one changed since. */
+  private entitled: boolean[] = [];
+  private entitlementMoved = true;
   /** Index of each of last cycle's jobs, built when the arrays part by more than LOOKAHEAD places. */
   private lastIndex: Map<PendingJob, number> | null = null;
   /** The next of last cycle's jobs expected, and the index of the job being admitted now. */
@@ -53,8 +59,9 @@ export class KeptAdmission {
   /** Keep what this cycle admits (the caller passed the same pending array as last cycle). */
   private keeping = false;
   private lastPending: readonly PendingJob[] | null = null;
-  /** The holders of the reservations the last cycle made, by job id (carried-reservations.ts). */
+  /** The holders of the reservations the last cycle made, by job id (carried-reservations.ts), and their records. */
   private holders = new Map<string, AdmittedRecord>();
+  private holderRecords: AdmittedRecord[] = [];
 
   private constructor(
     private readonly shape: TreeShape,
@@ -91,7 +98,23 @@ export class KeptAdmission {
     next.misses = 0;
     next.lastIndex = null;
     next.records = [];
+    next.entries = [];
+    next.entitlementMoved = next.entitlementChanged(tree);
     return next;
+  }
+
+  /** Notes which budgets have entitlement now; true when one has gained or lost it since last cycle. */
+  private entitlementChanged(tree: FairTree): boolean {
+    let moved = this.entitled.length !== tree.size;
+    if (moved) this.entitled = new Array<boolean>(tree.size).fill(false);
+    for (let i = 0; i < tree.size; i++) {
+      const ent = tree.hasEntitlement(i);
+      if (this.entitled[i] !== ent) {
+        this.entitled[i] = ent;
+        moved = true;
+      }
+    }
+    return moved;
   }
 
   /**
@@ -102,42 +125,31 @@ export class KeptAdmission {
     if (!this.keeping) return null;
     this.at = this.records.length;
     this.records.push(null);
-    const a = this.lastRecordOf(job);
-    if (
-      a === null ||
-      job.held ||
-      (job.dependencies !== undefined && job.dependencies.length > 0) ||
-      job.budgetId !== a.budgetId ||
-      job.gpus !== a.gpus ||
-      job.minRuntime !== a.minRuntime ||
-      job.maxRuntime !== a.maxRuntime ||
-      job.gracePeriod !== a.gracePeriod ||
-      job.priority !== a.entry.priority ||
-      job.submittedAt !== a.entry.submittedAt ||
-      job.id !== a.entry.id ||
-      tree.hasEntitlement(a.entry.budget) !== a.ent
-    )
-      return null;
-    a.seen = this.cycle;
+    this.entries.push(null);
+    const j = this.lastIndexOf(job);
+    const a = j < 0 ? null : this.lastRecords[j]!;
+    if (a === null) return null;
+    // The same object, frozen since it was kept: the fields admission read are as they were.
+    if (this.entitlementMoved && tree.hasEntitlement(a.entry.budget) !== a.ent) return null;
+    const holders = this.holderRecords;
+    for (let h = 0; h < holders.length; h++) if (holders[h] === a) a.seen = this.cycle;
+    const entry = this.lastEntries[j]!;
     this.records[this.at] = a;
-    return a.entry;
+    this.entries[this.at] = entry;
+    return entry;
   }
 
-  /** Keeps the entry just made for the job entryOf was last asked about (its budget's entitlement `ent`). */
+  /**
+   * Keeps the entry just made for the job entryOf was last asked about (its budget's entitlement
+   * `ent`), and freezes the job: from now on the object found again is the job admission read.
+   */
   keep(job: PendingJob, entry: PendingEntry, ent: boolean): void {
     if (!this.keeping) return;
-    const a: AdmittedRecord = {
-      entry,
-      ent,
-      budgetId: job.budgetId,
-      gpus: job.gpus,
-      minRuntime: job.minRuntime,
-      maxRuntime: job.maxRuntime,
-      gracePeriod: job.gracePeriod,
-      seen: this.cycle,
-    };
+    const a: AdmittedRecord = { entry, ent, seen: this.cycle };
     this.records[this.at] = a;
+    this.entries[this.at] = entry;
     entry.admitted = a;
+    Object.freeze(job);
   }
 
   /** Admission is done: this cycle's jobs and records are the next cycle's to match. */
@@ -145,10 +157,12 @@ export class KeptAdmission {
     if (!this.keeping) {
       this.lastJobs = [];
       this.lastRecords = [];
+      this.lastEntries = [];
       return;
     }
     this.lastJobs = pending.slice();
     this.lastRecords = this.records;
+    this.lastEntries = this.entries;
     this.lastIndex = null;
   }
 
@@ -156,6 +170,7 @@ export class KeptAdmission {
   rememberHolders(holders: readonly PendingEntry[]): void {
     this.holders = new Map();
     for (const e of holders) if (e.admitted !== null) this.holders.set(e.id, e.admitted);
+    this.holderRecords = [...this.holders.values()];
   }
 
   /**
@@ -167,26 +182,27 @@ export class KeptAdmission {
     return a !== undefined && a.seen === this.cycle ? a.entry : undefined;
   }
 
-  private lastRecordOf(job: PendingJob): AdmittedRecord | null {
+  /** The index of `job` in last cycle's array, or -1. */
+  private lastIndexOf(job: PendingJob): number {
     const last = this.lastJobs;
     const j = this.cursor;
     for (let d = 0; d <= LOOKAHEAD && j + d < last.length; d++) {
       if (last[j + d] === job) {
         this.cursor = j + d + 1;
         this.misses = 0;
-        return this.lastRecords[j + d]!;
+        return j + d;
       }
     }
     if (this.lastIndex === null) {
       // One miss is most likely a job new this cycle; a second in a row, arrays that parted.
-      if (this.misses++ === 0) return null;
+      if (this.misses++ === 0) return -1;
       this.lastIndex = new Map();
       for (let k = 0; k < last.length; k++) this.lastIndex.set(last[k]!, k);
     }
     const k = this.lastIndex.get(job);
-    if (k === undefined) return null;
+    if (k === undefined) return -1;
     if (k >= j) this.cursor = k + 1;
-    return this.lastRecords[k]!;
+    return k;
   }
 }
 

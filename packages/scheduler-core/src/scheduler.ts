@@ -25,9 +25,12 @@ import { WorkingMemory } from "./working-memory";
  *   list's objects with last cycle's. The board is kept from the second cycle that passes the same
  *   array; a list out of id order, a budget's entitlement appearing or vanishing, or a cycle that
  *   threw loads afresh.
- * - `pending`: any array; passed again as the same array (changed in place), each job object keeps
- *   what admission made of it (budget, lane, contract checked) while the fields admission read and
- *   the budget's entitlement are unchanged (kept-admission.ts);
+ * - `pending`: any array; passed again as the same array (changed in place, jobs added and removed),
+ *   each job object keeps what admission made of it (budget, lane, contract checked) while its
+ *   budget's entitlement is unchanged (kept-admission.ts). A pending job object is never edited once
+ *   passed: a job that changes (held, released, given a dependency, edited) is a new object in its
+ *   place. The scheduler freezes each pending job it keeps, so an edit in place throws where it is
+ *   made (TypeError in strict code) and leaves the job as it was;
  * - `reservations` are read afresh every cycle and may be any array.
  */
 export interface Scheduler {

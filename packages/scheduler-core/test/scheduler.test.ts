@@ -144,26 +144,44 @@ describe("createScheduler", () => {
     });
   });
 
-  // Pending jobs admitted once keep their entries (kept-admission.ts) while nothing admission read
-  // has changed: a job edited in place, or a budget's entitlement gone, is admitted afresh.
-  it("sees a pending job's GPUs, runtimes or budget edited in place", () => {
+  // Pending jobs admitted once keep their entries (kept-admission.ts) and are frozen: an edit in place
+  // throws and changes nothing; a job replaced by an edited copy, or a budget's entitlement gone, is
+  // admitted afresh.
+  it("refuses a pending job edited in place", () => {
     afterChange((s) => {
-      pending(s)[2]!.gpus = 12; // p3: 6 -> 12, not a multiple of the node size (INVALID_CONTRACT)
-    });
-    afterChange((s) => {
-      pending(s)[1]!.minRuntime = 0; // p2 becomes unallocated work
-    });
-    afterChange((s) => {
-      pending(s)[0]!.budgetId = "b";
+      expect(() => {
+        pending(s)[2]!.gpus = 12;
+      }).toThrow(TypeError);
+      expect(() => {
+        pending(s)[0]!.held = true;
+      }).toThrow(TypeError);
+      expect(() => {
+        pending(s)[1]!.minRuntime = 0;
+      }).toThrow(TypeError);
+      expect(pending(s)[2]!.gpus).toBe(6);
+      expect(pending(s)[0]!.held).toBeFalsy();
+      expect(pending(s)[1]!.minRuntime).toBe(600);
     });
   });
 
-  it("sees a pending job held, or given a dependency, in place", () => {
+  it("sees a pending job replaced by a copy with other GPUs, runtimes or budget", () => {
     afterChange((s) => {
-      pending(s)[0]!.held = true;
+      pending(s)[2] = { ...pending(s)[2]!, gpus: 12 }; // p3: 6 -> 12, not a multiple of the node size (INVALID_CONTRACT)
     });
     afterChange((s) => {
-      pending(s)[0]!.dependencies = [{ jobId: "r1", condition: "ok", state: "WAITING" }];
+      pending(s)[1] = { ...pending(s)[1]!, minRuntime: 0 }; // p2 becomes unallocated work
+    });
+    afterChange((s) => {
+      pending(s)[0] = { ...pending(s)[0]!, budgetId: "b" };
+    });
+  });
+
+  it("sees a pending job replaced by a held copy, or one with a dependency", () => {
+    afterChange((s) => {
+      pending(s)[0] = { ...pending(s)[0]!, held: true };
+    });
+    afterChange((s) => {
+      pending(s)[0] = { ...pending(s)[0]!, dependencies: [{ jobId: "r1", condition: "ok", state: "WAITING" }] };
     });
   });
 
