@@ -1,5 +1,6 @@
 import type { ClusterShape } from "./contract";
 import type { FairTree, TreeShape } from "./fair-tree";
+import { KeptQueues } from "./kept-queues";
 import type { PendingEntry } from "./order-pending";
 import type { ClusterSnapshot, PendingJob, PolicyConfig } from "./types";
 
@@ -59,6 +60,15 @@ export class KeptAdmission {
   /** Keep what this cycle admits (the caller passed the same pending array as last cycle). */
   private keeping = false;
   private lastPending: readonly PendingJob[] | null = null;
+  /** Which of last cycle's jobs this cycle found again (by index), and the entries this cycle made anew. */
+  private matched = new Uint8Array(0);
+  private added: PendingEntry[] = [];
+  /** Last cycle's new entries that were not kept (dependencies): gone from this cycle's queues. */
+  private lastLoose: PendingEntry[] = [];
+  /** What this cycle's entries lost and gained against last cycle's, or null when not known (finish). */
+  private delta: { removed: PendingEntry[]; added: PendingEntry[] } | null = null;
+  /** The fair-tree queues kept between cycles (kept-queues.ts). */
+  private readonly queues = new KeptQueues();
   /** The holders of the reservations the last cycle made, by job id (carried-reservations.ts), and their records. */
   private holders = new Map<string, AdmittedRecord>();
   private holderRecords: AdmittedRecord[] = [];
@@ -99,6 +109,9 @@ export class KeptAdmission {
     next.lastIndex = null;
     next.records = [];
     next.entries = [];
+    next.added = [];
+    next.delta = null;
+    next.matched = next.keeping ? new Uint8Array(next.lastJobs.length) : new Uint8Array(0);
     next.entitlementMoved = next.entitlementChanged(tree);
     return next;
   }
@@ -127,13 +140,14 @@ export class KeptAdmission {
     this.records.push(null);
     this.entries.push(null);
     const j = this.lastIndexOf(job);
-    const a = j < 0 ? null : this.lastRecords[j]!;
+    const a = j < 0 || this.matched[j] === 1 ? null : this.lastRecords[j]!; // a job passed twice: the second is new
     if (a === null) return null;
     // The same object, frozen since it was kept: the fields admission read are as they were.
     if (this.entitlementMoved && tree.hasEntitlement(a.entry.budget) !== a.ent) return null;
     const holders = this.holderRecords;
     for (let h = 0; h < holders.length; h++) if (holders[h] === a) a.seen = this.cycle;
     const entry = this.lastEntries[j]!;
+    this.matched[j] = 1;
     this.records[this.at] = a;
     this.entries[this.at] = entry;
     return entry;
@@ -152,14 +166,40 @@ export class KeptAdmission {
     Object.freeze(job);
   }
 
+  /** An entry this cycle's admission made (not found kept): new in this cycle's queues. */
+  noteNew(entry: PendingEntry): void {
+    if (this.keeping) this.added.push(entry);
+  }
+
+  /**
+   * This cycle's fair-tree queues over `entries` (every entry admission gave): last cycle's brought up
+   * to date (kept-queues.ts), or null for the caller to build them (a scheduler not kept).
+   */
+  queuesFor(entries: readonly PendingEntry[], treeSize: number): PendingEntry[][][] | null {
+    if (!this.keeping) return null;
+    return this.queues.forCycle(this.cycle, entries, treeSize, this.delta);
+  }
+
   /** Admission is done: this cycle's jobs and records are the next cycle's to match. */
   finish(pending: readonly PendingJob[]): void {
     if (!this.keeping) {
       this.lastJobs = [];
       this.lastRecords = [];
       this.lastEntries = [];
+      this.lastLoose = [];
+      this.queues.clear();
       return;
     }
+    // Gone since last cycle: its entries not found again, and its entries that were not kept.
+    const removed = this.lastLoose;
+    for (let j = 0; j < this.matched.length; j++) {
+      if (this.matched[j] === 0) {
+        const e = this.lastEntries[j];
+        if (e !== null && e !== undefined) removed.push(e);
+      }
+    }
+    this.delta = { removed, added: this.added };
+    this.lastLoose = this.added.filter((e) => e.admitted === null);
     this.lastJobs = pending.slice();
     this.lastRecords = this.records;
     this.lastEntries = this.entries;

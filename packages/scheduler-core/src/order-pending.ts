@@ -23,7 +23,7 @@ export function pendingEntry(job: PendingJob, budget: number, lane: JobLane): Pe
 export { laneOf } from "./classify-job";
 
 /** Inside a budget (R2): higher priority first, then earlier original submit time, then id (on the entries' copied keys). */
-const compareEntries = (a: PendingEntry, b: PendingEntry): number => {
+export const compareEntries = (a: PendingEntry, b: PendingEntry): number => {
   if (a.priority !== b.priority) return b.priority - a.priority;
   if (a.submittedAt !== b.submittedAt) return a.submittedAt - b.submittedAt;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
@@ -38,7 +38,18 @@ export function isSorted(
   return true;
 }
 
-const LANE_INDEX: Record<JobLane, number> = { DEBUG: 0, ALLOCATED: 1, UNALLOCATED: 2 };
+export const LANE_INDEX: Record<JobLane, number> = { DEBUG: 0, ALLOCATED: 1, UNALLOCATED: 2 };
+
+/** The entries in their queues, [lane][budget], each in order (R2: priority, submit time, id). */
+export function queuesOf(entries: readonly PendingEntry[], treeSize: number): PendingEntry[][][] {
+  const queues = [0, 1, 2].map(() => Array.from({ length: treeSize }, () => [] as PendingEntry[]));
+  for (let k = 0; k < entries.length; k++) {
+    const e = entries[k]!;
+    queues[LANE_INDEX[e.lane]]![e.budget]!.push(e);
+  }
+  for (const lane of queues) for (const q of lane) if (q.length > 1 && !isSorted(q)) q.sort(compareEntries);
+  return queues;
+}
 
 /**
  * R2 fair-tree order, taken one job at a time: from the root, at every level go to the child that
@@ -68,26 +79,29 @@ export class PendingQueues {
   private readonly owed: Int32Array[];
   private readonly owedVersion = [-1, -1, -1];
 
+  /** Queues shared with a scheduler's memory (kept-queues.ts): copied before add() changes one. */
+  private readonly shared: boolean;
+
+  /**
+   * `entries` in any order; or `kept`, the same entries already in their queues ([lane][budget], each
+   * in order), which this object only reads (kept-queues.ts).
+   */
   constructor(
     private readonly tree: FairTree,
     entries: readonly PendingEntry[],
+    kept: PendingEntry[][][] | null = null,
   ) {
-    this.queues = [0, 1, 2].map(() => Array.from({ length: tree.size }, () => [] as PendingEntry[]));
+    this.shared = kept !== null;
+    this.queues = kept !== null ? kept.map((lane) => lane.slice()) : queuesOf(entries, tree.size);
     this.cursor = [0, 1, 2].map(() => new Int32Array(tree.size));
     this.remaining = [0, 1, 2].map(() => new Int32Array(tree.size));
     this.owed = [0, 1, 2].map(() => new Int32Array(tree.size));
-    for (let k = 0; k < entries.length; k++) {
-      const e = entries[k]!;
-      this.queues[LANE_INDEX[e.lane]]![e.budget]!.push(e);
-    }
     for (let l = 0; l < 3; l++) {
       const remaining = this.remaining[l]!;
       const lane = this.queues[l]!;
       for (let b = 0; b < lane.length; b++) {
-        const q = lane[b]!;
-        if (q.length === 0) continue;
-        if (q.length > 1 && !isSorted(q)) q.sort(compareEntries);
-        for (let cur = b; cur >= 0; cur = tree.parent[cur]!) remaining[cur]! += q.length;
+        const n = lane[b]!.length;
+        if (n > 0) for (let cur = b; cur >= 0; cur = tree.parent[cur]!) remaining[cur]! += n;
       }
     }
   }
@@ -127,6 +141,7 @@ export class PendingQueues {
    */
   add(entry: PendingEntry): void {
     const l = LANE_INDEX[entry.lane];
+    if (this.shared) this.queues[l]![entry.budget] = this.queues[l]![entry.budget]!.slice();
     const q = this.queues[l]![entry.budget]!;
     let lo = this.cursor[l]![entry.budget]!;
     let hi = q.length;

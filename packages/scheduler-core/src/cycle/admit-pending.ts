@@ -48,6 +48,7 @@ export function admitPending(s: CycleSession, shape: ClusterShape): void {
     const ent = tree.hasEntitlement(budget);
     const entry = pendingEntry(job, budget, laneOf(job, ent, policy));
     s.entries.push(entry);
+    kept.noteNew(entry);
     if (!job.dependencies || job.dependencies.length === 0) kept.keep(job, entry, ent);
   }
   kept.finish(snapshot.pending);

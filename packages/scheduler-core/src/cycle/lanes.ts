@@ -23,7 +23,7 @@ const LANES: readonly JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
  * only to check that it changes nothing).
  */
 export function runLanes(s: CycleSession, shareBlocked = true): void {
-  s.queues = new PendingQueues(s.tree, s.entries);
+  s.queues = new PendingQueues(s.tree, s.entries, s.admission.queuesFor(s.entries, s.tree.size));
   const fits = new StartFits(s.board);
   const carried = carryReservations(s);
   for (const lane of LANES) {

@@ -1,0 +1,84 @@
+import { compareEntries, LANE_INDEX, queuesOf, type PendingEntry } from "./order-pending";
+
+/**
+ * The fair-tree queues ([lane][budget], each in R2's order) kept between the cycles of a scheduler,
+ * brought up to date with the entries admission added and removed since the last cycle, instead of
+ * every entry put in its queue again (philly-overload's backlog of 10,000-20,000 jobs: the largest
+ * cost of a cycle once admission was kept). Speed only: the queues are exactly queuesOf(entries).
+ *
+ * A queue handed to a cycle is never changed afterwards: an update copies the queues it changes
+ * (a cycle's deferred reasons read its queues when the result's reasons are first read, closed-lane.ts).
+ * An update that would move many entries (a budget's entitlement appearing or vanishing re-admits
+ * all its jobs) builds the queues afresh.
+ */
+export class KeptQueues {
+  private queues: PendingEntry[][][] | null = null;
+  /** The admission cycle the queues are for. */
+  private cycle = -1;
+
+  /**
+   * The queues of this cycle's `entries`: last cycle's updated with `delta` (the entries removed and
+   * added since, from kept admission), or built afresh when last cycle's are not at hand.
+   */
+  forCycle(
+    cycle: number,
+    entries: readonly PendingEntry[],
+    treeSize: number,
+    delta: { removed: readonly PendingEntry[]; added: readonly PendingEntry[] } | null,
+  ): PendingEntry[][][] {
+    const last = this.queues;
+    const kept = last !== null && delta !== null && this.cycle === cycle - 1 && last[0]!.length === treeSize;
+    const moved = delta === null ? Infinity : delta.removed.length + delta.added.length;
+    this.queues = kept && moved <= entries.length / 8 + 16 ? update(last!, delta!) : null;
+    this.queues ??= queuesOf(entries, treeSize);
+    this.cycle = cycle;
+    return this.queues;
+  }
+
+  /** Forget the queues (a cycle that did not order its entries by them). */
+  clear(): void {
+    this.queues = null;
+  }
+}
+
+/** New queues: last cycle's, each changed one copied, without `removed` and with `added`; null if one is missing. */
+function update(
+  last: PendingEntry[][][],
+  delta: { removed: readonly PendingEntry[]; added: readonly PendingEntry[] },
+): PendingEntry[][][] | null {
+  const queues = last.map((lane) => lane.slice());
+  const copied = last.map((lane) => new Uint8Array(lane.length));
+  const own = (e: PendingEntry): PendingEntry[] => {
+    const l = LANE_INDEX[e.lane];
+    if (copied[l]![e.budget] === 0) {
+      copied[l]![e.budget] = 1;
+      queues[l]![e.budget] = queues[l]![e.budget]!.slice();
+    }
+    return queues[l]![e.budget]!;
+  };
+  for (const e of delta.removed) {
+    const q = own(e);
+    const at = lowerBound(q, e);
+    if (q[at] !== e) return null;
+    q.splice(at, 1);
+  }
+  for (const e of delta.added) {
+    const q = own(e);
+    const at = lowerBound(q, e);
+    if (at < q.length && compareEntries(q[at]!, e) === 0) return null; // the same job twice
+    q.splice(at, 0, e);
+  }
+  return queues;
+}
+
+/** The first place in `q` whose entry does not come before `e`. */
+function lowerBound(q: readonly PendingEntry[], e: PendingEntry): number {
+  let lo = 0;
+  let hi = q.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (compareEntries(q[mid]!, e) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

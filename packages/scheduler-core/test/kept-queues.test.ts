@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { KeptQueues } from "../src/kept-queues";
+import { queuesOf, type PendingEntry } from "../src/order-pending";
+import type { JobLane, PendingJob } from "../src/types";
+
+const LANES: JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
+const TREE = 6;
+
+/** Deterministic PRNG (mulberry32): the test's workload. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("kept fair-tree queues", () => {
+  it("equal the queues built afresh every cycle, reuse what did not change, and never change a queue handed out", () => {
+    for (const seed of [1, 2, 3]) {
+      const rnd = prng(seed);
+      let next = 0;
+      const entry = (): PendingEntry => {
+        const id = `j${next++}`;
+        const priority = Math.floor(rnd() * 3);
+        const submittedAt = Math.floor(rnd() * 50);
+        return {
+          job: { id } as PendingJob,
+          budget: 1 + Math.floor(rnd() * (TREE - 1)),
+          lane: LANES[Math.floor(rnd() * 3)]!,
+          priority,
+          submittedAt,
+          id,
+          admitted: null,
+        };
+      };
+      let entries = Array.from({ length: 300 }, entry);
+      const kept = new KeptQueues();
+      let last = kept.forCycle(0, entries, TREE, null);
+      let reused = 0;
+      for (let cycle = 1; cycle <= 60; cycle++) {
+        const handedOut = last.map((lane) => lane.map((q) => q.slice()));
+        // A few leave and a few arrive; every 20th cycle many move (a budget's lane changed): afresh.
+        const moves = cycle % 20 === 0 ? 120 : Math.floor(rnd() * 6);
+        const removed = entries.filter(() => rnd() < moves / entries.length);
+        const gone = new Set(removed);
+        const added = Array.from({ length: moves }, entry);
+        entries = [...entries.filter((e) => !gone.has(e)), ...added];
+        const queues = kept.forCycle(cycle, entries, TREE, { removed, added });
+        expect(queues, `seed ${seed} cycle ${cycle}`).toEqual(queuesOf(entries, TREE));
+        // Last cycle's queues are as they were handed out.
+        expect(last).toEqual(handedOut);
+        for (let l = 0; l < 3; l++)
+          for (let b = 0; b < TREE; b++) if (queues[l]![b] === last[l]![b] && queues[l]![b]!.length > 0) reused++;
+        last = queues;
+      }
+      // Most budgets' queues are carried over untouched: the update path ran.
+      expect(reused).toBeGreaterThan(200);
+    }
+  });
+
+  it("builds afresh after a cycle it did not see, or when an entry to remove is not in its queue", () => {
+    const mk = (id: string, budget: number): PendingEntry => ({
+      job: { id } as PendingJob,
+      budget,
+      lane: "ALLOCATED",
+      priority: 0,
+      submittedAt: 0,
+      id,
+      admitted: null,
+    });
+    const a = mk("a", 1);
+    const b = mk("b", 1);
+    const c = mk("c", 2);
+    const kept = new KeptQueues();
+    const first = kept.forCycle(0, [a, b], 3, null);
+    // Cycle 2 follows cycle 0: the delta since cycle 1 is not what it was given.
+    const skipped = kept.forCycle(2, [a, b, c], 3, { removed: [], added: [] });
+    expect(skipped).toEqual(queuesOf([a, b, c], 3));
+    expect(skipped[1]![1]).not.toBe(first[1]![1]);
+    // An entry to remove that its queue does not hold (c's copy is another object).
+    const stale = kept.forCycle(3, [a, b], 3, { removed: [mk("c", 2)], added: [] });
+    expect(stale).toEqual(queuesOf([a, b], 3));
+  });
+});
