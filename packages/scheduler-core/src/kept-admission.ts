@@ -37,12 +37,10 @@ export interface AdmittedRecord {
  * measured so).
  */
 export class KeptAdmission {
-  /** Last cycle's pending jobs (a copy: the caller changes its array in place), their records and entries. */
+  /** Last cycle's pending jobs (a copy: the caller changes its array in place) and their kept entries. */
   private lastJobs: readonly PendingJob[] = [];
-  private lastRecords: (AdmittedRecord | null)[] = [];
   private lastEntries: (PendingEntry | null)[] = [];
-  /** This cycle's records and entries, by index in its pending array. */
-  private records: (AdmittedRecord | null)[] = [];
+  /** This cycle's kept entries (their records: `entry.admitted`), by index in its pending array. */
   private entries: (PendingEntry | null)[] = [];
   /** Which budgets (tree indexes) had entitlement last cycle, and whether one changed since. */
   private entitled: boolean[] = [];
@@ -51,7 +49,7 @@ export class KeptAdmission {
   private lastIndex: Map<PendingJob, number> | null = null;
   /** The next of last cycle's jobs expected, and the index of the job being admitted now. */
   private cursor = 0;
-  /** Index in `records` of the job being admitted now. */
+  /** Index in `entries` of the job being admitted now. */
   private at = -1;
   /** Jobs in a row not found near the cursor. */
   private misses = 0;
@@ -71,7 +69,7 @@ export class KeptAdmission {
   private readonly queues = new KeptQueues();
   /** The holders of the reservations the last cycle made, by job id (carried-reservations.ts), and their records. */
   private holders = new Map<string, AdmittedRecord>();
-  private holderRecords: AdmittedRecord[] = [];
+  private holderEntries: PendingEntry[] = [];
 
   private constructor(
     private readonly shape: TreeShape,
@@ -107,7 +105,6 @@ export class KeptAdmission {
     next.at = -1;
     next.misses = 0;
     next.lastIndex = null;
-    next.records = [];
     next.entries = [];
     next.added = [];
     next.delta = null;
@@ -136,20 +133,18 @@ export class KeptAdmission {
    */
   entryOf(job: PendingJob, tree: FairTree): PendingEntry | null {
     if (!this.keeping) return null;
-    this.at = this.records.length;
-    this.records.push(null);
-    this.entries.push(null);
     const j = this.lastIndexOf(job);
-    const a = j < 0 || this.matched[j] === 1 ? null : this.lastRecords[j]!; // a job passed twice: the second is new
-    if (a === null) return null;
+    const entry = j < 0 || this.matched[j] === 1 ? null : this.lastEntries[j]!; // a job passed twice: the second is new
     // The same object, frozen since it was kept: the fields admission read are as they were.
-    if (this.entitlementMoved && tree.hasEntitlement(a.entry.budget) !== a.ent) return null;
-    const holders = this.holderRecords;
-    for (let h = 0; h < holders.length; h++) if (holders[h] === a) a.seen = this.cycle;
-    const entry = this.lastEntries[j]!;
+    if (entry === null || (this.entitlementMoved && tree.hasEntitlement(entry.budget) !== entry.admitted!.ent)) {
+      this.at = this.entries.length;
+      this.entries.push(null);
+      return null;
+    }
+    const holders = this.holderEntries;
+    for (let h = 0; h < holders.length; h++) if (holders[h] === entry) entry.admitted!.seen = this.cycle;
     this.matched[j] = 1;
-    this.records[this.at] = a;
-    this.entries[this.at] = entry;
+    this.entries.push(entry);
     return entry;
   }
 
@@ -160,7 +155,6 @@ export class KeptAdmission {
   keep(job: PendingJob, entry: PendingEntry, ent: boolean): void {
     if (!this.keeping) return;
     const a: AdmittedRecord = { entry, ent, seen: this.cycle };
-    this.records[this.at] = a;
     this.entries[this.at] = entry;
     entry.admitted = a;
     Object.freeze(job);
@@ -184,7 +178,6 @@ export class KeptAdmission {
   finish(pending: readonly PendingJob[]): void {
     if (!this.keeping) {
       this.lastJobs = [];
-      this.lastRecords = [];
       this.lastEntries = [];
       this.lastLoose = [];
       this.queues.clear();
@@ -201,7 +194,6 @@ export class KeptAdmission {
     this.delta = { removed, added: this.added };
     this.lastLoose = this.added.filter((e) => e.admitted === null);
     this.lastJobs = pending.slice();
-    this.lastRecords = this.records;
     this.lastEntries = this.entries;
     this.lastIndex = null;
   }
@@ -210,7 +202,7 @@ export class KeptAdmission {
   rememberHolders(holders: readonly PendingEntry[]): void {
     this.holders = new Map();
     for (const e of holders) if (e.admitted !== null) this.holders.set(e.id, e.admitted);
-    this.holderRecords = [...this.holders.values()];
+    this.holderEntries = [...this.holders.values()].map((a) => a.entry);
   }
 
   /**
