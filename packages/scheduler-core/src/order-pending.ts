@@ -79,8 +79,8 @@ export class PendingQueues {
   private readonly owed: Int32Array[];
   private readonly owedVersion = [-1, -1, -1];
 
-  /** Queues shared with a scheduler's memory (kept-queues.ts): copied before add() changes one. */
-  private readonly shared: boolean;
+  /** Per lane and budget: the queue is shared with a scheduler's memory (kept-queues.ts), copied before add() changes it. */
+  private readonly shared: Uint8Array[] | null;
 
   /**
    * `entries` in any order; or `kept`, the same entries already in their queues ([lane][budget], each
@@ -91,7 +91,7 @@ export class PendingQueues {
     entries: readonly PendingEntry[],
     kept: PendingEntry[][][] | null = null,
   ) {
-    this.shared = kept !== null;
+    this.shared = kept !== null ? [0, 1, 2].map(() => new Uint8Array(tree.size).fill(1)) : null;
     this.queues = kept !== null ? kept.map((lane) => lane.slice()) : queuesOf(entries, tree.size);
     this.cursor = [0, 1, 2].map(() => new Int32Array(tree.size));
     this.remaining = [0, 1, 2].map(() => new Int32Array(tree.size));
@@ -141,7 +141,10 @@ export class PendingQueues {
    */
   add(entry: PendingEntry): void {
     const l = LANE_INDEX[entry.lane];
-    if (this.shared) this.queues[l]![entry.budget] = this.queues[l]![entry.budget]!.slice();
+    if (this.shared !== null && this.shared[l]![entry.budget] === 1) {
+      this.shared[l]![entry.budget] = 0;
+      this.queues[l]![entry.budget] = this.queues[l]![entry.budget]!.slice();
+    }
     const q = this.queues[l]![entry.budget]!;
     let lo = this.cursor[l]![entry.budget]!;
     let hi = q.length;
