@@ -67,7 +67,7 @@ export class KeptAdmission {
   private delta: { removed: PendingEntry[]; added: PendingEntry[] } | null = null;
   /** The fair-tree queues kept between cycles (kept-queues.ts). */
   private readonly queues = new KeptQueues();
-  /** The holders of the reservations the last cycle made, by job id (carried-reservations.ts), and their records. */
+  /** The holders of the reservations the last cycle made, by job id (carried-reservations.ts), and their entries. */
   private holders = new Map<string, AdmittedRecord>();
   private holderEntries: PendingEntry[] = [];
 

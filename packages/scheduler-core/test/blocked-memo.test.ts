@@ -4,7 +4,7 @@ import { FAIRSHARE } from "../src/cycle/rule-set";
 import { runCycleWith } from "../src/run-cycle";
 import type { ClusterSnapshot, CycleResult } from "../src/types";
 import { WorkingMemory } from "../src/working-memory";
-import { replayOverloaded, type Workload } from "./support/overloaded-replay";
+import { replayOverloaded, steadyOverload } from "./support/overloaded-replay";
 
 function cycle(snap: ClusterSnapshot, now: number, share: boolean): CycleResult {
   const memory = new WorkingMemory();
@@ -20,18 +20,7 @@ function cycle(snap: ClusterSnapshot, now: number, share: boolean): CycleResult 
  */
 function replay(seed: number, cycles: number): number {
   let blocked = 0;
-  const workload: Workload = {
-    gpus: [1, 2, 4, 8, 16],
-    unallocated: 0.2,
-    minRuntimes: [600, 3600],
-    users: 3,
-    runFor: { min: 600, spread: 6000 },
-    initial: 80,
-    arrive: (_rnd, submit) => {
-      for (let i = 0; i < 4; i++) submit();
-    },
-  };
-  replayOverloaded(seed, cycles, workload, (snap, now, c) => {
+  replayOverloaded(seed, cycles, steadyOverload(), (snap, now, c) => {
     const unshared = cycle(snap, now, false);
     const shared = cycle(snap, now, true);
     expect(JSON.stringify(shared), `cycle ${c} at t=${now}`).toBe(JSON.stringify(unshared));

@@ -4,7 +4,7 @@ import { FAIRSHARE } from "../src/cycle/rule-set";
 import { runCycleWith } from "../src/run-cycle";
 import type { ClusterSnapshot, CycleResult, PolicyConfig } from "../src/types";
 import { WorkingMemory } from "../src/working-memory";
-import { replayOverloaded, type Workload } from "./support/overloaded-replay";
+import { replayOverloaded, steadyOverload } from "./support/overloaded-replay";
 
 /**
  * What the cycle is given besides the replay's own jobs: budget c with no entitlement (its jobs are
@@ -46,18 +46,11 @@ function cycle(
  */
 function replay(seed: number, policy: PolicyConfig, rules: boolean, drain: boolean): number {
   let deferred = 0;
-  const workload: Workload = {
+  const workload = steadyOverload({
     // With a node draining, a job of all 48 GPUs fits only the cluster, not its READY nodes (CLUSTER_DRAINING).
     gpus: drain ? [1, 2, 4, 8, 16, 48] : [1, 2, 4, 8, 16],
     unallocated: 0.5,
-    minRuntimes: [600, 3600],
-    users: 3,
-    runFor: { min: 600, spread: 6000 },
-    initial: 80,
-    arrive: (_rnd, submit) => {
-      for (let i = 0; i < 4; i++) submit();
-    },
-  };
+  });
   const node = drain ? { at: 600, nodeId: "n01", until: 3000 } : undefined;
   replayOverloaded(
     seed,

@@ -2,21 +2,10 @@ import { describe, expect, it } from "vitest";
 import { KeptQueues } from "../src/kept-queues";
 import { queuesOf, type PendingEntry } from "../src/order-pending";
 import type { JobLane, PendingJob } from "../src/types";
+import { prng } from "./support/overloaded-replay";
 
 const LANES: JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
 const TREE = 6;
-
-/** Deterministic PRNG (mulberry32): the test's workload. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("kept fair-tree queues", () => {
   it("equal the queues built afresh every cycle, reuse what did not change, and never change a queue handed out", () => {

@@ -5,7 +5,7 @@ import type { ClusterSnapshot, CycleResult, PendingJob, RunningJob } from "../..
 // between cycles vs a fresh load; blocked jobs sharing one outcome vs each tried on its own).
 
 /** Deterministic PRNG (mulberry32): the test's workload, never the core. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -34,6 +34,25 @@ export interface Workload {
   initial: number;
   /** Between cycles: calls `submit` for each job that arrives (may draw from `rnd`). */
   arrive: (rnd: () => number, submit: () => void) => void;
+}
+
+/**
+ * A cluster kept overloaded with blocked jobs of few kinds: 1-16 GPUs, two minimum runtimes, three
+ * users, 80 jobs at first and four more every cycle (more than finishes). `over` changes any of it.
+ */
+export function steadyOverload(over: Partial<Workload> = {}): Workload {
+  return {
+    gpus: [1, 2, 4, 8, 16],
+    unallocated: 0.2,
+    minRuntimes: [600, 3600],
+    users: 3,
+    runFor: { min: 600, spread: 6000 },
+    initial: 80,
+    arrive: (_rnd, submit) => {
+      for (let i = 0; i < 4; i++) submit();
+    },
+    ...over,
+  };
 }
 
 /**
