@@ -12,12 +12,14 @@ export interface PendingEntry {
   priority: number;
   submittedAt: number;
   id: string;
+  /** The job's GPUs, copied once too: a walk over a blocked backlog then reads the entries only. */
+  gpus: number;
   /** What kept admission keeps of it (kept-admission.ts), or null. */
   admitted: AdmittedRecord | null;
 }
 
 export function pendingEntry(job: PendingJob, budget: number, lane: JobLane): PendingEntry {
-  return { job, budget, lane, priority: job.priority, submittedAt: job.submittedAt, id: job.id, admitted: null };
+  return { job, budget, lane, priority: job.priority, submittedAt: job.submittedAt, id: job.id, gpus: job.gpus, admitted: null };
 }
 
 export { laneOf } from "./classify-job";

@@ -23,6 +23,7 @@ describe("kept fair-tree queues", () => {
           priority,
           submittedAt,
           id,
+          gpus: 1,
           admitted: null,
         };
       };
@@ -59,6 +60,7 @@ describe("kept fair-tree queues", () => {
       priority: 0,
       submittedAt: 0,
       id,
+      gpus: 1,
       admitted: null,
     });
     const a = mk("a", 1);

@@ -22,7 +22,7 @@ const rules: BaselineRules = {
     for (let n = 0; n < board.count; n++) if (board.schedulable[n]) gpus += board.nodes[n]!.gpuCount;
     // tree.held: the charged GPUs each budget holds, moved by every start and stop of this cycle.
     return (e) =>
-      e.lane !== "UNALLOCATED" && tree.held[e.budget]! + e.job.gpus <= Math.floor(tree.effectiveAllocation[e.budget]! * gpus);
+      e.lane !== "UNALLOCATED" && tree.held[e.budget]! + e.gpus <= Math.floor(tree.effectiveAllocation[e.budget]! * gpus);
   },
   mayPreempt: (v, e, charged) => charged || v.job.priority < e.priority,
 };

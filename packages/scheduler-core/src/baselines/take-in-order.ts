@@ -37,15 +37,24 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
   let noFreeVersion = -1;
   let noFreeFrom = Infinity;
   const searchFailedAt = new Map<number, number>();
+  // The order groups jobs by priority, so the victim class of the last lookup is nearly always the next one's.
+  let lastKey = NaN;
+  let lastFailedAt = Infinity;
+  const failedAt = (key: number): number =>
+    key === lastKey ? lastFailedAt : ((lastKey = key), (lastFailedAt = searchFailedAt.get(key) ?? Infinity));
+  // board.largestFree(), read again only when the free GPUs move: every job that waits records it.
+  let largestVersion = -1;
+  let largest = 0;
+  const largestFree = (): number =>
+    board.freeVersion === largestVersion ? largest : ((largestVersion = board.freeVersion), (largest = board.largestFree()));
   let reservedExtras: ReasonExtras | null = null; // one object for every RESERVED_FOR (reasons copy it)
   for (const e of inOrder(s.entries, rules.compare)) {
-    const job = e.job;
-    const g = job.gpus;
-    s.order.push(job.id);
+    const g = e.gpus;
+    s.order.push(e.id);
     const position = s.order.length;
     const ratio = tree.projectedRatio(e.budget);
     if (!fits.readyNodes(g)) {
-      s.reasons.push(e, job, "CLUSTER_DRAINING", position, ratio, board.largestFree(), null, false);
+      s.reasons.push(e, e.job, "CLUSTER_DRAINING", position, ratio, largestFree(), null, false);
       continue;
     }
     const charged = chargedOf(e);
@@ -58,13 +67,8 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
     if (board.freeVersion !== noFreeVersion) [noFreeVersion, noFreeFrom] = [board.freeVersion, g];
     else noFreeFrom = Math.min(noFreeFrom, g);
     const may = rules.mayPreempt;
-    const key = charged ? -Infinity : job.priority;
-    if (
-      may &&
-      g < (searchFailedAt.get(key) ?? Infinity) &&
-      s.preemptionSearches < policy.maxPreemptionSearches &&
-      board.couldFit(g, 0)
-    ) {
+    const key = charged ? -Infinity : e.priority;
+    if (may && g < failedAt(key) && s.preemptionSearches < policy.maxPreemptionSearches && board.couldFit(g, 0)) {
       s.preemptionSearches++;
       s.preemptionCtx.mayPreempt = (v) => may(v, e, charged);
       const choice = findPreemption(s.preemptionCtx, s.scratch, g, "RETRY", e.budget, allow);
@@ -73,12 +77,13 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
         for (const v of [...choice.victims].sort((x, y) => (x.job.id < y.job.id ? -1 : 1)))
           s.preempt(
             v,
-            job.id,
+            e.id,
             "PRIORITY",
             ratio,
-            `Preempted for job ${job.id} (priority ${job.priority}${charged ? ", not preemptible" : ""}): this job ran preemptible at priority ${v.job.priority}.`,
+            `Preempted for job ${e.id} (priority ${e.priority}${charged ? ", not preemptible" : ""}): this job ran preemptible at priority ${v.job.priority}.`,
           );
         searchFailedAt.clear(); // a victim may leave GPUs beyond what the job takes
+        lastKey = NaN;
         const placed = choice.nodes.map((node) => ({ node, gpus: board.freeIndexes(node, Math.min(g, board.size)) }));
         s.start(
           runAs(e, charged),
@@ -91,6 +96,8 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
         continue;
       }
       searchFailedAt.set(key, g);
+      lastKey = key;
+      lastFailedAt = g;
     }
     let code: PendingReasonCode = fits.freeAtStart(g) ? "ORDER" : "CAPACITY";
     let extras: ReasonExtras | null = null;
@@ -98,21 +105,22 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
       const nodes = reserveNodes(board, g);
       if (nodes) {
         const nodeIds = nodes.map((n) => board.nodes[n]!.id);
-        reservations.add({ jobId: job.id, gpus: g, nodeIds, from: s.now, holder: e }, nodes);
+        reservations.add({ jobId: e.id, gpus: g, nodeIds, from: s.now, holder: e }, nodes);
         s.plan.push({
           op: "RESERVE",
-          jobId: job.id,
+          jobId: e.id,
           nodeIds,
           from: s.now,
-          sentence: `Reserved ${plural(nodes.length, "node")} (${nodes.map((n) => board.nodes[n]!.name).join(", ")}) for job ${job.id}, the first in ${rules.name} order that cannot start: no other job starts there until it does.`,
+          sentence: `Reserved ${plural(nodes.length, "node")} (${nodes.map((n) => board.nodes[n]!.name).join(", ")}) for job ${e.id}, the first in ${rules.name} order that cannot start: no other job starts there until it does.`,
         });
       }
-    } else if (hasFreePlacement(board, g, reservations.allowAll)) {
+    } else if (g > 0 && g <= board.size ? largestFree() >= g : hasFreePlacement(board, g, reservations.allowAll)) {
+      // Up to a node's size, a free placement anywhere is one node with g free GPUs or more.
       code = "RESERVED_FOR";
       const r = reservations.list[0]!;
       extras = reservedExtras ??= { earliestStart: null, reservedForJobId: r.jobId, reservedFrom: r.from };
     }
-    s.reasons.push(e, job, code, position, ratio, board.largestFree(), extras, false);
+    s.reasons.push(e, e.job, code, position, ratio, largestFree(), extras, false);
   }
 }
 

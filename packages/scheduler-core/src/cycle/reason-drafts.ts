@@ -55,7 +55,7 @@ export class ReasonDrafts {
     this.code.push(code);
     this.position.push(position ?? -1);
     this.ratio.push(ratio);
-    this.gpus.push(job.gpus);
+    this.gpus.push(entry !== null ? entry.gpus : job.gpus);
     this.largestFree.push(largestFree);
     this.extras.push(extras);
     if (estimate) this.estimated.push(this.job.length - 1);
