@@ -73,7 +73,7 @@ export function runCycleWith(
       admission,
     );
     s.reservations.rememberFailures = memory.rememberFailedReservations;
-    s.deferClosedLane = memory.deferClosedLane;
+    s.deferReasons = memory.deferReasons;
     holdRunning(s);
     stopLostAndExpired(s);
     drainNodes(s);

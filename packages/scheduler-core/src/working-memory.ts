@@ -24,8 +24,8 @@ export class WorkingMemory {
   shareBlockedOutcomes = true;
   /** A failed reservation search is not repeated within a cycle (cycle/reservations.ts); false only in tests that check it. */
   rememberFailedReservations = true;
-  /** A closed unallocated lane's reasons wait for a reader (cycle/closed-lane.ts); false only in tests that check it. */
-  deferClosedLane = true;
-  /** How many jobs the last cycle's closed lane left to its reader (for tests and benches: it decides nothing). */
+  /** Reasons wait for a reader (cycle/closed-lane.ts, baselines/waiting-notes.ts); false only in tests that check it. */
+  deferReasons = true;
+  /** How many jobs' reasons the last cycle left to its reader (for tests and benches: it decides nothing). */
   deferredJobs = 0;
 }

@@ -34,7 +34,7 @@ function cycle(
   defer: boolean,
 ): { result: CycleResult; deferred: number } {
   const memory = new WorkingMemory();
-  memory.deferClosedLane = defer;
+  memory.deferReasons = defer;
   const result = runCycleWith(memory, snap, policy, now, FAIRSHARE);
   return { result, deferred: memory.deferredJobs };
 }

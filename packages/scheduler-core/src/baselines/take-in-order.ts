@@ -6,7 +6,7 @@ import { plural } from "../format";
 import { isSorted, type PendingEntry } from "../order-pending";
 import { findFreePlacement, hasFreePlacement } from "../place-jobs";
 import { findPreemption } from "../plan-preemptions";
-import type { PendingReasonCode } from "../types";
+import { WAITING, WaitingNotes, type WaitingCode } from "./waiting-notes";
 
 /** What a baseline decides; the rest of its cycle is the core's (see rule-set.ts). */
 export interface BaselineRules {
@@ -48,13 +48,16 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
   const largestFree = (): number =>
     board.freeVersion === largestVersion ? largest : ((largestVersion = board.freeVersion), (largest = board.largestFree()));
   let reservedExtras: ReasonExtras | null = null; // one object for every RESERVED_FOR (reasons copy it)
-  for (const e of inOrder(s.entries, rules.compare)) {
+  const list = inOrder(s.entries, rules.compare);
+  const waiting = new WaitingNotes(s, list, s.order.length);
+  for (let i = 0; i < list.length; i++) {
+    const e = list[i]!;
     const g = e.gpus;
     s.order.push(e.id);
     const position = s.order.length;
     const ratio = tree.projectedRatio(e.budget);
     if (!fits.readyNodes(g)) {
-      s.reasons.push(e, e.job, "CLUSTER_DRAINING", position, ratio, largestFree(), null, false);
+      waiting.note(i, WAITING.CLUSTER_DRAINING, ratio, largestFree(), null);
       continue;
     }
     const charged = chargedOf(e);
@@ -99,7 +102,7 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
       lastKey = key;
       lastFailedAt = g;
     }
-    let code: PendingReasonCode = fits.freeAtStart(g) ? "ORDER" : "CAPACITY";
+    let code: WaitingCode = fits.freeAtStart(g) ? WAITING.ORDER : WAITING.CAPACITY;
     let extras: ReasonExtras | null = null;
     if (reservations.length === 0) {
       const nodes = reserveNodes(board, g);
@@ -116,12 +119,13 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
       }
     } else if (g > 0 && g <= board.size ? largestFree() >= g : hasFreePlacement(board, g, reservations.allowAll)) {
       // Up to a node's size, a free placement anywhere is one node with g free GPUs or more.
-      code = "RESERVED_FOR";
+      code = WAITING.RESERVED_FOR;
       const r = reservations.list[0]!;
       extras = reservedExtras ??= { earliestStart: null, reservedForJobId: r.jobId, reservedFrom: r.from };
     }
-    s.reasons.push(e, e.job, code, position, ratio, largestFree(), extras, false);
+    waiting.note(i, code, ratio, largestFree(), extras);
   }
+  waiting.finish();
 }
 
 /** What a job starts as: an uncharged one runs unallocated (a copy of its entry, made only when it starts). */

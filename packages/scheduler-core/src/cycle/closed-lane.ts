@@ -25,7 +25,7 @@ import type { CycleSession } from "./session";
  * the result's reasons are first read. The closure reads only what belongs to this cycle (its
  * queues, limits and size checks, the ratios and free placements noted here) or never changes (the
  * jobs and their admitted entries), never the board, which a kept scheduler's next cycle changes.
- * Off only in the test that checks it changes nothing (WorkingMemory.deferClosedLane).
+ * Off only in the test that checks it changes nothing (WorkingMemory.deferReasons).
  */
 export function unallocatedLaneClosed(s: CycleSession): boolean {
   return s.board.totalFree() <= debugReserveGpus(s);

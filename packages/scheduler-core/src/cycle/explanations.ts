@@ -20,7 +20,7 @@ export function explainBlocked(s: CycleSession): { pending: PendingReasons; bloc
   for (const k of reasons.estimated) if (!reasons.started[k]) reasons.earliest.set(k, estimator.earliest(reasons.gpus[k]!));
   /** Index in `reasons` of each output reason (jobs started in the retry pass have none). */
   const drafts: number[] = [];
-  // The closed unallocated lane's reasons, deferred (closed-lane.ts): written before the ids are listed.
+  // Deferred reasons (closed-lane.ts, baselines/waiting-notes.ts): written before the ids are listed.
   let deferred = s.takeDeferred();
   const count = reasons.length - reasons.startedCount + (deferred === null ? 0 : deferred.count);
   // Not a record keyed by id: 10,000 fresh id strings as object keys are each internalised, which

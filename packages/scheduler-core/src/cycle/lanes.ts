@@ -37,7 +37,7 @@ export function runLanes(s: CycleSession, shareBlocked = true): void {
       consolidate(s);
     }
     const blocked = shareBlocked ? new BlockedMemo(s) : null;
-    const deferWhenClosed = lane === "UNALLOCATED" && s.deferClosedLane;
+    const deferWhenClosed = lane === "UNALLOCATED" && s.deferReasons;
     for (;;) {
       if (deferWhenClosed && unallocatedLaneClosed(s)) {
         deferClosedLane(s, fits);

@@ -72,9 +72,12 @@ export class CycleSession {
   readonly consolidationFailed = { version: -1, sizes: new Set<number>() };
   /** Array caps and per-user limits (job-rules.ts), counted through the cycle. */
   readonly limits: JobLimits;
-  /** The closed unallocated lane's rest may wait for a reader (closed-lane.ts); false only in the test that checks it. */
-  deferClosedLane = true;
-  /** Jobs whose reasons wait for a reader, and what writes them (closed-lane.ts). */
+  /**
+   * Reasons that can be written later wait for a reader: a closed unallocated lane's (closed-lane.ts)
+   * and a baseline's waiting jobs' (baselines/waiting-notes.ts); false only in the tests that check it.
+   */
+  deferReasons = true;
+  /** Jobs whose reasons wait for a reader, and what writes them (closed-lane.ts, waiting-notes.ts). */
   deferredCount = 0;
   private deferred: (() => void) | null = null;
 
@@ -103,7 +106,7 @@ export class CycleSession {
     this.limits = new JobLimits(snapshot, totals.arrayRunning);
   }
 
-  /** The last `count` jobs' reasons are written by `write` when first read (closed-lane.ts). */
+  /** The last `count` jobs' reasons are written by `write` when first read (closed-lane.ts, waiting-notes.ts). */
   defer(count: number, write: () => void): void {
     this.deferredCount = count;
     this.deferred = write;
