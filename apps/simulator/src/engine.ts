@@ -34,7 +34,7 @@ import type {
   RunningJob,
   StartOp,
 } from "@tranche/scheduler-core";
-import { isMove, nodeStateAfterReport, runOutcome, startedRun } from "@tranche/scheduler-core";
+import { isMove, nodeStateAfterReport, PendingBacklog, runOutcome, startedRun } from "@tranche/scheduler-core";
 import { EventQueue } from "./event-queue.js";
 import type { EventSink, StopCause } from "./events-log.js";
 import { MeasureRecorder } from "./recorder.js";
@@ -115,12 +115,14 @@ interface ClusterState {
   /**
    * Running and pending jobs as the arrays the snapshot passes. The running array is kept in id order
    * and changed in place, each run never edited (a run that starts leaving or moves is replaced:
-   * markStopping, move), the pending array is changed in place and its jobs never edited (a requeue
-   * is a new object: toPending), the node and tree arrays are the same every cycle: what the core's
-   * createScheduler needs to keep its board, node order, tree shape and admission (see its doc comment).
+   * markStopping, move), the pending jobs are the core's PendingBacklog (in queue order, changed in
+   * place through add and remove, which it journals for the scheduler's admission; a job is never
+   * edited: a requeue is a new object, toPending), the node and tree arrays are the same every cycle:
+   * what the core's createScheduler needs to keep its board, node order, tree shape and admission (see
+   * its doc comment).
    */
   readonly running: IdSortedList<RunningJob>;
-  readonly pending: QueueOrderList;
+  readonly pending: PendingBacklog;
   drainingNodes: number;
   snapshotCluster: ClusterSnapshot["cluster"];
   /** This cluster's cycle function (SimulateOptions.cycle). */
@@ -263,7 +265,7 @@ class Simulation {
       usage,
       capacity: new WindowIntegral(0, spec.nodes * spec.gpusPerNode),
       running: new IdSortedList(),
-      pending: new QueueOrderList(),
+      pending: new PendingBacklog(),
       drainingNodes: 0,
       reservations: [],
       expiring: 0,
@@ -492,8 +494,9 @@ class Simulation {
       nodes: c.nodeList,
       tree: c.tree,
       running: c.running.items,
-      pending: c.pending.items,
+      pending: c.pending.items as PendingJob[],
       reservations: c.reservations,
+      backlog: c.pending,
     };
 
     this.opts.forecast?.beforeCycle(snapshot, policy, now);
@@ -859,49 +862,5 @@ class IdSortedList<T extends { readonly id: string }> {
     const i = this.lowerBound(item.id);
     if (this.items[i] !== item || next.id !== item.id) throw new Error(`simulator: ${item.id} is not in this list`);
     this.items[i] = next;
-  }
-}
-
-/** The core's order inside a budget (R2): higher priority first, then earlier submit time, then id. */
-function queueOrder(a: PendingJob, b: PendingJob): number {
-  if (a.priority !== b.priority) return b.priority - a.priority;
-  if (a.submittedAt !== b.submittedAt) return a.submittedAt - b.submittedAt;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
-/**
- * Pending jobs kept in the core's queue order (priority, submit time, id; the keys never change while
- * a job waits). The core sorts each budget's jobs every cycle; given them in this order, each sort is
- * one linear pass that finds them sorted instead of O(n log n) comparisons over the whole backlog.
- * Add and remove find the place by binary search and shift the tail (a memmove).
- */
-class QueueOrderList {
-  readonly items: PendingJob[] = [];
-
-  /** The first index whose job does not come before `job`. */
-  private lowerBound(job: PendingJob): number {
-    let lo = 0;
-    let hi = this.items.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (queueOrder(this.items[mid]!, job) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  add(job: PendingJob): void {
-    const i =
-      this.items.length === 0 || queueOrder(this.items[this.items.length - 1]!, job) < 0
-        ? this.items.length
-        : this.lowerBound(job);
-    if (i === this.items.length) this.items.push(job);
-    else this.items.splice(i, 0, job);
-  }
-
-  remove(job: PendingJob): void {
-    const i = this.lowerBound(job);
-    if (this.items[i] !== job) throw new Error(`simulator: ${job.id} is not in this list`);
-    this.items.splice(i, 1);
   }
 }

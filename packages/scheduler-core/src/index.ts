@@ -59,6 +59,7 @@ export {
 } from "./forecast-starts";
 export { classifyJob, laneOf, type JobClass } from "./classify-job";
 export { createScheduler, type Scheduler } from "./scheduler";
+export { PendingBacklog, type BacklogChanges } from "./pending-backlog";
 export { parseDuration, durationProblem } from "./duration";
 export { PendingReasons } from "./pending-reasons";
 export * from "./measures/index";

@@ -1,7 +1,8 @@
 import type { ClusterShape } from "./contract";
 import type { FairTree, TreeShape } from "./fair-tree";
 import { KeptQueues } from "./kept-queues";
-import type { PendingEntry } from "./order-pending";
+import { compareEntries, isSorted, type PendingEntry } from "./order-pending";
+import type { BacklogChanges, PendingBacklog } from "./pending-backlog";
 import type { ClusterSnapshot, PendingJob, PolicyConfig } from "./types";
 
 /** A job admitted by an earlier cycle: its entry, and what admission's answer depended on besides the job. */
@@ -35,6 +36,12 @@ export interface AdmittedRecord {
  * built only when two jobs in a row are not found within a few places of where the match stands
  * (keyed lookups for every job cost as much as the admission they save: a WeakMap by job was
  * measured so).
+ *
+ * A caller that keeps its pending jobs in a PendingBacklog (the simulator) says what it added and
+ * removed: admission then takes in only those (binary searches in the kept entries, which are in
+ * queue order) and admits afresh the new jobs and the ones never kept, so a cycle costs a copy of
+ * the kept entries (one memcpy) instead of a comparison per job. The arrays are compared instead on
+ * a cycle whose journal does not reach back to the last one, or when a budget's entitlement moved.
  */
 export class KeptAdmission {
   /** Last cycle's pending jobs (a copy: the caller changes its array in place) and their kept entries. */
@@ -70,6 +77,24 @@ export class KeptAdmission {
   /** The holders of the reservations the last cycle made, by job id (carried-reservations.ts), and their entries. */
   private holders = new Map<string, AdmittedRecord>();
   private holderEntries: PendingEntry[] = [];
+  /**
+   * With a backlog: the kept entries in queue order, and the jobs of last cycle that were not kept
+   * (held, invalid, with dependencies: admitted afresh every cycle). Kept up to date by every cycle
+   * that has a backlog, walked or not.
+   */
+  private keptSorted: PendingEntry[] = [];
+  private loose: PendingJob[] = [];
+  private nextLoose: PendingJob[] = [];
+  /** The backlog last read and its version then, and this cycle's changes from it (null: compare the arrays). */
+  private backlog: PendingBacklog | null = null;
+  private backlogVersion = -1;
+  private changes: BacklogChanges | null = null;
+  /** Kept entries this cycle's changes removed. */
+  private removedNow: PendingEntry[] = [];
+  /** lastJobs and lastEntries describe last cycle's array (not after a cycle that read the journal). */
+  private aligned = true;
+  /** Cycles admitted from a backlog's changes (for tests and benches: it decides nothing). */
+  journaled = 0;
 
   private constructor(
     private readonly shape: TreeShape,
@@ -108,9 +133,93 @@ export class KeptAdmission {
     next.entries = [];
     next.added = [];
     next.delta = null;
-    next.matched = next.keeping ? new Uint8Array(next.lastJobs.length) : new Uint8Array(0);
     next.entitlementMoved = next.entitlementChanged(tree);
+    const backlog = snapshot.backlog?.items === snapshot.pending ? snapshot.backlog : null;
+    next.changes =
+      next.keeping && backlog !== null && backlog === next.backlog && !next.entitlementMoved
+        ? backlog.changesSince(next.backlogVersion)
+        : null;
+    next.backlog = backlog;
+    next.removedNow = [];
+    next.nextLoose = [];
+    if (next.changes === null && !next.aligned) next.realign();
+    next.matched = next.keeping && next.changes === null ? new Uint8Array(next.lastJobs.length) : new Uint8Array(0);
     return next;
+  }
+
+  /** Last cycle's arrays again, from the kept entries and loose jobs, for a cycle that compares them. */
+  private realign(): void {
+    this.lastJobs = this.keptSorted.map((e) => e.job).concat(this.loose);
+    this.lastEntries = (this.keptSorted as (PendingEntry | null)[]).concat(this.loose.map(() => null));
+    this.aligned = true;
+  }
+
+  /**
+   * With the backlog's changes: takes the removed jobs' entries out and returns the jobs to admit
+   * afresh (the new ones, and last cycle's jobs that were not kept), after which `keptEntries` gives
+   * the kept ones. null: compare the arrays instead (entryOf for every job).
+   */
+  journalJobs(): PendingJob[] | null {
+    const changes = this.changes;
+    if (changes === null) return null;
+    const fresh = new Set<PendingJob>();
+    let looseLeft: Set<PendingJob> | null = null;
+    for (let i = 0; i < changes.jobs.length; i++) {
+      const job = changes.jobs[i]!;
+      if (changes.added[i]) {
+        fresh.add(job);
+        continue;
+      }
+      if (fresh.delete(job) || this.removeKept(job)) continue;
+      looseLeft ??= new Set(this.loose);
+      if (!looseLeft.delete(job)) {
+        // Out of step with the backlog (a job removed that this admission never saw): start afresh.
+        this.forgetAll();
+        return null;
+      }
+    }
+    return [...fresh, ...(looseLeft ?? this.loose)];
+  }
+
+  /** Takes the kept entry of `job` out of the queue-ordered entries; false if it has none. */
+  private removeKept(job: PendingJob): boolean {
+    const kept = this.keptSorted;
+    let lo = 0;
+    let hi = kept.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareEntries(kept[mid]!, job) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const entry = kept[lo];
+    if (entry === undefined || entry.job !== job) return false;
+    kept.splice(lo, 1);
+    this.removedNow.push(entry);
+    return true;
+  }
+
+  /** Nothing kept: this cycle admits every job afresh and builds the queues anew. */
+  private forgetAll(): void {
+    this.changes = null;
+    this.lastJobs = [];
+    this.lastEntries = [];
+    this.lastLoose = [];
+    this.keptSorted = [];
+    this.loose = [];
+    this.removedNow = [];
+    this.aligned = true;
+    this.matched = new Uint8Array(0);
+    this.queues.clear();
+  }
+
+  /** With the backlog's changes: the kept entries, in queue order (a copy). */
+  keptEntries(): PendingEntry[] {
+    return this.keptSorted.slice();
+  }
+
+  /** With the backlog's changes: a job admitted afresh that is not kept is admitted afresh next cycle too. */
+  stayLoose(job: PendingJob): void {
+    if (this.changes !== null) this.nextLoose.push(job);
   }
 
   /** Notes which budgets have entitlement now; true when one has gained or lost it since last cycle. */
@@ -155,9 +264,23 @@ export class KeptAdmission {
   keep(job: PendingJob, entry: PendingEntry, ent: boolean): void {
     if (!this.keeping) return;
     const a: AdmittedRecord = { entry, ent, seen: this.cycle };
-    this.entries[this.at] = entry;
+    if (this.changes !== null) this.insertKept(entry);
+    else this.entries[this.at] = entry;
     entry.admitted = a;
     Object.freeze(job);
+  }
+
+  private insertKept(entry: PendingEntry): void {
+    const kept = this.keptSorted;
+    let lo = 0;
+    let hi = kept.length;
+    if (hi > 0 && compareEntries(kept[hi - 1]!, entry) < 0) lo = hi;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareEntries(kept[mid]!, entry) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    kept.splice(lo, 0, entry);
   }
 
   /** An entry this cycle's admission made (not found kept): new in this cycle's queues. */
@@ -180,7 +303,22 @@ export class KeptAdmission {
       this.lastJobs = [];
       this.lastEntries = [];
       this.lastLoose = [];
+      this.keptSorted = [];
+      this.loose = [];
+      this.aligned = true;
       this.queues.clear();
+      return;
+    }
+    if (this.backlog !== null) this.backlogVersion = this.backlog.version;
+    if (this.changes !== null) {
+      this.journaled++;
+      const removed = this.lastLoose;
+      for (const e of this.removedNow) removed.push(e);
+      this.delta = { removed, added: this.added };
+      this.lastLoose = this.added.filter((e) => e.admitted === null);
+      this.loose = this.nextLoose;
+      this.aligned = false;
+      for (const a of this.holders.values()) if (!this.removedNow.includes(a.entry)) a.seen = this.cycle;
       return;
     }
     // Gone since last cycle: its entries not found again, and its entries that were not kept.
@@ -196,6 +334,21 @@ export class KeptAdmission {
     this.lastJobs = pending.slice();
     this.lastEntries = this.entries;
     this.lastIndex = null;
+    if (this.backlog !== null) this.sortKept(pending);
+  }
+
+  /** After comparing the arrays: the kept entries in queue order and the loose jobs, for a cycle with the journal. */
+  private sortKept(pending: readonly PendingJob[]): void {
+    const kept: PendingEntry[] = [];
+    const loose: PendingJob[] = [];
+    for (let k = 0; k < pending.length; k++) {
+      const e = this.entries[k];
+      if (e !== null && e !== undefined) kept.push(e);
+      else loose.push(pending[k]!);
+    }
+    if (!isSorted(kept)) kept.sort(compareEntries);
+    this.keptSorted = kept;
+    this.loose = loose;
   }
 
   /** Remembers the holders of this cycle's reservations, for the next cycle to find by id. */

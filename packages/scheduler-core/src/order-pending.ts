@@ -24,8 +24,11 @@ export function pendingEntry(job: PendingJob, budget: number, lane: JobLane): Pe
 
 export { laneOf } from "./classify-job";
 
+/** A pending job's order keys (R2), which never change while it waits: an entry's copies, or the job's own. */
+export type QueueKeys = Pick<PendingEntry, "priority" | "submittedAt" | "id">;
+
 /** Inside a budget (R2): higher priority first, then earlier original submit time, then id (on the entries' copied keys). */
-export const compareEntries = (a: PendingEntry, b: PendingEntry): number => {
+export const compareEntries = (a: QueueKeys, b: QueueKeys): number => {
   if (a.priority !== b.priority) return b.priority - a.priority;
   if (a.submittedAt !== b.submittedAt) return a.submittedAt - b.submittedAt;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;

@@ -30,7 +30,10 @@ import { WorkingMemory } from "./working-memory";
  *   budget's entitlement is unchanged (kept-admission.ts). A pending job object is never edited once
  *   passed: a job that changes (held, released, given a dependency, edited) is a new object in its
  *   place. The scheduler freezes each pending job it keeps, so an edit in place throws where it is
- *   made (TypeError in strict code) and leaves the job as it was;
+ *   made (TypeError in strict code) and leaves the job as it was. A caller that keeps its pending
+ *   jobs in a PendingBacklog (pending-backlog.ts) and passes it as `backlog`, with its `items` as
+ *   `pending`, is read for what it added and removed since the last cycle instead of comparing the
+ *   arrays (the simulator);
  * - `reservations` are read afresh every cycle and may be any array.
  */
 export interface Scheduler {

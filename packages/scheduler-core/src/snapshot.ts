@@ -1,4 +1,5 @@
 import type { Reservation } from "./cycle-result";
+import type { PendingBacklog } from "./pending-backlog";
 import type { NodeHealth, NodeState } from "./states-and-codes";
 
 // The input of one cycle, one cluster (SPEC §2), part of the stable contract re-exported by types.ts:
@@ -153,4 +154,10 @@ export interface ClusterSnapshot {
    * interruptible) before a reservation off its nodes (R5, R7). Ignored once the holder is gone.
    */
   reservations?: Reservation[];
+  /**
+   * Optional: the caller's backlog whose `items` is `pending` (pending-backlog.ts). A kept scheduler
+   * (createScheduler) then reads what was added and removed since its last cycle instead of comparing
+   * the whole array with last cycle's. Decisions are the same with it and without it.
+   */
+  backlog?: PendingBacklog;
 }

@@ -1,4 +1,5 @@
 import { NEVER, type RuleSet } from "../cycle/rule-set";
+import { compareEntries } from "../order-pending";
 import type { CycleSession } from "../cycle/session";
 import { takeInOrder, type BaselineRules } from "./take-in-order";
 
@@ -15,7 +16,8 @@ import { takeInOrder, type BaselineRules } from "./take-in-order";
  */
 const rules: BaselineRules = {
   name: "priority",
-  compare: (a, b) => b.priority - a.priority || a.submittedAt - b.submittedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  // Priority, then original submit time, then id: the queue order inside a budget (R2), over the whole cluster.
+  compare: compareEntries,
   chargedIn(s: CycleSession) {
     const { board, tree } = s;
     let gpus = 0;

@@ -3,7 +3,7 @@ import { StartFits } from "../cycle/fits";
 import type { ReasonExtras } from "../cycle/reason-drafts";
 import type { CycleSession } from "../cycle/session";
 import { plural } from "../format";
-import { isSorted, type PendingEntry } from "../order-pending";
+import { compareEntries, isSorted, type PendingEntry } from "../order-pending";
 import { findFreePlacement, hasFreePlacement } from "../place-jobs";
 import { findPreemption } from "../plan-preemptions";
 import { WAITING, WaitingNotes, type WaitingCode } from "./waiting-notes";
@@ -48,7 +48,7 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
   const largestFree = (): number =>
     board.freeVersion === largestVersion ? largest : ((largestVersion = board.freeVersion), (largest = board.largestFree()));
   let reservedExtras: ReasonExtras | null = null; // one object for every RESERVED_FOR (reasons copy it)
-  const list = inOrder(s.entries, rules.compare);
+  const list = s.entriesInQueueOrder && rules.compare === compareEntries ? s.entries : inOrder(s.entries, rules.compare);
   const waiting = new WaitingNotes(s, list, s.order.length);
   for (let i = 0; i < list.length; i++) {
     const e = list[i]!;

@@ -1,5 +1,6 @@
 import { validateJobContractOn, type ClusterShape } from "../contract";
-import { laneOf, pendingEntry } from "../order-pending";
+import { laneOf, pendingEntry, type PendingEntry } from "../order-pending";
+import type { PendingJob } from "../types";
 import { dependencyHold } from "./job-rules";
 import type { CycleSession } from "./session";
 
@@ -11,46 +12,68 @@ import type { CycleSession } from "./session";
  * R3 unallocated) and an entry in `s.entries`, which the rule set orders in phase 6 (fairshare: the
  * fair-tree queues, R2, sorted within each budget with an id tie-break; baselines: one global
  * order). Input order does not matter: the unordered reasons are sorted by id here. The session's
- * admission holds the entries of jobs admitted by earlier cycles that still hold (kept-admission.ts).
+ * admission holds the entries of jobs admitted by earlier cycles that still hold (kept-admission.ts);
+ * with the caller's backlog (pending-backlog.ts) only the jobs it added since the last cycle and the
+ * ones never kept are admitted here, and the kept entries stand in queue order.
  */
 export function admitPending(s: CycleSession, shape: ClusterShape): void {
-  const { snapshot, tree, policy, reasons, admission: kept } = s;
-  const largestFree = s.board.largestFree();
-  const ratioOf = (budget: number): number => (budget >= 0 ? tree.projectedRatio(budget) : Infinity);
-  for (let k = 0; k < snapshot.pending.length; k++) {
-    const job = snapshot.pending[k]!;
-    const known = kept.entryOf(job, tree);
-    if (known !== null) {
-      s.entries.push(known);
-      continue;
+  const { snapshot, admission: kept } = s;
+  const fresh = kept.journalJobs();
+  if (fresh !== null) {
+    // The caller's backlog said what changed (pending-backlog.ts): the kept entries stand, in queue order.
+    const loose: PendingEntry[] = [];
+    for (const job of fresh) {
+      const entry = admitOne(s, shape, job);
+      if (entry === null || entry.admitted === null) kept.stayLoose(job);
+      if (entry !== null && entry.admitted === null) loose.push(entry);
     }
-    const budget = tree.indexOf(job.budgetId) ?? -1;
-    if (job.held) {
-      reasons.push(null, job, "HELD", null, ratioOf(budget), largestFree, null, false);
-      continue;
+    s.entries = kept.keptEntries();
+    s.entriesInQueueOrder = loose.length === 0;
+    for (const e of loose) s.entries.push(e);
+  } else {
+    for (let k = 0; k < snapshot.pending.length; k++) {
+      const job = snapshot.pending[k]!;
+      const known = kept.entryOf(job, s.tree);
+      if (known !== null) s.entries.push(known);
+      else {
+        const entry = admitOne(s, shape, job);
+        if (entry !== null) s.entries.push(entry);
+      }
     }
-    let problem: string | null = null;
-    if (budget < 0) problem = `budget ${job.budgetId} is not in this cluster's budget tree`;
-    else if (!tree.isLeaf(budget)) problem = `${tree.paths[budget]} is not a budget (a leaf of the tree)`;
-    else {
-      const v = validateJobContractOn(job, shape, policy, snapshot.cluster);
-      if (!v.ok) problem = v.errors.join("; ");
-    }
-    if (problem !== null) {
-      reasons.push(null, job, "INVALID_CONTRACT", null, ratioOf(budget), largestFree, { problem }, false);
-      continue;
-    }
-    const hold = dependencyHold(job.dependencies);
-    if (hold !== null) {
-      reasons.push(null, job, hold.code, null, ratioOf(budget), largestFree, { dependencies: hold.dependencies }, false);
-      continue;
-    }
-    const ent = tree.hasEntitlement(budget);
-    const entry = pendingEntry(job, budget, laneOf(job, ent, policy));
-    s.entries.push(entry);
-    kept.noteNew(entry);
-    if (!job.dependencies || job.dependencies.length === 0) kept.keep(job, entry, ent);
   }
   kept.finish(snapshot.pending);
-  reasons.sortById();
+  s.reasons.sortById();
+}
+
+/** A job not admitted with a kept entry: its reason if it takes no part, else its new entry (kept when it can be). */
+function admitOne(s: CycleSession, shape: ClusterShape, job: PendingJob): PendingEntry | null {
+  const { snapshot, tree, policy, reasons, admission: kept } = s;
+  const largestFree = s.board.largestFree(); // for the reasons: the board does not move during admission
+  const ratioOf = (budget: number): number => (budget >= 0 ? tree.projectedRatio(budget) : Infinity);
+  const budget = tree.indexOf(job.budgetId) ?? -1;
+  if (job.held) {
+    reasons.push(null, job, "HELD", null, ratioOf(budget), largestFree, null, false);
+    return null;
+  }
+  let problem: string | null = null;
+  if (budget < 0) problem = `budget ${job.budgetId} is not in this cluster's budget tree`;
+  else if (!tree.isLeaf(budget)) problem = `${tree.paths[budget]} is not a budget (a leaf of the tree)`;
+  else {
+    const v = validateJobContractOn(job, shape, policy, snapshot.cluster);
+    if (!v.ok) problem = v.errors.join("; ");
+  }
+  if (problem !== null) {
+    reasons.push(null, job, "INVALID_CONTRACT", null, ratioOf(budget), largestFree, { problem }, false);
+    return null;
+  }
+  const hold = dependencyHold(job.dependencies);
+  if (hold !== null) {
+    reasons.push(null, job, hold.code, null, ratioOf(budget), largestFree, { dependencies: hold.dependencies }, false);
+    return null;
+  }
+  const ent = tree.hasEntitlement(budget);
+  const entry = pendingEntry(job, budget, laneOf(job, ent, policy));
+  kept.noteNew(entry);
+  if (!job.dependencies || job.dependencies.length === 0) kept.keep(job, entry, ent);
+  return entry;
 }

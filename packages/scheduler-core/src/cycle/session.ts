@@ -43,6 +43,8 @@ export class CycleSession {
   readonly order: string[] = [];
   /** Pending jobs that may be ordered (valid, not held), with budget and lane; set by admitPending. */
   entries: PendingEntry[] = [];
+  /** `entries` are in queue order (compareEntries), as admission with a backlog gives them: a baseline then skips its check. */
+  entriesInQueueOrder = false;
   /** The fair-tree queues over `entries` (fairshare's phase 6 builds them; baselines keep one global order). */
   queues: PendingQueues | null = null;
   /** Debug GPUs each user holds (R5 cap). */

@@ -1,4 +1,5 @@
 import { makeCluster, makeJob } from "@tranche/testkit";
+import type { PendingBacklog } from "../../src/pending-backlog";
 import type { ClusterSnapshot, CycleResult, PendingJob, RunningJob } from "../../src/types";
 
 // One workload generator for the tests that compare two ways of running the same cycles (a board kept
@@ -61,6 +62,8 @@ export function steadyOverload(over: Partial<Workload> = {}): Workload {
  * never edited: createScheduler freezes the ones it keeps) until their grace ends, a
  * cycle every 120 s. `cycle` runs one cycle its way (and compares); its result's plan is applied.
  * `nodeEvent`: that node reports unhealthy from `at` until `until` (it drains and comes back).
+ * `backlog`: the pending jobs are that backlog's (pending-backlog.ts), passed as the snapshot's, as
+ * the simulator passes its own.
  */
 export function replayOverloaded(
   seed: number,
@@ -68,6 +71,7 @@ export function replayOverloaded(
   w: Workload,
   cycle: (snap: ClusterSnapshot, now: number, c: number) => CycleResult,
   nodeEvent?: { at: number; nodeId: string; until: number },
+  backlog?: PendingBacklog,
 ): void {
   const rnd = prng(seed);
   const base = makeCluster()
@@ -76,7 +80,9 @@ export function replayOverloaded(
     .budget("b", 0.3, { usage: 1_000_000, entitlement: 3_600_000 })
     .budget("c", 0.2, { usage: 2_000_000, entitlement: 2_400_000 })
     .snapshot();
-  const snap: ClusterSnapshot = { ...base, running: [], pending: [] };
+  const snap: ClusterSnapshot = backlog
+    ? { ...base, running: [], pending: backlog.items as PendingJob[], backlog }
+    : { ...base, running: [], pending: [] };
   const running = snap.running as RunningJob[];
   const ends = new Map<string, number>();
   const budgets = ["a", "b", "c"];
@@ -94,7 +100,8 @@ export function replayOverloaded(
       .maxRuntime(debug ? 600 : rnd() < 0.3 ? 7200 : null)
       .submittedAt(now)
       .pending();
-    (snap.pending as PendingJob[]).push(pending);
+    if (backlog) backlog.add(pending);
+    else (snap.pending as PendingJob[]).push(pending);
     ends.set(id, w.runFor.min + Math.floor(rnd() * w.runFor.spread));
   };
   for (let i = 0; i < w.initial; i++) submit(0);
@@ -119,7 +126,9 @@ export function replayOverloaded(
         );
       else if (op.op === "START") {
         const i = snap.pending.findIndex((p) => p.id === op.jobId);
-        const [p] = (snap.pending as PendingJob[]).splice(i, 1);
+        const p = snap.pending[i];
+        if (backlog) backlog.remove(p!);
+        else (snap.pending as PendingJob[]).splice(i, 1);
         const r: RunningJob = { ...p!, startedAt: op.startBy, placement: op.placement, charged: op.charged, stopping: null };
         const at = running.findIndex((x) => byId(x, r) > 0);
         running.splice(at < 0 ? running.length : at, 0, r);
