@@ -297,6 +297,11 @@ export class KeptAdmission {
     return this.queues.forCycle(this.cycle, entries, treeSize, this.delta);
   }
 
+  /** A queue's job ids in its order, kept with the queue (kept-queues.ts). */
+  idsOf(queue: readonly PendingEntry[]): readonly string[] {
+    return this.queues.idsOf(queue);
+  }
+
   /** Admission is done: this cycle's jobs and records are the next cycle's to match. */
   finish(pending: readonly PendingJob[]): void {
     if (!this.keeping) {

@@ -35,6 +35,23 @@ export class KeptQueues {
     return this.queues;
   }
 
+  /**
+   * A queue's job ids, in its order (a closed lane writes the order from them, closed-lane.ts): kept
+   * with the queue itself, which never changes once handed out, so a budget's queue that no job
+   * joined or left since costs no look at its entries. A queue whose length moved (PendingQueues.add
+   * inserts into this cycle's copy) is read again.
+   */
+  idsOf(queue: readonly PendingEntry[]): readonly string[] {
+    let ids = this.ids.get(queue);
+    if (ids === undefined || ids.length !== queue.length) {
+      ids = queue.map((e) => e.id);
+      this.ids.set(queue, ids);
+    }
+    return ids;
+  }
+
+  private readonly ids = new WeakMap<readonly PendingEntry[], readonly string[]>();
+
   /** Forget the queues (a cycle that did not order its entries by them). */
   clear(): void {
     this.queues = null;

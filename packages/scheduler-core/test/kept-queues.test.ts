@@ -76,4 +76,28 @@ describe("kept fair-tree queues", () => {
     const stale = kept.forCycle(3, [a, b], 3, { removed: [mk("c", 2)], added: [] });
     expect(stale).toEqual(queuesOf([a, b], 3));
   });
+
+  it("keeps a queue's ids with the queue, and reads them again when it is not the queue they were read from", () => {
+    const mk = (id: string): PendingEntry => ({
+      job: { id } as PendingJob,
+      budget: 1,
+      lane: "ALLOCATED",
+      priority: 0,
+      submittedAt: 0,
+      id,
+      gpus: 1,
+      admitted: null,
+    });
+    const kept = new KeptQueues();
+    const q = [mk("a"), mk("b")];
+    const ids = kept.idsOf(q);
+    expect(ids).toEqual(["a", "b"]);
+    // The same queue again: the same ids, not a second read.
+    expect(kept.idsOf(q)).toBe(ids);
+    // Another queue with the same entries: its own read.
+    expect(kept.idsOf(q.slice())).not.toBe(ids);
+    // A queue that grew in place (PendingQueues.add on this cycle's copy) is read again.
+    q.push(mk("c"));
+    expect(kept.idsOf(q)).toEqual(["a", "b", "c"]);
+  });
 });
