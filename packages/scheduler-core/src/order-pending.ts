@@ -12,14 +12,33 @@ export interface PendingEntry {
   priority: number;
   submittedAt: number;
   id: string;
-  /** The job's GPUs, copied once too: a walk over a blocked backlog then reads the entries only. */
+  /**
+   * What the lanes read of a job that waits, copied once too, so a walk over a blocked backlog reads
+   * the entries only: its GPUs, its contract's runtimes (which reservations it may backfill, R7), and
+   * whether it is an array task with a cap (job-rules.ts).
+   */
   gpus: number;
+  minRuntime: number;
+  maxRuntime: number | null;
+  capped: boolean;
   /** What kept admission keeps of it (kept-admission.ts), or null. */
   admitted: AdmittedRecord | null;
 }
 
 export function pendingEntry(job: PendingJob, budget: number, lane: JobLane): PendingEntry {
-  return { job, budget, lane, priority: job.priority, submittedAt: job.submittedAt, id: job.id, gpus: job.gpus, admitted: null };
+  return {
+    job,
+    budget,
+    lane,
+    priority: job.priority,
+    submittedAt: job.submittedAt,
+    id: job.id,
+    gpus: job.gpus,
+    minRuntime: job.minRuntime,
+    maxRuntime: job.maxRuntime,
+    capped: job.arrayId != null && job.arrayMaxRunning != null,
+    admitted: null,
+  };
 }
 
 export { laneOf } from "./classify-job";

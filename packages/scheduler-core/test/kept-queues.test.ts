@@ -24,6 +24,9 @@ describe("kept fair-tree queues", () => {
           submittedAt,
           id,
           gpus: 1,
+          minRuntime: 0,
+          maxRuntime: null,
+          capped: false,
           admitted: null,
         };
       };
@@ -61,6 +64,9 @@ describe("kept fair-tree queues", () => {
       submittedAt: 0,
       id,
       gpus: 1,
+      minRuntime: 0,
+      maxRuntime: null,
+      capped: false,
       admitted: null,
     });
     const a = mk("a", 1);
@@ -86,6 +92,9 @@ describe("kept fair-tree queues", () => {
       submittedAt: 0,
       id,
       gpus: 1,
+      minRuntime: 0,
+      maxRuntime: null,
+      capped: false,
       admitted: null,
     });
     const kept = new KeptQueues();

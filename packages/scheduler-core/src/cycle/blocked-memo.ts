@@ -40,22 +40,21 @@ export class BlockedMemo {
    */
   kindOf(e: PendingEntry): number | string | null {
     const s = this.s;
-    const job = e.job;
-    if (s.overDebugCap.size > 0 && s.overDebugCap.has(job.id)) return null;
+    if (s.overDebugCap.size > 0 && s.overDebugCap.has(e.id)) return null;
     // Its min and max runtime matter only through which reservations it may backfill (R7).
     const reservations = s.reservations;
     const list = reservations.list;
-    const g = job.gpus;
+    const g = e.gpus;
     if (list.length > 24 || !(g >= 0 && g < 4096 && Number.isInteger(g))) return null;
     let mask = 0;
     for (let i = 0; i < list.length; i++) {
       const r = list[i]!;
-      if (r.holder.job.id === job.id) return null;
+      if (r.holder.id === e.id) return null;
       if (reservations.backfillOk(e, r)) mask |= 1 << i;
     }
     // Below 2^53: mask < 2^24, g < 2^12, budget < tree size.
     const kind = (mask * 4096 + g) * s.tree.size + e.budget;
-    return e.lane === "DEBUG" ? `${kind}|${job.userId}` : kind;
+    return e.lane === "DEBUG" ? `${kind}|${e.job.userId}` : kind;
   }
 
   /** The shared outcome of this job's kind, if one was kept in the state as it stands. */

@@ -1,3 +1,4 @@
+import type { PendingEntry } from "../order-pending";
 import type { ClusterSnapshot, JobBase, JobDependency, PendingJob, PendingReasonCode, PendingReasonDetails } from "../types";
 
 /**
@@ -72,6 +73,11 @@ export class JobLimits {
     }
     this.arrayRunning = new Map(arrayRunning);
     if (this.limitOf.size > 0) for (const j of snapshot.running) this.countUser(j);
+  }
+
+  /** blocked(e.job), without a look at the job when no limit can apply (no array cap, no per-user limit). */
+  blockedEntry(e: PendingEntry): LimitBlock | null {
+    return !e.capped && this.limitOf.size === 0 ? null : this.blocked(e.job);
   }
 
   /** The limit that stops this job now, if any (array cap first: it is the more specific). */

@@ -61,8 +61,8 @@ function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
   for (const i of s.blockedAllocatedJobs) {
     if (board.largestFree() === 0 && !board.couldFit(1, 0)) break;
     const e = reasons.entry[i]!;
-    if (e.lane === "DEBUG" && (s.userDebug.get(e.job.userId) ?? 0) + e.job.gpus > policy.debugMaxGpusPerUser) continue;
-    if (s.limits.blocked(e.job) !== null) continue; // a task or job started since took the room its limit leaves
+    if (e.lane === "DEBUG" && (s.userDebug.get(e.job.userId) ?? 0) + e.gpus > policy.debugMaxGpusPerUser) continue;
+    if (s.limits.blockedEntry(e) !== null) continue; // a task or job started since took the room its limit leaves
     if (failed !== null) {
       if (failed.get(e) !== undefined) continue;
       failed.mark();
@@ -78,9 +78,9 @@ const NOT_RETRIED: BlockedOutcome = { code: "CAPACITY", extras: null, estimate: 
 /** One job in fair-tree order: start it, or move it to the allocated lane (R5 cap), or say why it waits. */
 function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLane, blocked: BlockedMemo | null): void {
   const { policy, board } = s;
-  const job = e.job;
-  const g = job.gpus;
-  s.order.push(job.id);
+  const job = e.job; // read only where a rule needs more of it than its entry copied
+  const g = e.gpus;
+  s.order.push(e.id);
   const position = s.order.length;
   const ratio = s.tree.projectedRatio(e.budget);
   if (!fits.readyNodes(g)) {
@@ -88,7 +88,7 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
     return;
   }
   // Its array's cap or its budget's per-user limit (job-rules.ts): no start, no reservation.
-  const limited = s.limits.blocked(job);
+  const limited = s.limits.blockedEntry(e);
   if (limited !== null) {
     s.reasons.push(e, job, limited.code, position, ratio, board.largestFree(), limited.details, false);
     return;
@@ -136,7 +136,7 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
 
   // R10: why it waits.
   if (lane !== "UNALLOCATED") s.blockedAllocatedJobs.push(s.reasons.length);
-  const capHeld = s.overDebugCap.size > 0 ? s.overDebugCap.get(job.id) : undefined;
+  const capHeld = s.overDebugCap.size > 0 ? s.overDebugCap.get(e.id) : undefined;
   const code = blockedReason(s, fits, e, capHeld !== undefined, tried);
   // Extra details beyond the numbers every reason carries, in the order its details list them.
   let extras: ReasonExtras | null = null;

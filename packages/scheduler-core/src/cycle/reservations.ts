@@ -55,12 +55,12 @@ export class Reservations {
 
   /** May `e` start on nodes reserved by `r`? The holder itself, unallocated work, or work done or interruptible by then. */
   backfillOk(e: PendingEntry, r: ActiveReservation): boolean {
-    if (e.job.id === r.holder.job.id || e.lane === "UNALLOCATED") return true;
-    if (e.job.maxRuntime !== null && this.now + e.job.maxRuntime <= r.from) return true; // done by then
+    if (e.id === r.holder.id || e.lane === "UNALLOCATED") return true;
+    if (e.maxRuntime !== null && this.now + e.maxRuntime <= r.from) return true; // done by then
     return (
-      this.now + e.job.minRuntime <= r.from && // interruptible by then, and the holder may preempt it (R4)
+      this.now + e.minRuntime <= r.from && // interruptible by then, and the holder may preempt it (R4)
       (r.holder.lane === "DEBUG" ||
-        holderMayPreempt(this.tree, this.policy, r.holder.budget, e.budget, e.job.gpus, holderReach(r.gpus, this.board.size)))
+        holderMayPreempt(this.tree, this.policy, r.holder.budget, e.budget, e.gpus, holderReach(r.gpus, this.board.size)))
     );
   }
 
