@@ -1,7 +1,7 @@
 import type { ClusterShape } from "./contract";
 import type { FairTree, TreeShape } from "./fair-tree";
 import { KeptQueues } from "./kept-queues";
-import { compareEntries, isSorted, type PendingEntry } from "./order-pending";
+import { compareEntries, isSorted, queueLowerBound, type PendingEntry } from "./order-pending";
 import type { BacklogChanges, PendingBacklog } from "./pending-backlog";
 import type { ClusterSnapshot, PendingJob, PolicyConfig } from "./types";
 
@@ -184,13 +184,7 @@ export class KeptAdmission {
   /** Takes the kept entry of `job` out of the queue-ordered entries; false if it has none. */
   private removeKept(job: PendingJob): boolean {
     const kept = this.keptSorted;
-    let lo = 0;
-    let hi = kept.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareEntries(kept[mid]!, job) < 0) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = queueLowerBound(kept, job);
     const entry = kept[lo];
     if (entry === undefined || entry.job !== job) return false;
     kept.splice(lo, 1);
@@ -198,7 +192,7 @@ export class KeptAdmission {
     return true;
   }
 
-  /** Nothing kept: this cycle admits every job afresh and builds the queues anew. */
+  /** Nothing kept: this cycle (or the next, after a cycle not kept) admits every job afresh and builds the queues anew. */
   private forgetAll(): void {
     this.changes = null;
     this.lastJobs = [];
@@ -272,15 +266,9 @@ export class KeptAdmission {
 
   private insertKept(entry: PendingEntry): void {
     const kept = this.keptSorted;
-    let lo = 0;
-    let hi = kept.length;
-    if (hi > 0 && compareEntries(kept[hi - 1]!, entry) < 0) lo = hi;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareEntries(kept[mid]!, entry) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    kept.splice(lo, 0, entry);
+    // New jobs are mostly the latest submitted: the end of their priority's run.
+    const at = kept.length > 0 && compareEntries(kept[kept.length - 1]!, entry) < 0 ? kept.length : queueLowerBound(kept, entry);
+    kept.splice(at, 0, entry);
   }
 
   /** An entry this cycle's admission made (not found kept): new in this cycle's queues. */
@@ -305,13 +293,7 @@ export class KeptAdmission {
   /** Admission is done: this cycle's jobs and records are the next cycle's to match. */
   finish(pending: readonly PendingJob[]): void {
     if (!this.keeping) {
-      this.lastJobs = [];
-      this.lastEntries = [];
-      this.lastLoose = [];
-      this.keptSorted = [];
-      this.loose = [];
-      this.aligned = true;
-      this.queues.clear();
+      this.forgetAll();
       return;
     }
     if (this.backlog !== null) this.backlogVersion = this.backlog.version;

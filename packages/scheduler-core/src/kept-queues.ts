@@ -1,4 +1,4 @@
-import { compareEntries, LANE_INDEX, queuesOf, type PendingEntry } from "./order-pending";
+import { compareEntries, LANE_INDEX, queueLowerBound, queuesOf, type PendingEntry } from "./order-pending";
 
 /**
  * The fair-tree queues ([lane][budget], each in R2's order) kept between the cycles of a scheduler,
@@ -75,27 +75,15 @@ function update(
   };
   for (const e of delta.removed) {
     const q = own(e);
-    const at = lowerBound(q, e);
+    const at = queueLowerBound(q, e);
     if (q[at] !== e) return null;
     q.splice(at, 1);
   }
   for (const e of delta.added) {
     const q = own(e);
-    const at = lowerBound(q, e);
+    const at = queueLowerBound(q, e);
     if (at < q.length && compareEntries(q[at]!, e) === 0) return null; // the same job twice
     q.splice(at, 0, e);
   }
   return queues;
-}
-
-/** The first place in `q` whose entry does not come before `e`. */
-function lowerBound(q: readonly PendingEntry[], e: PendingEntry): number {
-  let lo = 0;
-  let hi = q.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (compareEntries(q[mid]!, e) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

@@ -53,6 +53,18 @@ export const compareEntries = (a: QueueKeys, b: QueueKeys): number => {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 };
 
+/** The first place in `list` (in queue order) whose item does not come before `keys`: a binary search. */
+export function queueLowerBound(list: readonly QueueKeys[], keys: QueueKeys): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareEntries(list[mid]!, keys) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Already in order (the simulator passes its backlog so): no sort. */
 export function isSorted(
   q: readonly PendingEntry[],

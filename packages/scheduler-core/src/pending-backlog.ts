@@ -1,4 +1,4 @@
-import { compareEntries } from "./order-pending";
+import { compareEntries, queueLowerBound } from "./order-pending";
 import type { PendingJob } from "./types";
 
 /** What was added to and removed from a backlog since a version, in the order it happened. */
@@ -39,7 +39,8 @@ export class PendingBacklog {
 
   add(job: PendingJob): void {
     const items = this.#items;
-    const i = items.length === 0 || compareEntries(items[items.length - 1]!, job) < 0 ? items.length : this.lowerBound(job);
+    const i =
+      items.length === 0 || compareEntries(items[items.length - 1]!, job) < 0 ? items.length : queueLowerBound(items, job);
     if (i < items.length && items[i]!.id === job.id) throw new Error(`backlog: job ${job.id} is already pending`);
     if (i === items.length) items.push(job);
     else items.splice(i, 0, job);
@@ -47,7 +48,7 @@ export class PendingBacklog {
   }
 
   remove(job: PendingJob): void {
-    const i = this.lowerBound(job);
+    const i = queueLowerBound(this.#items, job);
     if (this.#items[i] !== job) throw new Error(`backlog: job ${job.id} is not pending`);
     this.#items.splice(i, 1);
     this.note(job, false);
@@ -78,18 +79,5 @@ export class PendingBacklog {
     }
     this.#jobs.push(job);
     this.#added.push(added);
-  }
-
-  /** The first index whose job does not come before `job`. */
-  private lowerBound(job: PendingJob): number {
-    const items = this.#items;
-    let lo = 0;
-    let hi = items.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareEntries(items[mid]!, job) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   }
 }

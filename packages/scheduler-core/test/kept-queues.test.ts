@@ -7,6 +7,24 @@ import { prng } from "./support/overloaded-replay";
 const LANES: JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
 const TREE = 6;
 
+/** An entry with these keys; its job is only an id (the queues read nothing else of it). */
+function entryOf(id: string, budget: number, lane: JobLane = "ALLOCATED", priority = 0, submittedAt = 0): PendingEntry {
+  const job = { id } as PendingJob;
+  return {
+    job,
+    budget,
+    lane,
+    priority,
+    submittedAt,
+    id,
+    gpus: 1,
+    minRuntime: 0,
+    maxRuntime: null,
+    capped: false,
+    admitted: null,
+  };
+}
+
 describe("kept fair-tree queues", () => {
   it("equal the queues built afresh every cycle, reuse what did not change, and never change a queue handed out", () => {
     for (const seed of [1, 2, 3]) {
@@ -16,19 +34,8 @@ describe("kept fair-tree queues", () => {
         const id = `j${next++}`;
         const priority = Math.floor(rnd() * 3);
         const submittedAt = Math.floor(rnd() * 50);
-        return {
-          job: { id } as PendingJob,
-          budget: 1 + Math.floor(rnd() * (TREE - 1)),
-          lane: LANES[Math.floor(rnd() * 3)]!,
-          priority,
-          submittedAt,
-          id,
-          gpus: 1,
-          minRuntime: 0,
-          maxRuntime: null,
-          capped: false,
-          admitted: null,
-        };
+        const budget = 1 + Math.floor(rnd() * (TREE - 1));
+        return entryOf(id, budget, LANES[Math.floor(rnd() * 3)]!, priority, submittedAt);
       };
       let entries = Array.from({ length: 300 }, entry);
       const kept = new KeptQueues();
@@ -56,19 +63,7 @@ describe("kept fair-tree queues", () => {
   });
 
   it("builds afresh after a cycle it did not see, or when an entry to remove is not in its queue", () => {
-    const mk = (id: string, budget: number): PendingEntry => ({
-      job: { id } as PendingJob,
-      budget,
-      lane: "ALLOCATED",
-      priority: 0,
-      submittedAt: 0,
-      id,
-      gpus: 1,
-      minRuntime: 0,
-      maxRuntime: null,
-      capped: false,
-      admitted: null,
-    });
+    const mk = entryOf;
     const a = mk("a", 1);
     const b = mk("b", 1);
     const c = mk("c", 2);
@@ -84,19 +79,7 @@ describe("kept fair-tree queues", () => {
   });
 
   it("keeps a queue's ids with the queue, and reads them again when it is not the queue they were read from", () => {
-    const mk = (id: string): PendingEntry => ({
-      job: { id } as PendingJob,
-      budget: 1,
-      lane: "ALLOCATED",
-      priority: 0,
-      submittedAt: 0,
-      id,
-      gpus: 1,
-      minRuntime: 0,
-      maxRuntime: null,
-      capped: false,
-      admitted: null,
-    });
+    const mk = (id: string): PendingEntry => entryOf(id, 1);
     const kept = new KeptQueues();
     const q = [mk("a"), mk("b")];
     const ids = kept.idsOf(q);
