@@ -15,6 +15,8 @@ export class KeptQueues {
   private queues: PendingEntry[][][] | null = null;
   /** The admission cycle the queues are for. */
   private cycle = -1;
+  /** Each queue's ids (idsOf), kept while the queue lives. */
+  private readonly ids = new WeakMap<readonly PendingEntry[], readonly string[]>();
 
   /**
    * The queues of this cycle's `entries`: last cycle's updated with `delta` (the entries removed and
@@ -49,8 +51,6 @@ export class KeptQueues {
     }
     return ids;
   }
-
-  private readonly ids = new WeakMap<readonly PendingEntry[], readonly string[]>();
 
   /** Forget the queues (a cycle that did not order its entries by them). */
   clear(): void {

@@ -1,7 +1,8 @@
 import { validateJobContractOn, type ClusterShape } from "../contract";
 import { laneOf, pendingEntry, type PendingEntry } from "../order-pending";
-import type { PendingJob } from "../types";
+import type { PendingJob, PendingReasonCode } from "../types";
 import { dependencyHold } from "./job-rules";
+import type { ReasonExtras } from "./reason-drafts";
 import type { CycleSession } from "./session";
 
 /**
@@ -47,14 +48,15 @@ export function admitPending(s: CycleSession, shape: ClusterShape): void {
 
 /** A job not admitted with a kept entry: its reason if it takes no part, else its new entry (kept when it can be). */
 function admitOne(s: CycleSession, shape: ClusterShape, job: PendingJob): PendingEntry | null {
-  const { snapshot, tree, policy, reasons, admission: kept } = s;
-  const largestFree = s.board.largestFree(); // for the reasons: the board does not move during admission
-  const ratioOf = (budget: number): number => (budget >= 0 ? tree.projectedRatio(budget) : Infinity);
+  const { snapshot, tree, policy, admission: kept } = s;
   const budget = tree.indexOf(job.budgetId) ?? -1;
-  if (job.held) {
-    reasons.push(null, job, "HELD", null, ratioOf(budget), largestFree, null, false);
+  // Why it takes no part: read only for such a job (a backlog's first cycle admits thousands that do).
+  const unordered = (code: PendingReasonCode, extras: ReasonExtras | null): null => {
+    const ratio = budget >= 0 ? tree.projectedRatio(budget) : Infinity;
+    s.reasons.push(null, job, code, null, ratio, s.board.largestFree(), extras, false);
     return null;
-  }
+  };
+  if (job.held) return unordered("HELD", null);
   let problem: string | null = null;
   if (budget < 0) problem = `budget ${job.budgetId} is not in this cluster's budget tree`;
   else if (!tree.isLeaf(budget)) problem = `${tree.paths[budget]} is not a budget (a leaf of the tree)`;
@@ -62,15 +64,9 @@ function admitOne(s: CycleSession, shape: ClusterShape, job: PendingJob): Pendin
     const v = validateJobContractOn(job, shape, policy, snapshot.cluster);
     if (!v.ok) problem = v.errors.join("; ");
   }
-  if (problem !== null) {
-    reasons.push(null, job, "INVALID_CONTRACT", null, ratioOf(budget), largestFree, { problem }, false);
-    return null;
-  }
+  if (problem !== null) return unordered("INVALID_CONTRACT", { problem });
   const hold = dependencyHold(job.dependencies);
-  if (hold !== null) {
-    reasons.push(null, job, hold.code, null, ratioOf(budget), largestFree, { dependencies: hold.dependencies }, false);
-    return null;
-  }
+  if (hold !== null) return unordered(hold.code, { dependencies: hold.dependencies });
   const ent = tree.hasEntitlement(budget);
   const entry = pendingEntry(job, budget, laneOf(job, ent, policy));
   kept.noteNew(entry);

@@ -71,13 +71,13 @@ export function deferClosedLane(s: CycleSession, fits: StartFits): void {
       for (let k = from; k < queue.length; k++) {
         const e = queue[k]!;
         const job = e.job;
-        const g = job.gpus;
+        const g = e.gpus;
         position++;
         if (!fits.readyNodes(g)) {
           reasons.push(e, job, "CLUSTER_DRAINING", position, ratio, largestFree, null, false);
           continue;
         }
-        const limited = limits.blocked(job);
+        const limited = limits.blocked(e);
         if (limited !== null) {
           reasons.push(e, job, limited.code, position, ratio, largestFree, limited.details, false);
           continue;

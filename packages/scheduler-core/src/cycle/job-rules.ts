@@ -1,5 +1,5 @@
 import type { PendingEntry } from "../order-pending";
-import type { ClusterSnapshot, JobBase, JobDependency, PendingJob, PendingReasonCode, PendingReasonDetails } from "../types";
+import type { ClusterSnapshot, JobBase, JobDependency, PendingReasonCode, PendingReasonDetails } from "../types";
 
 /**
  * The rules a user sets on their own jobs, beside the fair-share policy:
@@ -75,13 +75,13 @@ export class JobLimits {
     if (this.limitOf.size > 0) for (const j of snapshot.running) this.countUser(j);
   }
 
-  /** blocked(e.job), without a look at the job when no limit can apply (no array cap, no per-user limit). */
-  blockedEntry(e: PendingEntry): LimitBlock | null {
-    return !e.capped && this.limitOf.size === 0 ? null : this.blocked(e.job);
-  }
-
-  /** The limit that stops this job now, if any (array cap first: it is the more specific). */
-  blocked(job: PendingJob): LimitBlock | null {
+  /**
+   * The limit that stops this job now, if any (array cap first: it is the more specific). The job
+   * itself is read only when a limit can apply: its entry says whether it is a capped array task.
+   */
+  blocked(e: PendingEntry): LimitBlock | null {
+    if (!e.capped && this.limitOf.size === 0) return null;
+    const job = e.job;
     const cap = job.arrayMaxRunning;
     if (job.arrayId != null && cap != null) {
       const running = this.arrayRunning.get(job.arrayId) ?? 0;

@@ -62,7 +62,7 @@ function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
     if (board.largestFree() === 0 && !board.couldFit(1, 0)) break;
     const e = reasons.entry[i]!;
     if (e.lane === "DEBUG" && (s.userDebug.get(e.job.userId) ?? 0) + e.gpus > policy.debugMaxGpusPerUser) continue;
-    if (s.limits.blockedEntry(e) !== null) continue; // a task or job started since took the room its limit leaves
+    if (s.limits.blocked(e) !== null) continue; // a task or job started since took the room its limit leaves
     if (failed !== null) {
       if (failed.get(e) !== undefined) continue;
       failed.mark();
@@ -88,7 +88,7 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
     return;
   }
   // Its array's cap or its budget's per-user limit (job-rules.ts): no start, no reservation.
-  const limited = s.limits.blockedEntry(e);
+  const limited = s.limits.blocked(e);
   if (limited !== null) {
     s.reasons.push(e, job, limited.code, position, ratio, board.largestFree(), limited.details, false);
     return;
