@@ -1,5 +1,6 @@
 import type { ClusterShape } from "./contract";
 import type { FairTree, TreeShape } from "./fair-tree";
+import { EntryColumns } from "./entry-columns";
 import { KeptQueues } from "./kept-queues";
 import { compareEntries, isSorted, queueLowerBound, type PendingEntry } from "./order-pending";
 import type { BacklogChanges, PendingBacklog } from "./pending-backlog";
@@ -83,6 +84,8 @@ export class KeptAdmission {
    * that has a backlog, walked or not.
    */
   private keptSorted: PendingEntry[] = [];
+  /** What a walk reads of each of keptSorted's entries, in the same order (entry-columns.ts). */
+  private keptColumns = new EntryColumns();
   private loose: PendingJob[] = [];
   private nextLoose: PendingJob[] = [];
   /** The backlog last read and its version then, and this cycle's changes from it (null: compare the arrays). */
@@ -188,6 +191,7 @@ export class KeptAdmission {
     const entry = kept[lo];
     if (entry === undefined || entry.job !== job) return false;
     kept.splice(lo, 1);
+    this.keptColumns.remove(lo);
     this.removedNow.push(entry);
     return true;
   }
@@ -199,6 +203,7 @@ export class KeptAdmission {
     this.lastEntries = [];
     this.lastLoose = [];
     this.keptSorted = [];
+    this.keptColumns = new EntryColumns();
     this.loose = [];
     this.removedNow = [];
     this.aligned = true;
@@ -209,6 +214,11 @@ export class KeptAdmission {
   /** With the backlog's changes: the kept entries, in queue order (a copy). */
   keptEntries(): PendingEntry[] {
     return this.keptSorted.slice();
+  }
+
+  /** With the backlog's changes: the columns of keptEntries' entries, valid until the next cycle's admission. */
+  columns(): EntryColumns {
+    return this.keptColumns;
   }
 
   /** With the backlog's changes: a job admitted afresh that is not kept is admitted afresh next cycle too. */
@@ -269,6 +279,7 @@ export class KeptAdmission {
     // New jobs are mostly the latest submitted: the end of their priority's run.
     const at = kept.length > 0 && compareEntries(kept[kept.length - 1]!, entry) < 0 ? kept.length : queueLowerBound(kept, entry);
     kept.splice(at, 0, entry);
+    this.keptColumns.insert(at, entry);
   }
 
   /** An entry this cycle's admission made (not found kept): new in this cycle's queues. */
@@ -335,6 +346,7 @@ export class KeptAdmission {
     }
     if (!isSorted(kept)) kept.sort(compareEntries);
     this.keptSorted = kept;
+    this.keptColumns = EntryColumns.of(kept);
     this.loose = loose;
   }
 

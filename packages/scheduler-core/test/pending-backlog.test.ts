@@ -2,6 +2,7 @@ import { makeJob } from "@tranche/testkit";
 import { describe, expect, it } from "vitest";
 import { PRIORITY, type RuleSet } from "../src/baselines/index";
 import { FAIRSHARE } from "../src/cycle/rule-set";
+import { EntryColumns } from "../src/entry-columns";
 import { defaultPolicy } from "../src/index";
 import { PendingBacklog } from "../src/pending-backlog";
 import { runCycleWith } from "../src/run-cycle";
@@ -156,6 +157,9 @@ describe("kept admission from a backlog's changes (kept-admission.ts)", () => {
             expect([...kept.pending.entries()].map(([id, r]) => [id, r.code])).toEqual(
               [...fresh.pending.entries()].map(([id, r]) => [id, r.code]),
             );
+            // The kept entries' columns move with them (entry-columns.ts): the baselines' walk reads them.
+            const admission = memory.admission!;
+            expect(admission.columns()).toEqual(EntryColumns.of(admission.keptEntries()));
             return kept;
           },
           undefined,

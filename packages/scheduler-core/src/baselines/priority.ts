@@ -1,5 +1,5 @@
 import { NEVER, type RuleSet } from "../cycle/rule-set";
-import { compareEntries } from "../order-pending";
+import { compareEntries, LANE_INDEX } from "../order-pending";
 import type { CycleSession } from "../cycle/session";
 import { takeInOrder, type BaselineRules } from "./take-in-order";
 
@@ -14,6 +14,8 @@ import { takeInOrder, type BaselineRules } from "./take-in-order";
  *     not preemptible outranks every preemptible run, any other needs a strictly higher priority;
  *   - drains wait for not-preemptible runs to end (the manual-maintenance pathology).
  */
+const UNALLOCATED = LANE_INDEX.UNALLOCATED;
+
 const rules: BaselineRules = {
   name: "priority",
   // Priority, then original submit time, then id: the queue order inside a budget (R2), over the whole cluster.
@@ -23,8 +25,8 @@ const rules: BaselineRules = {
     let gpus = 0;
     for (let n = 0; n < board.count; n++) if (board.schedulable[n]) gpus += board.nodes[n]!.gpuCount;
     // tree.held: the charged GPUs each budget holds, moved by every start and stop of this cycle.
-    return (e) =>
-      e.lane !== "UNALLOCATED" && tree.held[e.budget]! + e.gpus <= Math.floor(tree.effectiveAllocation[e.budget]! * gpus);
+    return (budget, lane, g) =>
+      lane !== UNALLOCATED && tree.held[budget]! + g <= Math.floor(tree.effectiveAllocation[budget]! * gpus);
   },
   mayPreempt: (v, e, charged) => charged || v.job.priority < e.priority,
 };

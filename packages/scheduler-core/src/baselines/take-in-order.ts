@@ -3,7 +3,8 @@ import { StartFits } from "../cycle/fits";
 import type { ReasonExtras } from "../cycle/reason-drafts";
 import type { CycleSession } from "../cycle/session";
 import { plural } from "../format";
-import { compareEntries, isSorted, type PendingEntry } from "../order-pending";
+import { EntryColumns } from "../entry-columns";
+import { compareEntries, isSorted, LANE_INDEX, type PendingEntry } from "../order-pending";
 import { findFreePlacement, hasFreePlacement } from "../place-jobs";
 import { findPreemption } from "../plan-preemptions";
 import { WAITING, WaitingNotes, type WaitingCode } from "./waiting-notes";
@@ -13,8 +14,11 @@ export interface BaselineRules {
   readonly name: "priority" | "fifo";
   /** The one global order of the pending jobs (a total order: ids last). */
   compare(a: PendingEntry, b: PendingEntry): number;
-  /** Per cycle: does `e` run charged (allocated occupancy, protected by the rule set)? Asked in order. */
-  chargedIn(s: CycleSession): (e: PendingEntry) => boolean;
+  /**
+   * Per cycle: does a job of `budget`, lane `lane` (LANE_INDEX) and `gpus` run charged (allocated
+   * occupancy, protected by the rule set)? Asked in order.
+   */
+  chargedIn(s: CycleSession): (budget: number, lane: number, gpus: number) => boolean;
   /** May the unallocated run `v` be preempted for `e`? null: the regime never preempts. */
   mayPreempt: ((v: JobState, e: PendingEntry, charged: boolean) => boolean) | null;
 }
@@ -49,29 +53,34 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
     board.freeVersion === largestVersion ? largest : ((largestVersion = board.freeVersion), (largest = board.largestFree()));
   let reservedExtras: ReasonExtras | null = null; // one object for every RESERVED_FOR (reasons copy it)
   const list = s.entriesInQueueOrder && rules.compare === compareEntries ? s.entries : inOrder(s.entries, rules.compare);
+  // What the walk reads of a job that waits, as columns: admission's kept ones when `list` is its entries.
+  const cols = list === s.entries && s.columns !== null && s.columns.length === list.length ? s.columns : EntryColumns.of(list);
   const waiting = new WaitingNotes(s, list, s.order.length);
   for (let i = 0; i < list.length; i++) {
-    const e = list[i]!;
-    const g = e.gpus;
-    s.order.push(e.id);
+    const g = cols.gpus[i]!;
+    const budget = cols.budget[i]!;
+    const lane = cols.lane[i]!;
+    const allocated = lane !== UNALLOCATED;
+    s.order.push(cols.ids[i]!);
     const position = s.order.length;
-    const ratio = tree.projectedRatio(e.budget);
+    const ratio = tree.projectedRatio(budget);
     if (!fits.readyNodes(g)) {
-      waiting.note(i, WAITING.CLUSTER_DRAINING, ratio, largestFree(), null);
+      waiting.note(i, WAITING.CLUSTER_DRAINING, ratio, largestFree(), null, allocated);
       continue;
     }
-    const charged = chargedOf(e);
+    const charged = chargedOf(budget, lane, g);
     const allow = reservations.length === 0 ? reservations.allowAll : notReserved;
     const slots = board.freeVersion === noFreeVersion && g >= noFreeFrom ? null : findFreePlacement(board, g, allow);
     if (slots) {
-      s.start(runAs(e, charged), slots, "FREE_GPUS", position, ratio, `Started on free GPUs (${rules.name} baseline).`);
+      s.start(runAs(list[i]!, charged), slots, "FREE_GPUS", position, ratio, `Started on free GPUs (${rules.name} baseline).`);
       continue;
     }
     if (board.freeVersion !== noFreeVersion) [noFreeVersion, noFreeFrom] = [board.freeVersion, g];
     else noFreeFrom = Math.min(noFreeFrom, g);
     const may = rules.mayPreempt;
-    const key = charged ? -Infinity : e.priority;
+    const key = charged ? -Infinity : cols.priority[i]!;
     if (may && g < failedAt(key) && s.preemptionSearches < policy.maxPreemptionSearches && board.couldFit(g, 0)) {
+      const e = list[i]!;
       s.preemptionSearches++;
       s.preemptionCtx.mayPreempt = (v) => may(v, e, charged);
       const choice = findPreemption(s.preemptionCtx, s.scratch, g, "RETRY", e.budget, allow);
@@ -107,6 +116,7 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
     if (reservations.length === 0) {
       const nodes = reserveNodes(board, g);
       if (nodes) {
+        const e = list[i]!;
         const nodeIds = nodes.map((n) => board.nodes[n]!.id);
         reservations.add({ jobId: e.id, gpus: g, nodeIds, from: s.now, holder: e }, nodes);
         s.plan.push({
@@ -123,10 +133,12 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
       const r = reservations.list[0]!;
       extras = reservedExtras ??= { earliestStart: null, reservedForJobId: r.jobId, reservedFrom: r.from };
     }
-    waiting.note(i, code, ratio, largestFree(), extras);
+    waiting.note(i, code, ratio, largestFree(), extras, allocated);
   }
   waiting.finish();
 }
+
+const UNALLOCATED = LANE_INDEX.UNALLOCATED;
 
 /** What a job starts as: an uncharged one runs unallocated (a copy of its entry, made only when it starts). */
 function runAs(e: PendingEntry, charged: boolean): PendingEntry {

@@ -43,8 +43,8 @@ export class WaitingNotes {
     private readonly first: number,
   ) {}
 
-  /** The job at `i` in the walk waits, for `code` (`extras`: RESERVED_FOR's detail). */
-  note(i: number, code: WaitingCode, ratio: number, largestFree: number, extras: ReasonExtras | null): void {
+  /** The job at `i` in the walk, `allocated` or not, waits for `code` (`extras`: RESERVED_FOR's detail). */
+  note(i: number, code: WaitingCode, ratio: number, largestFree: number, extras: ReasonExtras | null, allocated: boolean): void {
     if (!this.s.deferReasons) {
       const e = this.list[i]!;
       this.s.reasons.push(e, e.job, CODES[code], this.first + i + 1, ratio, largestFree, extras, false);
@@ -52,7 +52,7 @@ export class WaitingNotes {
     }
     this.notes.push((i * 4 + code) * 65536 + largestFree, ratio);
     if (extras !== null) this.reservedExtras = extras;
-    if (this.list[i]!.lane !== "UNALLOCATED") this.allocated++;
+    if (allocated) this.allocated++;
   }
 
   /** The walk is done: the noted reasons wait for a reader. */

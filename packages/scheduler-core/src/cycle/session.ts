@@ -8,6 +8,7 @@ import type { PendingEntry, PendingQueues } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import { lostGpuSeconds, SearchScratch, type PreemptionContext } from "../plan-preemptions";
 import type { ClusterSnapshot, PlanOp, PolicyConfig, PreemptOp, PreemptReasonCode, StartReasonCode } from "../types";
+import type { EntryColumns } from "../entry-columns";
 import type { KeptAdmission } from "../kept-admission";
 import { JobLimits } from "./job-rules";
 import { ReasonDrafts } from "./reason-drafts";
@@ -45,6 +46,8 @@ export class CycleSession {
   entries: PendingEntry[] = [];
   /** `entries` are in queue order (compareEntries), as admission with a backlog gives them: a baseline then skips its check. */
   entriesInQueueOrder = false;
+  /** When `entries` are admission's kept entries as they stand: what a walk reads of them, as columns (entry-columns.ts). */
+  columns: EntryColumns | null = null;
   /** The fair-tree queues over `entries` (fairshare's phase 6 builds them; baselines keep one global order). */
   queues: PendingQueues | null = null;
   /** Debug GPUs each user holds (R5 cap). */
