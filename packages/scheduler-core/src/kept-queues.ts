@@ -31,7 +31,7 @@ export class KeptQueues {
     const last = this.queues;
     const kept = last !== null && delta !== null && this.cycle === cycle - 1 && last[0]!.length === treeSize;
     const moved = delta === null ? Infinity : delta.removed.length + delta.added.length;
-    this.queues = kept && moved <= entries.length / 8 + 16 ? update(last!, delta!) : null;
+    this.queues = kept && moved <= entries.length / 8 + 16 ? update(last!, delta!, this.ids) : null;
     this.queues ??= queuesOf(entries, treeSize);
     this.cycle = cycle;
     return this.queues;
@@ -40,8 +40,9 @@ export class KeptQueues {
   /**
    * A queue's job ids, in its order (a closed lane writes the order from them, closed-lane.ts): kept
    * with the queue itself, which never changes once handed out, so a budget's queue that no job
-   * joined or left since costs no look at its entries. A queue whose length moved (PendingQueues.add
-   * inserts into this cycle's copy) is read again.
+   * joined or left since costs no look at its entries, and an update moves the ids of the queues it
+   * changes with their entries (a budget that gained a job does not read its thousands again). A
+   * queue whose length moved (PendingQueues.add inserts into this cycle's copy) is read again.
    */
   idsOf(queue: readonly PendingEntry[]): readonly string[] {
     let ids = this.ids.get(queue);
@@ -58,18 +59,31 @@ export class KeptQueues {
   }
 }
 
-/** New queues: last cycle's, each changed one copied, without `removed` and with `added`; null if one is missing. */
+/**
+ * New queues: last cycle's, each changed one copied, without `removed` and with `added`; null if one
+ * is missing. A changed queue's ids (`ids`), when known, are copied and changed with it.
+ */
 function update(
   last: PendingEntry[][][],
   delta: { removed: readonly PendingEntry[]; added: readonly PendingEntry[] },
+  ids: WeakMap<readonly PendingEntry[], readonly string[]>,
 ): PendingEntry[][][] | null {
   const queues = last.map((lane) => lane.slice());
   const copied = last.map((lane) => new Uint8Array(lane.length));
+  const idsOf: (string[] | undefined)[][] = last.map(() => []);
   const own = (e: PendingEntry): PendingEntry[] => {
     const l = LANE_INDEX[e.lane];
     if (copied[l]![e.budget] === 0) {
       copied[l]![e.budget] = 1;
-      queues[l]![e.budget] = queues[l]![e.budget]!.slice();
+      const old = queues[l]![e.budget]!;
+      const q = old.slice();
+      queues[l]![e.budget] = q;
+      const known = ids.get(old);
+      if (known !== undefined && known.length === old.length) {
+        const mine = known.slice();
+        ids.set(q, mine);
+        idsOf[l]![e.budget] = mine;
+      }
     }
     return queues[l]![e.budget]!;
   };
@@ -78,12 +92,14 @@ function update(
     const at = queueLowerBound(q, e);
     if (q[at] !== e) return null;
     q.splice(at, 1);
+    idsOf[LANE_INDEX[e.lane]]![e.budget]?.splice(at, 1);
   }
   for (const e of delta.added) {
     const q = own(e);
     const at = queueLowerBound(q, e);
     if (at < q.length && compareEntries(q[at]!, e) === 0) return null; // the same job twice
     q.splice(at, 0, e);
+    idsOf[LANE_INDEX[e.lane]]![e.budget]?.splice(at, 0, e.id);
   }
   return queues;
 }

@@ -7,10 +7,13 @@ import { prng } from "./support/overloaded-replay";
 const LANES: JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
 const TREE = 6;
 
+/** Counts reads of an entry's id while `on` (kept ids spare them). */
+const reading = { on: false, ids: 0 };
+
 /** An entry with these keys; its job is only an id (the queues read nothing else of it). */
 function entryOf(id: string, budget: number, lane: JobLane = "ALLOCATED", priority = 0, submittedAt = 0): PendingEntry {
   const job = { id } as PendingJob;
-  return {
+  const entry: PendingEntry = {
     job,
     budget,
     lane,
@@ -23,6 +26,13 @@ function entryOf(id: string, budget: number, lane: JobLane = "ALLOCATED", priori
     capped: false,
     admitted: null,
   };
+  Object.defineProperty(entry, "id", {
+    get: () => {
+      if (reading.on) reading.ids++;
+      return id;
+    },
+  });
+  return entry;
 }
 
 describe("kept fair-tree queues", () => {
@@ -40,7 +50,9 @@ describe("kept fair-tree queues", () => {
       let entries = Array.from({ length: 300 }, entry);
       const kept = new KeptQueues();
       let last = kept.forCycle(0, entries, TREE, null);
+      for (const lane of last) for (const q of lane) kept.idsOf(q);
       let reused = 0;
+      let idReads = 0;
       for (let cycle = 1; cycle <= 60; cycle++) {
         const handedOut = last.map((lane) => lane.map((q) => q.slice()));
         // A few leave and a few arrive; every 20th cycle many move (a budget's lane changed): afresh.
@@ -51,6 +63,17 @@ describe("kept fair-tree queues", () => {
         entries = [...entries.filter((e) => !gone.has(e)), ...added];
         const queues = kept.forCycle(cycle, entries, TREE, { removed, added });
         expect(queues, `seed ${seed} cycle ${cycle}`).toEqual(queuesOf(entries, TREE));
+        // Each queue's ids, as the closed lane reads them: an update moved them with the entries, so
+        // after a cycle that updated no entry's id is read for them.
+        reading.ids = 0;
+        for (const lane of queues)
+          for (const q of lane) {
+            reading.on = true;
+            const ids = kept.idsOf(q);
+            reading.on = false;
+            expect(ids).toEqual(q.map((e) => e.id));
+          }
+        if (cycle % 20 !== 0 && cycle % 20 !== 1) idReads += reading.ids;
         // Last cycle's queues are as they were handed out.
         expect(last).toEqual(handedOut);
         for (let l = 0; l < 3; l++)
@@ -59,6 +82,7 @@ describe("kept fair-tree queues", () => {
       }
       // Most budgets' queues are carried over untouched: the update path ran.
       expect(reused).toBeGreaterThan(200);
+      expect(idReads).toBe(0);
     }
   });
 
