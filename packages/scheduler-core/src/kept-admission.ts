@@ -84,8 +84,11 @@ export class KeptAdmission {
    * that has a backlog, walked or not.
    */
   private keptSorted: PendingEntry[] = [];
-  /** What a walk reads of each of keptSorted's entries, in the same order (entry-columns.ts). */
-  private keptColumns = new EntryColumns();
+  /**
+   * What a baseline's walk reads of each of keptSorted's entries, in the same order (entry-columns.ts):
+   * made when first asked for, then moved with every change (fairshare never asks).
+   */
+  private keptColumns: EntryColumns | null = null;
   private loose: PendingJob[] = [];
   private nextLoose: PendingJob[] = [];
   /** The backlog last read and its version then, and this cycle's changes from it (null: compare the arrays). */
@@ -191,7 +194,7 @@ export class KeptAdmission {
     const entry = kept[lo];
     if (entry === undefined || entry.job !== job) return false;
     kept.splice(lo, 1);
-    this.keptColumns.remove(lo);
+    this.keptColumns?.remove(lo);
     this.removedNow.push(entry);
     return true;
   }
@@ -203,7 +206,7 @@ export class KeptAdmission {
     this.lastEntries = [];
     this.lastLoose = [];
     this.keptSorted = [];
-    this.keptColumns = new EntryColumns();
+    this.keptColumns = null;
     this.loose = [];
     this.removedNow = [];
     this.aligned = true;
@@ -218,7 +221,7 @@ export class KeptAdmission {
 
   /** With the backlog's changes: the columns of keptEntries' entries, valid until the next cycle's admission. */
   columns(): EntryColumns {
-    return this.keptColumns;
+    return (this.keptColumns ??= EntryColumns.of(this.keptSorted));
   }
 
   /** With the backlog's changes: a job admitted afresh that is not kept is admitted afresh next cycle too. */
@@ -279,7 +282,7 @@ export class KeptAdmission {
     // New jobs are mostly the latest submitted: the end of their priority's run.
     const at = kept.length > 0 && compareEntries(kept[kept.length - 1]!, entry) < 0 ? kept.length : queueLowerBound(kept, entry);
     kept.splice(at, 0, entry);
-    this.keptColumns.insert(at, entry);
+    this.keptColumns?.insert(at, entry);
   }
 
   /** An entry this cycle's admission made (not found kept): new in this cycle's queues. */
@@ -296,9 +299,9 @@ export class KeptAdmission {
     return this.queues.forCycle(this.cycle, entries, treeSize, this.delta);
   }
 
-  /** A queue's job ids in its order, kept with the queue (kept-queues.ts). */
-  idsOf(queue: readonly PendingEntry[]): readonly string[] {
-    return this.queues.idsOf(queue);
+  /** What the walks read of a queue's entries, kept with the queue (kept-queues.ts). */
+  columnsOf(queue: readonly PendingEntry[]): EntryColumns {
+    return this.queues.columnsOf(queue);
   }
 
   /** Admission is done: this cycle's jobs and records are the next cycle's to match. */
@@ -346,7 +349,7 @@ export class KeptAdmission {
     }
     if (!isSorted(kept)) kept.sort(compareEntries);
     this.keptSorted = kept;
-    this.keptColumns = EntryColumns.of(kept);
+    this.keptColumns = null;
     this.loose = loose;
   }
 

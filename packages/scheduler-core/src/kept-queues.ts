@@ -1,3 +1,4 @@
+import { EntryColumns } from "./entry-columns";
 import { compareEntries, LANE_INDEX, queueLowerBound, queuesOf, type PendingEntry } from "./order-pending";
 
 /**
@@ -15,8 +16,8 @@ export class KeptQueues {
   private queues: PendingEntry[][][] | null = null;
   /** The admission cycle the queues are for. */
   private cycle = -1;
-  /** Each queue's ids (idsOf), kept while the queue lives. */
-  private readonly ids = new WeakMap<readonly PendingEntry[], readonly string[]>();
+  /** Each queue's columns (columnsOf), kept while the queue lives. */
+  private readonly columns = new WeakMap<readonly PendingEntry[], EntryColumns>();
 
   /**
    * The queues of this cycle's `entries`: last cycle's updated with `delta` (the entries removed and
@@ -31,26 +32,27 @@ export class KeptQueues {
     const last = this.queues;
     const kept = last !== null && delta !== null && this.cycle === cycle - 1 && last[0]!.length === treeSize;
     const moved = delta === null ? Infinity : delta.removed.length + delta.added.length;
-    this.queues = kept && moved <= entries.length / 8 + 16 ? update(last!, delta!, this.ids) : null;
+    this.queues = kept && moved <= entries.length / 8 + 16 ? update(last!, delta!, this.columns) : null;
     this.queues ??= queuesOf(entries, treeSize);
     this.cycle = cycle;
     return this.queues;
   }
 
   /**
-   * A queue's job ids, in its order (a closed lane writes the order from them, closed-lane.ts): kept
-   * with the queue itself, which never changes once handed out, so a budget's queue that no job
-   * joined or left since costs no look at its entries, and an update moves the ids of the queues it
-   * changes with their entries (a budget that gained a job does not read its thousands again). A
-   * queue whose length moved (PendingQueues.add inserts into this cycle's copy) is read again.
+   * What the walks read of a queue's entries, as columns in its order (entry-columns.ts; a closed
+   * lane writes the order from its ids, closed-lane.ts): kept with the queue itself, which never
+   * changes once handed out, so a budget's queue that no job joined or left since costs no look at
+   * its entries, and an update moves the columns of the queues it changes with their entries (a
+   * budget that gained a job does not read its thousands again). A queue whose length moved
+   * (PendingQueues.add inserts into this cycle's copy) is read again.
    */
-  idsOf(queue: readonly PendingEntry[]): readonly string[] {
-    let ids = this.ids.get(queue);
-    if (ids === undefined || ids.length !== queue.length) {
-      ids = queue.map((e) => e.id);
-      this.ids.set(queue, ids);
+  columnsOf(queue: readonly PendingEntry[]): EntryColumns {
+    let cols = this.columns.get(queue);
+    if (cols === undefined || cols.length !== queue.length) {
+      cols = EntryColumns.of(queue);
+      this.columns.set(queue, cols);
     }
-    return ids;
+    return cols;
   }
 
   /** Forget the queues (a cycle that did not order its entries by them). */
@@ -61,16 +63,16 @@ export class KeptQueues {
 
 /**
  * New queues: last cycle's, each changed one copied, without `removed` and with `added`; null if one
- * is missing. A changed queue's ids (`ids`), when known, are copied and changed with it.
+ * is missing. A changed queue's columns (`columns`), when known, move to its copy and change with it.
  */
 function update(
   last: PendingEntry[][][],
   delta: { removed: readonly PendingEntry[]; added: readonly PendingEntry[] },
-  ids: WeakMap<readonly PendingEntry[], readonly string[]>,
+  columns: WeakMap<readonly PendingEntry[], EntryColumns>,
 ): PendingEntry[][][] | null {
   const queues = last.map((lane) => lane.slice());
   const copied = last.map((lane) => new Uint8Array(lane.length));
-  const idsOf: (string[] | undefined)[][] = last.map(() => []);
+  const colsOf: (EntryColumns | undefined)[][] = last.map(() => []);
   const own = (e: PendingEntry): PendingEntry[] => {
     const l = LANE_INDEX[e.lane];
     if (copied[l]![e.budget] === 0) {
@@ -78,11 +80,13 @@ function update(
       const old = queues[l]![e.budget]!;
       const q = old.slice();
       queues[l]![e.budget] = q;
-      const known = ids.get(old);
+      // The columns move to the new queue and change with it: only the cycle the old queue was
+      // handed to read them, and it is over.
+      const known = columns.get(old);
+      columns.delete(old);
       if (known !== undefined && known.length === old.length) {
-        const mine = known.slice();
-        ids.set(q, mine);
-        idsOf[l]![e.budget] = mine;
+        columns.set(q, known);
+        colsOf[l]![e.budget] = known;
       }
     }
     return queues[l]![e.budget]!;
@@ -92,14 +96,14 @@ function update(
     const at = queueLowerBound(q, e);
     if (q[at] !== e) return null;
     q.splice(at, 1);
-    idsOf[LANE_INDEX[e.lane]]![e.budget]?.splice(at, 1);
+    colsOf[LANE_INDEX[e.lane]]![e.budget]?.remove(at);
   }
   for (const e of delta.added) {
     const q = own(e);
     const at = queueLowerBound(q, e);
     if (at < q.length && compareEntries(q[at]!, e) === 0) return null; // the same job twice
     q.splice(at, 0, e);
-    idsOf[LANE_INDEX[e.lane]]![e.budget]?.splice(at, 0, e.id);
+    colsOf[LANE_INDEX[e.lane]]![e.budget]?.insert(at, e);
   }
   return queues;
 }

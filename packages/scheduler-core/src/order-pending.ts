@@ -1,4 +1,5 @@
 import type { FairTree } from "./fair-tree";
+import type { EntryColumns } from "./entry-columns";
 import type { AdmittedRecord } from "./kept-admission";
 import type { JobLane, PendingJob } from "./types";
 
@@ -117,15 +118,23 @@ export class PendingQueues {
 
   /** Per lane and budget: the queue is shared with a scheduler's memory (kept-queues.ts), copied before add() changes it. */
   private readonly shared: Uint8Array[] | null;
+  /** Per lane and budget: the queue's columns (entry-columns.ts), looked up on first use. */
+  private readonly cols: (EntryColumns | undefined)[][] = [[], [], []];
+  /** The lane, budget and index in its queue of the entry next() returned last. */
+  takenLane = -1;
+  takenBudget = -1;
+  takenAt = -1;
 
   /**
    * `entries` in any order; or `kept`, the same entries already in their queues ([lane][budget], each
-   * in order), which this object only reads (kept-queues.ts).
+   * in order), which this object only reads (kept-queues.ts). `columnsOf` gives a queue's columns
+   * (a scheduler keeps them with its queues).
    */
   constructor(
     private readonly tree: FairTree,
     entries: readonly PendingEntry[],
-    kept: PendingEntry[][][] | null = null,
+    kept: PendingEntry[][][] | null,
+    private readonly columnsOf: (queue: readonly PendingEntry[]) => EntryColumns,
   ) {
     this.shared = kept !== null ? [0, 1, 2].map(() => new Uint8Array(tree.size).fill(1)) : null;
     this.queues = kept !== null ? kept.map((lane) => lane.slice()) : queuesOf(entries, tree.size);
@@ -190,6 +199,7 @@ export class PendingQueues {
       else hi = mid;
     }
     q.splice(lo, 0, entry);
+    this.cols[l]![entry.budget] = undefined;
     for (let cur = entry.budget; cur >= 0; cur = this.tree.parent[cur]!) this.remaining[l]![cur]!++;
     this.lastLeaf[l] = -1;
   }
@@ -216,8 +226,22 @@ export class PendingQueues {
     return { queue, from: queue.length - rest - 1, budget };
   }
 
+  /** The columns of the queue next() took its last entry from; that entry's are at `takenAt`. */
+  takenColumns(): EntryColumns {
+    return this.columns(this.takenLane, this.takenBudget);
+  }
+
+  /** The columns of a lane's queue of a budget (LANE_INDEX). */
+  columns(l: number, budget: number): EntryColumns {
+    return (this.cols[l]![budget] ??= this.columnsOf(this.queues[l]![budget]!));
+  }
+
   private take(l: number, node: number): PendingEntry {
-    const entry = this.queues[l]![node]![this.cursor[l]![node]!++]!;
+    const at = this.cursor[l]![node]!++;
+    const entry = this.queues[l]![node]![at]!;
+    this.takenLane = l;
+    this.takenBudget = node;
+    this.takenAt = at;
     const remaining = this.remaining[l]!;
     for (let cur = node; cur >= 0; cur = this.tree.parent[cur]!) remaining[cur]!--;
     if (remaining[node] === 0) this.owedVersion[l] = -1; // the leaf has no owed work left

@@ -50,7 +50,7 @@ describe("kept fair-tree queues", () => {
       let entries = Array.from({ length: 300 }, entry);
       const kept = new KeptQueues();
       let last = kept.forCycle(0, entries, TREE, null);
-      for (const lane of last) for (const q of lane) kept.idsOf(q);
+      for (const lane of last) for (const q of lane) kept.columnsOf(q); // read once: later cycles move them
       let reused = 0;
       let idReads = 0;
       for (let cycle = 1; cycle <= 60; cycle++) {
@@ -69,7 +69,7 @@ describe("kept fair-tree queues", () => {
         for (const lane of queues)
           for (const q of lane) {
             reading.on = true;
-            const ids = kept.idsOf(q);
+            const ids = kept.columnsOf(q).ids;
             reading.on = false;
             expect(ids).toEqual(q.map((e) => e.id));
           }
@@ -106,14 +106,14 @@ describe("kept fair-tree queues", () => {
     const mk = (id: string): PendingEntry => entryOf(id, 1);
     const kept = new KeptQueues();
     const q = [mk("a"), mk("b")];
-    const ids = kept.idsOf(q);
+    const ids = kept.columnsOf(q).ids;
     expect(ids).toEqual(["a", "b"]);
     // The same queue again: the same ids, not a second read.
-    expect(kept.idsOf(q)).toBe(ids);
+    expect(kept.columnsOf(q).ids).toBe(ids);
     // Another queue with the same entries: its own read.
-    expect(kept.idsOf(q.slice())).not.toBe(ids);
+    expect(kept.columnsOf(q.slice()).ids).not.toBe(ids);
     // A queue that grew in place (PendingQueues.add on this cycle's copy) is read again.
     q.push(mk("c"));
-    expect(kept.idsOf(q)).toEqual(["a", "b", "c"]);
+    expect(kept.columnsOf(q).ids).toEqual(["a", "b", "c"]);
   });
 });

@@ -1,3 +1,4 @@
+import { EntryColumns } from "../src/entry-columns";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { FairTree } from "../src/fair-tree";
@@ -76,7 +77,7 @@ describe("Owed share first (R2, R4)", () => {
             "ALLOCATED" as JobLane,
           ),
         );
-        const queues = new PendingQueues(t, entries);
+        const queues = new PendingQueues(t, entries, null, EntryColumns.of);
         const left = new Map<number, number>();
         for (const e of entries) left.set(e.budget, (left.get(e.budget) ?? 0) + 1);
         for (let e = queues.next("ALLOCATED"); e !== null; e = queues.next("ALLOCATED")) {
@@ -102,10 +103,15 @@ describe("Owed share first (R2, R4)", () => {
     t.capacity = 16;
     t.addHeld(t.indexOf("p0")!, 6);
     t.addHeld(t.indexOf("p4")!, 8);
-    const queues = new PendingQueues(t, [
-      pendingEntry({ id: "p0-job", priority: 0, submittedAt: 0 } as PendingJob, t.indexOf("p0")!, "ALLOCATED"),
-      pendingEntry({ id: "p3-job", priority: 0, submittedAt: 1 } as PendingJob, t.indexOf("p3")!, "ALLOCATED"),
-    ]);
+    const queues = new PendingQueues(
+      t,
+      [
+        pendingEntry({ id: "p0-job", priority: 0, submittedAt: 0 } as PendingJob, t.indexOf("p0")!, "ALLOCATED"),
+        pendingEntry({ id: "p3-job", priority: 0, submittedAt: 1 } as PendingJob, t.indexOf("p3")!, "ALLOCATED"),
+      ],
+      null,
+      EntryColumns.of,
+    );
     expect(queues.next("ALLOCATED")!.job.id).toBe("p3-job");
     expect(queues.next("ALLOCATED")!.job.id).toBe("p0-job");
   });

@@ -1,3 +1,4 @@
+import { EntryColumns } from "../src/entry-columns";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { FairTree } from "../src/fair-tree";
@@ -63,7 +64,7 @@ describe("PendingQueues", () => {
           const job = { id: `j${String(k).padStart(2, "0")}`, priority: j.priority, submittedAt: k } as PendingJob;
           return pendingEntry(job, treeA.indexOf(`p${j.leaf}`)!, "ALLOCATED" as JobLane);
         });
-        const queues = new PendingQueues(treeA, entries);
+        const queues = new PendingQueues(treeA, entries, null, EntryColumns.of);
         const left = new Map<number, PendingEntry[]>();
         for (const e of [...entries].sort((a, b) => b.priority - a.priority || a.submittedAt - b.submittedAt)) {
           if (!left.has(e.budget)) left.set(e.budget, []);

@@ -1,3 +1,4 @@
+import { probeEntry, type EntryColumns } from "../entry-columns";
 import type { PendingEntry } from "../order-pending";
 import type { ReasonExtras } from "./reason-drafts";
 import type { BlockedCode } from "./reason-precedence";
@@ -28,9 +29,14 @@ export interface BlockedOutcome {
  */
 export class BlockedMemo {
   private readonly outcomes = new Map<number | string, BlockedOutcome>();
+  /** The last kind looked up and its outcome: jobs of a kind come in runs (a budget's queue). */
+  private lastKind: number | string | null = null;
+  private lastOutcome: BlockedOutcome | undefined = undefined;
   private plan = -1;
   private searches = -1;
   private attempts = -1;
+  /** The entry getAt reads a job's columns into. */
+  private readonly probe = probeEntry();
 
   constructor(private readonly s: CycleSession) {}
 
@@ -40,7 +46,7 @@ export class BlockedMemo {
    */
   kindOf(e: PendingEntry): number | string | null {
     const s = this.s;
-    if (s.overDebugCap.size > 0 && s.overDebugCap.has(e.id)) return null;
+    if (s.isOverDebugCap(e)) return null;
     // Its min and max runtime matter only through which reservations it may backfill (R7).
     const reservations = s.reservations;
     const list = reservations.list;
@@ -49,7 +55,7 @@ export class BlockedMemo {
     let mask = 0;
     for (let i = 0; i < list.length; i++) {
       const r = list[i]!;
-      if (r.holder.id === e.id) return null;
+      if (reservations.holds(r, e)) return null;
       if (reservations.backfillOk(e, r)) mask |= 1 << i;
     }
     // Below 2^53: mask < 2^24, g < 2^12, budget < tree size.
@@ -57,17 +63,26 @@ export class BlockedMemo {
     return e.lane === "DEBUG" ? `${kind}|${e.job.userId}` : kind;
   }
 
+  /**
+   * The shared outcome of the kind of entry k of `cols` (a job of the allocated or unallocated lane,
+   * whose kind reads no more than its columns), if one was kept in the state as it stands.
+   */
+  getAt(cols: EntryColumns, k: number): BlockedOutcome | undefined {
+    if (this.outcomes.size === 0 || !this.unchanged()) return undefined;
+    return this.lookup(this.kindOf(cols.readInto(k, this.probe)));
+  }
+
   /** The shared outcome of this job's kind, if one was kept in the state as it stands. */
   get(e: PendingEntry): BlockedOutcome | undefined {
     if (this.outcomes.size === 0 || !this.unchanged()) return undefined;
-    const kind = this.kindOf(e);
-    return kind === null ? undefined : this.outcomes.get(kind);
+    return this.lookup(this.kindOf(e));
   }
 
   /** Marks the state before a job's tries (see keep). */
   mark(): void {
     if (this.unchanged()) return;
     this.outcomes.clear();
+    this.lastKind = null;
     this.plan = this.s.plan.length;
     this.searches = this.s.preemptionSearches;
     this.attempts = this.s.reservations.attempts;
@@ -80,7 +95,19 @@ export class BlockedMemo {
   keep(e: PendingEntry, outcome: BlockedOutcome): void {
     if (!this.unchanged()) return;
     const kind = this.kindOf(e);
-    if (kind !== null) this.outcomes.set(kind, outcome);
+    if (kind !== null) {
+      this.outcomes.set(kind, outcome);
+      this.lastKind = null;
+    }
+  }
+
+  private lookup(kind: number | string | null): BlockedOutcome | undefined {
+    if (kind === null) return undefined;
+    if (kind !== this.lastKind) {
+      this.lastKind = kind;
+      this.lastOutcome = this.outcomes.get(kind);
+    }
+    return this.lastOutcome;
   }
 
   private unchanged(): boolean {

@@ -49,7 +49,7 @@ export function deferClosedLane(s: CycleSession, fits: StartFits): void {
     // The order is written now, from the queue's ids (kept with it: no look at an entry of a queue
     // unchanged since): an order behind a getter on the result made every cycle slower (philly-overload,
     // 12 days, no lane deferred: 12.4 s against 10.7 s).
-    const ids = s.admission.idsOf(r.queue);
+    const ids = s.admission.columnsOf(r.queue).ids;
     for (let k = r.from; k < ids.length; k++) order.push(ids[k]!);
   }
   const count = order.length - first;

@@ -31,7 +31,7 @@ export function explainBlocked(s: CycleSession): { pending: PendingReasons; bloc
     const ids: string[] = [];
     for (let k = 0; k < reasons.length; k++) {
       if (reasons.started[k]) continue;
-      ids.push(reasons.job[k]!.id);
+      ids.push(reasons.jobOf(k).id);
       drafts.push(k);
     }
     return ids;
@@ -44,7 +44,7 @@ export function explainBlocked(s: CycleSession): { pending: PendingReasons; bloc
     const explainer = new PendingExplainer(nodeSize);
     for (let i = 0; i < drafts.length; i++) {
       const k = drafts[i]!;
-      const job = reasons.job[k]!;
+      const job = reasons.jobOf(k);
       const entry = reasons.entry[k]!;
       const r = reasons.reason(k);
       r.sentence = explainer.sentence(

@@ -80,7 +80,7 @@ export class JobLimits {
    * itself is read only when a limit can apply: its entry says whether it is a capped array task.
    */
   blocked(e: PendingEntry): LimitBlock | null {
-    if (!e.capped && this.limitOf.size === 0) return null;
+    if (!this.mayBlock(e.capped)) return null;
     const job = e.job;
     const cap = job.arrayMaxRunning;
     if (job.arrayId != null && cap != null) {
@@ -95,6 +95,11 @@ export class JobLimits {
       if (held + job.gpus > limit) return { code: "USER_LIMIT", details: { userGpus: held, userLimit: limit } };
     }
     return null;
+  }
+
+  /** Can a limit stop a job at all: it is a capped array task (`capped`), or a budget has a per-user limit? */
+  mayBlock(capped: boolean): boolean {
+    return capped || this.limitOf.size > 0;
   }
 
   /** A job holds GPUs (running at the start of the cycle, or started in it). */

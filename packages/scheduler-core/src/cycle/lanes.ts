@@ -1,4 +1,4 @@
-import { PendingQueues, type PendingEntry } from "../order-pending";
+import { LANE_INDEX, PendingQueues, type PendingEntry } from "../order-pending";
 import type { JobLane, PendingReasonCode } from "../types";
 import { BlockedMemo, type BlockedOutcome } from "./blocked-memo";
 import { carryReservations } from "./carried-reservations";
@@ -12,6 +12,7 @@ import type { CycleSession } from "./session";
 import { tryStart } from "./try-start";
 
 const LANES: readonly JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
+const DEBUG = LANE_INDEX.DEBUG;
 
 /**
  * The three lanes in turn, each in fair-tree order (R2): debug (R5), allocated (R2-R4), unallocated
@@ -23,7 +24,8 @@ const LANES: readonly JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
  * only to check that it changes nothing).
  */
 export function runLanes(s: CycleSession, shareBlocked = true): void {
-  s.queues = new PendingQueues(s.tree, s.entries, s.admission.queuesFor(s.entries, s.tree.size));
+  const { admission } = s;
+  s.queues = new PendingQueues(s.tree, s.entries, admission.queuesFor(s.entries, s.tree.size), (q) => admission.columnsOf(q));
   const fits = new StartFits(s.board);
   const carried = carryReservations(s);
   for (const lane of LANES) {
@@ -56,17 +58,26 @@ export function runLanes(s: CycleSession, shareBlocked = true): void {
  * (blocked-memo.ts: a try reads the job only through its kind).
  */
 function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
-  const { board, reasons, policy } = s;
+  const { board, reasons, policy, blockedAllocatedJobs, blockedColumns, blockedIndex } = s;
   const failed = shareBlocked ? new BlockedMemo(s) : null;
-  for (const i of s.blockedAllocatedJobs) {
+  for (let j = 0; j < blockedAllocatedJobs.length; j++) {
     if (board.largestFree() === 0 && !board.couldFit(1, 0)) break;
-    const e = reasons.entry[i]!;
-    if (e.lane === "DEBUG" && (s.userDebug.get(e.job.userId) ?? 0) + e.gpus > policy.debugMaxGpusPerUser) continue;
-    if (s.limits.blocked(e) !== null) continue; // a task or job started since took the room its limit leaves
+    const i = blockedAllocatedJobs[j]!;
+    // What the checks read of the job, from its queue's columns; the entry only where more is needed.
+    const cols = blockedColumns[j]!;
+    const k = blockedIndex[j]!;
+    const debug = cols.lane[k] === DEBUG;
+    if (debug) {
+      const e = reasons.entry[i]!;
+      if ((s.userDebug.get(e.job.userId) ?? 0) + e.gpus > policy.debugMaxGpusPerUser) continue;
+    }
+    // A task or job started since took the room its limit leaves.
+    if (s.limits.mayBlock(cols.capped[k]!) && s.limits.blocked(reasons.entry[i]!) !== null) continue;
     if (failed !== null) {
-      if (failed.get(e) !== undefined) continue;
+      if ((debug ? failed.get(reasons.entry[i]!) : failed.getAt(cols, k)) !== undefined) continue;
       failed.mark();
     }
+    const e = reasons.entry[i]!;
     if (tryStart(s, e, reasons.position[i]!, reasons.ratio[i]!, true, true) === "STARTED") reasons.markStarted(i);
     else failed?.keep(e, NOT_RETRIED);
   }
@@ -75,44 +86,52 @@ function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
 /** What a failed retry keeps for its kind: only that it failed (its reason stays the lane's). */
 const NOT_RETRIED: BlockedOutcome = { code: "CAPACITY", extras: null, estimate: false };
 
-/** One job in fair-tree order: start it, or move it to the allocated lane (R5 cap), or say why it waits. */
+/**
+ * One job in fair-tree order: start it, or move it to the allocated lane (R5 cap), or say why it waits.
+ * A job whose kind's outcome is shared (blocked-memo.ts) is read from its queue's columns only.
+ */
 function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLane, blocked: BlockedMemo | null): void {
   const { policy, board } = s;
-  const job = e.job; // read only where a rule needs more of it than its entry copied
-  const g = e.gpus;
-  s.order.push(e.id);
+  const queues = s.queues!;
+  const cols = queues.takenColumns();
+  const k = queues.takenAt;
+  const g = cols.gpus[k]!;
+  const allocated = lane !== "UNALLOCATED";
+  s.order.push(cols.ids[k]!);
   const position = s.order.length;
-  const ratio = s.tree.projectedRatio(e.budget);
+  const ratio = s.tree.projectedRatio(queues.takenBudget);
   if (!fits.readyNodes(g)) {
-    s.reasons.push(e, job, "CLUSTER_DRAINING", position, ratio, board.largestFree(), null, false);
+    s.reasons.push(e, e.job, "CLUSTER_DRAINING", position, ratio, board.largestFree(), null, false);
     return;
   }
   // Its array's cap or its budget's per-user limit (job-rules.ts): no start, no reservation.
-  const limited = s.limits.blocked(e);
+  const limited = s.limits.mayBlock(cols.capped[k]!) ? s.limits.blocked(e) : null;
   if (limited !== null) {
-    s.reasons.push(e, job, limited.code, position, ratio, board.largestFree(), limited.details, false);
+    s.reasons.push(e, e.job, limited.code, position, ratio, board.largestFree(), limited.details, false);
     return;
   }
   if (lane === "DEBUG") {
-    const held = s.userDebug.get(job.userId) ?? 0;
+    const held = s.userDebug.get(e.job.userId) ?? 0;
     if (held + g > policy.debugMaxGpusPerUser) {
       // R5's cap limits the lane, not the job: over it, the job is ordered and placed as the
       // allocated job it is (R2, R3, R4), and says DEBUG_USER_CAP if it waits there.
       s.order.pop();
-      s.overDebugCap.set(job.id, held);
-      s.queues!.add({ ...e, lane: "ALLOCATED" });
+      s.setOverDebugCap(e, held);
+      queues.add({ ...e, lane: "ALLOCATED" });
       return;
     }
   }
   if (blocked !== null) {
-    const shared = blocked.get(e);
+    // A debug job's kind includes its user, which its columns do not hold.
+    const shared = lane === "DEBUG" ? blocked.get(e) : blocked.getAt(cols, k);
     if (shared !== undefined) {
-      if (lane !== "UNALLOCATED") s.blockedAllocatedJobs.push(s.reasons.length);
-      s.reasons.push(e, job, shared.code, position, ratio, board.largestFree(), shared.extras, shared.estimate);
+      if (allocated) s.blockedAllocated(cols, k);
+      s.reasons.pushEntry(e, g, allocated, shared.code, position, ratio, board.largestFree(), shared.extras, shared.estimate);
       return;
     }
     blocked.mark();
   }
+  const job = e.job;
   const tried = tryStart(s, e, position, ratio, false, false);
   if (tried === "STARTED") return;
   // R12: unallocated work may preempt nothing, but may move other unallocated work out of its way.
@@ -135,8 +154,8 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
   }
 
   // R10: why it waits.
-  if (lane !== "UNALLOCATED") s.blockedAllocatedJobs.push(s.reasons.length);
-  const capHeld = s.overDebugCap.size > 0 ? s.overDebugCap.get(e.id) : undefined;
+  if (allocated) s.blockedAllocated(cols, k);
+  const capHeld = s.isOverDebugCap(e) ? s.overDebugCap.get(e.id) : undefined;
   const code = blockedReason(s, fits, e, capHeld !== undefined, tried);
   // Extra details beyond the numbers every reason carries, in the order its details list them.
   let extras: ReasonExtras | null = null;

@@ -12,7 +12,8 @@ export type ReasonExtras = Partial<PendingReasonDetails>;
  * exactly as the cycle decided it; explanations.ts does so when the result's reasons are first read.
  */
 export class ReasonDrafts {
-  readonly job: PendingJob[] = [];
+  /** The job of a draft without an entry (not ordered); the others' is their entry's (jobOf). */
+  readonly job: (PendingJob | null)[] = [];
   readonly entry: (PendingEntry | null)[] = [];
   readonly code: PendingReasonCode[] = [];
   /** 1-based position in order; -1 for a job that was not ordered (HELD, INVALID_CONTRACT). */
@@ -50,16 +51,56 @@ export class ReasonDrafts {
     extras: ReasonExtras | null,
     estimate: boolean,
   ): void {
+    if (entry !== null)
+      this.pushEntry(entry, entry.gpus, entry.lane !== "UNALLOCATED", code, position ?? -1, ratio, largestFree, extras, estimate);
+    else this.add(null, job, job.gpus, false, code, -1, ratio, largestFree, extras, estimate);
+  }
+
+  /**
+   * The draft of an ordered job from what a walk read of it (`gpus`, and whether its lane is not the
+   * unallocated one): the entry itself is not read (entry-columns.ts).
+   */
+  pushEntry(
+    entry: PendingEntry,
+    gpus: number,
+    allocated: boolean,
+    code: PendingReasonCode,
+    position: number,
+    ratio: number,
+    largestFree: number,
+    extras: ReasonExtras | null,
+    estimate: boolean,
+  ): void {
+    this.add(entry, null, gpus, allocated, code, position, ratio, largestFree, extras, estimate);
+  }
+
+  private add(
+    entry: PendingEntry | null,
+    job: PendingJob | null,
+    gpus: number,
+    allocated: boolean,
+    code: PendingReasonCode,
+    position: number,
+    ratio: number,
+    largestFree: number,
+    extras: ReasonExtras | null,
+    estimate: boolean,
+  ): void {
     this.job.push(job);
     this.entry.push(entry);
     this.code.push(code);
-    this.position.push(position ?? -1);
+    this.position.push(position);
     this.ratio.push(ratio);
-    this.gpus.push(entry !== null ? entry.gpus : job.gpus);
+    this.gpus.push(gpus);
     this.largestFree.push(largestFree);
     this.extras.push(extras);
     if (estimate) this.estimated.push(this.job.length - 1);
-    if (entry !== null && entry.lane !== "UNALLOCATED") this.blockedAllocated++;
+    if (allocated) this.blockedAllocated++;
+  }
+
+  /** Draft k's job. */
+  jobOf(k: number): PendingJob {
+    return this.job[k] ?? this.entry[k]!.job;
   }
 
   /** Draft k's job started in the retry pass (an allocated-lane job): it has no reason. */
@@ -94,7 +135,7 @@ export class ReasonDrafts {
 
   /** Sorts everything pushed so far by job id (only the unordered reasons exist when it is called). */
   sortById(): void {
-    const perm = this.job.map((_, i) => i).sort((a, b) => compareById(this.job[a]!, this.job[b]!));
+    const perm = this.job.map((_, i) => i).sort((a, b) => compareById(this.jobOf(a), this.jobOf(b)));
     const reorder = <T>(xs: T[]): void => {
       const copy = perm.map((i) => xs[i]!);
       for (let i = 0; i < copy.length; i++) xs[i] = copy[i]!;

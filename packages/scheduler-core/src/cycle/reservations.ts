@@ -55,13 +55,23 @@ export class Reservations {
 
   /** May `e` start on nodes reserved by `r`? The holder itself, unallocated work, or work done or interruptible by then. */
   backfillOk(e: PendingEntry, r: ActiveReservation): boolean {
-    if (e.id === r.holder.id || e.lane === "UNALLOCATED") return true;
+    if (e.lane === "UNALLOCATED" || this.holds(r, e)) return true;
     if (e.maxRuntime !== null && this.now + e.maxRuntime <= r.from) return true; // done by then
     return (
       this.now + e.minRuntime <= r.from && // interruptible by then, and the holder may preempt it (R4)
       (r.holder.lane === "DEBUG" ||
         holderMayPreempt(this.tree, this.policy, r.holder.budget, e.budget, e.gpus, holderReach(r.gpus, this.board.size)))
     );
+  }
+
+  /**
+   * Is `e` the job `r` holds nodes for? Its id, compared only when its GPUs and budget are the
+   * holder's (a job's entries all agree on them): an id is a string elsewhere in memory, and a walk
+   * over a blocked backlog asked this of every job.
+   */
+  holds(r: ActiveReservation, e: PendingEntry): boolean {
+    const h = r.holder;
+    return h === e || (h.gpus === e.gpus && h.budget === e.budget && h.id === e.id);
   }
 
   /** The node filter for placing `e`: valid until the next call. */

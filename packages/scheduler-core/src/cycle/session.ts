@@ -67,10 +67,37 @@ export class CycleSession {
   startedGpus = 0;
   killed = 0;
   preemptionSearches = 0;
+  /** A debug job over its user's cap, who then held `held` debug GPUs (R5). */
+  setOverDebugCap(e: PendingEntry, held: number): void {
+    this.overDebugCap.set(e.id, held);
+    this.overDebugCapKinds.add(e.gpus * this.tree.size + e.budget);
+  }
+
+  /** Is `e` a debug job over its user's cap? */
+  isOverDebugCap(e: PendingEntry): boolean {
+    return (
+      this.overDebugCap.size > 0 && this.overDebugCapKinds.has(e.gpus * this.tree.size + e.budget) && this.overDebugCap.has(e.id)
+    );
+  }
+
+  /** The job of the next reason draft did not start: entry k of `cols` (for the retry, R3). */
+  blockedAllocated(cols: EntryColumns, k: number): void {
+    this.blockedAllocatedJobs.push(this.reasons.length);
+    this.blockedColumns.push(cols);
+    this.blockedIndex.push(k);
+  }
+
   /** Debug jobs over their user's cap, moved to the allocated lane: the user's debug GPUs then (R5). */
   readonly overDebugCap = new Map<string, number>();
-  /** Allocated jobs that did not start, for the retry before unallocated work (R3): indexes into `reasons`. */
+  /** The GPUs and budget (gpus x tree size + budget) of each job in overDebugCap: most jobs are ruled out without their id. */
+  private readonly overDebugCapKinds = new Set<number>();
+  /**
+   * Allocated jobs that did not start, for the retry before unallocated work (R3): indexes into
+   * `reasons`, and where each one's columns are (its queue's, and its index there).
+   */
   readonly blockedAllocatedJobs: number[] = [];
+  readonly blockedColumns: EntryColumns[] = [];
+  readonly blockedIndex: number[] = [];
   /** Unallocated jobs preempted for allocated work that may be moved instead (R12, cycle/consolidate.ts). */
   readonly moveCandidates: MoveCandidate[] = [];
   /** Job sizes no move can make room for, while the free GPUs stay as they were (R12, consolidate.ts). */
