@@ -82,6 +82,7 @@ export function runCycleWith(
     admission.rememberHolders(s.reservations.list.map((r) => r.holder));
     const result = summarize(s);
     memory.deferredJobs = s.deferredCount;
+    memory.closedTailJobs = s.closedTailJobs;
     finished = true;
     return result;
   } finally {

@@ -28,4 +28,6 @@ export class WorkingMemory {
   deferReasons = true;
   /** How many jobs' reasons the last cycle left to its reader (for tests and benches: it decides nothing). */
   deferredJobs = 0;
+  /** How many jobs of its baseline walk the last cycle left unwalked (baselines/closed-tail.ts; for tests and benches). */
+  closedTailJobs = 0;
 }

@@ -1,3 +1,4 @@
+import { makeCluster, makeJob } from "@tranche/testkit";
 import { describe, expect, it } from "vitest";
 import { createScheduler, defaultPolicy } from "../src/index";
 import { FIFO, PRIORITY, type RuleSet } from "../src/baselines/index";
@@ -11,28 +12,41 @@ function withPriorities(pending: readonly PendingJob[]): void {
   for (const p of pending) if (!Object.isFrozen(p)) (p as { priority: number }).priority = Number(p.id.slice(1)) % 3;
 }
 
-function cycle(snap: ClusterSnapshot, now: number, rules: RuleSet, defer: boolean): { result: CycleResult; deferred: number } {
+function cycle(
+  snap: ClusterSnapshot,
+  now: number,
+  rules: RuleSet,
+  defer: boolean,
+): { result: CycleResult; deferred: number; closed: number } {
   const memory = new WorkingMemory();
   memory.deferReasons = defer;
   const result = runCycleWith(memory, JSON.parse(JSON.stringify(snap)) as ClusterSnapshot, defaultPolicy, now, rules);
-  return { result, deferred: memory.deferredJobs };
+  return { result, deferred: memory.deferredJobs, closed: memory.closedTailJobs };
 }
 
 /** The reasons of a result, in its order, as the caller reads them (sentences included). */
 const reasonsOf = (r: CycleResult): string => JSON.stringify([...r.pending.entries()]);
 
 describe("a baseline's waiting jobs, noted and explained when first read (baselines/waiting-notes.ts)", () => {
-  for (const rules of [PRIORITY, FIFO]) {
-    it(`${rules.name}: gives exactly the result of pushing each reason at once, every reason code included`, () => {
+  // Three priorities (the priority baseline preempts by priority as well as for protected runs), and
+  // one (as in the traces: its walk's tail closes once both victim classes failed, closed-tail.ts).
+  const cases = [
+    { rules: PRIORITY, seed: 41, priorities: true },
+    { rules: PRIORITY, seed: 44, priorities: false },
+    { rules: FIFO, seed: 42, priorities: true },
+  ];
+  for (const { rules, seed, priorities } of cases) {
+    it(`${rules.name}${priorities ? "" : ", one priority"}: gives exactly the result of pushing each reason at once, every reason code included`, () => {
       let deferred = 0;
+      let closed = 0;
       const codes = new Set<string>();
       replayOverloaded(
-        rules === PRIORITY ? 41 : 42,
+        seed,
         30,
         // A job of all 48 GPUs fits only while no node drains (CLUSTER_DRAINING).
         steadyOverload({ gpus: [1, 2, 4, 8, 16, 48], unallocated: 0.4 }),
         (snap, now, c) => {
-          withPriorities(snap.pending);
+          if (priorities) withPriorities(snap.pending);
           const eager = cycle(snap, now, rules, false);
           const lazy = cycle(snap, now, rules, true);
           expect(eager.deferred).toBe(0);
@@ -40,11 +54,14 @@ describe("a baseline's waiting jobs, noted and explained when first read (baseli
           expect(JSON.stringify(lazy.result), `cycle ${c} at t=${now}`).toBe(JSON.stringify(eager.result));
           for (const [, r] of lazy.result.pending.entries()) codes.add(r.code);
           deferred += lazy.deferred;
+          closed += lazy.closed;
           return lazy.result;
         },
         { at: 600, nodeId: "n01", until: 3000 },
       );
       expect(deferred).toBeGreaterThan(300);
+      // The walk's tail closed in some cycles, and those cycles are among the ones compared.
+      expect(closed).toBeGreaterThan(100);
       expect([...codes].sort()).toEqual(expect.arrayContaining(["CAPACITY", "CLUSTER_DRAINING", "ORDER", "RESERVED_FOR"]));
     }, 60_000);
   }
@@ -68,4 +85,29 @@ describe("a baseline's waiting jobs, noted and explained when first read (baseli
     });
     expect(compared).toBeGreaterThan(10);
   });
+});
+
+describe("a baseline walk's closed tail (baselines/closed-tail.ts)", () => {
+  for (const rules of [PRIORITY, FIFO]) {
+    it(`${rules.name}: a later job that fits free GPUs outside the reserved node still starts`, () => {
+      // n01 has 2 free GPUs, n02 6, n03 none. The first job (8 GPUs) fits nowhere and reserves n02; the
+      // next (2 GPUs) fits n01: the tail must not close after the first job.
+      const snap = makeCluster()
+        .nodes(3)
+        .budget("a", 1)
+        .job(
+          makeJob("r1").budget("a").gpus(6).minRuntime(3600).on("n01").startedAt(0),
+          makeJob("r2").budget("a").gpus(2).minRuntime(3600).on("n02").startedAt(0),
+          makeJob("r3").budget("a").gpus(8).minRuntime(3600).on("n03").startedAt(0),
+          makeJob("big").budget("a").gpus(8).minRuntime(3600).submittedAt(10),
+          makeJob("small").budget("a").gpus(2).minRuntime(3600).submittedAt(20),
+        )
+        .snapshot();
+      const memory = new WorkingMemory();
+      const result = runCycleWith(memory, snap, defaultPolicy, 100, rules);
+      expect(result.plan.filter((op) => op.op === "RESERVE").map((op) => op.jobId)).toEqual(["big"]);
+      expect(result.plan.filter((op) => op.op === "START").map((op) => op.jobId)).toEqual(["small"]);
+      expect(memory.closedTailJobs).toBe(0);
+    });
+  }
 });

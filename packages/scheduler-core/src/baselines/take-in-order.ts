@@ -7,6 +7,8 @@ import { EntryColumns } from "../entry-columns";
 import { compareEntries, isSorted, LANE_INDEX, type PendingEntry } from "../order-pending";
 import { findFreePlacement, hasFreePlacement } from "../place-jobs";
 import { findPreemption } from "../plan-preemptions";
+import { ClosedTail, tailReasons } from "./closed-tail";
+import { CHARGED } from "./closed-tail";
 import { WAITING, WaitingNotes, type WaitingCode } from "./waiting-notes";
 
 /** What a baseline decides; the rest of its cycle is the core's (see rule-set.ts). */
@@ -16,7 +18,8 @@ export interface BaselineRules {
   compare(a: PendingEntry, b: PendingEntry): number;
   /**
    * Per cycle: does a job of `budget`, lane `lane` (LANE_INDEX) and `gpus` run charged (allocated
-   * occupancy, protected by the rule set)? Asked in order.
+   * occupancy, protected by the rule set)? Asked in order. A job that would run charged would also
+   * with fewer GPUs (closed-tail.ts relies on it).
    */
   chargedIn(s: CycleSession): (budget: number, lane: number, gpus: number) => boolean;
   /** May the unallocated run `v` be preempted for `e`? null: the regime never preempts. */
@@ -56,7 +59,12 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
   // What the walk reads of a job that waits, as columns: admission's kept ones when `list` is its entries.
   const cols = list === s.entries && s.columns !== null && s.columns.length === list.length ? s.columns : EntryColumns.of(list);
   const waiting = new WaitingNotes(s, list, s.order.length);
-  for (let i = 0; i < list.length; i++) {
+  const n = list.length;
+  // The closed tail (closed-tail.ts): no job left can start. Its check is an object, given the walk's
+  // facts as arguments: closures here that read them put them in this function's heap context, and
+  // the scavenger's time doubled (priority, 10 days of philly-overload).
+  const tail = s.deferReasons ? new ClosedTail(s, cols, n, rules, chargedOf) : null;
+  for (let i = 0; i < n; i++) {
     const g = cols.gpus[i]!;
     const budget = cols.budget[i]!;
     const lane = cols.lane[i]!;
@@ -78,7 +86,7 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
     if (board.freeVersion !== noFreeVersion) [noFreeVersion, noFreeFrom] = [board.freeVersion, g];
     else noFreeFrom = Math.min(noFreeFrom, g);
     const may = rules.mayPreempt;
-    const key = charged ? -Infinity : cols.priority[i]!;
+    const key = charged ? CHARGED : cols.priority[i]!;
     if (may && g < failedAt(key) && s.preemptionSearches < policy.maxPreemptionSearches && board.couldFit(g, 0)) {
       const e = list[i]!;
       s.preemptionSearches++;
@@ -134,6 +142,18 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
       extras = reservedExtras ??= { earliestStart: null, reservedForJobId: r.jobId, reservedFrom: r.from };
     }
     waiting.note(i, code, ratio, largestFree(), extras, allocated);
+    if (tail !== null && tail.closes(i + 1, noFreeVersion, noFreeFrom, searchFailedAt)) {
+      const free = largestFree();
+      const { codeOf, allocated: tailAllocated } = tailReasons(cols, i + 1, n, board, fits, reservations, free);
+      const r = reservations.list[0]!;
+      if ([...codeOf.values()].includes(WAITING.RESERVED_FOR))
+        reservedExtras ??= { earliestStart: null, reservedForJobId: r.jobId, reservedFrom: r.from };
+      const ratios = Array.from({ length: tree.size }, (_, b) => tree.projectedRatio(b));
+      waiting.closeTail(i + 1, codeOf, ratios, free, reservedExtras, tailAllocated);
+      for (let k = i + 1; k < n; k++) s.order.push(cols.ids[k]!);
+      s.closedTailJobs = n - i - 1;
+      break;
+    }
   }
   waiting.finish();
 }

@@ -35,6 +35,13 @@ export class WaitingNotes {
   private allocated = 0;
   /** The one RESERVED_FOR detail of the cycle (a baseline reserves for one job). */
   private reservedExtras: ReasonExtras | null = null;
+  /** The closed tail of the walk (closeTail), or null. */
+  private tail: {
+    from: number;
+    codeOf: ReadonlyMap<number, WaitingCode>;
+    ratios: readonly number[];
+    largestFree: number;
+  } | null = null;
 
   constructor(
     private readonly s: CycleSession,
@@ -55,14 +62,34 @@ export class WaitingNotes {
     if (allocated) this.allocated++;
   }
 
+  /**
+   * Every job of the walk from `from` on waits (closed-tail.ts): for the code its size gets in
+   * `codeOf`, its budget's ratio in `ratios`, with `largestFree` free on one node; `allocated` of them
+   * are not unallocated work. `extras`: RESERVED_FOR's detail.
+   */
+  closeTail(
+    from: number,
+    codeOf: ReadonlyMap<number, WaitingCode>,
+    ratios: readonly number[],
+    largestFree: number,
+    extras: ReasonExtras | null,
+    allocated: number,
+  ): void {
+    this.tail = { from, codeOf, ratios, largestFree };
+    if (extras !== null) this.reservedExtras = extras;
+    this.allocated += allocated;
+  }
+
   /** The walk is done: the noted reasons wait for a reader. */
   finish(): void {
     const notes = this.notes;
-    if (notes.length === 0) return;
+    const tail = this.tail;
+    const tailCount = tail === null ? 0 : this.list.length - tail.from;
+    if (notes.length === 0 && tailCount === 0) return;
     const { reasons } = this.s;
     reasons.blockedAllocated += this.allocated;
     const { list, first, reservedExtras } = this;
-    this.s.defer(notes.length / 2, () => {
+    this.s.defer(notes.length / 2 + tailCount, () => {
       const counted = reasons.blockedAllocated;
       for (let k = 0; k < notes.length; k += 2) {
         const packed = notes[k]!;
@@ -73,6 +100,14 @@ export class WaitingNotes {
         const e = list[i]!;
         const extras = code === "RESERVED_FOR" ? reservedExtras : null;
         reasons.push(e, e.job, code, first + i + 1, notes[k + 1]!, largestFree, extras, false);
+      }
+      if (tail !== null) {
+        for (let i = tail.from; i < list.length; i++) {
+          const e = list[i]!;
+          const code = CODES[tail.codeOf.get(e.gpus)!]!;
+          const extras = code === "RESERVED_FOR" ? reservedExtras : null;
+          reasons.push(e, e.job, code, first + i + 1, tail.ratios[e.budget]!, tail.largestFree, extras, false);
+        }
       }
       reasons.blockedAllocated = counted; // counted as they were noted
     });

@@ -111,6 +111,8 @@ export class CycleSession {
   deferReasons = true;
   /** Jobs whose reasons wait for a reader, and what writes them (closed-lane.ts, waiting-notes.ts). */
   deferredCount = 0;
+  /** Jobs of a baseline's walk left unwalked once none could start (baselines/closed-tail.ts); decides nothing. */
+  closedTailJobs = 0;
   private deferred: (() => void) | null = null;
 
   constructor(
