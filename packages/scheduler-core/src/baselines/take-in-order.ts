@@ -55,6 +55,10 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
   const largestFree = (): number =>
     board.freeVersion === largestVersion ? largest : ((largestVersion = board.freeVersion), (largest = board.largestFree()));
   let reservedExtras: ReasonExtras | null = null; // one object for every RESERVED_FOR (reasons copy it)
+  const reservedFor = (): ReasonExtras => {
+    const r = reservations.list[0]!;
+    return (reservedExtras ??= { earliestStart: null, reservedForJobId: r.jobId, reservedFrom: r.from });
+  };
   const list = s.entriesInQueueOrder && rules.compare === compareEntries ? s.entries : inOrder(s.entries, rules.compare);
   // What the walk reads of a job that waits, as columns: admission's kept ones when `list` is its entries.
   const cols = list === s.entries && s.columns !== null && s.columns.length === list.length ? s.columns : EntryColumns.of(list);
@@ -138,18 +142,15 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
     } else if (g > 0 && g <= board.size ? largestFree() >= g : hasFreePlacement(board, g, reservations.allowAll)) {
       // Up to a node's size, a free placement anywhere is one node with g free GPUs or more.
       code = WAITING.RESERVED_FOR;
-      const r = reservations.list[0]!;
-      extras = reservedExtras ??= { earliestStart: null, reservedForJobId: r.jobId, reservedFrom: r.from };
+      extras = reservedFor();
     }
     waiting.note(i, code, ratio, largestFree(), extras, allocated);
     if (tail !== null && tail.closes(i + 1, noFreeVersion, noFreeFrom, searchFailedAt)) {
       const free = largestFree();
       const { codeOf, allocated: tailAllocated } = tailReasons(cols, i + 1, n, board, fits, reservations, free);
-      const r = reservations.list[0]!;
-      if ([...codeOf.values()].includes(WAITING.RESERVED_FOR))
-        reservedExtras ??= { earliestStart: null, reservedForJobId: r.jobId, reservedFrom: r.from };
+      const extras = [...codeOf.values()].includes(WAITING.RESERVED_FOR) ? reservedFor() : null;
       const ratios = Array.from({ length: tree.size }, (_, b) => tree.projectedRatio(b));
-      waiting.closeTail(i + 1, codeOf, ratios, free, reservedExtras, tailAllocated);
+      waiting.closeTail(i + 1, codeOf, ratios, free, extras, tailAllocated);
       for (let k = i + 1; k < n; k++) s.order.push(cols.ids[k]!);
       s.closedTailJobs = n - i - 1;
       break;

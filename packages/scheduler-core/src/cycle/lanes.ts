@@ -126,7 +126,18 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
     const shared = lane === "DEBUG" ? blocked.get(e) : blocked.getAt(cols, k);
     if (shared !== undefined) {
       if (allocated) s.blockedAllocated(cols, k);
-      s.reasons.pushEntry(e, g, allocated, shared.code, position, ratio, board.largestFree(), shared.extras, shared.estimate);
+      s.reasons.pushDraft(
+        e,
+        null,
+        g,
+        allocated,
+        shared.code,
+        position,
+        ratio,
+        board.largestFree(),
+        shared.extras,
+        shared.estimate,
+      );
       return;
     }
     blocked.mark();

@@ -52,29 +52,27 @@ export class ReasonDrafts {
     estimate: boolean,
   ): void {
     if (entry !== null)
-      this.pushEntry(entry, entry.gpus, entry.lane !== "UNALLOCATED", code, position ?? -1, ratio, largestFree, extras, estimate);
-    else this.add(null, job, job.gpus, false, code, -1, ratio, largestFree, extras, estimate);
+      this.pushDraft(
+        entry,
+        null,
+        entry.gpus,
+        entry.lane !== "UNALLOCATED",
+        code,
+        position ?? -1,
+        ratio,
+        largestFree,
+        extras,
+        estimate,
+      );
+    else this.pushDraft(null, job, job.gpus, false, code, -1, ratio, largestFree, extras, estimate);
   }
 
   /**
-   * The draft of an ordered job from what a walk read of it (`gpus`, and whether its lane is not the
-   * unallocated one): the entry itself is not read (entry-columns.ts).
+   * A draft from what a walk read of its job: an ordered job's `entry` (its job then left unread:
+   * jobOf reads it, entry-columns.ts) or an unordered one's `job`, its `gpus`, and whether it is not
+   * unallocated work.
    */
-  pushEntry(
-    entry: PendingEntry,
-    gpus: number,
-    allocated: boolean,
-    code: PendingReasonCode,
-    position: number,
-    ratio: number,
-    largestFree: number,
-    extras: ReasonExtras | null,
-    estimate: boolean,
-  ): void {
-    this.add(entry, null, gpus, allocated, code, position, ratio, largestFree, extras, estimate);
-  }
-
-  private add(
+  pushDraft(
     entry: PendingEntry | null,
     job: PendingJob | null,
     gpus: number,
