@@ -60,8 +60,9 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
     return (reservedExtras ??= { earliestStart: null, reservedForJobId: r.jobId, reservedFrom: r.from });
   };
   const list = s.entriesInQueueOrder && rules.compare === compareEntries ? s.entries : inOrder(s.entries, rules.compare);
-  // What the walk reads of a job that waits, as columns: admission's kept ones when `list` is its entries.
-  const cols = list === s.entries && s.columns !== null && s.columns.length === list.length ? s.columns : EntryColumns.of(list);
+  // What the walk reads of a job that waits, as columns: admission's kept ones when `list` is its
+  // entries (made on a baseline's first ask, then kept with them; fairshare never asks).
+  const cols = list === s.entries && s.entriesInQueueOrder ? s.admission.columns() : EntryColumns.of(list);
   const waiting = new WaitingNotes(s, list, s.order.length);
   const n = list.length;
   // The closed tail (closed-tail.ts): no job left can start. Its check is an object, given the walk's

@@ -30,7 +30,6 @@ export function admitPending(s: CycleSession, shape: ClusterShape): void {
     }
     s.entries = kept.keptEntries();
     s.entriesInQueueOrder = loose.length === 0;
-    s.columns = loose.length === 0 ? kept.columns() : null;
     for (const e of loose) s.entries.push(e);
   } else {
     for (let k = 0; k < snapshot.pending.length; k++) {

@@ -44,10 +44,11 @@ export class CycleSession {
   readonly order: string[] = [];
   /** Pending jobs that may be ordered (valid, not held), with budget and lane; set by admitPending. */
   entries: PendingEntry[] = [];
-  /** `entries` are in queue order (compareEntries), as admission with a backlog gives them: a baseline then skips its check. */
+  /**
+   * `entries` are admission's kept entries as it gives them with a backlog, in queue order
+   * (compareEntries): a baseline then skips its check and reads their columns (`admission.columns()`).
+   */
   entriesInQueueOrder = false;
-  /** When `entries` are admission's kept entries as they stand: what a walk reads of them, as columns (entry-columns.ts). */
-  columns: EntryColumns | null = null;
   /** The fair-tree queues over `entries` (fairshare's phase 6 builds them; baselines keep one global order). */
   queues: PendingQueues | null = null;
   /** Debug GPUs each user holds (R5 cap). */
