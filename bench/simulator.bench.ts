@@ -5,6 +5,8 @@
  *   node --import tsx bench/simulator.bench.ts speed   [--scenario FILE] [--policy fairshare] [--days N] [--from D] [--cpu-per-cycle]
  *   node --import tsx bench/simulator.bench.ts forecast [--scenario FILE]
  *
+ * Every mode runs with the worker's V8 heap flags (it re-runs itself with them); `--default-v8` omits them.
+ *
  * quality: philly-overload.yaml (60 days at 1.5x, a tree that does not follow demand),
  *   philly-merged.yaml (a week at 2x) and helios-overload.yaml (18 days at 1.5x, jobs of 64-160 GPUs);
  *   one table per scenario, one column per policy, the issue 12 rows with the fairshare targets. `--days N` stops N days after the warm-up (for iteration);
@@ -20,6 +22,7 @@
  *
  * Traces are read from <repo root>/data/traces (or $TRANCHE_TRACES_DIR).
  */
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -38,9 +41,22 @@ import {
   type Report,
   type Scenario,
 } from "@tranche/simulator";
+import { SCHEDULER_V8_FLAGS } from "../scripts/platform/v8-flags";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
+
+// The worker's heap settings (scripts/platform/v8-flags.ts): this process re-runs itself with them
+// unless it has them already, or `--default-v8` asks for V8's own. A 60-day replay holds 10,000-20,000
+// pending jobs a cycle, and each cycle's reasons and order then outgrow V8's default young generation.
+const DEFAULT_V8 = args.includes("--default-v8");
+if (!DEFAULT_V8 && !SCHEDULER_V8_FLAGS.every((f) => process.execArgv.includes(f))) {
+  const child = spawnSync(process.execPath, [...SCHEDULER_V8_FLAGS, ...process.execArgv, process.argv[1]!, ...args], {
+    stdio: "inherit",
+  });
+  process.exit(child.status ?? 1);
+}
+const V8_SETTINGS = DEFAULT_V8 ? "V8 defaults" : SCHEDULER_V8_FLAGS.join(" ");
 const mode = args[0] ?? "quality";
 const opt = (name: string, fallback: string): string => {
   const i = args.indexOf(`--${name}`);
@@ -255,7 +271,9 @@ if (mode === "quality") {
   const r = run(file, policy, days === "" ? undefined : Number(days), from === "" ? undefined : Number(from));
   const cpu = process.cpuUsage(cpu0);
   const t = r.timing;
-  console.log(`Scenario \`${file.slice(ROOT.length + 1)}\`, policy ${policy}: ${r.jobs} jobs, ${r.gpus} GPUs.\n`);
+  console.log(
+    `Scenario \`${file.slice(ROOT.length + 1)}\`, policy ${policy}: ${r.jobs} jobs, ${r.gpus} GPUs; node ${process.version}, ${V8_SETTINGS}.\n`,
+  );
   console.log(
     "| wall (load + simulate + measure) | CPU (user + sys) | load | events | events/s | cycles | time in the policy's cycles (wall / CPU) | peak RSS |",
   );

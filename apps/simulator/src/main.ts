@@ -1,7 +1,8 @@
 /**
  * CLI: `npm run sim -- <scenario.yaml|.json> [--policy fairshare|priority|fifo] [--out report.json]
  * [--events events.jsonl]`, or without npm:
- * `node --import tsx apps/simulator/src/main.ts <scenario> [options]` (from the repo root).
+ * `node --min-semi-space-size=16 --max-semi-space-size=32 --import tsx apps/simulator/src/main.ts <scenario> [options]`
+ * (from the repo root; the worker's heap flags, scripts/platform/v8-flags.ts, which `npm run sim` passes).
  *
  * Exit codes: 0 done; 2 bad input (every error listed on stderr, nothing written); 1 anything else.
  */
