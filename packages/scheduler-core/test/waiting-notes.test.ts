@@ -110,4 +110,30 @@ describe("a baseline walk's closed tail (baselines/closed-tail.ts)", () => {
       expect(memory.closedTailJobs).toBe(0);
     });
   }
+
+  it("priority: a small job that runs charged still searches once larger charged jobs failed to", () => {
+    // Every GPU is held, by preemptible runs on all of n01 and on one GPU of n02. "u" (1 GPU,
+    // unallocated work) may preempt no run of its own priority and reserves n01; "big" (8 GPUs,
+    // charged) may take no reserved node and finds none; "small" (1 GPU, charged) outranks the
+    // preemptible run on n02 and takes its GPU. The tail must not close before "small": both
+    // victim classes failed by then, but the charged one only at 8 GPUs.
+    const snap = makeCluster()
+      .nodes(2)
+      .budget("a", 0.5)
+      .budget("c", 0.5)
+      .job(
+        makeJob("free8").budget("c").gpus(8).unallocated().charged(false).on("n01").startedAt(0),
+        makeJob("r2").budget("c").gpus(7).minRuntime(3600).on("n02").startedAt(0),
+        makeJob("free").budget("c").gpus(1).unallocated().charged(false).on("n02", [7]).startedAt(0),
+        makeJob("u").budget("a").gpus(1).unallocated().submittedAt(10),
+        makeJob("big").budget("a").gpus(8).minRuntime(3600).submittedAt(20),
+        makeJob("small").budget("a").gpus(1).minRuntime(3600).submittedAt(30),
+      )
+      .snapshot();
+    const memory = new WorkingMemory();
+    const result = runCycleWith(memory, snap, defaultPolicy, 100, PRIORITY);
+    expect(result.plan.filter((op) => op.op === "RESERVE").map((op) => op.jobId)).toEqual(["u"]);
+    expect(result.plan.filter((op) => op.op === "PREEMPT").map((op) => [op.jobId, op.byJobId])).toEqual([["free", "small"]]);
+    expect(result.plan.filter((op) => op.op === "START").map((op) => op.jobId)).toEqual(["small"]);
+  });
 });

@@ -21,8 +21,8 @@ import { WAITING, type WaitingCode } from "./waiting-notes";
  *   - no job left may search for victims: the regime never preempts, the searches are spent, no node
  *     could fit the smallest job left even with its preemptible work gone (nor any larger one), or a
  *     search already failed at a size no job left is under, for the charged class (or no job left
- *     can run charged: no budget with allocated work left has room for the smallest job) and for
- *     the one priority left (the order is by priority, so one priority is left when the first and
+ *     under the size that failed can run charged: no budget has room for its smallest job of
+ *     allocated work left, when that job is under it) and for the one priority left (the order is by priority, so one priority is left when the first and
  *     last jobs left share it),
  * every job left waits, for a reason that depends on its size alone (CLUSTER_DRAINING, ORDER,
  * CAPACITY, RESERVED_FOR, as the walk would give it), and nothing the walk checks moves again. The
@@ -39,10 +39,23 @@ export class ClosedTail {
   /** The smallest job of `gpus[from..n-1]` as last read, and the last place it holds. */
   private min = Infinity;
   private minLast = -1;
-  /** Per budget the place of its last job that is not unallocated work (-1 for none), once read. */
-  private lastCharged: number[] | null = null;
-  /** What the last check that said no read: it is asked again only when one of them moved. */
+  /**
+   * Per budget, the smallest jobs that are not unallocated work, once read: places (descending) and
+   * sizes (strictly descending) where the smallest size from that place on drops, read backwards;
+   * `chargeable[b]` of them still lie at or after the walk's place.
+   */
+  private chargeablePlace: number[][] | null = null;
+  private chargeableGpus: number[][] = [];
+  private chargeable: number[] = [];
+  /**
+   * What the last check that said no read: it is asked again only when one of them moved, or once
+   * the walk reaches `noUntil`, where it passes the smallest job of allocated work left of a budget
+   * that could run charged, or reaches the last priority.
+   */
   private asked = [NaN, NaN, NaN, NaN, NaN];
+  private noUntil = Infinity;
+  /** Where the last priority's jobs begin (-1: not read yet). */
+  private lastPriority = -1;
 
   constructor(
     private readonly s: CycleSession,
@@ -62,9 +75,17 @@ export class ClosedTail {
     if (from >= n || reservations.length === 0 || board.freeVersion !== noFreeVersion) return false;
     const minG = this.smallestFrom(from);
     if (noFreeFrom > minG) return false;
-    // The smallest job left only grows, which never turns a yes into a no.
+    // The smallest job left only grows, which never turns a yes into a no; nor does the walk passing
+    // a place, though it may turn a no into a yes at `noUntil` (see below).
     const a = this.asked;
-    if (a[0] === noFreeVersion && a[1] === noFreeFrom && a[2] === s.preemptionSearches && a[3] === tree.version && a[4] === minG)
+    if (
+      from < this.noUntil &&
+      a[0] === noFreeVersion &&
+      a[1] === noFreeFrom &&
+      a[2] === s.preemptionSearches &&
+      a[3] === tree.version &&
+      a[4] === minG
+    )
       return false;
     a[0] = noFreeVersion;
     a[1] = noFreeFrom;
@@ -74,14 +95,27 @@ export class ClosedTail {
     if (this.rules.mayPreempt === null || s.preemptionSearches >= policy.maxPreemptionSearches || !board.couldFit(minG, 0))
       return true;
     // No job left searches: each victim class it could be in failed at a size no job left is under.
-    const p = cols.priority[from]!;
-    const chargedDone = (searchFailedAt.get(CHARGED) ?? Infinity) <= minG || !this.mayRunCharged(from, minG);
-    return (
-      chargedDone &&
-      this.rules.compare === compareEntries &&
-      p === cols.priority[n - 1] &&
-      (searchFailedAt.get(p) ?? Infinity) <= minG
-    );
+    this.noUntil = Infinity;
+    const failedCharged = searchFailedAt.get(CHARGED) ?? Infinity;
+    const chargedDone = failedCharged <= minG || !this.mayRunChargedUnder(from, failedCharged);
+    if (this.rules.compare !== compareEntries) return false;
+    const lastPriority = this.lastPriorityFrom();
+    if (from < lastPriority) this.noUntil = Math.min(this.noUntil, lastPriority);
+    return chargedDone && from >= lastPriority && (searchFailedAt.get(cols.priority[from]!) ?? Infinity) <= minG;
+  }
+
+  /**
+   * Where the jobs of the last priority begin (the order is by priority, so one priority is left
+   * from there on), read once.
+   */
+  private lastPriorityFrom(): number {
+    if (this.lastPriority < 0) {
+      const { priority } = this.cols;
+      let i = this.n - 1;
+      while (i > 0 && priority[i - 1] === priority[this.n - 1]) i--;
+      this.lastPriority = i;
+    }
+    return this.lastPriority;
   }
 
   /**
@@ -107,21 +141,42 @@ export class ClosedTail {
   }
 
   /**
-   * Could a job from `from` on, of `g` GPUs or more, run charged now? Only a budget with such a job
-   * left can have one, and a job runs charged with fewer GPUs whenever it would with more
-   * (BaselineRules.chargedIn).
+   * Could a job from `from` on of fewer than `g` GPUs run charged now (and so search for victims
+   * in the charged class)? Per budget only its smallest job left that is not unallocated work is
+   * asked: a job runs charged with fewer GPUs whenever it would with more (BaselineRules.chargedIn).
    */
-  private mayRunCharged(from: number, g: number): boolean {
-    let last = this.lastCharged;
-    if (last === null) {
-      last = this.lastCharged = new Array<number>(this.s.tree.size).fill(-1);
-      const { lane, budget } = this.cols;
+  private mayRunChargedUnder(from: number, g: number): boolean {
+    let places = this.chargeablePlace;
+    const sizes = this.chargeableGpus;
+    const left = this.chargeable;
+    if (places === null) {
+      const budgets = this.s.tree.size;
+      places = this.chargeablePlace = Array.from({ length: budgets }, () => []);
+      for (let b = 0; b < budgets; b++) sizes.push([]);
+      const smallest = new Array<number>(budgets).fill(Infinity);
+      const { lane, budget, gpus } = this.cols;
       for (let i = this.n - 1; i >= 0; i--) {
         const b = budget[i]!;
-        if (last[b] === -1 && lane[i] !== LANE_INDEX.UNALLOCATED) last[b] = i;
+        if (lane[i] === LANE_INDEX.UNALLOCATED || gpus[i]! >= smallest[b]!) continue;
+        smallest[b] = gpus[i]!;
+        places[b]!.push(i);
+        sizes[b]!.push(gpus[i]!);
+      }
+      for (let b = 0; b < budgets; b++) left.push(places[b]!.length);
+    }
+    for (let b = 0; b < places.length; b++) {
+      const at = places[b]!;
+      let k = left[b]!;
+      while (k > 0 && at[k - 1]! < from) k--; // passed by the walk: `from` never decreases
+      left[b] = k;
+      if (k === 0) continue;
+      const m = sizes[b]![k - 1]!; // the smallest from `from` on
+      if (m < g && this.chargedOf(b, LANE_INDEX.ALLOCATED, m)) {
+        // It says no until the walk passes that job.
+        this.noUntil = Math.min(this.noUntil, at[k - 1]! + 1);
+        return true;
       }
     }
-    for (let b = 0; b < last.length; b++) if (last[b]! >= from && this.chargedOf(b, LANE_INDEX.ALLOCATED, g)) return true;
     return false;
   }
 }
