@@ -9,10 +9,11 @@ import { StartFits } from "./fits";
 import { reservationExtras, type ReasonExtras } from "./reason-drafts";
 import { blockedReason } from "./reason-precedence";
 import type { CycleSession } from "./session";
-import { tryStart } from "./try-start";
+import { mayPreemptInterruptible, tryStart } from "./try-start";
 
 const LANES: readonly JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
 const DEBUG = LANE_INDEX.DEBUG;
+const ALLOCATED = LANE_INDEX.ALLOCATED;
 
 /**
  * The three lanes in turn, each in fair-tree order (R2): debug (R5), allocated (R2-R4), unallocated
@@ -40,6 +41,8 @@ export function runLanes(s: CycleSession, shareBlocked = true): void {
     }
     const blocked = shareBlocked ? new BlockedMemo(s) : null;
     const deferWhenClosed = lane === "UNALLOCATED" && s.deferReasons;
+    const allocated = lane === "ALLOCATED";
+    if (allocated) s.settledFrom = s.blockedAllocatedJobs.length;
     for (;;) {
       if (deferWhenClosed && unallocatedLaneClosed(s)) {
         deferClosedLane(s, fits);
@@ -47,7 +50,14 @@ export function runLanes(s: CycleSession, shareBlocked = true): void {
       }
       const e = s.queues!.next(lane);
       if (e === null) break;
+      if (!allocated) {
+        takeNext(s, fits, e, lane, blocked);
+        continue;
+      }
+      const jobs = s.board.jobsVersion;
+      const reserved = s.reservations.nodesVersion;
       takeNext(s, fits, e, lane, blocked);
+      if (s.board.jobsVersion !== jobs || s.reservations.nodesVersion !== reserved) s.settledFrom = s.blockedAllocatedJobs.length;
     }
   }
 }
@@ -56,16 +66,36 @@ export function runLanes(s: CycleSession, shareBlocked = true): void {
  * R3: GPUs freed later in the cycle go to blocked allocated jobs, in order, before unallocated work.
  * A retry that fails serves the later jobs of its kind while nothing moved, as in the lanes
  * (blocked-memo.ts: a try reads the job only through its kind).
+ *
+ * Speed bookkeeping, no rule: a job of the allocated lane tried there on the board and reservations
+ * the retry still has (session.settledFrom), and for the same victims (unallocated work only: its
+ * budget ranks ahead of no holder of interruptible work by the margin, R4), is passed over. Its
+ * retry would end as its try did: no free placement, and its victim search made and failed, or
+ * skipped for what still holds (no search left, no node that could fit it, a search of its key
+ * failed for fewer GPUs: within a cycle these only tighten, search-memo.ts). On an overloaded
+ * cluster that is most of the list: the jobs blocked after the lane's last start or reservation.
+ * Off with shared outcomes (`shareBlocked`), so the test that turns them off checks this too.
  */
 function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
-  const { board, reasons, policy, blockedAllocatedJobs, blockedColumns, blockedIndex } = s;
+  const { board, reasons, policy, blockedAllocatedJobs, blockedColumns, blockedIndex, settledFrom } = s;
   const failed = shareBlocked ? new BlockedMemo(s) : null;
+  const jobsAtStart = board.jobsVersion;
+  const reservedAtStart = s.reservations.nodesVersion;
   for (let j = 0; j < blockedAllocatedJobs.length; j++) {
     if (board.largestFree() === 0 && !board.couldFit(1, 0)) break;
     const i = blockedAllocatedJobs[j]!;
     // What the checks read of the job, from its queue's columns; the entry only where more is needed.
     const cols = blockedColumns[j]!;
     const k = blockedIndex[j]!;
+    if (
+      shareBlocked &&
+      j >= settledFrom &&
+      cols.lane[k] === ALLOCATED &&
+      board.jobsVersion === jobsAtStart &&
+      s.reservations.nodesVersion === reservedAtStart &&
+      !mayPreemptInterruptible(s, cols.budget[k]!)
+    )
+      continue;
     const debug = cols.lane[k] === DEBUG;
     if (debug) {
       const e = reasons.entry[i]!;

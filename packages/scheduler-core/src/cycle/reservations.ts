@@ -21,8 +21,8 @@ export class Reservations {
   readonly reservedBy: number[];
   /** Reservation searches so far (bounded at maxReservations x 4 a cycle). */
   attempts = 0;
-  /** Bumped whenever `reservedBy` changes (the nodes a search may use). */
-  private nodesVersion = 0;
+  /** Bumped whenever `reservedBy` changes (the nodes a search may use); read, never set, outside. */
+  nodesVersion = 0;
   /**
    * Speed bookkeeping, no rule: searches that found nothing, by what they depend on (see reserve),
    * valid while the board's jobs, the ratios and the reserved nodes stay as they were.

@@ -99,6 +99,11 @@ export class CycleSession {
   readonly blockedAllocatedJobs: number[] = [];
   readonly blockedColumns: EntryColumns[] = [];
   readonly blockedIndex: number[] = [];
+  /**
+   * How many of blockedAllocatedJobs were tried on another board (its jobs) or other reservations
+   * than the allocated lane ended with: the rest were tried on those the retry starts from.
+   */
+  settledFrom = 0;
   /** Unallocated jobs preempted for allocated work that may be moved instead (R12, cycle/consolidate.ts). */
   readonly moveCandidates: MoveCandidate[] = [];
   /** Job sizes no move can make room for, while the free GPUs stay as they were (R12, consolidate.ts). */

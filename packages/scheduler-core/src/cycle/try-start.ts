@@ -14,7 +14,7 @@ import type { CycleSession } from "./session";
  * R4 shortcut: may a regular job of `budget` preempt interruptible work of any budget at all (ranks
  * ahead of some holder of it by the margin)? Memoised until the ratios move.
  */
-function mayPreemptInterruptible(s: CycleSession, budget: number): boolean {
+export function mayPreemptInterruptible(s: CycleSession, budget: number): boolean {
   const known = s.memo.mayPreemptKnown(budget, s.ratiosVersion);
   if (known !== undefined) return known;
   const { tree, scratch } = s;
