@@ -81,6 +81,10 @@ function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
   const failed = shareBlocked ? new BlockedMemo(s) : null;
   const jobsAtStart = board.jobsVersion;
   const reservedAtStart = s.reservations.nodesVersion;
+  // Per budget, whether its jobs may preempt more than unallocated work (R4), read once the settled
+  // jobs are reached; when none may, no job from settledFrom on is retried (all of them are of the
+  // allocated lane: the debug lane's were blocked before it began).
+  let mayPreemptMore: boolean[] | null = null;
   for (let j = 0; j < blockedAllocatedJobs.length; j++) {
     if (board.largestFree() === 0 && !board.couldFit(1, 0)) break;
     const i = blockedAllocatedJobs[j]!;
@@ -90,12 +94,15 @@ function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
     if (
       shareBlocked &&
       j >= settledFrom &&
-      cols.lane[k] === ALLOCATED &&
       board.jobsVersion === jobsAtStart &&
-      s.reservations.nodesVersion === reservedAtStart &&
-      !mayPreemptInterruptible(s, cols.budget[k]!)
-    )
-      continue;
+      s.reservations.nodesVersion === reservedAtStart
+    ) {
+      if (mayPreemptMore === null) {
+        mayPreemptMore = Array.from({ length: s.tree.size }, (_, b) => mayPreemptInterruptible(s, b));
+        if (!mayPreemptMore.includes(true)) break;
+      }
+      if (cols.lane[k] === ALLOCATED && !mayPreemptMore[cols.budget[k]!]) continue;
+    }
     const debug = cols.lane[k] === DEBUG;
     if (debug) {
       const e = reasons.entry[i]!;
