@@ -101,7 +101,11 @@ function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
         mayPreemptMore = Array.from({ length: s.tree.size }, (_, b) => mayPreemptInterruptible(s, b));
         if (!mayPreemptMore.includes(true)) break;
       }
-      if (cols.lane[k] === ALLOCATED && !mayPreemptMore[cols.budget[k]!]) continue;
+      if (cols.lane[k] === ALLOCATED && !mayPreemptMore[cols.budget[k]!]) {
+        // So are the jobs after it from the same queue (one lane and budget), read no further.
+        while (j + 1 < blockedColumns.length && blockedColumns[j + 1] === cols) j++;
+        continue;
+      }
     }
     const debug = cols.lane[k] === DEBUG;
     if (debug) {
