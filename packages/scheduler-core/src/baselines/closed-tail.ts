@@ -22,8 +22,8 @@ import { WAITING, type WaitingCode } from "./waiting-notes";
  *     could fit the smallest job left even with its preemptible work gone (nor any larger one), or a
  *     search already failed at a size no job left is under, for the charged class (or no job left
  *     under the size that failed can run charged: no budget has room for its smallest job of
- *     allocated work left, when that job is under it) and for the one priority left (the order is by priority, so one priority is left when the first and
- *     last jobs left share it),
+ *     allocated work left, when that job is under it) and for the one priority left (the order is
+ *     by priority, so one priority is left once the walk reaches the last priority's jobs),
  * every job left waits, for a reason that depends on its size alone (CLUSTER_DRAINING, ORDER,
  * CAPACITY, RESERVED_FOR, as the walk would give it), and nothing the walk checks moves again. The
  * rest is then ordered from the columns' ids and its reasons written when the result's reasons are
