@@ -1,4 +1,4 @@
-import { makeCluster, makeJob } from "@tranche/testkit";
+import { makeCluster, makeJob, preemptionsOf, reservesOf, startedIds } from "@tranche/testkit";
 import { describe, expect, it } from "vitest";
 import { createScheduler, defaultPolicy } from "../src/index";
 import { FIFO, PRIORITY, type RuleSet } from "../src/baselines/index";
@@ -105,8 +105,8 @@ describe("a baseline walk's closed tail (baselines/closed-tail.ts)", () => {
         .snapshot();
       const memory = new WorkingMemory();
       const result = runCycleWith(memory, snap, defaultPolicy, 100, rules);
-      expect(result.plan.filter((op) => op.op === "RESERVE").map((op) => op.jobId)).toEqual(["big"]);
-      expect(result.plan.filter((op) => op.op === "START").map((op) => op.jobId)).toEqual(["small"]);
+      expect(reservesOf(result).map((op) => op.jobId)).toEqual(["big"]);
+      expect(startedIds(result)).toEqual(["small"]);
       expect(memory.closedTailJobs).toBe(0);
     });
   }
@@ -132,8 +132,8 @@ describe("a baseline walk's closed tail (baselines/closed-tail.ts)", () => {
       .snapshot();
     const memory = new WorkingMemory();
     const result = runCycleWith(memory, snap, defaultPolicy, 100, PRIORITY);
-    expect(result.plan.filter((op) => op.op === "RESERVE").map((op) => op.jobId)).toEqual(["u"]);
-    expect(result.plan.filter((op) => op.op === "PREEMPT").map((op) => [op.jobId, op.byJobId])).toEqual([["free", "small"]]);
-    expect(result.plan.filter((op) => op.op === "START").map((op) => op.jobId)).toEqual(["small"]);
+    expect(reservesOf(result).map((op) => op.jobId)).toEqual(["u"]);
+    expect(preemptionsOf(result).map((op) => [op.jobId, op.byJobId])).toEqual([["free", "small"]]);
+    expect(startedIds(result)).toEqual(["small"]);
   });
 });
