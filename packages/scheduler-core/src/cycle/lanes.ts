@@ -50,14 +50,11 @@ export function runLanes(s: CycleSession, shareBlocked = true): void {
       }
       const e = s.queues!.next(lane);
       if (e === null) break;
-      if (!allocated) {
-        takeNext(s, fits, e, lane, blocked);
-        continue;
-      }
       const jobs = s.board.jobsVersion;
       const reserved = s.reservations.nodesVersion;
       takeNext(s, fits, e, lane, blocked);
-      if (s.board.jobsVersion !== jobs || s.reservations.nodesVersion !== reserved) s.settledFrom = s.blockedAllocatedJobs.length;
+      const moved = s.board.jobsVersion !== jobs || s.reservations.nodesVersion !== reserved;
+      if (allocated && moved) s.settledFrom = s.blockedAllocatedJobs.length;
     }
   }
 }
@@ -65,48 +62,26 @@ export function runLanes(s: CycleSession, shareBlocked = true): void {
 /**
  * R3: GPUs freed later in the cycle go to blocked allocated jobs, in order, before unallocated work.
  * A retry that fails serves the later jobs of its kind while nothing moved, as in the lanes
- * (blocked-memo.ts: a try reads the job only through its kind).
- *
- * Speed bookkeeping, no rule: a job of the allocated lane tried there on the board and reservations
- * the retry still has (session.settledFrom), and for the same victims (unallocated work only: its
- * budget ranks ahead of no holder of interruptible work by the margin, R4), is passed over. Its
- * retry would end as its try did: no free placement, and its victim search made and failed, or
- * skipped for what still holds (no search left, no node that could fit it, a search of its key
- * failed for fewer GPUs: within a cycle these only tighten, search-memo.ts). On an overloaded
- * cluster that is most of the list: the jobs blocked after the lane's last start or reservation.
- * Off with shared outcomes (`shareBlocked`), so the test that turns them off checks this too.
+ * (blocked-memo.ts: a try reads the job only through its kind), and the settled jobs are passed
+ * over (SettledJobs). Both are off with shared outcomes (`shareBlocked`), so the test that turns
+ * them off checks them too.
  */
 function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
-  const { board, reasons, policy, blockedAllocatedJobs, blockedColumns, blockedIndex, settledFrom } = s;
+  const { board, reasons, policy, blockedAllocatedJobs, blockedColumns, blockedIndex } = s;
   const failed = shareBlocked ? new BlockedMemo(s) : null;
-  const jobsAtStart = board.jobsVersion;
-  const reservedAtStart = s.reservations.nodesVersion;
-  // Per budget, whether its jobs may preempt more than unallocated work (R4), read once the settled
-  // jobs are reached; when none may, no job from settledFrom on is retried (all of them are of the
-  // allocated lane: the debug lane's were blocked before it began).
-  let mayPreemptMore: boolean[] | null = null;
+  const settled = shareBlocked ? new SettledJobs(s) : null;
   for (let j = 0; j < blockedAllocatedJobs.length; j++) {
     if (board.largestFree() === 0 && !board.couldFit(1, 0)) break;
+    const passed = settled === null ? 0 : settled.passOver(j);
+    if (passed < 0) break;
+    if (passed > 0) {
+      j += passed - 1;
+      continue;
+    }
     const i = blockedAllocatedJobs[j]!;
     // What the checks read of the job, from its queue's columns; the entry only where more is needed.
     const cols = blockedColumns[j]!;
     const k = blockedIndex[j]!;
-    if (
-      shareBlocked &&
-      j >= settledFrom &&
-      board.jobsVersion === jobsAtStart &&
-      s.reservations.nodesVersion === reservedAtStart
-    ) {
-      if (mayPreemptMore === null) {
-        mayPreemptMore = Array.from({ length: s.tree.size }, (_, b) => mayPreemptInterruptible(s, b));
-        if (!mayPreemptMore.includes(true)) break;
-      }
-      if (cols.lane[k] === ALLOCATED && !mayPreemptMore[cols.budget[k]!]) {
-        // So are the jobs after it from the same queue (one lane and budget), read no further.
-        while (j + 1 < blockedColumns.length && blockedColumns[j + 1] === cols) j++;
-        continue;
-      }
-    }
     const debug = cols.lane[k] === DEBUG;
     if (debug) {
       const e = reasons.entry[i]!;
@@ -121,6 +96,50 @@ function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
     const e = reasons.entry[i]!;
     if (tryStart(s, e, reasons.position[i]!, reasons.ratio[i]!, true, true) === "STARTED") reasons.markStarted(i);
     else failed?.keep(e, NOT_RETRIED);
+  }
+}
+
+/**
+ * Speed bookkeeping of the retry, no rule: a job of the allocated lane tried there on the board and
+ * reservations the retry still has (CycleSession.settledFrom), and for the same victims (unallocated
+ * work only: its budget ranks ahead of no holder of interruptible work by the margin, R4), is passed
+ * over. Its retry would end as its try did: no free placement, and its victim search made and
+ * failed, or skipped for what still holds (no search left, no node that could fit it, a search of
+ * its key failed for fewer GPUs: within a cycle these only tighten, search-memo.ts). On an
+ * overloaded cluster that is most of the list: the jobs blocked after the lane's last start or
+ * reservation.
+ */
+class SettledJobs {
+  private readonly jobs: number;
+  private readonly reserved: number;
+  /** Per budget, whether its jobs may preempt more than unallocated work (R4), read once needed. */
+  private mayPreemptMore: boolean[] | null = null;
+
+  constructor(private readonly s: CycleSession) {
+    this.jobs = s.board.jobsVersion;
+    this.reserved = s.reservations.nodesVersion;
+  }
+
+  /**
+   * How many blocked jobs from the j-th on to pass over: 0 to retry it, the rest of its queue's run
+   * when it is settled (one lane and budget per queue), -1 when no job from it on needs a retry (none
+   * may preempt more than unallocated work, and all of them are of the allocated lane: the debug
+   * lane's were blocked before it began).
+   */
+  passOver(j: number): number {
+    const s = this.s;
+    if (j < s.settledFrom || s.board.jobsVersion !== this.jobs || s.reservations.nodesVersion !== this.reserved) return 0;
+    if (this.mayPreemptMore === null) {
+      this.mayPreemptMore = Array.from({ length: s.tree.size }, (_, b) => mayPreemptInterruptible(s, b));
+      if (!this.mayPreemptMore.includes(true)) return -1;
+    }
+    const columns = s.blockedColumns;
+    const cols = columns[j]!;
+    const k = s.blockedIndex[j]!;
+    if (cols.lane[k] !== ALLOCATED || this.mayPreemptMore[cols.budget[k]!]) return 0;
+    let n = 1;
+    while (j + n < columns.length && columns[j + n] === cols) n++;
+    return n;
   }
 }
 
