@@ -85,4 +85,111 @@ describe("PendingQueues", () => {
       { numRuns: 300 },
     );
   });
+
+  it("after a run taken at once empties a budget under its share, owed work is counted again (R2's first tier)", () => {
+    // d0's leaves have no usage, d1's much: by ratio d0 goes first. p1 holds more than its owed share
+    // (10 of 60 GPUs), so once p0's jobs are gone d0 has no owed work left and d1's owed p3 goes first.
+    const nodes: BudgetTreeNode[] = [
+      { id: "lab", name: "lab", parentId: null, allocationPpm: 1_000_000, usageGpuSeconds: 0, entitlementGpuSeconds: 600 },
+      { id: "d0", name: "d0", parentId: "lab", allocationPpm: 500_000, usageGpuSeconds: 0, entitlementGpuSeconds: 300 },
+      { id: "d1", name: "d1", parentId: "lab", allocationPpm: 500_000, usageGpuSeconds: 0, entitlementGpuSeconds: 300 },
+    ];
+    for (let i = 0; i < 6; i++)
+      nodes.push({
+        id: `p${i}`,
+        name: `p${i}`,
+        parentId: i < 3 ? "d0" : "d1",
+        allocationPpm: 333_333,
+        usageGpuSeconds: i < 3 ? 0 : 10_000_000,
+        entitlementGpuSeconds: 100,
+      });
+    const tree = new FairTree(nodes, 3600);
+    tree.capacity = 60;
+    tree.addHeld(tree.indexOf("p1")!, 12);
+    const entry = (id: string, leaf: string, at: number): PendingEntry =>
+      pendingEntry({ id, priority: 0, submittedAt: at } as PendingJob, tree.indexOf(leaf)!, "ALLOCATED");
+    const queues = (): PendingQueues =>
+      new PendingQueues(
+        tree,
+        [entry("a1", "p0", 1), entry("a2", "p0", 2), entry("b1", "p1", 3), entry("c1", "p3", 4)],
+        null,
+        EntryColumns.of,
+      );
+    const rest = (q: PendingQueues): (string | undefined)[] => [1, 2, 3].map(() => q.next("ALLOCATED")?.job.id);
+    // a2 taken by the pick cache, then as a run.
+    const picked = queues();
+    expect([picked.next("ALLOCATED")!.job.id, picked.next("ALLOCATED")!.job.id]).toEqual(["a1", "a2"]);
+    expect(rest(picked)).toEqual(["c1", "b1", undefined]);
+    const skipped = queues();
+    expect(skipped.next("ALLOCATED")!.job.id).toBe("a1");
+    const run = skipped.runAfterTaken("ALLOCATED")!;
+    expect(run.queue.slice(run.from).map((e) => e.job.id)).toEqual(["a2"]);
+    skipped.skip("ALLOCATED", 1);
+    expect(rest(skipped)).toEqual(["c1", "b1", undefined]);
+  });
+
+  it("takes a run at once (runAfterTaken, skip) as the picks it stands for would, and picks on from there", () => {
+    const arbRuns = fc.record({
+      base: arbCase,
+      // After pick k, take up to n of the last budget's jobs at once (no start between them).
+      skips: fc.array(fc.record({ after: fc.integer({ min: 0, max: 40 }), n: fc.integer({ min: 0, max: 10 }) }), {
+        maxLength: 8,
+      }),
+    });
+    fc.assert(
+      fc.property(arbRuns, ({ base: c, skips }) => {
+        const nodes: BudgetTreeNode[] = [
+          { id: "lab", name: "lab", parentId: null, allocationPpm: 1_000_000, usageGpuSeconds: 0, entitlementGpuSeconds: 600 },
+          { id: "d0", name: "d0", parentId: "lab", allocationPpm: 500_000, usageGpuSeconds: 0, entitlementGpuSeconds: 300 },
+          { id: "d1", name: "d1", parentId: "lab", allocationPpm: 500_000, usageGpuSeconds: 0, entitlementGpuSeconds: 300 },
+        ];
+        for (let i = 0; i < 6; i++)
+          nodes.push({
+            id: `p${i}`,
+            name: `p${i}`,
+            parentId: i < 3 ? "d0" : "d1",
+            allocationPpm: 333_333,
+            usageGpuSeconds: c.usage[i]!,
+            entitlementGpuSeconds: 100,
+          });
+        const treeA = new FairTree(nodes, 3600);
+        const treeB = new FairTree(nodes, 3600);
+        treeA.capacity = treeB.capacity = 60;
+        const entries = c.jobs.map((j, k) => {
+          const job = { id: `j${String(k).padStart(2, "0")}`, priority: j.priority, submittedAt: k } as PendingJob;
+          return pendingEntry(job, treeA.indexOf(`p${j.leaf}`)!, "ALLOCATED" as JobLane);
+        });
+        const queues = new PendingQueues(treeA, entries, null, EntryColumns.of);
+        const left = new Map<number, PendingEntry[]>();
+        for (const e of [...entries].sort((a, b) => b.priority - a.priority || a.submittedAt - b.submittedAt)) {
+          if (!left.has(e.budget)) left.set(e.budget, []);
+          left.get(e.budget)!.push(e);
+        }
+        const got: string[] = [];
+        const want: string[] = [];
+        for (let k = 0; k <= entries.length; k++) {
+          const picked = queues.next("ALLOCATED");
+          got.push(picked?.job.id ?? "none");
+          want.push(referencePick(treeB, left)?.job.id ?? "none");
+          for (const x of skips.filter((x) => x.after === k)) {
+            const run = queues.runAfterTaken("ALLOCATED");
+            if (run === null) continue;
+            const n = Math.min(x.n, run.queue.length - run.from);
+            for (let i = 0; i < n; i++) {
+              got.push(run.queue[run.from + i]!.job.id);
+              want.push(referencePick(treeB, left)?.job.id ?? "none");
+            }
+            queues.skip("ALLOCATED", n);
+            if (n > 0) expect(run.queue[queues.takenAt]).toBe(run.queue[run.from + n - 1]);
+          }
+          for (const s of c.starts.filter((x) => x.after === k)) {
+            treeA.addHeld(treeA.indexOf(`p${s.leaf}`)!, s.gpus);
+            treeB.addHeld(treeB.indexOf(`p${s.leaf}`)!, s.gpus);
+          }
+        }
+        expect(got).toEqual(want);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
