@@ -103,6 +103,23 @@ export function nodeReleases(board: NodeBoard, node: number, releaseOf: ReleaseO
   return times;
 }
 
+/**
+ * At least as many GPUs of a node as free now (release at or before now, nodeReleases): its free
+ * GPUs and those of every job that releases by now. A GPU held twice may be counted twice, so the
+ * count is an upper bound: below `gpus`, the node's gpus-th release is later than now.
+ */
+function freeNowAtMost(board: NodeBoard, node: number, releaseOf: ReleaseOf): number {
+  const now = board.now;
+  let n = board.free[node]!;
+  const jobs = board.jobsOn[node]!;
+  for (let j = 0; j < jobs.length; j++) {
+    const v = jobs[j]!;
+    if (releaseOf(v) > now) continue;
+    for (let k = 0; k < v.slots.length; k++) if (v.slots[k]!.node === node) n += v.slots[k]!.gpus.length;
+  }
+  return n;
+}
+
 export interface ReservationChoice {
   nodes: number[];
   from: number;
@@ -118,14 +135,21 @@ export function findEarliestStart(
   if (gpus <= 0 || board.size === 0) return null;
   const scratch: number[] = [];
   if (gpus <= board.size) {
+    // Nothing frees earlier than now, and a later node wins only by being earlier: the first node
+    // whose GPUs free now is the answer. Its release times are computed only where enough GPUs could
+    // free now (on an overloaded cluster most nodes hold work this job may not preempt).
+    for (let node = 0; node < board.count; node++) {
+      if (!board.schedulable[node] || board.nodes[node]!.gpuCount < gpus || !allowNode(node)) continue;
+      if (freeNowAtMost(board, node, releaseOf) < gpus) continue;
+      const t = nodeReleases(board, node, releaseOf, scratch)[gpus - 1]!;
+      if (t <= board.now) return { nodes: [node], from: t };
+    }
+    // None frees now: the earliest, the first node on ties.
     let best: ReservationChoice | null = null;
     for (let node = 0; node < board.count; node++) {
       if (!board.schedulable[node] || board.nodes[node]!.gpuCount < gpus || !allowNode(node)) continue;
       const t = nodeReleases(board, node, releaseOf, scratch)[gpus - 1]!;
-      if (t === Infinity) continue;
-      if (!best || t < best.from) best = { nodes: [node], from: t };
-      // Nothing frees earlier than now, and a later node wins only by being earlier: done.
-      if (t <= board.now) break;
+      if (t !== Infinity && (!best || t < best.from)) best = { nodes: [node], from: t };
     }
     return best;
   }

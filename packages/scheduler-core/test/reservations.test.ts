@@ -134,14 +134,30 @@ describe("R7 reservations and backfill", () => {
 
 describe("findEarliestStart", () => {
   // A stand-in board: nodes of 8 GPUs (some smaller), each holding one-GPU-slot jobs whose release
-  // time the test chooses (now, later, never). What findEarliestStart reads of a NodeBoard.
+  // time the test chooses (now, later, never), and jobs of several GPUs that may share a GPU with
+  // another (a job leaving in its grace and the one started in its place). What findEarliestStart
+  // reads of a NodeBoard.
   const NOW_T = 1000;
   interface FakeJob {
     slots: { node: number; gpus: number[] }[];
     at: number;
   }
-  const boardOf = (nodes: { size: number; releases: number[]; schedulable: boolean }[]) => {
-    const jobsOn = nodes.map((n, i) => n.releases.map((at, g): FakeJob => ({ slots: [{ node: i, gpus: [g] }], at })));
+  interface FakeNode {
+    size: number;
+    releases: number[];
+    shared?: { gpus: number[]; at: number }[];
+    schedulable: boolean;
+  }
+  const boardOf = (nodes: FakeNode[]) => {
+    const jobsOn = nodes.map((n, i) => [
+      ...n.releases.map((at, g): FakeJob => ({ slots: [{ node: i, gpus: [g] }], at })),
+      ...(n.shared ?? []).map(({ gpus, at }): FakeJob => ({ slots: [{ node: i, gpus }], at })),
+    ]);
+    // Free: held by no job.
+    const free = nodes.map((n, i) => {
+      const held = new Set(jobsOn[i]!.flatMap((j) => j.slots[0]!.gpus));
+      return Array.from({ length: n.size }, (_, g) => g).filter((g) => !held.has(g)).length;
+    });
     return {
       now: NOW_T,
       size: 8,
@@ -149,6 +165,7 @@ describe("findEarliestStart", () => {
       schedulable: nodes.map((n) => n.schedulable),
       nodes: nodes.map((n, i) => ({ id: `n${i}`, name: `n${i}`, gpuCount: n.size })),
       jobsOn,
+      free,
     } as unknown as NodeBoard;
   };
   const releaseOf = (v: unknown): number => (v as FakeJob).at;
@@ -183,6 +200,12 @@ describe("findEarliestStart", () => {
   const node = fc.record({
     size: fc.constantFrom(8, 8, 8, 4),
     releases: fc.array(release, { maxLength: 8 }),
+    shared: fc.array(
+      fc.record({ gpus: fc.uniqueArray(fc.integer({ min: 0, max: 7 }), { minLength: 1, maxLength: 4 }), at: release }),
+      {
+        maxLength: 2,
+      },
+    ),
     schedulable: fc.boolean(),
   });
 
@@ -193,7 +216,11 @@ describe("findEarliestStart", () => {
         fc.constantFrom(1, 2, 3, 4, 8, 16, 24, 12),
         fc.array(fc.boolean(), { minLength: 14, maxLength: 14 }),
         (nodes, gpus, allowed) => {
-          const fixed = nodes.map((n) => ({ ...n, releases: n.releases.slice(0, n.size) }));
+          const fixed = nodes.map((n) => ({
+            ...n,
+            releases: n.releases.slice(0, n.size),
+            shared: n.shared.map((j) => ({ ...j, gpus: j.gpus.filter((g) => g < n.size) })),
+          }));
           const board = boardOf(fixed);
           const allow = (n: number): boolean => allowed[n]!;
           expect(findEarliestStart(board, gpus, releaseOf, allow)).toEqual(reference(board, gpus, allow));
