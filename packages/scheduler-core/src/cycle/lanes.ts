@@ -1,3 +1,4 @@
+import type { EntryColumns } from "../entry-columns";
 import { LANE_INDEX, PendingQueues, type PendingEntry } from "../order-pending";
 import type { JobLane, PendingReasonCode } from "../types";
 import { BlockedMemo, type BlockedOutcome } from "./blocked-memo";
@@ -42,7 +43,7 @@ export function runLanes(s: CycleSession, shareBlocked = true): void {
     const blocked = shareBlocked ? new BlockedMemo(s) : null;
     const deferWhenClosed = lane === "UNALLOCATED" && s.deferReasons;
     const allocated = lane === "ALLOCATED";
-    if (allocated) s.settledFrom = s.blockedAllocatedJobs.length;
+    if (allocated) s.settledFrom = s.blocked.count;
     for (;;) {
       if (deferWhenClosed && unallocatedLaneClosed(s)) {
         deferClosedLane(s, fits);
@@ -54,7 +55,7 @@ export function runLanes(s: CycleSession, shareBlocked = true): void {
       const reserved = s.reservations.nodesVersion;
       takeNext(s, fits, e, lane, blocked);
       const moved = s.board.jobsVersion !== jobs || s.reservations.nodesVersion !== reserved;
-      if (allocated && moved) s.settledFrom = s.blockedAllocatedJobs.length;
+      if (allocated && moved) s.settledFrom = s.blocked.count;
       else if (!moved && blocked !== null && lane !== "DEBUG") takeSharedRun(s, fits, lane, blocked);
     }
   }
@@ -68,35 +69,37 @@ export function runLanes(s: CycleSession, shareBlocked = true): void {
  * them off checks them too.
  */
 function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
-  const { board, reasons, policy, blockedAllocatedJobs, blockedColumns, blockedIndex } = s;
+  const { board, reasons, policy, blocked } = s;
   const failed = shareBlocked ? new BlockedMemo(s) : null;
   const settled = shareBlocked ? new SettledJobs(s) : null;
-  for (let j = 0; j < blockedAllocatedJobs.length; j++) {
-    if (board.largestFree() === 0 && !board.couldFit(1, 0)) break;
-    const passed = settled === null ? 0 : settled.passOver(j);
-    if (passed < 0) break;
-    if (passed > 0) {
-      j += passed - 1;
-      continue;
-    }
-    const i = blockedAllocatedJobs[j]!;
-    // What the checks read of the job, from its queue's columns; the entry only where more is needed.
-    const cols = blockedColumns[j]!;
-    const k = blockedIndex[j]!;
-    const debug = cols.lane[k] === DEBUG;
-    if (debug) {
+  for (let r = 0; r < blocked.runs; r++) {
+    const cols = blocked.cols[r]!;
+    for (let o = 0; o < blocked.size[r]!; o++) {
+      if (board.largestFree() === 0 && !board.couldFit(1, 0)) return;
+      // The job's place in the whole list (CycleSession.settledFrom counts the same way).
+      const j = blocked.firstJob[r]! + o;
+      const passed = settled === null ? 0 : settled.passOver(j, cols, blocked.firstAt[r]! + o);
+      if (passed < 0) return;
+      // Passed over: this job and the rest of its run (of its queue's jobs; the next run may go on with them).
+      if (passed > 0) break;
+      const i = blocked.firstDraft[r]! + o;
+      // What the checks read of the job, from its queue's columns; the entry only where more is needed.
+      const k = blocked.firstAt[r]! + o;
+      const debug = cols.lane[k] === DEBUG;
+      if (debug) {
+        const e = reasons.entry[i]!;
+        if ((s.userDebug.get(e.job.userId) ?? 0) + e.gpus > policy.debugMaxGpusPerUser) continue;
+      }
+      // A task or job started since took the room its limit leaves.
+      if (s.limits.mayBlock(cols.capped[k]!) && s.limits.blocked(reasons.entry[i]!) !== null) continue;
+      if (failed !== null) {
+        if ((debug ? failed.get(reasons.entry[i]!) : failed.getAt(cols, k)) !== undefined) continue;
+        failed.mark();
+      }
       const e = reasons.entry[i]!;
-      if ((s.userDebug.get(e.job.userId) ?? 0) + e.gpus > policy.debugMaxGpusPerUser) continue;
+      if (tryStart(s, e, reasons.position[i]!, reasons.ratio[i]!, true, true) === "STARTED") reasons.markStarted(i);
+      else failed?.keep(e, NOT_RETRIED);
     }
-    // A task or job started since took the room its limit leaves.
-    if (s.limits.mayBlock(cols.capped[k]!) && s.limits.blocked(reasons.entry[i]!) !== null) continue;
-    if (failed !== null) {
-      if ((debug ? failed.get(reasons.entry[i]!) : failed.getAt(cols, k)) !== undefined) continue;
-      failed.mark();
-    }
-    const e = reasons.entry[i]!;
-    if (tryStart(s, e, reasons.position[i]!, reasons.ratio[i]!, true, true) === "STARTED") reasons.markStarted(i);
-    else failed?.keep(e, NOT_RETRIED);
   }
 }
 
@@ -122,25 +125,19 @@ class SettledJobs {
   }
 
   /**
-   * How many blocked jobs from the j-th on to pass over: 0 to retry it, the rest of its queue's run
-   * when it is settled (one lane and budget per queue), -1 when no job from it on needs a retry (none
-   * may preempt more than unallocated work, and all of them are of the allocated lane: the debug
-   * lane's were blocked before it began).
+   * For the j-th blocked job, entry k of `cols`: 0 to retry it, 1 to pass over it and the rest of its
+   * run when it is settled (the run is of one queue: one lane and budget), -1 when no job from it on
+   * needs a retry (none may preempt more than unallocated work, and all of them are of the allocated
+   * lane: the debug lane's were blocked before it began).
    */
-  passOver(j: number): number {
+  passOver(j: number, cols: EntryColumns, k: number): number {
     const s = this.s;
     if (j < s.settledFrom || s.board.jobsVersion !== this.jobs || s.reservations.nodesVersion !== this.reserved) return 0;
     if (this.mayPreemptMore === null) {
       this.mayPreemptMore = Array.from({ length: s.tree.size }, (_, b) => mayPreemptInterruptible(s, b));
       if (!this.mayPreemptMore.includes(true)) return -1;
     }
-    const columns = s.blockedColumns;
-    const cols = columns[j]!;
-    const k = s.blockedIndex[j]!;
-    if (cols.lane[k] !== ALLOCATED || this.mayPreemptMore[cols.budget[k]!]) return 0;
-    let n = 1;
-    while (j + n < columns.length && columns[j + n] === cols) n++;
-    return n;
+    return cols.lane[k] !== ALLOCATED || this.mayPreemptMore[cols.budget[k]!] ? 0 : 1;
   }
 }
 

@@ -10,6 +10,7 @@ import { lostGpuSeconds, SearchScratch, type PreemptionContext } from "../plan-p
 import type { ClusterSnapshot, PlanOp, PolicyConfig, PreemptOp, PreemptReasonCode, StartReasonCode } from "../types";
 import type { EntryColumns } from "../entry-columns";
 import type { KeptAdmission } from "../kept-admission";
+import { BlockedList } from "./blocked-list";
 import { JobLimits } from "./job-rules";
 import { ReasonDrafts } from "./reason-drafts";
 import type { RunningTotals } from "../running-totals";
@@ -83,25 +84,18 @@ export class CycleSession {
 
   /** The job of the next reason draft did not start: entry k of `cols` (for the retry, R3). */
   blockedAllocated(cols: EntryColumns, k: number): void {
-    this.blockedAllocatedJobs.push(this.reasons.length);
-    this.blockedColumns.push(cols);
-    this.blockedIndex.push(k);
+    this.blocked.add(cols, k, this.reasons.length);
   }
 
   /** Debug jobs over their user's cap, moved to the allocated lane: the user's debug GPUs then (R5). */
   readonly overDebugCap = new Map<string, number>();
   /** The GPUs and budget (gpus x tree size + budget) of each job in overDebugCap: most jobs are ruled out without their id. */
   private readonly overDebugCapKinds = new Set<number>();
+  /** Allocated jobs that did not start, for the retry before unallocated work (R3). */
+  readonly blocked = new BlockedList();
   /**
-   * Allocated jobs that did not start, for the retry before unallocated work (R3): indexes into
-   * `reasons`, and where each one's columns are (its queue's, and its index there).
-   */
-  readonly blockedAllocatedJobs: number[] = [];
-  readonly blockedColumns: EntryColumns[] = [];
-  readonly blockedIndex: number[] = [];
-  /**
-   * How many of blockedAllocatedJobs were tried on another board (its jobs) or other reservations
-   * than the allocated lane ended with: the rest were tried on those the retry starts from.
+   * How many of the blocked jobs were tried on another board (its jobs) or other reservations than
+   * the allocated lane ended with: the rest were tried on those the retry starts from.
    */
   settledFrom = 0;
   /** Unallocated jobs preempted for allocated work that may be moved instead (R12, cycle/consolidate.ts). */
