@@ -254,15 +254,7 @@ export class PendingQueues {
   skip(lane: JobLane, n: number): void {
     if (n <= 0) return;
     const l = LANE_INDEX[lane];
-    const node = this.lastLeaf[l]!;
-    if (this.lagLeaf[l] !== node) {
-      this.settle(l);
-      this.lagLeaf[l] = node;
-    }
-    this.lag[l]! += n;
-    const at = (this.cursor[l]![node]! += n);
-    this.takenAt = at - 1;
-    if (at === this.queues[l]![node]!.length) this.owedVersion[l] = -1; // the leaf has no owed work left
+    this.takenAt = this.advanceInRun(l, this.lastLeaf[l]!, n) - 1;
   }
 
   /** The columns of the queue next() took its last entry from; that entry's are at `takenAt`. */
@@ -277,18 +269,23 @@ export class PendingQueues {
 
   /** take(), the pick cache's way: the subtree counts are lowered later (settle). */
   private takeInRun(l: number, node: number): PendingEntry {
+    const at = this.advanceInRun(l, node, 1) - 1;
+    this.takenLane = l;
+    this.takenBudget = node;
+    this.takenAt = at;
+    return this.queues[l]![node]![at]!;
+  }
+
+  /** Moves a leaf's cursor on by n picks, its subtree counts lowered later (settle); the new cursor. */
+  private advanceInRun(l: number, node: number, n: number): number {
     if (this.lagLeaf[l] !== node) {
       this.settle(l);
       this.lagLeaf[l] = node;
     }
-    this.lag[l]!++;
-    const queue = this.queues[l]![node]!;
-    const at = this.cursor[l]![node]!++;
-    this.takenLane = l;
-    this.takenBudget = node;
-    this.takenAt = at;
-    if (at + 1 === queue.length) this.owedVersion[l] = -1; // the leaf has no owed work left
-    return queue[at]!;
+    this.lag[l]! += n;
+    const at = (this.cursor[l]![node]! += n);
+    if (at === this.queues[l]![node]!.length) this.owedVersion[l] = -1; // the leaf has no owed work left
+    return at;
   }
 
   /** Lowers the subtree counts by the picks takeInRun left for later. */

@@ -5,7 +5,7 @@ import type { EntryColumns } from "../entry-columns";
  * retry (lanes.ts): each is entry k of its queue's columns, and the reason draft its lane gave it.
  * Kept as runs of one queue's consecutive entries with consecutive drafts, which is how a lane adds
  * them on an overloaded cluster (a budget's jobs told one shared outcome after another): a run grows
- * by a count, where three numbers a job made a tenth of a 24-day philly-overload profile's lane walk.
+ * by a count (three pushes a job were about 6% of a 24-day philly-overload profile).
  */
 export class BlockedList {
   /** Per run: its first job's place in the list, its queue's columns, its first entry there, its first job's draft, its jobs. */
