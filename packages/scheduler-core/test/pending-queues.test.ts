@@ -19,6 +19,25 @@ function referencePick(tree: FairTree, left: Map<number, PendingEntry[]>): Pendi
   return left.get(node)!.shift()!;
 }
 
+/** lab -> d0, d1 -> three leaves each (p0-p2, p3-p5), each leaf a third of its division; `usage` per leaf. */
+function labTree(usage: (leaf: number) => number): BudgetTreeNode[] {
+  const nodes: BudgetTreeNode[] = [
+    { id: "lab", name: "lab", parentId: null, allocationPpm: 1_000_000, usageGpuSeconds: 0, entitlementGpuSeconds: 600 },
+    { id: "d0", name: "d0", parentId: "lab", allocationPpm: 500_000, usageGpuSeconds: 0, entitlementGpuSeconds: 300 },
+    { id: "d1", name: "d1", parentId: "lab", allocationPpm: 500_000, usageGpuSeconds: 0, entitlementGpuSeconds: 300 },
+  ];
+  for (let i = 0; i < 6; i++)
+    nodes.push({
+      id: `p${i}`,
+      name: `p${i}`,
+      parentId: i < 3 ? "d0" : "d1",
+      allocationPpm: 333_333,
+      usageGpuSeconds: usage(i),
+      entitlementGpuSeconds: 100,
+    });
+  return nodes;
+}
+
 const arbCase = fc.record({
   usage: fc.array(fc.integer({ min: 0, max: 100 }), { minLength: 6, maxLength: 6 }),
   jobs: fc.array(fc.record({ leaf: fc.integer({ min: 0, max: 5 }), priority: fc.integer({ min: 0, max: 2 }) }), {
@@ -37,49 +56,58 @@ const arbCase = fc.record({
   ),
 });
 
+type ArbCase = typeof arbCase extends fc.Arbitrary<infer T> ? T : never;
+
+/**
+ * The picks of PendingQueues against the reference walk on `c`: after pick k, `skips` take up to n of
+ * the last budget's jobs at once (runAfterTaken, skip: no start between them), then `c.starts` move
+ * the ratios. Returns both lists of job ids.
+ */
+function picksAgainstReference(c: ArbCase, skips: readonly { after: number; n: number }[]): { got: string[]; want: string[] } {
+  const nodes = labTree((i) => c.usage[i]!);
+  const treeA = new FairTree(nodes, 3600);
+  const treeB = new FairTree(nodes, 3600);
+  // 60 GPUs: each leaf is owed 10, so the starts below move leaves across their shares.
+  treeA.capacity = treeB.capacity = 60;
+  const entries = c.jobs.map((j, k) => {
+    const job = { id: `j${String(k).padStart(2, "0")}`, priority: j.priority, submittedAt: k } as PendingJob;
+    return pendingEntry(job, treeA.indexOf(`p${j.leaf}`)!, "ALLOCATED" as JobLane);
+  });
+  const queues = new PendingQueues(treeA, entries, null, EntryColumns.of);
+  const left = new Map<number, PendingEntry[]>();
+  for (const e of [...entries].sort((a, b) => b.priority - a.priority || a.submittedAt - b.submittedAt)) {
+    if (!left.has(e.budget)) left.set(e.budget, []);
+    left.get(e.budget)!.push(e);
+  }
+  const got: string[] = [];
+  const want: string[] = [];
+  for (let k = 0; k <= entries.length; k++) {
+    got.push(queues.next("ALLOCATED")?.job.id ?? "none");
+    want.push(referencePick(treeB, left)?.job.id ?? "none");
+    for (const x of skips.filter((x) => x.after === k)) {
+      const run = queues.runAfterTaken("ALLOCATED");
+      if (run === null) continue;
+      const n = Math.min(x.n, run.queue.length - run.from);
+      for (let i = 0; i < n; i++) {
+        got.push(run.queue[run.from + i]!.job.id);
+        want.push(referencePick(treeB, left)?.job.id ?? "none");
+      }
+      queues.skip("ALLOCATED", n);
+      if (n > 0) expect(run.queue[queues.takenAt]).toBe(run.queue[run.from + n - 1]);
+    }
+    for (const s of c.starts.filter((x) => x.after === k)) {
+      treeA.addHeld(treeA.indexOf(`p${s.leaf}`)!, s.gpus);
+      treeB.addHeld(treeB.indexOf(`p${s.leaf}`)!, s.gpus);
+    }
+  }
+  return { got, want };
+}
+
 describe("PendingQueues", () => {
   it("takes jobs in the same order as a fresh R2 walk from the root before every pick, as ratios move", () => {
     fc.assert(
       fc.property(arbCase, (c) => {
-        // lab -> d0, d1 -> three leaves each.
-        const nodes: BudgetTreeNode[] = [
-          { id: "lab", name: "lab", parentId: null, allocationPpm: 1_000_000, usageGpuSeconds: 0, entitlementGpuSeconds: 600 },
-          { id: "d0", name: "d0", parentId: "lab", allocationPpm: 500_000, usageGpuSeconds: 0, entitlementGpuSeconds: 300 },
-          { id: "d1", name: "d1", parentId: "lab", allocationPpm: 500_000, usageGpuSeconds: 0, entitlementGpuSeconds: 300 },
-        ];
-        for (let i = 0; i < 6; i++)
-          nodes.push({
-            id: `p${i}`,
-            name: `p${i}`,
-            parentId: i < 3 ? "d0" : "d1",
-            allocationPpm: 333_333,
-            usageGpuSeconds: c.usage[i]!,
-            entitlementGpuSeconds: 100,
-          });
-        const treeA = new FairTree(nodes, 3600);
-        const treeB = new FairTree(nodes, 3600);
-        // 60 GPUs: each leaf is owed 10, so the starts below move leaves across their shares.
-        treeA.capacity = treeB.capacity = 60;
-        const entries = c.jobs.map((j, k) => {
-          const job = { id: `j${String(k).padStart(2, "0")}`, priority: j.priority, submittedAt: k } as PendingJob;
-          return pendingEntry(job, treeA.indexOf(`p${j.leaf}`)!, "ALLOCATED" as JobLane);
-        });
-        const queues = new PendingQueues(treeA, entries, null, EntryColumns.of);
-        const left = new Map<number, PendingEntry[]>();
-        for (const e of [...entries].sort((a, b) => b.priority - a.priority || a.submittedAt - b.submittedAt)) {
-          if (!left.has(e.budget)) left.set(e.budget, []);
-          left.get(e.budget)!.push(e);
-        }
-        const got: string[] = [];
-        const want: string[] = [];
-        for (let k = 0; k <= entries.length; k++) {
-          got.push(queues.next("ALLOCATED")?.job.id ?? "none");
-          want.push(referencePick(treeB, left)?.job.id ?? "none");
-          for (const s of c.starts.filter((x) => x.after === k)) {
-            treeA.addHeld(treeA.indexOf(`p${s.leaf}`)!, s.gpus);
-            treeB.addHeld(treeB.indexOf(`p${s.leaf}`)!, s.gpus);
-          }
-        }
+        const { got, want } = picksAgainstReference(c, []);
         expect(got).toEqual(want);
       }),
       { numRuns: 300 },
@@ -89,20 +117,7 @@ describe("PendingQueues", () => {
   it("after a run taken at once empties a budget under its share, owed work is counted again (R2's first tier)", () => {
     // d0's leaves have no usage, d1's much: by ratio d0 goes first. p1 holds more than its owed share
     // (10 of 60 GPUs), so once p0's jobs are gone d0 has no owed work left and d1's owed p3 goes first.
-    const nodes: BudgetTreeNode[] = [
-      { id: "lab", name: "lab", parentId: null, allocationPpm: 1_000_000, usageGpuSeconds: 0, entitlementGpuSeconds: 600 },
-      { id: "d0", name: "d0", parentId: "lab", allocationPpm: 500_000, usageGpuSeconds: 0, entitlementGpuSeconds: 300 },
-      { id: "d1", name: "d1", parentId: "lab", allocationPpm: 500_000, usageGpuSeconds: 0, entitlementGpuSeconds: 300 },
-    ];
-    for (let i = 0; i < 6; i++)
-      nodes.push({
-        id: `p${i}`,
-        name: `p${i}`,
-        parentId: i < 3 ? "d0" : "d1",
-        allocationPpm: 333_333,
-        usageGpuSeconds: i < 3 ? 0 : 10_000_000,
-        entitlementGpuSeconds: 100,
-      });
+    const nodes = labTree((i) => (i < 3 ? 0 : 10_000_000));
     const tree = new FairTree(nodes, 3600);
     tree.capacity = 60;
     tree.addHeld(tree.indexOf("p1")!, 12);
@@ -129,64 +144,13 @@ describe("PendingQueues", () => {
   });
 
   it("takes a run at once (runAfterTaken, skip) as the picks it stands for would, and picks on from there", () => {
-    const arbRuns = fc.record({
-      base: arbCase,
-      // After pick k, take up to n of the last budget's jobs at once (no start between them).
-      skips: fc.array(fc.record({ after: fc.integer({ min: 0, max: 40 }), n: fc.integer({ min: 0, max: 10 }) }), {
-        maxLength: 8,
-      }),
+    // After pick k, take up to n of the last budget's jobs at once.
+    const skips = fc.array(fc.record({ after: fc.integer({ min: 0, max: 40 }), n: fc.integer({ min: 0, max: 10 }) }), {
+      maxLength: 8,
     });
     fc.assert(
-      fc.property(arbRuns, ({ base: c, skips }) => {
-        const nodes: BudgetTreeNode[] = [
-          { id: "lab", name: "lab", parentId: null, allocationPpm: 1_000_000, usageGpuSeconds: 0, entitlementGpuSeconds: 600 },
-          { id: "d0", name: "d0", parentId: "lab", allocationPpm: 500_000, usageGpuSeconds: 0, entitlementGpuSeconds: 300 },
-          { id: "d1", name: "d1", parentId: "lab", allocationPpm: 500_000, usageGpuSeconds: 0, entitlementGpuSeconds: 300 },
-        ];
-        for (let i = 0; i < 6; i++)
-          nodes.push({
-            id: `p${i}`,
-            name: `p${i}`,
-            parentId: i < 3 ? "d0" : "d1",
-            allocationPpm: 333_333,
-            usageGpuSeconds: c.usage[i]!,
-            entitlementGpuSeconds: 100,
-          });
-        const treeA = new FairTree(nodes, 3600);
-        const treeB = new FairTree(nodes, 3600);
-        treeA.capacity = treeB.capacity = 60;
-        const entries = c.jobs.map((j, k) => {
-          const job = { id: `j${String(k).padStart(2, "0")}`, priority: j.priority, submittedAt: k } as PendingJob;
-          return pendingEntry(job, treeA.indexOf(`p${j.leaf}`)!, "ALLOCATED" as JobLane);
-        });
-        const queues = new PendingQueues(treeA, entries, null, EntryColumns.of);
-        const left = new Map<number, PendingEntry[]>();
-        for (const e of [...entries].sort((a, b) => b.priority - a.priority || a.submittedAt - b.submittedAt)) {
-          if (!left.has(e.budget)) left.set(e.budget, []);
-          left.get(e.budget)!.push(e);
-        }
-        const got: string[] = [];
-        const want: string[] = [];
-        for (let k = 0; k <= entries.length; k++) {
-          const picked = queues.next("ALLOCATED");
-          got.push(picked?.job.id ?? "none");
-          want.push(referencePick(treeB, left)?.job.id ?? "none");
-          for (const x of skips.filter((x) => x.after === k)) {
-            const run = queues.runAfterTaken("ALLOCATED");
-            if (run === null) continue;
-            const n = Math.min(x.n, run.queue.length - run.from);
-            for (let i = 0; i < n; i++) {
-              got.push(run.queue[run.from + i]!.job.id);
-              want.push(referencePick(treeB, left)?.job.id ?? "none");
-            }
-            queues.skip("ALLOCATED", n);
-            if (n > 0) expect(run.queue[queues.takenAt]).toBe(run.queue[run.from + n - 1]);
-          }
-          for (const s of c.starts.filter((x) => x.after === k)) {
-            treeA.addHeld(treeA.indexOf(`p${s.leaf}`)!, s.gpus);
-            treeB.addHeld(treeB.indexOf(`p${s.leaf}`)!, s.gpus);
-          }
-        }
+      fc.property(arbCase, skips, (c, runs) => {
+        const { got, want } = picksAgainstReference(c, runs);
         expect(got).toEqual(want);
       }),
       { numRuns: 300 },
