@@ -151,8 +151,9 @@ const NOT_RETRIED: BlockedOutcome = { code: "CAPACITY", extras: null, estimate: 
  * for such a job takeNext does no more than what is done here: its order, its record for the retry
  * (allocated lane) and its reason draft, with the budget's ratio and the largest free GPUs as they
  * stand. A job that needs more (not READY, a limit that may hold it, no shared outcome) ends the
- * loop, and takeNext takes it. On an overloaded cluster most of a lane's jobs are taken here
- * (philly-overload: nine in ten of the allocated lane's jobs come after its last start or reservation).
+ * loop, and takeNext takes it. Not the debug lane, whose kinds read the user, not only the columns.
+ * On an overloaded cluster most of a lane's jobs are taken here (philly-overload: nine in ten of the
+ * allocated lane's jobs come after its last start or reservation).
  */
 function takeSharedRun(s: CycleSession, fits: StartFits, lane: JobLane, blocked: BlockedMemo): void {
   const queues = s.queues!;
@@ -161,7 +162,7 @@ function takeSharedRun(s: CycleSession, fits: StartFits, lane: JobLane, blocked:
   const { queue, from } = run;
   const cols = queues.takenColumns();
   const allocated = lane !== "UNALLOCATED";
-  const { order, reasons, limits } = s;
+  const { order, limits } = s;
   const ratio = s.tree.projectedRatio(queues.takenBudget);
   const largestFree = s.board.largestFree();
   let k = from;
@@ -171,21 +172,39 @@ function takeSharedRun(s: CycleSession, fits: StartFits, lane: JobLane, blocked:
     const shared = blocked.getAt(cols, k);
     if (shared === undefined) break;
     order.push(cols.ids[k]!);
-    if (allocated) s.blockedAllocated(cols, k);
-    reasons.pushDraft(
-      queue[k]!,
-      null,
-      g,
-      allocated,
-      shared.code,
-      order.length,
-      ratio,
-      largestFree,
-      shared.extras,
-      shared.estimate,
-    );
+    tellShared(s, queue[k]!, cols, k, allocated, shared, order.length, ratio, largestFree);
   }
   queues.skip(lane, k - from);
+}
+
+/**
+ * What a job told its kind's shared outcome gets (takeNext, takeSharedRun): its record for the
+ * retry (debug and allocated lanes) and its reason draft, read from its queue's columns.
+ */
+function tellShared(
+  s: CycleSession,
+  e: PendingEntry,
+  cols: EntryColumns,
+  k: number,
+  allocated: boolean,
+  shared: BlockedOutcome,
+  position: number,
+  ratio: number,
+  largestFree: number,
+): void {
+  if (allocated) s.blockedAllocated(cols, k);
+  s.reasons.pushDraft(
+    e,
+    null,
+    cols.gpus[k]!,
+    allocated,
+    shared.code,
+    position,
+    ratio,
+    largestFree,
+    shared.extras,
+    shared.estimate,
+  );
 }
 
 /**
@@ -227,19 +246,7 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
     // A debug job's kind includes its user, which its columns do not hold.
     const shared = lane === "DEBUG" ? blocked.get(e) : blocked.getAt(cols, k);
     if (shared !== undefined) {
-      if (allocated) s.blockedAllocated(cols, k);
-      s.reasons.pushDraft(
-        e,
-        null,
-        g,
-        allocated,
-        shared.code,
-        position,
-        ratio,
-        board.largestFree(),
-        shared.extras,
-        shared.estimate,
-      );
+      tellShared(s, e, cols, k, allocated, shared, position, ratio, board.largestFree());
       return;
     }
     blocked.mark();
