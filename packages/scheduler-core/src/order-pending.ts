@@ -257,6 +257,11 @@ export class PendingQueues {
     this.takenAt = this.advanceInRun(l, this.lastLeaf[l]!, n) - 1;
   }
 
+  /** The queue next() took its last entry from; that entry is at `takenAt`. */
+  takenQueue(): readonly PendingEntry[] {
+    return this.queues[this.takenLane]![this.takenBudget]!;
+  }
+
   /** The columns of the queue next() took its last entry from; that entry's are at `takenAt`. */
   takenColumns(): EntryColumns {
     return this.columns(this.takenLane, this.takenBudget);

@@ -6,8 +6,14 @@ import type { EntryColumns } from "../src/entry-columns";
 describe("BlockedList (the R3 retry's list of blocked jobs)", () => {
   it("gives back every job added, in order, with its place, columns, entry and draft", () => {
     const queues = [{}, {}, {}] as unknown as EntryColumns[];
-    // Each step: a queue, and whether the entry and the draft follow the last ones (else a gap).
-    const step = fc.record({ queue: fc.integer({ min: 0, max: 2 }), nextEntry: fc.boolean(), nextDraft: fc.boolean() });
+    // Each step: a queue, whether the entry and the draft follow the last ones (else a gap), and how
+    // many jobs it adds at once (a run told one outcome, lanes.ts).
+    const step = fc.record({
+      queue: fc.integer({ min: 0, max: 2 }),
+      nextEntry: fc.boolean(),
+      nextDraft: fc.boolean(),
+      count: fc.integer({ min: 1, max: 3 }),
+    });
     fc.assert(
       fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
         const list = new BlockedList();
@@ -17,8 +23,10 @@ describe("BlockedList (the R3 retry's list of blocked jobs)", () => {
         for (const s of steps) {
           k += s.nextEntry ? 1 : 3;
           draft += s.nextDraft ? 1 : 2;
-          added.push({ cols: queues[s.queue]!, k, draft });
-          list.add(queues[s.queue]!, k, draft);
+          list.add(queues[s.queue]!, k, s.count, draft);
+          for (let i = 0; i < s.count; i++) added.push({ cols: queues[s.queue]!, k: k + i, draft: draft + i });
+          k += s.count - 1;
+          draft += s.count - 1;
         }
         const got: { cols: EntryColumns; k: number; draft: number }[] = [];
         for (let r = 0; r < list.runs; r++) {

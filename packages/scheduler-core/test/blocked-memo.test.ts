@@ -5,7 +5,7 @@ import { FAIRSHARE } from "../src/cycle/rule-set";
 import { runCycleWith } from "../src/run-cycle";
 import type { ClusterSnapshot, CycleResult } from "../src/types";
 import { WorkingMemory } from "../src/working-memory";
-import { replayOverloaded, steadyOverload } from "./support/overloaded-replay";
+import { replayOverloaded, steadyOverload, withJobRules } from "./support/overloaded-replay";
 
 function cycle(snap: ClusterSnapshot, now: number, share: boolean): CycleResult {
   const memory = new WorkingMemory();
@@ -19,11 +19,12 @@ function cycle(snap: ClusterSnapshot, now: number, share: boolean): CycleResult 
  * many blocked jobs share one: every cycle is run with and without shared outcomes and remembered
  * failed reservation searches, and the results must be identical. Returns how many blocked reasons the cycles gave.
  */
-function replay(seed: number, cycles: number): number {
+function replay(seed: number, cycles: number, rules: "none" | "arrays" | "all" = "none"): number {
   let blocked = 0;
   replayOverloaded(seed, cycles, steadyOverload(), (snap, now, c) => {
-    const unshared = cycle(snap, now, false);
-    const shared = cycle(snap, now, true);
+    const given = rules === "none" ? snap : withJobRules(snap, rules === "all");
+    const unshared = cycle(given, now, false);
+    const shared = cycle(given, now, true);
     expect(JSON.stringify(shared), `cycle ${c} at t=${now}`).toBe(JSON.stringify(unshared));
     for (const r of shared.pending.values()) if (r.details.position !== null && r.code !== "CLUSTER_DRAINING") blocked++;
     return shared;
@@ -35,6 +36,14 @@ describe("blocked jobs of one kind sharing one outcome", () => {
   it("gives every cycle of an overloaded cluster exactly the result of trying each job on its own", () => {
     // Thousands of blocked reasons over the cycles: most of them come from a shared outcome.
     for (const seed of [11, 12, 13]) expect(replay(seed, 40)).toBeGreaterThan(2_000);
+  }, 60_000);
+
+  it("gives the same with array caps, a per-user limit and a budget with no entitlement", () => {
+    // A job a limit may hold ends a run of shared outcomes (lanes.ts takeSharedRun): its reason is the
+    // limit's. With a per-user limit in the tree every job may be held (JobLimits.mayBlock), so the
+    // array caps alone are replayed too.
+    for (const seed of [14, 15]) expect(replay(seed, 40, "arrays")).toBeGreaterThan(2_000);
+    expect(replay(16, 40, "all")).toBeGreaterThan(2_000);
   }, 60_000);
 });
 

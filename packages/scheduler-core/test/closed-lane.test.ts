@@ -4,28 +4,7 @@ import { FAIRSHARE } from "../src/cycle/rule-set";
 import { runCycleWith } from "../src/run-cycle";
 import type { ClusterSnapshot, CycleResult, PolicyConfig } from "../src/types";
 import { WorkingMemory } from "../src/working-memory";
-import { replayOverloaded, steadyOverload } from "./support/overloaded-replay";
-
-/**
- * What the cycle is given besides the replay's own jobs: budget c with no entitlement (its jobs are
- * unallocated work, NO_ENTITLEMENT when they wait), a per-user limit on budget a and array caps on
- * a third of the jobs (USER_LIMIT, ARRAY_LIMIT), so that every reason a closed lane can give occurs.
- */
-function withRules(snap: ClusterSnapshot, rules: boolean): ClusterSnapshot {
-  const copy = JSON.parse(JSON.stringify(snap)) as ClusterSnapshot;
-  if (!rules) return copy;
-  for (const n of copy.tree) {
-    if (n.id === "c") n.entitlementGpuSeconds = 0;
-    if (n.id === "a") n.maxGpusPerUser = 8;
-  }
-  for (const p of copy.pending) {
-    if (Number(p.id.slice(1)) % 3 === 0) {
-      p.arrayId = `arr${Number(p.id.slice(1)) % 2}`;
-      p.arrayMaxRunning = 1;
-    }
-  }
-  return copy;
-}
+import { replayOverloaded, steadyOverload, withJobRules } from "./support/overloaded-replay";
 
 function cycle(
   snap: ClusterSnapshot,
@@ -57,7 +36,7 @@ function replay(seed: number, policy: PolicyConfig, rules: boolean, drain: boole
     30,
     workload,
     (snap, now, c) => {
-      const given = withRules(snap, rules);
+      const given = rules ? withJobRules(snap) : snap;
       const eager = cycle(given, policy, now, false);
       const lazy = cycle(given, policy, now, true);
       expect(eager.deferred).toBe(0);
@@ -99,7 +78,7 @@ describe("the closed unallocated lane, ordered and explained when first read", (
         arrive: () => {},
       },
       (snap, now) => {
-        const given = withRules(snap, true);
+        const given = withJobRules(snap);
         const eager = cycle(given, defaultPolicy, now, false).result;
         const byReasons = cycle(given, defaultPolicy, now, true);
         const reasonsFirst = JSON.stringify([...byReasons.result.pending.entries()]);

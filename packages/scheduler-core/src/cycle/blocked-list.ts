@@ -17,7 +17,8 @@ export class BlockedList {
   /** Jobs in all runs. */
   count = 0;
 
-  add(cols: EntryColumns, k: number, draft: number): void {
+  /** Entries k.. of `cols`, `count` of them, whose drafts are `draft`.. (ReasonDrafts). */
+  add(cols: EntryColumns, k: number, count: number, draft: number): void {
     const r = this.cols.length - 1;
     if (
       r >= 0 &&
@@ -25,15 +26,15 @@ export class BlockedList {
       this.firstAt[r]! + this.size[r]! === k &&
       this.firstDraft[r]! + this.size[r]! === draft
     ) {
-      this.size[r]!++;
+      this.size[r]! += count;
     } else {
       this.firstJob.push(this.count);
       this.cols.push(cols);
       this.firstAt.push(k);
       this.firstDraft.push(draft);
-      this.size.push(1);
+      this.size.push(count);
     }
-    this.count++;
+    this.count += count;
   }
 
   get runs(): number {

@@ -72,6 +72,39 @@ export class BlockedMemo {
     return this.lookup(this.kindOf(cols.readInto(k, this.probe)));
   }
 
+  /**
+   * Whether entry j of `cols` is of the kind of entry k, a job whose kind is not null (getAt found it
+   * an outcome), read from their columns without building j's kind: the same GPUs, lane and budget,
+   * not a job a rule names by id, and for each reservation the same answer from byStart, which is all
+   * that kindOf reads of their runtimes (Reservations.backfillOk). Then kindOf gives them one kind.
+   */
+  sameKind(cols: EntryColumns, j: number, k: number): boolean {
+    const g = cols.gpus[j]!;
+    const budget = cols.budget[j]!;
+    if (g !== cols.gpus[k] || budget !== cols.budget[k] || cols.lane[j] !== cols.lane[k]) return false;
+    const s = this.s;
+    const id = cols.ids[j]!;
+    if (s.isOverDebugCapJob(g, budget, id)) return false;
+    const reservations = s.reservations;
+    const list = reservations.list;
+    if (list.length === 0) return true;
+    const minJ = cols.minRuntime[j]!;
+    const maxJ = cols.maxRuntime[j]!;
+    const minK = cols.minRuntime[k]!;
+    const maxK = cols.maxRuntime[k]!;
+    const alike = minJ === minK && maxJ === maxK;
+    for (let i = 0; i < list.length; i++) {
+      const r = list[i]!;
+      if (reservations.holdsJob(r, g, budget, id)) return false;
+      if (
+        !alike &&
+        reservations.byStart(r, minJ, maxJ < 0 ? null : maxJ) !== reservations.byStart(r, minK, maxK < 0 ? null : maxK)
+      )
+        return false;
+    }
+    return true;
+  }
+
   /** The shared outcome of this job's kind, if one was kept in the state as it stands. */
   get(e: PendingEntry): BlockedOutcome | undefined {
     if (this.outcomes.size === 0 || !this.unchanged()) return undefined;

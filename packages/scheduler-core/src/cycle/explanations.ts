@@ -17,7 +17,7 @@ import type { CycleSession } from "./session";
 export function explainBlocked(s: CycleSession): { pending: PendingReasons; blockedAllocated: number } {
   const { reasons, tree, now } = s;
   const estimator = new StartEstimator(s.board);
-  for (const k of reasons.estimated) if (!reasons.started[k]) reasons.earliest.set(k, estimator.earliest(reasons.gpus[k]!));
+  for (const k of reasons.estimated) if (!reasons.started[k]) reasons.earliest.set(k, estimator.earliest(reasons.gpusOf(k)));
   /** Index in `reasons` of each output reason (jobs started in the retry pass have none). */
   const drafts: number[] = [];
   // Deferred reasons (closed-lane.ts, baselines/waiting-notes.ts): written before the ids are listed.
@@ -45,7 +45,7 @@ export function explainBlocked(s: CycleSession): { pending: PendingReasons; bloc
     for (let i = 0; i < drafts.length; i++) {
       const k = drafts[i]!;
       const job = reasons.jobOf(k);
-      const entry = reasons.entry[k]!;
+      const entry = reasons.entryOf(k);
       const r = reasons.reason(k);
       r.sentence = explainer.sentence(
         r.code,

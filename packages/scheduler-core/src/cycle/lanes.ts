@@ -87,17 +87,17 @@ function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
       const k = blocked.firstAt[r]! + o;
       const debug = cols.lane[k] === DEBUG;
       if (debug) {
-        const e = reasons.entry[i]!;
+        const e = reasons.entryOf(i)!;
         if ((s.userDebug.get(e.job.userId) ?? 0) + e.gpus > policy.debugMaxGpusPerUser) continue;
       }
       // A task or job started since took the room its limit leaves.
-      if (s.limits.mayBlock(cols.capped[k]!) && s.limits.blocked(reasons.entry[i]!) !== null) continue;
+      if (s.limits.mayBlock(cols.capped[k]!) && s.limits.blocked(reasons.entryOf(i)!) !== null) continue;
       if (failed !== null) {
-        if ((debug ? failed.get(reasons.entry[i]!) : failed.getAt(cols, k)) !== undefined) continue;
+        if ((debug ? failed.get(reasons.entryOf(i)!) : failed.getAt(cols, k)) !== undefined) continue;
         failed.mark();
       }
-      const e = reasons.entry[i]!;
-      if (tryStart(s, e, reasons.position[i]!, reasons.ratio[i]!, true, true) === "STARTED") reasons.markStarted(i);
+      const e = reasons.entryOf(i)!;
+      if (tryStart(s, e, reasons.positionOf(i), reasons.ratioOf(i), true, true) === "STARTED") reasons.markStarted(i);
       else failed?.keep(e, NOT_RETRIED);
     }
   }
@@ -154,6 +154,9 @@ const NOT_RETRIED: BlockedOutcome = { code: "CAPACITY", extras: null, estimate: 
  * loop, and takeNext takes it. Not the debug lane, whose kinds read the user, not only the columns.
  * On an overloaded cluster most of a lane's jobs are taken here (philly-overload: nine in ten of the
  * allocated lane's jobs come after its last start or reservation).
+ *
+ * The jobs after one of a kind that are of its kind too (BlockedMemo.sameKind) are told its outcome
+ * as one run: one retry record and one reason row, not one a job.
  */
 function takeSharedRun(s: CycleSession, fits: StartFits, lane: JobLane, blocked: BlockedMemo): void {
   const queues = s.queues!;
@@ -166,45 +169,40 @@ function takeSharedRun(s: CycleSession, fits: StartFits, lane: JobLane, blocked:
   const ratio = s.tree.projectedRatio(queues.takenBudget);
   const largestFree = s.board.largestFree();
   let k = from;
-  for (; k < queue.length; k++) {
-    const g = cols.gpus[k]!;
-    if (!fits.readyNodes(g) || limits.mayBlock(cols.capped[k]!)) break;
+  while (k < queue.length) {
+    if (!fits.readyNodes(cols.gpus[k]!) || limits.mayBlock(cols.capped[k]!)) break;
     const shared = blocked.getAt(cols, k);
     if (shared === undefined) break;
-    order.push(cols.ids[k]!);
-    tellShared(s, queue[k]!, cols, k, allocated, shared, order.length, ratio, largestFree);
+    // Of its kind, its GPUs too: READY nodes for them as for it.
+    let end = k + 1;
+    while (end < queue.length && !limits.mayBlock(cols.capped[end]!) && blocked.sameKind(cols, end, k)) end++;
+    const position = order.length + 1;
+    for (let j = k; j < end; j++) order.push(cols.ids[j]!);
+    tellShared(s, queue, cols, k, end - k, allocated, shared, position, ratio, largestFree);
+    k = end;
   }
   queues.skip(lane, k - from);
 }
 
 /**
- * What a job told its kind's shared outcome gets (takeNext, takeSharedRun): its record for the
- * retry (debug and allocated lanes) and its reason draft, read from its queue's columns.
+ * What jobs told their kind's shared outcome get (takeNext, takeSharedRun): their record for the
+ * retry (debug and allocated lanes) and their reason drafts, one run of `count` jobs from entry k of
+ * `queue` (whose columns are `cols`) in positions from `position`.
  */
 function tellShared(
   s: CycleSession,
-  e: PendingEntry,
+  queue: readonly PendingEntry[],
   cols: EntryColumns,
   k: number,
+  count: number,
   allocated: boolean,
   shared: BlockedOutcome,
   position: number,
   ratio: number,
   largestFree: number,
 ): void {
-  if (allocated) s.blockedAllocated(cols, k);
-  s.reasons.pushDraft(
-    e,
-    null,
-    cols.gpus[k]!,
-    allocated,
-    shared.code,
-    position,
-    ratio,
-    largestFree,
-    shared.extras,
-    shared.estimate,
-  );
+  if (allocated) s.blockedAllocated(cols, k, count);
+  s.reasons.pushRun(queue, k, count, allocated, shared.code, position, ratio, largestFree, shared.extras, shared.estimate);
 }
 
 /**
@@ -246,7 +244,7 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
     // A debug job's kind includes its user, which its columns do not hold.
     const shared = lane === "DEBUG" ? blocked.get(e) : blocked.getAt(cols, k);
     if (shared !== undefined) {
-      tellShared(s, e, cols, k, allocated, shared, position, ratio, board.largestFree());
+      tellShared(s, queues.takenQueue(), cols, k, 1, allocated, shared, position, ratio, board.largestFree());
       return;
     }
     blocked.mark();

@@ -10,20 +10,33 @@ export type ReasonExtras = Partial<PendingReasonDetails>;
  * numbers pushed onto arrays, not a reason and a details object (thousands of pending jobs a cycle,
  * most of whose reasons no caller of the simulator ever reads). `reason(k)` builds the output object
  * exactly as the cycle decided it; explanations.ts does so when the result's reasons are first read.
+ *
+ * The columns are per row, not per draft: a row is one draft, or a run of drafts that differ only in
+ * their job and position (one queue's consecutive entries told one shared outcome in consecutive
+ * positions, lanes.ts). On an overloaded cluster most of a lane's drafts come in such runs, and a run
+ * costs one row however long it is.
  */
 export class ReasonDrafts {
-  /** The job of a draft without an entry (not ordered); the others' is their entry's (jobOf). */
-  readonly job: (PendingJob | null)[] = [];
-  readonly entry: (PendingEntry | null)[] = [];
-  readonly code: PendingReasonCode[] = [];
-  /** 1-based position in order; -1 for a job that was not ordered (HELD, INVALID_CONTRACT). */
-  readonly position: number[] = [];
+  /** Per row: its first draft. Rows are in draft order, so this is ascending. */
+  private readonly first: number[] = [];
+  /** Per row: the queue whose entries from `at` are its drafts' (a row pushed by pushRun), or null. */
+  private readonly queue: (readonly PendingEntry[] | null)[] = [];
+  private readonly at: number[] = [];
+  /** Per row of one draft not from a queue: its entry (an ordered job), or null and its job. */
+  private readonly entry: (PendingEntry | null)[] = [];
+  private readonly job: (PendingJob | null)[] = [];
+  private readonly code: PendingReasonCode[] = [];
+  /** 1-based position in order of the row's first draft, the next drafts' following; -1 for a job that was not ordered (HELD, INVALID_CONTRACT). */
+  private readonly position: number[] = [];
   /** Its budget's projected ratio when it was considered. */
-  readonly ratio: number[] = [];
-  readonly gpus: number[] = [];
-  readonly largestFree: number[] = [];
+  private readonly ratio: number[] = [];
+  private readonly largestFree: number[] = [];
   /** Extra details (reservation, debug cap, margin, problem), or null for none. */
-  readonly extras: (ReasonExtras | null)[] = [];
+  private readonly extras: (ReasonExtras | null)[] = [];
+  /** The row rowOf found last: the readers walk the drafts in order. */
+  private lastRow = 0;
+  /** Drafts in all rows. */
+  length = 0;
   /**
    * Drafts that asked for an earliest-start estimate, in order, and the estimates (explanations.ts
    * sets them at the end of the cycle). Both sparse, like `started`: a few drafts of thousands.
@@ -37,10 +50,6 @@ export class ReasonDrafts {
   startedCount = 0;
   blockedAllocated = 0;
 
-  get length(): number {
-    return this.job.length;
-  }
-
   push(
     entry: PendingEntry | null,
     job: PendingJob,
@@ -51,31 +60,19 @@ export class ReasonDrafts {
     extras: ReasonExtras | null,
     estimate: boolean,
   ): void {
-    if (entry !== null)
-      this.pushDraft(
-        entry,
-        null,
-        entry.gpus,
-        entry.lane !== "UNALLOCATED",
-        code,
-        position ?? -1,
-        ratio,
-        largestFree,
-        extras,
-        estimate,
-      );
-    else this.pushDraft(null, job, job.gpus, false, code, -1, ratio, largestFree, extras, estimate);
+    if (entry !== null) this.addRow(null, 0, entry, null, 1, code, position ?? -1, ratio, largestFree, extras, estimate);
+    else this.addRow(null, 0, null, job, 1, code, -1, ratio, largestFree, extras, estimate);
+    if (entry !== null && entry.lane !== "UNALLOCATED") this.blockedAllocated++;
   }
 
   /**
-   * A draft from what a walk read of its job: an ordered job's `entry` (its job then left unread:
-   * jobOf reads it, entry-columns.ts) or an unordered one's `job`, its `gpus`, and whether it is not
-   * unallocated work.
+   * The drafts of `count` ordered jobs, entries `from..` of `queue`, told one outcome in consecutive
+   * positions from `position`; `allocated` when they are not unallocated work.
    */
-  pushDraft(
-    entry: PendingEntry | null,
-    job: PendingJob | null,
-    gpus: number,
+  pushRun(
+    queue: readonly PendingEntry[],
+    from: number,
+    count: number,
     allocated: boolean,
     code: PendingReasonCode,
     position: number,
@@ -84,28 +81,90 @@ export class ReasonDrafts {
     extras: ReasonExtras | null,
     estimate: boolean,
   ): void {
-    this.job.push(job);
+    this.addRow(queue, from, null, null, count, code, position, ratio, largestFree, extras, estimate);
+    if (allocated) this.blockedAllocated += count;
+  }
+
+  private addRow(
+    queue: readonly PendingEntry[] | null,
+    at: number,
+    entry: PendingEntry | null,
+    job: PendingJob | null,
+    count: number,
+    code: PendingReasonCode,
+    position: number,
+    ratio: number,
+    largestFree: number,
+    extras: ReasonExtras | null,
+    estimate: boolean,
+  ): void {
+    this.first.push(this.length);
+    this.queue.push(queue);
+    this.at.push(at);
     this.entry.push(entry);
+    this.job.push(job);
     this.code.push(code);
     this.position.push(position);
     this.ratio.push(ratio);
-    this.gpus.push(gpus);
     this.largestFree.push(largestFree);
     this.extras.push(extras);
-    if (estimate) this.estimated.push(this.job.length - 1);
-    if (allocated) this.blockedAllocated++;
+    if (estimate) for (let i = 0; i < count; i++) this.estimated.push(this.length + i);
+    this.length += count;
+  }
+
+  /** The row of draft k. */
+  private rowOf(k: number): number {
+    const first = this.first;
+    let r = this.lastRow;
+    if (r >= first.length || first[r]! > k || (r + 1 < first.length && first[r + 1]! <= k)) {
+      // Not the last row read: the last one whose first draft is at or before k.
+      let lo = 0;
+      let hi = first.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (first[mid]! <= k) lo = mid;
+        else hi = mid - 1;
+      }
+      r = lo;
+      this.lastRow = r;
+    }
+    return r;
+  }
+
+  /** Draft k's entry (an ordered job), or null for a job that was not ordered. */
+  entryOf(k: number): PendingEntry | null {
+    const r = this.rowOf(k);
+    const queue = this.queue[r];
+    return queue ? queue[this.at[r]! + k - this.first[r]!]! : this.entry[r]!;
   }
 
   /** Draft k's job. */
   jobOf(k: number): PendingJob {
-    return this.job[k] ?? this.entry[k]!.job;
+    return this.entryOf(k)?.job ?? this.job[this.rowOf(k)]!;
+  }
+
+  /** Draft k's 1-based position in order, -1 for a job that was not ordered. */
+  positionOf(k: number): number {
+    const r = this.rowOf(k);
+    const p = this.position[r]!;
+    return p < 0 ? p : p + k - this.first[r]!;
+  }
+
+  /** Draft k's budget's projected ratio when it was considered. */
+  ratioOf(k: number): number {
+    return this.ratio[this.rowOf(k)]!;
+  }
+
+  /** Draft k's GPUs: its entry's (an entry carries its job's GPUs), else its job's. */
+  gpusOf(k: number): number {
+    return (this.entryOf(k) ?? this.jobOf(k)).gpus;
   }
 
   /** Draft k's job started in the retry pass (an allocated-lane job): it has no reason. */
   markStarted(k: number): void {
     this.started[k] = true;
     this.startedCount++;
-    const entry = this.entry[k];
+    const entry = this.entryOf(k);
     if (entry && entry.lane !== "UNALLOCATED") this.blockedAllocated--;
   }
 
@@ -117,37 +176,41 @@ export class ReasonDrafts {
 
   /** The output reason of draft k, its sentence still empty. */
   reason(k: number): PendingReason {
-    const p = this.position[k]!;
+    const r = this.rowOf(k);
+    const p = this.positionOf(k);
     const details: PendingReasonDetails = {
       position: p < 0 ? null : p,
       jobsAhead: p < 0 ? 0 : p - 1,
-      ratio: this.ratio[k]!,
-      gpus: this.gpus[k]!,
-      largestFreeGpus: this.largestFree[k]!,
+      ratio: this.ratio[r]!,
+      gpus: this.gpusOf(k),
+      largestFreeGpus: this.largestFree[r]!,
       earliestStart: this.earliest.get(k) ?? null,
     };
-    const extras = this.extras[k];
+    const extras = this.extras[r];
     if (extras) Object.assign(details, extras);
-    return { code: this.code[k]!, sentence: "", details };
+    return { code: this.code[r]!, sentence: "", details };
   }
 
-  /** Sorts everything pushed so far by job id (only the unordered reasons exist when it is called). */
+  /**
+   * Sorts everything pushed so far by job id. Only the unordered reasons exist when it is called:
+   * rows of one draft each, none asking for an estimate or started.
+   */
   sortById(): void {
-    const perm = this.job.map((_, i) => i).sort((a, b) => compareById(this.jobOf(a), this.jobOf(b)));
+    if (this.first.length !== this.length) throw new Error("ReasonDrafts.sortById: only single drafts may be sorted");
+    const perm = this.first.map((_, i) => i).sort((a, b) => compareById(this.jobOf(a), this.jobOf(b)));
     const reorder = <T>(xs: T[]): void => {
       const copy = perm.map((i) => xs[i]!);
       for (let i = 0; i < copy.length; i++) xs[i] = copy[i]!;
     };
-    reorder(this.job);
+    reorder(this.queue);
+    reorder(this.at);
     reorder(this.entry);
+    reorder(this.job);
     reorder(this.code);
     reorder(this.position);
     reorder(this.ratio);
-    reorder(this.gpus);
     reorder(this.largestFree);
     reorder(this.extras);
-    // Only unordered reasons (HELD, INVALID_CONTRACT, dependencies) exist yet: none asked for an
-    // estimate or was started.
   }
 }
 

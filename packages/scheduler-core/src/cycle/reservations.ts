@@ -14,6 +14,11 @@ export interface ActiveReservation extends Reservation {
  * enough GPUs free up; until then only work done or interruptible by then may start on those nodes
  * (backfillOk). The node filter a placement uses comes from allowFor.
  */
+/** Reservations.byStart's answers. */
+const RUNNING = 0;
+const INTERRUPTIBLE = 1;
+const DONE = 2;
+
 export class Reservations {
   readonly list: ActiveReservation[] = [];
   /** Per node: the index in `list` of the reservation holding it, -1 for none. */
@@ -56,12 +61,23 @@ export class Reservations {
   /** May `e` start on nodes reserved by `r`? The holder itself, unallocated work, or work done or interruptible by then. */
   backfillOk(e: PendingEntry, r: ActiveReservation): boolean {
     if (e.lane === "UNALLOCATED" || this.holds(r, e)) return true;
-    if (e.maxRuntime !== null && this.now + e.maxRuntime <= r.from) return true; // done by then
+    const by = this.byStart(r, e.minRuntime, e.maxRuntime);
+    if (by === DONE) return true;
     return (
-      this.now + e.minRuntime <= r.from && // interruptible by then, and the holder may preempt it (R4)
+      by === INTERRUPTIBLE && // and the holder may preempt it (R4)
       (r.holder.lane === "DEBUG" ||
         holderMayPreempt(this.tree, this.policy, r.holder.budget, e.budget, e.gpus, holderReach(r.gpus, this.board.size)))
     );
+  }
+
+  /**
+   * What a job of these runtimes will be at r's start, all backfillOk reads of them: done (its
+   * maxRuntime, null for none, ends by then), else interruptible (its minRuntime ends by then), else
+   * neither. Two jobs alike in all else that give the same answer here may backfill r alike.
+   */
+  byStart(r: ActiveReservation, minRuntime: number, maxRuntime: number | null): number {
+    if (maxRuntime !== null && this.now + maxRuntime <= r.from) return DONE;
+    return this.now + minRuntime <= r.from ? INTERRUPTIBLE : RUNNING;
   }
 
   /**
@@ -70,8 +86,13 @@ export class Reservations {
    * over a blocked backlog asked this of every job.
    */
   holds(r: ActiveReservation, e: PendingEntry): boolean {
+    return r.holder === e || this.holdsJob(r, e.gpus, e.budget, e.id);
+  }
+
+  /** Is the job of these GPUs, budget and id the one `r` holds nodes for? */
+  holdsJob(r: ActiveReservation, gpus: number, budget: number, id: string): boolean {
     const h = r.holder;
-    return h === e || (h.gpus === e.gpus && h.budget === e.budget && h.id === e.id);
+    return h.gpus === gpus && h.budget === budget && h.id === id;
   }
 
   /** The node filter for placing `e`: valid until the next call. */

@@ -77,14 +77,17 @@ export class CycleSession {
 
   /** Is `e` a debug job over its user's cap? */
   isOverDebugCap(e: PendingEntry): boolean {
-    return (
-      this.overDebugCap.size > 0 && this.overDebugCapKinds.has(e.gpus * this.tree.size + e.budget) && this.overDebugCap.has(e.id)
-    );
+    return this.isOverDebugCapJob(e.gpus, e.budget, e.id);
   }
 
-  /** The job of the next reason draft did not start: entry k of `cols` (for the retry, R3). */
-  blockedAllocated(cols: EntryColumns, k: number): void {
-    this.blocked.add(cols, k, this.reasons.length);
+  /** Is the job of these GPUs, budget and id a debug job over its user's cap? */
+  isOverDebugCapJob(gpus: number, budget: number, id: string): boolean {
+    return this.overDebugCap.size > 0 && this.overDebugCapKinds.has(gpus * this.tree.size + budget) && this.overDebugCap.has(id);
+  }
+
+  /** The jobs of the next `count` reason drafts did not start: entries k.. of `cols` (for the retry, R3). */
+  blockedAllocated(cols: EntryColumns, k: number, count = 1): void {
+    this.blocked.add(cols, k, count, this.reasons.length);
   }
 
   /** Debug jobs over their user's cap, moved to the allocated lane: the user's debug GPUs then (R5). */

@@ -144,3 +144,24 @@ export function replayOverloaded(
     snap.reservations = result.reservations;
   }
 }
+
+/**
+ * A copy of a replay's snapshot with the job rules it lacks: budget c with no entitlement (its jobs
+ * are unallocated work, NO_ENTITLEMENT when they wait), a per-user limit on budget a unless
+ * `userLimit` is false, and array caps on a third of the jobs (USER_LIMIT, ARRAY_LIMIT), so that
+ * every reason a walk can give occurs.
+ */
+export function withJobRules(snap: ClusterSnapshot, userLimit = true): ClusterSnapshot {
+  const copy = JSON.parse(JSON.stringify(snap)) as ClusterSnapshot;
+  for (const n of copy.tree) {
+    if (n.id === "c") n.entitlementGpuSeconds = 0;
+    if (n.id === "a" && userLimit) n.maxGpusPerUser = 8;
+  }
+  for (const p of copy.pending) {
+    if (Number(p.id.slice(1)) % 3 === 0) {
+      p.arrayId = `arr${Number(p.id.slice(1)) % 2}`;
+      p.arrayMaxRunning = 1;
+    }
+  }
+  return copy;
+}

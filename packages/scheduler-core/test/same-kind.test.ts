@@ -1,0 +1,115 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { BlockedMemo } from "../src/cycle/blocked-memo";
+import { Reservations, type ActiveReservation } from "../src/cycle/reservations";
+import type { CycleSession } from "../src/cycle/session";
+import { EntryColumns } from "../src/entry-columns";
+import type { NodeBoard } from "../src/cluster-state";
+import type { FairTree } from "../src/fair-tree";
+import { defaultPolicy } from "../src/index";
+import type { PendingEntry } from "../src/order-pending";
+import type { JobLane, PendingJob } from "../src/types";
+
+const NOW = 10_000;
+
+function entry(
+  id: string,
+  budget: number,
+  lane: JobLane,
+  gpus: number,
+  minRuntime: number,
+  maxRuntime: number | null,
+): PendingEntry {
+  return {
+    job: { id } as PendingJob,
+    budget,
+    lane,
+    priority: 0,
+    submittedAt: 0,
+    id,
+    gpus,
+    minRuntime,
+    maxRuntime,
+    capped: false,
+    admitted: null,
+  };
+}
+
+const job = fc.record({
+  budget: fc.integer({ min: 0, max: 1 }),
+  lane: fc.constantFrom<JobLane>("ALLOCATED", "UNALLOCATED"),
+  gpus: fc.constantFrom(1, 2, 8),
+  minRuntime: fc.constantFrom(0, 600, 3600, 7200),
+  maxRuntime: fc.constantFrom(null, 1800, 7200),
+});
+
+const reservation = fc.record({
+  // The holder: one of the queue's jobs (by its place), or a job of its own.
+  holderAt: fc.option(fc.integer({ min: 0, max: 11 }), { nil: null }),
+  holder: job,
+  holderLane: fc.constantFrom<JobLane>("ALLOCATED", "DEBUG"),
+  gpus: fc.constantFrom(1, 8, 16),
+  from: fc.constantFrom(0, 900, 3600, 7200, 9000),
+});
+
+/**
+ * BlockedMemo.sameKind stands in for kindOf in the lanes' shared-outcome loop: whenever it says two
+ * jobs are of one kind, kindOf must give them one kind (else a job would be told another kind's
+ * outcome), and jobs with the same columns must be found alike (else the loop would gain nothing).
+ * A real Reservations judges backfill; the tree's share checks are stand-ins that differ by budget
+ * and GPUs, which is all that backfillOk passes them.
+ */
+describe("BlockedMemo.sameKind (the shared-outcome loop's kind test)", () => {
+  it("says two jobs are alike only when kindOf gives them one kind", () => {
+    fc.assert(
+      fc.property(
+        fc.array(job, { minLength: 2, maxLength: 12 }),
+        fc.array(reservation, { maxLength: 3 }),
+        fc.array(fc.integer({ min: 0, max: 11 }), { maxLength: 2 }),
+        (jobs, made, overCap) => {
+          const entries = jobs.map((j, i) => entry(`j${i}`, j.budget, j.lane, j.gpus, j.minRuntime, j.maxRuntime));
+          const cols = EntryColumns.of(entries);
+          const tree = {
+            size: 2,
+            mayTakeShare: (a: number, b: number, g: number) => (a + b + g) % 3 === 0,
+            mayTakeSurplus: (a: number, b: number, g: number) => (a * 2 + b + g) % 4 === 1,
+          } as unknown as FairTree;
+          const board = { count: 4, size: 8 } as unknown as NodeBoard;
+          const reservations = new Reservations(board, tree, defaultPolicy, NOW);
+          for (const r of made) {
+            const own = r.holderAt !== null && r.holderAt < entries.length ? entries[r.holderAt]! : null;
+            const holder =
+              own ?? entry("holder", r.holder.budget, r.holderLane, r.holder.gpus, r.holder.minRuntime, r.holder.maxRuntime);
+            const active: ActiveReservation = { jobId: holder.id, nodeIds: [], from: NOW + r.from, gpus: r.gpus, holder };
+            reservations.list.push(active);
+          }
+          const over = new Set(overCap.map((i) => `j${i}`));
+          const s = {
+            tree,
+            reservations,
+            isOverDebugCap: (e: PendingEntry) => over.has(e.id),
+            isOverDebugCapJob: (_g: number, _b: number, id: string) => over.has(id),
+          } as unknown as CycleSession;
+          const memo = new BlockedMemo(s);
+          for (let k = 0; k < entries.length; k++) {
+            const kind = memo.kindOf(entries[k]!);
+            if (kind === null) continue;
+            for (let j = 0; j < entries.length; j++) {
+              if (memo.sameKind(cols, j, k)) expect(memo.kindOf(entries[j]!), `job ${j} against ${k}`).toBe(kind);
+              const a = jobs[j]!;
+              const b = jobs[k]!;
+              const twin =
+                a.budget === b.budget &&
+                a.lane === b.lane &&
+                a.gpus === b.gpus &&
+                a.minRuntime === b.minRuntime &&
+                a.maxRuntime === b.maxRuntime;
+              if (twin && memo.kindOf(entries[j]!) !== null) expect(memo.sameKind(cols, j, k), `twins ${j} and ${k}`).toBe(true);
+            }
+          }
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
