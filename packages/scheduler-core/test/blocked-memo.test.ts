@@ -40,7 +40,7 @@ describe("blocked jobs of one kind sharing one outcome", () => {
 
   it("gives the same with array caps, a per-user limit and a budget with no entitlement", () => {
     // A job a limit may hold ends a run of shared outcomes (lanes.ts takeSharedRun): its reason is the
-    // limit's. With a per-user limit in the tree every job may be held (JobLimits.mayBlock), so the
+    // limit's. Every job of a budget with a per-user limit may be held (JobLimits.mayBlock), so the
     // array caps alone are replayed too.
     for (const seed of [14, 15]) expect(replay(seed, 40, "arrays")).toBeGreaterThan(2_000);
     expect(replay(16, 40, "all")).toBeGreaterThan(2_000);

@@ -65,11 +65,16 @@ export class JobLimits {
   private readonly arrayRunning: Map<string, number>;
   private readonly userGpus = new Map<string, number>();
   private readonly limitOf = new Map<string, number>();
+  /** Per tree index (FairTree), whether its budget has a per-user limit. */
+  private readonly limited: boolean[] = [];
 
-  constructor(snapshot: ClusterSnapshot, arrayRunning: ReadonlyMap<string, number>) {
+  constructor(snapshot: ClusterSnapshot, arrayRunning: ReadonlyMap<string, number>, indexOf: (id: string) => number | undefined) {
     for (const n of snapshot.tree) {
       const l = n.maxGpusPerUser;
-      if (l !== null && l !== undefined) this.limitOf.set(n.id, l);
+      if (l === null || l === undefined) continue;
+      this.limitOf.set(n.id, l);
+      const i = indexOf(n.id);
+      if (i !== undefined) this.limited[i] = true;
     }
     this.arrayRunning = new Map(arrayRunning);
     if (this.limitOf.size > 0) for (const j of snapshot.running) this.countUser(j);
@@ -80,7 +85,7 @@ export class JobLimits {
    * itself is read only when a limit can apply: its entry says whether it is a capped array task.
    */
   blocked(e: PendingEntry): LimitBlock | null {
-    if (!this.mayBlock(e.capped)) return null;
+    if (!this.mayBlock(e.capped, e.budget)) return null;
     const job = e.job;
     const cap = job.arrayMaxRunning;
     if (job.arrayId != null && cap != null) {
@@ -97,9 +102,12 @@ export class JobLimits {
     return null;
   }
 
-  /** Can a limit stop a job at all: it is a capped array task (`capped`), or a budget has a per-user limit? */
-  mayBlock(capped: boolean): boolean {
-    return capped || this.limitOf.size > 0;
+  /**
+   * Can a limit stop a job at all: it is a capped array task (`capped`), or its budget (tree index)
+   * has a per-user limit? The limit a job obeys is its own budget's (blocked).
+   */
+  mayBlock(capped: boolean, budget: number): boolean {
+    return capped || (this.limitOf.size > 0 && this.limited[budget] === true);
   }
 
   /** A job holds GPUs (running at the start of the cycle, or started in it). */

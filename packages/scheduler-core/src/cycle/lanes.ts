@@ -91,7 +91,7 @@ function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
         if ((s.userDebug.get(e.job.userId) ?? 0) + e.gpus > policy.debugMaxGpusPerUser) continue;
       }
       // A task or job started since took the room its limit leaves.
-      if (s.limits.mayBlock(cols.capped[k]!) && s.limits.blocked(reasons.entryOf(i)!) !== null) continue;
+      if (s.limits.mayBlock(cols.capped[k]!, cols.budget[k]!) && s.limits.blocked(reasons.entryOf(i)!) !== null) continue;
       if (failed !== null) {
         if ((debug ? failed.get(reasons.entryOf(i)!) : failed.getAt(cols, k)) !== undefined) continue;
         failed.mark();
@@ -170,12 +170,12 @@ function takeSharedRun(s: CycleSession, fits: StartFits, lane: JobLane, blocked:
   const largestFree = s.board.largestFree();
   let k = from;
   while (k < queue.length) {
-    if (!fits.readyNodes(cols.gpus[k]!) || limits.mayBlock(cols.capped[k]!)) break;
+    if (!fits.readyNodes(cols.gpus[k]!) || limits.mayBlock(cols.capped[k]!, cols.budget[k]!)) break;
     const shared = blocked.getAt(cols, k);
     if (shared === undefined) break;
     // Of its kind, its GPUs too: READY nodes for them as for it.
     let end = k + 1;
-    while (end < queue.length && !limits.mayBlock(cols.capped[end]!) && blocked.sameKind(cols, end, k)) end++;
+    while (end < queue.length && !limits.mayBlock(cols.capped[end]!, cols.budget[end]!) && blocked.sameKind(cols, end, k)) end++;
     const position = order.length + 1;
     for (let j = k; j < end; j++) order.push(cols.ids[j]!);
     tellShared(s, queue, cols, k, end - k, allocated, shared, position, ratio, largestFree);
@@ -224,7 +224,7 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
     return;
   }
   // Its array's cap or its budget's per-user limit (job-rules.ts): no start, no reservation.
-  const limited = s.limits.mayBlock(cols.capped[k]!) ? s.limits.blocked(e) : null;
+  const limited = s.limits.mayBlock(cols.capped[k]!, cols.budget[k]!) ? s.limits.blocked(e) : null;
   if (limited !== null) {
     s.reasons.push(e, e.job, limited.code, position, ratio, board.largestFree(), limited.details, false);
     return;

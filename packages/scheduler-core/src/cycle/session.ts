@@ -140,7 +140,7 @@ export class CycleSession {
     this.scratch = new SearchScratch(tree.size);
     this.preemptionCtx = { board, tree, policy, now, holder: "none" };
     this.interruptibleByBudget = totals.interruptible.slice();
-    this.limits = new JobLimits(snapshot, totals.arrayRunning);
+    this.limits = new JobLimits(snapshot, totals.arrayRunning, (id) => tree.indexOf(id));
   }
 
   /** The last `count` jobs' reasons are written by `write` when first read (closed-lane.ts, waiting-notes.ts). */
