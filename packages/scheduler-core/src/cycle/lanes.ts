@@ -64,8 +64,8 @@ export function runLanes(s: CycleSession, shareBlocked = true): void {
 /**
  * R3: GPUs freed later in the cycle go to blocked allocated jobs, in order, before unallocated work.
  * A retry that fails serves the later jobs of its kind while nothing moved, as in the lanes
- * (blocked-memo.ts: a try reads the job only through its kind), and the settled jobs are passed
- * over (SettledJobs). Both are off with shared outcomes (`shareBlocked`), so the test that turns
+ * (blocked-memo.ts: a try reads the job only through its kind; the same run's jobs of its kind are
+ * passed by at once, sameKindEnd), and the settled jobs are passed over (SettledJobs). Both are off with shared outcomes (`shareBlocked`), so the test that turns
  * them off checks them too.
  */
 function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
@@ -92,15 +92,35 @@ function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
       }
       // A task or job started since took the room its limit leaves.
       if (s.limits.mayBlock(cols.capped[k]!, cols.budget[k]!) && s.limits.blocked(reasons.entryOf(i)!) !== null) continue;
+      // The run's jobs after this one that are of its kind fail as it did while nothing moves: passed by
+      // at once (none of them is tried, so the board, the memo and SettledJobs stay as they are).
+      const runEnd = blocked.firstAt[r]! + blocked.size[r]!;
       if (failed !== null) {
-        if ((debug ? failed.get(reasons.entryOf(i)!) : failed.getAt(cols, k)) !== undefined) continue;
+        if ((debug ? failed.get(reasons.entryOf(i)!) : failed.getAt(cols, k)) !== undefined) {
+          if (!debug) o = sameKindEnd(s, failed, cols, k, runEnd) - blocked.firstAt[r]! - 1;
+          continue;
+        }
         failed.mark();
       }
       const e = reasons.entryOf(i)!;
       if (tryStart(s, e, reasons.positionOf(i), reasons.ratioOf(i), true, true) === "STARTED") reasons.markStarted(i);
-      else failed?.keep(e, NOT_RETRIED);
+      else if (failed !== null) {
+        failed.keep(e, NOT_RETRIED);
+        if (!debug && failed.getAt(cols, k) !== undefined) o = sameKindEnd(s, failed, cols, k, runEnd) - blocked.firstAt[r]! - 1;
+      }
     }
   }
+}
+
+/**
+ * The first entry after entry k of `cols` (a job with a shared outcome in `blocked`), and before
+ * `end`, that is not of k's kind (BlockedMemo.sameKind) or that a limit may hold: the entries
+ * between share k's outcome while nothing moves.
+ */
+function sameKindEnd(s: CycleSession, blocked: BlockedMemo, cols: EntryColumns, k: number, end: number): number {
+  let j = k + 1;
+  while (j < end && !s.limits.mayBlock(cols.capped[j]!, cols.budget[j]!) && blocked.sameKind(cols, j, k)) j++;
+  return j;
 }
 
 /**
@@ -174,8 +194,7 @@ function takeSharedRun(s: CycleSession, fits: StartFits, lane: JobLane, blocked:
     const shared = blocked.getAt(cols, k);
     if (shared === undefined) break;
     // Of its kind, its GPUs too: READY nodes for them as for it.
-    let end = k + 1;
-    while (end < queue.length && !limits.mayBlock(cols.capped[end]!, cols.budget[end]!) && blocked.sameKind(cols, end, k)) end++;
+    const end = sameKindEnd(s, blocked, cols, k, queue.length);
     const position = order.length + 1;
     for (let j = k; j < end; j++) order.push(cols.ids[j]!);
     tellShared(s, queue, cols, k, end - k, allocated, shared, position, ratio, largestFree);
