@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defaultPolicy } from "../src/index";
+import { createScheduler, defaultPolicy } from "../src/index";
 import { FAIRSHARE } from "../src/cycle/rule-set";
 import { runCycleWith } from "../src/run-cycle";
 import type { ClusterSnapshot, CycleResult, PolicyConfig } from "../src/types";
@@ -62,6 +62,26 @@ describe("the closed unallocated lane, ordered and explained when first read", (
       expect(replay(seed, policy, rules, drain), `seed ${seed}`).toBeGreaterThan(300);
     }
   }, 60_000);
+
+  it("gives a kept scheduler's order and reasons, read after its next cycle, as its cycle decided them", () => {
+    // The order and the reasons keep runs of the cycle's queues (order-list.ts, reason-drafts.ts),
+    // which the next cycle's kept queues must leave as they were.
+    const scheduler = createScheduler(defaultPolicy);
+    let previous: { kept: CycleResult; eager: CycleResult } | null = null;
+    let compared = 0;
+    replayOverloaded(41, 25, steadyOverload({ gpus: [1, 2, 4, 8, 16], unallocated: 0.4 }), (snap, now) => {
+      const eager = cycle(snap, defaultPolicy, now, false).result;
+      const kept = scheduler.runCycle(snap, now);
+      if (previous !== null) {
+        expect(previous.kept.order).toEqual(previous.eager.order);
+        expect(JSON.stringify([...previous.kept.pending.entries()])).toBe(JSON.stringify([...previous.eager.pending.entries()]));
+        if (previous.kept.order.length > 20) compared++;
+      }
+      previous = { kept, eager };
+      return kept;
+    });
+    expect(compared).toBeGreaterThan(10);
+  });
 
   it("writes the deferred reasons whichever is read first, the order or the reasons", () => {
     let checked = 0;
