@@ -9,16 +9,11 @@ export function summarize(s: CycleSession): CycleResult {
   const { pending, blockedAllocated } = explainBlocked(s);
   const ratios = summarizeRatios(s.tree, s.heldAtStart, s.projectedAtStart);
   const counts = countPlan(plan, board);
-  const order = s.order;
-  let ids: string[] | null = null;
   return {
     now: s.now,
     clusterId: snapshot.cluster.id,
     plan,
-    // Its ids written when first read (order-list.ts).
-    get order(): string[] {
-      return (ids ??= order.toArray());
-    },
+    order: s.order,
     pending,
     ratios,
     reservations: reservations.toResult(),
