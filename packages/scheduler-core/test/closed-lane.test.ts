@@ -64,8 +64,8 @@ describe("the closed unallocated lane, ordered and explained when first read", (
   }, 60_000);
 
   it("gives a kept scheduler's order and reasons, read after its next cycle, as its cycle decided them", () => {
-    // The reasons keep runs of the cycle's queues (reason-drafts.ts, closed-lane.ts), which the next
-    // cycle's kept queues must leave as they were.
+    // The order and the reasons keep runs of the cycle's queues (order-list.ts, reason-drafts.ts),
+    // which the next cycle's kept queues must leave as they were.
     const scheduler = createScheduler(defaultPolicy);
     let previous: { kept: CycleResult; eager: CycleResult } | null = null;
     let compared = 0;

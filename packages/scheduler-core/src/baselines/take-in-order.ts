@@ -152,7 +152,7 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
       const extras = [...codeOf.values()].includes(WAITING.RESERVED_FOR) ? reservedFor() : null;
       const ratios = Array.from({ length: tree.size }, (_, b) => tree.projectedRatio(b));
       waiting.closeTail(i + 1, codeOf, ratios, free, extras, tailAllocated);
-      for (let k = i + 1; k < n; k++) s.order.push(cols.ids[k]!);
+      s.order.pushIds(cols.ids, i + 1, n);
       s.closedTailJobs = n - i - 1;
       break;
     }

@@ -196,7 +196,7 @@ function takeSharedRun(s: CycleSession, fits: StartFits, lane: JobLane, blocked:
     // Of its kind, its GPUs too: READY nodes for them as for it.
     const end = sameKindEnd(s, blocked, cols, k, queue.length);
     const position = order.length + 1;
-    for (let j = k; j < end; j++) order.push(cols.ids[j]!);
+    order.pushEntries(queue, k, end - k);
     tellShared(s, queue, cols, k, end - k, allocated, shared, position, ratio, largestFree);
     k = end;
   }

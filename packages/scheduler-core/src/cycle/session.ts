@@ -12,6 +12,7 @@ import type { EntryColumns } from "../entry-columns";
 import type { KeptAdmission } from "../kept-admission";
 import { BlockedList } from "./blocked-list";
 import { JobLimits } from "./job-rules";
+import { OrderList } from "./order-list";
 import { ReasonDrafts } from "./reason-drafts";
 import type { RunningTotals } from "../running-totals";
 import type { RuleSet } from "./rule-set";
@@ -42,7 +43,7 @@ export class CycleSession {
   /** What a preemption search reads (one object for the whole cycle). */
   readonly preemptionCtx: PreemptionContext;
   /** The fair-tree order of every job the lanes looked at (CycleResult.order). */
-  readonly order: string[] = [];
+  readonly order = new OrderList();
   /** Pending jobs that may be ordered (valid, not held), with budget and lane; set by admitPending. */
   entries: PendingEntry[] = [];
   /**
