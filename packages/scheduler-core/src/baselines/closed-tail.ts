@@ -36,9 +36,14 @@ export const CHARGED = -Infinity;
 
 /** One walk's check: can no job from a place on start? (See above.) */
 export class ClosedTail {
-  /** The smallest job of `gpus[from..n-1]` as last read, and the last place it holds. */
-  private min = Infinity;
-  private minLast = -1;
+  /**
+   * Places (descending) and sizes (strictly descending), read backwards once from the first place
+   * asked: where the smallest job from that place on drops. `smallerLeft` of them still lie at or
+   * after the walk's place.
+   */
+  private smallerPlace: number[] | null = null;
+  private readonly smallerGpus: number[] = [];
+  private smallerLeft = 0;
   /**
    * Per budget, the smallest jobs that are not unallocated work, once read: places (descending) and
    * sizes (strictly descending) where the smallest size from that place on drops, read backwards;
@@ -99,45 +104,47 @@ export class ClosedTail {
     const failedCharged = searchFailedAt.get(CHARGED) ?? Infinity;
     const chargedDone = failedCharged <= minG || !this.mayRunChargedUnder(from, failedCharged);
     if (this.rules.compare !== compareEntries) return false;
-    const lastPriority = this.lastPriorityFrom();
+    const lastPriority = this.lastPriorityFrom(from);
     if (from < lastPriority) this.noUntil = Math.min(this.noUntil, lastPriority);
     return chargedDone && from >= lastPriority && (searchFailedAt.get(cols.priority[from]!) ?? Infinity) <= minG;
   }
 
   /**
    * Where the jobs of the last priority begin (the order is by priority, so one priority is left
-   * from there on), read once.
+   * from there on), read once, back to `from` at most: the walk's later places are all at or after
+   * it, so a start before it answers as `from` does.
    */
-  private lastPriorityFrom(): number {
+  private lastPriorityFrom(from: number): number {
     if (this.lastPriority < 0) {
       const { priority } = this.cols;
       let i = this.n - 1;
-      while (i > 0 && priority[i - 1] === priority[this.n - 1]) i--;
+      while (i > from && priority[i - 1] === priority[this.n - 1]) i--;
       this.lastPriority = i;
     }
     return this.lastPriority;
   }
 
-  /**
-   * The smallest job from `from` on (`from` never decreasing): read again only once `from` passed
-   * the last job of the smallest size, each time a larger one.
-   */
+  /** The smallest job from `from` on (`from` never decreasing): the jobs after the first `from` asked are read once. */
   private smallestFrom(from: number): number {
-    if (from > this.minLast) {
-      let m = Infinity;
-      let last = -1;
+    let places = this.smallerPlace;
+    const sizes = this.smallerGpus;
+    if (places === null) {
+      places = this.smallerPlace = [];
       const gpus = this.cols.gpus;
-      for (let i = from; i < this.n; i++) {
+      let m = Infinity;
+      for (let i = this.n - 1; i >= from; i--) {
         const g = gpus[i]!;
-        if (g <= m) {
-          m = g;
-          last = i;
-        }
+        if (g >= m) continue;
+        m = g;
+        places.push(i);
+        sizes.push(g);
       }
-      this.min = m;
-      this.minLast = last;
+      this.smallerLeft = places.length;
     }
-    return this.min;
+    let k = this.smallerLeft;
+    while (k > 0 && places[k - 1]! < from) k--; // passed by the walk
+    this.smallerLeft = k;
+    return k === 0 ? Infinity : sizes[k - 1]!;
   }
 
   /**
@@ -192,11 +199,14 @@ export function tailReasons(
   largestFree: number,
 ): { codeOf: Map<number, WaitingCode>; allocated: number } {
   const codeOf = new Map<number, WaitingCode>();
+  /** Sizes already in codeOf: a look at an array, not the map, for each job. */
+  const known: boolean[] = [];
   let allocated = 0;
   for (let i = from; i < n; i++) {
     if (cols.lane[i] !== LANE_INDEX.UNALLOCATED) allocated++;
     const g = cols.gpus[i]!;
-    if (codeOf.has(g)) continue;
+    if (known[g] === true) continue;
+    known[g] = true;
     // As the walk says it with a reservation held (take-in-order.ts).
     let code: WaitingCode;
     if (!fits.readyNodes(g)) code = WAITING.CLUSTER_DRAINING;
