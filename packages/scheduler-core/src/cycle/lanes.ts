@@ -65,8 +65,8 @@ export function runLanes(s: CycleSession, shareBlocked = true): void {
  * R3: GPUs freed later in the cycle go to blocked allocated jobs, in order, before unallocated work.
  * A retry that fails serves the later jobs of its kind while nothing moved, as in the lanes
  * (blocked-memo.ts: a try reads the job only through its kind; the same run's jobs of its kind are
- * passed by at once, sameKindEnd), and the settled jobs are passed over (SettledJobs). Both are off with shared outcomes (`shareBlocked`), so the test that turns
- * them off checks them too.
+ * passed by at once, sameKindEnd), and the settled jobs are passed over (SettledJobs). Both are off
+ * with shared outcomes (`shareBlocked`), so the test that turns them off checks them too.
  */
 function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
   const { board, reasons, policy, blocked } = s;
@@ -74,17 +74,19 @@ function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
   const settled = shareBlocked ? new SettledJobs(s) : null;
   for (let r = 0; r < blocked.runs; r++) {
     const cols = blocked.cols[r]!;
+    const first = blocked.firstAt[r]!;
+    const runEnd = first + blocked.size[r]!;
     for (let o = 0; o < blocked.size[r]!; o++) {
       if (board.largestFree() === 0 && !board.couldFit(1, 0)) return;
       // The job's place in the whole list (CycleSession.settledFrom counts the same way).
       const j = blocked.firstJob[r]! + o;
-      const passed = settled === null ? 0 : settled.passOver(j, cols, blocked.firstAt[r]! + o);
+      const passed = settled === null ? 0 : settled.passOver(j, cols, first + o);
       if (passed < 0) return;
       // Passed over: this job and the rest of its run (of its queue's jobs; the next run may go on with them).
       if (passed > 0) break;
       const i = blocked.firstDraft[r]! + o;
       // What the checks read of the job, from its queue's columns; the entry only where more is needed.
-      const k = blocked.firstAt[r]! + o;
+      const k = first + o;
       const debug = cols.lane[k] === DEBUG;
       if (debug) {
         const e = reasons.entryOf(i)!;
@@ -94,10 +96,9 @@ function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
       if (s.limits.mayBlock(cols.capped[k]!, cols.budget[k]!) && s.limits.blocked(reasons.entryOf(i)!) !== null) continue;
       // The run's jobs after this one that are of its kind fail as it did while nothing moves: passed by
       // at once (none of them is tried, so the board, the memo and SettledJobs stay as they are).
-      const runEnd = blocked.firstAt[r]! + blocked.size[r]!;
       if (failed !== null) {
         if ((debug ? failed.get(reasons.entryOf(i)!) : failed.getAt(cols, k)) !== undefined) {
-          if (!debug) o = sameKindEnd(s, failed, cols, k, runEnd) - blocked.firstAt[r]! - 1;
+          if (!debug) o = sameKindEnd(s, failed, cols, k, runEnd) - first - 1;
           continue;
         }
         failed.mark();
@@ -106,7 +107,7 @@ function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
       if (tryStart(s, e, reasons.positionOf(i), reasons.ratioOf(i), true, true) === "STARTED") reasons.markStarted(i);
       else if (failed !== null) {
         failed.keep(e, NOT_RETRIED);
-        if (!debug && failed.getAt(cols, k) !== undefined) o = sameKindEnd(s, failed, cols, k, runEnd) - blocked.firstAt[r]! - 1;
+        if (!debug && failed.getAt(cols, k) !== undefined) o = sameKindEnd(s, failed, cols, k, runEnd) - first - 1;
       }
     }
   }

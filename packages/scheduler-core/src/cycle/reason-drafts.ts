@@ -26,7 +26,10 @@ export class ReasonDrafts {
   private readonly entry: (PendingEntry | null)[] = [];
   private readonly job: (PendingJob | null)[] = [];
   private readonly code: PendingReasonCode[] = [];
-  /** 1-based position in order of the row's first draft, the next drafts' following; -1 for a job that was not ordered (HELD, INVALID_CONTRACT). */
+  /**
+   * 1-based position in order of the row's first draft, the next drafts' following; -1 for a job
+   * that was not ordered (HELD, INVALID_CONTRACT).
+   */
   private readonly position: number[] = [];
   /** Its budget's projected ratio when it was considered. */
   private readonly ratio: number[] = [];
