@@ -222,7 +222,7 @@ function tellShared(
   largestFree: number,
 ): void {
   if (allocated) s.blockedAllocated(cols, k, count);
-  s.reasons.pushRun(queue, k, count, allocated, shared.code, position, ratio, largestFree, shared.extras, shared.estimate);
+  s.reasons.pushRun(queue, k, count, allocated, shared, position, ratio, largestFree);
 }
 
 /**

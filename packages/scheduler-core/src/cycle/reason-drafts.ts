@@ -1,5 +1,6 @@
 import { compareById } from "../budget-tree";
 import type { PendingEntry } from "../order-pending";
+import type { BlockedOutcome } from "./blocked-memo";
 import type { PendingJob, PendingReason, PendingReasonCode, PendingReasonDetails } from "../types";
 
 /** Details beyond the numbers every reason carries, in the order they are added to its details. */
@@ -69,21 +70,21 @@ export class ReasonDrafts {
   }
 
   /**
-   * The drafts of `count` ordered jobs, entries `from..` of `queue`, told one outcome in consecutive
-   * positions from `position`; `allocated` when they are not unallocated work.
+   * The drafts of `count` ordered jobs, entries `from..` of `queue`, told one shared outcome
+   * (blocked-memo.ts) in consecutive positions from `position`; `allocated` when they are not
+   * unallocated work.
    */
   pushRun(
     queue: readonly PendingEntry[],
     from: number,
     count: number,
     allocated: boolean,
-    code: PendingReasonCode,
+    outcome: BlockedOutcome,
     position: number,
     ratio: number,
     largestFree: number,
-    extras: ReasonExtras | null,
-    estimate: boolean,
   ): void {
+    const { code, extras, estimate } = outcome;
     this.addRow(queue, from, null, null, count, code, position, ratio, largestFree, extras, estimate);
     if (allocated) this.blockedAllocated += count;
   }
