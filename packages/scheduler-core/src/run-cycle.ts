@@ -83,6 +83,7 @@ export function runCycleWith(
     const result = summarize(s);
     memory.deferredJobs = s.deferredCount;
     memory.closedTailJobs = s.closedTailJobs;
+    memory.quietRunJobs = s.quietRunJobs;
     finished = true;
     return result;
   } finally {

@@ -30,4 +30,6 @@ export class WorkingMemory {
   deferredJobs = 0;
   /** How many jobs of its baseline walk the last cycle left unwalked (baselines/closed-tail.ts; for tests and benches). */
   closedTailJobs = 0;
+  /** How many jobs of its baseline walk the last cycle passed in quiet runs, its closed tail included (baselines/quiet-runs.ts). */
+  quietRunJobs = 0;
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { NodeBoard } from "../src/cluster-state";
 import { defaultPolicy, runCycle } from "../src/index";
 import { findFreePlacement, hasFreePlacement } from "../src/place-jobs";
+import { fitsFree, freeNow } from "../src/cycle/fits";
 import { makeCluster, makeJob, startsOf } from "@tranche/testkit";
 
 describe("R1 placement", () => {
@@ -109,6 +110,7 @@ describe("hasFreePlacement", () => {
       buckets,
       nodes: nodes.map((n, i) => ({ id: `n${i}`, gpuCount: n.size })),
       freeIndexes: (node: number, gpus: number) => Array.from({ length: Math.min(gpus, nodes[node]!.free) }, (_, k) => k),
+      largestFree: () => Math.max(0, ...nodes.map((n) => n.free)),
     } as unknown as NodeBoard;
   };
   const node = fc
@@ -127,6 +129,17 @@ describe("hasFreePlacement", () => {
           expect(hasFreePlacement(b, gpus, allow)).toBe(findFreePlacement(b, gpus, allow) !== null);
         },
       ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("fitsFree, from freeNow's two numbers, says yes exactly when it does with every node allowed", () => {
+    // What a baseline's run of waiting jobs keeps instead of the board (baselines/quiet-runs.ts).
+    fc.assert(
+      fc.property(fc.array(node, { minLength: 1, maxLength: 12 }), fc.integer({ min: 0, max: 40 }), (nodes, gpus) => {
+        const b = board(nodes);
+        expect(fitsFree(gpus, b.size, freeNow(b))).toBe(hasFreePlacement(b, gpus, () => true));
+      }),
       { numRuns: 2000 },
     );
   });

@@ -17,11 +17,11 @@ function cycle(
   now: number,
   rules: RuleSet,
   defer: boolean,
-): { result: CycleResult; deferred: number; closed: number } {
+): { result: CycleResult; deferred: number; closed: number; quiet: number } {
   const memory = new WorkingMemory();
   memory.deferReasons = defer;
   const result = runCycleWith(memory, JSON.parse(JSON.stringify(snap)) as ClusterSnapshot, defaultPolicy, now, rules);
-  return { result, deferred: memory.deferredJobs, closed: memory.closedTailJobs };
+  return { result, deferred: memory.deferredJobs, closed: memory.closedTailJobs, quiet: memory.quietRunJobs };
 }
 
 /** The reasons of a result, in its order, as the caller reads them (sentences included). */
@@ -30,15 +30,18 @@ const reasonsOf = (r: CycleResult): string => JSON.stringify([...r.pending.entri
 describe("a baseline's waiting jobs, noted and explained when first read (baselines/waiting-notes.ts)", () => {
   // Three priorities (the priority baseline preempts by priority as well as for protected runs), and
   // one (as in the traces: its walk's tail closes once both victim classes failed, closed-tail.ts).
+  // FIFO never searches for victims, so its tail closes at the first job that waits once no free
+  // placement is left for the smallest job after it: few jobs wait in runs before (quietBefore).
   const cases = [
-    { rules: PRIORITY, seed: 41, priorities: true },
-    { rules: PRIORITY, seed: 44, priorities: false },
-    { rules: FIFO, seed: 42, priorities: true },
+    { rules: PRIORITY, seed: 41, priorities: true, quietBefore: 100 },
+    { rules: PRIORITY, seed: 44, priorities: false, quietBefore: 100 },
+    { rules: FIFO, seed: 42, priorities: true, quietBefore: 0 },
   ];
-  for (const { rules, seed, priorities } of cases) {
+  for (const { rules, seed, priorities, quietBefore } of cases) {
     it(`${rules.name}${priorities ? "" : ", one priority"}: gives exactly the result of pushing each reason at once, every reason code included`, () => {
       let deferred = 0;
       let closed = 0;
+      let quiet = 0;
       const codes = new Set<string>();
       replayOverloaded(
         seed,
@@ -50,11 +53,13 @@ describe("a baseline's waiting jobs, noted and explained when first read (baseli
           const eager = cycle(snap, now, rules, false);
           const lazy = cycle(snap, now, rules, true);
           expect(eager.deferred).toBe(0);
+          expect(eager.quiet).toBe(0); // walked job by job
           // Whole results: plan, order, stats (blocked allocated jobs counted as noted), reasons.
           expect(JSON.stringify(lazy.result), `cycle ${c} at t=${now}`).toBe(JSON.stringify(eager.result));
           for (const [, r] of lazy.result.pending.entries()) codes.add(r.code);
           deferred += lazy.deferred;
           closed += lazy.closed;
+          quiet += lazy.quiet - lazy.closed;
           return lazy.result;
         },
         { at: 600, nodeId: "n01", until: 3000 },
@@ -62,6 +67,8 @@ describe("a baseline's waiting jobs, noted and explained when first read (baseli
       expect(deferred).toBeGreaterThan(300);
       // The walk's tail closed in some cycles, and those cycles are among the ones compared.
       expect(closed).toBeGreaterThan(100);
+      // Jobs passed in runs that wait together before the tail (quiet-runs.ts), compared too.
+      expect(quiet).toBeGreaterThan(quietBefore);
       expect([...codes].sort()).toEqual(expect.arrayContaining(["CAPACITY", "CLUSTER_DRAINING", "ORDER", "RESERVED_FOR"]));
     }, 60_000);
   }
@@ -135,5 +142,33 @@ describe("a baseline walk's closed tail (baselines/closed-tail.ts)", () => {
     expect(reservesOf(result).map((op) => op.jobId)).toEqual(["u"]);
     expect(preemptionsOf(result).map((op) => [op.jobId, op.byJobId])).toEqual([["free", "small"]]);
     expect(startedIds(result)).toEqual(["small"]);
+  });
+});
+
+describe("what a baseline's waiting job records of the free GPUs (baselines/quiet-runs.ts)", () => {
+  it("priority: a job that waits after a start by preemption records the GPUs free then, not those when the first job waited", () => {
+    // As in the test above, "u" reserves n01 and "small" preempts "free", which held 3 GPUs of n02
+    // for its 1: 2 GPUs of n02 are free after that start. "later" (4 GPUs) then waits, and its
+    // reason says so (the first waits saw none free).
+    const snap = makeCluster()
+      .nodes(2)
+      .budget("a", 0.5)
+      .budget("c", 0.5)
+      .job(
+        makeJob("free8").budget("c").gpus(8).unallocated().charged(false).on("n01").startedAt(0),
+        makeJob("r2").budget("c").gpus(5).minRuntime(3600).on("n02").startedAt(0),
+        makeJob("free").budget("c").gpus(3).unallocated().charged(false).on("n02", [5, 6, 7]).startedAt(0),
+        makeJob("u").budget("a").gpus(1).unallocated().submittedAt(10),
+        makeJob("big").budget("a").gpus(8).minRuntime(3600).submittedAt(20),
+        makeJob("small").budget("a").gpus(1).minRuntime(3600).submittedAt(30),
+        makeJob("later").budget("a").gpus(4).unallocated().submittedAt(40),
+      )
+      .snapshot();
+    for (const defer of [true, false]) {
+      const { result } = cycle(snap, 100, PRIORITY, defer);
+      expect(startedIds(result)).toEqual(["small"]);
+      expect(result.pending.get("u")!.sentence).toContain("no GPU is free");
+      expect(result.pending.get("later")!.sentence).toContain("the largest free block is 2 GPUs on one node");
+    }
   });
 });

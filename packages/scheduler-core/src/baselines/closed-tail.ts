@@ -1,12 +1,7 @@
-import type { NodeBoard } from "../cluster-state";
-import type { StartFits } from "../cycle/fits";
-import type { Reservations } from "../cycle/reservations";
 import type { EntryColumns } from "../entry-columns";
 import type { CycleSession } from "../cycle/session";
 import { compareEntries, LANE_INDEX } from "../order-pending";
-import { hasFreePlacement } from "../place-jobs";
 import type { BaselineRules } from "./take-in-order";
-import { WAITING, type WaitingCode } from "./waiting-notes";
 
 /**
  * Speed bookkeeping, no rule: the rest of a baseline's walk once no job left in it can start.
@@ -24,11 +19,10 @@ import { WAITING, type WaitingCode } from "./waiting-notes";
  *     under the size that failed can run charged: no budget has room for its smallest job of
  *     allocated work left, when that job is under it) and for the one priority left (the order is
  *     by priority, so one priority is left once the walk reaches the last priority's jobs),
- * every job left waits, for a reason that depends on its size alone (CLUSTER_DRAINING, ORDER,
- * CAPACITY, RESERVED_FOR, as the walk would give it), and nothing the walk checks moves again. The
- * rest is then ordered from the columns' ids and its reasons written when the result's reasons are
- * first read (waiting-notes.ts), from the codes by size, the ratios and the largest free node noted
- * now. Off with the other deferred reasons (WorkingMemory.deferReasons), which the tests compare.
+ * every job left waits, for a reason that depends on its size alone (heldCode in waiting-notes.ts),
+ * and nothing the walk checks moves again. The rest is then one quiet run (quiet-runs.ts): ordered
+ * from the columns' ids, its reasons written when the result's reasons are first read. Off with the
+ * other deferred reasons (WorkingMemory.deferReasons), which the tests compare.
  */
 
 /** The victim class of a job that runs charged (take-in-order.ts): below every priority. */
@@ -61,6 +55,12 @@ export class ClosedTail {
   private noUntil = Infinity;
   /** Where the last priority's jobs begin (-1: not read yet). */
   private lastPriority = -1;
+  /**
+   * After a no: the first place from which the answer may turn yes while the walk's facts stay as
+   * they were (the smallest job left grows, `noUntil`, the last priority's jobs). A quiet run
+   * (take-in-order.ts) asks again only there.
+   */
+  askAt = 0;
 
   constructor(
     private readonly s: CycleSession,
@@ -77,9 +77,9 @@ export class ClosedTail {
   closes(from: number, noFreeVersion: number, noFreeFrom: number, searchFailedAt: ReadonlyMap<number, number>): boolean {
     const { s, n, cols } = this;
     const { board, reservations, tree, policy } = s;
-    if (from >= n || reservations.length === 0 || board.freeVersion !== noFreeVersion) return false;
+    if (from >= n || reservations.length === 0 || board.freeVersion !== noFreeVersion) return this.no(from + 1);
     const minG = this.smallestFrom(from);
-    if (noFreeFrom > minG) return false;
+    if (noFreeFrom > minG) return this.no(this.nextSmallest());
     // The smallest job left only grows, which never turns a yes into a no; nor does the walk passing
     // a place, though it may turn a no into a yes at `noUntil` (see below).
     const a = this.asked;
@@ -91,7 +91,7 @@ export class ClosedTail {
       a[3] === tree.version &&
       a[4] === minG
     )
-      return false;
+      return this.no(this.nextAsk(from));
     a[0] = noFreeVersion;
     a[1] = noFreeFrom;
     a[2] = s.preemptionSearches;
@@ -103,10 +103,32 @@ export class ClosedTail {
     this.noUntil = Infinity;
     const failedCharged = searchFailedAt.get(CHARGED) ?? Infinity;
     const chargedDone = failedCharged <= minG || !this.mayRunChargedUnder(from, failedCharged);
-    if (this.rules.compare !== compareEntries) return false;
+    if (this.rules.compare !== compareEntries) return this.no(this.nextAsk(from));
     const lastPriority = this.lastPriorityFrom(from);
     if (from < lastPriority) this.noUntil = Math.min(this.noUntil, lastPriority);
-    return chargedDone && from >= lastPriority && (searchFailedAt.get(cols.priority[from]!) ?? Infinity) <= minG;
+    if (chargedDone && from >= lastPriority && (searchFailedAt.get(cols.priority[from]!) ?? Infinity) <= minG) return true;
+    return this.no(this.nextAsk(from));
+  }
+
+  private no(askAt: number): false {
+    this.askAt = askAt;
+    return false;
+  }
+
+  /**
+   * Where a no given at `from` may turn yes with the same facts: where the smallest job left grows,
+   * or `noUntil`. Passing a place changes nothing else the check reads: mayRunChargedUnder's yes
+   * sets `noUntil`, its no stays a no (the smallest job of a budget only grows), and the last
+   * priority's start is in `noUntil` while the walk is before it.
+   */
+  private nextAsk(from: number): number {
+    return Math.max(from + 1, Math.min(this.nextSmallest(), this.noUntil));
+  }
+
+  /** The place after the smallest job left (smallestFrom's last answer): from there the smallest grows. */
+  private nextSmallest(): number {
+    const k = this.smallerLeft;
+    return k === 0 ? Infinity : this.smallerPlace![k - 1]! + 1;
   }
 
   /**
@@ -186,34 +208,4 @@ export class ClosedTail {
     }
     return false;
   }
-}
-
-/** What the jobs from `from` on wait for, by size, and how many of them are allocated or debug work. */
-export function tailReasons(
-  cols: EntryColumns,
-  from: number,
-  n: number,
-  board: NodeBoard,
-  fits: StartFits,
-  reservations: Reservations,
-  largestFree: number,
-): { codeOf: Map<number, WaitingCode>; allocated: number } {
-  const codeOf = new Map<number, WaitingCode>();
-  /** Sizes already in codeOf: a look at an array, not the map, for each job. */
-  const known: boolean[] = [];
-  let allocated = 0;
-  for (let i = from; i < n; i++) {
-    if (cols.lane[i] !== LANE_INDEX.UNALLOCATED) allocated++;
-    const g = cols.gpus[i]!;
-    if (known[g] === true) continue;
-    known[g] = true;
-    // As the walk says it with a reservation held (take-in-order.ts).
-    let code: WaitingCode;
-    if (!fits.readyNodes(g)) code = WAITING.CLUSTER_DRAINING;
-    else if (g > 0 && g <= board.size ? largestFree >= g : hasFreePlacement(board, g, reservations.allowAll))
-      code = WAITING.RESERVED_FOR;
-    else code = fits.freeAtStart(g) ? WAITING.ORDER : WAITING.CAPACITY;
-    codeOf.set(g, code);
-  }
-  return { codeOf, allocated };
 }

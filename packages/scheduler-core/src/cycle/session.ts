@@ -117,6 +117,8 @@ export class CycleSession {
   deferredCount = 0;
   /** Jobs of a baseline's walk left unwalked once none could start (baselines/closed-tail.ts); decides nothing. */
   closedTailJobs = 0;
+  /** Jobs of a baseline's walk passed in runs that wait together, the closed tail included (baselines/quiet-runs.ts); decides nothing. */
+  quietRunJobs = 0;
   private deferred: (() => void) | null = null;
 
   constructor(
