@@ -1,4 +1,4 @@
-import { makeCluster, makeJob, preemptionsOf, reservesOf, startedIds } from "@tranche/testkit";
+import { makeCluster, makeJob, preemptionsOf, reservesOf, startedIds, type JobBuilder } from "@tranche/testkit";
 import { describe, expect, it } from "vitest";
 import { createScheduler, defaultPolicy } from "../src/index";
 import { FIFO, PRIORITY, type RuleSet } from "../src/baselines/index";
@@ -119,26 +119,12 @@ describe("a baseline walk's closed tail (baselines/closed-tail.ts)", () => {
   }
 
   it("priority: a small job that runs charged still searches once larger charged jobs failed to", () => {
-    // Every GPU is held, by preemptible runs on all of n01 and on one GPU of n02. "u" (1 GPU,
-    // unallocated work) may preempt no run of its own priority and reserves n01; "big" (8 GPUs,
-    // charged) may take no reserved node and finds none; "small" (1 GPU, charged) outranks the
-    // preemptible run on n02 and takes its GPU. The tail must not close before "small": both
-    // victim classes failed by then, but the charged one only at 8 GPUs.
-    const snap = makeCluster()
-      .nodes(2)
-      .budget("a", 0.5)
-      .budget("c", 0.5)
-      .job(
-        makeJob("free8").budget("c").gpus(8).unallocated().charged(false).on("n01").startedAt(0),
-        makeJob("r2").budget("c").gpus(7).minRuntime(3600).on("n02").startedAt(0),
-        makeJob("free").budget("c").gpus(1).unallocated().charged(false).on("n02", [7]).startedAt(0),
-        makeJob("u").budget("a").gpus(1).unallocated().submittedAt(10),
-        makeJob("big").budget("a").gpus(8).minRuntime(3600).submittedAt(20),
-        makeJob("small").budget("a").gpus(1).minRuntime(3600).submittedAt(30),
-      )
-      .snapshot();
+    // "u" (1 GPU, unallocated work) may preempt no run of its own priority and reserves n01; "big" (8
+    // GPUs, charged) may take no reserved node and finds none; "small" (1 GPU, charged) outranks the
+    // preemptible run on n02 and takes its GPU. The tail must not close before "small": both victim
+    // classes failed by then, but the charged one only at 8 GPUs.
     const memory = new WorkingMemory();
-    const result = runCycleWith(memory, snap, defaultPolicy, 100, PRIORITY);
+    const result = runCycleWith(memory, fullCluster(1), defaultPolicy, 100, PRIORITY);
     expect(reservesOf(result).map((op) => op.jobId)).toEqual(["u"]);
     expect(preemptionsOf(result).map((op) => [op.jobId, op.byJobId])).toEqual([["free", "small"]]);
     expect(startedIds(result)).toEqual(["small"]);
@@ -147,23 +133,10 @@ describe("a baseline walk's closed tail (baselines/closed-tail.ts)", () => {
 
 describe("what a baseline's waiting job records of the free GPUs (baselines/quiet-runs.ts)", () => {
   it("priority: a job that waits after a start by preemption records the GPUs free then, not those when the first job waited", () => {
-    // As in the test above, "u" reserves n01 and "small" preempts "free", which held 3 GPUs of n02
-    // for its 1: 2 GPUs of n02 are free after that start. "later" (4 GPUs) then waits, and its
-    // reason says so (the first waits saw none free).
-    const snap = makeCluster()
-      .nodes(2)
-      .budget("a", 0.5)
-      .budget("c", 0.5)
-      .job(
-        makeJob("free8").budget("c").gpus(8).unallocated().charged(false).on("n01").startedAt(0),
-        makeJob("r2").budget("c").gpus(5).minRuntime(3600).on("n02").startedAt(0),
-        makeJob("free").budget("c").gpus(3).unallocated().charged(false).on("n02", [5, 6, 7]).startedAt(0),
-        makeJob("u").budget("a").gpus(1).unallocated().submittedAt(10),
-        makeJob("big").budget("a").gpus(8).minRuntime(3600).submittedAt(20),
-        makeJob("small").budget("a").gpus(1).minRuntime(3600).submittedAt(30),
-        makeJob("later").budget("a").gpus(4).unallocated().submittedAt(40),
-      )
-      .snapshot();
+    // As in the test above, but "free" holds 3 GPUs of n02 for the 1 "small" takes: 2 GPUs of n02 are
+    // free after that start. "later" (4 GPUs) then waits, and its reason says so (the first waits saw
+    // none free).
+    const snap = fullCluster(3, makeJob("later").budget("a").gpus(4).unallocated().submittedAt(40));
     for (const defer of [true, false]) {
       const { result } = cycle(snap, 100, PRIORITY, defer);
       expect(startedIds(result)).toEqual(["small"]);
@@ -172,3 +145,31 @@ describe("what a baseline's waiting job records of the free GPUs (baselines/quie
     }
   });
 });
+
+/**
+ * Every GPU held: by preemptible runs on all of n01 and on the last `k` GPUs of n02 ("free"), and by a
+ * protected run on the rest of n02. Budget "a" waits with "u" (1 GPU, unallocated work), "big" (8 GPUs)
+ * and "small" (1 GPU), then `more`.
+ */
+function fullCluster(k: number, ...more: JobBuilder[]): ClusterSnapshot {
+  const lastK = Array.from({ length: k }, (_, i) => 8 - k + i);
+  return makeCluster()
+    .nodes(2)
+    .budget("a", 0.5)
+    .budget("c", 0.5)
+    .job(
+      makeJob("free8").budget("c").gpus(8).unallocated().charged(false).on("n01").startedAt(0),
+      makeJob("r2")
+        .budget("c")
+        .gpus(8 - k)
+        .minRuntime(3600)
+        .on("n02")
+        .startedAt(0),
+      makeJob("free").budget("c").gpus(k).unallocated().charged(false).on("n02", lastK).startedAt(0),
+      makeJob("u").budget("a").gpus(1).unallocated().submittedAt(10),
+      makeJob("big").budget("a").gpus(8).minRuntime(3600).submittedAt(20),
+      makeJob("small").budget("a").gpus(1).minRuntime(3600).submittedAt(30),
+      ...more,
+    )
+    .snapshot();
+}
