@@ -2,6 +2,7 @@ import { LANE_INDEX, type PendingEntry } from "./order-pending";
 import type { JobLane, PendingJob } from "./types";
 
 const LANES: readonly JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
+const UNALLOCATED = LANE_INDEX.UNALLOCATED;
 
 /**
  * Speed bookkeeping, no rule: what a walk reads of a pending entry that waits, kept as columns
@@ -15,6 +16,12 @@ const LANES: readonly JobLane[] = ["DEBUG", "ALLOCATED", "UNALLOCATED"];
  * contiguous cache lines. The entry itself is read only for a job whose case needs more.
  */
 export class EntryColumns {
+  /**
+   * Entries not of the unallocated lane (allocated and debug work), counted as they are inserted and
+   * removed: a baseline's closed tail reports how many of its jobs wait (quiet-runs.ts) without a pass.
+   */
+  notUnallocated = 0;
+
   constructor(
     readonly ids: string[] = [],
     readonly gpus: number[] = [],
@@ -26,13 +33,16 @@ export class EntryColumns {
     /** -1 for none. */
     readonly maxRuntime: number[] = [],
     readonly capped: boolean[] = [],
-  ) {}
+  ) {
+    for (const l of lane) if (l !== UNALLOCATED) this.notUnallocated++;
+  }
 
   get length(): number {
     return this.ids.length;
   }
 
   insert(at: number, e: PendingEntry): void {
+    if (e.lane !== "UNALLOCATED") this.notUnallocated++;
     if (at === this.ids.length) {
       this.ids.push(e.id);
       this.gpus.push(e.gpus);
@@ -55,6 +65,8 @@ export class EntryColumns {
   }
 
   remove(at: number): void {
+    const lane = this.lane[at];
+    if (lane !== undefined && lane !== UNALLOCATED) this.notUnallocated--;
     this.ids.splice(at, 1);
     this.gpus.splice(at, 1);
     this.budget.splice(at, 1);

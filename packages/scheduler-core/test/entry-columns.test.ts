@@ -42,6 +42,7 @@ describe("entry columns (entry-columns.ts)", () => {
     }
     expect(list.length).toBeGreaterThan(50);
     expect(cols).toEqual(EntryColumns.of(list));
+    expect(cols.notUnallocated).toBe(list.filter((e) => e.lane !== "UNALLOCATED").length);
     const probe = probeEntry();
     for (let k = 0; k < list.length; k++) expect(fields(cols.readInto(k, probe))).toEqual(fields(list[k]!));
   });

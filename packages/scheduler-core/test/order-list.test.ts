@@ -58,4 +58,14 @@ describe("OrderList (a cycle's order, written when first read)", () => {
       { numRuns: 1000 },
     );
   });
+
+  it("copies pushed ids at once: a later change to their array moves none of them", () => {
+    const ids = ["x0", "x1", "x2", "x3"];
+    const list = new OrderList();
+    list.push("p");
+    list.pushIds(ids, 1, 3);
+    ids.splice(0, 2, "y0");
+    ids[1] = "y1";
+    expect(list.toArray()).toEqual(["p", "x1", "x2"]);
+  });
 });

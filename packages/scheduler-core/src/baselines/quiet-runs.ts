@@ -31,6 +31,9 @@ export class QuietRuns {
   /** Each budget's ratio, taken for a run when the tree moved since the last one. */
   private ratios: number[] = [];
   private ratiosVersion = -1;
+  /** Jobs not of the unallocated lane among the walk's first `countedTo` (the run that reaches the end has the rest). */
+  private counted = 0;
+  private countedTo = 0;
 
   constructor(
     private readonly s: CycleSession,
@@ -68,6 +71,8 @@ export class QuietRuns {
   ): number {
     const { s, cols, fits, n } = this;
     const { gpus, budget, lane, priority } = cols;
+    for (let j = this.countedTo; j < from; j++) if (lane[j] !== LANE_INDEX.UNALLOCATED) this.counted++;
+    this.countedTo = from;
     while (from < n) {
       if (tail.closes(from, noFreeVersion, noFreeFrom, failed)) {
         this.note(from, n, reserved);
@@ -106,7 +111,10 @@ export class QuietRuns {
       this.ratios = Array.from({ length: tree.size }, (_, b) => tree.projectedRatio(b));
     }
     let allocated = 0;
-    for (let j = from; j < to; j++) if (cols.lane[j] !== LANE_INDEX.UNALLOCATED) allocated++;
+    if (to === cols.length) allocated = cols.notUnallocated - this.counted;
+    else for (let j = from; j < to; j++) if (cols.lane[j] !== LANE_INDEX.UNALLOCATED) allocated++;
+    this.counted += allocated;
+    this.countedTo = to;
     this.waiting.noteRun({ from, to, size: s.board.size, free: this.free(), ratios: this.ratios }, reserved, allocated);
     s.order.pushIds(cols.ids, from, to);
     s.quietRunJobs += to - from;

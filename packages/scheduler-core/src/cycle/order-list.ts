@@ -2,8 +2,9 @@ import type { PendingEntry } from "../order-pending";
 
 /**
  * The fair-tree order of every job the cycle looked at (CycleResult.order), kept as segments: ids
- * pushed one by one, or runs of a queue's entries taken at once (the shared-outcome loop, the closed
- * unallocated lane). The array of ids is written when the result's order is first read.
+ * pushed one by one, runs of a queue's entries taken at once (the shared-outcome loop, the closed
+ * unallocated lane), or ids copied at once as one slice (a baseline's quiet runs). The array of ids
+ * is written when the result's order is first read.
  *
  * Speed bookkeeping, no rule. On an overloaded cluster the order is the whole backlog (philly-overload:
  * 10,000-20,000 jobs a cycle) and the simulator never reads it: the 60 days ran in 30.6 and 29.6 s
@@ -16,9 +17,13 @@ export class OrderList {
   length = 0;
   /** The ids pushed one by one, in order. */
   private readonly single: string[] = [];
-  /** Per run of a queue's entries: how many ids were pushed one by one before it, its queue, where it starts there, how many. */
+  /**
+   * Per run: how many ids were pushed one by one before it, its queue, where it starts there, how
+   * many; or, for ids copied at once (pushIds), their copy in `copied` (null for a queue's run).
+   */
   private readonly after: number[] = [];
   private readonly queue: (readonly PendingEntry[])[] = [];
+  private readonly copied: (readonly string[] | null)[] = [];
   private readonly from: number[] = [];
   private readonly count: number[] = [];
 
@@ -27,10 +32,18 @@ export class OrderList {
     this.length++;
   }
 
-  /** Ids `from..to` of `ids`, copied now (a list that may change after the cycle: admission's columns). */
+  /**
+   * Ids `from..to` of `ids`, copied now (a list that may change after the cycle: admission's columns),
+   * as one slice: a baseline's quiet runs and closed tail push thousands a cycle.
+   */
   pushIds(ids: readonly string[], from: number, to: number): void {
-    for (let k = from; k < to; k++) this.single.push(ids[k]!);
-    if (to > from) this.length += to - from;
+    if (to <= from) return;
+    this.after.push(this.single.length);
+    this.queue.push(NO_ENTRIES);
+    this.copied.push(ids.slice(from, to));
+    this.from.push(0);
+    this.count.push(to - from);
+    this.length += to - from;
   }
 
   /** Takes back the last id, pushed one by one (a debug job over its user's cap, lanes.ts). */
@@ -47,6 +60,7 @@ export class OrderList {
     if (count <= 0) return;
     this.after.push(this.single.length);
     this.queue.push(queue);
+    this.copied.push(null);
     this.from.push(from);
     this.count.push(count);
     this.length += count;
@@ -60,6 +74,11 @@ export class OrderList {
     let s = 0;
     for (let r = 0; r < this.queue.length; r++) {
       for (const end = this.after[r]!; s < end; s++) out[at++] = single[s]!;
+      const copied = this.copied[r] ?? null;
+      if (copied !== null) {
+        for (let k = 0; k < copied.length; k++) out[at++] = copied[k]!;
+        continue;
+      }
       const queue = this.queue[r]!;
       const from = this.from[r]!;
       for (let k = from; k < from + this.count[r]!; k++) out[at++] = queue[k]!.id;
@@ -68,3 +87,5 @@ export class OrderList {
     return out;
   }
 }
+
+const NO_ENTRIES: readonly PendingEntry[] = [];
