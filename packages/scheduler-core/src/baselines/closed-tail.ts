@@ -1,6 +1,7 @@
 import type { EntryColumns } from "../entry-columns";
 import type { CycleSession } from "../cycle/session";
 import { compareEntries, LANE_INDEX } from "../order-pending";
+import { CHARGED, type FailedSearches } from "./failed-searches";
 import type { BaselineRules } from "./take-in-order";
 
 /**
@@ -24,9 +25,6 @@ import type { BaselineRules } from "./take-in-order";
  * from the columns' ids, its reasons written when the result's reasons are first read. Off with the
  * other deferred reasons (WorkingMemory.deferReasons), which the tests compare.
  */
-
-/** The victim class of a job that runs charged (take-in-order.ts): below every priority. */
-export const CHARGED = -Infinity;
 
 /** One walk's check: can no job from a place on start? (See above.) */
 export class ClosedTail {
@@ -74,7 +72,7 @@ export class ClosedTail {
    * Can no job from `from` on start, given the walk's facts: no free placement from `noFreeFrom`
    * GPUs up while the free GPUs are at `noFreeVersion`, and the failed victim searches by class?
    */
-  closes(from: number, noFreeVersion: number, noFreeFrom: number, searchFailedAt: ReadonlyMap<number, number>): boolean {
+  closes(from: number, noFreeVersion: number, noFreeFrom: number, failed: FailedSearches): boolean {
     const { s, n, cols } = this;
     const { board, reservations, tree, policy } = s;
     if (from >= n || reservations.length === 0 || board.freeVersion !== noFreeVersion) return this.no(from + 1);
@@ -101,12 +99,12 @@ export class ClosedTail {
       return true;
     // No job left searches: each victim class it could be in failed at a size no job left is under.
     this.noUntil = Infinity;
-    const failedCharged = searchFailedAt.get(CHARGED) ?? Infinity;
+    const failedCharged = failed.failedAt(CHARGED);
     const chargedDone = failedCharged <= minG || !this.mayRunChargedUnder(from, failedCharged);
     if (this.rules.compare !== compareEntries) return this.no(this.nextAsk(from));
     const lastPriority = this.lastPriorityFrom(from);
     if (from < lastPriority) this.noUntil = Math.min(this.noUntil, lastPriority);
-    if (chargedDone && from >= lastPriority && (searchFailedAt.get(cols.priority[from]!) ?? Infinity) <= minG) return true;
+    if (chargedDone && from >= lastPriority && failed.failedAt(cols.priority[from]!) <= minG) return true;
     return this.no(this.nextAsk(from));
   }
 

@@ -3,7 +3,8 @@ import type { ReasonExtras } from "../cycle/reason-drafts";
 import type { CycleSession } from "../cycle/session";
 import type { EntryColumns } from "../entry-columns";
 import { LANE_INDEX } from "../order-pending";
-import { CHARGED, type ClosedTail } from "./closed-tail";
+import type { ClosedTail } from "./closed-tail";
+import { victimClass, type FailedSearches } from "./failed-searches";
 import type { WaitingNotes } from "./waiting-notes";
 
 /**
@@ -66,7 +67,7 @@ export class QuietRuns {
     tail: ClosedTail,
     noFreeVersion: number,
     noFreeFrom: number,
-    failed: ReadonlyMap<number, number>,
+    failed: FailedSearches,
     reserved: ReasonExtras,
   ): number {
     const { s, cols, fits, n } = this;
@@ -81,17 +82,14 @@ export class QuietRuns {
       }
       const searching = this.mayPreempt && s.preemptionSearches < s.policy.maxPreemptionSearches;
       const limit = Math.min(n, tail.askAt);
-      let lastKey = NaN;
-      let lastFailed = Infinity;
       let to = from;
       for (; to < limit; to++) {
         const g = gpus[to]!;
         let acts = g < noFreeFrom;
         if (!acts && searching) {
           // As the walk asks it: may this job search for victims?
-          const key = this.chargedOf(budget[to]!, lane[to]!, g) ? CHARGED : priority[to]!;
-          if (key !== lastKey) [lastKey, lastFailed] = [key, failed.get(key) ?? Infinity];
-          acts = g < lastFailed && s.board.couldFit(g, 0);
+          const key = victimClass(this.chargedOf(budget[to]!, lane[to]!, g), priority[to]!);
+          acts = failed.maySearch(g, key, s.board);
         }
         if (acts && fits.readyNodes(g)) break; // else it waits, draining, and does nothing else
       }

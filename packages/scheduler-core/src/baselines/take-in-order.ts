@@ -7,7 +7,8 @@ import { EntryColumns } from "../entry-columns";
 import { compareEntries, isSorted, LANE_INDEX, type PendingEntry } from "../order-pending";
 import { findFreePlacement } from "../place-jobs";
 import { findPreemption } from "../plan-preemptions";
-import { CHARGED, ClosedTail } from "./closed-tail";
+import { ClosedTail } from "./closed-tail";
+import { FailedSearches, victimClass } from "./failed-searches";
 import { QuietRuns } from "./quiet-runs";
 import { heldCode, WAITING, WaitingNotes, type WaitingCode } from "./waiting-notes";
 
@@ -43,12 +44,7 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
   // class (non-preemptible, or a priority) the smallest size whose victim search failed.
   let noFreeVersion = -1;
   let noFreeFrom = Infinity;
-  const searchFailedAt = new Map<number, number>();
-  // The order groups jobs by priority, so the victim class of the last lookup is nearly always the next one's.
-  let lastKey = NaN;
-  let lastFailedAt = Infinity;
-  const failedAt = (key: number): number =>
-    key === lastKey ? lastFailedAt : ((lastKey = key), (lastFailedAt = searchFailedAt.get(key) ?? Infinity));
+  const failed = new FailedSearches();
   let reservedExtras: ReasonExtras | null = null; // one object for every RESERVED_FOR (reasons copy it)
   const reservedFor = (): ReasonExtras => {
     const r = reservations.list[0]!;
@@ -91,8 +87,8 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
     if (board.freeVersion !== noFreeVersion) [noFreeVersion, noFreeFrom] = [board.freeVersion, g];
     else noFreeFrom = Math.min(noFreeFrom, g);
     const may = rules.mayPreempt;
-    const key = charged ? CHARGED : cols.priority[i]!;
-    if (may && g < failedAt(key) && s.preemptionSearches < policy.maxPreemptionSearches && board.couldFit(g, 0)) {
+    const key = victimClass(charged, cols.priority[i]!);
+    if (may && s.preemptionSearches < policy.maxPreemptionSearches && failed.maySearch(g, key, board)) {
       const e = list[i]!;
       s.preemptionSearches++;
       s.preemptionCtx.mayPreempt = (v) => may(v, e, charged);
@@ -107,8 +103,7 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
             ratio,
             `Preempted for job ${e.id} (priority ${e.priority}${charged ? ", not preemptible" : ""}): this job ran preemptible at priority ${v.job.priority}.`,
           );
-        searchFailedAt.clear(); // a victim may leave GPUs beyond what the job takes
-        lastKey = NaN;
+        failed.clear();
         const placed = choice.nodes.map((node) => ({ node, gpus: board.freeIndexes(node, Math.min(g, board.size)) }));
         s.start(
           runAs(e, charged),
@@ -120,9 +115,7 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
         );
         continue;
       }
-      searchFailedAt.set(key, g);
-      lastKey = key;
-      lastFailedAt = g;
+      failed.fail(key, g);
     }
     let code: WaitingCode;
     let extras: ReasonExtras | null = null;
@@ -148,7 +141,7 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
     waiting.note(i, code, ratio, quiet.free().largest, extras, allocated);
     // The jobs after it that wait with it (quiet-runs.ts).
     if (tail !== null && reservations.length > 0 && board.freeVersion === noFreeVersion)
-      i = quiet.pass(i + 1, tail, noFreeVersion, noFreeFrom, searchFailedAt, reservedFor()) - 1;
+      i = quiet.pass(i + 1, tail, noFreeVersion, noFreeFrom, failed, reservedFor()) - 1;
   }
   waiting.finish();
 }

@@ -13,8 +13,8 @@ export type WaitingCode = (typeof WAITING)[keyof typeof WAITING];
  * What a job of `g` GPUs waits for once the walk's reservation is held (take-in-order.ts):
  * CLUSTER_DRAINING when the ready nodes could never hold it; RESERVED_FOR when it would fit the
  * GPUs free now (fitsFree), so only the reservation keeps it out; else ORDER when it would have fit
- * the GPUs free when the cycle began, else CAPACITY. A job's size and these facts alone give it, which is what
- * lets a run of waiting jobs be explained later (QuietRun).
+ * the GPUs free when the cycle began, else CAPACITY. A job's size and these facts alone give it,
+ * which is what lets a run of waiting jobs be explained later (QuietRun).
  */
 export function heldCode(fits: StartFits, size: number, g: number, free: FreeNow): WaitingCode {
   if (!fits.readyNodes(g)) return WAITING.CLUSTER_DRAINING;
