@@ -176,6 +176,28 @@ describe("R12 consolidation (property tests)", () => {
     ).toEqual(["free", "kept"]);
   });
 
+  it("moves a job into the hole beside its own budget's work, among holes that fit it as tightly (R1)", () => {
+    // big (budget a) takes n01 from `free`; 4-GPU holes are left on n02 (beside b's job) and n03 (beside a's).
+    const movedTo = (budget: "a" | "b") => {
+      const snap = makeCluster()
+        .nodes(3)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .job(
+          makeJob("free").budget(budget).unallocated().gpus(4).startedAt(0).on("n01", [0, 1, 2, 3]).running(),
+          makeJob("rb").budget("b").gpus(4).minRuntime("8h").startedAt(0).on("n02", [0, 1, 2, 3]).running(),
+          makeJob("ra").budget("a").gpus(4).minRuntime("8h").startedAt(0).on("n03", [0, 1, 2, 3]).running(),
+          makeJob("big").budget("a").gpus(8).submittedAt(HOUR).pending(),
+        )
+        .snapshot();
+      const r = runCycle(snap, defaultPolicy, HOUR);
+      expect(preemptionsOf(r).map((p) => [p.jobId, p.reasonCode])).toEqual([["free", "CONSOLIDATION"]]);
+      return startsOf(r).find((x: StartOp) => x.jobId === "free")!.placement[0]!.nodeId;
+    };
+    expect(movedTo("a")).toBe("n03");
+    expect(movedTo("b")).toBe("n02");
+  });
+
   it("never changes a plan without fragments to consolidate: no free GPUs elsewhere means R3 preempts as before", () => {
     const snap = makeCluster()
       .nodes(1)

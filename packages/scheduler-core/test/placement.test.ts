@@ -96,12 +96,60 @@ describe("R1 placement", () => {
     );
     expect(new Set(startsOf(r).map((s) => s.placement[0]!.nodeId))).toEqual(new Set(["n01"]));
   });
+
+  // 4 GPUs in use on n01 (budget b's, or with `mixed` 2 of b's and 2 of a's) and on n02 (a's); n03 is empty.
+  const twoBudgets = (p: ReturnType<typeof makeJob>, mixed = false) =>
+    runCycle(
+      makeCluster()
+        .nodes(3)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .job(
+          makeJob("rb")
+            .budget("b")
+            .gpus(mixed ? 2 : 4)
+            .on("n01", mixed ? [0, 1] : [0, 1, 2, 3])
+            .startedAt(0),
+          ...(mixed ? [makeJob("ra0").budget("a").gpus(2).on("n01", [2, 3]).startedAt(0)] : []),
+          makeJob("ra").budget("a").gpus(4).on("n02", [0, 1, 2, 3]).startedAt(0),
+          p,
+        )
+        .snapshot(),
+      defaultPolicy,
+      10,
+    );
+
+  it("among the best-fit nodes, puts a job where only its own budget's jobs run", () => {
+    // n01 and n02 both have 4 free GPUs; node order alone would take n01, which runs budget b's job.
+    expect(startsOf(twoBudgets(makeJob("p").budget("a").gpus(3)))[0]!.placement[0]!.nodeId).toBe("n02");
+    expect(startsOf(twoBudgets(makeJob("p").budget("b").gpus(3)))[0]!.placement[0]!.nodeId).toBe("n01");
+    // A node shared with another budget is no better than any other: n02 still.
+    expect(startsOf(twoBudgets(makeJob("p").budget("a").gpus(3), true))[0]!.placement[0]!.nodeId).toBe("n02");
+  });
+
+  it("never loosens the fit for its budget: a tighter node of another budget wins", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(2)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .job(
+          makeJob("rb").budget("b").gpus(6).on("n01", [0, 1, 2, 3, 4, 5]).startedAt(0), // n01: 2 free
+          makeJob("ra").budget("a").gpus(4).on("n02", [0, 1, 2, 3]).startedAt(0), // n02: 4 free
+          makeJob("p").budget("a").gpus(2),
+        )
+        .snapshot(),
+      defaultPolicy,
+      10,
+    );
+    expect(startsOf(r)[0]!.placement[0]!.nodeId).toBe("n01");
+  });
 });
 
 describe("hasFreePlacement", () => {
   // The free-GPU view both functions read, as a NodeBoard keeps it: buckets[k] = schedulable nodes
   // with exactly k free GPUs, ascending (a unit-test stand-in: no jobs, no categories).
-  const board = (nodes: { size: number; free: number }[]): NodeBoard => {
+  const board = (nodes: readonly { size: number; free: number }[]): NodeBoard => {
     const size = Math.max(...nodes.map((n) => n.size));
     const buckets: number[][] = Array.from({ length: size + 1 }, () => []);
     nodes.forEach((n, i) => n.free > 0 && buckets[n.free]!.push(i));
@@ -127,6 +175,43 @@ describe("hasFreePlacement", () => {
           const b = board(nodes);
           const allow = (n: number): boolean => allowed[n]!;
           expect(hasFreePlacement(b, gpus, allow)).toBe(findFreePlacement(b, gpus, allow) !== null);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("a budget only breaks ties: the same tightness as plain best fit, its own budget's node when one ties", () => {
+    // Each node's running jobs' budgets (0-2), as the board's jobsOn lists them.
+    const withJobs = fc.array(
+      fc.record({ size: fc.constantFrom(2, 4, 8), free: fc.nat(8), budgets: fc.array(fc.nat(2), { maxLength: 3 }) }),
+      { minLength: 1, maxLength: 12 },
+    );
+    fc.assert(
+      fc.property(
+        withJobs,
+        fc.integer({ min: 0, max: 40 }),
+        fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
+        fc.nat(2),
+        (raw, gpus, allowed, budget) => {
+          const nodes = raw.map((n) => ({ ...n, free: Math.min(n.free, n.size) }));
+          const b = board(nodes);
+          (b as { jobsOn: unknown }).jobsOn = nodes.map((n) => n.budgets.map((x) => ({ budget: x })));
+          const allow = (n: number): boolean => allowed[n]!;
+          const plain = findFreePlacement(b, gpus, allow);
+          const mine = findFreePlacement(b, gpus, allow, budget);
+          expect(mine === null).toBe(plain === null);
+          if (plain === null || mine === null) return;
+          if (gpus > b.size) {
+            expect(mine).toEqual(plain); // whole free nodes: nothing to prefer
+            return;
+          }
+          const free = nodes[plain[0]!.node]!.free;
+          expect(nodes[mine[0]!.node]!.free).toBe(free);
+          const own = (i: number) => nodes[i]!.budgets.length > 0 && nodes[i]!.budgets.every((x) => x === budget);
+          const tied = nodes.map((_, i) => i).filter((i) => allow(i) && nodes[i]!.free === free && nodes[i]!.size >= gpus);
+          const expected = free === b.size ? plain[0]!.node : (tied.find(own) ?? plain[0]!.node);
+          expect(mine[0]!.node).toBe(expected);
         },
       ),
       { numRuns: 2000 },

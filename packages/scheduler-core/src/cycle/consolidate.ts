@@ -46,7 +46,7 @@ export function consolidate(s: CycleSession): void {
     // Its restart takes free GPUs as a start would: not out of the debug lane's reserve (R5).
     if (shortsDebugReserve(s, "UNALLOCATED", v.job.gpus, null)) continue;
     // Unallocated work may use reserved nodes (R7): it is preemptible whenever the holder needs them.
-    const slots = memo.freePlacement(v.job.gpus, reservations.allowAll);
+    const slots = memo.freePlacement(v.job.gpus, reservations.allowAll, v.budget);
     if (!slots || shortsDebugReserve(s, "UNALLOCATED", v.job.gpus, slots)) continue;
     const from = names(s, v.slots);
     const to = names(s, slots);

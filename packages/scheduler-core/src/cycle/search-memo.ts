@@ -29,11 +29,14 @@ export class SearchMemo {
     private readonly allowAll: (node: number) => boolean,
   ) {}
 
-  /** findFreePlacement, skipped when a job as large already found nothing on the same free GPUs. */
-  freePlacement(g: number, allow: (node: number) => boolean): Slots | null {
+  /**
+   * findFreePlacement (for a job of `budget`, -1 for none), skipped when a job as large already found
+   * nothing on the same free GPUs. Whether a placement exists does not depend on the budget.
+   */
+  freePlacement(g: number, allow: (node: number) => boolean, budget = -1): Slots | null {
     const board = this.board;
     if (this.noFreeVersion === board.freeVersion && g >= this.noFreeFrom) return null;
-    const slots = findFreePlacement(board, g, allow);
+    const slots = findFreePlacement(board, g, allow, budget);
     if (slots === null && allow === this.allowAll && g > 0 && (g <= board.size || g % board.size === 0)) {
       if (this.noFreeVersion !== board.freeVersion) {
         this.noFreeVersion = board.freeVersion;

@@ -61,7 +61,7 @@ export function tryStart(
   // due whenever a node is free, and they would take the reserve a node a cycle.
   const keepReserve = !(holder && g > board.size);
   const countShort = keepReserve && shortsDebugReserve(s, lane, g, null);
-  const found = countShort ? null : memo.freePlacement(g, allow);
+  const found = countShort ? null : memo.freePlacement(g, allow, e.budget);
   const placedShort = found !== null && keepReserve && shortsDebugReserve(s, lane, g, found);
   const slots = placedShort ? null : found;
   if (slots) {
