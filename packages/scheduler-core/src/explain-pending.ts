@@ -28,7 +28,7 @@ function needText(d: PendingReasonDetails, nodeSize: number): string {
   return `it needs ${sizeText(d.gpus, nodeSize)}, and ${free}`;
 }
 
-/** The budget and which ratio the number is: the projected one (usage + held GPUs), which orders the surplus (R2). */
+/** The budget and which ratio the number is: the projected one (usage + held GPUs), which orders the queue. */
 const budgetText = (path: string, ratio: number): string => `budget ${path}, projected ratio ${formatRatio(ratio)}`;
 
 export function explainPending(input: ReasonInput, nodeSize: number): PendingReason {

@@ -270,7 +270,7 @@ export function BudgetsView() {
                 </th>
                 <th
                   className="num"
-                  title="Usage ÷ entitlement over the last 7 days (the live queue also shows the projected ratio, which orders budgets that hold their share)"
+                  title="Usage ÷ entitlement over the last 7 days (the live queue also shows the projected ratio that orders it)"
                 >
                   7-day ratio
                 </th>

@@ -287,9 +287,8 @@ const ratioText = (r: number | null) => (r === null ? "∞" : r.toFixed(2));
 
 /**
  * Both ratios of every budget: the 7-day ratio (usage ÷ entitlement so far) and the projected ratio,
- * which adds an hour of the GPUs it holds now: the projected one orders the budgets that hold their
- * share (R2; those under it go first, most under-served first) and is the one reasons quote, so the
- * two differ most for budgets running a lot right now.
+ * which adds an hour of the GPUs it holds now: the projected one orders the queue and is the one
+ * reasons quote, so the two differ most for budgets running a lot right now.
  */
 function Ratios({ ratios }: { ratios: QueueRatio[] }) {
   if (ratios.length === 0)
@@ -303,7 +302,7 @@ function Ratios({ ratios }: { ratios: QueueRatio[] }) {
         <span className="num" title="Usage ÷ entitlement over the last 7 days">
           7-day
         </span>
-        <span className="num" title="With an hour of the GPUs it holds now added: this orders the budgets that hold their share">
+        <span className="num" title="With an hour of the GPUs it holds now added: this orders the queue">
           projected
         </span>
       </div>
@@ -332,9 +331,8 @@ function Ratios({ ratios }: { ratios: QueueRatio[] }) {
         ))}
       <p className="small muted" style={{ marginBottom: 0 }}>
         7-day ratio = usage ÷ entitlement over the last 7 days; the bar&apos;s mark is 1.0 (exactly its share). The projected
-        ratio adds an hour of the GPUs the budget holds now. Budgets holding less than their share of the cluster go first, the
-        one holding the smallest part of its share first; after them, and between budgets holding equal parts, the lower projected
-        ratio goes first. Reasons quote the projected ratio.
+        ratio adds an hour of the GPUs the budget holds now: it orders the queue (lower goes first) and is the ratio reasons
+        quote.
       </p>
     </div>
   );
