@@ -129,26 +129,13 @@ export class FairTree {
   }
 
   /**
-   * How much of its owed share a tree node holds now (held / owed): what R2's owed tier orders by.
-   * Infinity with no entitlement (nothing is owed).
+   * R2 sibling order: a child whose subtree holds owed work (a leaf under its own owed share with
+   * pending jobs, `owed`) before one without; within each tier the lower projected ratio first; ties
+   * by larger entitlement, then name, then id (indexes follow (name, id) order, so the index is the
+   * last tie-break).
    */
-  owedFraction(i: number): number {
-    return this.hasEntitlement(i) ? this.held[i]! / this.owedGpus(i) : Infinity;
-  }
-
-  /**
-   * R2 sibling order. `shortA` and `shortB`: the smallest owedFraction among the budgets of each
-   * child's subtree that are under their owed share with pending jobs (owed work), Infinity for none.
-   * A child with owed work goes before one without; between two with owed work, the one whose most
-   * under-served budget holds the smaller fraction of what it is owed (most under-served first, as
-   * KAI orders queues by allocated / deserved); then, and within the surplus tier, the lower projected
-   * ratio; ties by larger entitlement, then name, then id (indexes follow (name, id) order, so the
-   * index is the last tie-break).
-   */
-  compareSiblings(a: number, b: number, shortA: number, shortB: number): number {
-    const owedA = shortA !== Infinity;
-    if (owedA !== (shortB !== Infinity)) return owedA ? -1 : 1;
-    if (shortA !== shortB) return shortA < shortB ? -1 : 1;
+  compareSiblings(a: number, b: number, owedA: boolean, owedB: boolean): number {
+    if (owedA !== owedB) return owedA ? -1 : 1;
     const ra = this.projectedRatio(a);
     const rb = this.projectedRatio(b);
     if (ra !== rb) return ra < rb ? -1 : 1;

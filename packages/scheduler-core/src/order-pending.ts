@@ -91,8 +91,7 @@ export function queuesOf(entries: readonly PendingEntry[], treeSize: number): Pe
 /**
  * R2 fair-tree order, taken one job at a time: from the root, at every level go to the child that
  * still has a pending job in this lane, owed work first (a leaf of its subtree under its own owed
- * share has jobs left; among those, the subtree whose most under-served such budget holds the
- * smallest fraction of its share), then the lowest projected ratio (ties: larger entitlement, then name); at the
+ * share has jobs left), then the lowest projected ratio (ties: larger entitlement, then name); at the
  * budget take its next job by priority and submit time. Because the caller updates held GPUs as it
  * starts jobs, every pick sees the ratios and shares as they stand after the previous starts.
  * Cost per pick: O(depth x siblings), plus O(tree) when a start or a stop moved the shares;
@@ -105,17 +104,16 @@ export class PendingQueues {
   /**
    * Per lane: the budget of the last pick and the tree version it was made at. While no ratio moved
    * (same version) and that budget still has jobs, the walk from the root would end there again: every
-   * comparison on the way reads only ratios, held and owed shares, entitlements and which subtrees
-   * still have jobs, and only that budget's path lost a job. Makes a pick O(1) between starts instead of O(depth x siblings).
+   * comparison on the way reads only ratios, entitlements and which subtrees still have jobs, and
+   * only that budget's path lost a job. Makes a pick O(1) between starts instead of O(depth x siblings).
    */
   private readonly lastLeaf = new Int32Array(3).fill(-1);
   private readonly lastVersion = [-1, -1, -1];
   /**
-   * Per lane and tree node: the smallest owedFraction among the leaves of its subtree that are under
-   * their owed share with jobs left (owed work, R2's first tier), Infinity for none. Recomputed when
-   * the tree's version moved or a leaf ran out of jobs.
+   * Per lane and tree node: how many leaves of its subtree are under their owed share with jobs left
+   * (owed work, R2's first tier). Recounted when the tree's version moved or a leaf ran out of jobs.
    */
-  private readonly owed: Float64Array[];
+  private readonly owed: Int32Array[];
   private readonly owedVersion = [-1, -1, -1];
   /**
    * Per lane: jobs the pick cache took from `lagLeaf` whose subtree counts (`remaining`) are not yet
@@ -149,7 +147,7 @@ export class PendingQueues {
     this.queues = kept !== null ? kept.map((lane) => lane.slice()) : queuesOf(entries, tree.size);
     this.cursor = [0, 1, 2].map(() => new Int32Array(tree.size));
     this.remaining = [0, 1, 2].map(() => new Int32Array(tree.size));
-    this.owed = [0, 1, 2].map(() => new Float64Array(tree.size));
+    this.owed = [0, 1, 2].map(() => new Int32Array(tree.size));
     for (let l = 0; l < 3; l++) {
       const remaining = this.remaining[l]!;
       const lane = this.queues[l]!;
@@ -180,7 +178,7 @@ export class PendingQueues {
       for (let k = 0; k < children.length; k++) {
         const c = children[k]!;
         if (remaining[c]! === 0) continue;
-        if (best < 0 || tree.compareSiblings(c, best, owed[c]!, owed[best]!) < 0) best = c;
+        if (best < 0 || tree.compareSiblings(c, best, owed[c]! > 0, owed[best]! > 0) < 0) best = c;
       }
       if (best < 0) return null;
       node = best;
@@ -316,17 +314,16 @@ export class PendingQueues {
     return entry;
   }
 
-  /** A lane's owed work (see `owed`), recomputed if a start, a stop or a leaf running out moved it. */
-  private owedWork(l: number): Float64Array {
+  /** The owed-work counts of a lane, recounted if a start, a stop or a leaf running out moved them. */
+  private owedWork(l: number): Int32Array {
     const owed = this.owed[l]!;
     const tree = this.tree;
     if (this.owedVersion[l] === tree.version) return owed;
-    owed.fill(Infinity);
+    owed.fill(0);
     const remaining = this.remaining[l]!;
     for (let i = 0; i < tree.size; i++) {
       if (remaining[i]! === 0 || !tree.isLeaf(i) || !tree.underShare(i)) continue;
-      const f = tree.owedFraction(i);
-      for (let cur = i; cur >= 0 && f < owed[cur]!; cur = tree.parent[cur]!) owed[cur] = f;
+      for (let cur = i; cur >= 0; cur = tree.parent[cur]!) owed[cur]!++;
     }
     this.owedVersion[l] = tree.version;
     return owed;

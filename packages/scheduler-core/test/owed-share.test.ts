@@ -142,37 +142,6 @@ describe("Owed share first (R2, R4)", () => {
     expect(r.order.slice(0, 2)).toEqual(["a-1", "b-1"]);
   });
 
-  it("among budgets under their owed shares, the one holding the smallest fraction of its share goes first", () => {
-    // Owed 8 GPUs each: a holds 6 (75%), b holds 2 (25%). b's 7-day ratio is the higher, yet b goes first.
-    const snapshot = (held: { a: number; b: number }) =>
-      makeCluster()
-        .nodes(2)
-        .budget("a", 0.5)
-        .budget("b", 0.5)
-        .usage("a", 1 * HOUR)
-        .usage("b", 300 * HOUR)
-        .job(
-          makeJob("a-run")
-            .budget("a")
-            .gpus(held.a)
-            .minRuntime("1h")
-            .on("n01", [0, 1, 2, 3, 4, 5].slice(0, held.a))
-            .startedAt(NOW - 60),
-          makeJob("b-run")
-            .budget("b")
-            .gpus(held.b)
-            .minRuntime("1h")
-            .on("n02", [0, 1, 2, 3, 4, 5].slice(0, held.b))
-            .startedAt(NOW - 60),
-          makeJob("a-1").budget("a").gpus(1),
-          makeJob("b-1").budget("b").gpus(1),
-        )
-        .snapshot();
-    expect(runCycle(snapshot({ a: 6, b: 2 }), defaultPolicy, NOW).order.slice(0, 2)).toEqual(["b-1", "a-1"]);
-    // Holding the same fraction, the lower 7-day ratio goes first again.
-    expect(runCycle(snapshot({ a: 4, b: 4 }), defaultPolicy, NOW).order.slice(0, 2)).toEqual(["a-1", "b-1"]);
-  });
-
   it("a budget under its owed share preempts interruptible work of a budget that keeps its share without it", () => {
     const r = runCycle(
       makeCluster()

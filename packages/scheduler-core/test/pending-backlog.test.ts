@@ -80,8 +80,6 @@ function churn(
   extras: PendingJob[],
   cancelled: { n: number },
 ): void {
-  // The job whose dependency is met may have started since: the replay took it out of the backlog.
-  for (let i = extras.length - 1; i >= 0; i--) if (!backlog.items.includes(extras[i]!)) extras.splice(i, 1);
   for (let i = extras.length - 1; i >= 0; i--) {
     if (rnd() < 0.3) {
       backlog.remove(extras[i]!);

@@ -8,17 +8,12 @@ import type { BudgetTreeNode, JobLane, PendingJob } from "../src/types";
 /** The R2 walk written out plainly: from the root, the sibling that compares first among those with jobs left. */
 function referencePick(tree: FairTree, left: Map<number, PendingEntry[]>): PendingEntry | null {
   const hasJobs = (n: number): boolean => (left.get(n)?.length ?? 0) > 0 || tree.children[n]!.some((c) => hasJobs(c));
-  // The smallest fraction of its owed share held by a budget of the subtree under it with jobs left.
-  const short = (n: number): number =>
-    tree.isLeaf(n)
-      ? (left.get(n)?.length ?? 0) > 0 && tree.underShare(n)
-        ? tree.owedFraction(n)
-        : Infinity
-      : Math.min(Infinity, ...tree.children[n]!.map(short));
+  const owed = (n: number): boolean =>
+    tree.isLeaf(n) ? (left.get(n)?.length ?? 0) > 0 && tree.underShare(n) : tree.children[n]!.some((c) => owed(c));
   let node = tree.root;
   if (!hasJobs(node)) return null;
   while ((left.get(node)?.length ?? 0) === 0) {
-    const kids = tree.children[node]!.filter(hasJobs).sort((a, b) => tree.compareSiblings(a, b, short(a), short(b)));
+    const kids = tree.children[node]!.filter(hasJobs).sort((a, b) => tree.compareSiblings(a, b, owed(a), owed(b)));
     node = kids[0]!;
   }
   return left.get(node)!.shift()!;
