@@ -287,8 +287,9 @@ const ratioText = (r: number | null) => (r === null ? "∞" : r.toFixed(2));
 
 /**
  * Both ratios of every budget: the 7-day ratio (usage ÷ entitlement so far) and the projected ratio,
- * which adds an hour of the GPUs it holds now: the projected one orders the queue and is the one
- * reasons quote, so the two differ most for budgets running a lot right now.
+ * which adds an hour of the GPUs it holds now: the projected one orders the queue once budgets under
+ * their share have gone first (R2) and is the one reasons quote, so the two differ most for budgets
+ * running a lot right now.
  */
 function Ratios({ ratios }: { ratios: QueueRatio[] }) {
   if (ratios.length === 0)
@@ -331,8 +332,8 @@ function Ratios({ ratios }: { ratios: QueueRatio[] }) {
         ))}
       <p className="small muted" style={{ marginBottom: 0 }}>
         7-day ratio = usage ÷ entitlement over the last 7 days; the bar&apos;s mark is 1.0 (exactly its share). The projected
-        ratio adds an hour of the GPUs the budget holds now: it orders the queue (lower goes first) and is the ratio reasons
-        quote.
+        ratio adds an hour of the GPUs the budget holds now. Budgets holding less than their share of the cluster go first; among
+        them, and after them, the lower projected ratio goes first. Reasons quote the projected ratio.
       </p>
     </div>
   );
