@@ -44,8 +44,8 @@ export function hasFreePlacement(board: NodeBoard, gpus: number, allowNode: (nod
  * node leaves (R4: each victim's budget keeps its owed share without it), and a node shared by
  * several budgets' small jobs seldom qualifies, since one of them is usually at or below its share.
  * Nodes that hold one budget's work free up whole when that budget runs beyond its share. Ties only:
- * the fit stays as tight as best fit makes it. On helios-overload the budget whose jobs are all whole
- * nodes got 89.6% of what it was owed instead of 84.1% (docs/scheduling-model.md §7).
+ * the fit stays as tight as best fit makes it. On helios-overload `search`, whose jobs are all whole
+ * nodes, got 91.3% of what it was owed instead of 84.1% (docs/scheduling-model.md §7).
  */
 function bestFitNode(board: NodeBoard, gpus: number, allowNode: (node: number) => boolean, budget = -1): number {
   for (let k = gpus; k <= board.size; k++) {
