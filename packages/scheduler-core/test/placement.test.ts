@@ -97,52 +97,38 @@ describe("R1 placement", () => {
     expect(new Set(startsOf(r).map((s) => s.placement[0]!.nodeId))).toEqual(new Set(["n01"]));
   });
 
-  // 4 GPUs in use on n01 (budget b's, or with `mixed` 2 of b's and 2 of a's) and on n02 (a's); n03 is empty.
-  const twoBudgets = (p: ReturnType<typeof makeJob>, mixed = false) =>
-    runCycle(
-      makeCluster()
-        .nodes(3)
-        .budget("a", 0.5)
-        .budget("b", 0.5)
-        .job(
-          makeJob("rb")
-            .budget("b")
-            .gpus(mixed ? 2 : 4)
-            .on("n01", mixed ? [0, 1] : [0, 1, 2, 3])
-            .startedAt(0),
-          ...(mixed ? [makeJob("ra0").budget("a").gpus(2).on("n01", [2, 3]).startedAt(0)] : []),
-          makeJob("ra").budget("a").gpus(4).on("n02", [0, 1, 2, 3]).startedAt(0),
-          p,
-        )
-        .snapshot(),
-      defaultPolicy,
-      10,
-    );
+  /** Where one cycle places pending job `p`'s first slot, on `nodes` nodes shared by budgets a and b (half each). */
+  const placedOn = (nodes: number, p: ReturnType<typeof makeJob>, ...running: ReturnType<typeof makeJob>[]) =>
+    startsOf(
+      runCycle(
+        makeCluster()
+          .nodes(nodes)
+          .budget("a", 0.5)
+          .budget("b", 0.5)
+          .job(...running, p)
+          .snapshot(),
+        defaultPolicy,
+        10,
+      ),
+    )[0]!.placement[0]!.nodeId;
+  const run = (id: string, budget: string, node: string, gpus: number[]) =>
+    makeJob(id).budget(budget).gpus(gpus.length).on(node, gpus).startedAt(0);
 
   it("among the best-fit nodes, puts a job where only its own budget's jobs run", () => {
-    // n01 and n02 both have 4 free GPUs; node order alone would take n01, which runs budget b's job.
-    expect(startsOf(twoBudgets(makeJob("p").budget("a").gpus(3)))[0]!.placement[0]!.nodeId).toBe("n02");
-    expect(startsOf(twoBudgets(makeJob("p").budget("b").gpus(3)))[0]!.placement[0]!.nodeId).toBe("n01");
-    // A node shared with another budget is no better than any other: n02 still.
-    expect(startsOf(twoBudgets(makeJob("p").budget("a").gpus(3), true))[0]!.placement[0]!.nodeId).toBe("n02");
+    // 4 GPUs in use on n01 (budget b's) and on n02 (a's); n03 is empty. n01 and n02 both have 4 free
+    // GPUs; node order alone would take n01, which runs budget b's job.
+    const tied = [run("rb", "b", "n01", [0, 1, 2, 3]), run("ra", "a", "n02", [0, 1, 2, 3])];
+    expect(placedOn(3, makeJob("p").budget("a").gpus(3), ...tied)).toBe("n02");
+    expect(placedOn(3, makeJob("p").budget("b").gpus(3), ...tied)).toBe("n01");
+    // A node shared with another budget is no better than any other: n01 runs 2 GPUs of b's and 2 of a's; n02 still.
+    const shared = [run("rb", "b", "n01", [0, 1]), run("ra0", "a", "n01", [2, 3]), run("ra", "a", "n02", [0, 1, 2, 3])];
+    expect(placedOn(3, makeJob("p").budget("a").gpus(3), ...shared)).toBe("n02");
   });
 
   it("never loosens the fit for its budget: a tighter node of another budget wins", () => {
-    const r = runCycle(
-      makeCluster()
-        .nodes(2)
-        .budget("a", 0.5)
-        .budget("b", 0.5)
-        .job(
-          makeJob("rb").budget("b").gpus(6).on("n01", [0, 1, 2, 3, 4, 5]).startedAt(0), // n01: 2 free
-          makeJob("ra").budget("a").gpus(4).on("n02", [0, 1, 2, 3]).startedAt(0), // n02: 4 free
-          makeJob("p").budget("a").gpus(2),
-        )
-        .snapshot(),
-      defaultPolicy,
-      10,
-    );
-    expect(startsOf(r)[0]!.placement[0]!.nodeId).toBe("n01");
+    // n01: 2 free beside budget b's job; n02: 4 free beside a's.
+    const runs = [run("rb", "b", "n01", [0, 1, 2, 3, 4, 5]), run("ra", "a", "n02", [0, 1, 2, 3])];
+    expect(placedOn(2, makeJob("p").budget("a").gpus(2), ...runs)).toBe("n01");
   });
 });
 
