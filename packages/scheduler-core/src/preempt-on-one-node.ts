@@ -6,14 +6,20 @@ import {
   type SearchScratch,
   type TierOf,
 } from "./preemption-search";
-import { compareCandidates, compareCost, costOf, gpusOn, type Candidate, type Cost } from "./victim-cost";
+import { cheapestVictims } from "./cheapest-victims";
+import { compareCandidates, compareCost, compareCostFirst, costOf, gpusOn, type Candidate, type Cost } from "./victim-cost";
 
 /**
- * The victim search for a job that fits on one node (see findPreemption): on each node, victims are
- * taken in preference order (unallocated first, largest first so there are fewest; interruptible ones
- * from the most over-served budgets first), then any victim that turns out unnecessary is dropped
- * again. Nodes compare by (tier, victim count, lost GPU-seconds, over-servedness, GPUs left over, node
- * order); the search stops comparing after SEARCH_WIDTH nodes that need only one victim.
+ * The victim search for a job that fits on one node (see findPreemption).
+ *
+ * The unallocated pass (R3; the baselines' only pass): on each node, victims are taken in preference
+ * order (largest first so there are fewest, then the least cost), then any victim that turns out
+ * unnecessary is dropped again. Nodes compare by (tier, victim count, lost GPU-seconds,
+ * over-servedness, GPUs left over, node order); the search stops comparing after SEARCH_WIDTH nodes
+ * that need only one victim. Unallocated work is free to end at any time, so the fewest restarts go
+ * first.
+ *
+ * The interruptible pass (R4, R5) compares what the victims lose before how many they are: byCost.
  */
 export function preemptOnOneNode(
   ctx: PreemptionContext,
@@ -32,6 +38,7 @@ export function preemptOnOneNode(
   for (let offer = gpus - 1; offer > scratch.room && offer > 0; offer--)
     if (board.nodesWithBound(maxTier, offer).length > 0) scratch.room = offer;
   // Visit candidate nodes by what they could offer, tightest first (best fit), then node order.
+  if (maxTier === 1) return byCost(ctx, scratch, gpus, tierOf, ratioOf, allowNode);
   for (let offer = gpus; offer <= board.size && singles < SEARCH_WIDTH; offer++) {
     const nodes = board.nodesWithBound(maxTier, offer);
     for (let k = 0; k < nodes.length; k++) {
@@ -135,6 +142,74 @@ export function preemptOnOneNode(
   }
   if (!best) return null;
   // Victims never share GPUs with other live jobs, but check rather than assume (R1).
+  if (board.free[best.cost.node]! + board.freedBy(best.cost.node, best.victims) < gpus) return null;
+  return { nodes: [best.cost.node], victims: best.victims, tier: best.cost.tier as 0 | 1 };
+}
+
+/**
+ * The interruptible pass (R4, R5 victims; see findPreemption): on each node the cheapest victims that
+ * make room (cheapest-victims.ts), nodes compared by what their victims cost before how many there
+ * are (compareCostFirst), so three young small runs go before one old large one. Stops comparing
+ * after SEARCH_WIDTH nodes that can make room, in the same order as the unallocated pass.
+ */
+function byCost(
+  ctx: PreemptionContext,
+  scratch: SearchScratch,
+  gpus: number,
+  tierOf: TierOf,
+  ratioOf: (v: JobState) => number,
+  allowNode: (node: number) => boolean,
+): PreemptionChoice | null {
+  const { board, now } = ctx;
+  let best: { cost: Cost; victims: JobState[] } | null = null;
+  let found = 0;
+  for (let offer = gpus; offer <= board.size && found < SEARCH_WIDTH; offer++) {
+    const nodes = board.nodesWithBound(1, offer);
+    for (let k = 0; k < nodes.length && found < SEARCH_WIDTH; k++) {
+      const node = nodes[k]!;
+      if (board.nodes[node]!.gpuCount < gpus) continue;
+      const free = board.free[node]!;
+      if (free >= gpus) continue;
+      const jobs = board.jobsOn[node]!;
+      let total = free;
+      for (let j = 0; j < jobs.length; j++) if (tierOf(jobs[j]!) !== -1) total += gpusOn(jobs[j]!, node);
+      if (total < gpus) {
+        if (total > scratch.room && allowNode(node)) scratch.room = total;
+        continue;
+      }
+      if (!allowNode(node)) continue;
+      const cands: Candidate[] = [];
+      for (const v of jobs) {
+        const tier = tierOf(v);
+        if (tier === -1) continue;
+        cands.push({ v, tier, g: gpusOn(v, node), r: tier === 1 ? ratioOf(v) : 0, lost: costOf(v, tier, now) });
+      }
+      const cheapest = cheapestVictims(cands, gpus - free);
+      if (!cheapest) continue;
+      found++;
+      let overServed = Infinity;
+      let freed = free;
+      let tier = 0;
+      for (const c of cheapest.set) {
+        freed += c.g;
+        if (c.tier === 1) {
+          tier = 1;
+          if (c.r < overServed) overServed = c.r;
+        }
+      }
+      const cost: Cost = {
+        tier,
+        count: cheapest.cost.count,
+        overServed,
+        lost: cheapest.cost.interruptible,
+        unallocatedLost: cheapest.cost.unallocated,
+        leftover: freed - gpus,
+        node,
+      };
+      if (!best || compareCostFirst(cost, best.cost) < 0) best = { cost, victims: cheapest.set.map((c) => c.v) };
+    }
+  }
+  if (!best) return null;
   if (board.free[best.cost.node]! + board.freedBy(best.cost.node, best.victims) < gpus) return null;
   return { nodes: [best.cost.node], victims: best.victims, tier: best.cost.tier as 0 | 1 };
 }

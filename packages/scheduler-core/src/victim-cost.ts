@@ -52,6 +52,8 @@ export interface Cost {
   /** Lowest projected ratio among interruptible victims' budgets: higher = more over-served = preferred. */
   overServed: number;
   lost: number;
+  /** compareCostFirst: the unallocated victims' cost, apart from the interruptible ones' (`lost`). */
+  unallocatedLost?: number;
   leftover: number;
   node: number;
 }
@@ -60,6 +62,22 @@ export function compareCost(a: Cost, b: Cost): number {
   if (a.tier !== b.tier) return a.tier - b.tier;
   if (a.count !== b.count) return a.count - b.count;
   if (a.lost !== b.lost) return a.lost - b.lost;
+  if (a.overServed !== b.overServed) return a.overServed > b.overServed ? -1 : 1;
+  if (a.leftover !== b.leftover) return a.leftover - b.leftover;
+  return a.node - b.node;
+}
+
+/**
+ * The interruptible pass's order (R6): the interruptible victims' cost before their number, then the
+ * unallocated victims' cost, then as compareCost.
+ */
+export function compareCostFirst(a: Cost, b: Cost): number {
+  if (a.tier !== b.tier) return a.tier - b.tier;
+  if (a.lost !== b.lost) return a.lost - b.lost;
+  if (a.count !== b.count) return a.count - b.count;
+  const ua = a.unallocatedLost ?? 0;
+  const ub = b.unallocatedLost ?? 0;
+  if (ua !== ub) return ua - ub;
   if (a.overServed !== b.overServed) return a.overServed > b.overServed ? -1 : 1;
   if (a.leftover !== b.leftover) return a.leftover - b.leftover;
   return a.node - b.node;

@@ -81,6 +81,11 @@ function churn(
   cancelled: { n: number },
 ): void {
   for (let i = extras.length - 1; i >= 0; i--) {
+    // The job whose dependency is met may have started (the replay took it out of the backlog).
+    if (!backlog.items.includes(extras[i]!)) {
+      extras.splice(i, 1);
+      continue;
+    }
     if (rnd() < 0.3) {
       backlog.remove(extras[i]!);
       extras.splice(i, 1);

@@ -224,6 +224,79 @@ describe("R4 contracts and R6 preemption", () => {
     expect(preemptionsOf(r)).toEqual([]);
   });
 
+  /**
+   * Two nodes with 4 interruptible GPUs each (b is far over its share; the other 4 GPUs of each are
+   * protected): one 4-GPU run on n01, four 1-GPU runs on n02, started at `bigAt` and `smallAt`.
+   */
+  const bigOrSmalls = (bigAt: number, smallAt: number) =>
+    makeCluster()
+      .nodes(2)
+      .budget("a", 0.5)
+      .budget("b", 0.5)
+      .usage("b", 500 * HOUR)
+      .job(
+        makeJob("big").budget("b").gpus(4).on("n01", [0, 1, 2, 3]).startedAt(bigAt),
+        ...[0, 1, 2, 3].map((i) => makeJob(`small${i}`).budget("b").gpus(1).on("n02", [i]).startedAt(smallAt)),
+        ...["n01", "n02"].map((n) =>
+          makeJob(`kept-${n}`)
+            .budget("b")
+            .gpus(4)
+            .minRuntime("8h")
+            .on(n, [4, 5, 6, 7])
+            .startedAt(NOW - 60),
+        ),
+        makeJob("p").budget("a").gpus(4),
+      )
+      .snapshot();
+
+  it("ends several young runs rather than one old run when together they cost less (R6: cost before count)", () => {
+    // big: 4 GPUs x 10 h; the smalls: 4 x 1 GPU x 2 h.
+    const r = runCycle(bigOrSmalls(0, NOW - 2 * HOUR), defaultPolicy, NOW);
+    expect(preemptedIds(r).sort()).toEqual(["small0", "small1", "small2", "small3"]);
+    expect(startsOf(r)[0]!.placement).toEqual([{ nodeId: "n02", gpuIndexes: [0, 1, 2, 3] }]);
+  });
+
+  it("ends the one run when the several would cost more", () => {
+    // big: 4 GPUs x 5 h; the smalls: 4 x 1 GPU x 10 h.
+    const r = runCycle(bigOrSmalls(NOW - 5 * HOUR, 0), defaultPolicy, NOW);
+    expect(preemptedIds(r)).toEqual(["big"]);
+  });
+
+  it("takes an unallocated victim first on a node that also needs an interruptible one, whatever it has run (R3)", () => {
+    // n01: u (unallocated, 10 h), i1 and i2 (interruptible, 2 h), 2 protected GPUs; p needs 4.
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .usage("b", 500 * HOUR)
+        .job(
+          makeJob("u").budget("b").unallocated().gpus(2).on("n01", [0, 1]).startedAt(0),
+          makeJob("i1")
+            .budget("b")
+            .gpus(2)
+            .on("n01", [2, 3])
+            .startedAt(NOW - 2 * HOUR),
+          makeJob("i2")
+            .budget("b")
+            .gpus(2)
+            .on("n01", [4, 5])
+            .startedAt(NOW - 2 * HOUR),
+          makeJob("kept")
+            .budget("b")
+            .gpus(2)
+            .minRuntime("8h")
+            .on("n01", [6, 7])
+            .startedAt(NOW - 60),
+          makeJob("p").budget("a").gpus(4),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(preemptedIds(r).sort()).toEqual(["i1", "u"]);
+  });
+
   it("honours a job's own grace period and does not requeue a non-resumable job", () => {
     const r = runCycle(
       makeCluster()
