@@ -41,7 +41,8 @@ export type TierOf = (v: JobState) => -1 | 0 | 1;
 /**
  * How many qualifying nodes a search compares before it settles (node order). Keeps a search
  * O(SEARCH_WIDTH) on a cluster full of preemptible work instead of O(nodes); the choice stays
- * deterministic and still has the fewest victims possible on a node (one), the cheapest among those.
+ * deterministic. The unallocated pass counts nodes that need one victim (the fewest possible, the
+ * cheapest among those); the interruptible pass every node that can make room (it compares cost first).
  */
 export const SEARCH_WIDTH = 16;
 
