@@ -16,6 +16,7 @@ const PENDING: Record<string, string> = {
   DEBUG_RESERVE: "free GPUs kept for debug jobs",
   ORDER: "waiting its turn",
   BUDGET_OVER_SHARE: "budget not far enough behind to preempt",
+  DEBUG_VICTIM_COST: "only long runs could make room",
   CONTRACTS: "waiting for protected jobs",
   CAPACITY: "not enough free GPUs",
 };

@@ -157,6 +157,8 @@ export interface PendingReasonDetails {
   /** BUDGET_OVER_SHARE: the lowest ratio among the victims' budgets it would need, and the margin. */
   victimRatio?: number;
   margin?: number;
+  /** DEBUG_VICTIM_COST: the most R6 cost, GPU-seconds, a debug-lane job may make one victim lose (R5). */
+  debugVictimMaxCost?: number;
   /** INVALID_CONTRACT: what is wrong. */
   problem?: string;
   /** DEPENDENCY: the dependencies still waited for; DEPENDENCY_NEVER_SATISFIED: the ones that cannot be met. */

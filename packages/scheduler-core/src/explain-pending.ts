@@ -172,11 +172,19 @@ function sentenceFor(input: ReasonInput, nodeSize: number, pos: string): string 
       return `Waiting its turn: ${plural(d.jobsAhead, "job")} ahead in order took the GPUs that were free at the start of this cycle (${pos}, ${budget}).`;
     case "BUDGET_OVER_SHARE":
       return `Its budget ${input.budgetPath} (projected ratio ${formatRatio(d.ratio)}) is not at least ${formatPercent(d.margin ?? 0)} below the budgets holding interruptible GPUs${d.victimRatio === undefined ? "" : ` (lowest projected ratio ${formatRatio(d.victimRatio)})`}, so it may not preempt them; ${needText(d, nodeSize)} (${pos}).`;
+    case "DEBUG_VICTIM_COST":
+      return `Debug-lane jobs end only runs that would lose at most ${gpuHours(d.debugVictimMaxCost ?? 0)} of work, and every run that could make room for it would lose more; ${needText(d, nodeSize)}; ${startText(d.earliestStart, input.now)} (${pos}, ${budget}).`;
     case "CONTRACTS":
       return `The GPUs it needs are held by protected jobs, so ${startText(d.earliestStart, input.now)}; ${needText(d, nodeSize)} (${pos}, ${budget}).`;
     case "CAPACITY":
       return `Not enough free GPUs: ${needText(d, nodeSize)}; ${startText(d.earliestStart, input.now)} (${pos}, ${budget}).`;
   }
+}
+
+/** GPU-seconds as a person reads them: "4 GPU-hours", "2.5 GPU-hours", "30 GPU-minutes". */
+function gpuHours(gpuSeconds: number): string {
+  if (gpuSeconds < 3600) return plural(Math.round(gpuSeconds / 60), "GPU-minute");
+  return plural(Math.round((gpuSeconds / 3600) * 10) / 10, "GPU-hour");
 }
 
 /** A lower bound, never said as if it were the expected start. */

@@ -3,6 +3,7 @@ import { preemptOnOneNode } from "./preempt-on-one-node";
 import { preemptWholeNodes } from "./preempt-whole-nodes";
 import type { PreemptionChoice, PreemptionContext, SearchScratch, TierOf } from "./preemption-search";
 import type { JobLane } from "./types";
+import { costOf } from "./victim-cost";
 
 export { SEARCH_WIDTH, SearchScratch, type PreemptionChoice, type PreemptionContext } from "./preemption-search";
 export { lostGpuSeconds, workAtRisk } from "./victim-cost";
@@ -56,7 +57,8 @@ function search(
     if (v.gone || v.stopping || v.isNew) return -1;
     if (!v.charged) return mayPreempt === undefined || mayPreempt(v) ? 0 : -1;
     if (maxTier === 0 || now < v.protectedUntil) return -1;
-    if (debug) return 1;
+    // R5: any budget's interruptible run, but none that would lose more than the lane may cost.
+    if (debug) return costOf(v, 1, now) <= ctx.policy.debugVictimMaxCost ? 1 : -1;
     if (!scratch.eligible(ctx, budget, v.budget)) return -1;
     // The owed-share rule with the victim's own GPUs (its side keeps its share), or a due holder's rank.
     if (tree.mayTakeShare(budget, v.budget, v.job.gpus, ctx.policy.preemptionMargin)) return 1;

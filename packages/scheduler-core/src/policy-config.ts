@@ -53,6 +53,15 @@ export interface PolicyConfig {
    */
   debugReserve: number;
   /**
+   * R5: the most R6 cost (GPU-seconds: work since the last checkpoint plus a quarter of the run's
+   * GPU-time, victim-cost.ts costOf) a debug-lane job may make one interruptible victim lose; an
+   * older run is not its victim. A debug job runs at most debugMaxRuntime on at most debugMaxGpus
+   * (2 GPU-hours), so ending a day-old 8-GPU run for it lost a hundred times what it gained. Default
+   * 4 GPU-hours: on philly-overload the preempted GPU-hours fell from 25.4% to 18.8% of capacity with
+   * the debug p90 unchanged (docs/scheduling-model.md, Changes). Infinity: any interruptible victim.
+   */
+  debugVictimMaxCost: number;
+  /**
    * Squatting: a running job flagged as likely squatting (`RunningJob.squattingSince`) for this long,
    * seconds, loses the rest of its protection and becomes interruptible. 0 = never (default): the
    * flag is then only shown, never acted on.

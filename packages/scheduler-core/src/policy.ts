@@ -23,6 +23,7 @@ export const defaultPolicy: Readonly<PolicyConfig> = Object.freeze({
   maxPreemptionSearches: 2_000,
   consolidationMinAge: 30 * MINUTE,
   debugReserve: 0.02,
+  debugVictimMaxCost: 4 * HOUR,
   squattingUnprotectAfter: 0,
 });
 

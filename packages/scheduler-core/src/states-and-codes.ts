@@ -23,6 +23,7 @@ export const PENDING_REASON_CODES = [
   "RESERVED_FOR",
   "ORDER",
   "BUDGET_OVER_SHARE",
+  "DEBUG_VICTIM_COST",
   "CONTRACTS",
   "CAPACITY",
 ] as const;

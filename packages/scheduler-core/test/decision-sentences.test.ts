@@ -103,7 +103,19 @@ const cases: { what: string; result: () => CycleResult }[] = [
           .budget("b", 0.5)
           .usage("b", 200 * HOUR)
           .job(
-            makeJob("b-int").budget("b").gpus(8).minRuntime("1h").on("n01").startedAt(0),
+            // A one-GPU run two hours old (2.5 GPU-hours of R6 cost) beside protected work.
+            makeJob("b-int")
+              .budget("b")
+              .gpus(1)
+              .minRuntime("1h")
+              .on("n01", [0])
+              .startedAt(NOW - 2 * HOUR),
+            makeJob("b-kept")
+              .budget("b")
+              .gpus(7)
+              .minRuntime("8h")
+              .on("n01", [1, 2, 3, 4, 5, 6, 7])
+              .startedAt(NOW - 60),
             makeJob("dbg").budget("a").gpus(1).debug(),
           )
           .snapshot(),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defaultPolicy, runCycle } from "../src/index";
+import { defaultPolicy, resolvePolicy, runCycle } from "../src/index";
 import { makeCluster, makeJob, preemptedIds, preemptionsOf, startedIds, startsOf } from "@tranche/testkit";
 
 const HOUR = 3600;
@@ -372,29 +372,63 @@ describe("R4 contracts and R6 preemption", () => {
 });
 
 describe("R5 debug lane", () => {
-  it("may preempt any interruptible job, from the most over-served budget first", () => {
-    const r = runCycle(
-      makeCluster()
-        .nodes(2)
-        .budget("a", 0.4)
-        .budget("b", 0.3)
-        .budget("c", 0.3)
-        .usage("a", 0)
-        .usage("b", 30 * HOUR)
-        .usage("c", 60 * HOUR)
-        .job(
-          makeJob("b-run").budget("b").gpus(8).on("n01").startedAt(0),
-          makeJob("c-run").budget("c").gpus(8).on("n02").startedAt(0),
-          makeJob("dbg").budget("c").debug().gpus(8),
-        )
-        .snapshot(),
-      defaultPolicy,
-      NOW,
-    );
+  /**
+   * Two full nodes: n01 holds b's runs, n02 c's; on each, one 1-GPU run started at `runAt` (its R6
+   * cost: 1.25 x its age) beside 7 protected GPUs. A 1-GPU debug job of c comes.
+   */
+  const debugOnFull = (runAt: number) =>
+    makeCluster()
+      .nodes(2)
+      .budget("a", 0.4)
+      .budget("b", 0.3)
+      .budget("c", 0.3)
+      .usage("a", 0)
+      .usage("b", 30 * HOUR)
+      .usage("c", 60 * HOUR)
+      .job(
+        ...(["b", "c"] as const).flatMap((b, i) => [
+          makeJob(`${b}-run`)
+            .budget(b)
+            .gpus(1)
+            .on(`n0${i + 1}`, [0])
+            .startedAt(runAt),
+          makeJob(`${b}-kept`)
+            .budget(b)
+            .gpus(7)
+            .minRuntime("8h")
+            .on(`n0${i + 1}`, [1, 2, 3, 4, 5, 6, 7])
+            .startedAt(NOW - 60),
+        ]),
+        makeJob("dbg").budget("c").debug().gpus(1),
+      )
+      .snapshot();
+
+  it("may preempt any budget's interruptible run that loses little, from the most over-served budget first", () => {
+    // Runs of 2 h: 2.5 GPU-hours each, under debugVictimMaxCost (4).
+    const r = runCycle(debugOnFull(NOW - 2 * HOUR), defaultPolicy, NOW);
     // The debug job's own budget c is the most over-served: its interruptible job goes.
     expect(preemptedIds(r)).toEqual(["c-run"]);
     expect(preemptionsOf(r)[0]!.reasonCode).toBe("DEBUG_LANE");
     expect(startsOf(r)[0]!.reason.code).toBe("DEBUG_LANE");
+  });
+
+  it("does not end a run that would lose more than debugVictimMaxCost: the debug job waits", () => {
+    // Runs of 4 h: 5 GPU-hours each.
+    const snap = debugOnFull(NOW - 4 * HOUR);
+    const r = runCycle(snap, defaultPolicy, NOW);
+    expect(preemptedIds(r)).toEqual([]);
+    expect(r.pending.get("dbg")!.code).toBe("DEBUG_VICTIM_COST");
+    expect(r.pending.get("dbg")!.sentence).toContain("at most 4 GPU-hours of work");
+    // The knob is the cluster's: with no limit, the old run goes.
+    const open = runCycle(snap, resolvePolicy({ debugVictimMaxCost: Infinity }), NOW);
+    expect(preemptedIds(open)).toEqual(["c-run"]);
+  });
+
+  it("counts a recent checkpoint: an old run that would lose little is a victim", () => {
+    // 4 h old, checkpointed a minute ago: 1 GPU x 60 s + a quarter of 4 GPU-hours.
+    const snap = debugOnFull(NOW - 4 * HOUR);
+    snap.running.find((j) => j.id === "b-run")!.lastCheckpointAt = NOW - 60;
+    expect(preemptedIds(runCycle(snap, defaultPolicy, NOW))).toEqual(["b-run"]);
   });
 
   it("caps the debug GPUs one user holds", () => {

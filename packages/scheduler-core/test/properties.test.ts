@@ -274,7 +274,7 @@ describe("SPEC invariants hold for any cluster state (property tests)", () => {
           }
         const room = (n: (typeof usable)[number]) => n.gpuCount - (used.get(n.id)?.size ?? 0) + (unalloc.get(n.id) ?? 0);
         for (const [id, reason] of [...r.pending]) {
-          if (!["ORDER", "BUDGET_OVER_SHARE", "CONTRACTS", "CAPACITY"].includes(reason.code)) continue;
+          if (!["ORDER", "BUDGET_OVER_SHARE", "DEBUG_VICTIM_COST", "CONTRACTS", "CAPACITY"].includes(reason.code)) continue;
           const job = snap.pending.find((j) => j.id === id)!;
           if (!(job.minRuntime > 0 && entitled.has(job.budgetId))) continue;
           if (job.gpus <= 8) expect(usable.some((n) => room(n) >= job.gpus)).toBe(false);

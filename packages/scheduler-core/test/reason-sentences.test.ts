@@ -104,6 +104,16 @@ const cases: { what: string; code: PendingReasonCode; details: PendingReasonDeta
     details: { ...base, victimRatio: 0.9, margin: 0.1 },
   },
   {
+    what: "debug lane: only runs that would lose more than the lane may cost could make room",
+    code: "DEBUG_VICTIM_COST",
+    details: { ...base, gpus: 1, largestFreeGpus: 0, debugVictimMaxCost: 4 * 3600, earliestStart: NOW },
+  },
+  {
+    what: "debug lane: the same, with a limit under an hour and no estimate",
+    code: "DEBUG_VICTIM_COST",
+    details: { ...base, gpus: 2, largestFreeGpus: 1, debugVictimMaxCost: 1800, earliestStart: null },
+  },
+  {
     what: "waiting for protected jobs, earliest start in 7 h 58 min",
     code: "CONTRACTS",
     details: { ...base, earliestStart: NOW + 7 * 3600 + 58 * 60 },

@@ -115,8 +115,16 @@ describe("SPEC rules as scenarios", () => {
   });
 
   it("R5 Debug lane: a debug job starts within one cycle on a full cluster, within its user's cap", () => {
+    // Runs 22 minutes old, past their 20-minute minimum: a debug job may end runs that lose little
+    // (8 GPUs x 22 min, with a quarter of it again: 3.7 GPU-hours, under debugVictimMaxCost).
     const running = [1, 2].map((i) =>
-      makeJob(`long-${i}`).budget("b").gpus(8).minRuntime("1h").on(`n0${i}`).startedAt(0).charged(),
+      makeJob(`long-${i}`)
+        .budget("b")
+        .gpus(8)
+        .minRuntime("20m")
+        .on(`n0${i}`)
+        .startedAt(2 * HOUR - 22 * MIN)
+        .charged(),
     );
     const h = createHarness(
       makeCluster()

@@ -302,6 +302,8 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
     extras = { userDebugGpus: capHeld, debugCap: policy.debugMaxGpusPerUser };
   } else if (code === "DEBUG_RESERVE") {
     extras = { debugReserveGpus: debugReserveGpus(s) };
+  } else if (code === "DEBUG_VICTIM_COST") {
+    extras = s.reasons.victimCostExtras(policy.debugVictimMaxCost);
   } else if (code === "RESERVED_FOR") {
     const r = s.reservations.blocking(e);
     extras = reservationExtras(r.jobId, r.from);

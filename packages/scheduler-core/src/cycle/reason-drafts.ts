@@ -50,6 +50,7 @@ export class ReasonDrafts {
   /** Started in the retry pass: no reason (holes read as not started). */
   readonly started: boolean[] = [];
   private margin: ReasonExtras | null = null;
+  private victimCost: ReasonExtras | null = null;
   /** Drafts started in the retry pass, and allocated-lane drafts not started (CycleStats.blockedAllocated). */
   startedCount = 0;
   blockedAllocated = 0;
@@ -170,6 +171,12 @@ export class ReasonDrafts {
     this.startedCount++;
     const entry = this.entryOf(k);
     if (entry && entry.lane !== "UNALLOCATED") this.blockedAllocated--;
+  }
+
+  /** DEBUG_VICTIM_COST's extra detail, one shared object as marginExtras'. */
+  victimCostExtras(cost: number): ReasonExtras {
+    if (this.victimCost === null || this.victimCost.debugVictimMaxCost !== cost) this.victimCost = { debugVictimMaxCost: cost };
+    return this.victimCost;
   }
 
   /** BUDGET_OVER_SHARE's extra detail, one shared object (it is copied into each reason's details). */

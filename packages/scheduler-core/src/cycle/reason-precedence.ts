@@ -26,6 +26,8 @@ import type { TryOutcome } from "./try-start";
  *                     of it in order took them;
  *   BUDGET_OVER_SHARE it could start by preempting interruptible jobs, but its budget does not rank
  *                     ahead of theirs by more than the margin (R4);
+ *   DEBUG_VICTIM_COST debug lane: it could start by preempting interruptible jobs, but the ones that
+ *                     would make room would lose more than debugVictimMaxCost (R5);
  *   CONTRACTS         the GPUs it needs are held by protected jobs (R4) until their protection ends;
  *   CAPACITY          otherwise: not enough GPUs (leaving jobs, unallocated-only work, sizes).
  * The first four are found when the pending jobs are admitted (admit-pending.ts); CLUSTER_DRAINING,
@@ -61,6 +63,7 @@ export function blockedReason(
     return "RESERVED_FOR";
   if (fits.freeAtStart(g)) return "ORDER";
   if (lane === "ALLOCATED" && board.couldFit(g, 1)) return "BUDGET_OVER_SHARE";
+  if (lane === "DEBUG" && board.couldFit(g, 1)) return "DEBUG_VICTIM_COST";
   if (lane !== "UNALLOCATED" && board.couldFit(g, 2)) return "CONTRACTS";
   return "CAPACITY";
 }
