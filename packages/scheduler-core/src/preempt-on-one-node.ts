@@ -37,8 +37,8 @@ export function preemptOnOneNode(
   // budget could get from them is their bound.
   for (let offer = gpus - 1; offer > scratch.room && offer > 0; offer--)
     if (board.nodesWithBound(maxTier, offer).length > 0) scratch.room = offer;
-  // Visit candidate nodes by what they could offer, tightest first (best fit), then node order.
   if (maxTier === 1) return byCost(ctx, scratch, gpus, tierOf, ratioOf, allowNode);
+  // Visit candidate nodes by what they could offer, tightest first (best fit), then node order.
   for (let offer = gpus; offer <= board.size && singles < SEARCH_WIDTH; offer++) {
     const nodes = board.nodesWithBound(maxTier, offer);
     for (let k = 0; k < nodes.length; k++) {
