@@ -1,5 +1,6 @@
 import type { JobState } from "./cluster-state";
 import {
+  COST_SEARCH_WIDTH,
   SEARCH_WIDTH,
   type PreemptionChoice,
   type PreemptionContext,
@@ -150,7 +151,7 @@ export function preemptOnOneNode(
  * The interruptible pass (R4, R5 victims; see findPreemption): on each node the cheapest victims that
  * make room (cheapest-victims.ts), nodes compared by what their victims cost before how many there
  * are (compareCostFirst), so three young small runs go before one old large one. Stops comparing
- * after SEARCH_WIDTH nodes that can make room, in the same order as the unallocated pass.
+ * after COST_SEARCH_WIDTH nodes that can make room, visited in the same order as the unallocated pass.
  */
 function byCost(
   ctx: PreemptionContext,
@@ -163,9 +164,9 @@ function byCost(
   const { board, now } = ctx;
   let best: { cost: Cost; victims: JobState[] } | null = null;
   let found = 0;
-  for (let offer = gpus; offer <= board.size && found < SEARCH_WIDTH; offer++) {
+  for (let offer = gpus; offer <= board.size && found < COST_SEARCH_WIDTH; offer++) {
     const nodes = board.nodesWithBound(1, offer);
-    for (let k = 0; k < nodes.length && found < SEARCH_WIDTH; k++) {
+    for (let k = 0; k < nodes.length && found < COST_SEARCH_WIDTH; k++) {
       const node = nodes[k]!;
       if (board.nodes[node]!.gpuCount < gpus) continue;
       const free = board.free[node]!;

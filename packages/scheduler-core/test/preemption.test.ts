@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultPolicy, resolvePolicy, runCycle } from "../src/index";
+import { COST_SEARCH_WIDTH } from "../src/preemption-search";
 import { makeCluster, makeJob, preemptedIds, preemptionsOf, startedIds, startsOf } from "@tranche/testkit";
 
 const HOUR = 3600;
@@ -260,6 +261,33 @@ describe("R4 contracts and R6 preemption", () => {
     // big: 4 GPUs x 5 h; the smalls: 4 x 1 GPU x 10 h.
     const r = runCycle(bigOrSmalls(NOW - 5 * HOUR, 0), defaultPolicy, NOW);
     expect(preemptedIds(r)).toEqual(["big"]);
+  });
+
+  it("compares the cost of every node that can make room, up to COST_SEARCH_WIDTH, so a cheap node far down the order wins", () => {
+    // 20 full nodes of b's 8-GPU runs; only the last node's run is young (2 h against 9 h).
+    const names = Array.from({ length: 20 }, (_, i) => `n${String(i + 1).padStart(2, "0")}`);
+    const r = runCycle(
+      makeCluster()
+        .nodes(20)
+        .budget("a", 0.5)
+        .budget("b", 0.5)
+        .usage("b", 500 * HOUR)
+        .job(
+          ...names.map((n, i) =>
+            makeJob(`run-${n}`)
+              .budget("b")
+              .gpus(8)
+              .on(n)
+              .startedAt(i === 19 ? NOW - 2 * HOUR : NOW - 9 * HOUR),
+          ),
+          makeJob("p").budget("a").gpus(8),
+        )
+        .snapshot(),
+      defaultPolicy,
+      NOW,
+    );
+    expect(COST_SEARCH_WIDTH).toBeGreaterThanOrEqual(20);
+    expect(preemptedIds(r)).toEqual(["run-n20"]);
   });
 
   it("takes an unallocated victim first on a node that also needs an interruptible one, whatever it has run (R3)", () => {
