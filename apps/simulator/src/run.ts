@@ -55,6 +55,7 @@ export function policyConfig(s: Scenario): PolicyConfig {
     gracePeriod: p.gracePeriod,
     unallocatedGracePeriod: p.unallocatedGracePeriod,
     debugReserve: p.debugReserve,
+    debugVictimMaxCost: p.debugVictimMaxCost,
     heartbeatTimeout: p.heartbeatTimeout,
     // Simulated nodes run no processes to fence: a silent node is DOWN at the timeout itself.
     fenceGrace: 0,

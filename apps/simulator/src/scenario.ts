@@ -278,6 +278,7 @@ function validatePolicy(raw: unknown, f: string, errors: string[]): PolicyKnobs 
     unallocatedGracePeriod: durationKnob(raw, "unallocatedGracePeriod", d.unallocatedGracePeriod, w, errors),
     heartbeatTimeout: durationKnob(raw, "heartbeatTimeout", d.heartbeatTimeout, w, errors),
     debugReserve: numberKnob(raw, "debugReserve", d.debugReserve, w, errors, false),
+    debugVictimMaxCost: durationKnob(raw, "debugVictimMaxCost", d.debugVictimMaxCost, w, errors),
   };
 }
 

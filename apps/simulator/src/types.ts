@@ -31,6 +31,8 @@ export interface PolicyKnobs {
   readonly unallocatedGracePeriod: number;
   readonly heartbeatTimeout: number;
   readonly debugReserve: number;
+  /** GPU-seconds (a duration in the file: `4h` is 4 GPU-hours), the core's PolicyConfig.debugVictimMaxCost. */
+  readonly debugVictimMaxCost: number;
 }
 
 export interface SimulationKnobs {
@@ -106,6 +108,7 @@ export const DEFAULT_POLICY: PolicyKnobs = {
   unallocatedGracePeriod: defaultPolicy.unallocatedGracePeriod,
   heartbeatTimeout: defaultPolicy.heartbeatTimeout,
   debugReserve: defaultPolicy.debugReserve,
+  debugVictimMaxCost: defaultPolicy.debugVictimMaxCost,
 };
 
 export const DEFAULT_SIMULATION: SimulationKnobs = {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseDuration } from "../src/duration.js";
 import { loadScenarioFile, validateScenario } from "../src/scenario.js";
+import { policyConfig } from "../src/run.js";
 import { parseTraceCsv, splitCsvLine, type TraceContext } from "../src/trace.js";
 import { InputError } from "../src/types.js";
 
@@ -135,14 +136,20 @@ describe("scenario files", () => {
       JSON.stringify({
         clusters: [{ name: "b200", gpuType: "B200", nodes: 1, gpusPerNode: 8 }],
         budgets: { name: "lab", children: [{ name: "a", allocation: { b200: 1 } }] },
-        policy: { lookbackWindow: "2d", projectionHorizon: "30m", preemptionMargin: 0.2 },
+        policy: { lookbackWindow: "2d", projectionHorizon: "30m", preemptionMargin: 0.2, debugVictimMaxCost: "2h" },
         simulation: { restartOverhead: "5m", checkpointInterval: "1h", until: "1d", measureFrom: "2h" },
         nodeEvents: [{ t: "1h", node: "b200-0", health: "unhealthy" }],
         jobs: [{ id: "x", submit: "10m", budget: "a", gpus: 8, duration: "1h" }],
       }),
     );
     const s = loadScenarioFile(file);
-    expect(s.policy).toMatchObject({ lookbackWindow: 172800, projectionHorizon: 1800, preemptionMargin: 0.2 });
+    expect(s.policy).toMatchObject({
+      lookbackWindow: 172800,
+      projectionHorizon: 1800,
+      preemptionMargin: 0.2,
+      debugVictimMaxCost: 7200,
+    });
+    expect(policyConfig(s).debugVictimMaxCost).toBe(7200);
     expect(s.simulation).toEqual({ restartOverhead: 300, checkpointInterval: 3600, until: 86400, measureFrom: 7200 });
     expect(s.nodeEvents).toEqual([{ t: 3600, node: "b200-0", health: "unhealthy" }]);
     expect(s.jobs[0]).toMatchObject({ id: "x", submit: 600, duration: 3600, cluster: "b200" });
