@@ -4,6 +4,7 @@ import {
   defaultPolicy,
   effectiveAllocations,
   isMove,
+  resolvePolicy,
   runCycle,
   type ClusterSnapshot,
   type CycleResult,
@@ -214,6 +215,36 @@ describe("SPEC invariants hold for any cluster state (property tests)", () => {
       }),
       runs,
     );
+  });
+
+  it("never lets a debug-lane job end a run that would lose more than debugVictimMaxCost (R5)", () => {
+    // No checkpoints here: a run's R6 cost is its GPUs x its age x 1.25. The limit is drawn too (the
+    // generator's runs are up to 6 h old on up to 16 GPUs). Counted apart so the property cannot pass by
+    // never seeing a debug preemption: under each limit some happen, and without it some victims cost more.
+    let debugVictims = 0;
+    let costlyWithoutLimit = 0;
+    const open = resolvePolicy({ debugVictimMaxCost: Infinity });
+    fc.assert(
+      fc.property(arbScenario, fc.constantFrom(4, 16, 48), (s, limitHours) => {
+        const limit = limitHours * HOUR;
+        const snap = build(s);
+        const byId = new Map(snap.running.map((j) => [j.id, j]));
+        const cost = (id: string) => {
+          const v = byId.get(id)!;
+          return v.gpus * (NOW - v.startedAt) * 1.25;
+        };
+        for (const p of preemptionsOf(runCycle(snap, resolvePolicy({ debugVictimMaxCost: limit }), NOW))) {
+          if (p.reasonCode !== "DEBUG_LANE") continue;
+          debugVictims++;
+          expect(cost(p.jobId)).toBeLessThanOrEqual(limit);
+        }
+        for (const p of preemptionsOf(runCycle(snap, open, NOW)))
+          if (p.reasonCode === "DEBUG_LANE" && cost(p.jobId) > limit) costlyWithoutLimit++;
+      }),
+      runs,
+    );
+    expect(debugVictims).toBeGreaterThan(0);
+    expect(costlyWithoutLimit).toBeGreaterThan(0);
   });
 
   it("never preempts for nothing: every victim's GPUs go to the job it was preempted for", () => {
