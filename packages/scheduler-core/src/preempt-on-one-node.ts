@@ -141,10 +141,7 @@ export function preemptOnOneNode(
       if (!best || compareCost(cost, best.cost) < 0) best = { cost, victims: chosen.map((c) => c.v) };
     }
   }
-  if (!best) return null;
-  // Victims never share GPUs with other live jobs, but check rather than assume (R1).
-  if (board.free[best.cost.node]! + board.freedBy(best.cost.node, best.victims) < gpus) return null;
-  return { nodes: [best.cost.node], victims: best.victims, tier: best.cost.tier as 0 | 1 };
+  return choiceOf(ctx, best, gpus);
 }
 
 /**
@@ -164,6 +161,7 @@ function byCost(
   const { board, now } = ctx;
   let best: { cost: Cost; victims: JobState[] } | null = null;
   let found = 0;
+  const tiers: (-1 | 0 | 1)[] = [];
   for (let offer = gpus; offer <= board.size && found < COST_SEARCH_WIDTH; offer++) {
     const nodes = board.nodesWithBound(1, offer);
     for (let k = 0; k < nodes.length && found < COST_SEARCH_WIDTH; k++) {
@@ -172,16 +170,23 @@ function byCost(
       const free = board.free[node]!;
       if (free >= gpus) continue;
       const jobs = board.jobsOn[node]!;
+      // Each job's tier once (R4's rank test is behind it); costs only for nodes that can make room.
       let total = free;
-      for (let j = 0; j < jobs.length; j++) if (tierOf(jobs[j]!) !== -1) total += gpusOn(jobs[j]!, node);
+      tiers.length = 0;
+      for (let j = 0; j < jobs.length; j++) {
+        const tier = tierOf(jobs[j]!);
+        tiers.push(tier);
+        if (tier !== -1) total += gpusOn(jobs[j]!, node);
+      }
       if (total < gpus) {
         if (total > scratch.room && allowNode(node)) scratch.room = total;
         continue;
       }
       if (!allowNode(node)) continue;
       const cands: Candidate[] = [];
-      for (const v of jobs) {
-        const tier = tierOf(v);
+      for (let j = 0; j < jobs.length; j++) {
+        const v = jobs[j]!;
+        const tier = tiers[j]!;
         if (tier === -1) continue;
         cands.push({ v, tier, g: gpusOn(v, node), r: tier === 1 ? ratioOf(v) : 0, lost: costOf(v, tier, now) });
       }
@@ -210,7 +215,18 @@ function byCost(
       if (!best || compareCostFirst(cost, best.cost) < 0) best = { cost, victims: cheapest.set.map((c) => c.v) };
     }
   }
+  return choiceOf(ctx, best, gpus);
+}
+
+/** The chosen node's victims as a choice, or null when none was found. */
+function choiceOf(
+  ctx: PreemptionContext,
+  best: { cost: Cost; victims: JobState[] } | null,
+  gpus: number,
+): PreemptionChoice | null {
   if (!best) return null;
+  // Victims never share GPUs with other live jobs, but check rather than assume (R1).
+  const board = ctx.board;
   if (board.free[best.cost.node]! + board.freedBy(best.cost.node, best.victims) < gpus) return null;
   return { nodes: [best.cost.node], victims: best.victims, tier: best.cost.tier as 0 | 1 };
 }
