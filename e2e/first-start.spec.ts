@@ -126,6 +126,15 @@ test("a lab starts from an empty database: first admin, tree, people, a host, a 
   await page.getByLabel("GPU type").fill("H100");
   await page.getByRole("button", { name: "Create cluster" }).click();
   await expect(page.locator(".alert.ok")).toContainText("Created cluster lab1.");
+  // The debug lane starts at the scheduler's defaults; the admin raises one setting, and only it changes.
+  await expect(page.getByLabel("Debug GPUs per user")).toHaveValue("8");
+  await page.getByLabel("Debug GPUs per user").fill("16");
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page.locator(".alert.ok")).toContainText("a user may hold 16 GPUs in the lane");
+  const lab1 = (
+    (await (await page.request.get(`${URL}/api/v1/clusters`)).json()) as { clusters: { name: string; policy: unknown }[] }
+  ).clusters.find((c) => c.name === "lab1");
+  expect(lab1?.policy).toMatchObject({ debugReservePercent: 2, debugMaxGpusPerUser: 16, debugVictimMaxGpuHours: 4 });
 
   await page.goto(`${URL}/admin`);
   await page.getByLabel("Root name").fill("lab");

@@ -23,6 +23,23 @@ function parseShare(text: string): number {
   return n;
 }
 
+interface ClusterPolicy {
+  name: string;
+  squattingUnprotectAfter: number | null;
+  debugReservePercent: number;
+  debugMaxGpusPerUser: number;
+  debugVictimMaxGpuHours: number;
+}
+
+/** A number option of `cluster policy`: 'default' sends null (the scheduler's default); text that is no number is refused. */
+function policyNumber(field: string, flag: string, text: string | undefined): Record<string, number | null> {
+  if (text === undefined) return {};
+  if (text.trim() === "default") return { [field]: null };
+  const n = Number(text.trim());
+  if (text.trim() === "" || !Number.isFinite(n)) throw new CliError(`${flag} '${text}' is not a number (or 'default')`);
+  return { [field]: n };
+}
+
 interface UserRow {
   id: string;
   email: string;
@@ -55,6 +72,54 @@ export function registerAdmin(program: Command, out: Out): void {
           `Created cluster ${r.cluster.name} (${r.cluster.gpuType}, protection cap ${formatExactDuration(r.cluster.maxMinRuntime)}).`,
       );
     });
+
+  cluster
+    .command("policy")
+    .description(
+      "show a cluster's policy, or change it (admins): the squatting policy and the debug lane's settings; 'default' restores one",
+    )
+    .argument("<name>", "cluster name")
+    .option(
+      "--squatting-unprotect-after <duration>",
+      "a job flagged as likely squatting this long loses its protection, e.g. 4h; 'off'",
+    )
+    .option("--debug-reserve <percent>", "percent of the GPUs other work leaves free for the debug lane, e.g. 2%")
+    .option("--debug-gpus-per-user <gpus>", "the GPUs one user may hold in the debug lane")
+    .option("--debug-victim-max-gpu-hours <n>", "the most work a debug job may make one preempted run lose, GPU-hours")
+    .action(
+      async (
+        name: string,
+        o: {
+          squattingUnprotectAfter?: string;
+          debugReserve?: string;
+          debugGpusPerUser?: string;
+          debugVictimMaxGpuHours?: string;
+        },
+      ) => {
+        const body = {
+          ...(o.squattingUnprotectAfter !== undefined
+            ? { squattingUnprotectAfter: o.squattingUnprotectAfter === "off" ? null : o.squattingUnprotectAfter }
+            : {}),
+          ...policyNumber("debugReservePercent", "--debug-reserve", o.debugReserve?.replace(/%$/, "")),
+          ...policyNumber("debugMaxGpusPerUser", "--debug-gpus-per-user", o.debugGpusPerUser),
+          ...policyNumber("debugVictimMaxGpuHours", "--debug-victim-max-gpu-hours", o.debugVictimMaxGpuHours),
+        };
+        let policy: ClusterPolicy;
+        if (Object.keys(body).length === 0) {
+          const { clusters } = await call<{ clusters: { name: string; policy: ClusterPolicy }[] }>("GET", "/clusters");
+          const found = clusters.find((c) => c.name === name);
+          if (!found) throw new CliError(`There is no cluster '${name}'`);
+          policy = found.policy;
+        } else policy = (await call<{ cluster: ClusterPolicy }>("PATCH", `/clusters/${encodeURIComponent(name)}`, body)).cluster;
+        out(policy, () =>
+          [
+            `Cluster ${policy.name}:`,
+            `  squatting: ${policy.squattingUnprotectAfter === null ? "flag only" : `protection ends after ${formatExactDuration(policy.squattingUnprotectAfter)} flagged`}`,
+            `  debug lane: ${policy.debugReservePercent}% of the GPUs kept free, ${policy.debugMaxGpusPerUser} GPUs per user, victims losing at most ${policy.debugVictimMaxGpuHours} GPU-hours`,
+          ].join("\n"),
+        );
+      },
+    );
 
   const budget = admin.command("budget").description("the budget tree (budgets are its leaves)");
   budget

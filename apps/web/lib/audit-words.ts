@@ -9,6 +9,7 @@ const ACTIONS: Record<string, string> = {
   "budget.member.add": "added a budget member",
   "budget.member.remove": "removed a budget member",
   "cluster.create": "created a cluster",
+  "cluster.policy": "changed a cluster's policy",
   "enrollment-token.issue": "issued an enrollment token",
   "node.cordon": "cordoned a node",
   "node.drain": "drained a node",
@@ -61,6 +62,15 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
 const localTime = (iso: string) =>
   new Date(iso).toLocaleString("en-GB", { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
 
+/** A key as shown: seconds (…Sec) read as durations, so their suffix goes. */
+const label = (k: string) => (/Sec$/.test(k) ? k.slice(0, -3) : k);
+
+function oneValue(k: string, v: unknown): string {
+  if (/Sec$/.test(k) && typeof v === "number") return formatExactDuration(v);
+  if (typeof v === "string" && ISO.test(v)) return localTime(v);
+  return valueText(v);
+}
+
 /**
  * "name: demo workload generator · users: 150", leaving out the keys already shown as the target and
  * database ids (…Id); seconds (…Sec) read as durations, ISO times as local times.
@@ -69,9 +79,11 @@ export function auditDetailsText(details: Record<string, unknown>, shownAsTarget
   return Object.entries(details)
     .filter(([k, v]) => k !== "target" && !/Id$/.test(k) && v !== null && v !== undefined && v !== "" && v !== shownAsTarget)
     .map(([k, v]) => {
-      if (/Sec$/.test(k) && typeof v === "number") return `${k.slice(0, -3)}: ${formatExactDuration(v)}`;
-      if (typeof v === "string" && ISO.test(v)) return `${k}: ${localTime(v)}`;
-      return `${k}: ${valueText(v)}`;
+      const c = v as { from?: unknown; to?: unknown };
+      // A setting changed: "debugMaxGpusPerUser: 8 → 16" ("none" for a setting that was or is off).
+      if (typeof v === "object" && "from" in c && "to" in c)
+        return `${label(k)}: ${oneValue(k, c.from) || "none"} → ${oneValue(k, c.to) || "none"}`;
+      return `${label(k)}: ${oneValue(k, v)}`;
     })
     .join(" · ");
 }

@@ -33,4 +33,14 @@ describe("the audit log in words", () => {
     expect(text).not.toMatch(/cmx5|T03:20|\.053Z/);
     expect(text).toMatch(/^expiresAt: \d{1,2} [A-Z][a-z]{2}, \d{2}:\d{2}$/);
   });
+
+  it("gives a changed setting as from → to, durations in words and an unset one as none", () => {
+    expect(auditActionText("cluster.policy")).toBe("changed a cluster's policy");
+    expect(
+      auditDetailsText(
+        { target: "h100", squattingUnprotectAfterSec: { from: null, to: 14_400 }, debugMaxGpusPerUser: { from: 8, to: 16 } },
+        "h100",
+      ),
+    ).toBe("squattingUnprotectAfter: none → 4 h · debugMaxGpusPerUser: 8 → 16");
+  });
 });

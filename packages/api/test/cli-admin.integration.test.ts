@@ -65,6 +65,37 @@ describe("tranche admin", () => {
     expect(list.stdout).not.toContain(token);
   });
 
+  it("shows a cluster's policy and changes the debug lane's settings, 'default' restoring one", async () => {
+    const shown = await cli("ada", ["admin", "cluster", "policy", "a100"]);
+    expect(shown.stderr).toBe("");
+    expect(shown.stdout).toContain("debug lane: 2% of the GPUs kept free, 8 GPUs per user, victims losing at most 4 GPU-hours");
+    const set = await cli("admin", [
+      "admin",
+      "cluster",
+      "policy",
+      "a100",
+      "--debug-reserve",
+      "5%",
+      "--debug-gpus-per-user",
+      "16",
+    ]);
+    expect(set.stdout).toContain("debug lane: 5% of the GPUs kept free, 16 GPUs per user, victims losing at most 4 GPU-hours");
+    const back = await cli("admin", ["--json", "admin", "cluster", "policy", "a100", "--debug-reserve", "default"]);
+    expect(JSON.parse(back.stdout)).toMatchObject({ name: "a100", debugReservePercent: 2, debugMaxGpusPerUser: 16 });
+    const c = await w.db.prisma.cluster.findUniqueOrThrow({ where: { name: "a100" } });
+    expect(c).toMatchObject({ debugReserve: null, debugMaxGpusPerUser: 16, debugVictimMaxCostSec: null });
+    const bad = await cli("admin", ["admin", "cluster", "policy", "a100", "--debug-gpus-per-user", "0"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("debugMaxGpusPerUser must be at least 1 (GPUs)");
+    const word = await cli("admin", ["admin", "cluster", "policy", "a100", "--debug-victim-max-gpu-hours", "lots"]);
+    expect(word.code).toBe(1);
+    expect(word.stderr).toContain("--debug-victim-max-gpu-hours 'lots' is not a number");
+    const role = await cli("ada", ["admin", "cluster", "policy", "a100", "--debug-gpus-per-user", "64"]);
+    expect(role.code).toBe(1);
+    expect(role.stderr).toContain("change a cluster's policy");
+    expect((await w.db.prisma.cluster.findUniqueOrThrow({ where: { name: "a100" } })).debugMaxGpusPerUser).toBe(16);
+  });
+
   it("prints the server's refusal and exits 1: wrong role, bad input, a share that is not a number", async () => {
     const before = await w.counts();
     const role = await cli("ada", ["admin", "cluster", "create", "x1", "--gpu-type", "X"]);

@@ -24,7 +24,7 @@ describe("PATCH /api/v1/clusters/{name}: the squatting policy", () => {
     expect(await stored()).toBeNull();
     const on = await patch({ squattingUnprotectAfter: "4h" });
     expect(on.status).toBe(200);
-    expect(on.body.cluster).toEqual({ name: "h100", squattingUnprotectAfter: 14_400 });
+    expect(on.body.cluster).toMatchObject({ name: "h100", squattingUnprotectAfter: 14_400 });
     const c = await w.db.prisma.cluster.findUniqueOrThrow({ where: { name: "h100" } });
     expect((await loadCycleInput(w.db.prisma, c.id, Math.floor(Date.now() / 1000))).policy.squattingUnprotectAfter).toBe(14_400);
     expect(await w.db.prisma.auditLog.count({ where: { action: "cluster.policy" } })).toBe(1);
@@ -40,6 +40,8 @@ describe("PATCH /api/v1/clusters/{name}: the squatting policy", () => {
       [{ squattingUnprotectAfter: "30d" }, "squattingUnprotectAfter", /cannot exceed 7 days/],
       [{ squattingUnprotectAfter: "soon" }, "squattingUnprotectAfter", /squattingUnprotectAfter/],
       [{ squattingUnprotectAfter: "4h", colour: "red" }, "colour", /unknown field 'colour'/],
+      [{ squattingUnprotectAfter: "4h", debugReservePercent: 12 }, "debugReservePercent", /cannot exceed 10/],
+      [{ squattingUnprotectAfter: "4h", debugMaxGpusPerUser: 2.5 }, "debugMaxGpusPerUser", /whole number of GPUs/],
     ];
     for (const [body, field, message] of cases) {
       const r = await patch(body);
@@ -50,5 +52,66 @@ describe("PATCH /api/v1/clusters/{name}: the squatting policy", () => {
     expect((await patch({ squattingUnprotectAfter: "2h" }, ada)).status).toBe(403);
     expect((await patch({ squattingUnprotectAfter: "2h" }, admin, "nope")).status).toBe(404);
     expect(await stored()).toBe(6 * 3600);
+  });
+});
+
+describe("PATCH /api/v1/clusters/{name}: the debug lane", () => {
+  const policyOf = async () => {
+    const c = await w.db.prisma.cluster.findUniqueOrThrow({ where: { name: "h100" } });
+    return (await loadCycleInput(w.db.prisma, c.id, Math.floor(Date.now() / 1000))).policy;
+  };
+  const listed = async () =>
+    ((await callRest(w, "GET", "/clusters", { token: ada })).body.clusters as { name: string; policy: unknown }[]).find(
+      (c) => c.name === "h100",
+    )!.policy;
+
+  it("starts at the scheduler's defaults; an admin changes only the fields sent, the cycle's policy carries them, null restores a default", async () => {
+    const before = await policyOf();
+    expect(before).toMatchObject({ debugReserve: 0.02, debugMaxGpusPerUser: 8, debugVictimMaxCost: 4 * 3600 });
+    expect(await listed()).toMatchObject({ debugReservePercent: 2, debugMaxGpusPerUser: 8, debugVictimMaxGpuHours: 4 });
+    const squatting = before.squattingUnprotectAfter;
+
+    const r = await patch({ debugReservePercent: 5, debugVictimMaxGpuHours: 0.5 });
+    expect(r.status).toBe(200);
+    expect(r.body.cluster).toMatchObject({ debugReservePercent: 5, debugMaxGpusPerUser: 8, debugVictimMaxGpuHours: 0.5 });
+    let p = await policyOf();
+    expect(p).toMatchObject({
+      debugReserve: 0.05,
+      debugMaxGpusPerUser: 8,
+      debugVictimMaxCost: 1800,
+      squattingUnprotectAfter: squatting,
+    });
+
+    expect((await patch({ debugMaxGpusPerUser: 16 })).status).toBe(200);
+    p = await policyOf();
+    expect(p).toMatchObject({ debugReserve: 0.05, debugMaxGpusPerUser: 16, debugVictimMaxCost: 1800 });
+    expect(await listed()).toMatchObject({ debugReservePercent: 5, debugMaxGpusPerUser: 16, debugVictimMaxGpuHours: 0.5 });
+    const audit = await w.db.prisma.auditLog.findFirstOrThrow({ where: { action: "cluster.policy" }, orderBy: { id: "desc" } });
+    expect(audit.details).toMatchObject({ debugMaxGpusPerUser: { from: 8, to: 16 } });
+    expect(Object.keys(audit.details as object)).not.toContain("debugReservePercent");
+
+    expect((await patch({ debugReservePercent: null, debugVictimMaxGpuHours: null })).status).toBe(200);
+    expect(await policyOf()).toMatchObject({ debugReserve: 0.02, debugMaxGpusPerUser: 16, debugVictimMaxCost: 4 * 3600 });
+    expect((await patch({ debugMaxGpusPerUser: null })).status).toBe(200);
+    expect(await policyOf()).toMatchObject({ debugMaxGpusPerUser: 8 });
+  });
+
+  it("refuses an empty change, values out of range and a researcher; nothing changes", async () => {
+    await patch({ debugMaxGpusPerUser: 4 });
+    const cases: [unknown, string | null, RegExp][] = [
+      [{}, null, /needs at least one of squattingUnprotectAfter, debugReservePercent/],
+      [{ debugReservePercent: -1 }, "debugReservePercent", /at least 0/],
+      [{ debugReservePercent: "2%" }, "debugReservePercent", /must be a number \(percent/],
+      [{ debugMaxGpusPerUser: 0 }, "debugMaxGpusPerUser", /at least 1 \(GPUs\)/],
+      [{ debugVictimMaxGpuHours: 20_000 }, "debugVictimMaxGpuHours", /cannot exceed 10,000 \(GPU-hours\)/],
+    ];
+    for (const [body, field, message] of cases) {
+      const r = await patch(body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error.message).toMatch(message);
+      if (field) expect(r.body.error.issues.map((i: { path: string }) => i.path)).toContain(field);
+    }
+    expect((await patch({ debugMaxGpusPerUser: 2 }, ada)).status).toBe(403);
+    expect(await policyOf()).toMatchObject({ debugMaxGpusPerUser: 4, debugReserve: 0.02 });
   });
 });

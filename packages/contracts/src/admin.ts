@@ -110,16 +110,40 @@ export const createClusterInput = z.object({
 });
 export type CreateClusterInput = z.input<typeof createClusterInput>;
 
-/** PATCH /clusters/{name}: the cluster's scheduling policy (admins). */
+/** A number field of the cluster policy, from `min` to `max` (whole when `int`); null restores the default. */
+const policyNumber = (field: string, min: number, max: number, unit: string, int = false) => {
+  let n = z.number({ error: `${field} must be a number (${unit}), or null for the default` });
+  if (int) n = n.int(`${field} must be a whole number of ${unit}`);
+  return n
+    .min(min, `${field} must be at least ${min} (${unit})`)
+    .max(max, `${field} cannot exceed ${max.toLocaleString("en-US")} (${unit})`)
+    .nullable()
+    .optional();
+};
+
+/**
+ * PATCH /clusters/{name}: the cluster's scheduling policy (admins). Each field is optional: what the
+ * body leaves out stays as it is. The debug lane's settings (R5) take null to go back to the default.
+ */
 export const updateClusterPolicyInput = strictObject(
   {
     squattingUnprotectAfter: duration("squattingUnprotectAfter")
       .refine((s) => s >= 3600, "squattingUnprotectAfter must be at least 1 hour")
       .refine((s) => s <= 7 * 86_400, "squattingUnprotectAfter cannot exceed 7 days")
       .nullable()
+      .optional()
       .describe(
         "A job flagged as likely squatting (its GPUs under 5% busy for 30 minutes) loses its protection after this long, e.g. 2h; null turns the policy off (the default)",
       ),
+    debugReservePercent: policyNumber("debugReservePercent", 0, 10, "percent of the cluster's GPUs").describe(
+      "The share of the cluster's GPUs that other work leaves free for debug-lane jobs, in percent (default 2; 0 keeps none)",
+    ),
+    debugMaxGpusPerUser: policyNumber("debugMaxGpusPerUser", 1, 1024, "GPUs", true).describe(
+      "The GPUs one user may hold in the debug lane at once (default 8); beyond it their debug jobs wait as ordinary jobs",
+    ),
+    debugVictimMaxGpuHours: policyNumber("debugVictimMaxGpuHours", 0, 10_000, "GPU-hours").describe(
+      "The most work a debug-lane job may make one preempted run lose: GPU-hours since its last checkpoint plus a quarter of the run's GPU-hours (default 4; 0: the lane preempts only unallocated work)",
+    ),
   },
   "a cluster policy",
 );

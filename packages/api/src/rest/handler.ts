@@ -14,6 +14,7 @@ import {
 import {
   DomainError,
   cancelJob,
+  clusterPolicyView,
   getBudgetTree,
   getJob,
   getJobDetail,
@@ -101,6 +102,7 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
           gpus: c.nodes.reduce((s, n) => s + n.gpuCount, 0),
           readyGpus: c.nodes.filter((n) => n.state === "READY").reduce((s, n) => s + n.gpuCount, 0),
           maxMinRuntime: c.maxMinRuntimeSec,
+          policy: clusterPolicyView(c),
         })),
       });
     }

@@ -71,7 +71,7 @@ function adminPaths(): Paths {
     "/clusters/{name}": {
       patch: {
         summary:
-          "Set a cluster's policy (admins): after how long a job flagged as likely squatting loses its protection (null: never, the default)",
+          "Set a cluster's policy (admins): after how long a job flagged as likely squatting loses its protection (null: never, the default), and the debug lane's reserve, per-user GPUs and victim limit (null: the default); fields left out stay as they are",
         operationId: "updateClusterPolicy",
         parameters: [named("name", "Cluster name")],
         requestBody: body("UpdateClusterPolicy"),

@@ -98,9 +98,7 @@ export const adminRouter = {
     .mutation(({ ctx, input }) => createCluster(ctx.prisma, ctx.user, input)),
   updateClusterPolicy: authedProcedure
     .input(updateClusterPolicyInput.extend({ cluster: z.string().min(1, "cluster is required") }))
-    .mutation(({ ctx, input }) =>
-      updateClusterPolicy(ctx.prisma, ctx.user, input.cluster, { squattingUnprotectAfter: input.squattingUnprotectAfter }),
-    ),
+    .mutation(({ ctx, input: { cluster, ...change } }) => updateClusterPolicy(ctx.prisma, ctx.user, cluster, change)),
   issueEnrollmentToken: authedProcedure
     .input(issueEnrollmentTokenInput.extend({ cluster: z.string().min(1, "cluster is required") }))
     .mutation(({ ctx, input }) => issueEnrollmentToken(ctx.prisma, ctx.user, input.cluster, input)),

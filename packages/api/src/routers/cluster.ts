@@ -1,5 +1,5 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { gpusInUse } from "@tranche/domain";
+import { clusterPolicyView, gpusInUse } from "@tranche/domain";
 import { authedProcedure } from "../trpc";
 
 export const clusterRouter = {
@@ -32,6 +32,8 @@ export const clusterRouter = {
       maxMinRuntimeSec: c.maxMinRuntimeSec,
       /** Squatting policy: a job flagged this long loses its protection (null: off). */
       squattingUnprotectAfterSec: c.squattingUnprotectAfterSec,
+      /** The policy as it applies (the debug lane's settings with the defaults filled in). */
+      policy: clusterPolicyView(c),
       nodeSize: c.nodes.reduce((m, n) => Math.max(m, n.gpuCount), 0),
       nodeCount: c.nodes.length,
       gpuCount: c.nodes.reduce((s, n) => s + n.gpuCount, 0),

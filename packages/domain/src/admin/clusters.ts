@@ -1,9 +1,10 @@
-import type { PrismaClient } from "@tranche/db";
+import type { Prisma, PrismaClient } from "@tranche/db";
 import { requireRole, type Actor } from "../auth/actor";
 import { setAllocations } from "../budgets/set-allocations";
 import { DomainError, badInput, conflict, notFound } from "../errors";
 import { forgetCachedNames } from "../jobs/submit-job";
 import { hashSecret, newEnrollmentToken } from "../runtime/credentials";
+import { resolveClusterPolicy, type ClusterPolicyColumns } from "../runtime/policy";
 import { writeAudit } from "./audit";
 import { giveRootWholeCluster, liveNodeByPath } from "./tree-admin";
 
@@ -38,41 +39,65 @@ export async function createCluster(
   return { id: c.id, name: c.name, gpuType: c.gpuType, maxMinRuntime: c.maxMinRuntimeSec };
 }
 
+/** What PATCH /clusters/{name} may change; a field left out stays as it is. */
+export interface ClusterPolicyChange {
+  squattingUnprotectAfter?: number | null;
+  debugReservePercent?: number | null;
+  debugMaxGpusPerUser?: number | null;
+  debugVictimMaxGpuHours?: number | null;
+}
+
+const POLICY_FIELDS = [
+  "squattingUnprotectAfter",
+  "debugReservePercent",
+  "debugMaxGpusPerUser",
+  "debugVictimMaxGpuHours",
+] as const;
+
 /**
- * PATCH /clusters/{name} (admins): the cluster's scheduling policy. Today one setting: after how long
- * a job flagged as likely squatting loses its protection (null: never, the default). The worker's
- * next cycle reads it with the cluster (resolveClusterPolicy); the core applies it (protectionEnd).
+ * PATCH /clusters/{name} (admins): the cluster's scheduling policy. After how long a job flagged as
+ * likely squatting loses its protection (null: never, the default), and the debug lane's settings
+ * (R5; null: the default). The worker's next cycle reads them with the cluster
+ * (resolveClusterPolicy), as do the what-if views; the core applies them.
  */
-export async function updateClusterPolicy(
-  prisma: PrismaClient,
-  actor: Actor,
-  name: string,
-  input: { squattingUnprotectAfter: number | null },
-) {
+export async function updateClusterPolicy(prisma: PrismaClient, actor: Actor, name: string, input: ClusterPolicyChange) {
   requireRole(actor, ["ADMIN"], "change a cluster's policy");
+  if (!POLICY_FIELDS.some((f) => input[f] !== undefined))
+    throw badInput(`a cluster policy change needs at least one of ${POLICY_FIELDS.join(", ")}`);
+  const data: Prisma.ClusterUpdateInput = {};
+  if (input.squattingUnprotectAfter !== undefined) data.squattingUnprotectAfterSec = input.squattingUnprotectAfter;
+  if (input.debugReservePercent !== undefined)
+    data.debugReserve = input.debugReservePercent === null ? null : input.debugReservePercent / 100;
+  if (input.debugMaxGpusPerUser !== undefined) data.debugMaxGpusPerUser = input.debugMaxGpusPerUser;
+  if (input.debugVictimMaxGpuHours !== undefined)
+    data.debugVictimMaxCostSec = input.debugVictimMaxGpuHours === null ? null : Math.round(input.debugVictimMaxGpuHours * 3600);
   const c = await prisma.$transaction(async (tx) => {
     const before = await tx.cluster.findUnique({ where: { name } });
     if (!before) throw notFound(`There is no cluster '${name}'`);
-    const after = await tx.cluster.update({
-      where: { id: before.id },
-      data: { squattingUnprotectAfterSec: input.squattingUnprotectAfter },
-    });
-    await writeAudit(
-      tx,
-      actor,
-      "cluster.policy",
-      { type: "cluster", id: after.id, label: after.name },
-      { squattingUnprotectAfterSec: { from: before.squattingUnprotectAfterSec, to: after.squattingUnprotectAfterSec } },
-    );
+    const after = await tx.cluster.update({ where: { id: before.id }, data });
+    // In the API's units, as they apply (a default filled in); the squatting time in seconds (…Sec).
+    const was = clusterPolicyView(before);
+    const now = clusterPolicyView(after);
+    const changes: Record<string, { from: unknown; to: unknown }> = {};
+    for (const f of POLICY_FIELDS)
+      if (input[f] !== undefined) changes[f === "squattingUnprotectAfter" ? `${f}Sec` : f] = { from: was[f], to: now[f] };
+    await writeAudit(tx, actor, "cluster.policy", { type: "cluster", id: after.id, label: after.name }, changes);
     return after;
   });
   return clusterPolicyView(c);
 }
 
-export const clusterPolicyView = (c: { name: string; squattingUnprotectAfterSec: number | null }) => ({
-  name: c.name,
-  squattingUnprotectAfter: c.squattingUnprotectAfterSec,
-});
+/** A cluster's policy as its settings apply: the debug lane's with the defaults filled in. */
+export const clusterPolicyView = (c: { name: string } & ClusterPolicyColumns) => {
+  const p = resolveClusterPolicy(c);
+  return {
+    name: c.name,
+    squattingUnprotectAfter: c.squattingUnprotectAfterSec ?? null,
+    debugReservePercent: Math.round(p.debugReserve * 10_000) / 100,
+    debugMaxGpusPerUser: p.debugMaxGpusPerUser,
+    debugVictimMaxGpuHours: Math.round((p.debugVictimMaxCost / 3600) * 100) / 100,
+  };
+};
 
 /**
  * PUT /budgets/{path}/allocation: the node's share of its parent's allocation on a cluster. The same

@@ -1,19 +1,29 @@
 import { resolvePolicy, type PolicyConfig } from "@tranche/scheduler-core";
 
+/** A cluster's own policy settings, as stored; null (or absent) keeps the SPEC default. */
+export interface ClusterPolicyColumns {
+  maxMinRuntimeSec: number;
+  squattingUnprotectAfterSec?: number | null;
+  debugReserve?: number | null;
+  debugMaxGpusPerUser?: number | null;
+  debugVictimMaxCostSec?: number | null;
+}
+
 /**
  * The policy a cluster is scheduled with: SPEC defaults, the cluster's own settings (minRuntime cap,
- * squatting policy), then the process's overrides (the worker reads them from TRANCHE_POLICY, a JSON
- * object of PolicyConfig fields, e.g. '{"heartbeatTimeout":10}' in tests).
+ * squatting policy, the debug lane's reserve, per-user cap and victim limit), then the process's
+ * overrides (the worker reads them from TRANCHE_POLICY, a JSON object of PolicyConfig fields, e.g.
+ * '{"heartbeatTimeout":10}' in tests).
  */
-export function resolveClusterPolicy(
-  cluster: { maxMinRuntimeSec: number; squattingUnprotectAfterSec?: number | null },
-  overrides: Partial<PolicyConfig> = {},
-): PolicyConfig {
-  return resolvePolicy({
+export function resolveClusterPolicy(cluster: ClusterPolicyColumns, overrides: Partial<PolicyConfig> = {}): PolicyConfig {
+  const own: Partial<PolicyConfig> = {
     maxMinRuntime: cluster.maxMinRuntimeSec,
     squattingUnprotectAfter: cluster.squattingUnprotectAfterSec ?? 0,
-    ...overrides,
-  });
+  };
+  if (cluster.debugReserve != null) own.debugReserve = cluster.debugReserve;
+  if (cluster.debugMaxGpusPerUser != null) own.debugMaxGpusPerUser = cluster.debugMaxGpusPerUser;
+  if (cluster.debugVictimMaxCostSec != null) own.debugVictimMaxCost = cluster.debugVictimMaxCostSec;
+  return resolvePolicy({ ...own, ...overrides });
 }
 
 /** Parse TRANCHE_POLICY; a malformed value is an error with one clear line, never silently ignored. */

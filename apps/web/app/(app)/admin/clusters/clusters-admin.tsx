@@ -8,6 +8,7 @@ import { useNotice } from "../../../../components/admin/use-action";
 import { NewCluster } from "./new-cluster";
 import { FormRow, RowInput, RowSelect } from "../../../../components/admin/form-row";
 import { SquattingPolicy } from "./squatting-policy";
+import { DebugLanePolicy } from "./debug-lane-policy";
 
 /** Clusters, one-time enrollment tokens for new hosts (shown once), which host used each, node credentials. */
 export function ClustersAdmin() {
@@ -50,6 +51,7 @@ export function ClustersAdmin() {
       <div className="stack">
         {me.data?.role === "ADMIN" ? <NewCluster onNotice={n} /> : null}
         {me.data?.role === "ADMIN" ? <SquattingPolicy onNotice={n} /> : null}
+        {me.data?.role === "ADMIN" ? <DebugLanePolicy onNotice={n} /> : null}
         <section className="panel">
           <div className="panel-head">
             <h2>Enroll a host</h2>

@@ -1,0 +1,110 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "../../../../lib/trpc";
+import type { useNotice } from "../../../../components/admin/use-action";
+import { FormRow, RowInput, RowSelect } from "../../../../components/admin/form-row";
+
+type Field = "debugReservePercent" | "debugMaxGpusPerUser" | "debugVictimMaxGpuHours";
+const FIELDS: readonly Field[] = ["debugReservePercent", "debugMaxGpusPerUser", "debugVictimMaxGpuHours"];
+
+/** A typed value as the API takes it: a number, or the text itself so the server names what is wrong. */
+const asNumber = (v: string): number => (v.trim() === "" ? Number.NaN : Number(v.trim()));
+
+/**
+ * Admins: the debug lane's settings of each cluster (R5). The reserve other work leaves free for
+ * debug jobs, the GPUs one user may hold in the lane, and the most work a debug job may make one
+ * preempted run lose. Each starts at the scheduler's default; only the fields changed are sent.
+ */
+export function DebugLanePolicy({ onNotice: n }: { onNotice: ReturnType<typeof useNotice> }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const clusters = useQuery(trpc.cluster.list.queryOptions());
+  const [cluster, setCluster] = useState("");
+  const [edits, setEdits] = useState<Partial<Record<Field, string>>>({});
+  const name = cluster || clusters.data?.[0]?.name || "";
+  const current = clusters.data?.find((c) => c.name === name)?.policy;
+  const shown = (f: Field) => edits[f] ?? (current ? String(current[f]) : "");
+  const save = useMutation(
+    trpc.admin.updateClusterPolicy.mutationOptions({
+      onSuccess: (p) => {
+        n.ok(
+          `Cluster ${p.name}: debug jobs find ${p.debugReservePercent}% of the GPUs kept for them, a user may hold ` +
+            `${p.debugMaxGpusPerUser} GPUs in the lane, and a debug job may make a preempted run lose at most ` +
+            `${p.debugVictimMaxGpuHours} GPU-hours.`,
+        );
+        setEdits({});
+        void qc.invalidateQueries({ queryKey: trpc.cluster.list.queryKey() });
+      },
+      onError: n.fail,
+    }),
+  );
+  const changed = FIELDS.filter((f) => edits[f] !== undefined && edits[f] !== (current ? String(current[f]) : ""));
+  return (
+    <section className="panel">
+      <div className="panel-head">
+        <h2>Debug lane</h2>
+      </div>
+      <div className="panel-body small">
+        Short jobs (15 minutes or less, on 8 GPUs or fewer) start in the debug lane ahead of the queue. Other work leaves a share
+        of the GPUs free for them; beyond that, a debug job may preempt a run that would lose little work. The cap per user keeps
+        the lane from becoming a way around the queue.
+      </div>
+      <FormRow
+        className="panel-body row"
+        onSubmit={() => save.mutate({ cluster: name, ...Object.fromEntries(changed.map((f) => [f, asNumber(edits[f]!)])) })}
+      >
+        <RowSelect
+          label="Cluster for the debug lane"
+          width={180}
+          value={name}
+          onChange={(c) => {
+            setCluster(c);
+            setEdits({});
+          }}
+          options={(clusters.data ?? []).map((c) => [c.name, c.name] as const)}
+        />
+        <label className="small">
+          GPUs kept free (%){" "}
+          <RowInput
+            label="Debug reserve, percent of GPUs"
+            width={70}
+            value={shown("debugReservePercent")}
+            onChange={(v) => setEdits((e) => ({ ...e, debugReservePercent: v }))}
+          />
+        </label>
+        <label className="small">
+          GPUs per user{" "}
+          <RowInput
+            label="Debug GPUs per user"
+            width={70}
+            value={shown("debugMaxGpusPerUser")}
+            onChange={(v) => setEdits((e) => ({ ...e, debugMaxGpusPerUser: v }))}
+          />
+        </label>
+        <label className="small">
+          Most work a preempted run may lose (GPU-hours){" "}
+          <RowInput
+            label="Debug victim limit, GPU-hours"
+            width={70}
+            value={shown("debugVictimMaxGpuHours")}
+            onChange={(v) => setEdits((e) => ({ ...e, debugVictimMaxGpuHours: v }))}
+          />
+        </label>
+        <button className="btn primary" disabled={!name || save.isPending || changed.length === 0}>
+          Save
+        </button>
+        <button
+          type="button"
+          className="btn"
+          disabled={!name || save.isPending}
+          onClick={() =>
+            save.mutate({ cluster: name, debugReservePercent: null, debugMaxGpusPerUser: null, debugVictimMaxGpuHours: null })
+          }
+        >
+          Restore defaults
+        </button>
+      </FormRow>
+    </section>
+  );
+}
