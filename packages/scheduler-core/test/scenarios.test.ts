@@ -283,6 +283,78 @@ describe("SPEC rules as scenarios", () => {
     });
   });
 
+  it("R7 with R5: a one-node job the debug reserve keeps off its due reservation does not hold back a debug job there", () => {
+    // 13 nodes = 104 GPUs, an 8% reserve = 8 GPUs. Only n13 is free: the 8-GPU job of budget a would
+    // take the reserve, so it waits and reserves n13 from now.
+    const policy = { ...defaultPolicy, debugReserve: 0.08 };
+    const h = createHarness(
+      makeCluster()
+        .nodes(13)
+        .budget("a", 0.5)
+        .budget("s", 0.5)
+        .job(
+          ...Array.from({ length: 12 }, (_, i) =>
+            makeJob(`run-${i + 1}`)
+              .budget("s")
+              .gpus(8)
+              .minRuntime("2h")
+              .on(`n${String(i + 1).padStart(2, "0")}`)
+              .startedAt(-10 * MIN)
+              .charged(),
+          ),
+          makeJob("eight").budget("a").gpus(8),
+        )
+        .snapshot(),
+      { policy, durations: Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`run-${i + 1}`, 3 * HOUR])) },
+    );
+    const first = h.cycle();
+    expect(startedIds(first)).toEqual([]);
+    expect(first.reservations).toMatchObject([{ jobId: "eight", nodeIds: ["n13"], from: 0 }]);
+    expect(first.pending.get("eight")?.code).toBe("DEBUG_RESERVE");
+    h.advance(MIN);
+    h.submit(makeJob("dbg").budget("s").debug().gpus(8).user("ann").submittedAt(h.now).pending());
+    // The debug lane goes first: the reserve is kept for it, and the reservation's holder could not use it.
+    const second = h.cycle();
+    expect(startsOf(second).map((st) => [st.jobId, st.placement[0]!.nodeId])).toEqual([["dbg", "n13"]]);
+    expect(preemptionsOf(second)).toEqual([]);
+  });
+
+  it("R7 with R5: a due reservation of several nodes holds its free GPUs back from a debug job", () => {
+    // big (16 GPUs, both nodes) waits for s's protected runs: its reservation is due at 10 min.
+    const h = createHarness(
+      makeCluster()
+        .nodes(2)
+        .budget("L", 0.5)
+        .budget("s", 0.5)
+        .usage("s", 20 * HOUR)
+        .job(
+          makeJob("half")
+            .budget("s")
+            .gpus(4)
+            .minRuntime("40m")
+            .on("n01", [0, 1, 2, 3])
+            .startedAt(-30 * MIN)
+            .charged(),
+          makeJob("full")
+            .budget("s")
+            .gpus(8)
+            .minRuntime("40m")
+            .on("n02")
+            .startedAt(-30 * MIN)
+            .charged(),
+          makeJob("big").budget("L").gpus(16),
+        )
+        .snapshot(),
+      { durations: { half: 3 * HOUR, full: 3 * HOUR } },
+    );
+    expect(h.cycle().reservations).toMatchObject([{ jobId: "big", nodeIds: ["n01", "n02"], from: 10 * MIN }]);
+    h.advance(11 * MIN);
+    h.submit(makeJob("dbg").budget("s").debug().gpus(2).user("ann").submittedAt(h.now).pending());
+    const r = h.cycle();
+    expect(startedIds(r)).toEqual(["big"]);
+    expect(r.pending.get("dbg")).toMatchObject({ code: "RESERVED_FOR", details: { reservedForJobId: "big" } });
+  });
+
   it("R8 Drain: an unhealthy node drains as contracts allow, then goes to repair", () => {
     const h = createHarness(
       makeCluster()
