@@ -32,11 +32,13 @@ interface ClusterPolicy {
 }
 
 /** A number option of `cluster policy`: 'default' sends null (the scheduler's default); text that is no number is refused. */
-function policyNumber(field: string, flag: string, text: string | undefined): Record<string, number | null> {
+function policyNumber(field: string, flag: string, text: string | undefined, percent = false): Record<string, number | null> {
   if (text === undefined) return {};
-  if (text.trim() === "default") return { [field]: null };
-  const n = Number(text.trim());
-  if (text.trim() === "" || !Number.isFinite(n)) throw new CliError(`${flag} '${text}' is not a number (or 'default')`);
+  const t = percent ? text.trim().replace(/%$/, "") : text.trim();
+  if (t === "default") return { [field]: null };
+  const n = Number(t);
+  if (t === "" || !Number.isFinite(n))
+    throw new CliError(`${flag} '${text}' is not a number${percent ? " (of percent, e.g. 2%)" : ""} or 'default'`);
   return { [field]: n };
 }
 
@@ -100,7 +102,7 @@ export function registerAdmin(program: Command, out: Out): void {
           ...(o.squattingUnprotectAfter !== undefined
             ? { squattingUnprotectAfter: o.squattingUnprotectAfter === "off" ? null : o.squattingUnprotectAfter }
             : {}),
-          ...policyNumber("debugReservePercent", "--debug-reserve", o.debugReserve?.replace(/%$/, "")),
+          ...policyNumber("debugReservePercent", "--debug-reserve", o.debugReserve, true),
           ...policyNumber("debugMaxGpusPerUser", "--debug-gpus-per-user", o.debugGpusPerUser),
           ...policyNumber("debugVictimMaxGpuHours", "--debug-victim-max-gpu-hours", o.debugVictimMaxGpuHours),
         };

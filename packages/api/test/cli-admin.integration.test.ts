@@ -89,7 +89,10 @@ describe("tranche admin", () => {
     expect(bad.stderr).toContain("debugMaxGpusPerUser must be at least 1 (GPUs)");
     const word = await cli("admin", ["admin", "cluster", "policy", "a100", "--debug-victim-max-gpu-hours", "lots"]);
     expect(word.code).toBe(1);
-    expect(word.stderr).toContain("--debug-victim-max-gpu-hours 'lots' is not a number");
+    expect(word.stderr).toContain("--debug-victim-max-gpu-hours 'lots' is not a number or 'default'");
+    const pct = await cli("admin", ["admin", "cluster", "policy", "a100", "--debug-reserve", "few%"]);
+    expect(pct.code).toBe(1);
+    expect(pct.stderr).toContain("--debug-reserve 'few%' is not a number (of percent, e.g. 2%) or 'default'");
     const role = await cli("ada", ["admin", "cluster", "policy", "a100", "--debug-gpus-per-user", "64"]);
     expect(role.code).toBe(1);
     expect(role.stderr).toContain("change a cluster's policy");

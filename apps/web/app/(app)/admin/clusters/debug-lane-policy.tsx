@@ -6,9 +6,14 @@ import type { useNotice } from "../../../../components/admin/use-action";
 import { FormRow, RowInput, RowSelect } from "../../../../components/admin/form-row";
 
 type Field = "debugReservePercent" | "debugMaxGpusPerUser" | "debugVictimMaxGpuHours";
-const FIELDS: readonly Field[] = ["debugReservePercent", "debugMaxGpusPerUser", "debugVictimMaxGpuHours"];
+/** Each setting: its field, the words beside its box, and the box's name for screen readers and tests. */
+const FIELDS: readonly (readonly [Field, string, string])[] = [
+  ["debugReservePercent", "GPUs kept free (%)", "Debug reserve, percent of GPUs"],
+  ["debugMaxGpusPerUser", "GPUs per user", "Debug GPUs per user"],
+  ["debugVictimMaxGpuHours", "Most work a preempted run may lose (GPU-hours)", "Debug victim limit, GPU-hours"],
+];
 
-/** A typed value as the API takes it: a number, or the text itself so the server names what is wrong. */
+/** A typed value as a number; words become NaN, which the server refuses naming the field and what it takes. */
 const asNumber = (v: string): number => (v.trim() === "" ? Number.NaN : Number(v.trim()));
 
 /**
@@ -39,7 +44,9 @@ export function DebugLanePolicy({ onNotice: n }: { onNotice: ReturnType<typeof u
       onError: n.fail,
     }),
   );
-  const changed = FIELDS.filter((f) => edits[f] !== undefined && edits[f] !== (current ? String(current[f]) : ""));
+  const changed = FIELDS.map(([f]) => f).filter(
+    (f) => edits[f] !== undefined && edits[f] !== (current ? String(current[f]) : ""),
+  );
   return (
     <section className="panel">
       <div className="panel-head">
@@ -64,33 +71,11 @@ export function DebugLanePolicy({ onNotice: n }: { onNotice: ReturnType<typeof u
           }}
           options={(clusters.data ?? []).map((c) => [c.name, c.name] as const)}
         />
-        <label className="small">
-          GPUs kept free (%){" "}
-          <RowInput
-            label="Debug reserve, percent of GPUs"
-            width={70}
-            value={shown("debugReservePercent")}
-            onChange={(v) => setEdits((e) => ({ ...e, debugReservePercent: v }))}
-          />
-        </label>
-        <label className="small">
-          GPUs per user{" "}
-          <RowInput
-            label="Debug GPUs per user"
-            width={70}
-            value={shown("debugMaxGpusPerUser")}
-            onChange={(v) => setEdits((e) => ({ ...e, debugMaxGpusPerUser: v }))}
-          />
-        </label>
-        <label className="small">
-          Most work a preempted run may lose (GPU-hours){" "}
-          <RowInput
-            label="Debug victim limit, GPU-hours"
-            width={70}
-            value={shown("debugVictimMaxGpuHours")}
-            onChange={(v) => setEdits((e) => ({ ...e, debugVictimMaxGpuHours: v }))}
-          />
-        </label>
+        {FIELDS.map(([f, text, label]) => (
+          <label key={f} className="small">
+            {text} <RowInput label={label} width={70} value={shown(f)} onChange={(v) => setEdits((e) => ({ ...e, [f]: v }))} />
+          </label>
+        ))}
         <button className="btn primary" disabled={!name || save.isPending || changed.length === 0}>
           Save
         </button>
