@@ -84,18 +84,17 @@ describe("tranche admin", () => {
     expect(JSON.parse(back.stdout)).toMatchObject({ name: "a100", debugReservePercent: 2, debugMaxGpusPerUser: 16 });
     const c = await w.db.prisma.cluster.findUniqueOrThrow({ where: { name: "a100" } });
     expect(c).toMatchObject({ debugReserve: null, debugMaxGpusPerUser: 16, debugVictimMaxCostSec: null });
-    const bad = await cli("admin", ["admin", "cluster", "policy", "a100", "--debug-gpus-per-user", "0"]);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain("debugMaxGpusPerUser must be at least 1 (GPUs)");
-    const word = await cli("admin", ["admin", "cluster", "policy", "a100", "--debug-victim-max-gpu-hours", "lots"]);
-    expect(word.code).toBe(1);
-    expect(word.stderr).toContain("--debug-victim-max-gpu-hours 'lots' is not a number or 'default'");
-    const pct = await cli("admin", ["admin", "cluster", "policy", "a100", "--debug-reserve", "few%"]);
-    expect(pct.code).toBe(1);
-    expect(pct.stderr).toContain("--debug-reserve 'few%' is not a number (of percent, e.g. 2%) or 'default'");
-    const role = await cli("ada", ["admin", "cluster", "policy", "a100", "--debug-gpus-per-user", "64"]);
-    expect(role.code).toBe(1);
-    expect(role.stderr).toContain("change a cluster's policy");
+    const refusals: [Who, string[], string][] = [
+      ["admin", ["--debug-gpus-per-user", "0"], "debugMaxGpusPerUser must be at least 1 (GPUs)"],
+      ["admin", ["--debug-victim-max-gpu-hours", "lots"], "--debug-victim-max-gpu-hours 'lots' is not a number or 'default'"],
+      ["admin", ["--debug-reserve", "few%"], "--debug-reserve 'few%' is not a number (of percent, e.g. 2%) or 'default'"],
+      ["ada", ["--debug-gpus-per-user", "64"], "change a cluster's policy"],
+    ];
+    for (const [who, flags, message] of refusals) {
+      const r = await cli(who, ["admin", "cluster", "policy", "a100", ...flags]);
+      expect(r.code, flags.join(" ")).toBe(1);
+      expect(r.stderr).toContain(message);
+    }
     expect((await w.db.prisma.cluster.findUniqueOrThrow({ where: { name: "a100" } })).debugMaxGpusPerUser).toBe(16);
   });
 

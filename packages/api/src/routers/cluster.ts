@@ -30,9 +30,7 @@ export const clusterRouter = {
       name: c.name,
       gpuType: c.gpuType,
       maxMinRuntimeSec: c.maxMinRuntimeSec,
-      /** Squatting policy: a job flagged this long loses its protection (null: off). */
-      squattingUnprotectAfterSec: c.squattingUnprotectAfterSec,
-      /** The policy as it applies (the debug lane's settings with the defaults filled in). */
+      /** The policy as it applies: the squatting policy (null: off), the debug lane's settings with the defaults filled in. */
       policy: clusterPolicyView(c),
       nodeSize: c.nodes.reduce((m, n) => Math.max(m, n.gpuCount), 0),
       nodeCount: c.nodes.length,

@@ -64,7 +64,12 @@ export class Reservations {
    */
   backfillOk(e: PendingEntry, r: ActiveReservation): boolean {
     if (e.lane === "UNALLOCATED" || this.holds(r, e)) return true;
-    if (e.lane === "DEBUG" && this.oneNode(r) && r.from <= this.now) return true;
+    // R5/R7: a due one-node reservation whose holder has not started was kept from it by the debug
+    // reserve (which yields to no one-node holder, try-start.ts): its free GPUs are the reserve's, and
+    // a debug job, ahead of regular work anyway (R5), may use them. Before, neither could: debug jobs
+    // waited RESERVED_FOR on the reserve's own node (philly-overload: 1,389 of the 2,969 that waited
+    // over 30 s; docs/scheduling-model.md §7). Later or several-node reservations hold them back.
+    if (e.lane === "DEBUG" && r.gpus <= this.board.size && r.from <= this.now) return true;
     const by = this.byStart(r, e.minRuntime, e.maxRuntime);
     if (by === DONE) return true;
     return (
@@ -72,18 +77,6 @@ export class Reservations {
       (r.holder.lane === "DEBUG" ||
         holderMayPreempt(this.tree, this.policy, r.holder.budget, e.budget, e.gpus, holderReach(r.gpus, this.board.size)))
     );
-  }
-
-  /**
-   * R5/R7: is r held for a job of one node? Once such a reservation is due and its holder has not
-   * started, the debug reserve kept the holder off (it yields to no one-node holder, try-start.ts),
-   * so its free GPUs are the reserve's, and a debug job, which goes ahead of regular work (R5), may use
-   * them. Before, neither could: debug jobs waited RESERVED_FOR on the reserve's own node (philly-overload:
-   * 1,389 of the 2,969 debug jobs that waited over 30 s for a start; docs/scheduling-model.md §7). A
-   * reservation due later, or of several nodes, holds debug jobs back as it holds any other job.
-   */
-  oneNode(r: ActiveReservation): boolean {
-    return r.gpus <= this.board.size;
   }
 
   /**

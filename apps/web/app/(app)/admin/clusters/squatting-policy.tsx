@@ -17,7 +17,7 @@ export function SquattingPolicy({ onNotice: n }: { onNotice: ReturnType<typeof u
   const [cluster, setCluster] = useState("");
   const [after, setAfter] = useState("4h");
   const name = cluster || clusters.data?.[0]?.name || "";
-  const current = clusters.data?.find((c) => c.name === name)?.squattingUnprotectAfterSec ?? null;
+  const current = clusters.data?.find((c) => c.name === name)?.policy.squattingUnprotectAfter ?? null;
   const save = useMutation(
     trpc.admin.updateClusterPolicy.mutationOptions({
       onSuccess: (c) => {
