@@ -50,6 +50,33 @@ describe("arrays, dependencies and retries at submit (REST)", () => {
     expect(tasks.every((t) => t.dependencies.length === 1 && t.maxRetries === 3)).toBe(true);
   });
 
+  it("hands the scheduler where each dependency stands: a job by its own state, an array by all its tasks", async () => {
+    const single = (await call("ada", "POST", "/jobs", goodJob)).body.job.id as number;
+    const array = (await call("ada", "POST", "/jobs", { ...goodJob, array: "0-2" })).body.job.id as number;
+    const child = (await call("ada", "POST", "/jobs", { ...goodJob, after: [`${single}:ok`, `${array}:any`] })).body.job
+      .id as number;
+    const tasks = await w.db.prisma.job.findMany({ where: { arrayJobId: array }, orderBy: { arrayIndex: "asc" } });
+    expect(tasks[0]!.id).toBe(array); // the array's id is its first task's
+    const stand = async () => {
+      const cluster = await w.db.prisma.cluster.findUniqueOrThrow({ where: { name: "h100" } });
+      const snap = await loadClusterSnapshot(w.db.prisma, cluster.id, Math.floor(Date.now() / 1000));
+      return snap.pending.find((j) => j.id === String(child))!.dependencies;
+    };
+    expect(await stand()).toEqual([
+      { jobId: String(single), condition: "ok", state: "WAITING" },
+      { jobId: String(array), condition: "any", state: "WAITING" },
+    ]);
+    const end = (ids: number[], state: "COMPLETED" | "FAILED") =>
+      w.db.prisma.job.updateMany({ where: { id: { in: ids } }, data: { state } });
+    await end([single, tasks[0]!.id, tasks[2]!.id], "COMPLETED");
+    // One task of the array is still to run: the array waits.
+    expect((await stand())!.map((d) => d.state)).toEqual(["COMPLETED", "WAITING"]);
+    await end([tasks[1]!.id], "FAILED");
+    expect((await stand())!.map((d) => d.state)).toEqual(["COMPLETED", "FAILED"]);
+    await end([tasks[1]!.id], "COMPLETED");
+    expect((await stand())!.map((d) => d.state)).toEqual(["COMPLETED", "COMPLETED"]);
+  });
+
   const refused = async (who: string, body: unknown, field: string, message: RegExp) => {
     const before = await w.counts();
     const deps = await w.db.prisma.jobDependency.count();
