@@ -16,6 +16,10 @@
 //                              the queue (default 500; bounds a cycle's cost with 10,000 pending jobs)
 //   TRANCHE_FORECAST_EVERY_MS  how often each cluster's start forecast is refreshed (default 60000; -1 = never)
 //   TRANCHE_FORECAST_JOBS      jobs at the head of the order that get a forecast (default 500)
+//   TRANCHE_STATEMENT_TIMEOUT_MS  PostgreSQL cancels any statement of the worker that runs longer (default 60000)
+//   TRANCHE_MAX_CYCLE_MS       a cycle running longer stops the lease's renewal and the worker exits 1, for its
+//                              supervisor (npm start, compose, systemd) to start a fresh one (default 300000)
+//   TRANCHE_TEST_HANG_BEFORE_APPLY=1   (tests) its first cycle waits for ever between decide and apply
 //   TRANCHE_TEST_CRASH_BEFORE_APPLY=1  (tests) SIGKILL itself between decide and apply of its first cycle
 //   TRANCHE_TEST_CRASH_BEFORE_COMMIT=1 (tests) SIGKILL itself inside the apply transaction of its first cycle
 //                              that starts jobs, after all its writes, before COMMIT
@@ -77,14 +81,23 @@ if (!Number.isInteger(forecastEveryMs) || forecastEveryMs < -1)
 const forecastJobs = Number(process.env.TRANCHE_FORECAST_JOBS ?? 500);
 if (!Number.isInteger(forecastJobs) || forecastJobs < 1)
   fail(`TRANCHE_FORECAST_JOBS must be a whole number >= 1, got '${process.env.TRANCHE_FORECAST_JOBS}'.`);
+const statementTimeoutMs = Number(process.env.TRANCHE_STATEMENT_TIMEOUT_MS ?? 60_000);
+if (!Number.isInteger(statementTimeoutMs) || statementTimeoutMs < 100)
+  fail(
+    `TRANCHE_STATEMENT_TIMEOUT_MS must be a whole number of milliseconds >= 100, got '${process.env.TRANCHE_STATEMENT_TIMEOUT_MS}'.`,
+  );
+const maxCycleMs = Number(process.env.TRANCHE_MAX_CYCLE_MS ?? 300_000);
+if (!Number.isInteger(maxCycleMs) || maxCycleMs < 1000)
+  fail(`TRANCHE_MAX_CYCLE_MS must be a whole number of milliseconds >= 1000, got '${process.env.TRANCHE_MAX_CYCLE_MS}'.`);
 const workerId = process.env.TRANCHE_WORKER_ID || `${hostname()}-${process.pid}`;
 if (argv.includes("--dry-run")) {
   console.log(`tranche-worker: dry run: would run worker ${workerId} (cycle every ${intervalMs} ms, lease ${leaseTtlSec} s)`);
   process.exit(0);
 }
 const log = (line: string) => console.log(`${new Date().toISOString()} ${line}`);
-const prisma = createPrismaClient(url, { max: 4 });
+const prisma = createPrismaClient(url, { max: 4, statementTimeoutMs });
 const crashBeforeApply = process.env.TRANCHE_TEST_CRASH_BEFORE_APPLY === "1";
+const hangBeforeApply = process.env.TRANCHE_TEST_HANG_BEFORE_APPLY === "1";
 const crashBeforeCommit = process.env.TRANCHE_TEST_CRASH_BEFORE_COMMIT === "1";
 
 const worker = new Worker(prisma, {
@@ -110,7 +123,20 @@ const worker = new Worker(prisma, {
         log("TRANCHE_TEST_CRASH_BEFORE_APPLY: killing myself between decide and apply");
         process.kill(process.pid, "SIGKILL");
       }
-    : undefined,
+    : hangBeforeApply
+      ? () => {
+          log("TRANCHE_TEST_HANG_BEFORE_APPLY: waiting for ever between decide and apply");
+          return new Promise<void>(() => {});
+        }
+      : undefined,
+  statementTimeoutMs,
+  maxCycleMs,
+  // Nothing inside the process can end the stuck await; a fresh process has fresh connections. The
+  // lease is already left to run out, and the database rolls back whatever the cycle had begun.
+  onStuckCycle: () => {
+    log("exiting so that a fresh worker takes over");
+    process.exit(1);
+  },
 });
 
 // Users' notification webhooks, on their own timer (never inside a cycle).

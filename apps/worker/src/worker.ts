@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import pg from "pg";
 import postgres from "postgres";
-import type { PrismaClient } from "@tranche/db";
+import { statementTimeouts, type PrismaClient } from "@tranche/db";
 import {
   AGENTS_CHANNEL,
   LostLeadershipError,
@@ -41,6 +41,15 @@ export interface WorkerConfig {
   forecast?: ForecastConfig;
   /** Test hook: called between decide and apply (e.g. to SIGKILL the worker mid-cycle). */
   beforeApply?: () => Promise<void> | void;
+  /** PostgreSQL cancels a statement of the loader's pool that runs longer (createPrismaClient's too). */
+  statementTimeoutMs?: number;
+  /**
+   * A cycle that has run longer than this (ms) stops the lease's renewal, so a standby takes over
+   * (the stuck cycle's apply is then refused: it is lease-fenced), and calls onStuckCycle.
+   */
+  maxCycleMs?: number;
+  /** Called once when a cycle outlives maxCycleMs (the worker process exits, and its supervisor starts a fresh one). */
+  onStuckCycle?: (ms: number) => void;
 }
 
 type Extra = { input: CycleInput };
@@ -65,6 +74,9 @@ export class Worker {
   /** Per cluster: when the usage ledger was last charged (ms). Charging runs at most every chargeEveryMs. */
   private readonly chargedAt = new Map<string, number>();
   private forecaster: StartForecaster | null = null;
+  /** When the cycle in progress began (ms), null between cycles. */
+  private cycleStartedAt: number | null = null;
+  private stuck = false;
   cycles = 0;
   readonly reports: CycleReport[] = [];
 
@@ -72,7 +84,12 @@ export class Worker {
     private readonly prisma: PrismaClient,
     private readonly config: WorkerConfig,
   ) {
-    this.pool = new pg.Pool({ connectionString: config.databaseUrl, max: 2, application_name: "tranche-worker-load" });
+    this.pool = new pg.Pool({
+      connectionString: config.databaseUrl,
+      max: 2,
+      application_name: "tranche-worker-load",
+      ...statementTimeouts(config.statementTimeoutMs),
+    });
     this.pool.on("error", () => {}); // idle clients dropped by a Postgres restart: the pool reconnects
   }
 
@@ -103,7 +120,7 @@ export class Worker {
   }
 
   private async renew(): Promise<void> {
-    if (this.stopping) return;
+    if (this.stopping || this.stuckCycle()) return;
     try {
       const held = await acquireOrRenewLease(this.prisma, this.config.workerId, this.config.leaseTtlSec);
       if (held && !this.leader) {
@@ -118,6 +135,26 @@ export class Worker {
       this.leader = false;
       this.noteError("lease", e);
     }
+  }
+
+  /**
+   * Whether the cycle in progress has outlived maxCycleMs. A cycle waits on the database, which the
+   * statement timeout bounds; one that still does not end is stuck somewhere no timeout reaches, and
+   * a leader that keeps renewing its lease meanwhile would keep a standby out for good.
+   */
+  private stuckCycle(): boolean {
+    const max = this.config.maxCycleMs;
+    if (this.stuck) return true;
+    if (max === undefined || this.cycleStartedAt === null) return false;
+    const ms = Date.now() - this.cycleStartedAt;
+    if (ms <= max) return false;
+    this.stuck = true;
+    this.leader = false;
+    this.config.log(
+      `cycle running for ${Math.round(ms / 1000)} s (limit ${Math.round(max / 1000)} s): no longer renewing the lease, so a standby takes over`,
+    );
+    this.config.onStuckCycle?.(ms);
+    return true;
   }
 
   private noteError(where: string, e: unknown): void {
@@ -139,6 +176,7 @@ export class Worker {
       if (this.leader) {
         this.woken = false;
         const t0 = Date.now();
+        this.cycleStartedAt = t0;
         try {
           await this.cycleAll();
           this.lastCycleMs = Date.now() - t0;
@@ -150,6 +188,9 @@ export class Worker {
           } else this.noteError("cycle", e);
           await this.sleep(1000);
           continue;
+        } finally {
+          this.cycleStartedAt = null;
+          this.stuck = false;
         }
       }
       if (this.woken) {

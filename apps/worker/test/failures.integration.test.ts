@@ -144,6 +144,33 @@ describe("failure handling", () => {
     expect((await db.prisma.nodeEvent.findMany({ where: { nodeId: world.nodeIds["c1-0"], toState: "DOWN" } })).length).toBe(1);
   }, 60_000);
 
+  it("a worker whose cycle never ends stops renewing its lease, exits 1 for its supervisor, and a standby takes over", async () => {
+    await setup(1);
+    const stuck = spawnWorker(
+      db.url,
+      {
+        TRANCHE_WORKER_ID: "stuck",
+        TRANCHE_TEST_HANG_BEFORE_APPLY: "1",
+        TRANCHE_MAX_CYCLE_MS: "2000",
+        TRANCHE_LEASE_TTL_SEC: "2",
+      },
+      "stuck",
+    );
+    procs.push(stuck);
+    await stuck.waitForOutput("waiting for ever between decide and apply");
+    const standby = spawnWorker(db.url, { TRANCHE_WORKER_ID: "standby", TRANCHE_LEASE_TTL_SEC: "2" }, "standby");
+    procs.push(standby);
+    await stuck.waitForOutput(/cycle running for \d+ s \(limit 2 s\): no longer renewing the lease/, 15_000);
+    await waitFor("the stuck worker to exit", async () => stuck.exit !== null, 15_000);
+    expect(stuck.exit).toEqual({ code: 1, signal: null });
+    await standby.waitForOutput("is now the leader", 15_000);
+    await waitFor(
+      "a cycle by the standby",
+      async () => (await db.prisma.schedulingCycle.count({ where: { leaderId: "standby" } })) > 0,
+    );
+    expect(await db.prisma.schedulingCycle.count({ where: { leaderId: "stuck" } })).toBe(0);
+  }, 60_000);
+
   it("two workers: exactly one is the leader, and when it is SIGKILLed the other takes over within 10 s", async () => {
     await setup(1);
     const w1 = spawnWorker(db.url, { TRANCHE_WORKER_ID: "w1" }, "w1");
