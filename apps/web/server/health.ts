@@ -3,6 +3,9 @@ import { VERSION } from "./version";
 
 // Agents count as connected while their last heartbeat is younger than the heartbeat timeout (SPEC: 30 s).
 const HEARTBEAT_TIMEOUT_MS = 30_000;
+// The leader commits a cycle every few seconds (TRANCHE_CYCLE_INTERVAL_MS, 3 s by default), whether it
+// changes anything or not; two minutes without one is a scheduler that has stopped.
+const STALLED_AFTER_MS = 120_000;
 
 /**
  * Up or not, for load balancers and `npm start`; `detailed` adds the leader's id, node counts and the
@@ -12,6 +15,7 @@ export async function healthResponse(prisma: PrismaClient, detailed: boolean): P
   let dbStatus = "ok";
   let worker: { leader: string | null; lastCycleAt: string | null } = { leader: null, lastCycleAt: null };
   let agents = { connected: 0, nodes: 0 };
+  let stalled = false;
   try {
     await prisma.$queryRaw`SELECT 1`;
     const lease = await prisma.workerLease.findUnique({ where: { name: "scheduler" } });
@@ -26,14 +30,17 @@ export async function healthResponse(prisma: PrismaClient, detailed: boolean): P
       prisma.node.count(),
     ]);
     agents = { connected, nodes };
+    const last = worker.leader !== null ? lease?.lastCycleAt : null;
+    stalled = !!last && Date.now() - last.getTime() > STALLED_AFTER_MS && (await prisma.cluster.count()) > 0;
   } catch (e) {
     dbStatus = `error: ${(e as Error).message.split("\n")[0]}`;
   }
+  // The web app still answers when the scheduler has stopped: 200 (a load balancer keeps it), but
+  // "degraded", which a monitor can alert on.
   const status = dbStatus === "ok" ? 200 : 503;
+  const word = status !== 200 ? "unavailable" : stalled ? "degraded" : "ok";
   const headers = { "cache-control": "no-store" };
-  if (!detailed) return Response.json({ status: status === 200 ? "ok" : "unavailable" }, { status, headers });
-  return Response.json(
-    { status: status === 200 ? "ok" : "unavailable", db: dbStatus, version: VERSION, worker, agents },
-    { status, headers },
-  );
+  if (!detailed) return Response.json({ status: word }, { status, headers });
+  const scheduler = stalled ? `stalled: no cycle since ${worker.lastCycleAt}` : worker.leader === null ? "no leader" : "ok";
+  return Response.json({ status: word, db: dbStatus, version: VERSION, worker, scheduler, agents }, { status, headers });
 }

@@ -26,7 +26,24 @@ describe("/api/health", () => {
     expect(minimal.status).toBe(200);
     expect(await minimal.json()).toEqual({ status: "ok" });
     const detailed = (await (await healthResponse(db.prisma, true)).json()) as Record<string, unknown>;
-    expect(detailed).toMatchObject({ status: "ok", db: "ok", worker: { leader: "worker-host-4711" } });
+    expect(detailed).toMatchObject({ status: "ok", db: "ok", worker: { leader: "worker-host-4711" }, scheduler: "ok" });
+  });
+
+  it("says degraded, still with 200, when the leader has committed no cycle for over two minutes", async () => {
+    const lastCycleAt = new Date(Date.now() - 11 * 60_000);
+    await db.prisma.workerLease.update({ where: { name: "scheduler" }, data: { lastCycleAt } });
+    try {
+      const minimal = await healthResponse(db.prisma, false);
+      expect(minimal.status).toBe(200);
+      expect(await minimal.json()).toEqual({ status: "degraded" });
+      const detailed = (await (await healthResponse(db.prisma, true)).json()) as Record<string, unknown>;
+      expect(detailed).toMatchObject({ status: "degraded", scheduler: `stalled: no cycle since ${lastCycleAt.toISOString()}` });
+      // A cycle a minute ago is a scheduler at work.
+      await db.prisma.workerLease.update({ where: { name: "scheduler" }, data: { lastCycleAt: new Date(Date.now() - 60_000) } });
+      expect(await (await healthResponse(db.prisma, false)).json()).toEqual({ status: "ok" });
+    } finally {
+      await db.prisma.workerLease.update({ where: { name: "scheduler" }, data: { lastCycleAt: null } });
+    }
   });
 });
 
