@@ -18,9 +18,33 @@ describe("webhook targets", () => {
       "fd00::1",
       "fe80::1",
       "::ffff:127.0.0.1",
+      // IPv4 inside IPv6 as URL writes it, and the other forms that reach an IPv4 host.
+      "::ffff:7f00:1",
+      "::ffff:a00:1",
+      "0:0:0:0:0:ffff:c0a8:101",
+      "::127.0.0.1",
+      "::ffff:0:127.0.0.1",
+      "64:ff9b::a9fe:a9fe",
+      "64:ff9b:1::808:808",
+      "2002:7f00:1::",
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+      "fec0::1",
+      "ff02::1",
+      "fe80::1%eth0",
     ])
       expect(isPrivateAddress(a), a).toBe(true);
-    for (const a of ["93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700::1111", "::ffff:8.8.8.8"])
+    for (const a of [
+      "93.184.216.34",
+      "8.8.8.8",
+      "172.32.0.1",
+      "100.128.0.1",
+      "2606:4700::1111",
+      "::ffff:8.8.8.8",
+      "::ffff:808:808",
+      "64:ff9b::808:808",
+      "2002:808:808::1",
+      "2001:db8:85a3::8a2e:370:7334",
+    ])
       expect(isPrivateAddress(a), a).toBe(false);
   });
 
@@ -31,6 +55,9 @@ describe("webhook targets", () => {
       "http://[::1]/x",
       "http://10.0.0.7/hook",
       "http://169.254.169.254/latest/meta-data",
+      "http://[::ffff:127.0.0.1]:3499/pwn",
+      "http://[::ffff:10.0.0.1]/hook",
+      "http://localhost.:3000/x",
     ]) {
       expect(await webhookTargetProblem(url, { allowPrivate: false }), url).toMatch(/private or local|this host/);
       expect(await webhookTargetProblem(url, { allowPrivate: true }), url).toBeNull();

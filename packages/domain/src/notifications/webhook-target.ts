@@ -29,12 +29,46 @@ export function isPrivateAddress(address: string): boolean {
     );
   }
   if (v === 6) {
-    const x = address.toLowerCase();
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(x);
-    if (mapped) return isPrivateAddress(mapped[1]!);
-    return x === "::" || x === "::1" || /^f[cd]/.test(x) || /^fe[89ab]/.test(x) || x.startsWith("ff");
+    const g = ipv6Groups(address);
+    if (g === null) return true;
+    const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+    const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+    // IPv4 inside IPv6, in every form a host or a translator reaches it by: mapped (::ffff:a.b.c.d, which
+    // URL writes as ::ffff:7f00:1), compatible (::a.b.c.d, :: and ::1 among them), translated
+    // (::ffff:0:a.b.c.d), NAT64 (64:ff9b::a.b.c.d) and 6to4 (2002:AABB:CCDD::).
+    if (zeros(0, 5) && (g[5] === 0xffff || g[5] === 0)) return zeros(6, 8) || isPrivateAddress(v4(g[6]!, g[7]!));
+    if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) return isPrivateAddress(v4(g[6]!, g[7]!));
+    if (g[0] === 0x64 && g[1] === 0xff9b) return g[2] !== 0 || !zeros(3, 6) || isPrivateAddress(v4(g[6]!, g[7]!));
+    if (g[0] === 0x2002) return isPrivateAddress(v4(g[1]!, g[2]!));
+    const top = g[0]!;
+    return (
+      (top & 0xfe00) === 0xfc00 || // unique local fc00::/7
+      (top & 0xffc0) === 0xfe80 || // link-local fe80::/10
+      (top & 0xffc0) === 0xfec0 || // site-local fec0::/10 (deprecated, still routed inside some labs)
+      (top & 0xff00) === 0xff00 || // multicast
+      (top === 0x2001 && g[1] === 0) // Teredo 2001::/32: an IPv4 address hidden in the bits
+    );
   }
   return true; // not an address at all: refuse rather than guess
+}
+
+/** An IPv6 address's eight 16-bit groups (a trailing dotted IPv4 part as the last two), or null. */
+function ipv6Groups(address: string): number[] | null {
+  let x = address.toLowerCase().replace(/%.*$/, "");
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(x);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    x = `${x.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = x.split("::");
+  if (halves.length > 2) return null;
+  const part = (h: string) => (h === "" ? [] : h.split(":").map((p) => parseInt(p, 16)));
+  const head = part(halves[0]!);
+  const tail = halves.length === 2 ? part(halves[1]!) : [];
+  const fill = 8 - head.length - tail.length;
+  if (halves.length === 2 ? fill < 0 : fill !== 0) return null;
+  const groups = [...head, ...new Array<number>(fill).fill(0), ...tail];
+  return groups.every((n) => Number.isInteger(n) && n >= 0 && n <= 0xffff) ? groups : null;
 }
 
 /**
@@ -55,7 +89,9 @@ export async function webhookTargetProblem(
     return "url is not a valid address";
   }
   if (allowPrivate) return null;
-  if (host === "localhost" || host.endsWith(".localhost")) return "url points at this host; webhooks may not reach it";
+  // A name's trailing dot ("localhost.") is the same name, fully qualified.
+  const name = host.replace(/\.$/, "").toLowerCase();
+  if (name === "localhost" || name.endsWith(".localhost")) return "url points at this host; webhooks may not reach it";
   let addresses: string[];
   try {
     addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
