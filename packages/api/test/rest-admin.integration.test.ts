@@ -460,6 +460,29 @@ describe("GET /api/v1/audit", () => {
   });
 });
 
+describe("unknown fields on the admin routes", () => {
+  // A field the route does not know is refused, naming it, and nothing is written: an admin who sends
+  // `budgets` to POST /users or `email` to PATCH /users must not believe it was applied.
+  it("are refused with 400 naming the field, writing nothing", async () => {
+    const admin = tokens.admin;
+    const ada = w.users.ada;
+    for (const [method, path, body, field] of [
+      ["POST", "/users", { email: "typo@lab.example", name: "T", budgets: ["lab/language/pretraining"] }, "budgets"],
+      ["PATCH", `/users/${ada}`, { role: "MANAGER", email: "foo@lab.example" }, "email"],
+      ["PATCH", `/users/${ada}`, { rol: "ADMIN" }, "rol"],
+      ["POST", "/clusters", { name: "b200", gpuType: "B200", nodes: 5 }, "nodes"],
+      ["POST", "/clusters/h100/enrollment-tokens", { expiresIn: "1h", x: 1 }, "x"],
+      ["POST", "/budgets", { parent: "lab", name: "robotics", allocation: 0.1 }, "allocation"],
+      ["PATCH", "/budgets/lab/vision", { nmae: "cv" }, "nmae"],
+      ["PUT", "/budgets/lab/vision/allocation", { cluster: "h100", share: 0.5, clsuter: "h100" }, "clsuter"],
+      ["POST", "/budgets/lab/vision/members", { email: "ada@tranche.example", role: "MANAGER" }, "role"],
+    ] as const) {
+      const r = await refused(400, method, path, { token: admin, body }, field);
+      expect(r.body.error.message, `${method} ${path}`).toMatch(new RegExp(`unknown field '${field}'`));
+    }
+  });
+});
+
 describe("the OpenAPI document", () => {
   it("documents every admin route the issue names, with its request schema", async () => {
     const r = await call("GET", "/openapi.json");

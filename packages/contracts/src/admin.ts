@@ -36,78 +36,99 @@ const email = z
 const role = z.enum(ROLE_NAMES, { error: `role must be one of ${ROLE_NAMES.join(", ")}` });
 
 /** POST /budgets: a new tree node under `parent` (leave parent out for the root of an empty tree). */
-export const createTreeNodeInput = z.object({
-  parent: treePath("parent").optional(),
-  name: treeNodeName("name"),
-});
+export const createTreeNodeInput = strictObject(
+  {
+    parent: treePath("parent").optional(),
+    name: treeNodeName("name"),
+  },
+  "a tree node",
+);
 export type CreateTreeNodeInput = z.input<typeof createTreeNodeInput>;
 
 /** PATCH /budgets/{path}: rename and/or move under another parent. */
-export const updateTreeNodeInput = z
-  .object({ name: treeNodeName("name").optional(), parent: treePath("parent").optional() })
-  .refine((v) => v.name !== undefined || v.parent !== undefined, {
-    message: "name or parent is required: give a new name, a new parent, or both",
-    path: ["name"],
-  });
+export const updateTreeNodeInput = strictObject(
+  { name: treeNodeName("name").optional(), parent: treePath("parent").optional() },
+  "a tree node change",
+).refine((v) => v.name !== undefined || v.parent !== undefined, {
+  message: "name or parent is required: give a new name, a new parent, or both",
+  path: ["name"],
+});
 export type UpdateTreeNodeInput = z.input<typeof updateTreeNodeInput>;
 
 /** PUT /budgets/{path}/allocation: the node's share of its parent's allocation on one cluster (0..1). */
-export const putAllocationInput = z.object({
-  cluster: z.string({ error: "cluster is required" }).trim().min(1, "cluster is required"),
-  share: z
-    .number({ error: "share must be a number between 0 and 1 (a fraction of the parent's allocation)" })
-    .min(0, "share cannot be negative")
-    .max(1, "share cannot exceed 1 (all of the parent's allocation)")
-    .refine((v) => Math.abs(v * 1e6 - Math.round(v * 1e6)) < 1e-6, "share has more than 6 decimals (it is stored in ppm)"),
-  note: z.string().max(500, "note is longer than 500 characters").optional(),
-});
+export const putAllocationInput = strictObject(
+  {
+    cluster: z.string({ error: "cluster is required" }).trim().min(1, "cluster is required"),
+    share: z
+      .number({ error: "share must be a number between 0 and 1 (a fraction of the parent's allocation)" })
+      .min(0, "share cannot be negative")
+      .max(1, "share cannot exceed 1 (all of the parent's allocation)")
+      .refine((v) => Math.abs(v * 1e6 - Math.round(v * 1e6)) < 1e-6, "share has more than 6 decimals (it is stored in ppm)"),
+    note: z.string().max(500, "note is longer than 500 characters").optional(),
+  },
+  "an allocation",
+);
 
 /** POST /budgets/{path}/members and /managers. */
-export const treeNodePersonInput = z.object({ email });
+export const treeNodePersonInput = strictObject({ email }, "a member or manager");
 
 /** POST /users: an account with a one-time set-password link. */
-export const createUserInput = z.object({
-  email,
-  name: z.string({ error: "name is required" }).trim().min(1, "name is required").max(120, "name is longer than 120 characters"),
-  role: role.default("RESEARCHER"),
-});
+export const createUserInput = strictObject(
+  {
+    email,
+    name: z
+      .string({ error: "name is required" })
+      .trim()
+      .min(1, "name is required")
+      .max(120, "name is longer than 120 characters"),
+    role: role.default("RESEARCHER"),
+  },
+  "a user",
+);
 export type CreateUserInput = z.input<typeof createUserInput>;
 
 /** PATCH /users/{id}. */
-export const updateUserInput = z
-  .object({
+export const updateUserInput = strictObject(
+  {
     name: z.string().trim().min(1, "name cannot be empty").max(120, "name is longer than 120 characters").optional(),
     role: role.optional(),
     disabled: z.boolean({ error: "disabled must be true or false" }).optional(),
-  })
-  .refine((v) => v.name !== undefined || v.role !== undefined || v.disabled !== undefined, {
-    message: "name, role or disabled is required",
-    path: ["role"],
-  });
+  },
+  "a user change",
+).refine((v) => v.name !== undefined || v.role !== undefined || v.disabled !== undefined, {
+  message: "name, role or disabled is required",
+  path: ["role"],
+});
 export type UpdateUserInput = z.input<typeof updateUserInput>;
 
-export const setPasswordInput = z.object({
-  token: z.string().min(1, "token is required"),
-  password: z.string().min(8, "password must be at least 8 characters").max(256, "password is longer than 256 characters"),
-});
+export const setPasswordInput = strictObject(
+  {
+    token: z.string().min(1, "token is required"),
+    password: z.string().min(8, "password must be at least 8 characters").max(256, "password is longer than 256 characters"),
+  },
+  "a password change",
+);
 
 /** The protection cap: SPEC lets a contract protect at most 8 h. */
 export const MAX_PROTECTION_CAP_SEC = 8 * 3600;
 
 /** POST /clusters. */
-export const createClusterInput = z.object({
-  name: treeNodeName("name"),
-  gpuType: z
-    .string({ error: "gpuType is required" })
-    .trim()
-    .min(1, "gpuType is required")
-    .max(40, "gpuType is longer than 40 characters"),
-  maxMinRuntime: duration("maxMinRuntime")
-    .refine((s) => s >= 60, "maxMinRuntime must be at least 1 minute")
-    .refine((s) => s <= MAX_PROTECTION_CAP_SEC, "maxMinRuntime cannot exceed 8h (the longest protection a contract may ask)")
-    .default(MAX_PROTECTION_CAP_SEC)
-    .describe("The protection cap: the longest minRuntime a job on this cluster may ask for (default 8h)"),
-});
+export const createClusterInput = strictObject(
+  {
+    name: treeNodeName("name"),
+    gpuType: z
+      .string({ error: "gpuType is required" })
+      .trim()
+      .min(1, "gpuType is required")
+      .max(40, "gpuType is longer than 40 characters"),
+    maxMinRuntime: duration("maxMinRuntime")
+      .refine((s) => s >= 60, "maxMinRuntime must be at least 1 minute")
+      .refine((s) => s <= MAX_PROTECTION_CAP_SEC, "maxMinRuntime cannot exceed 8h (the longest protection a contract may ask)")
+      .default(MAX_PROTECTION_CAP_SEC)
+      .describe("The protection cap: the longest minRuntime a job on this cluster may ask for (default 8h)"),
+  },
+  "a cluster",
+);
 export type CreateClusterInput = z.input<typeof createClusterInput>;
 
 /** A number field of the cluster policy, from `min` to `max` (whole when `int`); null restores the default. */
@@ -150,26 +171,32 @@ export const updateClusterPolicyInput = strictObject(
 export type UpdateClusterPolicyInput = z.input<typeof updateClusterPolicyInput>;
 
 /** POST /clusters/{name}/enrollment-tokens. */
-export const issueEnrollmentTokenInput = z.object({
-  expiresIn: duration("expiresIn")
-    .refine((s) => s >= 60, "expiresIn must be at least 1 minute")
-    .refine((s) => s <= 30 * 86_400, "expiresIn cannot exceed 30 days")
-    .default(3600),
-  nodeName: treeNodeName("nodeName").optional().describe("Bind the token to one host name (optional)"),
-});
+export const issueEnrollmentTokenInput = strictObject(
+  {
+    expiresIn: duration("expiresIn")
+      .refine((s) => s >= 60, "expiresIn must be at least 1 minute")
+      .refine((s) => s <= 30 * 86_400, "expiresIn cannot exceed 30 days")
+      .default(3600),
+    nodeName: treeNodeName("nodeName").optional().describe("Bind the token to one host name (optional)"),
+  },
+  "an enrollment token request",
+);
 export type IssueEnrollmentTokenInput = z.input<typeof issueEnrollmentTokenInput>;
 
 /** OIDC mapping: users signing in through OIDC whose e-mail domain or group claim matches get a role and budgets. */
-export const oidcRuleInput = z.object({
-  match: z.enum(["EMAIL_DOMAIN", "GROUP"], { error: "match must be EMAIL_DOMAIN or GROUP" }),
-  value: z
-    .string({ error: "value is required" })
-    .trim()
-    .min(1, "value is required")
-    .max(200, "value is longer than 200 characters"),
-  role,
-  budgets: z.array(treePath("budgets")).max(50, "budgets holds more than 50 paths").default([]),
-});
+export const oidcRuleInput = strictObject(
+  {
+    match: z.enum(["EMAIL_DOMAIN", "GROUP"], { error: "match must be EMAIL_DOMAIN or GROUP" }),
+    value: z
+      .string({ error: "value is required" })
+      .trim()
+      .min(1, "value is required")
+      .max(200, "value is longer than 200 characters"),
+    role,
+    budgets: z.array(treePath("budgets")).max(50, "budgets holds more than 50 paths").default([]),
+  },
+  "an OIDC rule",
+);
 export type OidcRuleInput = z.input<typeof oidcRuleInput>;
 
 /** GET /audit filters. */
