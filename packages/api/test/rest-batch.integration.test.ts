@@ -150,6 +150,33 @@ describe("REST POST /api/v1/jobs/batch", () => {
     expect(await w.counts()).toEqual({ ...before, jobs: before.jobs + 1, events: before.events + 1 });
   });
 
+  it("a key used again for another request is refused with 409 naming the job and the difference, storing nothing", async () => {
+    const first = await call("POST", "/jobs", { token: adaToken, body: { ...goodJob, gpus: 1, idempotencyKey: "once" } });
+    expect(first.status).toBe(201);
+    const before = await w.counts();
+    for (const [change, said] of [
+      [{ gpus: 4 }, /asked for gpus 1, not 4/],
+      [{ command: "rm -rf /" }, /another command/],
+      [{ minRuntime: "30m" }, /minRuntime \(s\) 7200, not 1800/],
+    ] as const) {
+      const r = await call("POST", "/jobs", {
+        token: adaToken,
+        body: { ...goodJob, gpus: 1, idempotencyKey: "once", ...change },
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(409);
+      expect(r.body.error.message).toMatch(new RegExp(`idempotencyKey 'once' was used for job ${first.body.job.id}`));
+      expect(r.body.error.message).toMatch(said);
+    }
+    const inBatch = await batch([goodJob, { ...goodJob, gpus: 2, idempotencyKey: "once" }]);
+    expect(inBatch.status).toBe(409);
+    expect(inBatch.body.error.message).toMatch(/^jobs\.1: idempotencyKey 'once'/);
+    expect(await w.counts()).toEqual(before);
+    // The same request again is a retry: the same job, nothing stored.
+    const retry = await call("POST", "/jobs", { token: adaToken, body: { ...goodJob, gpus: 1, idempotencyKey: "once" } });
+    expect(retry.body.job.id).toBe(first.body.job.id);
+    expect(await w.counts()).toEqual(before);
+  });
+
   it("is in the OpenAPI document", async () => {
     const r = await call("GET", "/openapi.json");
     expect(r.body.paths["/jobs/batch"].post.operationId).toBe("submitJobBatch");

@@ -2,7 +2,7 @@ import type { PrismaClient } from "@tranche/db";
 import { explainContract, type JobView, type SubmitJob } from "@tranche/contracts";
 import { defaultPolicy, validateJobContract } from "@tranche/scheduler-core";
 import type { Actor } from "../auth/actor";
-import { DomainError, badInput } from "../errors";
+import { DomainError, badInput, conflict } from "../errors";
 import { MAX_ARRAY_TASKS } from "@tranche/contracts";
 import { fromSec, nowSec } from "../runtime/time";
 import { jobViewInclude, laneOf, toJobView } from "./job-view";
@@ -112,6 +112,17 @@ async function submitMany(
       include: jobViewInclude,
     });
     for (const r of rows) existing.set(r.idempotencyKey!, toJobView(r));
+    inputs.forEach((j, i) => {
+      const before = j.idempotencyKey ? existing.get(j.idempotencyKey) : undefined;
+      const differs = before && keyReuseDiffers(j, before);
+      if (differs)
+        throw conflict(
+          say(
+            i,
+            `idempotencyKey '${j.idempotencyKey}' was used for job ${before.id}, which asked for ${differs}; a retry must repeat the request, a new job needs a new key`,
+          ),
+        );
+    });
   }
 
   const views: (JobView | null)[] = inputs.map((j) => (j.idempotencyKey ? (existing.get(j.idempotencyKey) ?? null) : null));
@@ -438,4 +449,21 @@ function ruleWords(
     );
   if (retries > 0) out.push(`Retried up to ${retries} time${retries === 1 ? "" : "s"} if it exits with an error.`);
   return out.length ? ` ${out.join(" ")}` : "";
+}
+
+/**
+ * What a reused idempotency key's request changes in the job it names, in words ("4 GPUs, not 1"), or
+ * null when it is that job's request again. A retry that answers with the old job as if it were the
+ * new one would leave a client believing a different job was submitted.
+ */
+function keyReuseDiffers(j: SubmitJob, before: JobView): string | null {
+  const was = (what: string, now: unknown, then: unknown) => `${what} ${String(then)}, not ${String(now)}`;
+  if (j.cluster.trim() !== before.cluster) return was("cluster", j.cluster, before.cluster);
+  if (j.budget.trim() !== before.budget) return was("budget", j.budget, before.budget);
+  if (j.gpus !== before.gpus) return was("gpus", j.gpus, before.gpus);
+  if (j.minRuntime !== before.minRuntime) return was("minRuntime (s)", j.minRuntime, before.minRuntime);
+  if ((j.maxRuntime ?? null) !== before.maxRuntime)
+    return was("maxRuntime (s)", j.maxRuntime ?? "none", before.maxRuntime ?? "none");
+  if (j.command !== undefined && j.command !== before.command) return "another command";
+  return null;
 }
