@@ -103,8 +103,13 @@ describe("arrays, dependencies and retries at submit (REST)", () => {
 
   it("refuses a dependency on another user's job one may not see, or on no job, like each other", async () => {
     const hidden = (await call("other", "POST", "/jobs", otherJob)).body.job.id as number;
-    await refused("ada", { ...goodJob, after: [`${hidden}:ok`] }, "after", new RegExp(`no job ${hidden} you may see`));
-    await refused("ada", { ...goodJob, after: ["99999"] }, "after", /no job 99999 you may see/);
+    await refused(
+      "ada",
+      { ...goodJob, after: [`${hidden}:ok`] },
+      "after",
+      new RegExp(`job ${hidden} does not exist or is not one you may wait for`),
+    );
+    await refused("ada", { ...goodJob, after: ["99999"] }, "after", /job 99999 does not exist or is not one you may wait for/);
     await refused("ada", { ...goodJob, after: ["81:maybe"] }, "after.0", /must be JOB, JOB:ok or JOB:any/);
     // Victor manages lab/vision: he sees the job, so he may depend on it.
     const seen = await call("victor", "POST", "/jobs", { ...otherJob, after: [String(hidden)] });

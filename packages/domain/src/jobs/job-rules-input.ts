@@ -44,7 +44,10 @@ export async function checkDependencies(
       seen.add(d.parentId);
       const row = found.get(d.parentId);
       if (!row || (await accessToJob(db, actor, row)) === "none")
-        throw fail(i, `after: there is no job ${d.parentId} you may see (a job depends only on jobs its owner can see)`);
+        throw fail(
+          i,
+          `after: job ${d.parentId} does not exist or is not one you may wait for: a job waits only for jobs its owner may read (their own, or those in budgets they manage)`,
+        );
     }
   }
   return parsed;
