@@ -23,3 +23,8 @@ export function ago(iso: string | null, now = Date.now()): string {
   if (!iso) return "-";
   return formatDuration(Math.max(0, Math.round((now - Date.parse(iso)) / 1000)));
 }
+
+/** "1 GPU", "8 GPUs". */
+export function gpus(n: number): string {
+  return `${n} GPU${n === 1 ? "" : "s"}`;
+}

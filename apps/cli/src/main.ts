@@ -23,7 +23,7 @@ import { registerLogs } from "./logs";
 import { registerSession } from "./session";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
-import { ago, table } from "./format";
+import { ago, gpus as gpuWords, table } from "./format";
 
 const program = new Command();
 program
@@ -198,8 +198,8 @@ program
     const words = explainContract(job);
     out({ job }, () =>
       job.array
-        ? `Submitted array #${job.id} (${job.name}, ${job.array.spec}): each task ${job.gpus} GPUs on ${job.cluster}, charged to ${job.budget}.\n${words.headline}\nFollow it with: tranche ls; cancel it all with: tranche cancel --array ${job.id}`
-        : `Submitted job #${job.id} (${job.name}): ${job.gpus} GPUs on ${job.cluster}, charged to ${job.budget}.\n${words.headline}\nFollow it with: tranche explain ${job.id}`,
+        ? `Submitted array #${job.id} (${job.name}, ${job.array.spec}): each task ${gpuWords(job.gpus)} on ${job.cluster}, charged to ${job.budget}.\n${words.headline}\nFollow it with: tranche ls; cancel it all with: tranche cancel --array ${job.id}`
+        : `Submitted job #${job.id} (${job.name}): ${gpuWords(job.gpus)} on ${job.cluster}, charged to ${job.budget}.\n${words.headline}\nFollow it with: tranche explain ${job.id}`,
     );
   });
 
@@ -277,7 +277,7 @@ async function submitFile(path: string): Promise<void> {
   out(
     { jobs: submitted },
     () =>
-      `Submitted ${submitted.length} job${submitted.length === 1 ? "" : "s"} (#${submitted[0]!.id}${submitted.length > 1 ? `-#${submitted.at(-1)!.id}` : ""}), ${gpus} GPUs in all. Follow them with: tranche ls`,
+      `Submitted ${submitted.length} job${submitted.length === 1 ? "" : "s"} (#${submitted[0]!.id}${submitted.length > 1 ? `-#${submitted.at(-1)!.id}` : ""}), ${gpuWords(gpus)} in all. Follow them with: tranche ls`,
   );
 }
 
@@ -366,7 +366,7 @@ program
     const j = d.job;
     out(d, () => {
       const lines = [
-        `Job #${j.id} ${j.name}: ${j.state} · ${j.gpus} GPUs on ${j.cluster} · ${j.budget} · ${explainContract(j).headline}`,
+        `Job #${j.id} ${j.name}: ${j.state} · ${gpuWords(j.gpus)} on ${j.cluster} · ${j.budget} · ${explainContract(j).headline}`,
       ];
       if (j.array) lines.push(`Array #${j.array.id}: ${taskText(j.array)}.`);
       if (j.after.length > 0)
