@@ -105,6 +105,15 @@ describe("job details", () => {
     expect(sub.body.job.secretEnvNames).toEqual(["DB_PASSWORD"]);
   });
 
+  it("the values leave the database once the job has ended; the names stay", async () => {
+    const job = await w.caller("ada").job.submit({ ...goodJob, secretEnv: { DB_PASSWORD: "pw-ENDED-3" } });
+    const stored = async () => (await w.db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).secretEnv;
+    expect(await stored()).toEqual({ DB_PASSWORD: "pw-ENDED-3" }); // a pending job keeps it for its start
+    await w.caller("ada").job.cancel({ id: job.id });
+    expect(await stored()).toEqual({ DB_PASSWORD: "" });
+    expect((await w.caller("ada").job.get({ id: job.id })).secretEnvNames).toEqual(["DB_PASSWORD"]);
+  });
+
   it("refuses a name given both as env and secretEnv, naming it", async () => {
     const before = await w.counts();
     await expect(w.caller("ada").job.submit({ ...goodJob, env: { TOKEN: "a" }, secretEnv: { TOKEN: "b" } })).rejects.toThrow(
