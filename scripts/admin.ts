@@ -88,6 +88,7 @@ async function createAdmin(args: string[]): Promise<void> {
 const [command, ...rest] = process.argv.slice(2);
 try {
   if (command === "create-admin") await createAdmin(rest);
+  else if (command === "--help" || command === "-h" || command === "help") console.log(USAGE);
   else throw new ConfigError(command ? `unknown command '${command}'\n${USAGE}` : USAGE);
 } catch (e) {
   const known = e instanceof ConfigError || e instanceof DomainError || (e instanceof TypeError && "code" in e);
