@@ -151,7 +151,8 @@ describe("REST POST /api/v1/jobs/batch", () => {
   });
 
   it("a key used again for another request is refused with 409 naming the job and the difference, storing nothing", async () => {
-    const first = await call("POST", "/jobs", { token: adaToken, body: { ...goodJob, gpus: 1, idempotencyKey: "once" } });
+    const once: Record<string, unknown> = { ...goodJob, gpus: 1, idempotencyKey: "once" };
+    const first = await call("POST", "/jobs", { token: adaToken, body: once });
     expect(first.status).toBe(201);
     const before = await w.counts();
     for (const [change, said] of [
@@ -161,7 +162,7 @@ describe("REST POST /api/v1/jobs/batch", () => {
     ] as const) {
       const r = await call("POST", "/jobs", {
         token: adaToken,
-        body: { ...goodJob, gpus: 1, idempotencyKey: "once", ...change },
+        body: { ...once, ...change },
       });
       expect(r.status, JSON.stringify(r.body)).toBe(409);
       expect(r.body.error.message).toMatch(new RegExp(`idempotencyKey 'once' was used for job ${first.body.job.id}`));
