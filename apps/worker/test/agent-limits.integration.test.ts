@@ -128,6 +128,21 @@ describe("agent protocol limits", () => {
     expect(after.lastHeartbeatAt).toEqual(before.lastHeartbeatAt);
   });
 
+  it("an enrollment, which needs no credential, is refused with 413 past 64 KiB and enrolls nothing", async () => {
+    const nodes = await db.prisma.node.count();
+    const huge = JSON.stringify({
+      token: "tet_" + "x".repeat(40),
+      nodeName: "big-0",
+      agentVersion: "t",
+      gpus: fakeGpus(),
+      pad: "x".repeat(LIMITS.agentEnrollBytes),
+    });
+    const r = await post("enroll", huge);
+    expect(r.status).toBe(413);
+    expect(r.json.error?.message).toMatch(/larger than 64 KiB, the most an enrollment request may be/);
+    expect(await db.prisma.node.count()).toBe(nodes);
+  });
+
   it("logs: bounded per heartbeat (400 naming the limit), the newest kept per job within the retention, NUL bytes kept as U+FFFD", async () => {
     const job = await placeJob();
     const chunk = (text: string) => ({ jobId: job.id, segmentId: job.segmentId, stream: "stdout" as const, text });

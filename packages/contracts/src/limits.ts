@@ -34,6 +34,11 @@ export const LIMITS = {
   durationSec: 365 * 86_400,
   /** Bytes of one agent protocol request (a heartbeat with its job reports and log chunks). */
   agentRequestBytes: 8 * 1024 * 1024,
+  /**
+   * Bytes of an enrollment request (a token, a name and at most 64 GPUs' inventory, a few KiB): the one
+   * agent route anyone may call without a credential reads no more than this.
+   */
+  agentEnrollBytes: 64 * 1024,
   /** Characters of one log chunk. */
   logChunkChars: 65_536,
   /** Bytes (UTF-8) of all log chunks in one heartbeat (the agent sends at most half of it and carries the rest over). */

@@ -556,20 +556,26 @@ export async function assignmentsFor(
   return { run, stop };
 }
 
+/** The most bytes a request to this agent route may have (its reader stops keeping the body past it). */
+export function agentRequestLimit(route: string): number {
+  return route === "enroll" ? LIMITS.agentEnrollBytes : LIMITS.agentRequestBytes;
+}
+
 /** Transport-neutral dispatcher used by the web route handlers and the test gateway. */
 export async function handleAgentRequest(
   prisma: PrismaClient,
-  /** `body` null: the request was larger than LIMITS.agentRequestBytes and was not read whole. */
+  /** `body` null: the request was larger than agentRequestLimit(route) and was not read whole. */
   req: { method: string; route: string; authorization: string | null; body: string | null },
   /** The long-poll (`wait`) needs this process's LISTEN connection; `signal` ends it when the agent hangs up. */
   opts: { wakeups?: AgentWakeups; signal?: AbortSignal } = {},
 ): Promise<AgentReply<unknown>> {
   if (req.method !== "POST") return fail(405 as number, "BAD_REQUEST", `Use POST for /api/agent/v1/${req.route}.`);
-  if (req.body === null || Buffer.byteLength(req.body, "utf8") > LIMITS.agentRequestBytes)
+  const limit = agentRequestLimit(req.route);
+  if (req.body === null || Buffer.byteLength(req.body, "utf8") > limit)
     return fail(
       413,
       "TOO_LARGE",
-      `The request body is larger than ${formatBytes(LIMITS.agentRequestBytes)}, the most an agent request may be; nothing was recorded.`,
+      `The request body is larger than ${formatBytes(limit)}, the most ${req.route === "enroll" ? "an enrollment" : "an agent"} request may be; nothing was recorded.`,
     );
   let raw: unknown;
   try {

@@ -1,7 +1,6 @@
 import { createServer, type Server } from "node:http";
-import { LIMITS } from "@tranche/contracts";
 import type { PrismaClient } from "@tranche/db";
-import { agentReplyHeaders, handleAgentRequest } from "./agent-protocol";
+import { agentReplyHeaders, agentRequestLimit, handleAgentRequest } from "./agent-protocol";
 import { AgentWakeups } from "./agent-wait";
 
 /**
@@ -20,22 +19,23 @@ export async function serveAgentProtocol(
     const hangup = new AbortController();
     res.on("close", () => hangup.abort());
     // Like the web app's routes: stop keeping a body once it passes the limit (answered 413).
+    const m = /^\/api\/agent\/v1\/([a-z-]+)\/?$/.exec(req.url ?? "");
+    const route = m?.[1] ?? String(req.url);
+    const limit = agentRequestLimit(route);
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (c: Buffer) => {
       size += c.length;
-      if (size <= LIMITS.agentRequestBytes) chunks.push(c);
+      if (size <= limit) chunks.push(c);
     });
     req.on("end", () => {
-      const m = /^\/api\/agent\/v1\/([a-z-]+)\/?$/.exec(req.url ?? "");
-      const route = m?.[1] ?? String(req.url);
       handleAgentRequest(
         prisma,
         {
           method: req.method ?? "GET",
           route,
           authorization: req.headers.authorization ?? null,
-          body: size > LIMITS.agentRequestBytes ? null : Buffer.concat(chunks).toString("utf8"),
+          body: size > limit ? null : Buffer.concat(chunks).toString("utf8"),
         },
         { wakeups, signal: hangup.signal },
       ).then(

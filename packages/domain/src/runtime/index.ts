@@ -9,6 +9,7 @@ export {
   enrollAgent,
   handleHeartbeat,
   handleAgentRequest,
+  agentRequestLimit,
   agentReplyHeaders,
   handleAgentWait,
   assignmentsFor,
