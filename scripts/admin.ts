@@ -1,4 +1,5 @@
 // `npm run admin -- create-admin --email E --name N`: the first admin of a fresh deployment.
+// `npm run admin -- create-token --email E [--name N]`: an API token for an existing user.
 // The password is read from stdin (typed without echo at a terminal, or piped), never from the command
 // line, where it would land in the shell history and the process list. Works on DATABASE_URL or on the
 // embedded database (the running one of `npm start` when it is up, else started for the command).
@@ -16,7 +17,10 @@ import {
 import { DomainError, createAdminWithPassword, createApiToken } from "@tranche/domain";
 
 const MIN_PASSWORD = 8;
-const USAGE = "usage: npm run admin -- create-admin --email E --name N   (the password is read from stdin)";
+const USAGE = [
+  "usage: npm run admin -- create-admin --email E --name N   (the password is read from stdin)",
+  "       npm run admin -- create-token --email E [--name N]  (an API token for that user, printed once)",
+].join("\n");
 
 async function readPassword(): Promise<string> {
   const stdin = process.stdin;
@@ -85,9 +89,37 @@ async function createAdmin(args: string[]): Promise<void> {
   }
 }
 
+/**
+ * An API token for an existing user, from the server's terminal: what the web app's API tokens page
+ * does, for an admin who works without a browser or a researcher's first token for the CLI. Whoever runs
+ * this holds the database already, so it grants nothing they could not take.
+ */
+async function createToken(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { email: { type: "string" }, name: { type: "string" } }, strict: true });
+  const email = values.email?.trim().toLowerCase();
+  if (!email || !/^[^@\s]+@[^@\s]+$/.test(email))
+    throw new ConfigError(`--email is required and must be an e-mail address\n${USAGE}`);
+  const name = values.name?.trim() || "created with npm run admin -- create-token";
+  const db = await database();
+  const prisma = createPrismaClient(db.url, { max: 2 });
+  try {
+    const user = await prisma.user.findUnique({ where: { email } });
+    if (!user) throw new ConfigError(`there is no user ${email}; create one first (Admin > Users, or POST /api/v1/users)`);
+    if (user.disabledAt) throw new ConfigError(`${email} is disabled; enable the account first`);
+    const actor = { id: user.id, email: user.email, name: user.name, role: user.role };
+    const { token, apiToken } = await createApiToken(prisma, actor, { name });
+    console.log(`API token "${name}" for ${user.name} <${email}> (shown only now; it expires ${apiToken.expiresAt ?? "never"}):`);
+    console.log(token);
+  } finally {
+    await prisma.$disconnect();
+    await db.stop();
+  }
+}
+
 const [command, ...rest] = process.argv.slice(2);
 try {
   if (command === "create-admin") await createAdmin(rest);
+  else if (command === "create-token") await createToken(rest);
   else if (command === "--help" || command === "-h" || command === "help") console.log(USAGE);
   else throw new ConfigError(command ? `unknown command '${command}'\n${USAGE}` : USAGE);
 } catch (e) {

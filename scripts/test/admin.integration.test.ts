@@ -17,9 +17,13 @@ afterAll(async () => {
   await db?.drop();
 });
 
-function createAdmin(args: string[], stdin: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function createAdmin(
+  args: string[],
+  stdin: string,
+  command = "create-admin",
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts", "admin.ts"), "create-admin", ...args], {
+    const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts", "admin.ts"), command, ...args], {
       cwd: root,
       env: { ...process.env, DATABASE_URL: db.url },
       stdio: ["pipe", "pipe", "pipe"],
@@ -75,5 +79,34 @@ describe("npm run admin -- create-admin", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("already exists");
     expect(await db.prisma.user.count()).toBe(1);
+  });
+});
+
+describe("npm run admin -- create-token", () => {
+  it("prints an API token for an existing user once, which authenticates REST as that user", async () => {
+    const r = await createAdmin(["--email", "ROOT@lab.example", "--name", "laptop"], "", "create-token");
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const token = /trn_[A-Za-z0-9_-]+/.exec(r.stdout)?.[0];
+    expect(r.stdout).toContain('API token "laptop" for Root Admin <root@lab.example>');
+    const res = await handleRest(
+      new Request("http://127.0.0.1/api/v1/me", { headers: { authorization: `Bearer ${token}` } }),
+      "/me",
+      { prisma: db.prisma },
+    );
+    expect(res.status).toBe(200);
+    expect(await db.prisma.apiToken.count({ where: { name: "laptop" } })).toBe(1);
+  });
+
+  it("refuses an unknown user and a disabled one, creating no token", async () => {
+    const before = await db.prisma.apiToken.count();
+    const unknown = await createAdmin(["--email", "nobody@lab.example"], "", "create-token");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("there is no user nobody@lab.example");
+    await db.prisma.user.update({ where: { email: "root@lab.example" }, data: { disabledAt: new Date() } });
+    const disabled = await createAdmin(["--email", "root@lab.example"], "", "create-token");
+    expect(disabled.code).toBe(1);
+    expect(disabled.stderr).toContain("root@lab.example is disabled");
+    expect(await db.prisma.apiToken.count()).toBe(before);
   });
 });
