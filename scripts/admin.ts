@@ -5,7 +5,7 @@
 // embedded database (the running one of `npm start` when it is up, else started for the command).
 // Prints an API token for the new admin once.
 import { parseArgs } from "node:util";
-import { ConfigError, createPrismaClient } from "@tranche/db";
+import { ConfigError, createPrismaClient, type PrismaClient } from "@tranche/db";
 import {
   DEFAULT_EMBEDDED_PORT,
   assertReachable,
@@ -66,27 +66,39 @@ async function database(): Promise<Database> {
   return { url, embedded: false, stop: async () => {} };
 }
 
-async function createAdmin(args: string[]): Promise<void> {
+/** The commands' --email (required, an address, lower-cased) and --name (trimmed; "" when left out). */
+function emailAndName(args: string[]): { email: string; name: string } {
   const { values } = parseArgs({ args, options: { email: { type: "string" }, name: { type: "string" } }, strict: true });
   const email = values.email?.trim().toLowerCase();
-  const name = values.name?.trim();
   if (!email || !/^[^@\s]+@[^@\s]+$/.test(email))
     throw new ConfigError(`--email is required and must be an e-mail address\n${USAGE}`);
-  if (!name) throw new ConfigError(`--name is required\n${USAGE}`);
-  const password = await readPassword();
-  if (password.length < MIN_PASSWORD)
-    throw new ConfigError(`the password must be at least ${MIN_PASSWORD} characters (read from stdin)`);
+  return { email, name: values.name?.trim() ?? "" };
+}
+
+/** Runs `fn` on the database (see database()), then disconnects and stops what it started. */
+async function withPrisma(fn: (prisma: PrismaClient) => Promise<void>): Promise<void> {
   const db = await database();
   const prisma = createPrismaClient(db.url, { max: 2 });
   try {
-    const admin = await createAdminWithPassword(prisma, { email, name, password });
-    const { token } = await createApiToken(prisma, admin, { name: "created with create-admin" });
-    console.log(`Created the admin ${name} <${email}>. Sign in to the web app with this e-mail and password.`);
-    console.log(`API token (shown only now; revoke it under API tokens when not needed): ${token}`);
+    await fn(prisma);
   } finally {
     await prisma.$disconnect();
     await db.stop();
   }
+}
+
+async function createAdmin(args: string[]): Promise<void> {
+  const { email, name } = emailAndName(args);
+  if (!name) throw new ConfigError(`--name is required\n${USAGE}`);
+  const password = await readPassword();
+  if (password.length < MIN_PASSWORD)
+    throw new ConfigError(`the password must be at least ${MIN_PASSWORD} characters (read from stdin)`);
+  await withPrisma(async (prisma) => {
+    const admin = await createAdminWithPassword(prisma, { email, name, password });
+    const { token } = await createApiToken(prisma, admin, { name: "created with create-admin" });
+    console.log(`Created the admin ${name} <${email}>. Sign in to the web app with this e-mail and password.`);
+    console.log(`API token (shown only now; revoke it under API tokens when not needed): ${token}`);
+  });
 }
 
 /**
@@ -95,14 +107,9 @@ async function createAdmin(args: string[]): Promise<void> {
  * this holds the database already, so it grants nothing they could not take.
  */
 async function createToken(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { email: { type: "string" }, name: { type: "string" } }, strict: true });
-  const email = values.email?.trim().toLowerCase();
-  if (!email || !/^[^@\s]+@[^@\s]+$/.test(email))
-    throw new ConfigError(`--email is required and must be an e-mail address\n${USAGE}`);
-  const name = values.name?.trim() || "created with npm run admin -- create-token";
-  const db = await database();
-  const prisma = createPrismaClient(db.url, { max: 2 });
-  try {
+  const { email, name: given } = emailAndName(args);
+  const name = given || "created with npm run admin -- create-token";
+  await withPrisma(async (prisma) => {
     const user = await prisma.user.findUnique({ where: { email } });
     if (!user) throw new ConfigError(`there is no user ${email}; create one first (Admin > Users, or POST /api/v1/users)`);
     if (user.disabledAt) throw new ConfigError(`${email} is disabled; enable the account first`);
@@ -110,10 +117,7 @@ async function createToken(args: string[]): Promise<void> {
     const { token, apiToken } = await createApiToken(prisma, actor, { name });
     console.log(`API token "${name}" for ${user.name} <${email}> (shown only now; it expires ${apiToken.expiresAt ?? "never"}):`);
     console.log(token);
-  } finally {
-    await prisma.$disconnect();
-    await db.stop();
-  }
+  });
 }
 
 const [command, ...rest] = process.argv.slice(2);
