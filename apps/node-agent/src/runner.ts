@@ -25,6 +25,7 @@ import {
   LAUNCH_ERROR_MAX,
   LAUNCH_FAILED,
   LIMITS,
+  UNTRACKED,
   type JobReport,
   type LogChunk,
   type RunAssignment,
@@ -247,7 +248,7 @@ export class JobRunner {
         const alive = j.pid !== null && this.isOurProcess(j);
         if (alive)
           this.opts.log(`adopted job ${j.jobId} (segment ${j.segmentId}, pid ${j.pid}) still running from before the restart`);
-        else this.settleFromExitFile(j, "UNKNOWN");
+        else this.settleFromExitFile(j, UNTRACKED);
       }
     }
     this.save();
@@ -399,7 +400,7 @@ export class JobRunner {
       if (j.status !== "RUNNING") continue;
       try {
         if (!this.children.has(j.segmentId) && !this.isOurProcess(j)) {
-          this.settleFromExitFile(j, j.stopReason ? "SIGKILL" : "UNKNOWN");
+          this.settleFromExitFile(j, j.stopReason ? "SIGKILL" : UNTRACKED);
           changed = true;
           this.onExit?.();
           continue;

@@ -142,6 +142,40 @@ describe("an agent survives its jobs' faults", () => {
     expect(after.jobs.map((j) => j.segmentId)).not.toContain("424242");
   }, 60_000);
 
+  it("a restarted agent that finds its jobs gone without an exit status (the host went down with them) ends them requeued or LOST, never FAILED", async () => {
+    await setup();
+    const agents = await spawnAgents(db.prisma, world, gateway.url, ["c1-0"]);
+    agentSets.push(agents);
+    await waitFor("the agent to heartbeat", async () => (await heartbeatAt()) > 0);
+    const resumable = await submit(db.prisma, world, { gpus: 4, resumable: true, command: "echo up; sleep 60" });
+    const once = await submit(db.prisma, world, { gpus: 4, resumable: false, requeue: false, command: "echo up; sleep 60" });
+    const worker = spawnWorker(db.url);
+    procs.push(worker);
+    await waitFor("both jobs to run", async () => {
+      const logs = await db.prisma.jobLogChunk.findMany({ where: { jobId: { in: [resumable, once] } } });
+      return new Set(logs.filter((l) => l.text.includes("up")).map((l) => l.jobId)).size === 2;
+    });
+    // The agent stops (its jobs live on), then its host takes them down: SIGKILL to each job's whole
+    // process group, wrapper included, so no exit status is written; then the agent comes back.
+    await worker.stop();
+    await agents.proc.stop("SIGTERM");
+    const state = JSON.parse(readFileSync(join(agents.dir, "c1-0", "state.json"), "utf8")) as { jobs: { pid: number }[] };
+    for (const { pid } of state.jobs) process.kill(-pid, "SIGKILL");
+    const restarted = startAgentProcess(gateway.url, agents.dir, ["c1-0"], null);
+    agentSets.push(restarted);
+
+    const ended = await waitFor("both jobs to end their runs", async () => {
+      const jobs = await db.prisma.job.findMany({ where: { id: { in: [resumable, once] } }, orderBy: { id: "asc" } });
+      return jobs.every((j) => j.state !== "RUNNING") ? jobs : null;
+    });
+    expect(ended.map((j) => j.state)).toEqual(["PENDING", "LOST"]);
+    const events = await db.prisma.jobEvent.findMany({ where: { jobId: { in: [resumable, once] } }, orderBy: { id: "asc" } });
+    expect(events.some((e) => e.kind === "FAILED")).toBe(false);
+    expect(events.find((e) => e.jobId === resumable && e.kind === "LOST")!.sentence).toMatch(
+      /found neither its processes nor their exit status .*; requeued with its original submit time/,
+    );
+  }, 60_000);
+
   it("an agent stopped with --stop-jobs-on-exit (the demo's, at Ctrl-C) ends its jobs as requeued or LOST, never FAILED, and leaves no process behind", async () => {
     await setup();
     const agents = await spawnAgents(db.prisma, world, gateway.url, ["c1-0"], undefined, ["--stop-jobs-on-exit"]);

@@ -88,6 +88,12 @@ export const FENCED = "FENCED";
  * fake nodes stop with `npm start`): the platform's doing, so requeued (or LOST), never FAILED.
  */
 export const AGENT_SHUTDOWN = "AGENT_SHUTDOWN";
+/**
+ * The `signal` of a job whose agent, restarted, found neither its process nor its exit status (the
+ * wrapper writes one whenever the command ends): the host or the agent's container went down with it,
+ * so lost to the platform, not failed; requeued when it may be.
+ */
+export const UNTRACKED = "UNKNOWN";
 
 /** What the agent knows about one job process it runs (or ran) for a run segment. */
 export const jobReportSchema = z.object({
@@ -100,7 +106,7 @@ export const jobReportSchema = z.object({
   /** EXITED only: exit code (null when killed by a signal or unknown). */
   exitCode: z.number().int().min(-INT32_MAX).max(INT32_MAX).nullable(),
   /**
-   * EXITED only: "SIGTERM", "SIGKILL"...; "UNKNOWN" when the agent lost track of the process;
+   * EXITED only: "SIGTERM", "SIGKILL"...; "UNKNOWN" (UNTRACKED) when the agent lost track of the process;
    * NEVER_STARTED when it was stopped before it launched; LAUNCH_FAILED when it could not be started.
    */
   signal: text("signal").max(32).nullable(),

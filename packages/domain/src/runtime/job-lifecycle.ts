@@ -1,4 +1,4 @@
-import { AGENT_SHUTDOWN, FENCED, LAUNCH_FAILED } from "@tranche/contracts";
+import { AGENT_SHUTDOWN, FENCED, LAUNCH_FAILED, UNTRACKED } from "@tranche/contracts";
 import type { Tx } from "@tranche/db";
 import { requeueAfterPreemption, runOutcome } from "@tranche/scheduler-core";
 import { chargeOpenSegments } from "./charge";
@@ -101,9 +101,12 @@ export function decideRunOutcome(
   const how = exitText(end.exitCode, end.signal);
   const intent = run.intent === "PREEMPT" || run.intent === "KILL" ? run.intent : null;
   const stopping = run.jobState === "STOPPING";
+  // No exit status at all: the processes went with their host (or the agent's container), not by the
+  // job's doing, so they are lost like a node that went down; a run asked to stop still ends as asked.
+  const untracked = end.cause === "exit" && end.exitCode === null && end.signal === UNTRACKED && !stopping;
   // The agent's report says who stopped the processes; the core's runOutcome decides what that means.
   const cause =
-    end.cause === "lost"
+    end.cause === "lost" || untracked
       ? "lost"
       : end.signal === FENCED
         ? "fenced"
@@ -121,6 +124,12 @@ export function decideRunOutcome(
       ...out,
       eventKind: "LOST",
       sentence: `Stopped by its node's agent, out of contact with the control plane past the heartbeat timeout; ${requeuedOrNot}`,
+    };
+  if (untracked)
+    return {
+      ...out,
+      eventKind: "LOST",
+      sentence: `Its agent, restarted, found neither its processes nor their exit status (they went down with the host); ${requeuedOrNot}`,
     };
   if (out.stoppedBy === "shutdown")
     // Tranche was stopped and the demo's agents stopped their jobs: a platform stop, never the job's failure.
