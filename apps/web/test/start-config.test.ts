@@ -12,6 +12,10 @@ describe("the web app's start-up check of its address lists", () => {
       /^TRANCHE_TRUSTED_PROXIES: 'proxy.local' is not an address/,
     );
     expect(webConfigProblem({ TRANCHE_METRICS_ALLOW: "300.1.1.1" })).toMatch(/^TRANCHE_METRICS_ALLOW: '300.1.1.1'/);
+    expect(webConfigProblem({ TRANCHE_MAX_WAITING_JOBS_PER_USER: "0" })).toBeNull();
+    expect(webConfigProblem({ TRANCHE_MAX_WAITING_JOBS_PER_USER: "lots" })).toMatch(
+      /^TRANCHE_MAX_WAITING_JOBS_PER_USER must be a whole number of jobs \(0: no cap\), not 'lots'/,
+    );
   });
 
   it("stops `next start` at once with one line when TRANCHE_TRUSTED_PROXIES is malformed, before serving anything", async () => {

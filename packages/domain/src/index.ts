@@ -5,6 +5,7 @@ export * from "./auth/actor";
 export * from "./auth/sign-in-limits";
 export * from "./jobs/job-view";
 export * from "./jobs/submit-job";
+export { maxWaitingJobsPerUser } from "./jobs/waiting-cap";
 export * from "./jobs/sessions";
 export * from "./jobs/job-actions";
 export { cancelArray, setDependencies } from "./jobs/job-rules-input";

@@ -7,6 +7,7 @@ import { MAX_ARRAY_TASKS } from "@tranche/contracts";
 import { fromSec, nowSec } from "../runtime/time";
 import { jobViewInclude, laneOf, toJobView } from "./job-view";
 import { checkDependencies, expandArray } from "./job-rules-input";
+import { assertWaitingRoom } from "./waiting-cap";
 
 /** Map a core contract error sentence to the input field it is about. */
 function fieldOf(sentence: string): string | undefined {
@@ -268,6 +269,11 @@ async function submitMany(
     if (array) views[i]!.env = { ...input.env, TRANCHE_ARRAY_INDEX: String(array.indexes[0]) };
   }
   if (prepared.length === 0) return views as JobView[];
+  await assertWaitingRoom(
+    prisma,
+    actor,
+    prepared.reduce((n, p) => n + (p.indexes?.length ?? 1), 0),
+  );
 
   // One statement, so one round trip and atomic: membership (SPEC §6: a researcher charges only budgets
   // they belong to; admins any) is checked for every item and, when one is refused, nothing is written;
