@@ -1,5 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addTreeManager, createUser, updateUser } from "@tranche/domain";
+import { createCaller } from "../src";
 import { makeWorld, goodJob, type World } from "./fixtures";
 
 let w: World;
@@ -258,6 +260,27 @@ describe("a manager", () => {
   it("may not operate nodes", async () => {
     const node = await w.db.prisma.node.findFirstOrThrow();
     expect(await code(w.caller("maya").node.drain({ nodeId: node.id }))).toBe("FORBIDDEN");
+  });
+
+  it("given another role, manages nothing any more though their subtree stays on record", async () => {
+    const admin = w.users.admin;
+    const { user } = await createUser(
+      w.db.prisma,
+      admin,
+      { email: "mo@tranche.example", name: "Mo", role: "MANAGER" },
+      "http://x",
+    );
+    await addTreeManager(w.db.prisma, admin, "lab/language", user.email);
+    await updateUser(w.db.prisma, admin, user.id, { role: "RESEARCHER" });
+    const mo = createCaller({
+      prisma: w.db.prisma,
+      user: { id: user.id, email: user.email, name: user.name, role: "RESEARCHER" },
+    });
+    const before = await w.db.prisma.budgetTreeNode.findUniqueOrThrow({ where: { path: "lab/language/pretraining" } });
+    expect(await code(mo.budget.setUserLimit({ budget: "lab/language/pretraining", maxGpusPerUser: 1 }))).toBe("FORBIDDEN");
+    const after = await w.db.prisma.budgetTreeNode.findUniqueOrThrow({ where: { path: "lab/language/pretraining" } });
+    expect(after.maxGpusPerUser).toBe(before.maxGpusPerUser);
+    expect((await mo.budget.tree()).managedPaths).toEqual([]);
   });
 });
 

@@ -30,12 +30,17 @@ export async function canChargeBudget(db: Db, actor: Actor, budgetId: string): P
   return rows.length > 0;
 }
 
-/** Tree node ids whose subtree the actor manages (admins: the roots). */
+/**
+ * Tree node ids whose subtree the actor manages (admins: the roots). Only a manager manages: a manager
+ * given another role keeps their budget_manager rows (an admin may give the role back), and those
+ * must not let them on.
+ */
 export async function managedRootIds(db: Db, actor: Actor): Promise<string[]> {
   if (actor.role === "ADMIN") {
     const roots = await db.budgetTreeNode.findMany({ where: { parentId: null }, select: { id: true } });
     return roots.map((r) => r.id);
   }
+  if (actor.role !== "MANAGER") return [];
   const rows = await db.budgetManager.findMany({ where: { userId: actor.id }, select: { treeNodeId: true } });
   return rows.map((r) => r.treeNodeId);
 }
