@@ -309,6 +309,12 @@ describe("an operator", () => {
   it("may hold others' pending jobs but not change allocations or charge budgets", async () => {
     const theirs = await w.caller("other").job.submit({ ...goodJob, budget: "lab/vision/video" });
     expect((await w.caller("omar").job.hold({ id: theirs.id })).state).toBe("HELD");
+    // Its owner cannot lift an operator's hold; the operator can.
+    const before = await w.counts();
+    expect(await code(w.caller("other").job.release({ id: theirs.id }))).toBe("FORBIDDEN");
+    expect((await w.caller("other").job.detail({ id: theirs.id })).canHold).toBe(false);
+    expect(await w.counts()).toEqual(before);
+    expect((await w.caller("omar").job.release({ id: theirs.id })).state).toBe("PENDING");
     expect(await code(w.caller("omar").job.cancel({ id: theirs.id }))).toBe("FORBIDDEN");
     expect(await code(w.caller("omar").job.submit(goodJob))).toBe("FORBIDDEN");
     const lang = await w.db.prisma.budgetTreeNode.findUniqueOrThrow({

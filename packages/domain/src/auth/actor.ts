@@ -80,6 +80,10 @@ export function jobAccess(
   return actor.role === "OPERATOR" ? "command" : "none";
 }
 
+/** Operators and admins release any held job; its owner only a hold of their own. */
+export const mayReleaseHold = (actor: Actor, job: { heldBy: string | null }): boolean =>
+  actor.role === "OPERATOR" || actor.role === "ADMIN" || job.heldBy === null || job.heldBy === actor.id;
+
 /** Budget (and group) ids in the subtrees a manager manages; empty for everyone else. */
 export async function managedBudgetIds(db: Db, actor: Actor): Promise<Set<string>> {
   if (actor.role !== "MANAGER") return new Set();

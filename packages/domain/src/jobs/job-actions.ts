@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@tranche/db";
 import { formatExactDuration, type JobView } from "@tranche/contracts";
 import { defaultPolicy, gracePeriodFor } from "@tranche/scheduler-core";
-import type { Actor } from "../auth/actor";
+import { mayReleaseHold, type Actor } from "../auth/actor";
 import { conflict, forbidden, notFound } from "../errors";
 import { jobViewInclude, toJobView } from "./job-view";
 import { accessToJob } from "./queries";
@@ -94,6 +94,9 @@ export async function setJobHeld(prisma: PrismaClient, actor: Actor, id: number,
   const job = await loadJob(prisma, id);
   if (actor.id !== job.userId && actor.role !== "OPERATOR" && actor.role !== "ADMIN")
     throw forbidden(`Job ${id} is not yours: only its owner, an operator or an admin may ${held ? "hold" : "release"} it`);
+  // An operator's hold (a job that breaks nodes, say) would mean nothing if its owner could lift it.
+  if (!held && job.state === "HELD" && !mayReleaseHold(actor, job))
+    throw forbidden(`Job ${id} was held by an operator or an admin: only an operator or an admin may release it`);
   const from = held ? "PENDING" : "HELD";
   if (job.state !== from)
     throw conflict(

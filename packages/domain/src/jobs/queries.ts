@@ -1,6 +1,6 @@
 import type { PrismaClient } from "@tranche/db";
 import type { JobView, ListJobsInput } from "@tranche/contracts";
-import { jobAccess, managedBudgetIds, type Actor, type Db, type JobAccess } from "../auth/actor";
+import { jobAccess, managedBudgetIds, mayReleaseHold, type Actor, type Db, type JobAccess } from "../auth/actor";
 import { forbidden, notFound } from "../errors";
 import { jobViewInclude, laneOf, maskJobView, toJobView } from "./job-view";
 
@@ -153,7 +153,8 @@ export async function getJobDetail(prisma: PrismaClient, actor: Actor, id: numbe
         .sort((a, b) => a.node.localeCompare(b.node, "en", { numeric: true })),
     })),
     canCancel: owner && ["PENDING", "HELD", "RUNNING"].includes(job.state),
-    canHold: (owner || actor.role === "OPERATOR") && ["PENDING", "HELD"].includes(job.state),
+    canHold:
+      (owner || actor.role === "OPERATOR") && (job.state === "PENDING" || (job.state === "HELD" && mayReleaseHold(actor, job))),
     detailsVisible: access !== "none",
   };
 }
