@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer } from "node:http";
-import { createApiToken, deliverWebhooks, setWebhook } from "@tranche/domain";
+import { submitJobInput } from "@tranche/contracts";
+import { createApiToken, deliverWebhooks, setWebhook, submitJobs } from "@tranche/domain";
 import { loadClusterSnapshot } from "@tranche/domain/runtime";
 import { callRest, goodJob, makeWorld, type World } from "./fixtures";
 
@@ -115,6 +116,26 @@ describe("arrays, dependencies and retries at submit (REST)", () => {
     const seen = await call("victor", "POST", "/jobs", { ...otherJob, after: [String(hidden)] });
     expect(seen.status).toBe(403); // ...but he is not a member of the budget it charges.
     expect(seen.body.error.message).toMatch(/not one of its members/);
+  });
+
+  it("reads a manager's subtree once for a whole batch's dependencies, not once per dependency", async () => {
+    const video = await w.db.prisma.budgetTreeNode.findUniqueOrThrow({ where: { path: "lab/vision/video" } });
+    await w.db.prisma.budgetMember.create({ data: { budgetId: video.id, userId: w.users.victor.id } });
+    const theirs: number[] = [];
+    for (let i = 0; i < 10; i++) theirs.push((await call("other", "POST", "/jobs", otherJob)).body.job.id as number);
+    // Every raw statement the submission sends, counted on the way to the database.
+    let statements = 0;
+    const counted = new Proxy(w.db.prisma, {
+      get(target, key) {
+        const v = Reflect.get(target, key) as unknown;
+        if (key === "$queryRaw") statements++;
+        return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const jobs = Array.from({ length: 100 }, () => submitJobInput.parse({ ...otherJob, after: theirs.map(String) }));
+    const made = await submitJobs(counted, w.users.victor, jobs);
+    expect(made).toHaveLength(100);
+    expect(statements).toBeLessThan(10);
   });
 
   it("refuses a dependency update that would make a cycle, and changes nothing", async () => {
