@@ -138,6 +138,31 @@ describe("REST strict inputs", () => {
     expect(await w.counts()).toEqual(before);
   });
 
+  it("a queue read is bounded: LIMITS.queueRows pending rows by default, at most LIMITS.queueRowsMax, a bad limit 400", async () => {
+    const jobs = Array.from({ length: LIMITS.queueRows + 1 }, (_, i) => ({ ...goodJob, name: `q${i}` }));
+    expect((await call("POST", "/jobs/batch", { token: adaToken, body: { jobs } })).status).toBe(201);
+    const cluster = goodJob.cluster;
+    const byDefault = await call("GET", `/queue/${cluster}`, { token: adaToken });
+    expect(byDefault.status).toBe(200);
+    expect(byDefault.body.pending).toHaveLength(LIMITS.queueRows);
+    const asked = await call("GET", `/queue/${cluster}?limit=${LIMITS.queueRows + 1}`, { token: adaToken });
+    expect(asked.body.pending).toHaveLength(LIMITS.queueRows + 1);
+    for (const [limit, msg] of [
+      [`${LIMITS.queueRowsMax + 1}`, /limit must be at most 10,000 pending rows, got 10001/],
+      ["100000", /at most 10,000/],
+      ["-1", /limit must be a whole number of pending rows \(0 to 10,000\), got '-1'/],
+      ["abc", /got 'abc'/],
+      ["1.5", /whole number/],
+    ] as const) {
+      const r = await call("GET", `/queue/${cluster}?limit=${limit}`, { token: adaToken });
+      expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(400);
+      expect(r.body.error.issues[0].path).toBe("limit");
+      expect(r.body.error.message).toMatch(msg);
+    }
+    await expect(w.caller("ada").queue.get({ cluster, limit: LIMITS.queueRowsMax + 1 })).rejects.toThrow();
+    expect((await w.caller("ada").queue.get({ cluster })).pending).toHaveLength(LIMITS.queueRows);
+  });
+
   it("out-of-range integers are refused with 400 naming the field, never a 500", async () => {
     const before = await w.counts();
     for (const [patch, path, msg] of [

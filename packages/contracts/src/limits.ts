@@ -14,6 +14,13 @@ export const LIMITS = {
   batchRequestBytes: 8 * 1024 * 1024,
   /** Jobs in one batch. */
   batchJobs: 1000,
+  /**
+   * Pending rows of one live-queue read (REST `GET /queue/:cluster`, tRPC `queue.get`): by default, and at
+   * most. Any signed-in user may read a queue, and a read of 100,000 rows built tens of MB in the web
+   * process; the web app asks for 100 and pages the rest (`queue.page`), the CLI for 25.
+   */
+  queueRows: 500,
+  queueRowsMax: 10_000,
   /** Characters of a job's command. */
   commandChars: 10_000,
   /** Characters of a job's name. */

@@ -243,10 +243,19 @@ export function buildOpenApi(serverUrl = "/api/v1") {
               summary:
                 "The live queue of a cluster: pending jobs in scheduler order with reasons, running jobs, fair-share ratios",
               operationId: "getQueue",
-              parameters: [{ name: "cluster", in: "path", required: true, schema: { type: "string" } }],
+              parameters: [
+                { name: "cluster", in: "path", required: true, schema: { type: "string" } },
+                {
+                  name: "limit",
+                  in: "query",
+                  required: false,
+                  description: `Pending rows to return, from the head of the queue (default ${LIMITS.queueRows}, at most ${LIMITS.queueRowsMax}); the counts cover every pending job`,
+                  schema: { type: "integer", minimum: 0, maximum: LIMITS.queueRowsMax },
+                },
+              ],
               responses: {
                 "200": { description: "Queue", content: { "application/json": { schema: { type: "object" } } } },
-                ...errorResponses([401, 404]),
+                ...errorResponses([400, 401, 404]),
               },
             },
           },

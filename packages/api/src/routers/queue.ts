@@ -1,13 +1,15 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { text } from "@tranche/contracts";
+import { LIMITS, text } from "@tranche/contracts";
 import { getQueue, getQueuePage } from "@tranche/domain";
 import { authedProcedure } from "../trpc";
 
 export const queueRouter = {
   /** The live queue of one cluster (pending in scheduler order, running, ratios of the latest cycle). */
   get: authedProcedure
-    .input(z.object({ cluster: text("cluster").min(1).max(200), limit: z.number().int().min(0).max(100_000).optional() }))
+    .input(
+      z.object({ cluster: text("cluster").min(1).max(200), limit: z.number().int().min(0).max(LIMITS.queueRowsMax).optional() }),
+    )
     .query(({ ctx, input }) => getQueue(ctx.prisma, input.cluster, { limit: input.limit })),
   /** A window of the pending list (what a virtualized view shows), optionally filtered. */
   page: authedProcedure

@@ -1,3 +1,4 @@
+import { LIMITS } from "@tranche/contracts";
 import type { PrismaClient } from "@tranche/db";
 import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import { notFound } from "../errors";
@@ -256,7 +257,7 @@ export async function getQueuePage(
  */
 export async function getQueue(prisma: PrismaClient, clusterName: string, opts: { limit?: number } = {}): Promise<QueueView> {
   const cluster = await findCluster(prisma, clusterName);
-  const limit = Math.max(0, Math.min(opts.limit ?? 100_000, 100_000));
+  const limit = Math.max(0, Math.min(opts.limit ?? LIMITS.queueRows, LIMITS.queueRowsMax));
   const nowMs = Date.now();
   const [pending, pendingCounts, running, cycle, tree, awaiting] = await Promise.all([
     pendingWindow(prisma, cluster.id, 0, limit, "").then((w) => w.rows),
