@@ -14,6 +14,12 @@ import { JobCgroups } from "./cgroup";
 import { jobIdsFor, type JobIdentity } from "./job-identity";
 import { JobRunner } from "./runner";
 
+/**
+ * Time between heartbeats while job output is left to upload: a node sends at most one beat's logs
+ * (2 MiB) per second, so a job printing without pause cannot flood the control plane.
+ */
+export const LOG_CATCH_UP_MS = 1000;
+
 export const AGENT_VERSION = `tranche-agent/0.1.0 (protocol ${AGENT_PROTOCOL_VERSION})`;
 
 export interface NodeAgentOptions {
@@ -58,6 +64,8 @@ export class NodeAgent {
   private ticker: NodeJS.Timeout | null = null;
   private inFlight = false;
   private again = false;
+  /** The last beat left log output behind: the next one goes after LOG_CATCH_UP_MS. */
+  private catchUp = false;
   private stopped = false;
   private lastError = "";
   /** The `assignments` digest of the latest heartbeat response: what the long-poll waits to change. */
@@ -234,8 +242,10 @@ export class NodeAgent {
   private schedule(): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.beat(), this.again ? 50 : this.intervalSec * 1000);
+    const delayMs = this.again ? 50 : this.catchUp ? Math.min(LOG_CATCH_UP_MS, this.intervalSec * 1000) : this.intervalSec * 1000;
+    this.timer = setTimeout(() => void this.beat(), delayMs);
     this.again = false;
+    this.catchUp = false;
   }
 
   private async post(route: string, body: unknown, auth: boolean): Promise<{ status: number; json: unknown }> {
@@ -345,6 +355,9 @@ export class NodeAgent {
       const r = heartbeatResponseSchema.parse(json);
       this.noteContact(sentAt, r.fence);
       logs.commit();
+      // Output left over (a job printing faster than one beat carries): the next beat goes soon, so
+      // the web app is seconds behind, not minutes; each beat stays within its byte limits.
+      if (logs.backlog) this.catchUp = true;
       this.heartbeats++;
       if (this.heartbeats % 200 === 0) this.runner.prune(3600_000);
       if (this.lastError) this.log("control plane reachable again");

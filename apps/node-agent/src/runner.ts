@@ -119,13 +119,22 @@ interface StateFile {
 }
 
 const SIGNALS = Object.fromEntries(Object.entries(osConstants.signals).map(([name, n]) => [n, name])) as Record<number, string>;
+/** One log chunk (one stored row): 32 KiB. */
 const MAX_CHUNK = 32 * 1024;
+/**
+ * Bytes of one stream one heartbeat may carry, as several chunks: a job that prints a lot catches up
+ * within a few beats instead of trickling out at one chunk per beat (minutes behind), and still cannot
+ * take a whole heartbeat from the other jobs' streams.
+ */
+export const LOG_BYTES_PER_STREAM = 1024 * 1024;
 /**
  * Bytes (UTF-8, as the control plane counts them) of log text one heartbeat carries in all: half the
  * control plane's per-beat limit, so no number of jobs can get a heartbeat refused. What does not fit
  * waits for the next beat, each stream from where it stopped (nothing lost or reordered).
  */
 export const LOG_BYTES_PER_BEAT = LIMITS.logBytesPerBeat / 2;
+/** Log chunks one heartbeat carries at most: half the control plane's per-beat count, as for the bytes. */
+export const LOG_CHUNKS_PER_BEAT = LIMITS.logChunksPerBeat / 2;
 
 /** Segment ids are numbers: order them as numbers (padded), then by stream. */
 const streamKey = (segmentId: string, stream: "stdout" | "stderr") => `${segmentId.padStart(20, "0")}/${stream}`;
@@ -631,12 +640,18 @@ export class JobRunner {
   }
 
   /**
-   * New log bytes since the last upload: at most 32 KiB per stream and job, and at most `maxBytes` in
-   * all. Streams are visited in a fixed order starting where the previous upload stopped, so a few busy
-   * jobs cannot keep the others' output waiting. `drained`: the exited runs whose whole output is in
-   * these chunks or was sent before.
+   * New log bytes since the last upload: at most LOG_BYTES_PER_STREAM per stream and job (in chunks of
+   * 32 KiB), and at most `maxBytes` and LOG_CHUNKS_PER_BEAT chunks in all. Streams are visited in a
+   * fixed order starting where the previous upload stopped, so a few busy jobs cannot keep the others'
+   * output waiting. `drained`: the exited runs whose whole output is in these chunks or was sent before.
+   * `backlog`: output is left over for the next upload (the agent then sends it soon, not a period later).
    */
-  pendingLogs(maxBytes = LOG_BYTES_PER_BEAT): { chunks: LogChunk[]; commit: () => void; drained: Set<string> } {
+  pendingLogs(maxBytes = LOG_BYTES_PER_BEAT): {
+    chunks: LogChunk[];
+    commit: () => void;
+    drained: Set<string>;
+    backlog: boolean;
+  } {
     const chunks: LogChunk[] = [];
     const moves: (() => void)[] = [];
     const streams = [...this.jobs.values()]
@@ -647,21 +662,33 @@ export class JobRunner {
     const order = first <= 0 ? streams : [...streams.slice(first), ...streams.slice(0, first)];
     let bytes = 0;
     let resumeAt: string | null = null;
+    let backlog = false;
     const sentTo = new Map<string, number>(); // stream key -> its offset once these chunks are stored
-    for (const { j, stream, key } of order) {
-      const chunk = this.readLog(j, stream);
-      if (!chunk) continue;
-      const size = Buffer.byteLength(chunk.text, "utf8");
-      if (bytes + size > maxBytes && chunks.length > 0) {
-        resumeAt = key; // this stream goes first next time
-        break;
+    visit: for (const { j, stream, key } of order) {
+      let streamBytes = 0;
+      let from = j.offsets[stream];
+      for (;;) {
+        const chunk = this.readLog(j, stream, from);
+        if (!chunk) break;
+        const size = Buffer.byteLength(chunk.text, "utf8");
+        if (streamBytes > 0 && streamBytes + size > LOG_BYTES_PER_STREAM) {
+          backlog = true; // this stream's share is used: the rest goes in the next upload
+          break;
+        }
+        if ((bytes + size > maxBytes || chunks.length >= LOG_CHUNKS_PER_BEAT) && chunks.length > 0) {
+          resumeAt = key; // this stream goes first next time
+          backlog = true;
+          break visit;
+        }
+        bytes += size;
+        streamBytes += size;
+        const to = (from = chunk.to);
+        sentTo.set(key, to);
+        chunks.push({ jobId: j.jobId, segmentId: j.segmentId, stream, text: chunk.text });
+        moves.push(() => {
+          j.offsets[stream] = to;
+        });
       }
-      bytes += size;
-      sentTo.set(key, chunk.to);
-      chunks.push({ jobId: j.jobId, segmentId: j.segmentId, stream, text: chunk.text });
-      moves.push(() => {
-        j.offsets[stream] = chunk.to;
-      });
     }
     const drained = new Set<string>();
     for (const j of this.jobs.values()) {
@@ -676,6 +703,7 @@ export class JobRunner {
     return {
       chunks,
       drained,
+      backlog,
       commit: () => {
         for (const m of moves) m();
         this.logResumeKey = resumeAt ?? "";
@@ -692,8 +720,8 @@ export class JobRunner {
     }
   }
 
-  /** The next piece (at most 32 KiB, whole UTF-8 characters) of a job's log file, or null. */
-  private readLog(j: LocalJob, stream: "stdout" | "stderr"): { text: string; to: number } | null {
+  /** The piece (at most 32 KiB, whole UTF-8 characters) of a job's log file from byte `from`, or null. */
+  private readLog(j: LocalJob, stream: "stdout" | "stderr", from: number): { text: string; to: number } | null {
     const path = join(this.jobDir(j.segmentId), `${stream}.log`);
     let size: number;
     try {
@@ -701,7 +729,6 @@ export class JobRunner {
     } catch {
       return null;
     }
-    const from = j.offsets[stream];
     if (size <= from) return null;
     const len = Math.min(MAX_CHUNK, size - from);
     const buf = Buffer.alloc(len);

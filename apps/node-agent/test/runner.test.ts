@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { LIMITS, type RunAssignment } from "@tranche/contracts";
-import { JobRunner, LOG_BYTES_PER_BEAT } from "../src/runner";
+import { JobRunner, LOG_BYTES_PER_BEAT, LOG_BYTES_PER_STREAM } from "../src/runner";
 
 const dirs: string[] = [];
 const runners: JobRunner[] = [];
@@ -180,6 +180,27 @@ describe("JobRunner log uploads", () => {
       expect(got.get(`${100 + i}/stderr`)).toBe(seq(30000, 50000));
     }
   }, 120_000);
+
+  it("sends a stream's backlog in several 32 KiB chunks per upload, up to its share, and says when some is left", async () => {
+    const r = makeRunner();
+    r.reconcile([assignment("5", "true", [0])], []);
+    await until(() => r.reports()[0]?.status === "EXITED");
+    const printed = "0123456789abcdef\n".repeat(Math.ceil((LOG_BYTES_PER_STREAM * 1.5) / 17));
+    writeFileSync(join(dirs[dirs.length - 1]!, "n1", "jobs", "5", "stdout.log"), printed);
+    const first = r.pendingLogs();
+    const sent = first.chunks.map((c) => c.text).join("");
+    expect(first.chunks.length).toBeGreaterThan(1);
+    for (const c of first.chunks) expect(Buffer.byteLength(c.text)).toBeLessThanOrEqual(32 * 1024);
+    expect(sent.length).toBeGreaterThan(LOG_BYTES_PER_STREAM - 32 * 1024);
+    expect(sent.length).toBeLessThanOrEqual(LOG_BYTES_PER_STREAM);
+    expect(first.backlog).toBe(true);
+    expect(first.drained.has("5")).toBe(false);
+    first.commit();
+    const second = r.pendingLogs();
+    expect(sent + second.chunks.map((c) => c.text).join("")).toBe(printed);
+    expect(second.backlog).toBe(false);
+    expect(second.drained.has("5")).toBe(true);
+  });
 
   it("starts the next upload with the stream the cap stopped, so busy jobs do not starve the others", () => {
     const r = makeRunner();

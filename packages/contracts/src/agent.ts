@@ -155,7 +155,7 @@ export const heartbeatRequestSchema = z.object({
   jobs: z.array(jobReportSchema).max(1000),
   logs: z
     .array(logChunkSchema)
-    .max(500)
+    .max(LIMITS.logChunksPerBeat)
     .default([])
     .superRefine((logs, ctx) => {
       const bytes = logs.reduce((n, l) => n + utf8Bytes(l.text), 0);

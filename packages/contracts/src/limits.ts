@@ -48,6 +48,8 @@ export const LIMITS = {
   agentEnrollBytes: 64 * 1024,
   /** Characters of one log chunk. */
   logChunkChars: 65_536,
+  /** Log chunks in one heartbeat (the agent sends at most half of them and carries the rest over). */
+  logChunksPerBeat: 500,
   /** Bytes (UTF-8) of all log chunks in one heartbeat (the agent sends at most half of it and carries the rest over). */
   logBytesPerBeat: 4 * 1024 * 1024,
 } as const;
