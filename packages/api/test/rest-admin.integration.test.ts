@@ -460,6 +460,35 @@ describe("GET /api/v1/audit", () => {
   });
 });
 
+describe("a caller without the role", () => {
+  // The role is checked before the body is read: a malformed request gets the same 403 as a good one,
+  // so a caller without the right learns nothing of the body's shape.
+  it("gets 403, not 400, for a malformed body or query on every admin route, writing nothing", async () => {
+    const requests: [Caller, string, string][] = [
+      ["ada", "PATCH", "/clusters/h100"],
+      ["maya", "PATCH", "/clusters/h100"],
+      ["ada", "POST", "/clusters"],
+      ["maya", "POST", "/clusters/h100/enrollment-tokens"],
+      ["ada", "POST", "/budgets"],
+      ["maya", "PATCH", "/budgets/lab/vision"],
+      ["ada", "PUT", "/budgets/lab/language/pretraining/allocation"],
+      ["ada", "POST", "/budgets/lab/language/pretraining/members"],
+      ["maya", "POST", "/budgets/lab/language/managers"],
+      ["omar", "POST", "/users"],
+      ["omar", "PATCH", `/users/${w.users.ada.id}`],
+      ["omar", "POST", "/oidc-rules"],
+      ["ada", "PUT", "/budgets/user-limit"],
+    ];
+    for (const [who, method, path] of requests) {
+      for (const raw of ["{not json", JSON.stringify({ nonsense: [1, 2, 3] }), ""]) {
+        const r = await refused(403, method, path, { token: tokens[who!], raw });
+        expect(r.body.error.code, `${who} ${method} ${path}`).toBe("FORBIDDEN");
+      }
+    }
+    await refused(403, "GET", "/audit?limit=many&from=yesterday", { token: tokens.omar });
+  });
+});
+
 describe("unknown fields on the admin routes", () => {
   // A field the route does not know is refused, naming it, and nothing is written: an admin who sends
   // `budgets` to POST /users or `email` to PATCH /users must not believe it was applied.

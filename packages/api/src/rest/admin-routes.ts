@@ -32,7 +32,9 @@ import {
   setShare,
   updateTreeNode,
   updateUser,
+  requireRole,
   type Actor,
+  type Role,
 } from "@tranche/domain";
 import { json, parse, readJson } from "./io";
 
@@ -40,7 +42,19 @@ import { json, parse, readJson } from "./io";
 export const publicOrigin = (req: Request) =>
   process.env.TRANCHE_PUBLIC_URL ?? process.env.BETTER_AUTH_URL ?? new URL(req.url).origin;
 
-const TAILS = new Set(["allocation", "members", "managers"]);
+/**
+ * One admin route: who may call it at all (admins pass every role) and what it does. The role is
+ * checked before the route reads its body or query, so a caller without it gets 403 and learns nothing
+ * of the input's shape from a 400. The use-case checks again, with the subtree where that matters.
+ */
+interface AdminRoute {
+  roles: readonly Role[];
+  what: string;
+  run: () => Promise<Response>;
+}
+
+const route = (roles: readonly Role[], what: string, run: () => Promise<Response>): AdminRoute => ({ roles, what, run });
+const ADMIN: readonly Role[] = ["ADMIN"];
 
 /**
  * The administration routes of /api/v1 (admins, operators, managers where the use-case allows).
@@ -54,6 +68,13 @@ export async function handleAdminRest(
   actor: Actor,
   prisma: PrismaClient,
 ): Promise<Response | null> {
+  const matched = adminRoute(req, method, rawParts, actor, prisma);
+  if (!matched) return null;
+  requireRole(actor, matched.roles, matched.what);
+  return matched.run();
+}
+
+function adminRoute(req: Request, method: string, rawParts: string[], actor: Actor, prisma: PrismaClient): AdminRoute | null {
   // Tree paths may come with their slashes encoded (lab%2Fvision): decode, then split again.
   const parts = rawParts.map(decodeURIComponent).join("/").split("/").filter(Boolean);
   const [head, second, third] = parts;
@@ -61,64 +82,96 @@ export async function handleAdminRest(
 
   if (head === "clusters") {
     if (parts.length === 1 && method === "POST")
-      return json({ cluster: await createCluster(prisma, actor, parse(createClusterInput, await readJson(req))) }, 201);
-    if (parts.length === 2 && method === "PATCH") {
-      const input = parse(updateClusterPolicyInput, await readJson(req));
-      return json({ cluster: await updateClusterPolicy(prisma, actor, second!, input) });
-    }
+      return route(ADMIN, "create clusters", async () =>
+        json({ cluster: await createCluster(prisma, actor, parse(createClusterInput, await readJson(req))) }, 201),
+      );
+    if (parts.length === 2 && method === "PATCH")
+      return route(ADMIN, "change a cluster's policy", async () => {
+        const input = parse(updateClusterPolicyInput, await readJson(req));
+        return json({ cluster: await updateClusterPolicy(prisma, actor, second!, input) });
+      });
     if (parts.length === 3 && third === "enrollment-tokens") {
-      if (method === "POST") {
-        const input = parse(issueEnrollmentTokenInput, await readJson(req, { optional: true }));
-        return json(await issueEnrollmentToken(prisma, actor, second!, input), 201);
-      }
-      if (method === "GET") return json({ tokens: await listEnrollmentTokens(prisma, actor, second!) });
+      if (method === "POST")
+        return route(["OPERATOR"], "issue enrollment tokens", async () => {
+          const input = parse(issueEnrollmentTokenInput, await readJson(req, { optional: true }));
+          return json(await issueEnrollmentToken(prisma, actor, second!, input), 201);
+        });
+      if (method === "GET")
+        return route(["OPERATOR"], "see enrollment tokens", async () =>
+          json({ tokens: await listEnrollmentTokens(prisma, actor, second!) }),
+        );
     }
   }
   if (head === "budgets") {
     if (parts.length === 1 && method === "POST")
-      return json({ node: await createTreeNode(prisma, actor, parse(createTreeNodeInput, await readJson(req))) }, 201);
+      return route(ADMIN, "change the budget tree", async () =>
+        json({ node: await createTreeNode(prisma, actor, parse(createTreeNodeInput, await readJson(req))) }, 201),
+      );
     const tail = parts.at(-1)!;
-    if (parts.length >= 3 && TAILS.has(tail) && (method === "POST" || method === "PUT")) {
-      const path = parse(treePath("path"), parts.slice(1, -1).join("/"));
-      if (tail === "allocation" && method === "PUT")
-        return json({ allocation: await setShare(prisma, actor, path, parse(putAllocationInput, await readJson(req))) });
-      if (tail === "members" && method === "POST") {
+    const path = (segments: string[]) => parse(treePath("path"), segments.join("/"));
+    if (parts.length >= 3 && tail === "allocation" && method === "PUT")
+      return route(["MANAGER"], "change allocations", async () => {
+        const at = path(parts.slice(1, -1));
+        return json({ allocation: await setShare(prisma, actor, at, parse(putAllocationInput, await readJson(req))) });
+      });
+    if (parts.length >= 3 && tail === "members" && method === "POST")
+      return route(["MANAGER"], "change who may charge a budget", async () => {
+        const at = path(parts.slice(1, -1));
         const { email } = parse(treeNodePersonInput, await readJson(req));
-        return json({ member: await addBudgetMember(prisma, actor, path, email) }, 201);
-      }
-      if (tail === "managers" && method === "POST") {
+        return json({ member: await addBudgetMember(prisma, actor, at, email) }, 201);
+      });
+    if (parts.length >= 3 && tail === "managers" && method === "POST")
+      return route(ADMIN, "choose who manages a subtree", async () => {
+        const at = path(parts.slice(1, -1));
         const { email } = parse(treeNodePersonInput, await readJson(req));
-        return json({ manager: await addTreeManager(prisma, actor, path, email) }, 201);
-      }
-    }
-    if (parts.length >= 2 && (method === "PATCH" || method === "DELETE")) {
-      const path = parse(treePath("path"), parts.slice(1).join("/"));
-      if (method === "DELETE") return json({ node: await archiveTreeNode(prisma, actor, path) });
-      return json({ node: await updateTreeNode(prisma, actor, path, parse(updateTreeNodeInput, await readJson(req))) });
+        return json({ manager: await addTreeManager(prisma, actor, at, email) }, 201);
+      });
+    if (parts.length >= 2) {
+      if (method === "DELETE")
+        return route(ADMIN, "change the budget tree", async () =>
+          json({ node: await archiveTreeNode(prisma, actor, path(parts.slice(1))) }),
+        );
+      if (method === "PATCH")
+        return route(ADMIN, "change the budget tree", async () => {
+          const at = path(parts.slice(1));
+          return json({ node: await updateTreeNode(prisma, actor, at, parse(updateTreeNodeInput, await readJson(req))) });
+        });
     }
   }
   if (head === "users") {
-    if (parts.length === 1 && method === "GET") return json({ users: await listUsers(prisma, actor) });
+    if (parts.length === 1 && method === "GET")
+      return route(ADMIN, "list users", async () => json({ users: await listUsers(prisma, actor) }));
     if (parts.length === 1 && method === "POST")
-      return json(await createUser(prisma, actor, parse(createUserInput, await readJson(req)), publicOrigin(req)), 201);
+      return route(ADMIN, "create users", async () =>
+        json(await createUser(prisma, actor, parse(createUserInput, await readJson(req)), publicOrigin(req)), 201),
+      );
     if (parts.length === 2 && method === "PATCH")
-      return json({ user: await updateUser(prisma, actor, second!, parse(updateUserInput, await readJson(req))) });
+      return route(ADMIN, "change users", async () =>
+        json({ user: await updateUser(prisma, actor, second!, parse(updateUserInput, await readJson(req))) }),
+      );
   }
   if (head === "nodes" && parts.length === 3 && third === "revoke-credential" && method === "POST")
-    return json({ node: await revokeNodeCredential(prisma, actor, second!) });
+    return route(["OPERATOR"], "revoke node credentials", async () =>
+      json({ node: await revokeNodeCredential(prisma, actor, second!) }),
+    );
   if (head === "oidc-rules") {
-    if (parts.length === 1 && method === "GET") return json({ rules: await listOidcRules(prisma, actor) });
+    if (parts.length === 1 && method === "GET")
+      return route(ADMIN, "see the OIDC mapping", async () => json({ rules: await listOidcRules(prisma, actor) }));
     if (parts.length === 1 && method === "POST")
-      return json({ rule: await createOidcRule(prisma, actor, parse(oidcRuleInput, await readJson(req))) }, 201);
-    if (parts.length === 2 && method === "DELETE") {
-      await deleteOidcRule(prisma, actor, second!);
-      return json({ deleted: second });
-    }
+      return route(ADMIN, "change the OIDC mapping", async () =>
+        json({ rule: await createOidcRule(prisma, actor, parse(oidcRuleInput, await readJson(req))) }, 201),
+      );
+    if (parts.length === 2 && method === "DELETE")
+      return route(ADMIN, "change the OIDC mapping", async () => {
+        await deleteOidcRule(prisma, actor, second!);
+        return json({ deleted: second });
+      });
   }
-  if (head === "audit" && parts.length === 1 && method === "GET") {
-    const q = Object.fromEntries(url.searchParams);
-    const input = parse(auditQueryInput, { ...q, ...(q.limit !== undefined ? { limit: Number(q.limit) } : {}) });
-    return json({ entries: await listAudit(prisma, actor, input) });
-  }
+  if (head === "audit" && parts.length === 1 && method === "GET")
+    return route(ADMIN, "read the audit log", async () => {
+      const q = Object.fromEntries(url.searchParams);
+      const input = parse(auditQueryInput, { ...q, ...(q.limit !== undefined ? { limit: Number(q.limit) } : {}) });
+      return json({ entries: await listAudit(prisma, actor, input) });
+    });
   return null;
 }

@@ -12,6 +12,7 @@ import {
   getWebhook,
   listNotifications,
   markNotificationsRead,
+  requireRole,
   setDependencies,
   setUserLimit,
   setWebhook,
@@ -60,7 +61,10 @@ export async function handleJobRulesRest(
     if (method === "GET") return json(await getWebhook(prisma, actor));
     if (method === "PUT") return json(await setWebhook(prisma, actor, parse(setWebhookInput, await readJson(req)).url));
   }
-  if (head === "budgets" && id === "user-limit" && parts.length === 2 && method === "PUT")
+  if (head === "budgets" && id === "user-limit" && parts.length === 2 && method === "PUT") {
+    // The role before the body (as on the admin routes): a researcher learns nothing of its shape.
+    requireRole(actor, ["MANAGER"], "set a budget's per-user limit");
     return json(await setUserLimit(prisma, actor, parse(setUserLimitInput, await readJson(req))));
+  }
   return null;
 }
