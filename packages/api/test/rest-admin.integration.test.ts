@@ -376,8 +376,18 @@ describe("POST and PATCH /api/v1/users", () => {
     });
     expect((await call("GET", "/me", { token: own })).status).toBe(200);
     await succeeds(200, "PATCH", `/users/${newId}`, { token: tokens.admin, body: { disabled: true } }, "user.disable");
+    // Its holder is told the account is disabled; a revoked token of the same user, or an unknown
+    // one, still gets only the plain refusal.
     const after = await call("GET", "/me", { token: own });
-    expect(after.status).toBe(401);
+    expect(after.status).toBe(403);
+    expect(after.body.error.message).toBe("The account this API token belongs to is disabled; ask an admin to enable it");
+    const revoked = await createApiToken(w.db.prisma, { id: u.id, email: u.email, name: u.name, role: "MANAGER" }, { name: "r" });
+    await w.db.prisma.apiToken.update({ where: { id: revoked.apiToken.id }, data: { revokedAt: new Date() } });
+    for (const token of [revoked.token, "trn_unknown", "nonsense"]) {
+      const r = await call("GET", "/me", { token });
+      expect(r.status).toBe(401);
+      expect(r.body.error.message).toBe("The API token is unknown, revoked or expired");
+    }
     expect(await w.db.prisma.session.count({ where: { userId: newId } })).toBe(0);
   });
 });

@@ -111,7 +111,7 @@ describe("REST POST /api/v1/jobs/batch", () => {
     expect(ok.status).toBe(201);
   });
 
-  it("unauthenticated, bad or revoked token: 401, nothing stored", async () => {
+  it("unauthenticated, bad or revoked token: 401; a disabled user's token: 403; nothing stored", async () => {
     const before = await w.counts();
     expect((await batch([goodJob], null)).status).toBe(401);
     expect((await batch([goodJob], "trn_nope")).status).toBe(401);
@@ -122,12 +122,14 @@ describe("REST POST /api/v1/jobs/batch", () => {
     const revoked = await batch([goodJob], token);
     expect(revoked.status).toBe(401);
     expect(revoked.body.error.message).toMatch(/unknown, revoked or expired/);
-    // A disabled user's token too.
+    // A disabled user's token too, told so (403: logging in again would not help).
     const second = await createApiToken(w.db.prisma, w.users.ada, { name: "second" });
     expect((await call("GET", "/me", { token: second.token })).status).toBe(200);
     await w.db.prisma.user.update({ where: { id: w.users.ada.id }, data: { disabledAt: new Date() } });
     try {
-      expect((await batch([goodJob], second.token)).status).toBe(401);
+      const disabled = await batch([goodJob], second.token);
+      expect(disabled.status).toBe(403);
+      expect(disabled.body.error.message).toMatch(/account this API token belongs to is disabled/);
     } finally {
       await w.db.prisma.user.update({ where: { id: w.users.ada.id }, data: { disabledAt: null } });
     }

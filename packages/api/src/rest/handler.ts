@@ -22,7 +22,7 @@ import {
   getQueue,
   jobLogText,
   listJobs,
-  resolveApiToken,
+  readApiToken,
   submitJob,
   submitJobs,
   type Actor,
@@ -50,9 +50,12 @@ async function authenticate(req: Request, deps: RestDeps): Promise<Actor | Respo
   if (header) {
     const m = /^Bearer\s+(\S+)$/i.exec(header.trim());
     if (!m) return errorResponse("UNAUTHORIZED", "The Authorization header must be 'Bearer <token>'");
-    const actor = await resolveApiToken(deps.prisma, m[1]!);
-    if (!actor) return errorResponse("UNAUTHORIZED", "The API token is unknown, revoked or expired");
-    return actor;
+    const token = await readApiToken(deps.prisma, m[1]!);
+    if ("actor" in token) return token.actor;
+    // 403, not 401: the token is right, and logging in again with it would not help.
+    if (token.refused === "disabled")
+      return errorResponse("FORBIDDEN", "The account this API token belongs to is disabled; ask an admin to enable it");
+    return errorResponse("UNAUTHORIZED", "The API token is unknown, revoked or expired");
   }
   const session = deps.sessionUser ? await deps.sessionUser(req) : null;
   if (session) {

@@ -98,14 +98,25 @@ export async function revokeApiToken(prisma: PrismaClient, actor: Actor, id: str
   return view(row);
 }
 
+/** The actor a bearer token stands for, or null when it is unknown, revoked, expired or its user disabled. */
+export async function resolveApiToken(prisma: PrismaClient, token: string): Promise<Actor | null> {
+  const r = await readApiToken(prisma, token);
+  return "actor" in r ? r.actor : null;
+}
+
 /**
- * The actor a bearer token stands for, or null when it is unknown, revoked, expired or its user disabled.
+ * The actor a bearer token stands for, or why it is refused: "disabled" for a live token (known, not
+ * revoked, not expired) whose user an admin disabled, so its holder is told plainly; "unknown" for
+ * anything else, so a guessed or stale token learns nothing.
  * Nothing is cached: every request reads the token afresh, so a revoked token (or a disabled user) is
  * refused at once in every process. One statement both reads the token with its user and touches
  * lastUsedAt (at most once a minute, so a busy script does not write on every call): one round trip.
  */
-export async function resolveApiToken(prisma: PrismaClient, token: string): Promise<Actor | null> {
-  if (!token.startsWith(TOKEN_PREFIX)) return null;
+export async function readApiToken(
+  prisma: PrismaClient,
+  token: string,
+): Promise<{ actor: Actor } | { refused: "unknown" | "disabled" }> {
+  if (!token.startsWith(TOKEN_PREFIX)) return { refused: "unknown" };
   const hash = hashToken(token);
   const now = new Date();
   const minuteAgo = new Date(now.getTime() - 60_000);
@@ -133,6 +144,7 @@ export async function resolveApiToken(prisma: PrismaClient, token: string): Prom
     )
     SELECT t.* FROM t LEFT JOIN (SELECT count(*) AS n FROM touched) x ON true`;
   const t = rows[0];
-  if (!t || t.revokedAt || (t.expiresAt && t.expiresAt.getTime() <= now.getTime()) || t.disabledAt) return null;
-  return { id: t.userId, email: t.email, name: t.name, role: t.role as Role };
+  if (!t || t.revokedAt || (t.expiresAt && t.expiresAt.getTime() <= now.getTime())) return { refused: "unknown" };
+  if (t.disabledAt) return { refused: "disabled" };
+  return { actor: { id: t.userId, email: t.email, name: t.name, role: t.role as Role } };
 }
