@@ -7,7 +7,7 @@ import type { AppRouter } from "@tranche/api";
 import { TRPCProvider } from "../lib/trpc";
 
 /** Errors a retry cannot fix (a job that does not exist, a refused call) show at once, not after 7 s of retries. */
-const FINAL = new Set(["NOT_FOUND", "FORBIDDEN", "UNAUTHORIZED", "BAD_REQUEST"]);
+const FINAL = new Set(["NOT_FOUND", "FORBIDDEN", "UNAUTHORIZED", "BAD_REQUEST", "CONFLICT"]);
 const retry = (failures: number, error: unknown) =>
   !FINAL.has(String((error as { data?: { code?: unknown } } | null)?.data?.code)) && failures < 3;
 

@@ -2,7 +2,14 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import { fieldIssues, issuesSentence } from "@tranche/contracts";
-import { DATABASE_RETRY_AFTER_SEC, DATABASE_UNAVAILABLE_SENTENCE, isDatabaseUnavailable, type PrismaClient } from "@tranche/db";
+import {
+  DATABASE_RETRY_AFTER_SEC,
+  DATABASE_UNAVAILABLE_SENTENCE,
+  duplicateSentence,
+  isDatabaseUnavailable,
+  uniqueViolationFields,
+  type PrismaClient,
+} from "@tranche/db";
 import { DomainError, type Actor, type DomainErrorCode, type Role } from "@tranche/domain";
 
 export type { Role };
@@ -67,6 +74,9 @@ const mapDomainErrors = t.middleware(async ({ next }) => {
     const cause = result.error.cause;
     throw new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
   }
+  // A duplicate made by a concurrent request (the use-case's own check could not see it): 409, as any duplicate.
+  const duplicate = result.ok ? null : uniqueViolationFields(result.error.cause);
+  if (duplicate) throw new TRPCError({ code: "CONFLICT", message: duplicateSentence(duplicate) });
   // The database away (restarting): 503, so the page says "try again" instead of "something went wrong".
   if (!result.ok && isDatabaseUnavailable(result.error.cause)) {
     console.error("tRPC: the database cannot be reached:", result.error.cause?.message);

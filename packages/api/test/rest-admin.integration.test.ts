@@ -145,7 +145,7 @@ describe("POST /api/v1/clusters", () => {
     await refused(400, "POST", "/clusters", { token: tokens.admin, body: { ...body, name: "A 100" } }, "name");
     await refused(400, "POST", "/clusters", { token: tokens.admin, body: { ...body, maxMinRuntime: "9h" } }, "maxMinRuntime");
     await refused(400, "POST", "/clusters", { token: tokens.admin, body: { ...body, gpuType: "" } }, "gpuType");
-    await refused(400, "POST", "/clusters", { token: tokens.admin, body: { ...body, name: "h100" } }, "name");
+    await refused(409, "POST", "/clusters", { token: tokens.admin, body: { ...body, name: "h100" } }, "name");
   });
   it("creates the cluster with its cap, the root holding all of it, and one audit row", async () => {
     const r = await succeeds(201, "POST", "/clusters", { token: tokens.admin, body }, "cluster.create");
@@ -165,7 +165,7 @@ describe("POST /api/v1/budgets", () => {
   it("refuses an unknown parent, a duplicate sibling, a bad name, a second root and a budget with members as parent", async () => {
     const t = tokens.admin;
     await refused(400, "POST", "/budgets", { token: t, body: { parent: "lab/nowhere", name: "x" } }, "parent");
-    await refused(400, "POST", "/budgets", { token: t, body: { parent: "lab", name: "language" } }, "name");
+    await refused(409, "POST", "/budgets", { token: t, body: { parent: "lab", name: "language" } }, "name");
     await refused(400, "POST", "/budgets", { token: t, body: { parent: "lab", name: "Has Spaces" } }, "name");
     await refused(400, "POST", "/budgets", { token: t, body: { name: "second-root" } }, "parent");
     const r = await refused(
@@ -211,7 +211,7 @@ describe("PATCH /api/v1/budgets/{path}", () => {
       "parent",
     );
     expect(cycle.body.error.message).toMatch(/under itself/);
-    await refused(400, "PATCH", "/budgets/lab/robotics", { token: t, body: { name: "vision" } }, "name");
+    await refused(409, "PATCH", "/budgets/lab/robotics", { token: t, body: { name: "vision" } }, "name");
     await refused(400, "PATCH", "/budgets/lab/robotics", { token: t, body: {} }, "name");
     await refused(404, "PATCH", "/budgets/lab/nowhere", { token: t, body: { name: "x" } });
   });
@@ -288,7 +288,7 @@ describe("POST /api/v1/budgets/{path}/members and /managers", () => {
     await refusesWrongCallers(ROUTES.addMember);
     await refused(400, "POST", p, { token: tokens.maya, body: { email: "not-an-email" } }, "email");
     await refused(400, "POST", p, { token: tokens.maya, body: { email: "nobody@tranche.example" } }, "email");
-    await refused(409, "POST", p, { token: tokens.maya, body: { email: "ada@tranche.example" } });
+    await refused(409, "POST", p, { token: tokens.maya, body: { email: "ada@tranche.example" } }, "email");
   });
   it("members: a manager adds a member inside their subtree", async () => {
     const r = await succeeds(
@@ -329,7 +329,7 @@ describe("POST and PATCH /api/v1/users", () => {
       "role",
     );
     await refused(
-      400,
+      409,
       "POST",
       "/users",
       { token: tokens.admin, body: { email: "ada@tranche.example", name: "Ada", role: "RESEARCHER" } },
@@ -467,6 +467,42 @@ describe("GET /api/v1/audit", () => {
       token: tokens.admin,
     });
     expect(future.body.entries).toEqual([]);
+  });
+});
+
+describe("duplicates", () => {
+  // Whatever the route, a duplicate is a conflict with what exists (409) whose message names it, never
+  // a 400 on one route and a 409 on the next; nothing is written.
+  it("answer 409 naming the field on every admin route that creates something", async () => {
+    const a = tokens.admin;
+    const first = await call("POST", "/oidc-rules", {
+      token: a,
+      body: { match: "EMAIL_DOMAIN", value: "dup.example", role: "RESEARCHER" },
+    });
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    for (const [method, path, body, field, words] of [
+      ["POST", "/users", { email: "ada@tranche.example", name: "Ada" }, "email", /a user 'ada@tranche.example' already exists/],
+      ["POST", "/clusters", { name: "h100", gpuType: "H100", maxMinRuntime: "1h" }, "name", /a cluster 'h100' already exists/],
+      ["POST", "/budgets", { parent: "lab", name: "vision" }, "name", /'lab\/vision' already exists/],
+      ["POST", "/budgets/lab/language/pretraining/members", { email: "ada@tranche.example" }, "email", /already a member/],
+      ["POST", "/budgets/lab/language/managers", { email: "maya@tranche.example" }, "email", /already manages/],
+      ["POST", "/oidc-rules", { match: "EMAIL_DOMAIN", value: "dup.example", role: "ADMIN" }, "value", /already a rule/],
+    ] as const) {
+      const r = await refused(409, method, path, { token: a, body }, field);
+      expect(r.body.error.code).toBe("CONFLICT");
+      expect(r.body.error.message, `${method} ${path}`).toMatch(words);
+    }
+  });
+
+  it("answer 409 also when two requests create the same thing at the same moment (the database's unique key decides)", async () => {
+    const body = { name: "race", gpuType: "H100", maxMinRuntime: "1h" };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => call("POST", "/clusters", { token: tokens.admin, body })));
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+    for (const r of answers.filter((x) => x.status === 409)) {
+      expect(r.body.error.code).toBe("CONFLICT");
+      expect(r.body.error.issues.map((i: { path: string }) => i.path)).toEqual(["name"]);
+    }
+    expect(await w.db.prisma.cluster.count({ where: { name: "race" } })).toBe(1);
   });
 });
 

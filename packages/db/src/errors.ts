@@ -39,3 +39,24 @@ export function isDatabaseUnavailable(e: unknown, depth = 0): boolean {
 
 /** What a caller is told when the database is away (REST, tRPC, the agent protocol). */
 export const DATABASE_UNAVAILABLE_SENTENCE = `The database cannot be reached right now (it may be restarting); try again in ${DATABASE_RETRY_AFTER_SEC} s.`;
+
+/**
+ * The fields of the unique constraint a write broke (Prisma's P2002), or null for any other error. Use
+ * cases look for a duplicate before they write; this is the race they cannot see: two requests that
+ * create the same user or cluster at the same moment. Callers answer 409 like any other duplicate.
+ */
+export function uniqueViolationFields(e: unknown): string[] | null {
+  if (!e || typeof e !== "object" || (e as { code?: unknown }).code !== "P2002") return null;
+  const meta = (e as { meta?: { target?: unknown; driverAdapterError?: { cause?: { constraint?: { fields?: unknown } } } } })
+    .meta;
+  const fields = meta?.driverAdapterError?.cause?.constraint?.fields ?? meta?.target;
+  return Array.isArray(fields) ? fields.filter((f): f is string => typeof f === "string") : [];
+}
+
+/** What a caller is told when a write lost that race: the field (the last of the key, e.g. a name among its siblings). */
+export function duplicateSentence(fields: readonly string[]): string {
+  const field = fields.at(-1);
+  return field
+    ? `${field}: this ${field} is already taken (by another request at the same moment); nothing was changed`
+    : "This already exists (made by another request at the same moment); nothing was changed";
+}

@@ -18,4 +18,5 @@ export class DomainError extends Error {
 export const badInput = (message: string, field?: string) => new DomainError("BAD_INPUT", message, field);
 export const forbidden = (message: string) => new DomainError("FORBIDDEN", message);
 export const notFound = (message: string) => new DomainError("NOT_FOUND", message);
-export const conflict = (message: string) => new DomainError("CONFLICT", message);
+/** A conflict with what exists: a duplicate (409), or a state the change does not fit. */
+export const conflict = (message: string, field?: string) => new DomainError("CONFLICT", message, field);

@@ -1,5 +1,11 @@
 import { ZodError } from "zod";
-import { DATABASE_UNAVAILABLE_SENTENCE, isDatabaseUnavailable, type PrismaClient } from "@tranche/db";
+import {
+  DATABASE_UNAVAILABLE_SENTENCE,
+  duplicateSentence,
+  isDatabaseUnavailable,
+  uniqueViolationFields,
+  type PrismaClient,
+} from "@tranche/db";
 import {
   LIMITS,
   fieldIssues,
@@ -174,6 +180,11 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     if (e instanceof DomainError || (e instanceof Error && e.name === "DomainError")) {
       const d = e as DomainError;
       return errorResponse(d.code, d.message, d.field ? [{ path: d.field, message: d.message }] : undefined);
+    }
+    const duplicate = uniqueViolationFields(e);
+    if (duplicate) {
+      const message = duplicateSentence(duplicate);
+      return errorResponse("CONFLICT", message, [{ path: duplicate.at(-1) ?? "", message }]);
     }
     if (isDatabaseUnavailable(e)) {
       console.error("REST", method, path, "the database cannot be reached:", e instanceof Error ? e.message : e);

@@ -65,7 +65,7 @@ function adminPaths(): Paths {
         summary: "Create a cluster with its GPU type and protection cap (admins); the tree's root holds all of it",
         operationId: "createCluster",
         requestBody: body("CreateCluster"),
-        responses: { "201": ok("The cluster", { cluster: { type: "object" } }), ...errorResponses([400, 401, 403]) },
+        responses: { "201": ok("The cluster", { cluster: { type: "object" } }), ...errorResponses([400, 401, 403, 409]) },
       },
     },
     "/clusters/{name}": {
@@ -114,7 +114,7 @@ function adminPaths(): Paths {
           'Body `{ "parent": "lab/x", "name": "y" }`. Refused: an unknown parent, a sibling of the same name, a parent that is a budget with jobs or members.',
         operationId: "createTreeNode",
         requestBody: body("CreateTreeNode"),
-        responses: { "201": ok("The node", { node: { type: "object" } }), ...errorResponses([400, 401, 403]) },
+        responses: { "201": ok("The node", { node: { type: "object" } }), ...errorResponses([400, 401, 403, 409]) },
       },
     },
     "/budgets/{path}": {
@@ -125,7 +125,7 @@ function adminPaths(): Paths {
         operationId: "updateTreeNode",
         parameters: [treePathParam],
         requestBody: body("UpdateTreeNode"),
-        responses: { "200": ok("The node", { node: { type: "object" } }), ...errorResponses([400, 401, 403, 404]) },
+        responses: { "200": ok("The node", { node: { type: "object" } }), ...errorResponses([400, 401, 403, 404, 409]) },
       },
       delete: {
         summary: "Archive a tree node (admins); refused with the count while it has children or pending or running jobs",
@@ -184,7 +184,7 @@ function adminPaths(): Paths {
             setPasswordUrl: { type: "string" },
             expiresAt: { type: "string", format: "date-time" },
           }),
-          ...errorResponses([400, 401, 403]),
+          ...errorResponses([400, 401, 403, 409]),
         },
       },
     },
@@ -215,7 +215,7 @@ function adminPaths(): Paths {
         summary: "Add an OIDC mapping rule: an e-mail domain or group claim gives a role and budgets at first sign-in (admins)",
         operationId: "createOidcRule",
         requestBody: body("OidcRule"),
-        responses: { "201": ok("The rule", { rule: { type: "object" } }), ...errorResponses([400, 401, 403]) },
+        responses: { "201": ok("The rule", { rule: { type: "object" } }), ...errorResponses([400, 401, 403, 409]) },
       },
     },
     "/oidc-rules/{id}": {

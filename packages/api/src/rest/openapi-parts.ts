@@ -16,7 +16,7 @@ export const errorResponses = (codes: number[]) =>
             401: "No or invalid bearer token",
             403: "Not allowed for this user",
             404: "Not found",
-            409: "Conflict with the current state (the message says which)",
+            409: "Conflict with the current state, e.g. a duplicate name or e-mail (the message says which)",
             413: "The request body is over the endpoint's byte limit (the message names it); nothing stored",
           }[c] ?? "Error",
         content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },

@@ -17,7 +17,7 @@ export async function createCluster(
   requireRole(actor, ["ADMIN"], "create clusters");
   const c = await prisma.$transaction(async (tx) => {
     if (await tx.cluster.findUnique({ where: { name: input.name } }))
-      throw badInput(`name: a cluster '${input.name}' already exists`, "name");
+      throw conflict(`name: a cluster '${input.name}' already exists; choose another name`, "name");
     const created = await tx.cluster.create({
       data: { name: input.name, gpuType: input.gpuType, maxMinRuntimeSec: input.maxMinRuntime },
     });

@@ -1,6 +1,6 @@
 import type { PrismaClient } from "@tranche/db";
 import { requireRole, ROLES, type Actor, type Role } from "../auth/actor";
-import { badInput, notFound } from "../errors";
+import { badInput, conflict, notFound } from "../errors";
 import { writeAudit } from "./audit";
 
 /**
@@ -49,7 +49,7 @@ export async function createOidcRule(
       if (n._count.children > 0) throw badInput(`budgets.${i}: '${path}' is a group of budgets, not a budget`, `budgets.${i}`);
     }
     if (await tx.oidcRoleRule.findUnique({ where: { match_value: { match: input.match, value } } }))
-      throw badInput(`value: there is already a rule for ${input.match === "GROUP" ? "group" : "domain"} '${value}'`, "value");
+      throw conflict(`value: there is already a rule for ${input.match === "GROUP" ? "group" : "domain"} '${value}'`, "value");
     const r = await tx.oidcRoleRule.create({ data: { match: input.match, value, role: input.role, budgetPaths: input.budgets } });
     await writeAudit(
       tx,

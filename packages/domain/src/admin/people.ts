@@ -34,7 +34,7 @@ export async function addBudgetMember(prisma: PrismaClient, actor: Actor, path: 
       throw conflict(`'${node.path}' is a group of ${children} nodes, not a budget; add members to one of its budgets (leaves)`);
     const user = await activeUserByEmail(tx, email);
     const existing = await tx.budgetMember.findUnique({ where: { budgetId_userId: { budgetId: node.id, userId: user.id } } });
-    if (existing) throw conflict(`${email} is already a member of '${node.path}'`);
+    if (existing) throw conflict(`email: ${email} is already a member of '${node.path}'`, "email");
     await tx.budgetMember.create({ data: { budgetId: node.id, userId: user.id } });
     await writeAudit(tx, actor, "budget.member.add", { type: "budget_tree_node", id: node.id, label: node.path }, { email });
     return { budget: node.path, email };
@@ -64,7 +64,7 @@ export async function addTreeManager(prisma: PrismaClient, actor: Actor, path: s
     const existing = await tx.budgetManager.findUnique({
       where: { treeNodeId_userId: { treeNodeId: node.id, userId: user.id } },
     });
-    if (existing) throw conflict(`${email} already manages '${node.path}'`);
+    if (existing) throw conflict(`email: ${email} already manages '${node.path}'`, "email");
     await tx.budgetManager.create({ data: { treeNodeId: node.id, userId: user.id } });
     await writeAudit(tx, actor, "tree.manager.add", { type: "budget_tree_node", id: node.id, label: node.path }, { email });
     return { node: node.path, email };

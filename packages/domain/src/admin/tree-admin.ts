@@ -62,7 +62,7 @@ async function assertNameFree(tx: Tx, parentId: string | null, name: string, exc
     select: { path: true, archivedAt: true },
   });
   if (same)
-    throw badInput(
+    throw conflict(
       same.archivedAt
         ? `name: an archived node already uses '${same.path}'; choose another name`
         : `name: '${same.path}' already exists; siblings need different names`,

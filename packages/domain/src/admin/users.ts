@@ -70,7 +70,7 @@ export async function createUser(
   requireRole(actor, ["ADMIN"], "create users");
   return prisma.$transaction(async (tx) => {
     if (await tx.user.findUnique({ where: { email: input.email } }))
-      throw badInput(`email: a user '${input.email}' already exists`, "email");
+      throw conflict(`email: a user '${input.email}' already exists`, "email");
     const u = await tx.user.create({ data: { email: input.email, name: input.name, role: input.role } });
     const link = await issuePasswordLink(tx, u.id, actor.id, origin);
     await writeAudit(tx, actor, "user.create", { type: "user", id: u.id, label: u.email }, { role: u.role, name: u.name });
@@ -176,7 +176,7 @@ export async function createAdminWithPassword(
   const password = await hashPassword(input.password);
   return prisma.$transaction(async (tx) => {
     if (await tx.user.findUnique({ where: { email: input.email } }))
-      throw badInput(`email: a user '${input.email}' already exists`, "email");
+      throw conflict(`email: a user '${input.email}' already exists`, "email");
     const u = await tx.user.create({ data: { email: input.email, name: input.name, role: "ADMIN", emailVerified: true } });
     await setCredential(tx, u.id, password);
     await writeAudit(tx, null, "user.create-admin", { type: "user", id: u.id, label: u.email }, { via: "command line" });
