@@ -16,10 +16,10 @@ const ACCEPTED: [string, number][] = [
   ["1.5h", 5400],
   ["1h 30m", 5400],
 ];
-const REJECTED = ["soon", "3w", "-5", "1.5", "90 minutes", ""];
+const REJECTED = ["soon", "3w", "-5", "-1h", "-90m", "- 1h30m", "1.5", "90 minutes", ""];
 const message = (field: string, v: string) =>
-  v === "-5"
-    ? `${field} must not be negative, got -5`
+  v.startsWith("-")
+    ? `${field} must not be negative, got ${v}`
     : v === "1.5"
       ? `${field} must be whole seconds, got 1.5`
       : `${field} "${v}" is not a duration: use whole seconds (5400) or units s, m, h, d (5400s, 90m, 1h30m)`;

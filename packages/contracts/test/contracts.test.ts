@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { formatDuration as coreFormatDuration } from "@tranche/scheduler-core/format";
-import { explainContract, formatDuration, formatPpm, parseDuration, parsePercentToPpm, submitJobInput } from "../src";
+import {
+  explainContract,
+  formatDuration,
+  formatPpm,
+  issueEnrollmentTokenInput,
+  parseDuration,
+  parsePercentToPpm,
+  submitJobInput,
+} from "../src";
 import { formatDuration as pageFormatDuration } from "../src/format";
 
 describe("durations", () => {
@@ -15,6 +23,16 @@ describe("durations", () => {
     expect(parseDuration("soon")).toBeNull();
     expect(parseDuration("")).toBeNull();
     expect(parseDuration("2x")).toBeNull();
+  });
+  it("says a negative duration is negative, not that it is no duration (a token's expiresIn: -1h)", () => {
+    const issues = (v: unknown) => issueEnrollmentTokenInput.safeParse({ expiresIn: v }).error?.issues.map((i) => i.message);
+    expect(issues("-1h")).toEqual(["expiresIn must not be negative, got -1h"]);
+    expect(issues(" -1h30m ")).toEqual(["expiresIn must not be negative, got -1h30m"]);
+    expect(issues(-3600)).toEqual(["expiresIn must not be negative, got -3600"]);
+    expect(issues("-soon")).toEqual([
+      'expiresIn "-soon" is not a duration: use whole seconds (5400) or units s, m, h, d (5400s, 90m, 1h30m)',
+    ]);
+    expect(issues("0s")).toEqual(["expiresIn must be at least 1 minute"]);
   });
 });
 

@@ -27,6 +27,9 @@ export function parseDuration(value: unknown): number | null {
 
 /** The one message for a value that is not a duration, naming the field. */
 export function durationProblem(field: string, value: unknown): string {
+  // "-1h" is a duration with a sign, not nonsense: say what is wrong with it.
+  const text = typeof value === "string" ? value.trim() : "";
+  if (text.startsWith("-") && parseDuration(text.slice(1)) !== null) return `${field} must not be negative, got ${text}`;
   const n =
     typeof value === "number" ? value : typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : null;
   if (n !== null && n < 0) return `${field} must not be negative, got ${String(value).trim()}`;
