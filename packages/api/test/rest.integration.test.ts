@@ -82,6 +82,20 @@ describe("REST /api/v1", () => {
     expect(shorter.body.error.message).toMatch(/maxRuntime 10 min is shorter than minRuntime 2 h/);
   });
 
+  it("names a job without a name after its program: no path, no shell punctuation", async () => {
+    const { name: _, ...unnamed } = goodJob;
+    for (const [command, name] of [
+      ["./train.sh --lr 3e-4", "train.sh"],
+      ["python3; nvidia-smi", "python3"],
+      ["SEED=2 /opt/lab/bin/sweep.py --all", "sweep.py"],
+      [";;", "job"],
+    ] as const) {
+      const r = await call("POST", "/jobs", { token: adaToken, body: { ...unnamed, command } });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      expect(r.body.job.name, command).toBe(name);
+    }
+  });
+
   it("rejects bad input with 400, the field named, and stores nothing", async () => {
     const before = await w.counts();
     const cases: [unknown, string, RegExp][] = [

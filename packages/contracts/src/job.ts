@@ -129,7 +129,8 @@ export const submitJobInput = strictObject(
       .trim()
       .min(1, "name must not be empty")
       .max(LIMITS.nameChars, `name is longer than ${int(LIMITS.nameChars)} characters`)
-      .optional(),
+      .optional()
+      .describe("Job name; without one, the program's name from the command (./train.sh --lr 1: train.sh)"),
     idempotencyKey: text("idempotencyKey")
       .min(1, "idempotencyKey must not be empty")
       .max(LIMITS.keyChars, `idempotencyKey is longer than ${int(LIMITS.keyChars)} characters`)

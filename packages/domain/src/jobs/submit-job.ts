@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@tranche/db";
-import { explainContract, type JobView, type SubmitJob } from "@tranche/contracts";
+import { defaultJobName, explainContract, type JobView, type SubmitJob } from "@tranche/contracts";
 import { defaultPolicy, validateJobContract } from "@tranche/scheduler-core";
 import type { Actor } from "../auth/actor";
 import { DomainError, badInput, conflict } from "../errors";
@@ -189,7 +189,7 @@ async function submitMany(
 
     const requeue = input.resumable || input.requeue === true;
     const array = arrays[i] ?? null;
-    const name = input.name ?? (input.command.split(/\s+/)[0]!.split("/").pop() || "job").slice(0, 60);
+    const name = input.name ?? defaultJobName(input.command);
     const words = explainContract({ ...input, maxRuntime, gracePeriod });
     prepared.push({
       ord: i,

@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
 import {
   RESUMABLE_DEFAULT,
+  defaultJobName,
   explainContract,
   formatExactDuration,
   parseDuration,
@@ -312,7 +313,10 @@ export function SubmitForm() {
               style: { minHeight: 48 },
               hint: "Handed to the job; nobody, you included, can read the values after submitting.",
             })}
-            {textField("name", "Name (optional)", { placeholder: "from the command" })}
+            {textField("name", "Name (optional)", {
+              // The name the job gets without one: the same function the server applies.
+              placeholder: state.command.trim() ? defaultJobName(state.command) : "from the command",
+            })}
             {textField("array", "Job array (optional)", {
               placeholder: "e.g. 0-99%10",
               hint: "One job per index (in TRANCHE_ARRAY_INDEX); %N: at most N running at once. Up to 10,000.",
