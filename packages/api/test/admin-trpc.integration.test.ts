@@ -24,6 +24,27 @@ describe("admin procedures", () => {
     expect(await w.counts()).toEqual(before);
   });
 
+  it("refuse a caller without the role before reading the input: FORBIDDEN, never BAD_REQUEST", async () => {
+    const before = await w.counts();
+    const bad = { nonsense: true } as never;
+    const ada = w.caller("ada").admin;
+    const maya = w.caller("maya").admin;
+    for (const call of [
+      () => ada.updateClusterPolicy(bad),
+      () => maya.updateClusterPolicy(bad),
+      () => ada.createCluster(bad),
+      () => maya.createUser(bad),
+      () => maya.issueEnrollmentToken(bad),
+      () => ada.setShare(bad),
+      () => ada.addMember(bad),
+      () => maya.addManager(bad),
+      () => maya.createOidcRule(bad),
+      () => maya.audit(bad),
+    ])
+      await expect(call()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect(await w.counts()).toEqual(before);
+  });
+
   it("name the field of a bad input", async () => {
     const e = await w
       .caller("admin")
