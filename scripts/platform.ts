@@ -4,7 +4,8 @@
 // A service that dies is started again (with backoff, one line saying so); the platform keeps running.
 // Ctrl-C (SIGINT/SIGTERM) stops everything it started, Postgres included.
 import { ConfigError } from "@tranche/db";
-import { DEMO_LOGINS, DEMO_PASSWORD, openDatabase, portIsFree } from "@tranche/db/setup";
+import { DEMO_LOGINS, DEMO_PASSWORD, embeddedDataDir, openDatabase, portIsFree } from "@tranche/db/setup";
+import { relative } from "node:path";
 import { demoMode, firstStartNotes, prepareDatabase } from "./platform/first-start";
 import { stopLeftoverPlatform, writeRunFile, removeRunFile } from "./platform/leftovers";
 import { services } from "./platform/services";
@@ -27,7 +28,9 @@ async function main(): Promise<void> {
   }
 
   console.log(
-    process.env.DATABASE_URL ? "• using the database at DATABASE_URL" : "• starting the embedded PostgreSQL 17 (.data/postgres)",
+    process.env.DATABASE_URL
+      ? "• using the database at DATABASE_URL"
+      : `• starting the embedded PostgreSQL 17 (${shownPath(embeddedDataDir())})`,
   );
   const db = await openDatabase({ log: (l) => console.log(`• ${l}`) });
   const supervisor = new Supervisor(
@@ -86,3 +89,9 @@ main().catch((e: unknown) => {
   else console.error(e);
   process.exit(1);
 });
+
+/** A folder as the person who started the platform named it: relative to here when inside, else whole. */
+function shownPath(dir: string): string {
+  const rel = relative(process.cwd(), dir);
+  return rel && !rel.startsWith("..") ? rel : dir;
+}

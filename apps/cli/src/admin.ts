@@ -283,7 +283,7 @@ export function registerAdmin(program: Command, out: Out): void {
       out(
         r,
         () =>
-          `Enrollment token for ${clusterName} (shown only now, valid until ${r.expiresAt}):\n${r.token}\nOn the host: node-agent --server <url> --enrollment-token ${r.token}`,
+          `Enrollment token for ${clusterName} (shown only now, valid until ${r.expiresAt}):\n${r.token}\nOn the GPU host, in a clone of the same release (README, "Run it for your lab"):\n  node --import tsx apps/node-agent/src/main.ts --server <url> --enrollment-token ${r.token} --state-dir /var/lib/tranche-agent --job-uid-range 20000-29999`,
       );
     });
   admin

@@ -63,6 +63,11 @@ describe("tranche admin", () => {
     const list = await cli("omar", ["admin", "enrollment-tokens", "a100"]);
     expect(list.stdout).toContain("UNUSED");
     expect(list.stdout).not.toContain(token);
+    // In words, the command to run on the host is the one that exists (there is no `node-agent` binary).
+    const said = await cli("omar", ["admin", "enrollment-token", "a100"]);
+    expect(said.stdout).toMatch(
+      /node --import tsx apps\/node-agent\/src\/main\.ts --server <url> --enrollment-token tet_\S+ --state-dir /,
+    );
   });
 
   it("shows a cluster's policy and changes the debug lane's settings, 'default' restoring one", async () => {
