@@ -1,6 +1,6 @@
 // `tranche logs [-f] [--stderr] JOB`: a job's output, read page by page from GET /api/v1/jobs/{id}/logs.
 import type { Command } from "commander";
-import { formatBytes, type JobLogPage } from "@tranche/contracts";
+import { formatBytes, type JobLogPage, type JobView } from "@tranche/contracts";
 import { api, CliError, loadConfig } from "./client";
 
 const PAGE = 1000;
@@ -39,6 +39,13 @@ export function registerLogs(program: Command, json: () => boolean): void {
         whole: tail === null,
         next: (after) => read(`&after=${after}&limit=${PAGE}`),
       });
+      // Followed to its end: a job that did not complete says so, since its output alone may not (a
+      // program that was not found prints only to stderr).
+      if (o.follow && !json()) {
+        const { job } = await api<{ job: JobView }>(cfg, "GET", `/jobs/${id}`);
+        const how = endedHow(job, o.stderr);
+        if (how) process.stderr.write(`tranche: ${how}\n`);
+      }
     });
 }
 
@@ -64,4 +71,19 @@ async function print(
     p = await o.next(p.next);
     if (p.chunks.length > 0) quiet = 0;
   }
+}
+
+const ENDS: Partial<Record<JobView["state"], string>> = {
+  FAILED: "failed",
+  CANCELLED: "was cancelled",
+  KILLED: "was killed (past its max runtime)",
+  LOST: "was lost with its node and not requeued",
+};
+
+/** How a followed job ended, in words, when it did not simply complete; null when it completed. */
+export function endedHow(job: Pick<JobView, "id" | "state" | "exitCode">, readingStderr: boolean): string | null {
+  if (job.state === "COMPLETED") return null;
+  const code = job.exitCode === null ? "" : ` (exit code ${job.exitCode})`;
+  const stderr = readingStderr ? "" : `; its error output: tranche logs --stderr ${job.id}`;
+  return `job ${job.id} ${ENDS[job.state] ?? `is ${job.state.toLowerCase()}`}${code}${stderr}`;
 }

@@ -108,4 +108,31 @@ describe("tranche logs -f", () => {
     expect(out).toBe(Array.from({ length: LINES }, (_, i) => `${i + 1}\n`).join(""));
     expect((await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).state).toBe("COMPLETED");
   }, 180_000);
+
+  it("says how a followed job ended when it did not complete, and where its error output is", async () => {
+    const job = await submitJob(db.prisma, actor, {
+      cluster: "c1",
+      budget: "lab/a",
+      gpus: 1,
+      minRuntime: 600,
+      maxRuntime: null,
+      resumable: false,
+      priority: 0,
+      env: {},
+      gracePeriod: null,
+      command: "echo half way; echo no such file >&2; exit 3",
+    } as never);
+    const token = (await createApiToken(db.prisma, actor, { name: "cli-failed" })).token;
+    const cli = spawn(process.execPath, [CLI_BIN, "logs", "-f", String(job.id)], {
+      env: cliEnv(rest.url, token, "/nonexistent/tranche.json"),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    cli.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    cli.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    expect(await new Promise<number | null>((ok) => cli.on("exit", ok))).toBe(0);
+    expect(out).toBe("half way\n");
+    expect(err).toBe(`tranche: job ${job.id} failed (exit code 3); its error output: tranche logs --stderr ${job.id}\n`);
+  }, 120_000);
 });
