@@ -197,7 +197,9 @@ export class Worker {
         // Coalesce bursts of notifications (a batch of submissions) into one cycle, and under a steady
         // stream rest as long as the last cycle took: the worker then uses at most half a core, and the
         // web process and Postgres on the same host keep answering (a 10,000-pending cycle is ~0.5 s).
-        await this.sleep(Math.max(100, this.lastCycleMs), false);
+        // Never longer than the timer's interval, though: this rest cannot be woken, and after a cycle
+        // held for minutes (a slow query) the leader sat as many minutes more renewing its lease.
+        await this.sleep(Math.min(Math.max(100, this.lastCycleMs), this.config.intervalMs), false);
         continue;
       }
       await this.sleep(this.leader ? this.config.intervalMs : 1000);
