@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -44,6 +44,9 @@ export function saveConfig(c: Config): string {
   const p = configPath();
   mkdirSync(dirname(p), { recursive: true });
   writeFileSync(p, JSON.stringify(c, null, 2) + "\n", { mode: 0o600 });
+  // The mode above applies only to a new file: an existing one (made by hand, or by an older version)
+  // would keep letting others on the machine read the token.
+  chmodSync(p, 0o600);
   return p;
 }
 
