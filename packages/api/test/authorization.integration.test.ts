@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addTreeManager, createUser, updateUser } from "@tranche/domain";
+import { addTreeManager, createUser, MAX_LIVE_TOKENS_PER_USER, updateUser } from "@tranche/domain";
 import { createCaller } from "../src";
 import { makeWorld, goodJob, type World } from "./fixtures";
 
@@ -362,5 +362,19 @@ describe("API tokens", () => {
     expect(row.tokenHash).toHaveLength(64);
     expect(await code(w.caller("victor").token.revoke({ id: apiToken.id }))).toBe("FORBIDDEN");
     expect((await w.caller("ada").token.revoke({ id: apiToken.id })).revokedAt).not.toBeNull();
+  });
+
+  it("are bounded per person: past MAX_LIVE_TOKENS_PER_USER live ones a new one is refused until one is revoked", async () => {
+    const c = w.caller("maya");
+    const live = await w.db.prisma.apiToken.count({ where: { userId: w.users.maya.id, revokedAt: null } });
+    const made = [];
+    for (let i = live; i < MAX_LIVE_TOKENS_PER_USER; i++) made.push((await c.token.create({ name: `t${i}` })).apiToken);
+    const before = await w.db.prisma.apiToken.count();
+    await expect(c.token.create({ name: "one too many" })).rejects.toThrow(/already hold 100 live API tokens/);
+    expect(await w.db.prisma.apiToken.count()).toBe(before);
+    // Another person is not affected, and a revoked token frees its place.
+    await w.caller("victor").token.create({ name: "victor's" });
+    await c.token.revoke({ id: made[0]!.id });
+    expect((await c.token.create({ name: "after a revoke" })).token).toMatch(/^trn_/);
   });
 });

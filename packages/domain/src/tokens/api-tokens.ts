@@ -1,9 +1,14 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { PrismaClient } from "@tranche/db";
 import type { Actor, Role } from "../auth/actor";
-import { badInput, forbidden, notFound } from "../errors";
+import { badInput, conflict, forbidden, notFound } from "../errors";
 
 export const TOKEN_PREFIX = "trn_";
+/**
+ * Live tokens (not revoked, not expired) one person may hold: enough for every machine and script,
+ * and a loop that creates tokens cannot grow the table without end.
+ */
+export const MAX_LIVE_TOKENS_PER_USER = 100;
 
 /** sha256 of the whole token: tokens are 32 random bytes, so a fast hash is the right tool. */
 export function hashToken(token: string): string {
@@ -67,6 +72,13 @@ export async function createApiToken(
   const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
   const expiresAt = new Date(Date.now() + days * 86_400_000);
   const row = await prisma.$transaction(async (tx) => {
+    const live = await tx.apiToken.count({
+      where: { userId: actor.id, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] },
+    });
+    if (live >= MAX_LIVE_TOKENS_PER_USER)
+      throw conflict(
+        `You already hold ${MAX_LIVE_TOKENS_PER_USER} live API tokens, the most one person may; revoke one you no longer use first`,
+      );
     const t = await tx.apiToken.create({
       data: { userId: actor.id, name: input.name, prefix: token.slice(0, 10), tokenHash: hashToken(token), expiresAt },
     });
