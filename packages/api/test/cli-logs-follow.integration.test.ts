@@ -77,7 +77,8 @@ describe("tranche logs -f", () => {
     rmSync(stateDir, { recursive: true, force: true });
   });
 
-  it("follows a job that prints 100,000 lines to its last line, and stops once the job has ended and its output is all in", async () => {
+  /** Submits `command` as the test's one user and follows it with the real CLI to its end. */
+  async function followed(command: string): Promise<{ id: number; code: number | null; out: string; err: string }> {
     const job = await submitJob(db.prisma, actor, {
       cluster: "c1",
       budget: "lab/a",
@@ -88,9 +89,9 @@ describe("tranche logs -f", () => {
       priority: 0,
       env: {},
       gracePeriod: null,
-      command: `sleep 2; seq 1 ${LINES}`,
+      command,
     } as never);
-    const token = (await createApiToken(db.prisma, actor, { name: "cli" })).token;
+    const token = (await createApiToken(db.prisma, actor, { name: `cli ${job.id}` })).token;
     const cli = spawn(process.execPath, [CLI_BIN, "logs", "-f", String(job.id)], {
       env: cliEnv(rest.url, token, "/nonexistent/tranche.json"),
       stdio: ["ignore", "pipe", "pipe"],
@@ -100,39 +101,24 @@ describe("tranche logs -f", () => {
     cli.stdout.on("data", (d: Buffer) => (out += d.toString()));
     cli.stderr.on("data", (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((ok) => cli.on("exit", ok));
+    return { id: job.id, code, out, err };
+  }
+
+  it("follows a job that prints 100,000 lines to its last line, and stops once the job has ended and its output is all in", async () => {
+    const { id, code, out, err } = await followed(`sleep 2; seq 1 ${LINES}`);
     expect(err).toBe("");
     expect(code).toBe(0);
     const lines = out.split("\n");
     expect(lines.length).toBe(LINES + 1);
     expect(lines.at(-2)).toBe(String(LINES));
     expect(out).toBe(Array.from({ length: LINES }, (_, i) => `${i + 1}\n`).join(""));
-    expect((await db.prisma.job.findUniqueOrThrow({ where: { id: job.id } })).state).toBe("COMPLETED");
+    expect((await db.prisma.job.findUniqueOrThrow({ where: { id } })).state).toBe("COMPLETED");
   }, 180_000);
 
   it("says how a followed job ended when it did not complete, and where its error output is", async () => {
-    const job = await submitJob(db.prisma, actor, {
-      cluster: "c1",
-      budget: "lab/a",
-      gpus: 1,
-      minRuntime: 600,
-      maxRuntime: null,
-      resumable: false,
-      priority: 0,
-      env: {},
-      gracePeriod: null,
-      command: "echo half way; echo no such file >&2; exit 3",
-    } as never);
-    const token = (await createApiToken(db.prisma, actor, { name: "cli-failed" })).token;
-    const cli = spawn(process.execPath, [CLI_BIN, "logs", "-f", String(job.id)], {
-      env: cliEnv(rest.url, token, "/nonexistent/tranche.json"),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    cli.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    cli.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    expect(await new Promise<number | null>((ok) => cli.on("exit", ok))).toBe(0);
+    const { id, code, out, err } = await followed("echo half way; echo no such file >&2; exit 3");
+    expect(code).toBe(0);
     expect(out).toBe("half way\n");
-    expect(err).toBe(`tranche: job ${job.id} failed (exit code 3); its error output: tranche logs --stderr ${job.id}\n`);
+    expect(err).toBe(`tranche: job ${id} failed (exit code 3); its error output: tranche logs --stderr ${id}\n`);
   }, 120_000);
 });
