@@ -142,9 +142,13 @@ describe("an agent survives its jobs' faults", () => {
     expect(after.jobs.map((j) => j.segmentId)).not.toContain("424242");
   }, 60_000);
 
-  it("a restarted agent that finds its jobs gone without an exit status (the host went down with them) ends them requeued or LOST, never FAILED", async () => {
+  /**
+   * One agent on c1-0 (with `agentArgs`) running two jobs that print "up" and sleep: one resumable, one
+   * neither resumable nor requeued, scheduled by a worker process.
+   */
+  async function twoRunningJobs(agentArgs: string[] = []) {
     await setup();
-    const agents = await spawnAgents(db.prisma, world, gateway.url, ["c1-0"]);
+    const agents = await spawnAgents(db.prisma, world, gateway.url, ["c1-0"], undefined, agentArgs);
     agentSets.push(agents);
     await waitFor("the agent to heartbeat", async () => (await heartbeatAt()) > 0);
     const resumable = await submit(db.prisma, world, { gpus: 4, resumable: true, command: "echo up; sleep 60" });
@@ -155,6 +159,11 @@ describe("an agent survives its jobs' faults", () => {
       const logs = await db.prisma.jobLogChunk.findMany({ where: { jobId: { in: [resumable, once] } } });
       return new Set(logs.filter((l) => l.text.includes("up")).map((l) => l.jobId)).size === 2;
     });
+    return { agents, resumable, once, worker };
+  }
+
+  it("a restarted agent that finds its jobs gone without an exit status (the host went down with them) ends them requeued or LOST, never FAILED", async () => {
+    const { agents, resumable, once, worker } = await twoRunningJobs();
     // The agent stops (its jobs live on), then its host takes them down: SIGKILL to each job's whole
     // process group, wrapper included, so no exit status is written; then the agent comes back.
     await worker.stop();
@@ -177,18 +186,7 @@ describe("an agent survives its jobs' faults", () => {
   }, 60_000);
 
   it("an agent stopped with --stop-jobs-on-exit (the demo's, at Ctrl-C) ends its jobs as requeued or LOST, never FAILED, and leaves no process behind", async () => {
-    await setup();
-    const agents = await spawnAgents(db.prisma, world, gateway.url, ["c1-0"], undefined, ["--stop-jobs-on-exit"]);
-    agentSets.push(agents);
-    await waitFor("the agent to heartbeat", async () => (await heartbeatAt()) > 0);
-    const resumable = await submit(db.prisma, world, { gpus: 4, resumable: true, command: "echo up; sleep 60" });
-    const once = await submit(db.prisma, world, { gpus: 4, resumable: false, requeue: false, command: "echo up; sleep 60" });
-    const worker = spawnWorker(db.url);
-    procs.push(worker);
-    await waitFor("both jobs to run", async () => {
-      const logs = await db.prisma.jobLogChunk.findMany({ where: { jobId: { in: [resumable, once] } } });
-      return new Set(logs.filter((l) => l.text.includes("up")).map((l) => l.jobId)).size === 2;
-    });
+    const { agents, resumable, once, worker } = await twoRunningJobs(["--stop-jobs-on-exit"]);
     const state = JSON.parse(readFileSync(join(agents.dir, "c1-0", "state.json"), "utf8")) as { jobs: { pid: number }[] };
     const pids = state.jobs.map((j) => j.pid);
     // As `npm start` stops: the worker first, then the agents (the web app last).
