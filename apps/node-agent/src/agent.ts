@@ -20,6 +20,9 @@ import { JobRunner } from "./runner";
  */
 export const LOG_CATCH_UP_MS = 1000;
 
+/** SIGTERM to SIGKILL for job processes found at start that this agent has no record of (strays.ts). */
+export const STRAY_GRACE_MS = 5000;
+
 export const AGENT_VERSION = `tranche-agent/0.1.0 (protocol ${AGENT_PROTOCOL_VERSION})`;
 
 export interface NodeAgentOptions {
@@ -153,6 +156,14 @@ export class NodeAgent {
   }
 
   async start(initialDelayMs = 0): Promise<void> {
+    // Before the first report or launch: jobs a predecessor left running whose record is gone (a wiped
+    // state folder) would run twice once the control plane requeues them. Adopted runs are kept.
+    try {
+      await this.runner.stopStrays(STRAY_GRACE_MS);
+    } catch (e) {
+      this.log(`could not look for job processes left from before this agent's state (${(e as Error).message})`);
+    }
+    if (this.stopped) return;
     this.ticker = setInterval(() => {
       try {
         this.checkFence();

@@ -35,6 +35,7 @@
 //
 // Jobs never see the agent's credential, state.json or other users' job folders (modes 700/600).
 // Stopping the agent (SIGTERM/SIGINT) leaves job processes running; a restarted agent adopts them.
+// An agent whose state folder was lost stops the jobs it finds still running from it before it reports (strays.ts).
 import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { NodeAgent } from "./agent";

@@ -18,7 +18,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { constants as osConstants, hostname } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import {
   AGENT_SHUTDOWN,
   FENCED,
@@ -34,6 +34,7 @@ import {
 import { JobCgroups } from "./cgroup";
 import type { JobIds } from "./job-identity";
 import { pickPort, sessionLaunch } from "./session";
+import { stopStrays } from "./strays";
 
 /**
  * Runs job processes for one node and survives its own restarts.
@@ -261,6 +262,23 @@ export class JobRunner {
       }
     }
     this.save();
+  }
+
+  /**
+   * At start, before anything is reported or launched: stop the processes of this node's jobs that no
+   * adopted run owns, left by a predecessor whose state.json was lost (see strays.ts). Returns how many
+   * process groups it stopped.
+   */
+  stopStrays(graceMs: number): Promise<number> {
+    const owned = new Set([...this.jobs.values()].filter((j) => j.status === "RUNNING").map((j) => j.segmentId));
+    return stopStrays({
+      nodeName: this.opts.nodeName,
+      dir: resolve(this.opts.dir),
+      owned,
+      graceMs,
+      cgroupBase: this.opts.cgroups?.base ?? null,
+      log: this.opts.log,
+    });
   }
 
   private isOurProcess(j: LocalJob): boolean {
@@ -540,7 +558,8 @@ export class JobRunner {
       TRANCHE_NUM_NODES: String(a.nodes.length),
       TRANCHE_GPUS: String(a.gpuIndexes.length),
       TRANCHE_GRACE_PERIOD: String(a.gracePeriodSec),
-      TRANCHE_JOB_DIR: work,
+      // Absolute: the job's cwd is not the agent's, and strays.ts knows this node's jobs by it.
+      TRANCHE_JOB_DIR: resolve(work),
       TRANCHE_CHECKPOINT_DIR: ckptDir,
       TRANCHE_RESTART_COUNT: String(a.restartCount ?? 0),
       ...(session ? { ...session.env, ...(ids ? { HOME: session.dir } : {}) } : {}),

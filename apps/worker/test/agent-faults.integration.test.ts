@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
@@ -16,6 +16,20 @@ import {
   type Proc,
   type World,
 } from "./harness";
+
+/** A live process (not a zombie: orphans may wait unreaped here) in process group `pgid`. */
+function groupAlive(pgid: number): boolean {
+  return readdirSync("/proc")
+    .filter((n) => /^\d+$/.test(n))
+    .some((pid) => {
+      try {
+        const rest = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+        return Number(rest[2]) === pgid && rest[0] !== "Z";
+      } catch {
+        return false;
+      }
+    });
+}
 
 // One job must never take its agent (or the agent's other jobs) down, and a restarted agent must
 // never start a job the control plane no longer gives it (issue 15, item 1).
@@ -203,5 +217,44 @@ describe("an agent survives its jobs' faults", () => {
       /Stopped because its node's agent shut down \(Tranche was stopped\); requeued/,
     );
     expect(events.some((e) => e.kind === "FAILED")).toBe(false);
+  }, 60_000);
+
+  it("a fresh agent whose state folder was lost while its job ran stops that job's processes before it enrolls or reports anything (no job runs twice)", async () => {
+    await setup();
+    const agents = await spawnAgents(db.prisma, world, gateway.url, ["c1-0"]);
+    agentSets.push(agents);
+    await waitFor("the agent to heartbeat", async () => (await heartbeatAt()) > 0);
+    const id = await submit(db.prisma, world, { gpus: 4, resumable: true, command: "echo up; sleep 120" });
+    const worker = spawnWorker(db.url);
+    procs.push(worker);
+    await waitFor("the job to run", async () =>
+      (await db.prisma.jobLogChunk.findMany({ where: { jobId: id } })).some((l) => l.text.includes("up")),
+    );
+    const state = JSON.parse(readFileSync(join(agents.dir, "c1-0", "state.json"), "utf8")) as { jobs: { pid: number }[] };
+    const pgid = state.jobs[0]!.pid;
+    try {
+      await worker.stop();
+      await agents.proc.stop("SIGTERM");
+      expect(groupAlive(pgid)).toBe(true); // a stopped agent leaves its jobs running
+      // The host comes back with an empty state folder (a fresh disk, a container without its volume)
+      // and a new enrollment token: the new agent has no record of the job still running on its GPUs.
+      rmSync(agents.dir, { recursive: true, force: true });
+      mkdirSync(agents.dir);
+      const fresh = await spawnAgents(db.prisma, world, gateway.url, ["c1-0"], agents.dir);
+      agentSets.push(fresh);
+      await fresh.proc.waitForOutput("enrolled in cluster");
+      expect(groupAlive(pgid)).toBe(false);
+      const out = fresh.proc.output;
+      expect(out).toMatch(
+        new RegExp(`stopping process group ${pgid} \\(pids [\\d,]+\\): job ${id}, segment \\d+, .*unknown to this agent`),
+      );
+      expect(out.indexOf("stopping process group")).toBeLessThan(out.indexOf("enrolled in cluster"));
+    } finally {
+      try {
+        process.kill(-pgid, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
   }, 60_000);
 });
