@@ -241,7 +241,12 @@ test("an operator drains a node", async ({ page }) => {
   await page.getByTestId("node-b200-3").click();
   await page.getByPlaceholder("Reason (recorded in the audit log)").fill("ECC errors on GPU 5");
   await page.getByRole("button", { name: "Drain" }).click();
-  await expect(page.getByTestId("node-flash")).toContainText(/b200-3: draining\. It is (draining|repair) now\./);
+  await expect(page.getByTestId("node-flash")).toContainText(/b200-3: draining\. It is (draining|in repair) now\./);
+  // Its state and history in words, not the stored codes (DRAINING, READY → REPAIR).
+  const panel = page.getByTestId("node-panel");
+  await expect(panel).toContainText(/(Draining|In repair) since/);
+  await expect(panel).toContainText(/ready → (draining|in repair)/);
+  await expect(panel).not.toContainText(/\b(READY|DRAINING|REPAIR)\b/);
   await expect(page.getByTestId("repair-queue")).toContainText("b200-3");
   await expect(page.getByTestId("node-b200-3")).toContainText(/Draining|Repair/);
 });

@@ -100,3 +100,16 @@ export function readOnlyText(managedPaths: readonly string[]): string {
 export function chartGpuHours(hours: number): number {
   return hours >= 100 ? Math.round(hours) : Math.round(hours * 10) / 10;
 }
+
+const NODE_STATES: Record<string, string> = {
+  READY: "ready",
+  CORDONED: "cordoned",
+  DRAINING: "draining",
+  REPAIR: "in repair",
+  DOWN: "down",
+};
+
+/** A node's state as a person says it ("in repair", not REPAIR); the stored code stays in JSON. */
+export function nodeStateText(state: string): string {
+  return NODE_STATES[state] ?? state.toLowerCase();
+}

@@ -5,6 +5,7 @@ import {
   labelAddsToTitle,
   logFollowText,
   minRuntimeText,
+  nodeStateText,
   placementText,
   plural,
   promisedText,
@@ -128,5 +129,14 @@ describe("chartGpuHours", () => {
     expect(chartGpuHours(1.26)).toBe(1.3);
     expect(chartGpuHours(0.4)).toBe(0.4);
     expect(chartGpuHours(1234.4)).toBe(1234);
+  });
+});
+
+describe("nodeStateText", () => {
+  it("says a node's state in words, never its stored code", () => {
+    expect(nodeStateText("READY")).toBe("ready");
+    expect(nodeStateText("DRAINING")).toBe("draining");
+    expect(nodeStateText("REPAIR")).toBe("in repair");
+    expect(nodeStateText("DOWN")).toBe("down");
   });
 });

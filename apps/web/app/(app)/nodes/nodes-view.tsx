@@ -5,6 +5,7 @@ import type { NodeView } from "@tranche/domain";
 import { useTRPC } from "../../../lib/trpc";
 import { Empty, PageHead, StateBadge, ago, budgetColors, colorFor, useNow, when } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
+import { nodeStateText } from "../../../lib/words";
 
 const STATES = ["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"] as const;
 
@@ -113,7 +114,7 @@ export function NodesView() {
         </div>
         {STATES.map((s) => (
           <div className="tile" key={s}>
-            <div className="tile-label">{s.toLowerCase()}</div>
+            <div className="tile-label">{nodeStateText(s)}</div>
             <div className="tile-value">{nodes.data ? (counts[s] ?? 0) : "—"}</div>
           </div>
         ))}
@@ -188,7 +189,7 @@ export function NodesView() {
                   <dl className="kv">
                     <dt>State</dt>
                     <dd>
-                      {sel.state} since {when(sel.stateChangedAt)}
+                      {sentenceCase(nodeStateText(sel.state))} since {when(sel.stateChangedAt)}
                       {sel.stateReason ? <div className="small muted">{sel.stateReason}</div> : null}
                     </dd>
                     <dt>Health</dt>
@@ -269,7 +270,7 @@ export function NodesView() {
                     >
                       {flash.text}
                       {/* The state is read live: a drain that finished since says REPAIR, not DRAINING. */}
-                      {flash.nodeId && sel && flash.nodeId === sel.id ? ` It is ${sel.state.toLowerCase()} now.` : ""}
+                      {flash.nodeId && sel && flash.nodeId === sel.id ? ` It is ${nodeStateText(sel.state)} now.` : ""}
                     </div>
                   ) : null}
                   {events.data?.length ? (
@@ -277,7 +278,8 @@ export function NodesView() {
                       <h3 style={{ marginBottom: "0.4rem" }}>History</h3>
                       {events.data.slice(0, 8).map((e) => (
                         <div key={e.id} className="small" style={{ padding: "0.2rem 0" }}>
-                          <span className="muted">{when(e.at)}</span> {e.from ?? "—"} → <strong>{e.to}</strong> · {e.reason}
+                          <span className="muted">{when(e.at)}</span> {e.from ? nodeStateText(e.from) : "—"} →{" "}
+                          <strong>{nodeStateText(e.to)}</strong> · {e.reason}
                           {e.automatic ? <span className="faint"> (automatic)</span> : null}
                         </div>
                       ))}
@@ -320,3 +322,5 @@ export function NodesView() {
     </>
   );
 }
+
+const sentenceCase = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
