@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../lib/trpc";
 import { ago, useNow } from "./ui";
 import { errorText } from "../lib/error-text";
-import { promisedText } from "../lib/words";
+import { plural, promisedText } from "../lib/words";
 
 const STATE_ORDER = ["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"];
 const fmt = (n: number) => n.toLocaleString("en-US");
@@ -36,7 +36,7 @@ export function ClusterCards() {
                 <div className="tile-label">GPUs</div>
                 <div className="tile-value">{fmt(c.gpuCount)}</div>
                 <div className="tile-sub">
-                  {c.nodeCount} nodes × {c.nodeSize}
+                  {plural(c.nodeCount, "node")} × {c.nodeSize}
                 </div>
               </div>
               <div>

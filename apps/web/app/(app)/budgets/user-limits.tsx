@@ -4,6 +4,7 @@ import { useState } from "react";
 import type { BudgetTreeNodeView } from "@tranche/domain";
 import { useTRPC } from "../../../lib/trpc";
 import { errorText } from "../../../lib/error-text";
+import { plural } from "../../../lib/words";
 
 /**
  * Per-user GPU limits of the budgets under the selected node (or of the budget itself): how many GPUs
@@ -40,7 +41,10 @@ function LimitRow({ budget }: { budget: BudgetTreeNodeView }) {
   const save = useMutation(
     trpc.budget.setUserLimit.mutationOptions({
       onSuccess: (r) => {
-        setMsg({ ok: true, text: r.maxGpusPerUser === null ? "No limit now." : `Saved: ${r.maxGpusPerUser} GPUs per person.` });
+        setMsg({
+          ok: true,
+          text: r.maxGpusPerUser === null ? "No limit now." : `Saved: ${plural(r.maxGpusPerUser, "GPU")} per person.`,
+        });
         void qc.invalidateQueries({ queryKey: trpc.budget.tree.queryKey() });
       },
       onError: (e) => setMsg({ ok: false, text: errorText(e) }),
@@ -85,7 +89,7 @@ function LimitRow({ budget }: { budget: BudgetTreeNodeView }) {
         ) : budget.maxGpusPerUser === null ? (
           <span className="muted">no limit</span>
         ) : (
-          `${budget.maxGpusPerUser} GPUs per person`
+          `${plural(budget.maxGpusPerUser, "GPU")} per person`
         )}
       </td>
     </tr>

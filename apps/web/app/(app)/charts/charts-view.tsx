@@ -128,7 +128,7 @@ export function ChartsView() {
           <div className="tile-value">{d ? pct(d.deliveryWindow.delivery, 1) : <TileSkeleton />}</div>
           <div className="tile-sub">
             {d
-              ? `${d.deliveryWindow.budgetsAtLeast95} of ${d.deliveryWindow.budgetsOwed} budgets ≥ 95% · worst ${pct(d.deliveryWindow.minDelivery)}`
+              ? `${d.deliveryWindow.budgetsAtLeast95} of ${plural(d.deliveryWindow.budgetsOwed, "budget")} ≥ 95% · worst ${pct(d.deliveryWindow.minDelivery)}`
               : "\u00a0"}
           </div>
         </div>

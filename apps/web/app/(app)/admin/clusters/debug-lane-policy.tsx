@@ -4,6 +4,7 @@ import { useState } from "react";
 import { useTRPC } from "../../../../lib/trpc";
 import type { useNotice } from "../../../../components/admin/use-action";
 import { FormRow, RowInput, RowSelect } from "../../../../components/admin/form-row";
+import { plural } from "../../../../lib/words";
 
 type Field = "debugReservePercent" | "debugMaxGpusPerUser" | "debugVictimMaxGpuHours";
 /** Each setting: its field, the words beside its box, and the box's name for screen readers and tests. */
@@ -35,8 +36,8 @@ export function DebugLanePolicy({ onNotice: n }: { onNotice: ReturnType<typeof u
       onSuccess: (p) => {
         n.ok(
           `Cluster ${p.name}: debug jobs find ${p.debugReservePercent}% of the GPUs kept for them, a user may hold ` +
-            `${p.debugMaxGpusPerUser} GPUs in the lane, and a debug job may make a preempted run lose at most ` +
-            `${p.debugVictimMaxGpuHours} GPU-hours.`,
+            `${plural(p.debugMaxGpusPerUser, "GPU")} in the lane, and a debug job may make a preempted run lose at most ` +
+            `${plural(p.debugVictimMaxGpuHours, "GPU-hour")}.`,
         );
         setEdits({});
         void qc.invalidateQueries({ queryKey: trpc.cluster.list.queryKey() });

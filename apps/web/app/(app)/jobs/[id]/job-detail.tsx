@@ -11,7 +11,7 @@ import { JobLogs } from "./job-logs";
 import { SessionPanel } from "./session-panel";
 import { LaneBadge, ReasonTag, ReasonTimes, StateBadge, ago, readable, until, useNow, when } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
-import { gracePeriodText, labelAddsToTitle, minRuntimeText, placementText, runEndText } from "../../../../lib/words";
+import { gracePeriodText, labelAddsToTitle, minRuntimeText, placementText, plural, runEndText } from "../../../../lib/words";
 import { reasonLabel } from "@tranche/contracts/reasons";
 import { jobPageUnder } from "../../../../lib/nav";
 import { useNavHighlight } from "../../../../components/nav-highlight";
@@ -86,8 +86,8 @@ export function JobDetailView({ id }: { id: number }) {
             <span>{job.name}</span> <StateBadge state={job.state} /> <LaneBadge lane={job.lane} />
           </h1>
           <p className="lede">
-            #{job.id} · {job.gpus} GPU{job.gpus === 1 ? "" : "s"} on <Link href={`/queue/${job.cluster}`}>{job.cluster}</Link> ·
-            charged to {job.budget} · by {job.user.name} · submitted {ago(job.submittedAt, now)}
+            #{job.id} · {plural(job.gpus, "GPU")} on <Link href={`/queue/${job.cluster}`}>{job.cluster}</Link> · charged to{" "}
+            {job.budget} · by {job.user.name} · submitted {ago(job.submittedAt, now)}
             {job.array ? (
               <>
                 {" "}
@@ -222,7 +222,7 @@ export function JobDetailView({ id }: { id: number }) {
           <section className="panel">
             <div className="panel-head">
               <h2>Timeline</h2>
-              <span className="muted">{events.length} events</span>
+              <span className="muted">{plural(events.length, "event")}</span>
             </div>
             <div className="panel-body">
               {events.length === 0 ? (
@@ -296,7 +296,7 @@ export function JobDetailView({ id }: { id: number }) {
                 <dt>Grace period</dt>
                 <dd>{gracePeriodText(job, defaultPolicy, formatExactDuration)}</dd>
                 <dt>Requeued</dt>
-                <dd>{job.requeueCount} times</dd>
+                <dd>{plural(job.requeueCount, "time")}</dd>
                 <dt>Retries on failure</dt>
                 <dd>{job.retries.max === 0 ? "none" : `${job.retries.used} of ${job.retries.max} used`}</dd>
                 {job.after.length > 0 ? (

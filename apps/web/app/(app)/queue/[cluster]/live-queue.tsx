@@ -313,7 +313,7 @@ function Ratios({ ratios }: { ratios: QueueRatio[] }) {
           <div
             key={r.treeNodeId}
             className="ratio-row"
-            title={`usage ${Math.round(r.usageGpuSeconds / 3600)} GPU·h / entitlement ${Math.round(r.entitlementGpuSeconds / 3600)} GPU·h · holds ${r.heldGpus} GPU${r.heldGpus === 1 ? "" : "s"}`}
+            title={`usage ${Math.round(r.usageGpuSeconds / 3600)} GPU·h / entitlement ${Math.round(r.entitlementGpuSeconds / 3600)} GPU·h · holds ${plural(r.heldGpus, "GPU")}`}
           >
             <span className="ellipsis" style={{ paddingLeft: (r.depth - 1) * 14, fontWeight: r.depth === 1 ? 650 : 400 }}>
               {r.name}
