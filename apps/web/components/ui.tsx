@@ -73,6 +73,13 @@ export function when(iso: string | Date | null | undefined): string {
   return d.toLocaleString("en-GB", { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", second: "2-digit" });
 }
 
+/** A day, as the other dates read (en-GB, never the browser's own "12/6/2026"): "6 Jan 2027". */
+export function day(iso: string | Date | null | undefined): string {
+  if (!iso) return "—";
+  const d = typeof iso === "string" ? new Date(iso) : iso;
+  return d.toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric" });
+}
+
 export function gpuHours(gpuSeconds: number | null | undefined): string {
   if (gpuSeconds === null || gpuSeconds === undefined) return "—";
   const h = gpuSeconds / 3600;

@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../../lib/trpc";
-import { Empty, PageHead, ago, useNow } from "../../../components/ui";
+import { Empty, PageHead, ago, day, useNow } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
 
 export function TokensView() {
@@ -97,7 +97,7 @@ export function TokensView() {
                       <td className="mono small">{t.prefix}…</td>
                       <td className="small">{ago(t.createdAt, now)}</td>
                       <td className="small">{t.lastUsedAt ? ago(t.lastUsedAt, now) : "never"}</td>
-                      <td className="small">{t.expiresAt ? new Date(t.expiresAt).toLocaleDateString() : "never"}</td>
+                      <td className="small">{t.expiresAt ? day(t.expiresAt) : "never"}</td>
                       <td className="num">
                         {t.revokedAt ? (
                           <span className="badge b-CANCELLED">revoked</span>

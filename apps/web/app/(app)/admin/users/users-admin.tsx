@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ROLE_NAMES } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
-import { PageHead, TableRowState } from "../../../../components/ui";
+import { PageHead, TableRowState, when } from "../../../../components/ui";
 import { Notice } from "../../../../components/admin/notice";
 import { useNotice } from "../../../../components/admin/use-action";
 import { FormRow, RowInput, RowSelect } from "../../../../components/admin/form-row";
@@ -67,8 +67,8 @@ export function UsersAdmin() {
         {link ? (
           <div className="panel-body" style={{ paddingTop: 0 }}>
             <div className="alert ok" style={{ marginBottom: "0.6rem" }}>
-              Give {link.email} this link to choose a password. It works once, until {new Date(link.expiresAt).toLocaleString()},
-              and is not shown again. Nothing is e-mailed.
+              Give {link.email} this link to choose a password. It works once, until {when(link.expiresAt)}, and is not shown
+              again. Nothing is e-mailed.
             </div>
             <div className="token-once" data-testid="set-password-link">
               {link.url}
