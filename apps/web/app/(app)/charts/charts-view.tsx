@@ -236,7 +236,7 @@ export function ChartsView() {
                 <CartesianGrid stroke="#eef0f3" vertical={false} />
                 <XAxis dataKey="hour" tick={{ fontSize: 11 }} minTickGap={24} />
                 <YAxis tick={{ fontSize: 11 }} width={52} tickFormatter={(m: number) => formatDuration(Math.round(m * 60))} />
-                <Tooltip formatter={(v) => (v === null ? "—" : `${Number(v).toFixed(1)} min`)} />
+                <Tooltip formatter={(v) => (v === null ? "—" : formatDuration(Math.round(Number(v) * 60)))} />
                 <Legend formatter={legendText} />
                 <Line dataKey="all p50" stroke="#3b5bdb" dot={{ r: 2.5 }} connectNulls isAnimationActive={false} />
                 <Line

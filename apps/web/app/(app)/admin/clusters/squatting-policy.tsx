@@ -1,10 +1,9 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { formatExactDuration } from "@tranche/contracts/format";
 import { useTRPC } from "../../../../lib/trpc";
 import type { useNotice } from "../../../../components/admin/use-action";
-
-const hours = (sec: number) => `${Math.round((sec / 3600) * 10) / 10} h`;
 
 /**
  * Admins: the optional squatting policy of each cluster. Off by default; when set, a job flagged as
@@ -24,7 +23,7 @@ export function SquattingPolicy({ onNotice: n }: { onNotice: ReturnType<typeof u
         n.ok(
           c.squattingUnprotectAfter === null
             ? `Cluster ${c.name}: jobs flagged as squatting keep their protection.`
-            : `Cluster ${c.name}: a job flagged as squatting for ${hours(c.squattingUnprotectAfter)} loses its protection.`,
+            : `Cluster ${c.name}: a job flagged as squatting for ${formatExactDuration(c.squattingUnprotectAfter)} loses its protection.`,
         );
         void qc.invalidateQueries({ queryKey: trpc.cluster.list.queryKey() });
       },
@@ -39,7 +38,7 @@ export function SquattingPolicy({ onNotice: n }: { onNotice: ReturnType<typeof u
       <div className="panel-body small">
         A job whose GPUs stay under 5% busy for 30 minutes is flagged as likely squatting. By default the flag is only shown; with
         this policy, a job flagged for the time you set loses the rest of its protection and may be preempted.{" "}
-        {name ? `On ${name} it is ${current === null ? "off" : `set to ${hours(current)}`}.` : null}
+        {name ? `On ${name} it is ${current === null ? "off" : `set to ${formatExactDuration(current)}`}.` : null}
       </div>
       <form
         className="panel-body row"
