@@ -249,6 +249,9 @@ test("an operator drains a node", async ({ page }) => {
   await expect(panel).not.toContainText(/\b(READY|DRAINING|REPAIR)\b/);
   await expect(page.getByTestId("repair-queue")).toContainText("b200-3");
   await expect(page.getByTestId("node-b200-3")).toContainText(/Draining|Repair/);
+  // The overview's cluster card counts it in the same words ("10 ready · 1 in repair", not "1 repair").
+  await page.goto("/");
+  await expect(page.getByTestId("cluster-b200")).toContainText(/10 ready · 1 (draining|in repair)/);
 });
 
 test("the CLI and REST round-trip with a token created in the UI", async ({ page, baseURL }) => {

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../lib/trpc";
 import { ago, useNow } from "./ui";
 import { errorText } from "../lib/error-text";
-import { plural, promisedText } from "../lib/words";
+import { nodeStateText, plural, promisedText } from "../lib/words";
 
 const STATE_ORDER = ["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"];
 const fmt = (n: number) => n.toLocaleString("en-US");
@@ -62,7 +62,7 @@ export function ClusterCards() {
             <div className="row small muted" style={{ marginTop: "0.6rem", justifyContent: "space-between" }}>
               <span>
                 {STATE_ORDER.filter((s) => c.nodesByState[s])
-                  .map((s) => `${c.nodesByState[s]} ${s.toLowerCase()}`)
+                  .map((s) => `${c.nodesByState[s]} ${nodeStateText(s)}`)
                   .join(" · ")}
               </span>
               <span>{c.lastCycleAt ? `cycle ${ago(c.lastCycleAt, now)}` : "no scheduling cycle yet"}</span>
