@@ -8,6 +8,7 @@ const ACTIONS: Record<string, string> = {
   "allocation.set": "changed allocations",
   "budget.member.add": "added a budget member",
   "budget.member.remove": "removed a budget member",
+  "budget.userLimit": "changed a per-user GPU limit",
   "cluster.create": "created a cluster",
   "cluster.policy": "changed a cluster's policy",
   "enrollment-token.issue": "issued an enrollment token",
@@ -37,7 +38,29 @@ const ACTIONS: Record<string, string> = {
 };
 
 export function auditActionText(code: string): string {
-  return ACTIONS[code] ?? code.replace(/[.-]/g, " ");
+  return (
+    ACTIONS[code] ?? code.replace(/[.-]/g, " ").replace(/([a-z])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`)
+  );
+}
+
+/** The details' keys as people say them; any other key has its camelCase split ("nodeName": "node name"). */
+const KEYS: Record<string, string> = {
+  gpuType: "GPU type",
+  maxMinRuntime: "longest protection",
+  squattingUnprotectAfter: "squatting ends protection after",
+  debugReservePercent: "debug GPUs kept free (%)",
+  debugMaxGpusPerUser: "debug GPUs per user",
+  debugVictimMaxGpuHours: "most work a debug job may make a preempted run lose (GPU-hours)",
+  expiresAt: "expires",
+  nodeName: "only for host",
+};
+
+/**
+ * An entry's target as people read it: a single sign-on rule is stored as "EMAIL_DOMAIN:example.org"
+ * or "GROUP:ml-team", shown as "e-mail domain example.org", "group ml-team".
+ */
+export function auditTargetText(target: string): string {
+  return target.replace(/^EMAIL_DOMAIN:/, "e-mail domain ").replace(/^GROUP:/, "group ");
 }
 
 const ppm = (v: unknown) => (typeof v === "number" ? `${+(v / 10_000).toFixed(2)}%` : "?");
@@ -63,10 +86,21 @@ const localTime = (iso: string) =>
   new Date(iso).toLocaleString("en-GB", { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
 
 /** A key as shown: seconds (…Sec) read as durations, so their suffix goes. */
-const label = (k: string) => (/Sec$/.test(k) ? k.slice(0, -3) : k);
+const label = (k: string) => {
+  const key = /Sec$/.test(k) ? k.slice(0, -3) : k;
+  return KEYS[key] ?? key.replace(/([a-z])([A-Z])/g, (_, a: string, b: string) => `${a} ${b.toLowerCase()}`);
+};
+
+const isChange = (v: unknown): v is { from: unknown; to: unknown } =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && "from" in v && "to" in v;
+
+/** A setting changed: "debug GPUs per user: 8 → 16" ("none" for a setting that was or is off). */
+const changeText = (k: string, c: { from: unknown; to: unknown }) =>
+  `${label(k)}: ${oneValue(k, c.from) || "none"} → ${oneValue(k, c.to) || "none"}`;
 
 function oneValue(k: string, v: unknown): string {
   if (/Sec$/.test(k) && typeof v === "number") return formatExactDuration(v);
+  if (typeof v === "boolean") return v ? "yes" : "no";
   if (typeof v === "string" && ISO.test(v)) return localTime(v);
   return valueText(v);
 }
@@ -76,14 +110,22 @@ function oneValue(k: string, v: unknown): string {
  * database ids (…Id); seconds (…Sec) read as durations, ISO times as local times.
  */
 export function auditDetailsText(details: Record<string, unknown>, shownAsTarget: string): string {
-  return Object.entries(details)
-    .filter(([k, v]) => k !== "target" && !/Id$/.test(k) && v !== null && v !== undefined && v !== "" && v !== shownAsTarget)
-    .map(([k, v]) => {
-      const c = v as { from?: unknown; to?: unknown };
-      // A setting changed: "debugMaxGpusPerUser: 8 → 16" ("none" for a setting that was or is off).
-      if (typeof v === "object" && "from" in c && "to" in c)
-        return `${label(k)}: ${oneValue(k, c.from) || "none"} → ${oneValue(k, c.to) || "none"}`;
-      return `${label(k)}: ${oneValue(k, v)}`;
-    })
-    .join(" · ");
+  return (
+    Object.entries(details)
+      // Database ids (…Id, and the ids of the rules that mapped a user) mean nothing to a person.
+      .filter(
+        ([k, v]) =>
+          k !== "target" && k !== "rules" && !/Id$/.test(k) && v !== null && v !== undefined && v !== "" && v !== shownAsTarget,
+      )
+      .map(([k, v]) => {
+        if (isChange(v)) return changeText(k, v);
+        // Several settings changed at once ({ changes: { role: { from, to } } }): each as its own change.
+        if (typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every(isChange))
+          return Object.entries(v as Record<string, { from: unknown; to: unknown }>)
+            .map(([ck, cv]) => changeText(ck, cv))
+            .join(" · ");
+        return `${label(k)}: ${oneValue(k, v)}`;
+      })
+      .join(" · ")
+  );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { auditActionText, auditDetailsText } from "../lib/audit-words";
+import { auditActionText, auditDetailsText, auditTargetText } from "../lib/audit-words";
 
 describe("the audit log in words", () => {
   it("names an action in words, and an unknown code without its dots", () => {
@@ -28,10 +28,12 @@ describe("the audit log in words", () => {
   });
 
   it("leaves out database ids and gives seconds as durations and ISO times as local times", () => {
-    expect(auditDetailsText({ gpuType: "H100", maxMinRuntimeSec: 28_800 }, "lab1")).toBe("gpuType: H100 · maxMinRuntime: 8 h");
+    expect(auditDetailsText({ gpuType: "H100", maxMinRuntimeSec: 28_800 }, "lab1")).toBe(
+      "GPU type: H100 · longest protection: 8 h",
+    );
     const text = auditDetailsText({ tokenId: "cmx5i07nx000c8n7da6jnbz4d", expiresAt: "2026-12-02T03:20:01.053Z" }, "lab1");
     expect(text).not.toMatch(/cmx5|T03:20|\.053Z/);
-    expect(text).toMatch(/^expiresAt: \d{1,2} [A-Z][a-z]{2}, \d{2}:\d{2}$/);
+    expect(text).toMatch(/^expires: \d{1,2} [A-Z][a-z]{2}, \d{2}:\d{2}$/);
   });
 
   it("gives a changed setting as from → to, durations in words and an unset one as none", () => {
@@ -41,6 +43,21 @@ describe("the audit log in words", () => {
         { target: "h100", squattingUnprotectAfterSec: { from: null, to: 14_400 }, debugMaxGpusPerUser: { from: 8, to: 16 } },
         "h100",
       ),
-    ).toBe("squattingUnprotectAfter: none → 4 h · debugMaxGpusPerUser: 8 → 16");
+    ).toBe("squatting ends protection after: none → 4 h · debug GPUs per user: 8 → 16");
+  });
+
+  it("never shows a key, a code or JSON as stored: camelCase keys, a user's changes, a rule's match", () => {
+    expect(auditActionText("budget.userLimit")).toBe("changed a per-user GPU limit");
+    expect(auditActionText("widget.reTune")).toBe("widget re tune");
+    expect(
+      auditDetailsText({ changes: { role: { from: "RESEARCHER", to: "MANAGER" }, disabled: { from: false, to: true } } }, "x"),
+    ).toBe("role: researcher → manager · disabled: no → yes");
+    expect(auditDetailsText({ role: "MANAGER", budgets: ["lab/vision"], rules: ["cmx5i07nx000c8n7da6jnbz4d"] }, "x")).toBe(
+      "role: manager · budgets: lab/vision",
+    );
+    expect(auditDetailsText({ nodeName: "h100-9" }, "h100")).toBe("only for host: h100-9");
+    expect(auditTargetText("EMAIL_DOMAIN:example.org")).toBe("e-mail domain example.org");
+    expect(auditTargetText("GROUP:ml-team")).toBe("group ml-team");
+    expect(auditTargetText("lab/vision")).toBe("lab/vision");
   });
 });

@@ -3,7 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../../../lib/trpc";
 import { Empty, PageHead, when } from "../../../../components/ui";
-import { auditActionText, auditDetailsText } from "../../../../lib/audit-words";
+import { auditActionText, auditDetailsText, auditTargetText } from "../../../../lib/audit-words";
 
 /** datetime-local text (local time) -> ISO, or undefined when empty. */
 const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
@@ -85,7 +85,7 @@ export function AuditView() {
                     <td className="small" title={`Action code: ${e.action}`}>
                       {auditActionText(e.action)}
                     </td>
-                    <td className="small">{e.target}</td>
+                    <td className="small">{auditTargetText(e.target)}</td>
                     <td className="small" style={{ maxWidth: 380, overflowWrap: "anywhere" }}>
                       {auditDetailsText(e.details, e.target)}
                     </td>
