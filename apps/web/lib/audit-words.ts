@@ -101,6 +101,8 @@ const changeText = (k: string, c: { from: unknown; to: unknown }) =>
 function oneValue(k: string, v: unknown): string {
   if (/Sec$/.test(k) && typeof v === "number") return formatExactDuration(v);
   if (typeof v === "boolean") return v ? "yes" : "no";
+  // A person's own words (a drain's reason, an allocation's note) stay as written: "ECC", not "ecc".
+  if ((k === "reason" || k === "note") && typeof v === "string") return v;
   if (typeof v === "string" && ISO.test(v)) return localTime(v);
   return valueText(v);
 }
@@ -110,22 +112,32 @@ function oneValue(k: string, v: unknown): string {
  * database ids (…Id); seconds (…Sec) read as durations, ISO times as local times.
  */
 export function auditDetailsText(details: Record<string, unknown>, shownAsTarget: string): string {
-  return (
-    Object.entries(details)
-      // Database ids (…Id, and the ids of the rules that mapped a user) mean nothing to a person.
-      .filter(
-        ([k, v]) =>
-          k !== "target" && k !== "rules" && !/Id$/.test(k) && v !== null && v !== undefined && v !== "" && v !== shownAsTarget,
-      )
-      .map(([k, v]) => {
-        if (isChange(v)) return changeText(k, v);
-        // Several settings changed at once ({ changes: { role: { from, to } } }): each as its own change.
-        if (typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every(isChange))
-          return Object.entries(v as Record<string, { from: unknown; to: unknown }>)
-            .map(([ck, cv]) => changeText(ck, cv))
-            .join(" · ");
-        return `${label(k)}: ${oneValue(k, v)}`;
-      })
-      .join(" · ")
-  );
+  // The entry's own change ({ from: "READY", to: "DRAINING" }, a rename, a limit) first, as "ready →
+  // draining": the stored order put "to" before "from" ("to: draining · from: ready").
+  const own =
+    "from" in details && "to" in details ? `${oneValue("", details.from) || "none"} → ${oneValue("", details.to) || "none"}` : "";
+  const rest = Object.entries(details)
+    // Database ids (…Id, and the ids of the rules that mapped a user) mean nothing to a person.
+    .filter(
+      ([k, v]) =>
+        k !== "target" &&
+        k !== "rules" &&
+        !(own && (k === "from" || k === "to")) &&
+        !/Id$/.test(k) &&
+        v !== null &&
+        v !== undefined &&
+        v !== "" &&
+        v !== shownAsTarget,
+    )
+    .map(([k, v]) => {
+      if (isChange(v)) return changeText(k, v);
+      // Several settings changed at once ({ changes: { role: { from, to } } }): each as its own change.
+      if (typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every(isChange))
+        return Object.entries(v as Record<string, { from: unknown; to: unknown }>)
+          .map(([ck, cv]) => changeText(ck, cv))
+          .join(" · ");
+      return `${label(k)}: ${oneValue(k, v)}`;
+    })
+    .join(" · ");
+  return [own, rest].filter(Boolean).join(" · ");
 }

@@ -12,7 +12,7 @@ describe("the audit log in words", () => {
     expect(auditDetailsText({ name: "demo workload generator" }, "demo workload generator")).toBe("");
     expect(auditDetailsText({ users: 150 }, "demo")).toBe("users: 150");
     expect(auditDetailsText({ node: "b200-1", from: "READY", to: "DRAINING", reason: "fan" }, "b200-1")).toBe(
-      "from: ready · to: draining · reason: fan",
+      "ready → draining · reason: fan",
     );
     expect(
       auditDetailsText(
@@ -56,6 +56,11 @@ describe("the audit log in words", () => {
       "role: manager · budgets: lab/vision",
     );
     expect(auditDetailsText({ nodeName: "h100-9" }, "h100")).toBe("only for host: h100-9");
+    // As stored (jsonb orders keys by length): "to" before "from"; shown as one change.
+    expect(auditDetailsText({ to: "DRAINING", from: "READY", node: "b200-3", reason: "ECC" }, "b200-3")).toBe(
+      "ready → draining · reason: ECC",
+    );
+    expect(auditDetailsText({ to: 8, from: null }, "lab/vision")).toBe("none → 8");
     expect(auditTargetText("EMAIL_DOMAIN:example.org")).toBe("e-mail domain example.org");
     expect(auditTargetText("GROUP:ml-team")).toBe("group ml-team");
     expect(auditTargetText("lab/vision")).toBe("lab/vision");
