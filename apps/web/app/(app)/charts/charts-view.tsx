@@ -35,6 +35,8 @@ const WAIT = {
   debug90: "90% within, debug jobs",
   large90: `90% within, ${defaultPolicy.largeJobGpus}+ GPU jobs`,
 } as const;
+/** The legend lists them in this order (recharts sorts alphabetically by default). */
+const WAIT_ORDER: string[] = [WAIT.allMedian, WAIT.all90, WAIT.debug90, WAIT.large90];
 const short = (path: string) => path.split("/").slice(-1)[0] ?? path;
 // Legend labels in the text colour (recharts colours them like their series, unreadable for pale ones).
 const legendText = (value: string) => <span style={{ color: "var(--ink-2)" }}>{value}</span>;
@@ -248,7 +250,7 @@ export function ChartsView() {
                 <XAxis dataKey="hour" tick={{ fontSize: 11 }} minTickGap={24} />
                 <YAxis tick={{ fontSize: 11 }} width={52} tickFormatter={(m: number) => formatDuration(Math.round(m * 60))} />
                 <Tooltip formatter={(v) => (v === null ? "—" : formatDuration(Math.round(Number(v) * 60)))} />
-                <Legend formatter={legendText} />
+                <Legend formatter={legendText} itemSorter={(it) => WAIT_ORDER.indexOf(String(it.value))} />
                 <Line dataKey={WAIT.allMedian} stroke="#3b5bdb" dot={{ r: 2.5 }} connectNulls isAnimationActive={false} />
                 <Line
                   dataKey={WAIT.all90}
