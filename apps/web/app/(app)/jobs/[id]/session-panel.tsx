@@ -39,8 +39,11 @@ export function SessionPanel({ job, now, onChange }: { job: JobView; now: number
       <div className="panel-body stack">
         {job.state === "STOPPING" ? (
           <div className="alert warn" data-testid="session-preempting">
-            This session is being stopped: it has {until(job.graceUntil, now)} to save its work (its grace period). Files in{" "}
-            {where} are kept; a preempted session waits for GPUs and comes back with them.
+            This session is being stopped:{" "}
+            {until(job.graceUntil, now) === "now"
+              ? "its grace period to save its work is over"
+              : `it has ${until(job.graceUntil, now)} to save its work (its grace period)`}
+            . Files in {where} are kept; a preempted session waits for GPUs and comes back with them.
           </div>
         ) : null}
         {job.state === "PENDING" || job.state === "HELD" ? (
