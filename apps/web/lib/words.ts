@@ -113,3 +113,6 @@ const NODE_STATES: Record<string, string> = {
 export function nodeStateText(state: string): string {
   return NODE_STATES[state] ?? state.toLowerCase();
 }
+
+/** A fair-share ratio of a budget with no entitlement on the cluster (usage over nothing: unbounded). */
+export const NO_SHARE = "no share";

@@ -50,6 +50,18 @@ describe("visible text", () => {
     }
     expect(found).toEqual([]);
   });
+
+  it("writes no ∞ for a ratio: a budget without a share on the cluster reads the same words on every page", () => {
+    const found = pageSources()
+      .filter(({ source }) =>
+        source
+          .replace(/\/\*[\s\S]*?\*\//g, "")
+          .replace(/(^|[^:])\/\/.*$/gm, "$1")
+          .includes("∞"),
+      )
+      .map(({ file }) => file);
+    expect(found).toEqual([]);
+  });
 });
 
 /**

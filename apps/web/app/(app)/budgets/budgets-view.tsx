@@ -7,7 +7,7 @@ import { useTRPC } from "../../../lib/trpc";
 import { PageHead, ago, colorFor, gpuHours, useNow, when } from "../../../components/ui";
 import { AllocationStrip, PPM, type StripItem } from "./allocation-strip";
 import { errorText } from "../../../lib/error-text";
-import { plural, readOnlyText } from "../../../lib/words";
+import { NO_SHARE, plural, readOnlyText } from "../../../lib/words";
 import { UserLimits } from "./user-limits";
 
 function flatten(n: BudgetTreeNodeView, depth = 0, out: { node: BudgetTreeNodeView; depth: number }[] = []) {
@@ -19,8 +19,9 @@ function flatten(n: BudgetTreeNodeView, depth = 0, out: { node: BudgetTreeNodeVi
 /** SPEC's young window: on a cluster younger than the projection horizon (1 h) ratios count a full hour of entitlement. */
 const YOUNG_WINDOW_MS = 3600_000;
 
+/** No figures yet ("—"), no share on this cluster (no entitlement: the ratio is unbounded), or the ratio. */
 function ratioText(r: number | null | undefined) {
-  return r === null || r === undefined ? "—" : r.toFixed(2);
+  return r === undefined ? "—" : r === null ? NO_SHARE : r.toFixed(2);
 }
 
 export function BudgetsView() {

@@ -8,7 +8,7 @@ import type { QueuePendingRow, QueueRunningRow, QueueRatio, QueueView } from "@t
 import { useTRPC } from "../../../../lib/trpc";
 import { Empty, LaneBadge, ReasonTag, ReasonTimes, ago, readable, until, useNow } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
-import { plural, promisedText, runningTabLabel } from "../../../../lib/words";
+import { NO_SHARE, plural, promisedText, runningTabLabel } from "../../../../lib/words";
 
 const ROW = 50;
 /** An opened pending row: room for the whole reason, the full budget path and the job's name. */
@@ -283,7 +283,8 @@ function RunningList({ rows, now }: { rows: QueueRunningRow[]; now: number }) {
   );
 }
 
-const ratioText = (r: number | null) => (r === null ? "∞" : r.toFixed(2));
+// A ratio the cycle could not give (no entitlement: usage over nothing) reads as the budgets page says it.
+const ratioText = (r: number | null) => (r === null ? NO_SHARE : r.toFixed(2));
 
 /**
  * Both ratios of every budget: the 7-day ratio (usage ÷ entitlement so far) and the projected ratio,
