@@ -201,6 +201,24 @@ export function registerAdmin(program: Command, out: Out): void {
       const r = await call("POST", `/budgets/${enc(path)}/managers`, { email });
       out(r, () => `${email} now manages ${path}.`);
     });
+  budget
+    .command("remove-member")
+    .description("stop a user charging a budget (admins; managers inside their subtree)")
+    .argument("<path>")
+    .argument("<email>")
+    .action(async (path: string, email: string) => {
+      const r = await call("DELETE", `/budgets/${enc(path)}/members?email=${encodeURIComponent(email)}`);
+      out(r, () => `${email} may no longer charge ${path}.`);
+    });
+  budget
+    .command("remove-manager")
+    .description("stop a manager managing a subtree (admins)")
+    .argument("<path>")
+    .argument("<email>")
+    .action(async (path: string, email: string) => {
+      const r = await call("DELETE", `/budgets/${enc(path)}/managers?email=${encodeURIComponent(email)}`);
+      out(r, () => `${email} no longer manages ${path}.`);
+    });
 
   const user = admin.command("user").description("users (admins)");
   user

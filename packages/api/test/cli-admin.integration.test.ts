@@ -53,6 +53,18 @@ describe("tranche admin", () => {
     expect(node.allocations.map((a) => a.ppm)).toEqual([300_000]);
     const set = await cli("admin", ["admin", "user", "set", "rin@lab.example", "--role", "manager"]);
     expect(set.stdout).toContain("rin@lab.example: manager, active.");
+    // Taken back from the command line too: a member, then a manager, each once (again: not found).
+    const removed = await cli("admin", ["admin", "budget", "remove-member", "lab/robotics/arms", "rin@lab.example"]);
+    expect(removed.stdout).toContain("rin@lab.example may no longer charge lab/robotics/arms.");
+    expect(await w.db.prisma.budgetMember.count({ where: { user: { email: "rin@lab.example" } } })).toBe(0);
+    const again = await cli("admin", ["admin", "budget", "remove-member", "lab/robotics/arms", "rin@lab.example"]);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain("rin@lab.example is not a member of 'lab/robotics/arms'");
+    expect((await cli("admin", ["admin", "budget", "add-manager", "lab/robotics", "rin@lab.example"])).code).toBe(0);
+    expect((await cli("ada", ["admin", "budget", "remove-manager", "lab/robotics", "rin@lab.example"])).code).not.toBe(0);
+    const unmanaged = await cli("admin", ["admin", "budget", "remove-manager", "lab/robotics", "rin@lab.example"]);
+    expect(unmanaged.stdout).toContain("rin@lab.example no longer manages lab/robotics.");
+    expect(await w.db.prisma.budgetManager.count({ where: { user: { email: "rin@lab.example" } } })).toBe(0);
   });
 
   it("issues an enrollment token as an operator and lists it", async () => {

@@ -35,6 +35,8 @@ import {
   requireRole,
   type Actor,
   type Role,
+  removeBudgetMember,
+  removeTreeManager,
 } from "@tranche/domain";
 import { json, parse, readJson } from "./io";
 
@@ -126,6 +128,17 @@ function adminRoute(req: Request, method: string, rawParts: string[], actor: Act
         const { email } = parse(treeNodePersonInput, await readJson(req));
         return json({ manager: await addTreeManager(prisma, actor, at, email) }, 201);
       });
+    // DELETE .../members?email=E and .../managers?email=E: the person named by the query (a DELETE
+    // has no body), before the DELETE of a node below, which a path ending in these words would be.
+    const person = () => parse(treeNodePersonInput, { email: new URL(req.url).searchParams.get("email") ?? undefined }).email;
+    if (parts.length >= 3 && tail === "members" && method === "DELETE")
+      return route(["MANAGER"], "change who may charge a budget", async () =>
+        json({ member: await removeBudgetMember(prisma, actor, path(parts.slice(1, -1)), person()) }),
+      );
+    if (parts.length >= 3 && tail === "managers" && method === "DELETE")
+      return route(ADMIN, "choose who manages a subtree", async () =>
+        json({ manager: await removeTreeManager(prisma, actor, path(parts.slice(1, -1)), person()) }),
+      );
     if (parts.length >= 2) {
       if (method === "DELETE")
         return route(ADMIN, "change the budget tree", async () =>
