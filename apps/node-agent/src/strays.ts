@@ -106,7 +106,7 @@ function signalStrays(strays: Stray[], sig: NodeJS.Signals, cgroupBase: string |
 
 /**
  * Stop every stray (see findStrays): SIGTERM, SIGKILL to what is left after `graceMs`, one log line
- * per process group. Resolves once none is left (or 2 s after the SIGKILL); returns how many groups.
+ * per process group. Resolves once none is left (or 5 s after the SIGKILL); returns how many groups.
  */
 export async function stopStrays(opts: {
   nodeName: string;
@@ -135,6 +135,29 @@ export async function stopStrays(opts: {
   // Found again, not reused: a pid that ended during the grace is never signalled.
   const left = find();
   if (left.length > 0) signalStrays(left, "SIGKILL", opts.cgroupBase);
-  while (find().length > 0 && Date.now() < deadline + 2000) await sleep(50);
+  // Gone means gone, not only unmarked: a process on its way out has lost its environment (and so its
+  // marker) before it stops running. Wait for the signalled groups and processes themselves.
+  // Groups signalled whole are those whose leader is a stray (signalStrays); the rest, process by process.
+  const pids = new Set(strays.map((x) => x.pid));
+  const wholeGroups = new Set([...groups.keys()].filter((g) => pids.has(g)));
+  const gone = () => !anyLive(opts.procRoot ?? "/proc", wholeGroups, pids);
+  while (!(find().length === 0 && gone()) && Date.now() < deadline + 5000) await sleep(50);
   return groups.size;
+}
+
+/** Is any process of these groups, or with one of these pids, still running (a zombie is not)? */
+function anyLive(procRoot: string, pgids: Set<number>, pids: Set<number>): boolean {
+  let all: string[];
+  try {
+    all = readdirSync(procRoot).filter((n) => /^\d+$/.test(n));
+  } catch {
+    return false;
+  }
+  for (const name of all) {
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    const st = stat(procRoot, pid);
+    if (st && !st.zombie && (pids.has(pid) || pgids.has(st.pgid))) return true;
+  }
+  return false;
 }
