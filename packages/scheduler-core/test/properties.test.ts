@@ -334,7 +334,10 @@ describe("SPEC invariants hold for any cluster state (property tests)", () => {
             const j = byId.get(st.jobId)!;
             const doneBy = j.maxRuntime !== null && NOW + j.maxRuntime <= res.from;
             const interruptibleBy = !st.charged || NOW + j.minRuntime <= res.from;
-            expect(doneBy || interruptibleBy).toBe(true);
+            // R5: a debug-lane job does not wait for a one-node reservation that is due (its holder did
+            // not start; docs/scheduling-model.md R5, §7 session 24). Nodes here have 8 GPUs.
+            const dueOneNode = st.lane === "DEBUG" && res.gpus <= 8 && res.from <= NOW;
+            expect(doneBy || interruptibleBy || dueOneNode).toBe(true);
           }
         }
       }),
