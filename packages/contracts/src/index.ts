@@ -14,5 +14,6 @@ export * from "./token";
 export * from "./api-error";
 export * from "./agent";
 export * from "./logs";
+export * from "./queue";
 export * from "./admin";
 export * from "./session";

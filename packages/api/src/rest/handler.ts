@@ -12,6 +12,7 @@ import {
   issuesSentence,
   jobIdInput,
   jobLogsQuery,
+  queueQuery,
   listJobsInput,
   submitJobBatchInput,
   submitJobInput,
@@ -162,8 +163,7 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
         const issues = fieldIssues(bad.error).map((i) => ({ ...i, path: "cluster" }));
         return errorResponse("BAD_INPUT", issuesSentence(issues), issues);
       }
-      const limit = queueLimit(url.searchParams.get("limit"));
-      if (typeof limit === "string") return errorResponse("BAD_INPUT", limit, [{ path: "limit", message: limit }]);
+      const { limit } = parse(queueQuery, { limit: url.searchParams.get("limit") });
       return json(await getQueue(prisma, cluster, { limit }));
     }
     if (head === "budgets" && parts.length === 1 && method === "GET") return json(await getBudgetTree(prisma, actor));
@@ -193,15 +193,4 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     console.error("REST", method, path, e);
     return errorResponse("INTERNAL", "Something went wrong on the server; nothing was changed");
   }
-}
-
-/** The `limit` of a queue read: LIMITS.queueRows when absent, else a whole number up to LIMITS.queueRowsMax, or why not. */
-function queueLimit(raw: string | null): number | string {
-  if (raw === null || raw === "") return LIMITS.queueRows;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n))
-    return `limit must be a whole number of pending rows (0 to ${LIMITS.queueRowsMax.toLocaleString("en-US")}), got '${raw.slice(0, 40)}'`;
-  if (n > LIMITS.queueRowsMax)
-    return `limit must be at most ${LIMITS.queueRowsMax.toLocaleString("en-US")} pending rows, got ${raw.trim()}`;
-  return n;
 }
