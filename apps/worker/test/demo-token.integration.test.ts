@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
-import { createApiToken, hashToken, resolveApiToken, type Actor } from "@tranche/domain";
+import { createApiToken, hashToken, readApiToken, type Actor } from "@tranche/domain";
 import { freshGeneratorToken, GENERATOR_TOKEN } from "../src/demo-token";
 
 describe("the demo workload's generator token", () => {
@@ -21,9 +21,9 @@ describe("the demo workload's generator token", () => {
     const first = await freshGeneratorToken(db.prisma, actor);
     const second = await freshGeneratorToken(db.prisma, actor);
 
-    expect(await resolveApiToken(db.prisma, first)).toBeNull();
-    expect(await resolveApiToken(db.prisma, second)).toMatchObject({ id: actor.id });
-    expect(await resolveApiToken(db.prisma, own.token)).toMatchObject({ id: actor.id }); // not the generator's
+    expect(await readApiToken(db.prisma, first)).toEqual({ refused: "unknown" });
+    expect(await readApiToken(db.prisma, second)).toMatchObject({ actor: { id: actor.id } });
+    expect(await readApiToken(db.prisma, own.token)).toMatchObject({ actor: { id: actor.id } }); // not the generator's
     const old = await db.prisma.apiToken.findUniqueOrThrow({ where: { tokenHash: hashToken(first) } });
     expect(old.revokedAt).not.toBeNull();
     const revokes = await db.prisma.auditLog.findMany({ where: { action: "token.revoke" } });

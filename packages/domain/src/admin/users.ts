@@ -9,7 +9,7 @@ import { writeAudit } from "./audit";
 /**
  * Users (admins only). A new user gets a one-time set-password link, valid for 72 hours; the link's
  * token is returned once and only its SHA-256 is stored. No password is ever sent, stored in plain or
- * logged. A disabled user's API tokens are refused (resolveApiToken reads disabledAt on every call)
+ * logged. A disabled user's API tokens are refused (readApiToken reads disabledAt on every call)
  * and their sessions are deleted in the same transaction, so both stop working at once.
  */
 

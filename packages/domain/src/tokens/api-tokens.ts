@@ -110,12 +110,6 @@ export async function revokeApiToken(prisma: PrismaClient, actor: Actor, id: str
   return view(row);
 }
 
-/** The actor a bearer token stands for, or null when it is unknown, revoked, expired or its user disabled. */
-export async function resolveApiToken(prisma: PrismaClient, token: string): Promise<Actor | null> {
-  const r = await readApiToken(prisma, token);
-  return "actor" in r ? r.actor : null;
-}
-
 /**
  * The actor a bearer token stands for, or why it is refused: "disabled" for a live token (known, not
  * revoked, not expired) whose user an admin disabled, so its holder is told plainly; "unknown" for
