@@ -8,7 +8,9 @@ import type { JobLane, PolicyConfig } from "./types";
  * - now when it is free or held by unallocated work (any allocated job may preempt it);
  * - when a leaving job's grace ends;
  * - when a charged job reaches maxRuntime, or its protection ends if this job may preempt it then
- *   (debug lane, or its budget ranks ahead of the holder's by more than the margin, judged now);
+ *   (debug lane, or its budget ranks ahead of the holder's by more than the margin, judged now). A
+ *   debug holder counts on every run, R5's victim limit aside: its node then stays held for the lane,
+ *   which measured better than counting only the runs within the limit (scheduling-model.md §7);
  * - never (Infinity) otherwise: then there is no reservation.
  */
 export type ReleaseOf = (v: JobState) => number;
