@@ -45,6 +45,22 @@ describe("admin procedures", () => {
     expect(await w.counts()).toEqual(before);
   });
 
+  it("show a node's members and managers to admins and to managers of its subtree only", async () => {
+    const inLanguage = await w.caller("maya").admin.people({ path: "lab/language/pretraining" });
+    expect(inLanguage.members.map((m) => m.email)).toContain("ada@tranche.example");
+    expect((await w.caller("admin").admin.people({ path: "lab/vision/video" })).members.length).toBeGreaterThan(0);
+    // Maya manages lab/language, not lab/vision: she learns no names there.
+    const e = await w
+      .caller("maya")
+      .admin.people({ path: "lab/vision/video" })
+      .catch((x: unknown) => x);
+    expect(e).toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining("You do not manage 'lab/vision/video'") });
+    await expect(w.caller("ada").admin.people({ path: "lab/language/pretraining" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(w.caller("omar").admin.people({ path: "lab/language/pretraining" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+  });
+
   it("name the field of a bad input", async () => {
     const e = await w
       .caller("admin")

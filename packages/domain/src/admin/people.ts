@@ -83,10 +83,16 @@ export async function removeTreeManager(prisma: PrismaClient, actor: Actor, path
   });
 }
 
-/** Members and managers of one node, for the admin page. */
+/**
+ * Members and managers of one node, for the admin page: admins see every node's, a manager only those
+ * inside the subtrees they manage (the same rule as changing them). A list of names and e-mails is
+ * more than the tree's member counts, which everyone sees; nobody else needs it.
+ */
 export async function listNodePeople(prisma: PrismaClient, actor: Actor, path: string) {
   requireRole(actor, ["MANAGER"], "see who may charge a budget");
   const node = await liveNodeByPath(prisma, path);
+  if (!(await managesTreeNode(prisma, actor, node.id)))
+    throw forbidden(`You do not manage '${node.path}': you may see its members and managers only inside the subtree you manage`);
   const [members, managers] = await Promise.all([
     prisma.budgetMember.findMany({ where: { budgetId: node.id }, include: { user: { select: { email: true, name: true } } } }),
     prisma.budgetManager.findMany({ where: { treeNodeId: node.id }, include: { user: { select: { email: true, name: true } } } }),
