@@ -12,6 +12,25 @@ export function oidcConfig(env: Env = process.env): { providerId: string; name: 
   return { providerId: "oidc", name: env.TRANCHE_OIDC_NAME ?? "SSO" };
 }
 
+/**
+ * May a first single sign-on sign in to the existing local account with the same e-mail? Only when the
+ * admin trusts the provider (TRANCHE_OIDC_LINK_EXISTING=1) and it says the e-mail is verified: else
+ * whoever holds that address at the provider (or a provider that checks no addresses) would take over
+ * the local account, an admin's included. better-auth's own "trusted provider" means the opposite (link
+ * even an unverified e-mail), so the provider is never put on its list.
+ */
+export function accountLinking(env: Env = process.env) {
+  const trusted = env.TRANCHE_OIDC_LINK_EXISTING === "1";
+  return {
+    enabled: true,
+    disableImplicitLinking: !trusted,
+    trustedProviders: [] as string[],
+    // Without self sign-up every local account was made by an admin (or the command line), so its
+    // e-mail is the admin's word; with it, a stranger may have registered someone else's address.
+    requireLocalEmailVerified: env.TRANCHE_ALLOW_SIGNUP === "1",
+  };
+}
+
 /** The address users reach the web app at. */
 export function publicUrl(env: Env = process.env): string {
   return env.TRANCHE_PUBLIC_URL ?? env.BETTER_AUTH_URL ?? "http://127.0.0.1:3000";
@@ -41,6 +60,10 @@ export function authOptions(
     // No cookie cache: every request reads the session row, so a signed-out (or revoked) session is
     // refused at once instead of living on in a signed cookie for its cache time.
     session: { expiresIn: 60 * 60 * 24 * 7, updateAge: 60 * 60 * 24, cookieCache: { enabled: false } },
+    account: { accountLinking: accountLinking(env) },
+    // An SSO sign-in that fails (e.g. an e-mail already used here) comes back to the sign-in page,
+    // which says what to do (sso-errors.ts), instead of better-auth's own error page.
+    onAPIError: { errorURL: `${baseURL}/login` },
     user: { additionalFields: { role: { type: "string", required: false, defaultValue: "RESEARCHER", input: false } } },
     advanced: {
       database: { generateId: false },

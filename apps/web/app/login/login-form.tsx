@@ -6,14 +6,17 @@ import { authClient } from "../../lib/auth-client";
 export function LoginForm({
   demo,
   sso,
+  ssoError = null,
 }: {
   demo: { email: string; what: string }[];
   sso: { providerId: string; name: string } | null;
+  /** why the last single sign-on came back without signing in, in words */
+  ssoError?: string | null;
 }) {
   const router = useRouter();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(ssoError);
   const [busy, setBusy] = useState(false);
 
   async function signIn(e: string, p: string) {

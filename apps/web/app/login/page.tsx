@@ -4,6 +4,7 @@ import { sessionActor, oidcConfig } from "../../server/auth";
 import { db } from "../../server/db";
 import { FirstAdminHint } from "./first-admin-hint";
 import { LoginForm } from "./login-form";
+import { ssoErrorText } from "./sso-errors";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Sign in" };
@@ -16,7 +17,7 @@ const DEMO = [
   { email: "admin@tranche.example", what: "admin" },
 ];
 
-export default async function LoginPage() {
+export default async function LoginPage({ searchParams }: { searchParams: Promise<{ error?: string }> }) {
   if (await sessionActor(await headers())) redirect("/");
   // Offer the seeded demo accounts only when they exist (the demo world of `npm start`).
   const present = new Set(
@@ -26,6 +27,7 @@ export default async function LoginPage() {
   );
   const noAccount = (await db().user.count()) === 0;
   const sso = oidcConfig();
+  const { error } = await searchParams;
   return (
     <div className="login-wrap">
       <section className="login-hero">
@@ -68,7 +70,11 @@ export default async function LoginPage() {
       <section className="login-form-wrap">
         <div className="login-card">
           {noAccount ? <FirstAdminHint /> : null}
-          <LoginForm demo={DEMO.filter((d) => present.has(d.email))} sso={sso} />
+          <LoginForm
+            demo={DEMO.filter((d) => present.has(d.email))}
+            sso={sso}
+            ssoError={ssoErrorText(error, sso?.name ?? "single sign-on")}
+          />
         </div>
       </section>
     </div>
