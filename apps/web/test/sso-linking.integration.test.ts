@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
 import { seedDemoWorld } from "@tranche/db/setup";
 import { createUser, type Actor, type Role } from "@tranche/domain";
+import { SSO_START_PATH, ssoStartBody } from "../app/login/sso-start";
 import { authOptions } from "../server/auth-options";
 import { startFakeIdp, type IdpPerson } from "./fake-idp";
 
@@ -42,10 +43,11 @@ async function signInWithSso(person: IdpPerson, env: Record<string, string> = {}
     }),
   );
   const start = await auth.handler(
-    new Request(`${BASE}/api/auth/sign-in/social`, {
+    // What the sign-in page's button sends.
+    new Request(`${BASE}${SSO_START_PATH}`, {
       method: "POST",
       headers: { origin: BASE, "content-type": "application/json" },
-      body: JSON.stringify({ provider: "oidc", callbackURL: "/", errorCallbackURL: "/login" }),
+      body: JSON.stringify(ssoStartBody("oidc")),
     }),
   );
   expect(start.status).toBe(200);

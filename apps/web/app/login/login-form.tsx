@@ -2,6 +2,7 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { authClient } from "../../lib/auth-client";
+import { SSO_START_PATH, ssoStartBody } from "./sso-start";
 
 export function LoginForm({
   demo,
@@ -87,11 +88,10 @@ export function LoginForm({
           className="btn"
           type="button"
           onClick={async () => {
-            // better-auth's generic OAuth plugin answers with the provider's authorization URL.
-            const res = await fetch("/api/auth/sign-in/oauth2", {
+            const res = await fetch(SSO_START_PATH, {
               method: "POST",
               headers: { "content-type": "application/json" },
-              body: JSON.stringify({ providerId: sso.providerId, callbackURL: "/" }),
+              body: JSON.stringify(ssoStartBody(sso.providerId)),
             });
             const body = (await res.json().catch(() => ({}))) as { url?: string; message?: string };
             if (body.url) window.location.href = body.url;
