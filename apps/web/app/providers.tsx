@@ -6,8 +6,11 @@ import superjson from "superjson";
 import type { AppRouter } from "@tranche/api";
 import { TRPCProvider } from "../lib/trpc";
 
-/** Errors a retry cannot fix (a job that does not exist, a refused call) show at once, not after 7 s of retries. */
-const FINAL = new Set(["NOT_FOUND", "FORBIDDEN", "UNAUTHORIZED", "BAD_REQUEST", "CONFLICT"]);
+/**
+ * Errors a retry cannot fix (a job that does not exist, a refused call) show at once, not after 7 s of
+ * retries; so does "too many requests", which a retry would only prolong.
+ */
+const FINAL = new Set(["NOT_FOUND", "FORBIDDEN", "UNAUTHORIZED", "BAD_REQUEST", "CONFLICT", "TOO_MANY_REQUESTS"]);
 const retry = (failures: number, error: unknown) =>
   !FINAL.has(String((error as { data?: { code?: unknown } } | null)?.data?.code)) && failures < 3;
 

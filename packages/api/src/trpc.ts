@@ -10,7 +10,8 @@ import {
   uniqueViolationFields,
   type PrismaClient,
 } from "@tranche/db";
-import { DomainError, type Actor, type DomainErrorCode, type Role } from "@tranche/domain";
+import { DomainError, type Actor, type DomainErrorCode, type Role, type WhatIfLimiter } from "@tranche/domain";
+import { TooManyRequests } from "./too-many-requests";
 
 export type { Role };
 /** The signed-in user, resolved by the adapter from a better-auth session (or a bearer token). */
@@ -21,6 +22,8 @@ export interface Context {
   user: SessionUser | null;
   /** The web app's origin as the browser sees it (set-password links point there). */
   origin?: string;
+  /** What-if previews' limiter; unset: the web process's own (tests bring one with their clock). */
+  whatIfLimiter?: WhatIfLimiter;
 }
 
 const isDomainError = (e: unknown): e is DomainError =>
@@ -85,11 +88,19 @@ const mapDomainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-/** HTTP response meta for the tRPC route: a 503 (the database away) says when to try again. */
+/**
+ * HTTP response meta for the tRPC route: a 503 (the database away) and a 429 (too fast) say when to
+ * try again; in a batch, the longest wait.
+ */
 export function trpcResponseMeta({ errors }: { errors: readonly TRPCError[] }): { headers?: Headers } {
-  return errors.some((e) => e.code === "SERVICE_UNAVAILABLE")
-    ? { headers: new Headers({ "retry-after": String(DATABASE_RETRY_AFTER_SEC) }) }
-    : {};
+  const waits = errors.flatMap((e) =>
+    e.code === "SERVICE_UNAVAILABLE"
+      ? [DATABASE_RETRY_AFTER_SEC]
+      : e.code === "TOO_MANY_REQUESTS" && e.cause instanceof TooManyRequests
+        ? [e.cause.retryAfterSec]
+        : [],
+  );
+  return waits.length ? { headers: new Headers({ "retry-after": String(Math.max(...waits)) }) } : {};
 }
 
 export const router = t.router;

@@ -18,6 +18,7 @@ export * from "./budgets/set-allocations";
 export * from "./nodes/nodes";
 export * from "./tokens/api-tokens";
 export * from "./budgets/what-if";
+export * from "./budgets/what-if-limit";
 export * from "./measures/charts";
 export * from "./admin";
 export * from "./notifications/inbox";

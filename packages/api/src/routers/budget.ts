@@ -2,7 +2,7 @@ import type { TRPCRouterRecord } from "@trpc/server";
 import { allocationHistoryInput, setAllocationsInput, setUserLimitInput } from "@tranche/contracts";
 import { getAllocationHistory, getBudgetTree, setAllocations, setUserLimit } from "@tranche/domain";
 import { authedProcedure, roleProcedure } from "../trpc";
-import { whatIfInput, previewAllocations } from "./what-if";
+import { whatIfProcedure } from "./what-if";
 
 export type { BudgetTreeNodeView, BudgetTreeResult } from "@tranche/domain";
 
@@ -17,7 +17,5 @@ export const budgetRouter = {
     .mutation(({ ctx, input }) => setAllocations(ctx.prisma, ctx.user, input)),
   /** A budget's per-user GPU limit (USER_LIMIT): its managers and admins. */
   setUserLimit: authedProcedure.input(setUserLimitInput).mutation(({ ctx, input }) => setUserLimit(ctx.prisma, ctx.user, input)),
-  whatIf: roleProcedure("MANAGER")
-    .input(whatIfInput)
-    .query(({ ctx, input }) => previewAllocations(ctx.prisma, ctx.user, input)),
+  whatIf: whatIfProcedure,
 } satisfies TRPCRouterRecord;
