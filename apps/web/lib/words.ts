@@ -56,11 +56,11 @@ export function reasonTimesText(code: string | null, details: unknown, clockAndR
 }
 
 /**
- * Whether a timeline entry shows its reason's label beside its title: not when it only repeats it
- * ("Finished" beside "finished", "Failed" beside "failed").
+ * Whether a timeline entry shows its reason's label beside its title: not when the title already says
+ * it ("Finished" beside "finished", "Killed at its maximum runtime" beside "killed").
  */
 export function labelAddsToTitle(title: string, label: string): boolean {
-  return label.trim().toLowerCase() !== title.trim().toLowerCase();
+  return !title.trim().toLowerCase().includes(label.trim().toLowerCase());
 }
 
 /**

@@ -70,12 +70,25 @@ describe("visible text", () => {
  * literals of a file, comments left out; property names (allP90, .p50) are code and not read.
  */
 export function percentileCodes(source: string): string[] {
+  return readableText(source).filter((t) => /(^|[^.\w])p(50|90|95|99)\b/i.test(t));
+}
+
+/** The text between tags and the string literals of a file, comments left out. */
+export function readableText(source: string): string[] {
   const code = source
     .replace(/\{\/\*[\s\S]*?\*\/\}/g, "")
     .replace(/\/\*[\s\S]*?\*\//g, "")
     .replace(/(^|[^:])\/\/.*$/gm, "$1");
   const strings = [...code.matchAll(/"([^"\n]*)"|`([^`]*)`/g)].map((m) => m[1] ?? m[2] ?? "");
-  return [...jsxText(code), ...strings].filter((t) => /(^|[^.\w])p(50|90|95|99)\b/i.test(t));
+  return [...jsxText(code), ...strings];
+}
+
+/**
+ * Words a researcher cannot read: signal names ("gets SIGTERM now") and a ratio as a bare number
+ * ("projected ratio 5.60"). Pages say "asked to stop", "stopped by force", and what a ratio means.
+ */
+export function jargon(source: string): string[] {
+  return readableText(source).filter((t) => /\bSIG(TERM|KILL)\b|ratio \d/.test(t));
 }
 
 describe("no statisticians' shorthand", () => {
@@ -87,6 +100,26 @@ describe("no statisticians' shorthand", () => {
 
   it("never shows p50 / p90 where a person reads", () => {
     const found = pageSources().flatMap(({ file, source }) => percentileCodes(source).map((t) => `${file}: ${t}`));
+    expect(found).toEqual([]);
+  });
+});
+
+describe("no jargon in sentences", () => {
+  it("finds a signal name or a bare ratio in visible text (the check can fail)", () => {
+    expect(jargon("confirm(`Stop job #${id}? It gets SIGTERM now and SIGKILL after its grace period.`)")).toHaveLength(1);
+    expect(jargon(`<p>budget lab/x, projected ratio 5.60</p>`)).toEqual(["budget lab/x, projected ratio 5.60"]);
+    expect(jargon(`<p>It is asked to stop now and stopped by force after its grace period.</p>`)).toEqual([]);
+  });
+
+  it("never says SIGTERM, SIGKILL or a bare ratio where a person reads", () => {
+    const found = pageSources().flatMap(({ file, source }) => jargon(source).map((t) => `${file}: ${t}`));
+    expect(found).toEqual([]);
+  });
+
+  it("titles the job timeline from a fixed map of phrases, never by rewriting an event's code", () => {
+    const found = pageSources()
+      .filter(({ source }) => /\.toLowerCase\(\)\.replace\(\/_\/g/.test(source))
+      .map(({ file }) => file);
     expect(found).toEqual([]);
   });
 });

@@ -85,6 +85,8 @@ describe("labelAddsToTitle", () => {
     expect(labelAddsToTitle("Finished", "finished")).toBe(false);
     expect(labelAddsToTitle("Failed", "failed")).toBe(false);
     expect(labelAddsToTitle("Started", "on free GPUs")).toBe(true);
+    expect(labelAddsToTitle("Killed at its maximum runtime", "killed")).toBe(false);
+    expect(labelAddsToTitle("Back in the queue", "preempted")).toBe(true);
   });
 });
 

@@ -8,6 +8,7 @@ export * from "./job";
 export * from "./job-name";
 export * from "./job-rules";
 export * from "./notification";
+export * from "./job-events";
 export * from "./budget";
 export * from "./node";
 export * from "./token";

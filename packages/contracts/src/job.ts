@@ -317,8 +317,8 @@ export function explainContract(
   if (!debug) {
     sentences.push(
       requeued
-        ? `If preempted it gets SIGTERM, ${formatExactDuration(grace)} to save its state, then is requeued with its original submit time${c.resumable ? " (resumable)" : ""}.`
-        : `If preempted it gets SIGTERM and ${formatExactDuration(grace)} before SIGKILL, and is not requeued (not resumable).`,
+        ? `If preempted it is asked to stop and has ${formatExactDuration(grace)} to save its state, then is requeued with its original submit time${c.resumable ? " (resumable)" : ""}.`
+        : `If preempted it is asked to stop and has ${formatExactDuration(grace)} before it is stopped by force, and is not requeued (not resumable).`,
     );
   }
   if (max !== null && !debug) sentences.push(`Killed after ${formatExactDuration(max)} of running.`);

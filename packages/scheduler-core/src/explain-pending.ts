@@ -1,4 +1,5 @@
-import { formatDuration, formatRatio, formatPercent, plural } from "./format";
+import { formatDuration, formatPercent, plural, shareUsedText } from "./format";
+import { defaultPolicy } from "./policy";
 import type { PendingReason, PendingReasonCode, PendingReasonDetails } from "./types";
 
 /**
@@ -28,11 +29,17 @@ function needText(d: PendingReasonDetails, nodeSize: number): string {
   return `it needs ${sizeText(d.gpus, nodeSize)}, and ${free}`;
 }
 
-/** The budget and which ratio the number is: the projected one (usage + held GPUs), which orders the queue. */
-const budgetText = (path: string, ratio: number): string => `budget ${path}, projected ratio ${formatRatio(ratio)}`;
+/** The budget and what its projected ratio (usage + held GPUs, which orders the queue) means. */
+const budgetText = (path: string, ratio: number, windowSec: number): string =>
+  `budget ${path}, which ${shareUsedText(ratio, windowSec)}`;
 
-export function explainPending(input: ReasonInput, nodeSize: number): PendingReason {
-  return { code: input.code, sentence: sentenceFor(input, nodeSize, positionText(input.details)), details: input.details };
+/** `windowSec`: the policy's lookback window, which the ratios are over (in the sentence's words). */
+export function explainPending(input: ReasonInput, nodeSize: number, windowSec = defaultPolicy.lookbackWindow): PendingReason {
+  return {
+    code: input.code,
+    sentence: sentenceFor(input, nodeSize, positionText(input.details), windowSec),
+    details: input.details,
+  };
 }
 
 const positionText = (d: PendingReasonDetails): string =>
@@ -70,7 +77,10 @@ export class PendingExplainer {
   private readonly groups = new Map<string, SentenceGroup[]>();
   private readonly overflow = new Map<string, SentenceGroup>();
 
-  constructor(private readonly nodeSize: number) {}
+  constructor(
+    private readonly nodeSize: number,
+    private readonly windowSec: number = defaultPolicy.lookbackWindow,
+  ) {}
 
   /** Just the sentence: runCycle fills it into the reason object it already made. */
   sentence(code: PendingReasonCode, budgetPath: string, userId: string, now: number, d: PendingReasonDetails): string {
@@ -83,7 +93,7 @@ export class PendingExplainer {
       code === "ARRAY_LIMIT" ||
       code === "USER_LIMIT"
     )
-      return sentenceFor({ code, budgetPath, userId, now, details: d }, this.nodeSize, positionText(d));
+      return sentenceFor({ code, budgetPath, userId, now, details: d }, this.nodeSize, positionText(d), this.windowSec);
     const group = this.groupFor(code, budgetPath, userId, now, d);
     return `${group.before}position ${d.position} in order${group.after}`;
   }
@@ -121,7 +131,7 @@ export class PendingExplainer {
       const found = this.overflow.get(key);
       if (found) return found;
     }
-    const whole = sentenceFor({ code, budgetPath, userId, now, details: d }, this.nodeSize, POSITION_MARK);
+    const whole = sentenceFor({ code, budgetPath, userId, now, details: d }, this.nodeSize, POSITION_MARK, this.windowSec);
     const at = whole.indexOf(POSITION_MARK);
     const group: SentenceGroup = {
       code,
@@ -142,9 +152,9 @@ export class PendingExplainer {
   }
 }
 
-function sentenceFor(input: ReasonInput, nodeSize: number, pos: string): string {
+function sentenceFor(input: ReasonInput, nodeSize: number, pos: string, windowSec: number): string {
   const d = input.details;
-  const budget = budgetText(input.budgetPath, d.ratio);
+  const budget = budgetText(input.budgetPath, d.ratio, windowSec);
   switch (input.code) {
     case "HELD":
       return `Held by its owner or an operator: it will not start until released (${budget}).`;
@@ -171,7 +181,7 @@ function sentenceFor(input: ReasonInput, nodeSize: number, pos: string): string 
     case "ORDER":
       return `Waiting its turn: ${plural(d.jobsAhead, "job")} ahead in order took the GPUs that were free at the start of this cycle (${pos}, ${budget}).`;
     case "BUDGET_OVER_SHARE":
-      return `Its budget ${input.budgetPath} (projected ratio ${formatRatio(d.ratio)}) is not at least ${formatPercent(d.margin ?? 0)} below the budgets holding interruptible GPUs${d.victimRatio === undefined ? "" : ` (lowest projected ratio ${formatRatio(d.victimRatio)})`}, so it may not preempt them; ${needText(d, nodeSize)} (${pos}).`;
+      return `Its budget ${input.budgetPath}, which ${shareUsedText(d.ratio, windowSec)}, has not used at least ${formatPercent(d.margin ?? 0)} less than the budgets holding interruptible GPUs${d.victimRatio === undefined ? "" : ` (the lowest of them ${shareUsedText(d.victimRatio, windowSec)})`}, so it may not preempt them; ${needText(d, nodeSize)} (${pos}).`;
     case "DEBUG_VICTIM_COST":
       return `Debug-lane jobs end only runs that would lose at most ${gpuHours(d.debugVictimMaxCost ?? 0)} of work, and every run that could make room for it would lose more; ${needText(d, nodeSize)}; ${startText(d.earliestStart, input.now)} (${pos}, ${budget}).`;
     case "CONTRACTS":

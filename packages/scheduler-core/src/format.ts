@@ -48,11 +48,6 @@ export function formatExactDuration(seconds: number): string {
   return (seconds < 0 ? "-" : "") + parts.join(" ");
 }
 
-/** A ratio with two decimals; "infinite" when the budget has no entitlement. */
-export function formatRatio(r: number): string {
-  return Number.isFinite(r) ? r.toFixed(2) : "infinite";
-}
-
 /**
  * "now", or "in 1 h 5 min", as a person says when something happens. No raw timestamp: the time
  * itself travels as a number in the details (tools read that; pages show it as wall-clock).
@@ -64,6 +59,27 @@ export function formatWhen(t: number, now: number): string {
 /** "at once", or "within 1 h 5 min": how long a start waits for leaving jobs to exit. */
 export function formatWithin(t: number, now: number): string {
   return t <= now ? "at once" : `within ${formatDuration(t - now)}`;
+}
+
+/** A lookback window as people say it: "7 days", "12 hours". */
+function windowWords(seconds: number): string {
+  if (seconds > 0 && seconds % 86_400 === 0) return plural(seconds / 86_400, "day");
+  if (seconds > 0 && seconds % 3600 === 0) return plural(seconds / 3600, "hour");
+  return formatDuration(seconds);
+}
+
+/**
+ * What a budget's projected ratio (SPEC R2: its usage plus an hour of the GPUs it holds now, over its
+ * entitlement in the lookback window) means: "has used 5.6 times its share over the last 7 days",
+ * "has used 40% of its share over the last 7 days", "has no share here" (no entitlement). Reasons say
+ * this rather than a bare number a researcher cannot read.
+ */
+export function shareUsedText(ratio: number, windowSec: number): string {
+  if (!Number.isFinite(ratio)) return "has no share here";
+  const over = `over the last ${windowWords(windowSec)}`;
+  return ratio < 1
+    ? `has used ${Math.round(ratio * 100)}% of its share ${over}`
+    : `has used ${ratio.toFixed(1)} times its share ${over}`;
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {

@@ -268,4 +268,11 @@ describe("decision sentences (golden)", () => {
     expect(text).not.toMatch(/\b(from|by|before) in\b|from now/);
     expect(text).not.toMatch(/\b1 GPUs\b/);
   });
+
+  it("says a budget's ratio by what it means and a stop without signal names", () => {
+    const text = render();
+    expect(text).not.toMatch(/projected ratio|\bSIG(TERM|KILL)\b/);
+    expect(text).toMatch(/which has used 2\.2 times its share over the last 7 days/);
+    expect(text).toMatch(/Asked to stop now, stopped by force after 2 min if still running/);
+  });
 });

@@ -22,7 +22,7 @@ describe("R10 explanations", () => {
       details: { position: 2, jobsAhead: 1, gpus: 8, largestFreeGpus: 0 },
     });
     expect(r.pending.get("second")!.sentence).toBe(
-      "Waiting its turn: 1 job ahead in order took the GPUs that were free at the start of this cycle (position 2 in order, budget root/a, projected ratio 0.04).",
+      "Waiting its turn: 1 job ahead in order took the GPUs that were free at the start of this cycle (position 2 in order, budget root/a, which has used 4% of its share over the last 7 days).",
     );
   });
 
@@ -153,7 +153,9 @@ describe("R10 explanations", () => {
     }
     for (const o of r.plan)
       if (o.op === "START")
-        expect(o.reason.sentence).toMatch(/ Position \d+ in order, budget root\/[ab], projected ratio \d+\.\d\d/);
+        expect(o.reason.sentence).toMatch(
+          / Position \d+ in order, budget root\/[ab], which has used (\d+% of its share|\d+\.\d times its share) over the last 7 days/,
+        );
   });
 
   it("words each reason exactly as explainPending would, when sentences are built per group of jobs", () => {

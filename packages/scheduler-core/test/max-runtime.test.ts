@@ -6,7 +6,7 @@ const HOUR = 3600;
 const NOW = 10 * HOUR;
 
 describe("maxRuntime", () => {
-  it("kills a job that reached its maxRuntime with SIGTERM and its grace, and never requeues it", () => {
+  it("kills a job that reached its maxRuntime, asking it to stop with its grace, and never requeues it", () => {
     const r = runCycle(
       makeCluster()
         .node("n01")
@@ -42,7 +42,7 @@ describe("maxRuntime", () => {
         gpus: 2,
         gracePeriod: defaultPolicy.gracePeriod,
         graceUntil: NOW + defaultPolicy.gracePeriod,
-        sentence: `Stopped at its maximum runtime of 1 h: SIGTERM now, SIGKILL after 2 min; not requeued.`,
+        sentence: `Stopped at its maximum runtime of 1 h: asked to stop now, stopped by force after 2 min if still running; not requeued.`,
       },
     ]);
     expect(r.stats.killed).toBe(1);

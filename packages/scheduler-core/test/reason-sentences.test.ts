@@ -166,4 +166,10 @@ describe("pending reason sentences (golden)", () => {
     expect(text).not.toMatch(/\b1 GPUs\b/);
     expect(text).not.toMatch(/free block( is)? \d+(?! GPU)/);
   });
+
+  it("says a budget's ratio by what it means, never as a bare number", () => {
+    const text = render();
+    expect(text).not.toMatch(/projected ratio|ratio \d/);
+    expect(text).toMatch(/budget lab\/language\/pretraining, which has used 85% of its share over the last 7 days/);
+  });
 });

@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@tranche/db";
-import { formatExactDuration, type JobView } from "@tranche/contracts";
+import { formatExactDuration, type JobEventKind, type JobView } from "@tranche/contracts";
 import { defaultPolicy, gracePeriodFor } from "@tranche/scheduler-core";
 import { mayReleaseHold, type Actor } from "../auth/actor";
 import { conflict, forbidden, notFound } from "../errors";
@@ -45,7 +45,7 @@ export async function cancelJob(prisma: PrismaClient, actor: Actor, id: number):
         data: {
           jobId: id,
           at: now,
-          kind: "CANCELLED",
+          kind: "CANCELLED" satisfies JobEventKind,
           sentence: `Cancelled by ${actor.name} before it started.`,
           actorKind: "USER",
           actorId: actor.id,
@@ -65,8 +65,8 @@ export async function cancelJob(prisma: PrismaClient, actor: Actor, id: number):
         data: {
           jobId: id,
           at: now,
-          kind: "CANCEL_REQUESTED",
-          sentence: `Cancelled by ${actor.name} while running: SIGTERM now, SIGKILL after ${formatExactDuration(grace)} if it has not exited.`,
+          kind: "CANCEL_REQUESTED" satisfies JobEventKind,
+          sentence: `Cancelled by ${actor.name} while running: asked to stop now, stopped by force after ${formatExactDuration(grace)} if it has not exited.`,
           details: { graceSeconds: grace, graceUntil: graceUntil.toISOString() },
           actorKind: "USER",
           actorId: actor.id,
@@ -120,7 +120,7 @@ export async function setJobHeld(prisma: PrismaClient, actor: Actor, id: number,
       data: {
         jobId: id,
         at: now,
-        kind: held ? "HELD" : "RELEASED",
+        kind: (held ? "HELD" : "RELEASED") satisfies JobEventKind,
         reasonCode: held ? "HELD" : null,
         sentence,
         actorKind: "USER",

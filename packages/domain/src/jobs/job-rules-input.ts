@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@tranche/db";
-import { parseArraySpec, parseDependency, type ArraySpec } from "@tranche/contracts";
+import { parseArraySpec, parseDependency, type ArraySpec, type JobEventKind } from "@tranche/contracts";
 import { jobAccess, managedBudgetIds, type Actor, type Db } from "../auth/actor";
 import { DomainError, badInput, conflict, forbidden, notFound } from "../errors";
 import { cancelJob } from "./job-actions";
@@ -94,7 +94,7 @@ export async function setDependencies(prisma: PrismaClient, actor: Actor, jobId:
     await tx.jobEvent.create({
       data: {
         jobId,
-        kind: "DEPENDENCIES_SET",
+        kind: "DEPENDENCIES_SET" satisfies JobEventKind,
         sentence:
           deps!.length === 0
             ? `${actor.name} removed its dependencies.`
@@ -135,7 +135,7 @@ export async function cancelArray(
     if (rows.length > 0)
       await tx.$executeRaw`
         INSERT INTO job_event ("jobId", at, kind, sentence, details, "actorKind", "actorId")
-        SELECT id, ${now}, 'CANCELLED', ${`Cancelled with its array ${arrayId} by ${actor.name} before it started.`},
+        SELECT id, ${now}, ${"CANCELLED" satisfies JobEventKind}::text, ${`Cancelled with its array ${arrayId} by ${actor.name} before it started.`},
                ${JSON.stringify({ arrayId })}::jsonb, 'USER'::"ActorKind", ${actor.id}
         FROM unnest(${rows.map((r) => r.id)}::int[]) AS id`;
     return rows.length;

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "@tranche/db";
-import { formatDuration, type JobView, type StartSession } from "@tranche/contracts";
+import { formatDuration, type JobEventKind, type JobView, type StartSession } from "@tranche/contracts";
 import { extendProtection, minRuntimeCap, defaultPolicy } from "@tranche/scheduler-core";
 import type { Actor } from "../auth/actor";
 import { badInput, conflict, forbidden, notFound } from "../errors";
@@ -97,7 +97,7 @@ export async function extendSession(prisma: PrismaClient, actor: Actor, id: numb
       data: {
         jobId: id,
         at: now,
-        kind: "EXTENDED",
+        kind: "EXTENDED" satisfies JobEventKind,
         sentence: `${actor.name} extended its protection by ${formatDuration(by)}: nothing preempts it for ${formatDuration(r.protectedUntil - sec(now))}. A new contract of ${formatDuration(r.minRuntime)} after its start, charged to ${job.budget.path}.`,
         details: { by, minRuntime: r.minRuntime, protectedUntil: protectedUntil.toISOString() },
         actorKind: "USER",

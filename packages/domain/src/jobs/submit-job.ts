@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@tranche/db";
-import { defaultJobName, explainContract, type JobView, type SubmitJob } from "@tranche/contracts";
+import { defaultJobName, explainContract, type JobEventKind, type JobView, type SubmitJob } from "@tranche/contracts";
 import { defaultPolicy, validateJobContract } from "@tranche/scheduler-core";
 import type { Actor } from "../auth/actor";
 import { DomainError, badInput, conflict } from "../errors";
@@ -322,7 +322,7 @@ async function submitMany(
         FROM ids JOIN input i USING (ord) CROSS JOIN LATERAL jsonb_array_elements(i.after) a
       ), e AS (
         INSERT INTO job_event ("jobId", at, kind, sentence, details, "actorKind", "actorId")
-        SELECT j.id, ${now}, 'SUBMITTED', i.sentence,
+        SELECT j.id, ${now}, ${"SUBMITTED" satisfies JobEventKind}::text, i.sentence,
                CASE WHEN ids.idx IS NULL THEN i.details ELSE i.details || jsonb_build_object('arrayIndex', ids.idx) END,
                'USER'::"ActorKind", ${actor.id}
         FROM j JOIN ids USING (id) JOIN input i USING (ord)

@@ -1,4 +1,5 @@
 import type { PrismaClient, Tx } from "@tranche/db";
+import type { JobEventKind } from "@tranche/contracts";
 import {
   type CycleResult,
   type LostOp,
@@ -131,7 +132,7 @@ export async function applyCyclePlan(
       const events: {
         jobId: number;
         at: Date;
-        kind: string;
+        kind: JobEventKind;
         reasonCode: string | null;
         sentence: string;
         details: object;

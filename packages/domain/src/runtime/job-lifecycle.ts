@@ -1,4 +1,4 @@
-import { AGENT_SHUTDOWN, FENCED, LAUNCH_FAILED, UNTRACKED } from "@tranche/contracts";
+import { AGENT_SHUTDOWN, FENCED, LAUNCH_FAILED, UNTRACKED, type JobEventKind } from "@tranche/contracts";
 import type { Tx } from "@tranche/db";
 import { requeueAfterPreemption, runOutcome } from "@tranche/scheduler-core";
 import { chargeOpenSegments } from "./charge";
@@ -51,7 +51,7 @@ export interface RunOutcome {
   /** RUNNING: the old copy of a moved job ended (R12); the job runs on in its new segment. */
   state: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "KILLED" | "LOST" | "RUNNING";
   requeued: boolean;
-  eventKind: string;
+  eventKind: JobEventKind;
   sentence: string;
   /** The event's reason code when it is not the segment end (LAUNCH_FAILED, RETRY). */
   reasonCode?: string;
@@ -59,7 +59,7 @@ export interface RunOutcome {
   retry?: number;
 }
 
-const SENTENCES: Record<string, (how: string) => { eventKind: string; sentence: string }> = {
+const SENTENCES: Record<string, (how: string) => { eventKind: JobEventKind; sentence: string }> = {
   "LOST/PENDING": () => ({ eventKind: "LOST", sentence: "requeued at once with its original submit time." }),
   "LOST/LOST": () => ({ eventKind: "LOST", sentence: "not requeued (not resumable and did not ask to be)." }),
   "PREEMPT/PENDING": (how) => ({
@@ -70,7 +70,7 @@ const SENTENCES: Record<string, (how: string) => { eventKind: string; sentence: 
     eventKind: "PREEMPTED_ENDED",
     sentence: `Preempted run ended (${how}); not requeued (not resumable and did not ask to be).`,
   }),
-  "KILL/KILLED": (how) => ({ eventKind: "KILLED", sentence: `Killed at its maxRuntime (${how}).` }),
+  "KILL/KILLED": (how) => ({ eventKind: "KILLED", sentence: `Killed at its maximum runtime (${how}).` }),
   "CANCEL/CANCELLED": (how) => ({ eventKind: "CANCELLED", sentence: `Cancelled; its processes ended (${how}).` }),
   "FINISH/COMPLETED": () => ({ eventKind: "FINISHED", sentence: "Finished (exit code 0)." }),
   "FAIL/FAILED": (how) => ({ eventKind: "FAILED", sentence: `Failed (${how}).` }),
@@ -277,7 +277,7 @@ async function closeMovedCopy(
     data: {
       jobId: run.jobId,
       at: end.endedAt,
-      kind: "MOVED",
+      kind: "MOVED" satisfies JobEventKind,
       reasonCode: "CONSOLIDATION",
       sentence: end.sentence && end.cause !== "lost" ? `${end.sentence} ${sentence}` : sentence,
       details: { segmentId: String(run.segmentId), exitCode: end.exitCode, signal: end.signal, requeued: false },

@@ -57,7 +57,7 @@ export function consolidate(s: CycleSession): void {
 }
 
 function moveSentence(op: PreemptOp, forWhom: string, gpus: number, to: string): string {
-  return `Moved to make room for ${forWhom}: this unallocated job restarts on ${plural(gpus, "free GPU")} of ${to} as soon as it has exited here (consolidation). SIGTERM now, SIGKILL after ${formatDuration(op.gracePeriod)}.`;
+  return `Moved to make room for ${forWhom}: this unallocated job restarts on ${plural(gpus, "free GPU")} of ${to} as soon as it has exited here (consolidation). Asked to stop now, stopped by force after ${formatDuration(op.gracePeriod)} if still running.`;
 }
 
 function names(s: CycleSession, slots: Slots): string {

@@ -38,10 +38,11 @@ export function explainBlocked(s: CycleSession): { pending: PendingReasons; bloc
   };
   const pendingReasons: PendingReason[] = [];
   const nodeSize = s.nodeSize; // the board lives on into the next cycle of a kept scheduler
+  const windowSec = s.policy.lookbackWindow;
   // Written when first read (after the ids). An unnamed closure: tsx (keepNames) wraps every named
   // one it makes, once per cycle here.
   const writeSentences = () => {
-    const explainer = new PendingExplainer(nodeSize);
+    const explainer = new PendingExplainer(nodeSize, windowSec);
     for (let i = 0; i < drafts.length; i++) {
       const k = drafts[i]!;
       const job = reasons.jobOf(k);

@@ -42,7 +42,7 @@ export function stopLostAndExpired(s: CycleSession): void {
       gpus: js.job.gpus,
       gracePeriod: grace,
       graceUntil: now + grace,
-      sentence: `Stopped at its maximum runtime of ${formatDuration(js.job.maxRuntime!)}: SIGTERM now, SIGKILL after ${formatDuration(grace)}; not requeued.`,
+      sentence: `Stopped at its maximum runtime of ${formatDuration(js.job.maxRuntime!)}: asked to stop now, stopped by force after ${formatDuration(grace)} if still running; not requeued.`,
     });
     s.killed++;
     s.kill(js, grace);

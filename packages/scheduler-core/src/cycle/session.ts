@@ -3,7 +3,7 @@ import type { JobState, NodeBoard } from "../cluster-state";
 import { gracePeriodFor, requeueAfterPreemption, startedRun } from "../contract";
 import type { FairTree } from "../fair-tree";
 import { NEVER } from "./rule-set";
-import { formatDuration, formatRatio, formatWithin, plural } from "../format";
+import { formatDuration, formatWithin, plural, shareUsedText } from "../format";
 import type { PendingEntry, PendingQueues } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import { lostGpuSeconds, SearchScratch, type PreemptionContext } from "../plan-preemptions";
@@ -214,7 +214,7 @@ export class CycleSession {
       gpus: v.job.gpus,
       byJobId,
       reasonCode,
-      sentence: `${why} SIGTERM now, SIGKILL after ${formatDuration(grace)}; ${
+      sentence: `${why} Asked to stop now, stopped by force after ${formatDuration(grace)} if still running; ${
         requeue ? "requeued with its original submit time" : "not requeued (not resumable)"
       }.`,
       gracePeriod: grace,
@@ -332,7 +332,7 @@ export class CycleSession {
         code,
         position,
         ratio,
-        sentence: `${sentence} Position ${position} in order, budget ${tree.paths[e.budget]}, projected ratio ${formatRatio(ratio)}${
+        sentence: `${sentence} Position ${position} in order, budget ${tree.paths[e.budget]}, which ${shareUsedText(ratio, this.policy.lookbackWindow)}${
           charged
             ? js.protectedUntil >= NEVER
               ? "; not preemptible until it ends"

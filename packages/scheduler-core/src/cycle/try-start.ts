@@ -1,5 +1,5 @@
 import { compareById } from "../budget-tree";
-import { formatPercent, formatRatio, formatWhen, plural } from "../format";
+import { formatPercent, formatWhen, plural, shareUsedText } from "../format";
 import type { PendingEntry } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import { findPreemption } from "../plan-preemptions";
@@ -99,6 +99,7 @@ export function tryStart(
     return notStarted;
   }
   const margin = policy.preemptionMargin;
+  const shareUsed = (r: number) => shareUsedText(r, policy.lookbackWindow);
   const victimsUnallocated = choice.tier === 0;
   const victimOps: { v: JobState; op: PreemptOp }[] = [];
   for (const v of [...choice.victims].sort((x, y) => compareById(x.job, y.job))) {
@@ -106,12 +107,12 @@ export function tryStart(
     const code: PreemptReasonCode = !v.charged ? "UNALLOCATED_FOR_ALLOCATED" : lane === "DEBUG" ? "DEBUG_LANE" : "FAIR_SHARE";
     const why =
       code === "UNALLOCATED_FOR_ALLOCATED"
-        ? `Preempted: unallocated work makes room for allocated job ${job.id} (budget ${tree.paths[e.budget]}, projected ratio ${formatRatio(ratio)}).`
+        ? `Preempted: unallocated work makes room for allocated job ${job.id} (budget ${tree.paths[e.budget]}, which ${shareUsed(ratio)}).`
         : code === "DEBUG_LANE"
-          ? `Preempted for debug-lane job ${job.id}: this job was interruptible and budget ${s.budgetPath(v.budget, v.job.budgetId)} (projected ratio ${formatRatio(vRatio)}) was among the most over-served.`
+          ? `Preempted for debug-lane job ${job.id}: this job was interruptible and budget ${s.budgetPath(v.budget, v.job.budgetId)}, which ${shareUsed(vRatio)}, was among the most over-served.`
           : tree.mayTakeShare(e.budget, v.budget, v.job.gpus, margin)
             ? `Preempted for job ${job.id}: budget ${tree.paths[e.budget]} holds less than its owed share of the cluster and budget ${s.budgetPath(v.budget, v.job.budgetId)} keeps at least its own without this job, which was interruptible.`
-            : `Preempted for job ${job.id}, whose reservation was due: budget ${tree.paths[e.budget]} (projected ratio ${formatRatio(ratio)}) ranks ahead of budget ${s.budgetPath(v.budget, v.job.budgetId)} (projected ratio ${formatRatio(vRatio)}) by more than ${formatPercent(margin)}, and this job was interruptible.`;
+            : `Preempted for job ${job.id}, whose reservation was due: budget ${tree.paths[e.budget]} (which ${shareUsed(ratio)}) ranks ahead of budget ${s.budgetPath(v.budget, v.job.budgetId)} (which ${shareUsed(vRatio)}) by more than ${formatPercent(margin)}, and this job was interruptible.`;
     const op = s.preempt(v, job.id, code, ratio, why);
     if (code === "UNALLOCATED_FOR_ALLOCATED") victimOps.push({ v, op });
   }

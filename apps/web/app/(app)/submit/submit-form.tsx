@@ -300,7 +300,7 @@ export function SubmitForm() {
             })}
             {textField("gracePeriod", "Grace period (optional)", {
               placeholder: "default: 2 min",
-              hint: "Time between SIGTERM and SIGKILL, at most 10 min.",
+              hint: "How long it has to save its work once asked to stop, before it is stopped by force; at most 10 min.",
             })}
             {textField("command", "Command", {
               multiline: true,

@@ -13,30 +13,31 @@ import { LaneBadge, ReasonTag, ReasonTimes, StateBadge, ago, readable, until, us
 import { errorText } from "../../../../lib/error-text";
 import { gracePeriodText, labelAddsToTitle, minRuntimeText, placementText, plural, runEndText } from "../../../../lib/words";
 import { reasonLabel } from "@tranche/contracts/reasons";
+import { isJobEventKind, jobEventTitle, type JobEventKind } from "@tranche/contracts/events";
 import { jobPageUnder } from "../../../../lib/nav";
 import { useNavHighlight } from "../../../../components/nav-highlight";
 
-const DOT: Record<string, string> = {
+/** The timeline's dot per event kind: starts green, stops amber, failures red. */
+const DOT: Record<JobEventKind, string> = {
   SUBMITTED: "",
-  STARTED: "ok",
-  START: "ok",
-  RESUMED: "ok",
-  PREEMPTED: "warn",
-  PREEMPT: "warn",
-  CANCEL_REQUESTED: "warn",
-  REQUEUED: "",
-  MOVED: "",
+  DEPENDENCIES_SET: "",
   HELD: "muted",
   RELEASED: "",
-  COMPLETED: "ok",
+  STARTED: "ok",
+  EXTENDED: "ok",
+  MOVED: "",
+  PREEMPTED: "warn",
+  MAX_RUNTIME: "warn",
+  CANCEL_REQUESTED: "warn",
+  REQUEUED: "",
+  RETRIED: "",
+  PREEMPTED_ENDED: "warn",
   FINISHED: "ok",
   FAILED: "bad",
   KILLED: "bad",
   LOST: "bad",
   CANCELLED: "muted",
 };
-
-const title = (kind: string) => kind.charAt(0) + kind.slice(1).toLowerCase().replace(/_/g, " ");
 
 export function JobDetailView({ id }: { id: number }) {
   const trpc = useTRPC();
@@ -117,7 +118,7 @@ export function JobDetailView({ id }: { id: number }) {
               onClick={() => {
                 if (
                   job.state !== "RUNNING" ||
-                  confirm(`Stop job #${id}? It gets SIGTERM now and SIGKILL after its grace period.`)
+                  confirm(`Stop job #${id}? It is asked to stop now and stopped by force after its grace period.`)
                 )
                   cancel.mutate({ id });
               }}
@@ -211,7 +212,7 @@ export function JobDetailView({ id }: { id: number }) {
                 </div>
                 {job.state === "STOPPING" ? (
                   <div>
-                    <div className="tile-label">SIGKILL in</div>
+                    <div className="tile-label">Stopped by force in</div>
                     <div className="tile-value">{until(job.graceUntil, now)}</div>
                   </div>
                 ) : null}
@@ -231,10 +232,10 @@ export function JobDetailView({ id }: { id: number }) {
                 <ol className="timeline" aria-label="Job events">
                   {events.map((e) => (
                     <li key={e.id}>
-                      <span className={`dot ${DOT[e.kind] ?? ""}`} />
+                      <span className={`dot ${isJobEventKind(e.kind) ? DOT[e.kind] : ""}`} />
                       <div className="row" style={{ gap: "0.5rem" }}>
-                        <span className="what">{title(e.kind)}</span>
-                        {e.reasonCode && labelAddsToTitle(title(e.kind), reasonLabel(e.reasonCode, { kind: e.kind })) ? (
+                        <span className="what">{jobEventTitle(e.kind)}</span>
+                        {e.reasonCode && labelAddsToTitle(jobEventTitle(e.kind), reasonLabel(e.reasonCode, { kind: e.kind })) ? (
                           <ReasonTag code={e.reasonCode} kind={e.kind} />
                         ) : null}
                         <span className="when">
