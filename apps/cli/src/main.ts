@@ -11,6 +11,7 @@ import {
   LIMITS,
   MAX_BATCH_JOBS,
   explainContract,
+  jobEventTitle,
   utf8Bytes,
   formatDuration,
   expectedStartWords,
@@ -391,8 +392,14 @@ program
       const open = d.segments.find((s) => s.endedAt === null);
       if (open) lines.push(`Running on ${open.placements.map((p) => `${p.node} [GPUs ${p.gpuIndexes.join(",")}]`).join(", ")}`);
       lines.push("", "Timeline:");
-      for (const e of d.events)
-        lines.push(`  ${new Date(e.at).toISOString().replace("T", " ").slice(0, 19)}  ${e.kind.padEnd(16)} ${e.sentence}`);
+      // Titles, not kinds, as on the job page; --json keeps the kinds for scripts.
+      const titles = d.events.map((e) => jobEventTitle(e.kind));
+      const width = Math.max(0, ...titles.map((t) => t.length));
+      d.events.forEach((e, i) =>
+        lines.push(
+          `  ${new Date(e.at).toISOString().replace("T", " ").slice(0, 19)}  ${titles[i]!.padEnd(width)}  ${e.sentence}`,
+        ),
+      );
       return lines.join("\n");
     });
   });
