@@ -42,6 +42,13 @@ function policyNumber(field: string, flag: string, text: string | undefined, per
   return { [field]: n };
 }
 
+interface Person {
+  email: string;
+  name: string;
+}
+
+const personText = (p: Person) => (p.name ? `${p.name} <${p.email}>` : p.email);
+
 interface UserRow {
   id: string;
   email: string;
@@ -200,6 +207,23 @@ export function registerAdmin(program: Command, out: Out): void {
     .action(async (path: string, email: string) => {
       const r = await call("POST", `/budgets/${enc(path)}/managers`, { email });
       out(r, () => `${email} now manages ${path}.`);
+    });
+  budget
+    .command("people")
+    .description("who may charge a node's budgets and who manages it (admins; managers inside their subtree)")
+    .argument("<path>")
+    .action(async (path: string) => {
+      const [m, g] = await Promise.all([
+        call<{ path: string; members: Person[] }>("GET", `/budgets/${enc(path)}/members`),
+        call<{ path: string; managers: Person[] }>("GET", `/budgets/${enc(path)}/managers`),
+      ]);
+      out({ path: m.path, members: m.members, managers: g.managers }, () =>
+        [
+          `${m.path}`,
+          `  members: ${m.members.length === 0 ? "none" : m.members.map(personText).join(", ")}`,
+          `  managers: ${g.managers.length === 0 ? "none" : g.managers.map(personText).join(", ")}`,
+        ].join("\n"),
+      );
     });
   budget
     .command("remove-member")

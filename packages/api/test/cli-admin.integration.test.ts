@@ -53,6 +53,17 @@ describe("tranche admin", () => {
     expect(node.allocations.map((a) => a.ppm)).toEqual([300_000]);
     const set = await cli("admin", ["admin", "user", "set", "rin@lab.example", "--role", "manager"]);
     expect(set.stdout).toContain("rin@lab.example: manager, active.");
+    // Who may charge it, read from the command line as the budgets page shows it.
+    const people = await cli("admin", ["admin", "budget", "people", "lab/robotics/arms"]);
+    expect(people.stdout).toMatch(/^lab\/robotics\/arms\n {2}members: .*rin@lab\.example.*\n {2}managers: none\n$/);
+    const asJson = JSON.parse((await cli("admin", ["--json", "admin", "budget", "people", "lab/robotics/arms"])).stdout) as {
+      members: { email: string }[];
+    };
+    expect(asJson.members.map((m) => m.email)).toContain("rin@lab.example");
+    // A researcher may not list a budget's people.
+    const refused = await cli("ada", ["admin", "budget", "people", "lab/robotics/arms"]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout).toBe("");
     // Taken back from the command line too: a member, then a manager, each once (again: not found).
     const removed = await cli("admin", ["admin", "budget", "remove-member", "lab/robotics/arms", "rin@lab.example"]);
     expect(removed.stdout).toContain("rin@lab.example may no longer charge lab/robotics/arms.");

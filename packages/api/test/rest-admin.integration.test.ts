@@ -282,6 +282,24 @@ describe("PUT /api/v1/budgets/{path}/allocation", () => {
   });
 });
 
+describe("GET /api/v1/budgets/{path}/members and /managers", () => {
+  it("lists a node's people to admins and to managers inside their subtree, to nobody else", async () => {
+    const members = await call("GET", "/budgets/lab/language/pretraining/members", { token: tokens.maya });
+    expect(members.status).toBe(200);
+    expect(members.body.path).toBe("lab/language/pretraining");
+    expect(members.body.members.map((m: { email: string }) => m.email)).toContain("ada@tranche.example");
+    const managers = await call("GET", "/budgets/lab/language/managers", { token: tokens.admin });
+    expect(managers.status).toBe(200);
+    expect(managers.body.managers.map((m: { email: string }) => m.email)).toContain("maya@tranche.example");
+    // Outside Maya's subtree, and a researcher anywhere: refused, with a sentence.
+    const outside = await refused(403, "GET", "/budgets/lab/vision/video/members", { token: tokens.maya });
+    expect(outside.body.error.message).toMatch(/You do not manage 'lab\/vision\/video'/);
+    await refused(403, "GET", "/budgets/lab/language/pretraining/members", { token: tokens.ada });
+    await refused(401, "GET", "/budgets/lab/language/pretraining/members", {});
+    await refused(404, "GET", "/budgets/lab/nowhere/members", { token: tokens.admin });
+  });
+});
+
 describe("POST /api/v1/budgets/{path}/members and /managers", () => {
   it("members: refuses a researcher and a manager outside their subtree; refuses a bad or unknown e-mail", async () => {
     const p = "/budgets/lab/language/pretraining/members";

@@ -35,6 +35,7 @@ import {
   requireRole,
   type Actor,
   type Role,
+  listNodePeople,
   removeBudgetMember,
   removeTreeManager,
 } from "@tranche/domain";
@@ -127,6 +128,16 @@ function adminRoute(req: Request, method: string, rawParts: string[], actor: Act
         const at = path(parts.slice(1, -1));
         const { email } = parse(treeNodePersonInput, await readJson(req));
         return json({ manager: await addTreeManager(prisma, actor, at, email) }, 201);
+      });
+    // GET .../members and .../managers: who may charge the node and who manages it, by name (the
+    // same read as the budgets page, and the same rule as changing them: admins, and managers inside
+    // their subtree).
+    if (parts.length >= 3 && (tail === "members" || tail === "managers") && method === "GET")
+      return route(["MANAGER"], "see who may charge a budget", async () => {
+        const people = await listNodePeople(prisma, actor, path(parts.slice(1, -1)));
+        return json(
+          tail === "members" ? { path: people.path, members: people.members } : { path: people.path, managers: people.managers },
+        );
       });
     // DELETE .../members?email=E and .../managers?email=E: the person named by the query (a DELETE
     // has no body), before the DELETE of a node below, which a path ending in these words would be.

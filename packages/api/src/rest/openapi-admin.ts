@@ -44,6 +44,13 @@ const treePathParam = {
   description: "A tree path such as lab/vision/video; its slashes may be sent as they are or as %2F",
   schema: { type: "string" },
 };
+const personParam = {
+  name: "email",
+  in: "query",
+  required: true,
+  description: "The person's e-mail (a DELETE has no body)",
+  schema: { type: "string", format: "email" },
+};
 const named = (name: string, description: string) => ({
   name,
   in: "path",
@@ -149,6 +156,24 @@ function adminPaths(): Paths {
       },
     },
     "/budgets/{path}/members": {
+      get: {
+        summary: "Who may charge a budget, by e-mail and name (admins; managers inside their subtree)",
+        operationId: "listBudgetMembers",
+        parameters: [treePathParam],
+        responses: {
+          "200": ok("The node's path and its members", { path: { type: "string" }, members: { type: "array" } }),
+          ...errorResponses([401, 403, 404]),
+        },
+      },
+      delete: {
+        summary: "Stop a user charging a budget (admins; managers inside their subtree)",
+        operationId: "removeBudgetMember",
+        parameters: [treePathParam, personParam],
+        responses: {
+          "200": ok("The membership removed", { member: { type: "object" } }),
+          ...errorResponses([400, 401, 403, 404]),
+        },
+      },
       post: {
         summary: "Let a user charge a budget (admins; managers inside their subtree)",
         operationId: "addBudgetMember",
@@ -158,6 +183,21 @@ function adminPaths(): Paths {
       },
     },
     "/budgets/{path}/managers": {
+      get: {
+        summary: "Who manages a subtree, by e-mail and name (admins; managers inside their subtree)",
+        operationId: "listTreeManagers",
+        parameters: [treePathParam],
+        responses: {
+          "200": ok("The node's path and its managers", { path: { type: "string" }, managers: { type: "array" } }),
+          ...errorResponses([401, 403, 404]),
+        },
+      },
+      delete: {
+        summary: "Stop a manager managing a subtree (admins)",
+        operationId: "removeTreeManager",
+        parameters: [treePathParam, personParam],
+        responses: { "200": ok("The manager removed", { manager: { type: "object" } }), ...errorResponses([400, 401, 403, 404]) },
+      },
       post: {
         summary: "Make a manager manage a subtree (admins)",
         operationId: "addTreeManager",
