@@ -7,6 +7,7 @@ export * from "./jobs/job-view";
 export * from "./jobs/submit-job";
 export { maxWaitingJobsPerUser } from "./jobs/waiting-cap";
 export * from "./jobs/sessions";
+export * from "./jobs/session-handoff";
 export * from "./jobs/job-actions";
 export { cancelArray, setDependencies } from "./jobs/job-rules-input";
 export * from "./jobs/queries";

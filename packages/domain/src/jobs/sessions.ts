@@ -109,6 +109,19 @@ export async function extendSession(prisma: PrismaClient, actor: Actor, id: numb
 }
 
 /**
+ * Session `id` when `actor` owns it; to anyone else it does not exist (404, so a session's id says
+ * nothing about it).
+ */
+export async function ownSession(prisma: PrismaClient, actor: Actor, id: number): Promise<{ state: string; secretEnv: unknown }> {
+  const job = await prisma.job.findUnique({
+    where: { id },
+    select: { userId: true, kind: true, state: true, secretEnv: true },
+  });
+  if (!job || job.kind !== "INTERACTIVE" || job.userId !== actor.id) throw notFound(`You have no session ${id}`);
+  return job;
+}
+
+/**
  * Where the proxy sends a request for session `id`: its server's address and token. Only its owner
  * may reach it; to anyone else it does not exist (404, so a session's id says nothing about it).
  */
@@ -117,11 +130,7 @@ export async function sessionTarget(
   actor: Actor,
   id: number,
 ): Promise<{ url: string; token: string; node: string }> {
-  const job = await prisma.job.findUnique({
-    where: { id },
-    select: { userId: true, kind: true, state: true, secretEnv: true },
-  });
-  if (!job || job.kind !== "INTERACTIVE" || job.userId !== actor.id) throw notFound(`You have no session ${id}`);
+  const job = await ownSession(prisma, actor, id);
   const run = await prisma.runSegment.findFirst({
     where: { jobId: id, endedAt: null },
     orderBy: { id: "desc" },
