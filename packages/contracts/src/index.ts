@@ -18,3 +18,4 @@ export * from "./logs";
 export * from "./queue";
 export * from "./admin";
 export * from "./session";
+export * from "./session-origin";
