@@ -59,21 +59,28 @@ export const goodJob = {
   name: "pretrain-7b",
 };
 
-/** One REST request through the same handler the web app serves, as a script would send it. */
+/** The web app's address and the sessions host in tests, as `npm start` has them by default. */
+export const TEST_ORIGINS = { app: "http://127.0.0.1:3000", sessions: "http://localhost:3000" };
+
+/**
+ * One REST request through the same handler the web app serves, as a script would send it.
+ * `sessionsHost`: sent to the sessions host (the only place a session's proxy answers).
+ */
 export async function callRest(
   w: World,
   method: string,
   path: string,
-  opts: { token?: string | null; body?: unknown; raw?: string } = {},
+  opts: { token?: string | null; body?: unknown; raw?: string; sessionsHost?: boolean } = {},
 ) {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.sessionsHost) headers.host = new URL(TEST_ORIGINS.sessions).host;
   const req = new Request(`http://127.0.0.1:3000/api/v1${path}`, {
     method,
     headers,
     body: opts.raw ?? (opts.body !== undefined ? JSON.stringify(opts.body) : undefined),
   });
-  const res = await handleRest(req, path.split("?")[0]!, { prisma: w.db.prisma });
+  const res = await handleRest(req, path.split("?")[0]!, { prisma: w.db.prisma, origins: TEST_ORIGINS });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions walk arbitrary JSON
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }

@@ -1,7 +1,8 @@
 // Interactive sessions end to end below the browser: REST (the handler the web app serves), a real worker
 // process, two real agent processes (one per node, separate state folders, one shared checkpoint root) and
-// a real Postgres. A session writes a file through the owner-only proxy, is preempted once its protection
-// is over, comes back on the other node, and the file is there. Bad input is refused and stores nothing.
+// a real Postgres. A session writes a file through the owner-only proxy (on the sessions host, with an API
+// token), is preempted once its protection is over, comes back on the other node, and the file is there.
+// Bad input is refused and stores nothing.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -110,6 +111,7 @@ describe("interactive sessions", () => {
     callRest(w, body === undefined ? "GET" : "POST", `/sessions/${id}/proxy/${path}`, {
       token: who ? tokens[who] : null,
       body,
+      sessionsHost: true,
     });
   const sh = async (id: number, command: string) => {
     const r = await proxy("ada", id, "exec", { command });

@@ -16,6 +16,7 @@ import {
   listJobsInput,
   submitJobBatchInput,
   submitJobInput,
+  addressedTo,
   text,
 } from "@tranche/contracts";
 import {
@@ -29,7 +30,6 @@ import {
   getQueue,
   jobLogText,
   listJobs,
-  readApiToken,
   submitJob,
   submitJobs,
   type Actor,
@@ -37,7 +37,9 @@ import {
 import { crossSiteRefusal } from "../same-origin";
 import { handleAdminRest } from "./admin-routes";
 import { handleJobRulesRest } from "./job-rules-routes";
-import { handleSessionRest } from "./session-routes";
+import { bearerActor } from "./bearer";
+import { handleSessionRest, isSessionOpen, redirect, type SessionOrigins } from "./session-routes";
+import { serveSessionsHost } from "./sessions-host";
 import { TooLarge, errorResponse, json, parse, readJson } from "./io";
 import { logDownload } from "./log-download";
 import { buildOpenApi } from "./openapi";
@@ -48,25 +50,23 @@ export interface RestDeps {
   sessionUser?: (req: Request) => Promise<Actor | null>;
   /** Origins of the web app besides the request's own (TRANCHE_PUBLIC_URL behind a proxy). */
   allowedOrigins?: readonly string[];
+  /** The web app's address and the sessions host (unset: interactive sessions are not served). */
+  origins?: SessionOrigins;
 }
 
 const clusterName = text("cluster").max(LIMITS.keyChars, `cluster is longer than ${LIMITS.keyChars} characters`);
 
-async function authenticate(req: Request, deps: RestDeps): Promise<Actor | Response> {
+/**
+ * The caller: a bearer API token, or the web app's cookie session. `crossSite`: a cookie session may
+ * come from another site (the sessions host sending its owner back to open a session, which only
+ * hands out a ticket bound to that browser).
+ */
+async function authenticate(req: Request, deps: RestDeps, crossSite = false): Promise<Actor | Response> {
   const header = req.headers.get("authorization");
-  if (header) {
-    const m = /^Bearer\s+(\S+)$/i.exec(header.trim());
-    if (!m) return errorResponse("UNAUTHORIZED", "The Authorization header must be 'Bearer <token>'");
-    const token = await readApiToken(deps.prisma, m[1]!);
-    if ("actor" in token) return token.actor;
-    // 403, not 401: the token is right, and logging in again with it would not help.
-    if (token.refused === "disabled")
-      return errorResponse("FORBIDDEN", "The account this API token belongs to is disabled; ask an admin to enable it");
-    return errorResponse("UNAUTHORIZED", "The API token is unknown, revoked or expired");
-  }
+  if (header) return bearerActor(deps.prisma, header);
   const session = deps.sessionUser ? await deps.sessionUser(req) : null;
   if (session) {
-    const refusal = crossSiteRefusal(req, deps.allowedOrigins);
+    const refusal = crossSite ? null : crossSiteRefusal(req, deps.allowedOrigins);
     return refusal ? errorResponse("FORBIDDEN", refusal) : session;
   }
   return errorResponse(
@@ -84,10 +84,17 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
   const method = req.method.toUpperCase();
   const parts = path.split("/").filter(Boolean);
   try {
+    // The sessions host answers for the proxy and nothing else, with its own sign-in.
+    if (deps.origins?.sessions && addressedTo(req.headers, deps.origins.sessions))
+      return await serveSessionsHost(req, method, deps.prisma, { app: deps.origins.app, sessions: deps.origins.sessions });
     if (parts.length === 1 && parts[0] === "openapi.json" && method === "GET") {
       return json(buildOpenApi(new URL(req.url).origin + "/api/v1"));
     }
-    const auth = await authenticate(req, deps);
+    const opening = isSessionOpen(method, parts);
+    const auth = await authenticate(req, deps, opening);
+    // Opening a session signed out: to the sign-in page (then "Open the session" again from its page).
+    if (auth instanceof Response && opening && auth.status === 401 && !req.headers.has("authorization"))
+      return redirect(`${deps.origins?.app ?? ""}/login`);
     if (auth instanceof Response) return auth;
     const actor = auth;
     const { prisma } = deps;
@@ -97,7 +104,7 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     if (head === "me" && parts.length === 1 && method === "GET") return json({ user: actor });
     const rules = await handleJobRulesRest(req, method, parts, actor, prisma);
     if (rules) return rules;
-    const session = await handleSessionRest(req, method, parts, actor, prisma);
+    const session = await handleSessionRest(req, method, parts, actor, prisma, deps.origins);
     if (session) return session;
     if (head === "clusters" && parts.length === 1 && method === "GET") {
       const clusters = await prisma.cluster.findMany({

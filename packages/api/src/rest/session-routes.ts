@@ -1,24 +1,35 @@
 import type { PrismaClient } from "@tranche/db";
-import { extendSessionInput, jobIdInput, startSessionInput } from "@tranche/contracts";
-import { extendSession, sessionTarget, startSession, type Actor } from "@tranche/domain";
+import { extendSessionInput, jobIdInput, sessionProxyPath, startSessionInput } from "@tranche/contracts";
+import { extendSession, issueSessionTicket, ownSession, startSession, type Actor } from "@tranche/domain";
 import { errorResponse, json, parse, readJson } from "./io";
 
-/** The most a request through the proxy may carry (uploads to a notebook included). */
-const PROXY_BODY_BYTES = 16 * 1024 * 1024;
-/** A session's server that does not answer within this is reported as such (long commands included). */
-const PROXY_TIMEOUT_MS = 90_000;
+/** Where the web app is, and where sessions are served (null: not configured, so not served). */
+export interface SessionOrigins {
+  app: string;
+  sessions: string | null;
+}
 
-/** Request headers the proxy passes on: never the caller's cookie or credentials (the session gets its own token). */
-const PASS_REQUEST = ["accept", "accept-language", "content-type", "if-none-match", "if-modified-since", "range"];
-/** Response headers it passes back: no cookies (the server would set them on Tranche's own site). */
-const PASS_RESPONSE = ["content-type", "content-length", "etag", "last-modified", "location", "content-range", "accept-ranges"];
+/** The query parameter a ticket travels in, from the web app to the sessions host. */
+export const TICKET_PARAM = "tranche-ticket";
+
+export const NOT_SERVED =
+  "Interactive sessions are not served here: they need a host name of their own, and TRANCHE_SESSIONS_ORIGIN is not set (see the admin guide); the SSH tunnel on the session's page still reaches it";
+
+/** `GET /sessions/{id}/open`: the one route a signed-in browser may reach from another site (the sessions host). */
+export const isSessionOpen = (method: string, parts: string[]): boolean =>
+  method === "GET" && parts.length === 3 && parts[0] === "sessions" && parts[2] === "open";
 
 /**
- * Interactive sessions over REST (handler.ts routes the rest; null for any other path):
+ * Interactive sessions over REST on the web app's own address (handler.ts routes the rest; null for
+ * any other path):
  *
  *   POST /api/v1/sessions                 start one (`tranche session`, the "Start a session" button)
  *   POST /api/v1/jobs/{id}/extend         {"by": "1h"}: more protection, a new contract, charged
- *   ANY  /api/v1/sessions/{id}/proxy/...  the session's server, for its owner only (404 for anyone else)
+ *   GET  /api/v1/sessions/{id}/open       ?state=...: a ticket for the sessions host, for the owner only
+ *   ANY  /api/v1/sessions/{id}/proxy/...  never served here: its owner is sent to the sessions host
+ *
+ * The session's content is served by the sessions host alone (sessions-host.ts): on this address its
+ * scripts would run with the owner's login to Tranche.
  */
 export async function handleSessionRest(
   req: Request,
@@ -26,6 +37,7 @@ export async function handleSessionRest(
   parts: string[],
   actor: Actor,
   prisma: PrismaClient,
+  origins: SessionOrigins | undefined,
 ): Promise<Response | null> {
   const [head, id, tail] = parts;
   if (head === "sessions" && parts.length === 1 && method === "POST") {
@@ -37,51 +49,30 @@ export async function handleSessionRest(
     const input = parse(extendSessionInput, { ...(body && typeof body === "object" ? body : {}), id });
     return json({ job: await extendSession(prisma, actor, input.id, input.by) });
   }
+  if (isSessionOpen(method, parts)) {
+    const jobId = parse(jobIdInput, { id }).id;
+    if (!origins?.sessions) return errorResponse("UNAVAILABLE", NOT_SERVED);
+    const state = new URL(req.url).searchParams.get("state") ?? "";
+    const ticket = await issueSessionTicket(prisma, actor, jobId, state);
+    return redirect(`${origins.sessions}${sessionProxyPath(jobId)}?${TICKET_PARAM}=${ticket}`);
+  }
   if (head === "sessions" && parts.length >= 3 && tail === "proxy") {
     const jobId = parse(jobIdInput, { id }).id;
-    return proxy(req, method, await sessionTarget(prisma, actor, jobId));
+    await ownSession(prisma, actor, jobId);
+    if (!origins?.sessions) return errorResponse("UNAVAILABLE", NOT_SERVED);
+    // A link or bookmark to the old address still opens the session, on its own host.
+    if (method === "GET" || method === "HEAD") {
+      const url = new URL(req.url);
+      return redirect(origins.sessions + url.pathname + url.search);
+    }
+    return errorResponse("FORBIDDEN", `Sessions are served at ${origins.sessions} only: send this request there`);
   }
   return null;
 }
 
-async function proxy(req: Request, method: string, target: { url: string; token: string; node: string }): Promise<Response> {
-  const url = new URL(req.url);
-  const headers = new Headers();
-  for (const h of PASS_REQUEST) {
-    const v = req.headers.get(h);
-    if (v !== null) headers.set(h, v);
-  }
-  headers.set("authorization", `token ${target.token}`);
-  let body: ArrayBuffer | undefined;
-  if (method !== "GET" && method !== "HEAD") {
-    if (Number(req.headers.get("content-length") ?? 0) > PROXY_BODY_BYTES)
-      return errorResponse("TOO_LARGE", `A request to a session carries at most ${PROXY_BODY_BYTES / 1024 / 1024} MiB`);
-    body = await req.arrayBuffer();
-    if (body.byteLength > PROXY_BODY_BYTES)
-      return errorResponse("TOO_LARGE", `A request to a session carries at most ${PROXY_BODY_BYTES / 1024 / 1024} MiB`);
-  }
-  let res: Response;
-  try {
-    // The path is passed whole (the servers know their prefix, TRANCHE_SESSION_BASE); redirects go back to the browser.
-    res = await fetch(target.url + url.pathname + url.search, {
-      method,
-      headers,
-      body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(PROXY_TIMEOUT_MS),
-    });
-  } catch (e) {
-    const why =
-      (e as Error).name === "TimeoutError" ? "did not answer in time" : "does not answer (it may be starting or stopping)";
-    return json(
-      { error: { code: "UNAVAILABLE", message: `The session's server on ${target.node} ${why}; try again in a moment` } },
-      502,
-    );
-  }
-  const out = new Headers({ "cache-control": "no-store" });
-  for (const h of PASS_RESPONSE) {
-    const v = res.headers.get(h);
-    if (v !== null) out.set(h, v);
-  }
-  return new Response(method === "HEAD" ? null : res.body, { status: res.status, headers: out });
+/** 303 to `location`; a ticket in it must not be cached or passed on as a referrer. */
+export function redirect(location: string, cookies: string[] = []): Response {
+  const headers = new Headers({ location, "cache-control": "no-store", "referrer-policy": "no-referrer" });
+  for (const c of cookies) headers.append("set-cookie", c);
+  return new Response(null, { status: 303, headers });
 }
