@@ -8,6 +8,11 @@ export async function register(): Promise<void> {
     console.error(`tranche: ${problem}`);
     process.exit(1);
   }
+  const { sessionsOrigin } = await import("./server/sessions-origin");
+  if (sessionsOrigin() === null)
+    console.warn(
+      "tranche: interactive sessions are not served until TRANCHE_SESSIONS_ORIGIN names a host of their own (see docs/admin-guide.md)",
+    );
   const { stampPeerAddresses } = await import("./server/peer-address");
   stampPeerAddresses();
 }

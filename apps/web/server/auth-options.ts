@@ -2,6 +2,8 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import type { BetterAuthOptions, BetterAuthPlugin } from "better-auth";
 import { genericOAuth } from "better-auth/plugins/generic-oauth";
 import type { PrismaClient } from "@tranche/db";
+import { publicUrl } from "./public-url";
+import { sessionsOriginOrNull } from "./sessions-origin";
 import { hashedSessionTokens } from "./session-token-hash";
 
 type Env = Record<string, string | undefined>;
@@ -31,10 +33,7 @@ export function accountLinking(env: Env = process.env) {
   };
 }
 
-/** The address users reach the web app at. */
-export function publicUrl(env: Env = process.env): string {
-  return env.TRANCHE_PUBLIC_URL ?? env.BETTER_AUTH_URL ?? "http://127.0.0.1:3000";
-}
+export { publicUrl } from "./public-url";
 
 /**
  * better-auth's options, apart from the web framework's own plugin (auth.ts adds nextCookies), so a
@@ -53,7 +52,8 @@ export function authOptions(
     appName: "Tranche",
     baseURL,
     secret,
-    trustedOrigins: [baseURL, baseURL.replace("127.0.0.1", "localhost")],
+    // The app also answers on localhost, unless that is the sessions host (by default it is: sessions-origin.ts).
+    trustedOrigins: [baseURL, baseURL.replace("127.0.0.1", "localhost")].filter((o) => o !== sessionsOriginOrNull(env)),
     // The session row keeps sha256 of its token, never the token a cookie carries (session-token-hash.ts).
     database: hashedSessionTokens(prismaAdapter(prisma, { provider: "postgresql" })),
     emailAndPassword: { enabled: true, disableSignUp: env.TRANCHE_ALLOW_SIGNUP !== "1", minPasswordLength: 8 },

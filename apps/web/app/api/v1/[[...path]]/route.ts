@@ -1,5 +1,6 @@
 import { handleRest } from "@tranche/api/rest";
-import { publicUrl } from "../../../../server/auth-options";
+import { publicOrigin, publicUrl } from "../../../../server/public-url";
+import { sessionsOriginOrNull } from "../../../../server/sessions-origin";
 import { sessionActor } from "../../../../server/auth";
 import { db } from "../../../../server/db";
 
@@ -11,6 +12,7 @@ async function handler(req: Request, ctx: { params: Promise<{ path?: string[] }>
     prisma: db(),
     sessionUser: (r) => sessionActor(r.headers),
     allowedOrigins: [publicUrl()],
+    origins: { app: publicOrigin(), sessions: sessionsOriginOrNull() },
   });
 }
 
