@@ -48,7 +48,10 @@ export function services(ctx: ServiceContext): Service[] {
   const tsx = (script: string) => ["--import", "tsx", join(root, script)];
   const agentsDir = ctx.agentsDir ?? join(root, ".data", "agents");
   const demo = ctx.demo ?? demoMode();
-  const env = { DATABASE_URL: ctx.databaseUrl, TRANCHE_PUBLIC_URL: ctx.webUrl };
+  // The address users open (behind a reverse proxy, its https URL) when set; the local one otherwise. The
+  // agents and the workload below are given the local one, which they reach.
+  const publicUrl = process.env.TRANCHE_PUBLIC_URL ?? process.env.BETTER_AUTH_URL ?? ctx.webUrl;
+  const env = { DATABASE_URL: ctx.databaseUrl, TRANCHE_PUBLIC_URL: publicUrl };
   const list: Service[] = [
     {
       name: "web",
