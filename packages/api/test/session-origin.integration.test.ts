@@ -108,6 +108,8 @@ async function send(host: string, method: string, path: string, o: Send = {}) {
 /** What a browser sends when it opens a page. */
 const nav = { "sec-fetch-mode": "navigate" };
 const proxyPath = (id: number) => `/api/v1/sessions/${id}/proxy/`;
+/** The path of the sessions host's cookies, and where a browser lands (Next drops a path's last slash). */
+const base = (id: number) => `/api/v1/sessions/${id}/proxy`;
 const pathOf = (url: string) => url.replace(/^https?:\/\/[^/]+/, "");
 const cookieOf = (lines: string[], name: string) => lines.find((l) => l.startsWith(`${name}=`))?.split(";")[0] ?? "";
 
@@ -161,10 +163,10 @@ describe("opening a session on the sessions host", () => {
     const { start, handoff, open, ticketUrl } = await ticketFor(s1, "ada", `${proxyPath(s1)}files/?sort=name`);
     expect(start.location).toMatch(new RegExp(`^${APP}/api/v1/sessions/${s1}/open\\?state=[A-Za-z0-9_-]{43}$`));
     expect(start.setCookies[0]).toMatch(
-      new RegExp(`^tranche-handoff=[^;]+; Path=${proxyPath(s1)}; Max-Age=600; HttpOnly; SameSite=Lax$`),
+      new RegExp(`^tranche-handoff=[^;]+; Path=${base(s1)}; Max-Age=600; HttpOnly; SameSite=Lax$`),
     );
     expect(open.status).toBe(303);
-    expect(ticketUrl).toMatch(new RegExp(`^${SESSIONS}${proxyPath(s1)}\\?tranche-ticket=[A-Za-z0-9_-]{43}$`));
+    expect(ticketUrl).toMatch(new RegExp(`^${SESSIONS}${base(s1)}\\?tranche-ticket=[A-Za-z0-9_-]{43}$`));
     expect(open.headers.get("referrer-policy")).toBe("no-referrer");
 
     const traded = await send(SESSIONS, "GET", pathOf(ticketUrl!), { cookies: [handoff] });
@@ -173,9 +175,9 @@ describe("opening a session on the sessions host", () => {
     expect(traded.location).toBe(`${SESSIONS}${proxyPath(s1)}files/?sort=name`);
     const grant = traded.setCookies.find((c) => c.startsWith("tranche-session="))!;
     expect(grant).toMatch(
-      new RegExp(`^tranche-session=[A-Za-z0-9_-]{43}; Path=${proxyPath(s1)}; Max-Age=43200; HttpOnly; SameSite=Lax$`),
+      new RegExp(`^tranche-session=[A-Za-z0-9_-]{43}; Path=${base(s1)}; Max-Age=43200; HttpOnly; SameSite=Lax$`),
     );
-    expect(traded.setCookies).toContain(`tranche-handoff=; Path=${proxyPath(s1)}; Max-Age=0; HttpOnly; SameSite=Lax`);
+    expect(traded.setCookies).toContain(`tranche-handoff=; Path=${base(s1)}; Max-Age=0; HttpOnly; SameSite=Lax`);
     expect(reached).toEqual([]);
 
     const page = await send(SESSIONS, "GET", pathOf(traded.location!), { cookies: [grant.split(";")[0]!] });

@@ -9,6 +9,13 @@ export interface SessionOrigins {
   sessions: string | null;
 }
 
+/**
+ * A session's proxy path without its last slash: the path of the sessions host's cookies (which then
+ * go with it and everything below it, and with no other session's), and where a browser lands. Next
+ * answers a path ending in a slash with a redirect to the same path without it.
+ */
+export const proxyBase = (id: number): string => sessionProxyPath(id).replace(/\/$/, "");
+
 /** The query parameter a ticket travels in, from the web app to the sessions host. */
 export const TICKET_PARAM = "tranche-ticket";
 
@@ -54,7 +61,7 @@ export async function handleSessionRest(
     if (!origins?.sessions) return errorResponse("UNAVAILABLE", NOT_SERVED);
     const state = new URL(req.url).searchParams.get("state") ?? "";
     const ticket = await issueSessionTicket(prisma, actor, jobId, state);
-    return redirect(`${origins.sessions}${sessionProxyPath(jobId)}?${TICKET_PARAM}=${ticket}`);
+    return redirect(`${origins.sessions}${proxyBase(jobId)}?${TICKET_PARAM}=${ticket}`);
   }
   if (head === "sessions" && parts.length >= 3 && tail === "proxy") {
     const jobId = parse(jobIdInput, { id }).id;

@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@tranche/db";
-import { isNavigation, proxiedSessionId, sessionProxyPath } from "@tranche/contracts";
+import { isNavigation, proxiedSessionId } from "@tranche/contracts";
 import {
   SESSION_GRANT_TTL_SEC,
   newHandoffState,
@@ -12,9 +12,9 @@ import { bearerActor } from "./bearer";
 import { readCookie, setCookie } from "./cookies";
 import { errorResponse } from "./io";
 import { forwardToSession } from "./session-proxy";
-import { TICKET_PARAM, redirect } from "./session-routes";
+import { TICKET_PARAM, proxyBase, redirect } from "./session-routes";
 
-/** The sessions host's own sign-in for one session (its Path is that session's proxy path). */
+/** The sessions host's own sign-in for one session (its Path is that session's proxy path, proxyBase). */
 export const GRANT_COOKIE = "tranche-session";
 /** A hand-off in progress: its state, then where the browser was going. */
 export const HANDOFF_COOKIE = "tranche-handoff";
@@ -35,7 +35,7 @@ export async function serveSessionsHost(
   const id = proxiedSessionId(url.pathname);
   if (id === null)
     return errorResponse("NOT_FOUND", `This address serves interactive sessions only; Tranche itself is at ${origins.app}`);
-  const path = sessionProxyPath(id);
+  const path = proxyBase(id);
   const secure = origins.sessions.startsWith("https:");
   const ticket = url.searchParams.get(TICKET_PARAM);
   if (ticket !== null) {
@@ -80,7 +80,7 @@ function startHandoff(id: number, url: URL, origins: { app: string }, secure: bo
   const state = newHandoffState();
   const next = Buffer.from(url.pathname + url.search, "utf8").toString("base64url");
   // Long enough for a sign-in on the way (the app's login page) before the ticket comes back.
-  const cookie = setCookie(HANDOFF_COOKIE, `${state}.${next}`, { path: sessionProxyPath(id), maxAge: 600, secure });
+  const cookie = setCookie(HANDOFF_COOKIE, `${state}.${next}`, { path: proxyBase(id), maxAge: 600, secure });
   return redirect(`${origins.app}/api/v1/sessions/${id}/open?state=${state}`, [cookie]);
 }
 
