@@ -9,8 +9,9 @@ import { until } from "../../../../components/ui";
 const EXTENSIONS = ["30m", "1h", "2h", "4h"];
 
 /**
- * An interactive session, for its owner: where to open it (the web app's proxy), how long it stays
- * protected, "extend", a warning while it is being preempted, and how to reach it over SSH.
+ * An interactive session, for its owner: where to open it (the web app's proxy, which sends the browser
+ * to the sessions host), how long it stays protected, "extend", a warning while it is being preempted,
+ * and how to reach it over SSH.
  */
 export function SessionPanel({ job, now, onChange }: { job: JobView; now: number; onChange: () => void }) {
   const trpc = useTRPC();
@@ -55,7 +56,7 @@ export function SessionPanel({ job, now, onChange }: { job: JobView; now: number
               <a className="btn primary" href={s.proxyPath} target="_blank" rel="noreferrer" data-testid="open-session">
                 Open the session
               </a>{" "}
-              <span className="muted small">only you can open it</span>
+              <span className="muted small">only you can open it; it opens on an address of its own, apart from Tranche</span>
             </p>
             {s.server === "JUPYTER" ? (
               <p className="small muted">
