@@ -210,6 +210,15 @@ describe("opening a session on the sessions host", () => {
     expect(reached).toEqual([]);
   });
 
+  it("takes a ticket once when two tries race: one cookie, the other refused", async () => {
+    const { handoff, ticketUrl } = await ticketFor(s1);
+    const tries = await Promise.all(
+      Array.from({ length: 4 }, () => send(SESSIONS, "GET", pathOf(ticketUrl!), { cookies: [handoff] })),
+    );
+    expect(tries.map((t) => t.status).sort()).toEqual([303, 403, 403, 403]);
+    expect(tries.flatMap((t) => t.setCookies).filter((c) => c.startsWith("tranche-session="))).toHaveLength(1);
+  });
+
   it("refuses an expired ticket, and an unknown one", async () => {
     const { handoff, ticketUrl } = await ticketFor(s1);
     await w.db.prisma.sessionHandoff.updateMany({
