@@ -4,6 +4,7 @@
 // the owner and the browser, traded there for a cookie good for that session only. A small HTTP server
 // stands in for the session's server and counts what reaches it.
 import { createServer, type Server } from "node:http";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApiToken, startSession, type Actor } from "@tranche/domain";
 import { handleRest } from "../src/rest";
@@ -24,6 +25,12 @@ beforeAll(async () => {
   w = await makeWorld("api_session_origin");
   server = createServer((req, res) => {
     reached.push(`${req.method} ${req.url}`);
+    if (req.url?.endsWith("/compressed")) {
+      // What Jupyter's server does for a client that accepts gzip: the length is that of the compressed body.
+      const body = gzipSync("session content ".repeat(1000));
+      res.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip", "content-length": body.length });
+      return res.end(body);
+    }
     res.writeHead(200, { "content-type": "text/html", "set-cookie": "jupyter=1; Path=/" });
     res.end("<h1>session content</h1>");
   });
@@ -191,6 +198,16 @@ describe("opening a session on the sessions host", () => {
     expect(page.headers.get("cross-origin-resource-policy")).toBe("same-origin");
     expect(page.headers.get("x-content-type-options")).toBe("nosniff");
     expect(page.setCookies).toEqual([]);
+  });
+
+  it("passes a compressed answer on whole: no length of the compressed body on the body it decoded", async () => {
+    const grant = await openSession(s1);
+    const r = await send(SESSIONS, "GET", `${proxyPath(s1)}compressed`, { cookies: [grant] });
+    expect(r.status).toBe(200);
+    expect(r.text).toBe("session content ".repeat(1000));
+    const length = r.headers.get("content-length");
+    if (length !== null) expect(Number(length)).toBe(Buffer.byteLength(r.text));
+    expect(r.headers.get("content-encoding")).toBeNull();
   });
 
   it("marks the cookie Secure when the sessions host is served over https", async () => {

@@ -65,9 +65,12 @@ export async function forwardToSession(
     );
   }
   const out = new Headers({ "cache-control": "no-store", ...SESSION_RESPONSE_HEADERS });
+  // fetch decodes a compressed body (it asks for gzip) but keeps the compressed length: passed on, it
+  // would cut the page short. Without a length the body goes chunked.
+  const decoded = res.headers.has("content-encoding");
   for (const h of PASS_RESPONSE) {
     const v = res.headers.get(h);
-    if (v !== null) out.set(h, v);
+    if (v !== null && !(decoded && h === "content-length")) out.set(h, v);
   }
   return new Response(method === "HEAD" ? null : res.body, { status: res.status, headers: out });
 }
