@@ -2,6 +2,7 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import type { BetterAuthOptions, BetterAuthPlugin } from "better-auth";
 import { genericOAuth } from "better-auth/plugins/generic-oauth";
 import type { PrismaClient } from "@tranche/db";
+import { endSessionGrants } from "@tranche/domain";
 import { publicUrl } from "./public-url";
 import { sessionsOriginOrNull } from "./sessions-origin";
 import { hashedSessionTokens } from "./session-token-hash";
@@ -74,7 +75,20 @@ export function authOptions(
     },
     telemetry: { enabled: false },
     // First single sign-on: the admin's OIDC mapping rules give the new user a role and budgets (auth.ts).
-    ...(databaseHooks ? { databaseHooks } : {}),
+    // A login session's end (sign-out, revocation) ends its user's cookies of the sessions host.
+    databaseHooks: {
+      ...databaseHooks,
+      session: {
+        ...databaseHooks?.session,
+        delete: {
+          ...databaseHooks?.session?.delete,
+          after: async (session, context) => {
+            await endSessionGrants(prisma, session.userId);
+            await databaseHooks?.session?.delete?.after?.(session, context);
+          },
+        },
+      },
+    },
     // Password sign-ins are limited by failures per account and per address (sign-in-guard.ts);
     // better-auth's own limit (3 attempts per 10 s) keeps guarding its other endpoints.
     rateLimit: { enabled: env.TRANCHE_AUTH_RATE_LIMIT !== "off", customRules: { "/sign-in/email": false as const } },

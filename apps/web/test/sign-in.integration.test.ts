@@ -2,7 +2,7 @@ import { betterAuth } from "better-auth";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
 import { DEMO_LOGINS, DEMO_PASSWORD, seedDemoWorld } from "@tranche/db/setup";
-import { DEFAULT_SIGN_IN_LIMITS, type SignInLimits } from "@tranche/domain";
+import { DEFAULT_SIGN_IN_LIMITS, startSession, type SignInLimits } from "@tranche/domain";
 import { authOptions } from "../server/auth-options";
 import { PEER_HEADER, parseTrustedProxies } from "../server/client-address";
 import { handleAuthRequest } from "../server/sign-in-guard";
@@ -156,6 +156,37 @@ describe("sessions", () => {
     expect((await app.call("/sign-out", { body: {}, cookie })).status).toBe(200);
     // The same cookies a browser (or a thief) kept from before the sign-out.
     expect((await app.call("/get-session", { cookie })).body).toBeNull();
+  });
+
+  it("ends the signed-out user's cookies of the sessions host, and no one else's", async () => {
+    const app = makeApp();
+    const [ada, maya] = await Promise.all(
+      ["ada@tranche.example", "maya@tranche.example"].map((email) => db.prisma.user.findUniqueOrThrow({ where: { email } })),
+    );
+    const actor = { id: ada!.id, email: ada!.email, name: ada!.name, role: "RESEARCHER" as const };
+    const job = await startSession(db.prisma, actor, {
+      cluster: "h100",
+      budget: "lab/language/pretraining",
+      gpus: 1,
+      minRuntime: 3600,
+      jupyter: false,
+    });
+    const grant = (userId: string, n: number) => ({
+      jobId: job.id,
+      userId,
+      ticketHash: `ticket-${n}`,
+      stateHash: "state",
+      ticketExpiresAt: new Date(),
+      usedAt: new Date(),
+      grantHash: `grant-${n}`,
+      grantExpiresAt: new Date(Date.now() + 3600_000),
+    });
+    await db.prisma.sessionHandoff.createMany({ data: [grant(ada!.id, 1), grant(maya!.id, 2)] });
+    const cookie = cookieOf((await app.signIn("ada@tranche.example", DEMO_PASSWORD)).res);
+    expect((await app.call("/sign-out", { body: {}, cookie })).status).toBe(200);
+    const left = await db.prisma.sessionHandoff.findMany({ select: { userId: true } });
+    expect(left).toEqual([{ userId: maya!.id }]);
+    await db.prisma.sessionHandoff.deleteMany();
   });
 
   it("sets Secure cookies when served over https", async () => {

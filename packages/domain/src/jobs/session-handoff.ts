@@ -109,3 +109,13 @@ export async function readSessionGrant(
   if (u.disabledAt) return { refused: "disabled" };
   return { actor: { id: u.id, email: u.email, name: u.name, role: u.role as Role } };
 }
+
+/**
+ * Signing out of Tranche ends the sessions host's cookies too (auth-options.ts calls this when a
+ * login session is deleted): on a shared browser, whoever comes next must not reopen the last user's
+ * session from the history. Every hand-off of that user goes, tickets in flight included; their
+ * other browsers are handed over again when they next open a session.
+ */
+export async function endSessionGrants(prisma: PrismaClient, userId: string): Promise<number> {
+  return (await prisma.sessionHandoff.deleteMany({ where: { userId } })).count;
+}
