@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { sameOrigin, signIn } from "./support/helpers";
+import { PASSWORD, USERS, sameOrigin, signIn } from "./support/helpers";
 import { cancelSeededJobs, seedPendingJobs } from "./support/seed-load";
 
 const run = promisify(execFile);
@@ -355,6 +355,20 @@ test("the live queue shows 10,000 pending jobs in a virtualized list that scroll
   } finally {
     await cancelSeededJobs(dbUrl!);
   }
+});
+
+test("someone signed out who follows a link signs in and lands on the page the link named", async ({ page }) => {
+  test.setTimeout(90_000);
+  await page.goto("/budgets?cluster=h100");
+  await expect(page).toHaveURL(/\/login\?next=%2Fbudgets%3Fcluster%3Dh100$/);
+  await page.getByLabel("Email").fill(USERS.maya);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByTestId("who-name")).toBeVisible({ timeout: 30_000 });
+  await expect(page).toHaveURL(/\/budgets\?cluster=h100$/);
+  // A link that names another site is not followed.
+  await page.goto("/login?next=https%3A%2F%2Fevil.example%2F");
+  await expect(page).toHaveURL(/\/$/);
 });
 
 test("a job or cluster that does not exist is a real 404 page, not a page that loads forever", async ({ page }) => {

@@ -2,8 +2,15 @@ import { NextResponse, type NextRequest } from "next/server";
 import { publicOrigin } from "./server/public-url";
 import { sessionsHostRefusal } from "./server/sessions-gate";
 import { sessionsOriginOrNull } from "./server/sessions-origin";
+import { PATH_HEADER } from "./app/login/return-path";
 
-// Next's front gate, before any route: on the sessions host only the session proxy is served.
+// Next's front gate, before any route: on the sessions host only the session proxy is served. On the
+// app, the page asked for travels to the layout (PATH_HEADER), which sends someone signed out to the
+// sign-in page with it, so they come back to it.
 export function proxy(req: NextRequest): Response {
-  return sessionsHostRefusal(req, { app: publicOrigin(), sessions: sessionsOriginOrNull() }) ?? NextResponse.next();
+  const refused = sessionsHostRefusal(req, { app: publicOrigin(), sessions: sessionsOriginOrNull() });
+  if (refused) return refused;
+  const headers = new Headers(req.headers);
+  headers.set(PATH_HEADER, req.nextUrl.pathname + req.nextUrl.search);
+  return NextResponse.next({ request: { headers } });
 }

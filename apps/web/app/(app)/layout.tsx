@@ -3,12 +3,14 @@ import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { Shell } from "../../components/shell";
 import { sessionActor } from "../../server/auth";
+import { loginPath, PATH_HEADER } from "../login/return-path";
 
 export const dynamic = "force-dynamic";
 
 /** Every page in here needs a signed-in user; the API checks again on every call. */
 export default async function AppLayout({ children }: { children: ReactNode }) {
-  const user = await sessionActor(await headers());
-  if (!user) redirect("/login");
+  const h = await headers();
+  const user = await sessionActor(h);
+  if (!user) redirect(loginPath(h.get(PATH_HEADER)));
   return <Shell user={user}>{children}</Shell>;
 }

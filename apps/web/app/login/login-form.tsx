@@ -8,11 +8,14 @@ export function LoginForm({
   demo,
   sso,
   ssoError = null,
+  next = "/",
 }: {
   demo: { email: string; what: string }[];
   sso: { providerId: string; name: string } | null;
   /** why the last single sign-on came back without signing in, in words */
   ssoError?: string | null;
+  /** the page to go to once signed in (return-path.ts has checked it) */
+  next?: string;
 }) {
   const router = useRouter();
   const [email, setEmail] = useState("");
@@ -33,7 +36,7 @@ export function LoginForm({
       );
       return;
     }
-    router.push("/");
+    router.push(next);
     router.refresh();
   }
 
@@ -91,7 +94,7 @@ export function LoginForm({
             const res = await fetch(SSO_START_PATH, {
               method: "POST",
               headers: { "content-type": "application/json" },
-              body: JSON.stringify(ssoStartBody(sso.providerId)),
+              body: JSON.stringify(ssoStartBody(sso.providerId, next)),
             });
             const body = (await res.json().catch(() => ({}))) as { url?: string; message?: string };
             if (body.url) window.location.href = body.url;

@@ -4,6 +4,7 @@ import { sessionActor, oidcConfig } from "../../server/auth";
 import { db } from "../../server/db";
 import { FirstAdminHint } from "./first-admin-hint";
 import { LoginForm } from "./login-form";
+import { returnPath } from "./return-path";
 import { ssoErrorText } from "./sso-errors";
 
 export const dynamic = "force-dynamic";
@@ -17,8 +18,10 @@ const DEMO = [
   { email: "admin@tranche.example", what: "admin" },
 ];
 
-export default async function LoginPage({ searchParams }: { searchParams: Promise<{ error?: string }> }) {
-  if (await sessionActor(await headers())) redirect("/");
+export default async function LoginPage({ searchParams }: { searchParams: Promise<{ error?: string; next?: string }> }) {
+  const { error, next } = await searchParams;
+  const back = returnPath(next);
+  if (await sessionActor(await headers())) redirect(back);
   // Offer the seeded demo accounts only when they exist (the demo world of `npm start`).
   const present = new Set(
     (await db().user.findMany({ where: { email: { in: DEMO.map((d) => d.email) } }, select: { email: true } })).map(
@@ -27,7 +30,6 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   );
   const noAccount = (await db().user.count()) === 0;
   const sso = oidcConfig();
-  const { error } = await searchParams;
   return (
     <div className="login-wrap">
       <section className="login-hero">
@@ -73,6 +75,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
           <LoginForm
             demo={DEMO.filter((d) => present.has(d.email))}
             sso={sso}
+            next={back}
             ssoError={ssoErrorText(error, sso?.name ?? "single sign-on")}
           />
         </div>

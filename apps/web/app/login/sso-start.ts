@@ -5,4 +5,8 @@
  */
 export const SSO_START_PATH = "/api/auth/sign-in/social";
 
-export const ssoStartBody = (providerId: string) => ({ provider: providerId, callbackURL: "/", errorCallbackURL: "/login" });
+export const ssoStartBody = (providerId: string, next = "/") => ({
+  provider: providerId,
+  callbackURL: next,
+  errorCallbackURL: "/login",
+});
