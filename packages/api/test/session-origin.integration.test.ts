@@ -288,7 +288,7 @@ describe("opening a session on the sessions host", () => {
     expect(await w.db.prisma.sessionHandoff.count()).toBe(before);
     const signedOut = await send(APP, "GET", `/api/v1/sessions/${s1}/open?state=${"s".repeat(43)}`);
     expect(signedOut.status).toBe(303);
-    expect(signedOut.location).toBe(`${APP}/login`);
+    expect(signedOut.location).toBe(`${APP}/login?next=%2Fjobs%2F${s1}`);
   });
 
   it("does not take the web app's login cookie, nor serve anything without its own", async () => {

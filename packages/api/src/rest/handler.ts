@@ -92,9 +92,12 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     }
     const opening = isSessionOpen(method, parts);
     const auth = await authenticate(req, deps, opening);
-    // Opening a session signed out: to the sign-in page (then "Open the session" again from its page).
-    if (auth instanceof Response && opening && auth.status === 401 && !req.headers.has("authorization"))
-      return redirect(`${deps.origins?.app ?? ""}/login`);
+    // Opening a session signed out: to the sign-in page, which then shows the session's page (where
+    // "Open the session" starts again; the hand-off's state may be stale by then).
+    if (auth instanceof Response && opening && auth.status === 401 && !req.headers.has("authorization")) {
+      const page = /^\d{1,12}$/.test(parts[1] ?? "") ? `?next=${encodeURIComponent(`/jobs/${parts[1]}`)}` : "";
+      return redirect(`${deps.origins?.app ?? ""}/login${page}`);
+    }
     if (auth instanceof Response) return auth;
     const actor = auth;
     const { prisma } = deps;
