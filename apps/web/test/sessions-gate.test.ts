@@ -47,6 +47,9 @@ describe("the sessions host's front gate", () => {
     expect(at("tranche-web:3000", "POST", "/api/agent/v1/heartbeat")).toBeNull();
     expect(at("127.0.0.1:3000", "GET", "/api/trpc/job.list", { "x-forwarded-host": "localhost:3000" })?.status).toBe(404);
     expect(at("LOCALHOST:3000", "GET", "/api/trpc/job.list")?.status).toBe(404);
+    // A proxy that appends to X-Forwarded-Host keeps what a session's script sent first.
+    const appended = { "x-forwarded-host": "127.0.0.1:3000, localhost:3000" };
+    expect(at("tranche-web:3000", "GET", "/api/trpc/job.list", appended)?.status).toBe(404);
     const https = { app: "https://tranche.lab.example", sessions: "https://sessions.lab.example" };
     const r = sessionsHostRefusal(
       new Request("http://127.0.0.1:3000/api/v1/me", { headers: { host: "sessions.lab.example:443" } }),

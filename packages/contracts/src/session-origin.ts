@@ -14,11 +14,13 @@ export function proxiedSessionId(pathname: string): number | null {
 /**
  * Whether a request was addressed to `origin`'s host: its Host header, or the X-Forwarded-Host a
  * reverse proxy sets. (`next start` builds request URLs from the address it listens on, so the URL
- * cannot tell.) Either naming the sessions host is enough, so no header makes it serve the app.
+ * cannot tell.) Any of them naming the sessions host is enough, so no header makes it serve the app:
+ * every entry of X-Forwarded-Host counts, since a proxy that appends to it keeps a client's own first
+ * ("app, sessions" from a session's script behind such a proxy is still the sessions host).
  */
 export function addressedTo(headers: Headers, origin: string): boolean {
   const want = new URL(origin);
-  const named = [headers.get("host"), headers.get("x-forwarded-host")?.split(",")[0]];
+  const named = [headers.get("host"), ...(headers.get("x-forwarded-host")?.split(",") ?? [])];
   return named.some((h) => !!h && hostOf(h.trim(), want.protocol) === want.host);
 }
 
