@@ -124,6 +124,11 @@ describe("OIDC mapping rules", () => {
     });
     expect(after.role).toBe("OPERATOR");
     expect(after.memberships.map((m) => m.budget.path)).toEqual(["lab/language/evaluation"]);
+    // An existing account linked later keeps a higher role an admin gave it; it still gets the budgets.
+    const boss = await w.db.prisma.user.create({ data: { email: "boss@uni.example", name: "Boss", role: "ADMIN" } });
+    const kept = await applyOidcRules(w.db.prisma, boss.id, { email: boss.email, groups: [] });
+    expect(kept).toEqual({ role: "ADMIN", budgets: ["lab/language/evaluation"] });
+    expect((await w.db.prisma.user.findUniqueOrThrow({ where: { id: boss.id } })).role).toBe("ADMIN");
     const none = await w.db.prisma.user.create({ data: { email: "kim@elsewhere.example", name: "Kim" } });
     expect(await applyOidcRules(w.db.prisma, none.id, { email: none.email, groups: [] })).toBeNull();
   });

@@ -88,9 +88,15 @@ export async function applyOidcRules(
     },
   });
   if (rules.length === 0) return null;
-  const role = rules.map((r) => r.role as Role).reduce((a, b) => (ROLES.indexOf(b) > ROLES.indexOf(a) ? b : a));
+  const higher = (a: Role, b: Role) => (ROLES.indexOf(b) > ROLES.indexOf(a) ? b : a);
+  const ruled = rules.map((r) => r.role as Role).reduce(higher);
   const paths = [...new Set(rules.flatMap((r) => r.budgetPaths))];
   return prisma.$transaction(async (tx) => {
+    // The rules raise a role, never lower it: an existing account linked to single sign-on
+    // (TRANCHE_OIDC_LINK_EXISTING) keeps the role an admin gave it, so an admin is not demoted (nor the
+    // last one locked out) by a rule written for newcomers. A new account starts as a researcher.
+    const current = await tx.user.findUniqueOrThrow({ where: { id: userId }, select: { role: true } });
+    const role = higher(current.role as Role, ruled);
     const u = await tx.user.update({ where: { id: userId }, data: { role } });
     const budgets = await tx.budgetTreeNode.findMany({
       where: { path: { in: paths }, archivedAt: null },
