@@ -28,3 +28,13 @@ export function ago(iso: string | null, now = Date.now()): string {
 export function gpus(n: number): string {
   return `${n} GPU${n === 1 ? "" : "s"}`;
 }
+
+/**
+ * What `tranche cancel` says of a running job it stopped: in the words of the job page, with the
+ * signals in brackets for those who handle them, and the time left in words, not a timestamp.
+ */
+export function stoppingText(id: number, graceUntil: string | null, now = Date.now()): string {
+  const left = graceUntil ? Math.max(0, Math.round((Date.parse(graceUntil) - now) / 1000)) : null;
+  const force = left === null ? "" : `, and stopped by force (SIGKILL) in ${formatDuration(left)} if it still runs`;
+  return `Job #${id} is stopping: asked to stop now (SIGTERM)${force}.`;
+}

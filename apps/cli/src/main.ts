@@ -24,7 +24,7 @@ import { registerLogs } from "./logs";
 import { registerSession } from "./session";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
-import { ago, gpus as gpuWords, table } from "./format";
+import { ago, gpus as gpuWords, stoppingText, table } from "./format";
 
 const program = new Command();
 program
@@ -406,7 +406,7 @@ program
 
 program
   .command("cancel")
-  .description("cancel a job (a running one gets SIGTERM, then SIGKILL after its grace period)")
+  .description("cancel a job (a running one is asked to stop (SIGTERM), then stopped by force (SIGKILL) after its grace period)")
   .argument("<job>", "job id (with --array: the array's id)")
   .option("--array", "cancel every task of the array <job> that has not ended", false)
   .action(async (id: string, o: { array: boolean }) => {
@@ -421,9 +421,7 @@ program
     }
     const { job } = await api<{ job: JobView }>(loadConfig(), "POST", `/jobs/${encodeURIComponent(id)}/cancel`);
     out({ job }, () =>
-      job.state === "STOPPING"
-        ? `Job #${job.id} is stopping: SIGTERM sent, SIGKILL at ${job.graceUntil}.`
-        : `Job #${job.id} ${job.state.toLowerCase()}.`,
+      job.state === "STOPPING" ? stoppingText(job.id, job.graceUntil) : `Job #${job.id} ${job.state.toLowerCase()}.`,
     );
   });
 
