@@ -241,5 +241,5 @@ test("a lab starts from an empty database: first admin, tree, people, a host, a 
     .click();
   await expect(page.locator(".alert.ok")).toContainText("ria@lab.example: saved.");
   await ria.goto(`${URL}/jobs`);
-  await expect(ria).toHaveURL(/\/login$/);
+  await expect(ria).toHaveURL(/\/login\?next=%2Fjobs$/);
 });
