@@ -1,4 +1,5 @@
 import type { PrismaClient } from "@tranche/db";
+import { wholeNumberFromEnv } from "../env-number";
 
 type Env = Record<string, string | undefined>;
 
@@ -18,13 +19,8 @@ export const DEFAULT_SIGN_IN_LIMITS: SignInLimits = {
   address: { maxFailures: 20, windowSec: 10 * 60 },
 };
 
-function positiveInt(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1, not '${raw}'`);
-  return n;
-}
+const positiveInt = (env: Env, name: string, fallback: number): number =>
+  wholeNumberFromEnv(env, name, fallback, { min: 1, what: " of at least 1" });
 
 /** The limits from the environment, or null when TRANCHE_AUTH_RATE_LIMIT=off (the e2e stack). */
 export function signInLimitsFromEnv(env: Env = process.env): SignInLimits | null {

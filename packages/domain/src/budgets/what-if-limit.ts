@@ -1,4 +1,5 @@
 import { plural } from "@tranche/scheduler-core/format";
+import { wholeNumberFromEnv } from "../env-number";
 
 type Env = Record<string, string | undefined>;
 
@@ -18,12 +19,8 @@ const BUSY_RETRY_SEC = 2;
 const WINDOW_MS = 60_000;
 
 export function whatIfLimitsFromEnv(env: Env = process.env): WhatIfLimits {
-  const raw = env.TRANCHE_WHAT_IF_PER_MINUTE;
-  if (raw === undefined || raw === "") return DEFAULT_WHAT_IF_LIMITS;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0)
-    throw new Error(`TRANCHE_WHAT_IF_PER_MINUTE must be a whole number (0 for no cap), not '${raw}'`);
-  return { perMinute: n };
+  const perMinute = DEFAULT_WHAT_IF_LIMITS.perMinute;
+  return { perMinute: wholeNumberFromEnv(env, "TRANCHE_WHAT_IF_PER_MINUTE", perMinute, { min: 0, what: " (0 for no cap)" }) };
 }
 
 export type WhatIfTurn = { ok: true; done(): void } | { ok: false; message: string; retryAfterSec: number };

@@ -1,5 +1,6 @@
 import type { PrismaClient } from "@tranche/db";
 import type { Actor } from "../auth/actor";
+import { wholeNumberFromEnv } from "../env-number";
 import { conflict } from "../errors";
 
 export const DEFAULT_MAX_WAITING_JOBS_PER_USER = 20_000;
@@ -11,12 +12,10 @@ export const DEFAULT_MAX_WAITING_JOBS_PER_USER = 20_000;
  * an error naming it, never silently replaced.
  */
 export function maxWaitingJobsPerUser(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.TRANCHE_MAX_WAITING_JOBS_PER_USER?.trim();
-  if (!raw) return DEFAULT_MAX_WAITING_JOBS_PER_USER;
-  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(n))
-    throw new Error(`TRANCHE_MAX_WAITING_JOBS_PER_USER must be a whole number of jobs (0: no cap), not '${raw}'`);
-  return n;
+  return wholeNumberFromEnv(env, "TRANCHE_MAX_WAITING_JOBS_PER_USER", DEFAULT_MAX_WAITING_JOBS_PER_USER, {
+    min: 0,
+    what: " of jobs (0: no cap)",
+  });
 }
 
 /**

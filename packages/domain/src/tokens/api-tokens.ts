@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { PrismaClient } from "@tranche/db";
 import type { Actor, Role } from "../auth/actor";
+import { wholeNumberFromEnv } from "../env-number";
 import { badInput, conflict, forbidden, notFound } from "../errors";
 
 export const TOKEN_PREFIX = "trn_";
@@ -45,12 +46,7 @@ const view = (t: {
 
 /** The longest (and default) life of an API token in days: TRANCHE_API_TOKEN_TTL_DAYS, else 90. */
 export function apiTokenTtlDays(env: Record<string, string | undefined> = process.env): number {
-  const raw = env.TRANCHE_API_TOKEN_TTL_DAYS;
-  if (raw === undefined || raw === "") return 90;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 3650)
-    throw new Error(`TRANCHE_API_TOKEN_TTL_DAYS must be a whole number of days from 1 to 3650, not '${raw}'`);
-  return n;
+  return wholeNumberFromEnv(env, "TRANCHE_API_TOKEN_TTL_DAYS", 90, { min: 1, max: 3650, what: " of days from 1 to 3650" });
 }
 
 /**
