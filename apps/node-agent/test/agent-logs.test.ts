@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { heartbeatRequestSchema, type HeartbeatResponse, type RunAssignment } from "@tranche/contracts";
+import { heartbeatRequestSchema, type HeartbeatResponse } from "@tranche/contracts";
 import { NodeAgent } from "../src/agent";
+import { runAssignment } from "./support/assignment";
 
 // The agent against a stand-in control plane that answers heartbeats with a long period (30 s), as a
 // real one may: a job's output must still arrive within seconds, not one 32 KiB chunk per period.
@@ -16,19 +17,10 @@ afterEach(async () => {
 
 const PRINTED = 3_000_000;
 
-const job: RunAssignment = {
-  jobId: 7,
-  segmentId: "7",
+const job = runAssignment("7", `yes 0123456789abcdef | head -c ${PRINTED}`, {
   name: "loud",
-  command: `yes 0123456789abcdef | head -c ${PRINTED}`,
-  env: {},
-  gpuIndexes: [0],
-  nodes: ["n1"],
-  rank: 0,
   startBy: new Date(Date.now() + 3_600_000).toISOString(),
-  maxRuntimeSec: null,
-  gracePeriodSec: 1,
-};
+});
 
 /** A control plane that assigns `job` once and keeps every heartbeat's stdout. */
 async function standInControlPlane() {

@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunAssignment } from "@tranche/contracts";
 import { JobCgroups } from "../src/cgroup";
 import { JobRunner } from "../src/runner";
+import { runAssignment } from "./support/assignment";
 
 // This host has cgroup v1, so no real cgroup v2 is touched here: a temporary folder stands in for the
 // unified hierarchy (/sys/fs/cgroup). What the kernel would do itself — list every process of the job in
@@ -102,19 +102,7 @@ describe("JobCgroups (against a stand-in for the cgroup v2 mount)", () => {
 });
 
 describe("the runner with per-job cgroups (stand-in mount)", () => {
-  const assignment = (segmentId: string, command: string): RunAssignment => ({
-    jobId: Number(segmentId),
-    segmentId,
-    name: `job-${segmentId}`,
-    command,
-    env: {},
-    gpuIndexes: [0],
-    nodes: ["n1"],
-    rank: 0,
-    startBy: new Date().toISOString(),
-    maxRuntimeSec: null,
-    gracePeriodSec: 1,
-  });
+  const assignment = (segmentId: string, command: string) => runAssignment(segmentId, command);
 
   it("ends a process that left the job's process group (setsid) through the job's cgroup when the job is stopped", async () => {
     const root = fakeMount();

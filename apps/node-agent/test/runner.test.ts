@@ -2,8 +2,9 @@ import { appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { LIMITS, type RunAssignment } from "@tranche/contracts";
+import { LIMITS } from "@tranche/contracts";
 import { JobRunner, LOG_BYTES_PER_BEAT, LOG_BYTES_PER_STREAM } from "../src/runner";
+import { runAssignment } from "./support/assignment";
 
 const dirs: string[] = [];
 const runners: JobRunner[] = [];
@@ -20,19 +21,8 @@ function makeRunner(dir?: string): JobRunner {
   return r;
 }
 
-const assignment = (segmentId: string, command: string, gpuIndexes = [0]): RunAssignment => ({
-  jobId: Number(segmentId),
-  segmentId,
-  name: `job-${segmentId}`,
-  command,
-  env: { GREETING: "hi" },
-  gpuIndexes,
-  nodes: ["n1"],
-  rank: 0,
-  startBy: new Date().toISOString(),
-  maxRuntimeSec: null,
-  gracePeriodSec: 1,
-});
+const assignment = (segmentId: string, command: string, gpuIndexes = [0]) =>
+  runAssignment(segmentId, command, { env: { GREETING: "hi" }, gpuIndexes });
 
 const until = async (fn: () => boolean, ms = 5000) => {
   const end = Date.now() + ms;

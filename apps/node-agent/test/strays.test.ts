@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunAssignment } from "@tranche/contracts";
 import { JobRunner } from "../src/runner";
+import { runAssignment } from "./support/assignment";
 
 const dirs: string[] = [];
 const groups: number[] = [];
@@ -24,19 +24,8 @@ const tempDir = () => {
   return d;
 };
 
-const assignment = (segmentId: string, command: string): RunAssignment => ({
-  jobId: Number(segmentId),
-  segmentId,
-  name: `job-${segmentId}`,
-  command,
-  env: {},
-  gpuIndexes: [Number(segmentId) % 8],
-  nodes: ["n1"],
-  rank: 0,
-  startBy: new Date().toISOString(),
-  maxRuntimeSec: null,
-  gracePeriodSec: 1,
-});
+const assignment = (segmentId: string, command: string) =>
+  runAssignment(segmentId, command, { gpuIndexes: [Number(segmentId) % 8] });
 
 /** Does a live (not zombie: this sandbox may have no init reaping orphans) process of this group remain? */
 const alive = (pgid: number) =>
