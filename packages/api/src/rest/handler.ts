@@ -95,7 +95,8 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     // Opening a session signed out: to the sign-in page, which then shows the session's page (where
     // "Open the session" starts again; the hand-off's state may be stale by then).
     if (auth instanceof Response && opening && auth.status === 401 && !req.headers.has("authorization")) {
-      const page = /^\d{1,12}$/.test(parts[1] ?? "") ? `?next=${encodeURIComponent(`/jobs/${parts[1]}`)}` : "";
+      const id = jobIdInput.safeParse({ id: parts[1] });
+      const page = id.success ? `?next=${encodeURIComponent(`/jobs/${id.data.id}`)}` : "";
       return redirect(`${deps.origins?.app ?? ""}/login${page}`);
     }
     if (auth instanceof Response) return auth;

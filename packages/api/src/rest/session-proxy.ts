@@ -40,11 +40,12 @@ export async function forwardToSession(
   headers.set("authorization", `token ${target.token}`);
   let body: ArrayBuffer | undefined;
   if (method !== "GET" && method !== "HEAD") {
-    if (Number(req.headers.get("content-length") ?? 0) > PROXY_BODY_BYTES)
-      return errorResponse("TOO_LARGE", `A request to a session carries at most ${PROXY_BODY_BYTES / 1024 / 1024} MiB`);
+    const tooLarge = () =>
+      errorResponse("TOO_LARGE", `A request to a session carries at most ${PROXY_BODY_BYTES / 1024 / 1024} MiB`);
+    // The declared length first, so a large upload is refused before it is read.
+    if (Number(req.headers.get("content-length") ?? 0) > PROXY_BODY_BYTES) return tooLarge();
     body = await req.arrayBuffer();
-    if (body.byteLength > PROXY_BODY_BYTES)
-      return errorResponse("TOO_LARGE", `A request to a session carries at most ${PROXY_BODY_BYTES / 1024 / 1024} MiB`);
+    if (body.byteLength > PROXY_BODY_BYTES) return tooLarge();
   }
   let res: Response;
   try {
