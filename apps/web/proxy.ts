@@ -1,14 +1,13 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { publicOrigin } from "./server/public-url";
 import { sessionsHostRefusal } from "./server/sessions-gate";
-import { sessionsOriginOrNull } from "./server/sessions-origin";
+import { servedOrigins } from "./server/sessions-origin";
 import { PATH_HEADER } from "./app/login/return-path";
 
 // Next's front gate, before any route: on the sessions host only the session proxy is served. On the
 // app, the page asked for travels to the layout (PATH_HEADER), which sends someone signed out to the
 // sign-in page with it, so they come back to it.
 export function proxy(req: NextRequest): Response {
-  const refused = sessionsHostRefusal(req, { app: publicOrigin(), sessions: sessionsOriginOrNull() });
+  const refused = sessionsHostRefusal(req, servedOrigins());
   if (refused) return refused;
   const headers = new Headers(req.headers);
   headers.set(PATH_HEADER, req.nextUrl.pathname + req.nextUrl.search);

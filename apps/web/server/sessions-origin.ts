@@ -1,4 +1,4 @@
-import { publicUrl } from "./public-url";
+import { publicOrigin, publicUrl } from "./public-url";
 
 type Env = Record<string, string | undefined>;
 
@@ -56,4 +56,13 @@ export function sessionsOriginOrNull(env: Env = process.env): string | null {
   } catch {
     return null;
   }
+}
+
+let served: { app: string; sessions: string | null } | null = null;
+/**
+ * The app's origin and the sessions host, read from this process's environment once: every request
+ * asks (the front gate and the REST route), and the settings do not change while the process runs.
+ */
+export function servedOrigins(): { app: string; sessions: string | null } {
+  return (served ??= { app: publicOrigin(), sessions: sessionsOriginOrNull() });
 }

@@ -1,6 +1,6 @@
 import { handleRest } from "@tranche/api/rest";
-import { publicOrigin, publicUrl } from "../../../../server/public-url";
-import { sessionsOriginOrNull } from "../../../../server/sessions-origin";
+import { publicUrl } from "../../../../server/public-url";
+import { servedOrigins } from "../../../../server/sessions-origin";
 import { sessionActor } from "../../../../server/auth";
 import { db } from "../../../../server/db";
 
@@ -12,7 +12,7 @@ async function handler(req: Request, ctx: { params: Promise<{ path?: string[] }>
     prisma: db(),
     sessionUser: (r) => sessionActor(r.headers),
     allowedOrigins: [publicUrl()],
-    origins: { app: publicOrigin(), sessions: sessionsOriginOrNull() },
+    origins: servedOrigins(),
   });
 }
 
