@@ -15,4 +15,6 @@ export async function register(): Promise<void> {
     );
   const { stampPeerAddresses } = await import("./server/peer-address");
   stampPeerAddresses();
+  const { serveSessionUpgrades } = await import("./server/session-upgrades");
+  serveSessionUpgrades();
 }

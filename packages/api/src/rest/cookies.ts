@@ -1,6 +1,6 @@
-/** The value of cookie `name` the request carries, or null. */
-export function readCookie(req: Request, name: string): string | null {
-  for (const part of (req.headers.get("cookie") ?? "").split(";")) {
+/** The value of cookie `name` a request's headers carry, or null. */
+export function readCookie(headers: Headers, name: string): string | null {
+  for (const part of (headers.get("cookie") ?? "").split(";")) {
     const eq = part.indexOf("=");
     if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }

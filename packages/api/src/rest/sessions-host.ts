@@ -39,7 +39,7 @@ export async function serveSessionsHost(
   const secure = origins.sessions.startsWith("https:");
   const ticket = url.searchParams.get(TICKET_PARAM);
   if (ticket !== null) {
-    const handoff = readCookie(req, HANDOFF_COOKIE);
+    const handoff = readCookie(req.headers, HANDOFF_COOKIE);
     const [state, next] = handoff ? splitHandoff(handoff) : [null, null];
     const { grant } = await redeemSessionTicket(prisma, { ticket, state, jobId: id });
     // Back to where the browser was going, without the ticket in its address bar or history.
@@ -56,7 +56,7 @@ export async function serveSessionsHost(
     if (a instanceof Response) return a;
     actor = a;
   } else {
-    const cookie = readCookie(req, GRANT_COOKIE);
+    const cookie = readCookie(req.headers, GRANT_COOKIE);
     const g = cookie ? await readSessionGrant(prisma, cookie, id) : ({ refused: "unknown" } as const);
     if ("refused" in g) {
       if (g.refused === "disabled") return errorResponse("FORBIDDEN", "Your account is disabled; ask an admin to enable it");
