@@ -23,6 +23,69 @@ function parseShare(text: string): number {
   return n;
 }
 
+/** What POST /budgets/{path}/allocation/what-if answers (the budgets page's preview). */
+interface SharePreview {
+  path: string;
+  cluster: string;
+  share: number;
+  valid: boolean;
+  problem: string | null;
+  ratios: { path: string; before: number | null; after: number | null }[];
+  order: {
+    jobId: string;
+    name: string;
+    budget: string;
+    gpus: number;
+    before: number | null;
+    after: number | null;
+    startsBefore: boolean;
+    startsAfter: boolean;
+  }[];
+  pendingCount: number;
+  moved: number;
+}
+
+/** A budget's 7-day ratio in words: "1.4 times its share", "40% of its share", "no share here". */
+const usedText = (ratio: number | null) =>
+  ratio === null
+    ? "no share here"
+    : ratio < 1
+      ? `${Math.round(ratio * 100)}% of its share`
+      : `${ratio.toFixed(1)} times its share`;
+
+const placeText = (at: number | null, starts: boolean) => (at === null ? "-" : `${at}${starts ? ", starts" : ""}`);
+
+/** The what-if of a share, as the budgets page shows it. */
+function previewText(p: SharePreview): string {
+  const pct = `${Number((p.share * 100).toFixed(4))}%`;
+  const head = `What-if on ${p.cluster}, nothing changed: ${p.path} at ${pct} of its parent's allocation.`;
+  if (!p.valid) return `${head}\n${p.problem}`;
+  const lines = [
+    head,
+    `The scheduler's next cycle (as if the share had held over the whole window) would reorder ${p.moved} of ${p.pendingCount} pending jobs.`,
+    "",
+    table(
+      ["tree node", "has used, now", "with the change"],
+      p.ratios.map((x) => [x.path, usedText(x.before), usedText(x.after)]),
+    ),
+  ];
+  if (p.order.length > 0)
+    lines.push(
+      "",
+      table(
+        ["job", "budget", "GPUs", "place now", "with the change"],
+        p.order.map((j) => [
+          `#${j.jobId}`,
+          j.budget,
+          j.gpus,
+          placeText(j.before, j.startsBefore),
+          placeText(j.after, j.startsAfter),
+        ]),
+      ),
+    );
+  return lines.join("\n");
+}
+
 interface ClusterPolicy {
   name: string;
   squattingUnprotectAfter: number | null;
@@ -177,7 +240,15 @@ export function registerAdmin(program: Command, out: Out): void {
     .requiredOption("--cluster <name>", "cluster")
     .requiredOption("--share <share>", "a fraction (0.3) or percentage (30%) of the parent's allocation")
     .option("--note <text>", "why (kept in the allocation history)")
-    .action(async (path: string, o: { cluster: string; share: string; note?: string }) => {
+    .option("--what-if", "preview what the share would change in the queue, and change nothing")
+    .action(async (path: string, o: { cluster: string; share: string; note?: string; whatIf?: boolean }) => {
+      if (o.whatIf) {
+        const r = await call<{ preview: SharePreview }>("POST", `/budgets/${enc(path)}/allocation/what-if`, {
+          cluster: o.cluster,
+          share: parseShare(o.share),
+        });
+        return out(r, () => previewText(r.preview));
+      }
       const r = await call<{ allocation: { path: string; cluster: string; share: number; changed: boolean } }>(
         "PUT",
         `/budgets/${enc(path)}/allocation`,

@@ -1,8 +1,9 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import superjson from "superjson";
-import { createWhatIfLimiter, type Actor } from "@tranche/domain";
+import { createApiToken, createWhatIfLimiter, type Actor } from "@tranche/domain";
 import { appRouter, createCaller, trpcResponseMeta } from "../src";
+import { handleRest } from "../src/rest";
 import { makeWorld, type World } from "./fixtures";
 
 // What-if previews run two scheduling cycles in the web process: one at a time per person and a few
@@ -78,5 +79,36 @@ describe("what-if previews", () => {
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("60");
     expect(JSON.stringify(await res.json())).toContain("try again in 60 s");
+  });
+
+  it("count REST previews (POST /budgets/{path}/allocation/what-if) with the page's, one limit per person", async () => {
+    const l = limited(2);
+    const token = (await createApiToken(w.db.prisma, w.users.maya, { name: "what-if" })).token;
+    const rest = () =>
+      handleRest(
+        new Request("http://127.0.0.1:3000/api/v1/budgets/lab/language/pretraining/allocation/what-if", {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: JSON.stringify({ cluster: "h100", share: 0.5 }),
+        }),
+        "/budgets/lab/language/pretraining/allocation/what-if",
+        { prisma: w.db.prisma, whatIfLimiter: l.whatIfLimiter },
+      );
+    const ok = await rest();
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { preview: { path: string; share: number } }).preview).toMatchObject({
+      path: "lab/language/pretraining",
+      share: 0.5,
+    });
+    await l.caller(w.users.maya).budget.whatIf(input);
+    const res = await rest();
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("60");
+    expect(await res.json()).toEqual({
+      error: {
+        code: "TOO_MANY_REQUESTS",
+        message: "You have run 2 what-if previews in the last minute, the most one person may; try again in 60 s.",
+      },
+    });
   });
 });

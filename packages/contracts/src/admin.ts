@@ -55,18 +55,35 @@ export const updateTreeNodeInput = strictObject(
 });
 export type UpdateTreeNodeInput = z.input<typeof updateTreeNodeInput>;
 
+const allocationCluster = z.string({ error: "cluster is required" }).trim().min(1, "cluster is required");
+/** A node's share of its parent's allocation on one cluster (0..1), exact in ppm. */
+const allocationShare = z
+  .number({ error: "share must be a number between 0 and 1 (a fraction of the parent's allocation)" })
+  .min(0, "share cannot be negative")
+  .max(1, "share cannot exceed 1 (all of the parent's allocation)")
+  .refine((v) => Math.abs(v * 1e6 - Math.round(v * 1e6)) < 1e-6, "share has more than 6 decimals (it is stored in ppm)");
+
 /** PUT /budgets/{path}/allocation: the node's share of its parent's allocation on one cluster (0..1). */
 export const putAllocationInput = strictObject(
   {
-    cluster: z.string({ error: "cluster is required" }).trim().min(1, "cluster is required"),
-    share: z
-      .number({ error: "share must be a number between 0 and 1 (a fraction of the parent's allocation)" })
-      .min(0, "share cannot be negative")
-      .max(1, "share cannot exceed 1 (all of the parent's allocation)")
-      .refine((v) => Math.abs(v * 1e6 - Math.round(v * 1e6)) < 1e-6, "share has more than 6 decimals (it is stored in ppm)"),
+    cluster: allocationCluster,
+    share: allocationShare,
     note: z.string().max(500, "note is longer than 500 characters").optional(),
   },
   "an allocation",
+);
+
+/**
+ * POST /budgets/{path}/allocation/what-if: what that share would change, stored nowhere (the first
+ * `limit` jobs of the queue before and after).
+ */
+export const previewAllocationInput = strictObject(
+  {
+    cluster: allocationCluster,
+    share: allocationShare,
+    limit: z.number().int("limit must be a whole number").min(1).max(200).default(10),
+  },
+  "an allocation preview",
 );
 
 /** POST /budgets/{path}/members and /managers. */

@@ -7,6 +7,7 @@ import {
   createUserInput,
   issueEnrollmentTokenInput,
   oidcRuleInput,
+  previewAllocationInput,
   putAllocationInput,
   treeNodePersonInput,
   treePath,
@@ -29,6 +30,7 @@ import {
   listOidcRules,
   listUsers,
   revokeNodeCredential,
+  previewShare,
   setShare,
   updateTreeNode,
   updateUser,
@@ -38,7 +40,9 @@ import {
   listNodePeople,
   removeBudgetMember,
   removeTreeManager,
+  type WhatIfLimiter,
 } from "@tranche/domain";
+import { inWhatIfTurn } from "../what-if-turn";
 import { json, parse, readJson } from "./io";
 
 /** Where set-password links point: the public URL when configured, else the URL the request came to. */
@@ -70,14 +74,22 @@ export async function handleAdminRest(
   rawParts: string[],
   actor: Actor,
   prisma: PrismaClient,
+  whatIfLimiter?: WhatIfLimiter,
 ): Promise<Response | null> {
-  const matched = adminRoute(req, method, rawParts, actor, prisma);
+  const matched = adminRoute(req, method, rawParts, actor, prisma, whatIfLimiter);
   if (!matched) return null;
   requireRole(actor, matched.roles, matched.what);
   return matched.run();
 }
 
-function adminRoute(req: Request, method: string, rawParts: string[], actor: Actor, prisma: PrismaClient): AdminRoute | null {
+function adminRoute(
+  req: Request,
+  method: string,
+  rawParts: string[],
+  actor: Actor,
+  prisma: PrismaClient,
+  whatIfLimiter: WhatIfLimiter | undefined,
+): AdminRoute | null {
   // Tree paths may come with their slashes encoded (lab%2Fvision): decode, then split again.
   const parts = rawParts.map(decodeURIComponent).join("/").split("/").filter(Boolean);
   const [head, second, third] = parts;
@@ -112,6 +124,13 @@ function adminRoute(req: Request, method: string, rawParts: string[], actor: Act
       );
     const tail = parts.at(-1)!;
     const path = (segments: string[]) => parse(treePath("path"), segments.join("/"));
+    // The what-if of a share: what the budgets page's drag previews, for scripts and the CLI.
+    if (parts.length >= 4 && tail === "what-if" && parts.at(-2) === "allocation" && method === "POST")
+      return route(["MANAGER"], "preview allocations", async () => {
+        const at = path(parts.slice(1, -2));
+        const input = parse(previewAllocationInput, await readJson(req));
+        return json({ preview: await inWhatIfTurn(whatIfLimiter, actor.id, () => previewShare(prisma, actor, at, input)) });
+      });
     if (parts.length >= 3 && tail === "allocation" && method === "PUT")
       return route(["MANAGER"], "change allocations", async () => {
         const at = path(parts.slice(1, -1));

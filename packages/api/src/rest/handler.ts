@@ -33,6 +33,7 @@ import {
   submitJob,
   submitJobs,
   type Actor,
+  type WhatIfLimiter,
 } from "@tranche/domain";
 import { crossSiteRefusal } from "../same-origin";
 import { handleAdminRest } from "./admin-routes";
@@ -41,6 +42,7 @@ import { bearerActor } from "./bearer";
 import { handleSessionRest, isSessionOpen, redirect, type SessionOrigins } from "./session-routes";
 import { serveSessionsHost } from "./sessions-host";
 import { TooLarge, errorResponse, json, parse, readJson } from "./io";
+import { TooManyRequests } from "../too-many-requests";
 import { logDownload } from "./log-download";
 import { buildOpenApi } from "./openapi";
 
@@ -52,6 +54,8 @@ export interface RestDeps {
   allowedOrigins?: readonly string[];
   /** The web app's address and the sessions host (unset: interactive sessions are not served). */
   origins?: SessionOrigins;
+  /** What-if previews' limiter; unset: the web process's own (tests bring one with their clock). */
+  whatIfLimiter?: WhatIfLimiter;
 }
 
 const clusterName = text("cluster").max(LIMITS.keyChars, `cluster is longer than ${LIMITS.keyChars} characters`);
@@ -178,7 +182,7 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
       return json(await getQueue(prisma, cluster, { limit }));
     }
     if (head === "budgets" && parts.length === 1 && method === "GET") return json(await getBudgetTree(prisma, actor));
-    const admin = await handleAdminRest(req, method, parts, actor, prisma);
+    const admin = await handleAdminRest(req, method, parts, actor, prisma, deps.whatIfLimiter);
     if (admin) return admin;
     return errorResponse("NOT_FOUND", `No such endpoint: ${method} /api/v1${path}`);
   } catch (e) {
@@ -188,6 +192,8 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
       return errorResponse("BAD_INPUT", issuesSentence(issues), issues);
     }
     if (e instanceof TooLarge) return errorResponse("TOO_LARGE", e.message, [{ path: "", message: e.message }]);
+    if (e instanceof TooManyRequests)
+      return json({ error: { code: "TOO_MANY_REQUESTS", message: e.message } }, 429, { "retry-after": String(e.retryAfterSec) });
     if (e instanceof DomainError || (e instanceof Error && e.name === "DomainError")) {
       const d = e as DomainError;
       return errorResponse(d.code, d.message, d.field ? [{ path: d.field, message: d.message }] : undefined);

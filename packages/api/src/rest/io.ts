@@ -12,6 +12,7 @@ const STATUS: Record<ApiError["error"]["code"], number> = {
   BAD_INPUT: 400,
   CONFLICT: 409,
   TOO_LARGE: 413,
+  TOO_MANY_REQUESTS: 429,
   UNAVAILABLE: 503,
   INTERNAL: 500,
 };

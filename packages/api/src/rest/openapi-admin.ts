@@ -5,6 +5,7 @@ import {
   createUserInput,
   issueEnrollmentTokenInput,
   oidcRuleInput,
+  previewAllocationInput,
   putAllocationInput,
   treeNodePersonInput,
   updateClusterPolicyInput,
@@ -22,6 +23,7 @@ export const adminSchemas = () => ({
   CreateTreeNode: schema(createTreeNodeInput, "input"),
   UpdateTreeNode: schema(updateTreeNodeInput, "input"),
   PutAllocation: schema(putAllocationInput, "input"),
+  PreviewAllocation: schema(previewAllocationInput, "input"),
   TreeNodePerson: schema(treeNodePersonInput, "input"),
   CreateUser: schema(createUserInput, "input"),
   UpdateUser: schema(updateUserInput, "input"),
@@ -152,6 +154,20 @@ function adminPaths(): Paths {
         responses: {
           "200": ok("The share in force", { allocation: { type: "object" } }),
           ...errorResponses([400, 401, 403, 404]),
+        },
+      },
+    },
+    "/budgets/{path}/allocation/what-if": {
+      post: {
+        summary: "Preview what a share would change, storing nothing (managers in their subtree, admins)",
+        description:
+          "Runs the scheduler's cycle on the cluster as it stands and as it would with this share (as if it had held for the whole lookback window): the first `limit` jobs of the queue before and after, whether each would start now, and the affected budgets' ratios. One at a time per person and a few a minute (TRANCHE_WHAT_IF_PER_MINUTE); past that 429 with Retry-After.",
+        operationId: "previewAllocation",
+        parameters: [treePathParam],
+        requestBody: body("PreviewAllocation"),
+        responses: {
+          "200": ok("The preview", { preview: { type: "object" } }),
+          ...errorResponses([400, 401, 403, 404, 429]),
         },
       },
     },

@@ -18,6 +18,7 @@ export const errorResponses = (codes: number[]) =>
             404: "Not found",
             409: "Conflict with the current state, e.g. a duplicate name or e-mail (the message says which)",
             413: "The request body is over the endpoint's byte limit (the message names it); nothing stored",
+            429: "Too many requests for now: the message and the Retry-After header say when to try again",
           }[c] ?? "Error",
         content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
       },

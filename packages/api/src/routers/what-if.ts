@@ -1,12 +1,9 @@
 import { TRPCError } from "@trpc/server";
 import { whatIfInput } from "@tranche/contracts";
-import { createWhatIfLimiter, previewAllocations, whatIfLimitsFromEnv, type WhatIfLimiter } from "@tranche/domain";
-import { roleProcedure, type Context } from "../trpc";
+import { previewAllocations } from "@tranche/domain";
+import { roleProcedure } from "../trpc";
 import { TooManyRequests } from "../too-many-requests";
-
-let shared: WhatIfLimiter | null = null;
-/** This web process's limiter (TRANCHE_WHAT_IF_PER_MINUTE), unless the context brings its own (tests). */
-const limiterOf = (ctx: Context): WhatIfLimiter => ctx.whatIfLimiter ?? (shared ??= createWhatIfLimiter(whatIfLimitsFromEnv()));
+import { inWhatIfTurn } from "../what-if-turn";
 
 /**
  * budget.whatIf: a manager's preview of an allocation change (two scheduling cycles in this process),
@@ -15,16 +12,10 @@ const limiterOf = (ctx: Context): WhatIfLimiter => ctx.whatIfLimiter ?? (shared 
 export const whatIfProcedure = roleProcedure("MANAGER")
   .input(whatIfInput)
   .query(async ({ ctx, input }) => {
-    const turn = limiterOf(ctx).begin(ctx.user.id);
-    if (!turn.ok)
-      throw new TRPCError({
-        code: "TOO_MANY_REQUESTS",
-        message: turn.message,
-        cause: new TooManyRequests(turn.message, turn.retryAfterSec),
-      });
     try {
-      return await previewAllocations(ctx.prisma, ctx.user, input);
-    } finally {
-      turn.done();
+      return await inWhatIfTurn(ctx.whatIfLimiter, ctx.user.id, () => previewAllocations(ctx.prisma, ctx.user, input));
+    } catch (e) {
+      if (e instanceof TooManyRequests) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: e.message, cause: e });
+      throw e;
     }
   });

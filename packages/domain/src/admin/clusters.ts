@@ -109,20 +109,8 @@ export async function setShare(
   path: string,
   input: { cluster: string; share: number; note?: string },
 ) {
-  const node = await liveNodeByPath(prisma, path);
-  if (!node.parentId)
-    throw badInput("share: the root always holds the whole of every cluster; set the shares of its children", "share");
-  const ppm = Math.round(input.share * 1_000_000);
-  const r = await setAllocations(prisma, actor, {
-    cluster: input.cluster,
-    parentId: node.parentId,
-    allocations: [{ treeNodeId: node.id, ppm }],
-    ...(input.note ? { note: input.note } : {}),
-  }).catch((e: unknown) => {
-    // The drag UI's field is the list of allocations; here the one number sent is `share`.
-    if (e instanceof DomainError && e.field === "allocations") throw badInput(`share: ${e.message}`, "share");
-    throw e;
-  });
+  const { node, ppm, change } = await shareAsAllocations(prisma, path, input);
+  const r = await setAllocations(prisma, actor, { ...change, ...(input.note ? { note: input.note } : {}) }).catch(refusedShare);
   return {
     path: node.path,
     cluster: input.cluster,
@@ -131,6 +119,24 @@ export async function setShare(
     changed: r.changed.length > 0,
     siblingsSum: r.siblingsSumPpm / 1_000_000,
   };
+}
+
+/**
+ * One node's share of its parent's allocation as the change of the parent's allocations that the
+ * drag UI sends (setShare, and previewShare's what-if).
+ */
+export async function shareAsAllocations(prisma: PrismaClient, path: string, input: { cluster: string; share: number }) {
+  const node = await liveNodeByPath(prisma, path);
+  if (!node.parentId)
+    throw badInput("share: the root always holds the whole of every cluster; set the shares of its children", "share");
+  const ppm = Math.round(input.share * 1_000_000);
+  return { node, ppm, change: { cluster: input.cluster, parentId: node.parentId, allocations: [{ treeNodeId: node.id, ppm }] } };
+}
+
+/** The drag UI's field is the list of allocations; for a share, the one number sent is `share`. */
+export function refusedShare(e: unknown): never {
+  if (e instanceof DomainError && e.field === "allocations") throw badInput(`share: ${e.message}`, "share");
+  throw e;
 }
 
 /** POST /clusters/{name}/enrollment-tokens (operators): one one-time token, shown once, hashed at rest. */

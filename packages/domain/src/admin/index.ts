@@ -5,3 +5,4 @@ export * from "./people";
 export * from "./users";
 export * from "./oidc-rules";
 export * from "./clusters";
+export * from "./preview-share";
