@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   SESSION_TOKEN_VAR,
   createApiToken,
+  endSessionGrants,
   issueSessionTicket,
   newHandoffState,
   redeemSessionTicket,
@@ -51,7 +52,8 @@ beforeAll(async () => {
   sessionPort = (sessionServer.address() as { port: number }).port;
   front = createServer((_req, res) => res.writeHead(404).end());
   front.on("upgrade", (req, socket: Socket, head: Buffer) => {
-    if (isSessionUpgrade(req, origins)) void proxySessionUpgrade(req, socket, head, { prisma: w.db.prisma, origins });
+    if (isSessionUpgrade(req, origins))
+      void proxySessionUpgrade(req, socket, head, { prisma: w.db.prisma, origins, recheckMs: 100 });
     else socket.end("HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
   });
   await new Promise<void>((ok) => front.listen(0, "127.0.0.1", ok));
@@ -201,6 +203,36 @@ describe("a session's WebSockets, through the sessions host", () => {
     expect(r).toMatchObject({ switched: false, status: 502 });
     expect((r as { message: string }).message).toContain("it answered 404");
     expect(reached).toHaveLength(1);
+    await expect.poll(async () => [await openConnections(front), await openConnections(sessionServer)]).toEqual([0, 0]);
+  });
+
+  it("one that is open closes once its owner signs out (the sessions host's cookies end with the login)", async () => {
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      const req = request({
+        host: "127.0.0.1",
+        port: frontPort,
+        path: ws(s1),
+        headers: {
+          host: new URL(SESSIONS).host,
+          connection: "Upgrade",
+          upgrade: "websocket",
+          "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+          "sec-websocket-version": "13",
+          origin: SESSIONS,
+          cookie: cookie(grant1),
+        },
+      });
+      req.on("upgrade", (_res, s: Socket) => resolve(s));
+      req.on("response", (res) => reject(new Error(`refused: ${res.statusCode}`)));
+      req.end();
+    });
+    let closed = false;
+    socket.on("close", () => (closed = true));
+    // Still open across several checks while the cookie holds.
+    await new Promise((ok) => setTimeout(ok, 400));
+    expect(closed).toBe(false);
+    await endSessionGrants(w.db.prisma, w.users.ada.id);
+    await expect.poll(() => closed, { timeout: 3000 }).toBe(true);
     await expect.poll(async () => [await openConnections(front), await openConnections(sessionServer)]).toEqual([0, 0]);
   });
 

@@ -40,7 +40,12 @@ const PASS_UPGRADE = [
 export interface UpgradeDeps {
   prisma: PrismaClient;
   origins: { app: string; sessions: string | null };
+  /** How often an open WebSocket's right to stay open is checked again (default a minute; tests set less). */
+  recheckMs?: number;
 }
+
+/** How often, by default, an open WebSocket's owner, cookie or token and session are checked again. */
+const RECHECK_MS = 60_000;
 
 /** Is this upgrade for the sessions host (a session's proxy path there)? Any other is not this module's. */
 export function isSessionUpgrade(req: IncomingMessage, origins: UpgradeDeps["origins"]): boolean {
@@ -127,6 +132,17 @@ export async function proxySessionUpgrade(req: IncomingMessage, socket: Duplex, 
   upstream.on("close", () => socket.destroy());
   upstream.pipe(socket);
   socket.pipe(upstream);
+  // A WebSocket lives for hours: it closes once what let it open no longer holds (its owner signed out,
+  // so the cookie is gone, or was disabled; the token was revoked; the session stopped or moved). A
+  // database that does not answer closes nothing.
+  const recheck = setInterval(() => {
+    void sessionUpgradeTarget(req, deps).then((now) => {
+      const moved = !(now instanceof Response) && (now.url !== target.url || now.token !== target.token);
+      if (moved || (now instanceof Response && now.status !== 503)) socket.destroy();
+    });
+  }, deps.recheckMs ?? RECHECK_MS);
+  recheck.unref();
+  socket.once("close", () => clearInterval(recheck));
 }
 
 /**
