@@ -273,7 +273,9 @@ export function cleanupAgentDir(set: AgentSet): void {
       // unreadable
     }
   }
-  rmSync(set.dir, { recursive: true, force: true });
+  // A process group just killed may still be writing its last log lines into the folder: rmSync retries
+  // on ENOTEMPTY (CI once failed the agent-faults test on that race).
+  rmSync(set.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 }
 
 export async function startGateway(prisma: PrismaClient) {
