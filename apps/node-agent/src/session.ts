@@ -22,6 +22,22 @@ import type { JobIds } from "./job-identity";
 /** The shell server shipped with the agent (plain Node, no dependencies). */
 export const SHELL_SERVER = fileURLToPath(new URL("../session/shell-server.mjs", import.meta.url));
 
+/**
+ * The command line of a Jupyter session's server. The options go to both generations of the server:
+ * ServerApp for JupyterLab and Notebook 7 (jupyter_server), NotebookApp for the classic Notebook 6
+ * that Debian 12 and many images ship, which ignores ServerApp's and would otherwise pick its own token
+ * and serve at "/", out of the proxy's reach. The token travels in the environment (JUPYTER_TOKEN, read
+ * by both), not on the command line, which any user of the node can read in /proc. A job that runs as
+ * root (an agent without user mapping, as in the demo) needs --allow-root, without which Jupyter exits.
+ */
+export function jupyterCommand(program: string, asRoot: boolean): string {
+  const options = ["--no-browser", "--ip=0.0.0.0", '--port="$TRANCHE_SESSION_PORT"'];
+  for (const app of ["ServerApp", "NotebookApp"]) options.push(`--${app}.base_url="$TRANCHE_SESSION_BASE/"`);
+  options.push("--ServerApp.root_dir=.", "--NotebookApp.notebook_dir=.");
+  if (asRoot) options.push("--allow-root");
+  return `export JUPYTER_TOKEN="$TRANCHE_SESSION_TOKEN"; exec ${quote(program)} ${options.join(" ")}`;
+}
+
 /** A port free on every interface now (the kernel's pick); the server binds it a moment later. */
 export function pickPort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -91,9 +107,7 @@ export function sessionLaunch(
       throw new Error(
         `Jupyter is not installed on node ${o.nodeName} (no jupyter-lab or jupyter-notebook on the agent's PATH): start a session without --jupyter to get the shell server, or ask an operator to install Jupyter on the nodes`,
       );
-    command =
-      `exec ${quote((lab ?? notebook)!)} --no-browser --ip=0.0.0.0 --port="$TRANCHE_SESSION_PORT" ` +
-      `--ServerApp.token="$TRANCHE_SESSION_TOKEN" --ServerApp.base_url="$TRANCHE_SESSION_BASE/" --ServerApp.root_dir=.`;
+    command = jupyterCommand((lab ?? notebook)!, (o.ids?.uid ?? process.getuid?.()) === 0);
   } else {
     command = `exec ${quote(process.execPath)} ${quote(SHELL_SERVER)}`;
   }

@@ -1,9 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunAssignment } from "@tranche/contracts";
 import { JobRunner } from "../src/runner";
+import { jupyterCommand } from "../src/session";
 
 const dirs: string[] = [];
 const runners: JobRunner[] = [];
@@ -82,6 +84,29 @@ describe("sessions on the agent", () => {
     expect((await fetch(`${url}/files/${"..%2F".repeat(20)}etc%2Fpasswd?token=${TOKEN}`)).status).toBe(403);
     await fetch(`${url}/exec?token=${TOKEN}`, { method: "POST", body: JSON.stringify({ command: "ln -s /etc/passwd out" }) });
     expect((await fetch(`${url}/files/out?token=${TOKEN}`)).status).toBe(403);
+  });
+
+  it("starts Jupyter with its token in the environment, not its command line, for both generations of the server", () => {
+    const d = mkdtempSync(join(tmpdir(), "tranche-jupyter-"));
+    dirs.push(d);
+    // A stand-in for jupyter-notebook: prints the arguments it got and the token it would read.
+    const fake = join(d, "jupyter-notebook");
+    writeFileSync(fake, '#!/bin/sh\nfor a in "$@"; do echo "arg $a"; done\necho "token $JUPYTER_TOKEN"\n', { mode: 0o755 });
+    const run = (asRoot: boolean) =>
+      execFileSync("/bin/sh", ["-c", jupyterCommand(fake, asRoot)], {
+        encoding: "utf8",
+        env: { TRANCHE_SESSION_TOKEN: TOKEN, TRANCHE_SESSION_PORT: "8888", TRANCHE_SESSION_BASE: "/api/v1/sessions/7/proxy" },
+      }).split("\n");
+    const out = run(false);
+    expect(out).toContain(`token ${TOKEN}`);
+    expect(out.filter((l) => l.includes(TOKEN))).toEqual([`token ${TOKEN}`]);
+    // JupyterLab and Notebook 7 read ServerApp's options; the classic Notebook 6, NotebookApp's.
+    for (const app of ["ServerApp", "NotebookApp"]) expect(out).toContain(`arg --${app}.base_url=/api/v1/sessions/7/proxy/`);
+    expect(out).toContain("arg --port=8888");
+    expect(out).not.toContain("arg --allow-root");
+    // Jupyter refuses to run as root unless told: only a job that runs as root says so.
+    expect(run(true)).toContain("arg --allow-root");
+    expect(jupyterCommand(fake, false)).not.toContain(TOKEN);
   });
 
   it("fails a Jupyter session with a plain reason when Jupyter is not installed on the node", async () => {
