@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
 import { cancelJob } from "@tranche/domain";
 import {
-  cleanupAgentDir,
+  stopAgentSets,
   makeWorld,
   spawnAgents,
   spawnWorker,
@@ -48,10 +48,7 @@ describe("an agent survives its jobs' faults", () => {
 
   afterEach(async () => {
     for (const p of procs.splice(0)) await p.stop();
-    for (const a of agentSets.splice(0)) {
-      await a.proc.stop();
-      cleanupAgentDir(a);
-    }
+    await stopAgentSets(agentSets.splice(0));
     await gateway?.close();
     await db?.drop();
   });

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
 import {
-  cleanupAgentDir,
+  stopAgentSets,
   makeWorld,
   spawnAgents,
   spawnWorker,
@@ -29,10 +29,7 @@ describe("failure handling", () => {
 
   afterEach(async () => {
     for (const p of procs.splice(0)) await p.stop();
-    for (const a of agentSets.splice(0)) {
-      await a.proc.stop();
-      cleanupAgentDir(a);
-    }
+    await stopAgentSets(agentSets.splice(0));
     await gateway?.close();
     await db?.drop();
   });

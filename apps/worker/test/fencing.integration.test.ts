@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
 import {
-  cleanupAgentDir,
+  stopAgentSets,
   makeWorld,
   spawnAgents,
   spawnWorker,
@@ -55,10 +55,7 @@ describe("fencing", () => {
 
   afterEach(async () => {
     for (const p of procs.splice(0)) await p.stop();
-    for (const a of agentSets.splice(0)) {
-      await a.proc.stop();
-      cleanupAgentDir(a);
-    }
+    await stopAgentSets(agentSets.splice(0));
     await gateway?.close();
     await db?.drop();
     delete process.env.TRANCHE_POLICY;

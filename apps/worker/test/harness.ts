@@ -253,6 +253,16 @@ export function startAgentProcess(
   return { proc, dir: stateDir, names };
 }
 
+/**
+ * Stop every agent, then remove their folders. Two sets may share a folder (a host that lost its state
+ * gets a fresh agent in the same one), and removing it under a running agent failed the cleanup and left
+ * that agent running.
+ */
+export async function stopAgentSets(sets: AgentSet[]): Promise<void> {
+  for (const a of sets) await a.proc.stop();
+  for (const a of sets) cleanupAgentDir(a);
+}
+
 /** Kill the process groups of jobs an agent left behind (after a SIGKILLed agent) and remove its folder. */
 export function cleanupAgentDir(set: AgentSet): void {
   for (const name of set.names) {
@@ -273,9 +283,7 @@ export function cleanupAgentDir(set: AgentSet): void {
       // unreadable
     }
   }
-  // A process group just killed may still be writing its last log lines into the folder: rmSync retries
-  // on ENOTEMPTY (CI once failed the agent-faults test on that race).
-  rmSync(set.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  rmSync(set.dir, { recursive: true, force: true });
 }
 
 export async function startGateway(prisma: PrismaClient) {
@@ -316,10 +324,7 @@ export async function startStack(
   const started: Partial<Omit<Stack, "db" | "stop">> & { agents: AgentSet[] } = { agents: [] };
   const stop = async (): Promise<void> => {
     await started.worker?.stop();
-    for (const a of started.agents) {
-      await a.proc.stop();
-      cleanupAgentDir(a);
-    }
+    await stopAgentSets(started.agents);
     await started.gateway?.close();
     await db.drop();
   };
