@@ -4,12 +4,21 @@
 // (Playwright in a real Chromium). Ends with one line `N passed, N failed` summed over every runner;
 // each static check counts as one. Plain Node: it installs what is missing before anything else.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", TURBO_TELEMETRY_DISABLED: "1", FORCE_COLOR: "0" };
+// Every process the suite starts inherits this mark (unless a test gives it an environment of its own), so
+// what is still running once the suite is done can be found: the suite must leave no process behind.
+const RUN_MARK = `${process.pid}-${Date.now()}`;
+const env = {
+  ...process.env,
+  NEXT_TELEMETRY_DISABLED: "1",
+  TURBO_TELEMETRY_DISABLED: "1",
+  FORCE_COLOR: "0",
+  TRANCHE_TEST_RUN: RUN_MARK,
+};
 const results = [];
 let passed = 0;
 let failed = 0;
@@ -125,7 +134,52 @@ function findChromium() {
   };
 }
 
+/**
+ * The processes the suite started that still run (by their TRANCHE_TEST_RUN mark), given up to 15 s to
+ * finish stopping. Any left is listed, killed, and counted as one failure. Only where /proc can be read.
+ */
+function leftBehind() {
+  if (!existsSync("/proc/self/environ")) return;
+  const marked = () => {
+    const found = [];
+    for (const d of readdirSync("/proc")) {
+      if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
+      try {
+        if (!readFileSync(`/proc/${d}/environ`, "latin1").split("\0").includes(`TRANCHE_TEST_RUN=${RUN_MARK}`)) continue;
+        const cmd = readFileSync(`/proc/${d}/cmdline`, "latin1").split("\0").join(" ").trim();
+        if (cmd) found.push({ pid: Number(d), cmd });
+      } catch {
+        // gone, or not ours to read
+      }
+    }
+    return found;
+  };
+  let left = marked();
+  const deadline = Date.now() + 15_000;
+  while (left.length > 0 && Date.now() < deadline) {
+    spawnSync("sleep", ["0.5"]);
+    left = marked();
+  }
+  if (left.length === 0) {
+    results.push("ok   no process left behind");
+    passed++;
+    return;
+  }
+  console.error(`\n${left.length} process(es) the suite started still run:`);
+  for (const p of left) {
+    console.error(`  ${p.pid} ${p.cmd.slice(0, 200)}`);
+    try {
+      process.kill(p.pid, "SIGKILL");
+    } catch {
+      // gone meanwhile
+    }
+  }
+  results.push(`FAIL no process left behind: ${left.length} still ran (listed above; killed)`);
+  failed++;
+}
+
 function finish() {
+  leftBehind();
   console.log("\n=== summary");
   for (const r of results) console.log(r);
   console.log(`${passed} passed, ${failed} failed`);
