@@ -3,6 +3,7 @@
 // printed are the server's.
 import type { Command } from "commander";
 import { formatExactDuration, parsePercentToPpm } from "@tranche/contracts";
+import { shareUsed } from "@tranche/contracts/format";
 import { api, CliError, loadConfig } from "./client";
 import { ago, table } from "./format";
 
@@ -45,13 +46,8 @@ interface SharePreview {
   moved: number;
 }
 
-/** A budget's 7-day ratio in words: "1.4 times its share", "40% of its share", "no share here". */
-const usedText = (ratio: number | null) =>
-  ratio === null
-    ? "no share here"
-    : ratio < 1
-      ? `${Math.round(ratio * 100)}% of its share`
-      : `${ratio.toFixed(1)} times its share`;
+/** A budget's ratio in the words of the reason sentences: "1.4 times its share", "40% of its share". */
+const usedText = (ratio: number | null) => (ratio === null ? "no share here" : shareUsed(ratio));
 
 const placeText = (at: number | null, starts: boolean) => (at === null ? "-" : `${at}${starts ? ", starts" : ""}`);
 

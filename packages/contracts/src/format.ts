@@ -10,6 +10,9 @@ export { parseDuration, durationProblem } from "@tranche/scheduler-core/duration
 // the CLI; formatExactDuration for a contract's own values, which are never rounded.
 export { formatDuration, formatExactDuration } from "@tranche/scheduler-core/format";
 
+// A budget's ratio in words, as the reason sentences say it (the CLI's what-if).
+export { shareUsed } from "@tranche/scheduler-core/format";
+
 /** About how long until a forecast start: minutes under 2h, then hours and minutes rounded to 10 min. */
 export function aboutDuration(seconds: number): string {
   if (seconds < 60) return "under a minute";

@@ -76,10 +76,12 @@ function windowWords(seconds: number): string {
  */
 export function shareUsedText(ratio: number, windowSec: number): string {
   if (!Number.isFinite(ratio)) return "has no share here";
-  const over = `over the last ${windowWords(windowSec)}`;
-  return ratio < 1
-    ? `has used ${Math.round(ratio * 100)}% of its share ${over}`
-    : `has used ${ratio.toFixed(1)} times its share ${over}`;
+  return `has used ${shareUsed(ratio)} over the last ${windowWords(windowSec)}`;
+}
+
+/** A finite projected ratio as the part of its share a budget used: "40% of its share", "5.6 times its share". */
+export function shareUsed(ratio: number): string {
+  return ratio < 1 ? `${Math.round(ratio * 100)}% of its share` : `${ratio.toFixed(1)} times its share`;
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {
