@@ -24,6 +24,7 @@ export default tseslint.config(
       "**/next-env.d.ts",
       ".data/**",
       "test-results/**",
+      "bench/sim-*.mjs", // esbuild bundles of the simulator bench (bench/README.md), ignored by git too
       "playwright-report/**",
       "**/.turbo/**",
     ],
