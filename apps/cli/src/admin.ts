@@ -2,7 +2,7 @@
 // enrollment tokens, node credentials, audit log). The server checks roles and input; the messages
 // printed are the server's.
 import type { Command } from "commander";
-import { formatExactDuration, parsePercentToPpm } from "@tranche/contracts";
+import { formatExactDuration, parsePercentToPpm, type SharePreview } from "@tranche/contracts";
 import { shareUsed } from "@tranche/contracts/format";
 import { api, CliError, loadConfig } from "./client";
 import { ago, table } from "./format";
@@ -22,28 +22,6 @@ function parseShare(text: string): number {
   const n = Number(s);
   if (!Number.isFinite(n)) throw new CliError(`--share '${text}' is not a fraction such as 0.3 or a percentage such as 30%`);
   return n;
-}
-
-/** What POST /budgets/{path}/allocation/what-if answers (the budgets page's preview). */
-interface SharePreview {
-  path: string;
-  cluster: string;
-  share: number;
-  valid: boolean;
-  problem: string | null;
-  ratios: { path: string; before: number | null; after: number | null }[];
-  order: {
-    jobId: string;
-    name: string;
-    budget: string;
-    gpus: number;
-    before: number | null;
-    after: number | null;
-    startsBefore: boolean;
-    startsAfter: boolean;
-  }[];
-  pendingCount: number;
-  moved: number;
 }
 
 /** A budget's ratio in the words of the reason sentences: "1.4 times its share", "40% of its share". */

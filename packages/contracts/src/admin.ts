@@ -1,3 +1,4 @@
+import type { WhatIfResult } from "./budget";
 import { z } from "zod";
 import { duration } from "./duration";
 import { strictObject } from "./input";
@@ -85,6 +86,9 @@ export const previewAllocationInput = strictObject(
   },
   "an allocation preview",
 );
+
+/** POST /budgets/{path}/allocation/what-if's preview: the page's, with the node and share it was asked for. */
+export type SharePreview = WhatIfResult & { path: string; share: number };
 
 /** POST /budgets/{path}/members and /managers. */
 export const treeNodePersonInput = strictObject({ email }, "a member or manager");

@@ -57,3 +57,28 @@ export const whatIfInput = strictObject(
   "a what-if preview",
 );
 export type WhatIfInput = z.input<typeof whatIfInput>;
+
+/** A pending job's place in the queue without and with the change (1 = first), and whether it starts now. */
+export interface WhatIfJobRow {
+  jobId: string;
+  name: string;
+  budget: string;
+  gpus: number;
+  before: number | null;
+  after: number | null;
+  startsBefore: boolean;
+  startsAfter: boolean;
+}
+
+/** What a what-if preview answers: the budgets page, REST and the CLI read the same shape. */
+export interface WhatIfResult {
+  cluster: string;
+  at: string;
+  siblingsSumPpm: number;
+  valid: boolean;
+  problem: string | null;
+  ratios: { treeNodeId: string; path: string; before: number | null; after: number | null }[];
+  order: WhatIfJobRow[];
+  pendingCount: number;
+  moved: number;
+}

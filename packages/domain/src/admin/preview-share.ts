@@ -1,6 +1,7 @@
 import type { PrismaClient } from "@tranche/db";
 import type { Actor } from "../auth/actor";
-import { previewAllocations, type WhatIfResult } from "../budgets/what-if";
+import type { SharePreview } from "@tranche/contracts";
+import { previewAllocations } from "../budgets/what-if";
 import { refusedShare, shareAsAllocations } from "./clusters";
 
 /**
@@ -13,7 +14,7 @@ export async function previewShare(
   actor: Actor,
   path: string,
   input: { cluster: string; share: number; limit: number },
-): Promise<WhatIfResult & { path: string; share: number }> {
+): Promise<SharePreview> {
   const { node, ppm, change } = await shareAsAllocations(prisma, path, input);
   const preview = await previewAllocations(prisma, actor, { ...change, limit: input.limit }).catch(refusedShare);
   return { ...preview, path: node.path, share: ppm / 1_000_000 };

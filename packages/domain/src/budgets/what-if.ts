@@ -1,32 +1,11 @@
 import type { PrismaClient } from "@tranche/db";
-import { formatPpm, PPM, type WhatIfInput } from "@tranche/contracts";
+import { formatPpm, PPM, type WhatIfInput, type WhatIfResult } from "@tranche/contracts";
 import { effectiveAllocations, runCycle, type ClusterSnapshot } from "@tranche/scheduler-core";
 import { loadCycleInput } from "../runtime/load-snapshot";
 import { managesTreeNode, type Actor } from "../auth/actor";
 import { badInput, forbidden, notFound } from "../errors";
 
-export interface WhatIfJobRow {
-  jobId: string;
-  name: string;
-  budget: string;
-  gpus: number;
-  before: number | null;
-  after: number | null;
-  startsBefore: boolean;
-  startsAfter: boolean;
-}
-
-export interface WhatIfResult {
-  cluster: string;
-  at: string;
-  siblingsSumPpm: number;
-  valid: boolean;
-  problem: string | null;
-  ratios: { treeNodeId: string; path: string; before: number | null; after: number | null }[];
-  order: WhatIfJobRow[];
-  pendingCount: number;
-  moved: number;
-}
+export type { WhatIfJobRow, WhatIfResult } from "@tranche/contracts";
 
 const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
