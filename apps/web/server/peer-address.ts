@@ -1,5 +1,6 @@
-import { Server, type IncomingMessage } from "node:http";
+import type { IncomingMessage } from "node:http";
 import { PEER_HEADER } from "./client-address";
+import { tapServerEvents } from "./server-events";
 
 /**
  * Next's route handlers see a web Request without the socket, and Next copies the client's own
@@ -8,15 +9,11 @@ import { PEER_HEADER } from "./client-address";
  * Installed once per process from instrumentation.ts (the `next start` process owns the HTTP server).
  */
 export function stampPeerAddresses(): void {
-  const g = globalThis as unknown as { tranchePeerStamp?: boolean };
-  if (g.tranchePeerStamp) return;
-  g.tranchePeerStamp = true;
-  const emit = Server.prototype.emit;
-  Server.prototype.emit = function (this: Server, event: string | symbol, ...args: unknown[]) {
+  tapServerEvents("peer address", (event, args) => {
     if (event === "request") {
       const req = args[0] as IncomingMessage;
       req.headers[PEER_HEADER] = req.socket?.remoteAddress ?? "";
     }
-    return (emit as (this: Server, ...a: unknown[]) => boolean).call(this, event, ...args);
-  } as typeof emit;
+    return false;
+  });
 }

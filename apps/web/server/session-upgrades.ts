@@ -1,6 +1,7 @@
-import { Server, type IncomingMessage } from "node:http";
+import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { isSessionUpgrade, proxySessionUpgrade } from "@tranche/api/rest";
+import { tapServerEvents } from "./server-events";
 import { servedOrigins } from "./sessions-origin";
 
 /**
@@ -11,25 +12,18 @@ import { servedOrigins } from "./sessions-origin";
  * instrumentation.ts, as the peer address stamp is.
  */
 export function serveSessionUpgrades(): void {
-  const g = globalThis as unknown as { trancheSessionUpgrades?: boolean };
-  if (g.trancheSessionUpgrades) return;
-  g.trancheSessionUpgrades = true;
-  const emit = Server.prototype.emit;
-  Server.prototype.emit = function (this: Server, event: string | symbol, ...args: unknown[]) {
-    if (event === "upgrade") {
-      const [req, socket, head] = args as [IncomingMessage, Duplex, Buffer];
-      const origins = servedOrigins();
-      if (isSessionUpgrade(req, origins)) {
-        // Nothing may throw into the HTTP parser's callback: a fault closes this connection only.
-        import("./db")
-          .then(({ db }) => proxySessionUpgrade(req, socket, head, { prisma: db(), origins }))
-          .catch((e: unknown) => {
-            console.error("session WebSocket:", e);
-            socket.destroy();
-          });
-        return true;
-      }
-    }
-    return (emit as (this: Server, ...a: unknown[]) => boolean).call(this, event, ...args);
-  } as typeof emit;
+  tapServerEvents("session upgrades", (event, args) => {
+    if (event !== "upgrade") return false;
+    const [req, socket, head] = args as [IncomingMessage, Duplex, Buffer];
+    const origins = servedOrigins();
+    if (!isSessionUpgrade(req, origins)) return false;
+    // Nothing may throw into the HTTP parser's callback: a fault closes this connection only.
+    import("./db")
+      .then(({ db }) => proxySessionUpgrade(req, socket, head, { prisma: db(), origins }))
+      .catch((e: unknown) => {
+        console.error("session WebSocket:", e);
+        socket.destroy();
+      });
+    return true;
+  });
 }
