@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { RunAssignment } from "@tranche/contracts";
 import { JobRunner } from "../src/runner";
 import { jupyterCommand } from "../src/session";
+import { runAssignment } from "./support/assignment";
 
 const dirs: string[] = [];
 const runners: JobRunner[] = [];
@@ -22,21 +23,14 @@ function setup(env: Record<string, string> = {}) {
   const root = join(d, "root");
   const r = new JobRunner({ dir: join(d, "n1"), nodeName: "n1", log: () => {}, checkpointRoot: root, sessionHost: "127.0.0.1" });
   runners.push(r);
-  const assignment = (server: "SHELL" | "JUPYTER"): RunAssignment => ({
-    jobId: 7,
-    segmentId: "70",
-    name: "session",
-    command: "interactive session",
-    env: { TRANCHE_SESSION_TOKEN: TOKEN, ...env },
-    gpuIndexes: [0],
-    nodes: ["n1"],
-    rank: 0,
-    startBy: new Date().toISOString(),
-    maxRuntimeSec: null,
-    gracePeriodSec: 1,
-    user: "user_1",
-    session: { server },
-  });
+  const assignment = (server: "SHELL" | "JUPYTER"): RunAssignment =>
+    runAssignment("70", "interactive session", {
+      jobId: 7,
+      name: "session",
+      env: { TRANCHE_SESSION_TOKEN: TOKEN, ...env },
+      user: "user_1",
+      session: { server },
+    });
   return { r, root, assignment };
 }
 

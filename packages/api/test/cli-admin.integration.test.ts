@@ -142,73 +142,42 @@ describe("tranche admin", () => {
 
   it("previews a share with --what-if: what the queue would do, in words, and nothing changed", async () => {
     const allocations = () => w.db.prisma.allocation.findMany({ orderBy: [{ treeNodeId: "asc" }, { clusterId: "asc" }] });
+    const whatIf = (who: Who, path: string, share: string, json = false) =>
+      cli(who, [
+        ...(json ? ["--json"] : []),
+        "admin",
+        "budget",
+        "allocate",
+        path,
+        "--cluster",
+        "h100",
+        "--share",
+        share,
+        "--what-if",
+      ]);
     // A job waiting on h100, so the preview has a queue to show.
     const submit = ["submit", "--cluster", "h100", "--budget", "lab/language/pretraining", "--gpus", "8", "--min-runtime", "1h"];
     const job = await cli("ada", [...submit, "--", "sleep", "1"]);
     expect(job.code).toBe(0);
     const before = await allocations();
-    const r = await cli("admin", [
-      "admin",
-      "budget",
-      "allocate",
-      "lab/language",
-      "--cluster",
-      "h100",
-      "--share",
-      "50%",
-      "--what-if",
-    ]);
+    const r = await whatIf("admin", "lab/language", "50%");
     expect(r.stderr).toBe("");
     expect(r.stdout).toContain("What-if on h100, nothing changed: lab/language at 50% of its parent's allocation.");
     expect(r.stdout).toMatch(/would reorder \d+ of \d+ pending jobs\./);
     expect(r.stdout).toMatch(/\ntree node +has used, now +with the change\n/);
     expect(r.stdout).toMatch(/\nlab\/language +(\d+% of its share|\d+\.\d times its share|no share here) +/);
     expect(r.stdout).toMatch(/\njob +budget +GPUs +place now +with the change\n#\d+ +lab\/language\/pretraining +8 +\d/);
-    const json = JSON.parse(
-      (
-        await cli("admin", [
-          "--json",
-          "admin",
-          "budget",
-          "allocate",
-          "lab/language",
-          "--cluster",
-          "h100",
-          "--share",
-          "0.5",
-          "--what-if",
-        ])
-      ).stdout,
-    ) as { preview: { path: string; share: number; valid: boolean; ratios: { path: string }[] } };
+    const json = JSON.parse((await whatIf("admin", "lab/language", "0.5", true)).stdout) as {
+      preview: { path: string; share: number; valid: boolean; ratios: { path: string }[] };
+    };
     expect(json.preview).toMatchObject({ path: "lab/language", share: 0.5, valid: true });
     expect(json.preview.ratios.map((x) => x.path)).toContain("lab/language");
     // Refused with the server's words, as the change itself would be: a share over 1, the root, a researcher.
-    const over = await cli("admin", [
-      "admin",
-      "budget",
-      "allocate",
-      "lab/language",
-      "--cluster",
-      "h100",
-      "--share",
-      "2",
-      "--what-if",
-    ]);
+    const over = await whatIf("admin", "lab/language", "2");
     expect([over.code, over.stderr]).toEqual([1, expect.stringContaining("share cannot exceed 1")]);
-    const root = await cli("admin", ["admin", "budget", "allocate", "lab", "--cluster", "h100", "--share", "50%", "--what-if"]);
+    const root = await whatIf("admin", "lab", "50%");
     expect([root.code, root.stderr]).toEqual([1, expect.stringContaining("the root always holds the whole of every cluster")]);
-    const researcher = await cli("ada", [
-      "admin",
-      "budget",
-      "allocate",
-      "lab/language",
-      "--cluster",
-      "h100",
-      "--share",
-      "50%",
-      "--what-if",
-    ]);
-    expect(researcher.code).toBe(1);
+    expect((await whatIf("ada", "lab/language", "50%")).code).toBe(1);
     expect(await allocations()).toEqual(before);
   });
 

@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
 import { seedDemoWorld } from "@tranche/db/setup";
-import type { Actor, Role } from "@tranche/domain";
+import { SESSION_TOKEN_VAR, startSession, type Actor, type Role } from "@tranche/domain";
 import { createCaller } from "../src";
 import { handleRest } from "../src/rest";
 
@@ -45,6 +45,34 @@ export async function makeWorld(label: string): Promise<World> {
       nodeEvents: await db.prisma.nodeEvent.count(),
     }),
   };
+}
+
+/**
+ * A session of `who` running on h100 (as its agent would have reported it) whose server listens on
+ * 127.0.0.1:`port`: its job id and its own token (what the proxy sends that server).
+ */
+export async function runningSession(w: World, who: Actor, port: number): Promise<{ id: number; token: string }> {
+  const job = await startSession(w.db.prisma, who, {
+    cluster: "h100",
+    budget: "lab/language/pretraining",
+    gpus: 1,
+    minRuntime: 3600,
+    jupyter: false,
+  });
+  const row = await w.db.prisma.job.update({ where: { id: job.id }, data: { state: "RUNNING", startedAt: new Date() } });
+  await w.db.prisma.runSegment.create({
+    data: {
+      jobId: job.id,
+      clusterId: row.clusterId,
+      budgetId: row.budgetId,
+      gpus: 1,
+      startedAt: new Date(),
+      charged: true,
+      sessionHost: "127.0.0.1",
+      sessionPort: port,
+    },
+  });
+  return { id: job.id, token: (row.secretEnv as Record<string, string>)[SESSION_TOKEN_VAR]! };
 }
 
 export const goodJob = {

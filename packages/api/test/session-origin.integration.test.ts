@@ -6,9 +6,9 @@
 import { createServer, type Server } from "node:http";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createApiToken, startSession, type Actor } from "@tranche/domain";
+import { createApiToken } from "@tranche/domain";
 import { handleRest } from "../src/rest";
-import { makeWorld, type World } from "./fixtures";
+import { makeWorld, runningSession, type World } from "./fixtures";
 
 const APP = "http://127.0.0.1:3000";
 const SESSIONS = "http://localhost:3000";
@@ -36,31 +36,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
   const port = (server.address() as { port: number }).port;
-  const running = async (who: Actor) => {
-    const job = await startSession(w.db.prisma, who, {
-      cluster: "h100",
-      budget: "lab/language/pretraining",
-      gpus: 1,
-      minRuntime: 3600,
-      jupyter: false,
-    });
-    const row = await w.db.prisma.job.update({ where: { id: job.id }, data: { state: "RUNNING", startedAt: new Date() } });
-    await w.db.prisma.runSegment.create({
-      data: {
-        jobId: job.id,
-        clusterId: row.clusterId,
-        budgetId: row.budgetId,
-        gpus: 1,
-        startedAt: new Date(),
-        charged: true,
-        sessionHost: "127.0.0.1",
-        sessionPort: port,
-      },
-    });
-    return job.id;
-  };
-  s1 = await running(w.users.ada);
-  s2 = await running(w.users.ada);
+  s1 = (await runningSession(w, w.users.ada, port)).id;
+  s2 = (await runningSession(w, w.users.ada, port)).id;
   tokens.ada = (await createApiToken(w.db.prisma, w.users.ada, { name: "t" })).token;
   tokens.maya = (await createApiToken(w.db.prisma, w.users.maya, { name: "t" })).token;
 }, 60_000);

@@ -6,18 +6,9 @@
 import { createServer, request, type IncomingHttpHeaders, type Server } from "node:http";
 import type { Socket } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  SESSION_TOKEN_VAR,
-  createApiToken,
-  endSessionGrants,
-  issueSessionTicket,
-  newHandoffState,
-  redeemSessionTicket,
-  startSession,
-  type Actor,
-} from "@tranche/domain";
+import { createApiToken, endSessionGrants, issueSessionTicket, newHandoffState, redeemSessionTicket } from "@tranche/domain";
 import { isSessionUpgrade, proxySessionUpgrade } from "../src/rest";
-import { makeWorld, type World } from "./fixtures";
+import { makeWorld, runningSession, type World } from "./fixtures";
 
 const APP = "http://127.0.0.1:3000";
 const SESSIONS = "http://localhost:3000";
@@ -59,30 +50,7 @@ beforeAll(async () => {
   await new Promise<void>((ok) => front.listen(0, "127.0.0.1", ok));
   frontPort = (front.address() as { port: number }).port;
 
-  const running = async (who: Actor, port: number) => {
-    const job = await startSession(w.db.prisma, who, {
-      cluster: "h100",
-      budget: "lab/language/pretraining",
-      gpus: 1,
-      minRuntime: 3600,
-      jupyter: false,
-    });
-    const row = await w.db.prisma.job.update({ where: { id: job.id }, data: { state: "RUNNING", startedAt: new Date() } });
-    await w.db.prisma.runSegment.create({
-      data: {
-        jobId: job.id,
-        clusterId: row.clusterId,
-        budgetId: row.budgetId,
-        gpus: 1,
-        startedAt: new Date(),
-        charged: true,
-        sessionHost: "127.0.0.1",
-        sessionPort: port,
-      },
-    });
-    return { id: job.id, token: (row.secretEnv as Record<string, string>)[SESSION_TOKEN_VAR]! };
-  };
-  const first = await running(w.users.ada, sessionPort);
+  const first = await runningSession(w, w.users.ada, sessionPort);
   s1 = first.id;
   token1 = first.token;
   // The second session's server does not listen: a port taken and given back.
@@ -90,7 +58,7 @@ beforeAll(async () => {
   await new Promise<void>((ok) => idle.listen(0, "127.0.0.1", ok));
   const idlePort = (idle.address() as { port: number }).port;
   await new Promise((ok) => idle.close(ok));
-  s2 = (await running(w.users.ada, idlePort)).id;
+  s2 = (await runningSession(w, w.users.ada, idlePort)).id;
   const state = newHandoffState();
   const ticket = await issueSessionTicket(w.db.prisma, w.users.ada, s1, state);
   grant1 = (await redeemSessionTicket(w.db.prisma, { ticket, state, jobId: s1 })).grant;
