@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import { formatExactDuration, parsePercentToPpm, type SharePreview } from "@tranche/contracts";
 import { shareUsed } from "@tranche/contracts/format";
 import { api, CliError, loadConfig } from "./client";
-import { ago, table } from "./format";
+import { ago, table, validity } from "./format";
 
 type Out = (value: unknown, text: () => string) => void;
 
@@ -305,7 +305,7 @@ export function registerAdmin(program: Command, out: Out): void {
       out(
         r,
         () =>
-          `Created ${r.user.name} <${r.user.email}> (${r.user.role.toLowerCase()}).\nHand them this one-time link to choose a password (valid until ${r.expiresAt}):\n${r.setPasswordUrl}`,
+          `Created ${r.user.name} <${r.user.email}> (${r.user.role.toLowerCase()}).\nHand them this one-time link to choose a password (${validity(r.expiresAt)}):\n${r.setPasswordUrl}`,
       );
     });
   user
@@ -370,7 +370,7 @@ export function registerAdmin(program: Command, out: Out): void {
       out(
         r,
         () =>
-          `Enrollment token for ${clusterName} (shown only now, valid until ${r.expiresAt}):\n${r.token}\nOn the GPU host, in a clone of the same release (README, "Run it for your lab"):\n  node --import tsx apps/node-agent/src/main.ts --server <url> --enrollment-token ${r.token} --state-dir /var/lib/tranche-agent --job-uid-range 20000-29999`,
+          `Enrollment token for ${clusterName} (shown only now, ${validity(r.expiresAt)}):\n${r.token}\nOn the GPU host, in a clone of the same release (README, "Run it for your lab"):\n  node --import tsx apps/node-agent/src/main.ts --server <url> --enrollment-token ${r.token} --state-dir /var/lib/tranche-agent --job-uid-range 20000-29999`,
       );
     });
   admin

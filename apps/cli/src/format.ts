@@ -38,3 +38,12 @@ export function stoppingText(id: number, graceUntil: string | null, now = Date.n
   const force = left === null ? "" : `, and stopped by force (SIGKILL) in ${formatDuration(left)} if it still runs`;
   return `Job #${id} is stopping: asked to stop now (SIGTERM)${force}.`;
 }
+
+/**
+ * How long a one-time link or token stays good, in words a person reads: "valid for 3 d, until
+ * 2026-12-09 17:43 UTC" (the exact moment in UTC, to the minute, for a server in another zone).
+ */
+export function validity(expiresAt: string, now = Date.now()): string {
+  const left = Math.max(0, Math.round((Date.parse(expiresAt) - now) / 1000));
+  return `valid for ${formatDuration(left)}, until ${new Date(expiresAt).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}

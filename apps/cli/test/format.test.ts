@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gpus, stoppingText } from "../src/format";
+import { gpus, stoppingText, validity } from "../src/format";
 
 describe("CLI words", () => {
   it("counts GPUs as a person writes them", () => {
@@ -12,5 +12,12 @@ describe("CLI words", () => {
       "Job #12 is stopping: asked to stop now (SIGTERM), and stopped by force (SIGKILL) in 2 min if it still runs.",
     );
     expect(stoppingText(12, null, now)).toBe("Job #12 is stopping: asked to stop now (SIGTERM).");
+  });
+
+  it("says how long a link or token stays good in words, then the moment in UTC to the minute", () => {
+    const now = Date.parse("2026-12-06T17:43:22.859Z");
+    expect(validity("2026-12-09T17:43:22.859Z", now)).toBe("valid for 3 d, until 2026-12-09 17:43 UTC");
+    expect(validity("2026-12-06T18:43:24.629Z", now)).toBe("valid for 1 h, until 2026-12-06 18:43 UTC");
+    expect(validity("2026-12-06T17:00:00.000Z", now)).toBe("valid for 0 s, until 2026-12-06 17:00 UTC");
   });
 });

@@ -87,7 +87,11 @@ describe("tranche admin", () => {
     expect(list.stdout).toContain("UNUSED");
     expect(list.stdout).not.toContain(token);
     // In words, the command to run on the host is the one that exists (there is no `node-agent` binary).
-    const said = await cli("omar", ["admin", "enrollment-token", "a100"]);
+    const said = await cli("omar", ["admin", "enrollment-token", "a100", "--expires-in", "2h"]);
+    // How long it stays good in words, then the moment to the minute (no raw timestamp).
+    expect(said.stdout).toMatch(
+      /^Enrollment token for a100 \(shown only now, valid for (2 h|1 h 59 min), until \d{4}-\d\d-\d\d \d\d:\d\d UTC\):\n/,
+    );
     expect(said.stdout).toMatch(
       /node --import tsx apps\/node-agent\/src\/main\.ts --server <url> --enrollment-token tet_\S+ --state-dir /,
     );

@@ -61,7 +61,7 @@ const allocationCluster = z.string({ error: "cluster is required" }).trim().min(
 const allocationShare = z
   .number({ error: "share must be a number between 0 and 1 (a fraction of the parent's allocation)" })
   .min(0, "share cannot be negative")
-  .max(1, "share cannot exceed 1 (all of the parent's allocation)")
+  .max(1, "share cannot exceed 1 (100%: all of the parent's allocation)")
   .refine((v) => Math.abs(v * 1e6 - Math.round(v * 1e6)) < 1e-6, "share has more than 6 decimals (it is stored in ppm)");
 
 /** PUT /budgets/{path}/allocation: the node's share of its parent's allocation on one cluster (0..1). */
