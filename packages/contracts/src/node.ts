@@ -1,12 +1,93 @@
+import { LIMITS } from "./limits";
 import { strictObject, text } from "./input";
 
 export const NODE_ACTIONS = ["cordon", "drain", "uncordon", "markRepaired"] as const;
 export type NodeAction = (typeof NODE_ACTIONS)[number];
 
+const reason = text("reason").trim().max(500, "reason is longer than 500 characters").optional();
+
 export const nodeActionInput = strictObject(
   {
     nodeId: text("nodeId").min(1, "nodeId is required").max(200),
-    reason: text("reason").trim().max(500, "reason is longer than 500 characters").optional(),
+    reason,
   },
   "a node action",
 );
+
+/** REST POST /nodes/{name}/{action}: the node is in the path; the body, when sent, says why. */
+export const nodeActionBody = strictObject({ reason }, "a node action");
+
+/** REST GET /nodes?cluster=: one cluster's nodes, or every cluster's. */
+export const nodeListQuery = strictObject(
+  {
+    cluster: text("cluster")
+      .min(1, "cluster is empty")
+      .max(LIMITS.keyChars, `cluster is longer than ${LIMITS.keyChars} characters`)
+      .optional(),
+  },
+  "the node list's query",
+);
+
+/**
+ * The REST path word of each action (POST /nodes/{name}/{word}): "repaired" reads better in a URL and
+ * on the command line than the tRPC procedure's name.
+ */
+export const NODE_ACTION_WORDS: Record<string, NodeAction> = {
+  cordon: "cordon",
+  drain: "drain",
+  uncordon: "uncordon",
+  repaired: "markRepaired",
+};
+
+export type NodeState = "READY" | "CORDONED" | "DRAINING" | "REPAIR" | "DOWN";
+
+/** One GPU of a node and the job that holds it (the nodes page's grid, REST GET /nodes). */
+export interface GpuCell {
+  index: number;
+  jobId: number | null;
+  jobName: string | null;
+  budget: string | null;
+  user: string | null;
+  charged: boolean | null;
+  protectedUntil: string | null;
+  /** When the job on this GPU was flagged as likely squatting; null when it is not. */
+  squattingSince: string | null;
+}
+
+/** A node as the nodes page, REST GET /nodes and `tranche nodes` show it. */
+export interface NodeView {
+  id: string;
+  name: string;
+  cluster: string;
+  state: NodeState;
+  health: "HEALTHY" | "UNHEALTHY";
+  gpuCount: number;
+  busyPercent: number | null;
+  lastHeartbeatAt: string | null;
+  agentVersion: string | null;
+  stateReason: string | null;
+  stateChangedAt: string;
+  drainIsManual: boolean;
+  healthDetails: unknown;
+  gpus: GpuCell[];
+  usedGpus: number;
+}
+
+/** One change of a node's state, newest first in a node's history. */
+export interface NodeEventView {
+  id: string;
+  at: string;
+  from: NodeState | null;
+  to: NodeState;
+  reason: string | null;
+  automatic: boolean;
+}
+
+/** What each state means, in the words of the nodes page and the CLI. */
+export const NODE_STATE_WORDS: Record<NodeState, string> = {
+  READY: "ready",
+  CORDONED: "cordoned: no new work, its jobs keep running",
+  DRAINING: "draining: no new work, its jobs leave as their contracts allow",
+  REPAIR: "in repair: empty, waiting for a repair",
+  DOWN: "down: not heard from",
+};

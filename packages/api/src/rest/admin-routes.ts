@@ -29,7 +29,6 @@ import {
   listEnrollmentTokens,
   listOidcRules,
   listUsers,
-  revokeNodeCredential,
   previewShare,
   setShare,
   updateTreeNode,
@@ -193,10 +192,6 @@ function adminRoute(
         json({ user: await updateUser(prisma, actor, second!, parse(updateUserInput, await readJson(req))) }),
       );
   }
-  if (head === "nodes" && parts.length === 3 && third === "revoke-credential" && method === "POST")
-    return route(["OPERATOR"], "revoke node credentials", async () =>
-      json({ node: await revokeNodeCredential(prisma, actor, second!) }),
-    );
   if (head === "oidc-rules") {
     if (parts.length === 1 && method === "GET")
       return route(ADMIN, "see the OIDC mapping", async () => json({ rules: await listOidcRules(prisma, actor) }));

@@ -38,6 +38,7 @@ import {
 import { crossSiteRefusal } from "../same-origin";
 import { handleAdminRest } from "./admin-routes";
 import { handleJobRulesRest } from "./job-rules-routes";
+import { handleNodeRest } from "./node-routes";
 import { bearerActor } from "./bearer";
 import { handleSessionRest, isSessionOpen, redirect, type SessionOrigins } from "./session-routes";
 import { serveSessionsHost } from "./sessions-host";
@@ -114,6 +115,8 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     if (rules) return rules;
     const session = await handleSessionRest(req, method, parts, actor, prisma, deps.origins);
     if (session) return session;
+    const nodes = await handleNodeRest(req, method, parts, actor, prisma);
+    if (nodes) return nodes;
     if (head === "clusters" && parts.length === 1 && method === "GET") {
       const clusters = await prisma.cluster.findMany({
         orderBy: { name: "asc" },

@@ -253,14 +253,6 @@ function adminPaths(): Paths {
         responses: { "200": ok("The user", { user: { type: "object" } }), ...errorResponses([400, 401, 403, 404, 409]) },
       },
     },
-    "/nodes/{name}/revoke-credential": {
-      post: {
-        summary: "Revoke a node's credential (operators): its agent is refused until it enrolls again",
-        operationId: "revokeNodeCredential",
-        parameters: [named("name", "Node name")],
-        responses: { "200": ok("Done", { node: { type: "object" } }), ...errorResponses([401, 403, 404, 409]) },
-      },
-    },
     "/oidc-rules": {
       get: {
         summary: "OIDC mapping rules (admins)",

@@ -12,6 +12,7 @@ import {
 } from "@tranche/contracts";
 import { adminSchemas, withAdminPaths } from "./openapi-admin";
 import { withJobRulePaths } from "./openapi-job-rules";
+import { withNodePaths } from "./openapi-nodes";
 import { withSessionPaths } from "./openapi-sessions";
 import { errorResponses, schema } from "./openapi-parts";
 
@@ -97,172 +98,183 @@ export function buildOpenApi(serverUrl = "/api/v1") {
         ...adminSchemas(),
       },
     },
-    paths: withSessionPaths(
-      withJobRulePaths(
-        withAdminPaths({
-          "/jobs": {
-            get: {
-              summary: "List jobs (yours by default; scope=all for managers, operators and admins)",
-              operationId: "listJobs",
-              parameters: listParams,
-              responses: {
-                "200": {
-                  description: "Jobs, newest first",
-                  content: {
-                    "application/json": {
-                      schema: {
-                        type: "object",
-                        properties: { jobs: { type: "array", items: { $ref: "#/components/schemas/Job" } } },
-                        required: ["jobs"],
+    paths: withNodePaths(
+      withSessionPaths(
+        withJobRulePaths(
+          withAdminPaths({
+            "/jobs": {
+              get: {
+                summary: "List jobs (yours by default; scope=all for managers, operators and admins)",
+                operationId: "listJobs",
+                parameters: listParams,
+                responses: {
+                  "200": {
+                    description: "Jobs, newest first",
+                    content: {
+                      "application/json": {
+                        schema: {
+                          type: "object",
+                          properties: { jobs: { type: "array", items: { $ref: "#/components/schemas/Job" } } },
+                          required: ["jobs"],
+                        },
                       },
                     },
                   },
+                  ...errorResponses([400, 401, 403]),
                 },
-                ...errorResponses([400, 401, 403]),
               },
-            },
-            post: {
-              summary: "Submit a job",
-              description: `Strict: an unknown field answers 400 naming it. Limits: body ${formatBytes(LIMITS.requestBytes)} (413), command ${LIMITS.commandChars.toLocaleString("en-US")} characters, name ${LIMITS.nameChars}, env at most ${LIMITS.envVars} variables of at most ${formatBytes(LIMITS.envValueBytes)} each and ${formatBytes(LIMITS.envTotalBytes)} in all; no string may hold NUL (\\u0000). Idempotency keys are per user.`,
-              operationId: "submitJob",
-              requestBody: {
-                required: true,
-                content: { "application/json": { schema: { $ref: "#/components/schemas/SubmitJob" } } },
-              },
-              responses: {
-                "201": {
-                  description: "The job, PENDING",
-                  content: {
-                    "application/json": {
-                      schema: { type: "object", properties: { job: { $ref: "#/components/schemas/Job" } }, required: ["job"] },
-                    },
-                  },
+              post: {
+                summary: "Submit a job",
+                description: `Strict: an unknown field answers 400 naming it. Limits: body ${formatBytes(LIMITS.requestBytes)} (413), command ${LIMITS.commandChars.toLocaleString("en-US")} characters, name ${LIMITS.nameChars}, env at most ${LIMITS.envVars} variables of at most ${formatBytes(LIMITS.envValueBytes)} each and ${formatBytes(LIMITS.envTotalBytes)} in all; no string may hold NUL (\\u0000). Idempotency keys are per user.`,
+                operationId: "submitJob",
+                requestBody: {
+                  required: true,
+                  content: { "application/json": { schema: { $ref: "#/components/schemas/SubmitJob" } } },
                 },
-                ...errorResponses([400, 401, 403, 413]),
-              },
-            },
-          },
-          "/jobs/batch": {
-            post: {
-              summary: `Submit up to ${MAX_BATCH_JOBS} jobs at once (like a job array): all stored or none`,
-              description: `Each item is checked as for POST /jobs. One bad item answers 400 with the item and field named (\`jobs.3.gpus\`); a budget the caller may not charge answers 403 naming the item; in both cases nothing is stored. Items whose idempotencyKey the caller already used answer with that job. The body holds at most ${formatBytes(LIMITS.batchRequestBytes)} (413 past it).`,
-              operationId: "submitJobBatch",
-              requestBody: {
-                required: true,
-                content: { "application/json": { schema: { $ref: "#/components/schemas/SubmitJobBatch" } } },
-              },
-              responses: {
-                "201": {
-                  description: "The jobs, PENDING, in the order submitted",
-                  content: {
-                    "application/json": {
-                      schema: {
-                        type: "object",
-                        properties: { jobs: { type: "array", items: { $ref: "#/components/schemas/Job" } } },
-                        required: ["jobs"],
+                responses: {
+                  "201": {
+                    description: "The job, PENDING",
+                    content: {
+                      "application/json": {
+                        schema: { type: "object", properties: { job: { $ref: "#/components/schemas/Job" } }, required: ["job"] },
                       },
                     },
                   },
+                  ...errorResponses([400, 401, 403, 413]),
                 },
-                ...errorResponses([400, 401, 403, 413]),
               },
             },
-          },
-          "/jobs/{id}": {
-            get: {
-              summary: "One job with its current reason",
-              operationId: "getJob",
-              parameters: [jobId],
-              responses: {
-                "200": {
-                  description: "The job",
-                  content: {
-                    "application/json": { schema: { type: "object", properties: { job: { $ref: "#/components/schemas/Job" } } } },
+            "/jobs/batch": {
+              post: {
+                summary: `Submit up to ${MAX_BATCH_JOBS} jobs at once (like a job array): all stored or none`,
+                description: `Each item is checked as for POST /jobs. One bad item answers 400 with the item and field named (\`jobs.3.gpus\`); a budget the caller may not charge answers 403 naming the item; in both cases nothing is stored. Items whose idempotencyKey the caller already used answer with that job. The body holds at most ${formatBytes(LIMITS.batchRequestBytes)} (413 past it).`,
+                operationId: "submitJobBatch",
+                requestBody: {
+                  required: true,
+                  content: { "application/json": { schema: { $ref: "#/components/schemas/SubmitJobBatch" } } },
+                },
+                responses: {
+                  "201": {
+                    description: "The jobs, PENDING, in the order submitted",
+                    content: {
+                      "application/json": {
+                        schema: {
+                          type: "object",
+                          properties: { jobs: { type: "array", items: { $ref: "#/components/schemas/Job" } } },
+                          required: ["jobs"],
+                        },
+                      },
+                    },
                   },
+                  ...errorResponses([400, 401, 403, 413]),
                 },
-                ...errorResponses([401, 404]),
               },
             },
-          },
-          "/jobs/{id}/events": {
-            get: {
-              summary: "The job's timeline (submitted, started, preempted, requeued, finished) and run segments",
-              operationId: "getJobEvents",
-              parameters: [jobId],
-              responses: {
-                "200": { description: "Timeline", content: { "application/json": { schema: { type: "object" } } } },
-                ...errorResponses([401, 404]),
-              },
-            },
-          },
-          "/jobs/{id}/logs": {
-            get: {
-              summary:
-                "One page of the job's output: its end by default, forward from a cursor (after), or back from one (before)",
-              description: `Pages hold at most ${LOG_PAGE_MAX} chunks (default ${LOG_PAGE_DEFAULT}), always in the order printed. To follow a running job, poll with \`after\` set to the last page's \`next\`; \`after=0\` reads from the start; \`before\` set to a page's \`older\` reads what came before it. The control plane keeps the newest TRANCHE_LOG_RETENTION_BYTES of each job (default 64 MiB): \`droppedBytes\` counts the older output dropped. A bad cursor or stream answers 400 naming the parameter.`,
-              operationId: "getJobLogs",
-              parameters: [jobId, ...logParams],
-              responses: {
-                "200": {
-                  description: "A page of the log",
-                  content: { "application/json": { schema: { $ref: "#/components/schemas/JobLogPage" } } },
-                },
-                ...errorResponses([400, 401, 403, 404]),
-              },
-            },
-          },
-          "/jobs/{id}/logs/download": {
-            get: {
-              summary: "The job's whole kept output as plain text (one stream with ?stream=stdout|stderr)",
-              operationId: "downloadJobLogs",
-              parameters: [jobId, ...logParams.filter((p) => p.name === "stream")],
-              responses: {
-                "200": { description: "The log", content: { "text/plain": { schema: { type: "string" } } } },
-                ...errorResponses([400, 401, 403, 404]),
-              },
-            },
-          },
-          "/jobs/{id}/cancel": {
-            post: {
-              summary: "Cancel a job: pending -> CANCELLED; running -> STOPPING (SIGTERM, then SIGKILL after its grace period)",
-              operationId: "cancelJob",
-              parameters: [jobId],
-              responses: {
-                "200": {
-                  description: "The job after cancelling",
-                  content: {
-                    "application/json": { schema: { type: "object", properties: { job: { $ref: "#/components/schemas/Job" } } } },
+            "/jobs/{id}": {
+              get: {
+                summary: "One job with its current reason",
+                operationId: "getJob",
+                parameters: [jobId],
+                responses: {
+                  "200": {
+                    description: "The job",
+                    content: {
+                      "application/json": {
+                        schema: { type: "object", properties: { job: { $ref: "#/components/schemas/Job" } } },
+                      },
+                    },
                   },
+                  ...errorResponses([401, 404]),
                 },
-                ...errorResponses([401, 403, 404, 409]),
               },
             },
-          },
-          "/queue/{cluster}": {
-            get: {
-              summary:
-                "The live queue of a cluster: pending jobs in scheduler order with reasons, running jobs, fair-share ratios",
-              operationId: "getQueue",
-              parameters: [
-                { name: "cluster", in: "path", required: true, schema: { type: "string" } },
-                {
-                  name: "limit",
-                  in: "query",
-                  required: false,
-                  description: `Pending rows to return, from the head of the queue (default ${LIMITS.queueRows}, at most ${LIMITS.queueRowsMax}); the counts cover every pending job`,
-                  schema: { type: "integer", minimum: 0, maximum: LIMITS.queueRowsMax },
+            "/jobs/{id}/events": {
+              get: {
+                summary: "The job's timeline (submitted, started, preempted, requeued, finished) and run segments",
+                operationId: "getJobEvents",
+                parameters: [jobId],
+                responses: {
+                  "200": { description: "Timeline", content: { "application/json": { schema: { type: "object" } } } },
+                  ...errorResponses([401, 404]),
                 },
-              ],
-              responses: {
-                "200": { description: "Queue", content: { "application/json": { schema: { type: "object" } } } },
-                ...errorResponses([400, 401, 404]),
               },
             },
-          },
-          "/budgets": jsonGet("The budget tree with allocations per cluster, usage and entitlement", "getBudgets", "Tree", [401]),
-          "/clusters": jsonGet("Clusters with GPU counts", "listClusters", "Clusters", [401]),
-          "/me": jsonGet("The user the token belongs to", "whoAmI", "User", [401]),
-        }),
+            "/jobs/{id}/logs": {
+              get: {
+                summary:
+                  "One page of the job's output: its end by default, forward from a cursor (after), or back from one (before)",
+                description: `Pages hold at most ${LOG_PAGE_MAX} chunks (default ${LOG_PAGE_DEFAULT}), always in the order printed. To follow a running job, poll with \`after\` set to the last page's \`next\`; \`after=0\` reads from the start; \`before\` set to a page's \`older\` reads what came before it. The control plane keeps the newest TRANCHE_LOG_RETENTION_BYTES of each job (default 64 MiB): \`droppedBytes\` counts the older output dropped. A bad cursor or stream answers 400 naming the parameter.`,
+                operationId: "getJobLogs",
+                parameters: [jobId, ...logParams],
+                responses: {
+                  "200": {
+                    description: "A page of the log",
+                    content: { "application/json": { schema: { $ref: "#/components/schemas/JobLogPage" } } },
+                  },
+                  ...errorResponses([400, 401, 403, 404]),
+                },
+              },
+            },
+            "/jobs/{id}/logs/download": {
+              get: {
+                summary: "The job's whole kept output as plain text (one stream with ?stream=stdout|stderr)",
+                operationId: "downloadJobLogs",
+                parameters: [jobId, ...logParams.filter((p) => p.name === "stream")],
+                responses: {
+                  "200": { description: "The log", content: { "text/plain": { schema: { type: "string" } } } },
+                  ...errorResponses([400, 401, 403, 404]),
+                },
+              },
+            },
+            "/jobs/{id}/cancel": {
+              post: {
+                summary: "Cancel a job: pending -> CANCELLED; running -> STOPPING (SIGTERM, then SIGKILL after its grace period)",
+                operationId: "cancelJob",
+                parameters: [jobId],
+                responses: {
+                  "200": {
+                    description: "The job after cancelling",
+                    content: {
+                      "application/json": {
+                        schema: { type: "object", properties: { job: { $ref: "#/components/schemas/Job" } } },
+                      },
+                    },
+                  },
+                  ...errorResponses([401, 403, 404, 409]),
+                },
+              },
+            },
+            "/queue/{cluster}": {
+              get: {
+                summary:
+                  "The live queue of a cluster: pending jobs in scheduler order with reasons, running jobs, fair-share ratios",
+                operationId: "getQueue",
+                parameters: [
+                  { name: "cluster", in: "path", required: true, schema: { type: "string" } },
+                  {
+                    name: "limit",
+                    in: "query",
+                    required: false,
+                    description: `Pending rows to return, from the head of the queue (default ${LIMITS.queueRows}, at most ${LIMITS.queueRowsMax}); the counts cover every pending job`,
+                    schema: { type: "integer", minimum: 0, maximum: LIMITS.queueRowsMax },
+                  },
+                ],
+                responses: {
+                  "200": { description: "Queue", content: { "application/json": { schema: { type: "object" } } } },
+                  ...errorResponses([400, 401, 404]),
+                },
+              },
+            },
+            "/budgets": jsonGet(
+              "The budget tree with allocations per cluster, usage and entitlement",
+              "getBudgets",
+              "Tree",
+              [401],
+            ),
+            "/clusters": jsonGet("Clusters with GPU counts", "listClusters", "Clusters", [401]),
+            "/me": jsonGet("The user the token belongs to", "whoAmI", "User", [401]),
+          }),
+        ),
       ),
     ),
   };

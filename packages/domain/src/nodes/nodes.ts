@@ -1,44 +1,14 @@
 import type { PrismaClient } from "@tranche/db";
-import type { NodeAction } from "@tranche/contracts";
+import type { GpuCell, NodeAction, NodeEventView, NodeState, NodeView } from "@tranche/contracts";
 import { requireRole, type Actor } from "../auth/actor";
 import { conflict, notFound } from "../errors";
 
-type NodeState = "READY" | "CORDONED" | "DRAINING" | "REPAIR" | "DOWN";
-
-export interface GpuCell {
-  index: number;
-  jobId: number | null;
-  jobName: string | null;
-  budget: string | null;
-  user: string | null;
-  charged: boolean | null;
-  protectedUntil: string | null;
-  /** When the job on this GPU was flagged as likely squatting; null when it is not. */
-  squattingSince: string | null;
-}
-
-export interface NodeView {
-  id: string;
-  name: string;
-  cluster: string;
-  state: NodeState;
-  health: "HEALTHY" | "UNHEALTHY";
-  gpuCount: number;
-  busyPercent: number | null;
-  lastHeartbeatAt: string | null;
-  agentVersion: string | null;
-  stateReason: string | null;
-  stateChangedAt: string;
-  drainIsManual: boolean;
-  healthDetails: unknown;
-  gpus: GpuCell[];
-  usedGpus: number;
-}
+export type { GpuCell, NodeView } from "@tranche/contracts";
 
 /** Every node of a cluster (or all) with which job and budget holds each GPU. */
-export async function listNodes(prisma: PrismaClient, clusterName?: string): Promise<NodeView[]> {
+export async function listNodes(prisma: PrismaClient, clusterName?: string, nodeName?: string): Promise<NodeView[]> {
   const nodes = await prisma.node.findMany({
-    where: clusterName ? { cluster: { name: clusterName } } : {},
+    where: { ...(clusterName ? { cluster: { name: clusterName } } : {}), ...(nodeName ? { name: nodeName } : {}) },
     include: {
       cluster: { select: { name: true } },
       placements: {
@@ -159,7 +129,7 @@ export async function applyNodeAction(
     });
   });
   await prisma.$executeRawUnsafe(`SELECT pg_notify('tranche_jobs', $1)`, node.clusterId).catch(() => undefined);
-  return (await listNodes(prisma)).find((n) => n.id === nodeId)!;
+  return (await listNodes(prisma, undefined, node.name))[0]!;
 }
 
 export interface RepairQueueRow {
@@ -193,7 +163,7 @@ export async function getRepairQueue(prisma: PrismaClient, clusterName?: string)
   }));
 }
 
-export async function getNodeEvents(prisma: PrismaClient, nodeId: string, limit = 30) {
+export async function getNodeEvents(prisma: PrismaClient, nodeId: string, limit = 30): Promise<NodeEventView[]> {
   const rows = await prisma.nodeEvent.findMany({ where: { nodeId }, orderBy: [{ at: "desc" }, { id: "desc" }], take: limit });
   return rows.map((e) => ({
     id: e.id.toString(),
@@ -203,4 +173,38 @@ export async function getNodeEvents(prisma: PrismaClient, nodeId: string, limit 
     reason: e.reason,
     automatic: e.automatic,
   }));
+}
+
+/** listNodes for the REST route and the CLI: a cluster that does not exist is an error, not an empty list. */
+export async function listNodesOf(prisma: PrismaClient, clusterName?: string): Promise<NodeView[]> {
+  if (clusterName !== undefined && !(await prisma.cluster.findUnique({ where: { name: clusterName }, select: { id: true } })))
+    throw notFound(`There is no cluster '${clusterName}'`);
+  return listNodes(prisma, clusterName);
+}
+
+/** A node's id by its name (names are unique across clusters), for the routes that name nodes. */
+async function nodeIdNamed(prisma: PrismaClient, name: string): Promise<string> {
+  const node = await prisma.node.findUnique({ where: { name }, select: { id: true } });
+  if (!node) throw notFound(`There is no node '${name}'`);
+  return node.id;
+}
+
+/** One node by name with its latest state changes (REST GET /nodes/{name}, `tranche node show`). */
+export async function getNodeNamed(prisma: PrismaClient, name: string): Promise<{ node: NodeView; events: NodeEventView[] }> {
+  const id = await nodeIdNamed(prisma, name);
+  const [node] = await listNodes(prisma, undefined, name);
+  if (!node) throw notFound(`There is no node '${name}'`);
+  return { node, events: await getNodeEvents(prisma, id) };
+}
+
+/** applyNodeAction for a node named as the REST routes and the CLI name it. The role is checked first. */
+export async function applyNodeActionNamed(
+  prisma: PrismaClient,
+  actor: Actor,
+  name: string,
+  action: NodeAction,
+  reason?: string,
+): Promise<NodeView> {
+  requireRole(actor, ["OPERATOR"], `${TRANSITIONS[action].verb} nodes`);
+  return applyNodeAction(prisma, actor, await nodeIdNamed(prisma, name), action, reason);
 }

@@ -1,0 +1,128 @@
+import type { Command } from "commander";
+import { NODE_STATE_WORDS, formatDuration, type NodeEventView, type NodeView } from "@tranche/contracts";
+import { api, loadConfig } from "./client";
+import { ago, table } from "./format";
+
+type Out = (value: unknown, text: () => string) => void;
+
+/** The first word of a state's meaning: "ready", "draining". */
+const stateWord = (s: NodeView["state"]) => NODE_STATE_WORDS[s].split(":")[0]!;
+
+/** "3 s ago", or "never" for a node never heard from. */
+const heard = (iso: string | null) => (iso ? `${ago(iso)} ago` : "never");
+
+/** One GPU's line in `tranche node show`: free, or the job on it and how long it stays protected. */
+function gpuLine(g: NodeView["gpus"][number], now = Date.now()): string {
+  if (g.jobId === null) return `  ${g.index}  free`;
+  const left = g.protectedUntil ? Math.round((Date.parse(g.protectedUntil) - now) / 1000) : 0;
+  const contract =
+    g.charged === false
+      ? "unallocated (yields at once)"
+      : left > 0
+        ? `protected for ${formatDuration(left)} more`
+        : "interruptible";
+  const squat = g.squattingSince ? `; likely squatting for ${ago(g.squattingSince, now)}` : "";
+  return `  ${g.index}  job #${g.jobId} ${g.jobName ?? ""} (${g.budget}, ${g.user}), ${contract}${squat}`;
+}
+
+/** What an action did, in words: where the node stands now and what that means for its jobs. */
+function actionText(n: NodeView): string {
+  const jobs = new Set(n.gpus.flatMap((g) => (g.jobId === null ? [] : [g.jobId]))).size;
+  const onIt = jobs === 1 ? "the job on it" : `the ${jobs} jobs on it`;
+  const verb = (one: string, many: string) => `${onIt} ${jobs === 1 ? one : many}`;
+  switch (n.state) {
+    case "DRAINING":
+      return jobs === 0
+        ? `${n.name} is draining: nothing new starts there, and it holds no job, so it goes to repair at the next cycle.`
+        : `${n.name} is draining: nothing new starts there, and ${verb("leaves as its contract allows", "leave as their contracts allow")}; then it goes to repair.`;
+    case "CORDONED":
+      return `${n.name} is cordoned: nothing new starts there${jobs === 0 ? "" : `; ${verb("keeps", "keep")} running`}.`;
+    case "READY":
+      return `${n.name} is ready: new work may start there.`;
+    default:
+      return `${n.name} is ${NODE_STATE_WORDS[n.state]}.`;
+  }
+}
+
+/** `tranche nodes` and `tranche node ...`: the nodes page's view and its operators' buttons. */
+export function registerNodes(program: Command, out: Out): void {
+  program
+    .command("nodes")
+    .description("the nodes of a cluster (or of all): state and why, GPUs in use, last heartbeat")
+    .argument("[cluster]", "cluster name")
+    .action(async (cluster: string | undefined) => {
+      const q = cluster === undefined ? "" : `?${new URLSearchParams({ cluster })}`;
+      const { nodes } = await api<{ nodes: NodeView[] }>(loadConfig(), "GET", `/nodes${q}`);
+      out({ nodes }, () =>
+        nodes.length === 0
+          ? `No nodes${cluster ? ` in ${cluster}` : ""} yet: an agent enrolls its host with an enrollment token (tranche admin enrollment-token CLUSTER).`
+          : table(
+              ["NODE", "CLUSTER", "STATE", "GPUS IN USE", "BUSY", "LAST HEARD", "WHY"],
+              nodes.map((n) => [
+                n.name,
+                n.cluster,
+                stateWord(n.state) + (n.health === "UNHEALTHY" ? " (unhealthy)" : ""),
+                `${n.usedGpus} of ${n.gpuCount}`,
+                n.busyPercent === null ? "-" : `${Math.round(n.busyPercent)}%`,
+                heard(n.lastHeartbeatAt),
+                n.state === "READY" ? "" : (n.stateReason ?? ""),
+              ]),
+            ),
+      );
+    });
+
+  const node = program.command("node").description("one node: show it, or change its state (operators)");
+  node
+    .command("show")
+    .description("a node's state, its GPUs and the jobs on them, and its latest state changes")
+    .argument("<node>", "node name")
+    .action(async (name: string) => {
+      const r = await api<{ node: NodeView; events: NodeEventView[] }>(loadConfig(), "GET", `/nodes/${encodeURIComponent(name)}`);
+      const n = r.node;
+      out(r, () =>
+        [
+          `${n.name} (cluster ${n.cluster}): ${NODE_STATE_WORDS[n.state]}, for ${ago(n.stateChangedAt)}`,
+          ...(n.state !== "READY" && n.stateReason
+            ? [`  why: ${n.stateReason}${n.drainIsManual ? " (an operator's drain)" : ""}`]
+            : []),
+          `  ${n.health === "HEALTHY" ? "healthy" : "unhealthy"}; last heard ${heard(n.lastHeartbeatAt)}${n.busyPercent === null ? "" : `; GPUs ${Math.round(n.busyPercent)}% busy`}${n.agentVersion ? `; agent ${n.agentVersion}` : ""}`,
+          `GPUs (${n.usedGpus} of ${n.gpuCount} in use):`,
+          ...n.gpus.map((g) => gpuLine(g)),
+          ...(r.events.length === 0
+            ? []
+            : [
+                "Latest changes:",
+                ...r.events.map(
+                  (e) =>
+                    `  ${ago(e.at)} ago  ${e.from ? `${stateWord(e.from)} -> ` : ""}${stateWord(e.to)}  ${e.reason ?? ""}${e.automatic ? "" : " (by an operator)"}`,
+                ),
+              ]),
+        ].join("\n"),
+      );
+    });
+
+  const actions: [word: string, description: string][] = [
+    ["cordon", "stop new work starting on a ready node; its jobs keep running (operators)"],
+    [
+      "drain",
+      "drain a node: nothing new starts there, its jobs leave as their contracts allow, then it goes to repair (operators)",
+    ],
+    ["uncordon", "return a cordoned or draining node to ready (operators)"],
+    ["repaired", "mark a node repaired: back to ready and healthy (operators)"],
+  ];
+  for (const [word, description] of actions)
+    node
+      .command(word)
+      .description(description)
+      .argument("<node>", "node name")
+      .option("--reason <text>", "why (kept in the node's history and the audit log)")
+      .action(async (name: string, o: { reason?: string }) => {
+        const { node: n } = await api<{ node: NodeView }>(
+          loadConfig(),
+          "POST",
+          `/nodes/${encodeURIComponent(name)}/${word}`,
+          o.reason === undefined ? {} : { reason: o.reason },
+        );
+        out({ node: n }, () => actionText(n));
+      });
+}

@@ -1,0 +1,33 @@
+import type { PrismaClient } from "@tranche/db";
+import { NODE_ACTION_WORDS, nodeActionBody, nodeListQuery } from "@tranche/contracts";
+import { applyNodeActionNamed, getNodeNamed, listNodesOf, requireRole, revokeNodeCredential, type Actor } from "@tranche/domain";
+import { json, parse, readJson } from "./io";
+
+/**
+ * The nodes of /api/v1, for operators' scripts and `tranche nodes` / `tranche node`: what the nodes page
+ * shows (any signed-in user, as the page) and what its buttons do (operators). Nodes are named by their
+ * names, which are unique across clusters. Answers null when no node route matches.
+ */
+export async function handleNodeRest(
+  req: Request,
+  method: string,
+  parts: string[],
+  actor: Actor,
+  prisma: PrismaClient,
+): Promise<Response | null> {
+  const [head, name, action] = parts;
+  if (head !== "nodes") return null;
+  if (parts.length === 1 && method === "GET") {
+    const { cluster } = parse(nodeListQuery, Object.fromEntries(new URL(req.url).searchParams));
+    return json({ nodes: await listNodesOf(prisma, cluster) });
+  }
+  if (parts.length === 2 && method === "GET") return json(await getNodeNamed(prisma, name!));
+  if (parts.length !== 3 || method !== "POST") return null;
+  if (action === "revoke-credential") return json({ node: await revokeNodeCredential(prisma, actor, name!) });
+  const nodeAction = Object.hasOwn(NODE_ACTION_WORDS, action!) ? NODE_ACTION_WORDS[action!]! : null;
+  if (nodeAction === null) return null;
+  // The role before the body: a researcher learns nothing of the input's shape from a 400.
+  requireRole(actor, ["OPERATOR"], action === "repaired" ? "mark nodes repaired" : `${action} nodes`);
+  const { reason } = parse(nodeActionBody, await readJson(req, { optional: true }));
+  return json({ node: await applyNodeActionNamed(prisma, actor, name!, nodeAction, reason) });
+}

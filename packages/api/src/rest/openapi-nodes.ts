@@ -1,0 +1,73 @@
+import { nodeActionBody, nodeListQuery } from "@tranche/contracts";
+import { errorResponses, schema } from "./openapi-parts";
+
+const name = { name: "name", in: "path", required: true, description: "The node's name", schema: { type: "string" } };
+const nodeAnswer = (description: string) => ({
+  description,
+  content: { "application/json": { schema: { type: "object", properties: { node: { type: "object" } }, required: ["node"] } } },
+});
+
+/** One state change of an operator (node-routes.ts): the body is optional and says why. */
+const action = (summary: string, operationId: string) => ({
+  post: {
+    summary,
+    operationId,
+    parameters: [name],
+    requestBody: { required: false, content: { "application/json": { schema: schema(nodeActionBody, "input") } } },
+    responses: { "200": nodeAnswer("The node in its new state"), ...errorResponses([400, 401, 403, 404, 409]) },
+  },
+});
+
+/** OpenAPI paths of node-routes.ts: the nodes page's view and its operators' actions. */
+export function withNodePaths<P extends Record<string, object>>(paths: P): P & Record<string, object> {
+  const query = Object.entries((schema(nodeListQuery, "input") as { properties: Record<string, unknown> }).properties).map(
+    ([n, s]) => ({ name: n, in: "query", required: false, schema: s }),
+  );
+  const more: Record<string, object> = {
+    "/nodes": {
+      get: {
+        summary:
+          "Nodes (every cluster's, or ?cluster=), as the nodes page shows them: state and why, health, heartbeat, and which job, budget and user hold each GPU",
+        operationId: "listNodes",
+        parameters: query,
+        responses: {
+          "200": { description: "Nodes by cluster and name", content: { "application/json": { schema: { type: "object" } } } },
+          ...errorResponses([400, 401, 404]),
+        },
+      },
+    },
+    "/nodes/{name}": {
+      get: {
+        summary: "One node with its latest state changes, newest first",
+        operationId: "getNode",
+        parameters: [name],
+        responses: {
+          "200": { description: "{ node, events }", content: { "application/json": { schema: { type: "object" } } } },
+          ...errorResponses([401, 404]),
+        },
+      },
+    },
+    "/nodes/{name}/cordon": action(
+      "Cordon a READY node (operators): nothing new starts there; its jobs keep running",
+      "cordonNode",
+    ),
+    "/nodes/{name}/drain": action(
+      "Drain a READY or CORDONED node (operators): nothing new starts there, its jobs are preempted as their contracts allow (R8), then it goes to REPAIR",
+      "drainNode",
+    ),
+    "/nodes/{name}/uncordon": action("Return a CORDONED or DRAINING node to READY (operators)", "uncordonNode"),
+    "/nodes/{name}/repaired": action(
+      "Mark a node repaired (operators): from REPAIR, DOWN, DRAINING or CORDONED back to READY, healthy",
+      "markNodeRepaired",
+    ),
+    "/nodes/{name}/revoke-credential": {
+      post: {
+        summary: "Revoke a node's credential (operators): its agent is refused until it enrolls again",
+        operationId: "revokeNodeCredential",
+        parameters: [name],
+        responses: { "200": nodeAnswer("Done"), ...errorResponses([401, 403, 404, 409]) },
+      },
+    },
+  };
+  return { ...paths, ...more } as P & Record<string, object>;
+}

@@ -1,0 +1,110 @@
+// `tranche nodes` and `tranche node ...`: the real CLI process against the real REST handler (served
+// over HTTP from this test) and a real Postgres, as an operator keeping nodes healthy uses them.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { submitJobInput } from "@tranche/contracts";
+import { submitJob } from "@tranche/domain";
+import { goodJob } from "./fixtures";
+import { startCliStack, type CliStack } from "./cli-stack";
+
+type Who = "omar" | "ada";
+let stack: CliStack<Who>;
+
+beforeAll(async () => {
+  stack = await startCliStack("api_cli_nodes", { users: ["omar", "ada"], tmpPrefix: "tranche-cli-nodes-" });
+});
+afterAll(() => stack?.stop());
+
+const cli = (who: Who, args: string[]) => stack.cli(args, who);
+
+/** A job of Ada's running on these GPUs of a node, as its agent would have reported it (protected for an hour). */
+async function runningOn(nodeName: string, gpuIndexes: number[]): Promise<number> {
+  const { prisma } = stack.w.db;
+  const node = await prisma.node.findUniqueOrThrow({ where: { name: nodeName }, include: { cluster: true } });
+  const job = await submitJob(
+    prisma,
+    stack.w.users.ada,
+    submitJobInput.parse({ ...goodJob, cluster: node.cluster.name, gpus: gpuIndexes.length, name: "train" }),
+  );
+  const at = new Date();
+  const row = await prisma.job.update({ where: { id: job.id }, data: { state: "RUNNING", startedAt: at } });
+  await prisma.runSegment.create({
+    data: {
+      jobId: job.id,
+      clusterId: node.clusterId,
+      budgetId: row.budgetId,
+      gpus: gpuIndexes.length,
+      startedAt: at,
+      protectedUntil: new Date(at.getTime() + 3600_000),
+      charged: true,
+      placements: { create: [{ nodeId: node.id, gpuIndexes }] },
+    },
+  });
+  return job.id;
+}
+
+describe("tranche nodes", () => {
+  it("lists a cluster's nodes with their state, GPUs in use and why", async () => {
+    await stack.w.db.prisma.node.update({
+      where: { name: "b200-2" },
+      data: { state: "REPAIR", stateReason: "GPU 3 has XID 79" },
+    });
+    const r = await cli("ada", ["nodes", "b200"]);
+    expect(r.stderr).toBe("");
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^NODE\s+CLUSTER\s+STATE\s+GPUS IN USE\s+BUSY\s+LAST HEARD\s+WHY$/);
+    expect(lines).toHaveLength(1 + 11);
+    expect(lines[1]).toMatch(/^b200-0\s+b200\s+ready\s+0 of 8\s+-\s+never$/);
+    expect(lines[3]).toMatch(/^b200-2\s+b200\s+in repair\s+0 of 8\s+-\s+never\s+GPU 3 has XID 79$/);
+    const asJson = JSON.parse((await cli("ada", ["--json", "nodes", "b200"])).stdout) as { nodes: { name: string }[] };
+    expect(asJson.nodes).toHaveLength(11);
+    const unknown = await cli("ada", ["nodes", "a100"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe("tranche: There is no cluster 'a100'\n");
+  });
+});
+
+describe("tranche node", () => {
+  it("drains a node with a reason, shows it with its jobs and history, and returns it", async () => {
+    // Two running jobs on b200-5, as its agent would have reported them: the drain waits for them.
+    const a = await runningOn("b200-5", [0, 1]);
+    await runningOn("b200-5", [2]);
+    const refused = await cli("ada", ["node", "drain", "b200-5", "--reason", "fan failure"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe("tranche: Only operators may drain nodes; you are signed in as a researcher.\n");
+
+    const drain = await cli("omar", ["node", "drain", "b200-5", "--reason", "fan failure"]);
+    expect(drain.stderr).toBe("");
+    expect(drain.stdout).toBe(
+      "b200-5 is draining: nothing new starts there, and the 2 jobs on it leave as their contracts allow; then it goes to repair.\n",
+    );
+
+    const show = await cli("ada", ["node", "show", "b200-5"]);
+    expect(show.stderr).toBe("");
+    const lines = show.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(
+      /^b200-5 \(cluster b200\): draining: no new work, its jobs leave as their contracts allow, for \d+ s$/,
+    );
+    expect(lines[1]).toBe("  why: fan failure (an operator's drain)");
+    expect(lines[3]).toBe("GPUs (3 of 8 in use):");
+    // Protected for an hour from a moment ago: "59 min" more (floored), or 58 on a slow machine.
+    expect(lines[4]).toMatch(
+      new RegExp(`^ {2}0 {2}job #${a} train \\(lab/language/pretraining, Ada Researcher\\), protected for 5[89] min more$`),
+    );
+    expect(lines[7]).toBe("  3  free");
+    expect(lines.at(-1)).toMatch(/^ {2}\d+ s ago {2}ready -> draining {2}fan failure \(by an operator\)$/);
+
+    const again = await cli("omar", ["node", "drain", "b200-5"]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("Cannot drain b200-5: it is DRAINING");
+
+    expect((await cli("omar", ["node", "uncordon", "b200-5"])).stdout).toBe("b200-5 is ready: new work may start there.\n");
+    expect((await cli("omar", ["node", "cordon", "b200-5"])).stdout).toBe(
+      "b200-5 is cordoned: nothing new starts there; the 2 jobs on it keep running.\n",
+    );
+    expect((await cli("omar", ["node", "repaired", "b200-5", "--reason", "fan replaced"])).stdout).toBe(
+      "b200-5 is ready: new work may start there.\n",
+    );
+    const missing = await cli("omar", ["node", "drain", "b200-99"]);
+    expect(missing.stderr).toBe("tranche: There is no node 'b200-99'\n");
+  });
+});

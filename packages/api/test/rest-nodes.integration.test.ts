@@ -1,0 +1,141 @@
+// REST /api/v1/nodes against a real Postgres: the nodes page's view for any signed-in user, and its
+// operators' actions by node name. Refusals (wrong role, bad input, unknown node, a transition the
+// state does not allow) change no node, event or audit row; each action writes one of each.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiToken } from "@tranche/domain";
+import { callRest, makeWorld, type World } from "./fixtures";
+
+let w: World;
+const tokens = { ada: "", omar: "", admin: "" };
+
+beforeAll(async () => {
+  w = await makeWorld("api_rest_nodes");
+  for (const who of Object.keys(tokens) as (keyof typeof tokens)[])
+    tokens[who] = (await createApiToken(w.db.prisma, w.users[who], { name: "test" })).token;
+});
+afterAll(async () => {
+  await w?.db.drop();
+});
+
+const call = (method: string, path: string, opts?: Parameters<typeof callRest>[3]) => callRest(w, method, path, opts);
+
+/** Every node's state, reason and manual flag, the node events and the audit rows: what an action may write. */
+async function written() {
+  const nodes = await w.db.prisma.node.findMany({
+    select: { name: true, state: true, stateReason: true, drainIsManual: true, health: true },
+    orderBy: { name: "asc" },
+  });
+  return { nodes, events: await w.db.prisma.nodeEvent.count(), audits: await w.db.prisma.auditLog.count() };
+}
+
+/** The request answers `status` with a JSON error whose message contains `says`, and writes nothing. */
+async function refused(status: number, method: string, path: string, opts: Parameters<typeof callRest>[3], says: string) {
+  const before = await written();
+  const r = await call(method, path, opts);
+  expect(r.status, JSON.stringify(r.body)).toBe(status);
+  expect(r.body.error.message).toContain(says);
+  expect(await written()).toEqual(before);
+}
+
+describe("GET /api/v1/nodes", () => {
+  it("lists every cluster's nodes, or one cluster's, for any signed-in user", async () => {
+    const all = await call("GET", "/nodes", { token: tokens.ada });
+    expect(all.status).toBe(200);
+    expect(all.body.nodes).toHaveLength(11 + 32);
+    // By cluster, then by name in number order (h100-2 before h100-10).
+    expect(all.body.nodes.slice(0, 2).map((n: { name: string }) => n.name)).toEqual(["b200-0", "b200-1"]);
+    const h100 = await call("GET", "/nodes?cluster=h100", { token: tokens.ada });
+    expect(h100.body.nodes.map((n: { name: string }) => n.name).slice(0, 3)).toEqual(["h100-0", "h100-1", "h100-2"]);
+    expect(h100.body.nodes[0]).toMatchObject({ cluster: "h100", state: "READY", gpuCount: 8, usedGpus: 0 });
+    expect(h100.body.nodes[0].gpus).toHaveLength(8);
+  });
+  it("refuses no token, an unknown cluster and a bad query", async () => {
+    await refused(401, "GET", "/nodes", {}, "Authentication required");
+    await refused(404, "GET", "/nodes?cluster=a100", { token: tokens.ada }, "There is no cluster 'a100'");
+    await refused(400, "GET", "/nodes?cluster=", { token: tokens.ada }, "cluster");
+    await refused(400, "GET", "/nodes?state=READY", { token: tokens.ada }, "unknown field 'state'");
+  });
+  it("shows one node with its latest changes; an unknown one is 404", async () => {
+    const r = await call("GET", "/nodes/b200-3", { token: tokens.ada });
+    expect(r.status).toBe(200);
+    expect(r.body.node).toMatchObject({ name: "b200-3", cluster: "b200", state: "READY" });
+    expect(r.body.events).toEqual([]);
+    await refused(404, "GET", "/nodes/b200-99", { token: tokens.ada }, "There is no node 'b200-99'");
+  });
+});
+
+describe("POST /api/v1/nodes/{name}/{action}", () => {
+  it("refuses a researcher before reading the body, and bad input, writing nothing", async () => {
+    await refused(403, "POST", "/nodes/h100-4/drain", { token: tokens.ada, body: { reason: "x" } }, "drain nodes");
+    await refused(403, "POST", "/nodes/h100-4/drain", { token: tokens.ada, raw: "{not json" }, "Only operators may drain nodes");
+    await refused(401, "POST", "/nodes/h100-4/drain", {}, "Authentication required");
+    await refused(400, "POST", "/nodes/h100-4/drain", { token: tokens.omar, body: { reason: 7 } }, "reason");
+    await refused(
+      400,
+      "POST",
+      "/nodes/h100-4/drain",
+      { token: tokens.omar, body: { reason: "r".repeat(501) } },
+      "500 characters",
+    );
+    await refused(400, "POST", "/nodes/h100-4/drain", { token: tokens.omar, body: { why: "fan" } }, "unknown field 'why'");
+    await refused(404, "POST", "/nodes/h100-99/drain", { token: tokens.omar, body: {} }, "There is no node 'h100-99'");
+    await refused(404, "POST", "/nodes/h100-4/explode", { token: tokens.omar, body: {} }, "No such endpoint");
+    // Not a prototype key either.
+    await refused(404, "POST", "/nodes/h100-4/constructor", { token: tokens.omar, body: {} }, "No such endpoint");
+  });
+
+  it("drains, cordons, uncordons and marks repaired, each with one node event and one audit row", async () => {
+    const step = async (action: string, body: unknown, state: string) => {
+      const before = await written();
+      const r = await call("POST", `/nodes/h100-5/${action}`, { token: tokens.omar, ...(body === undefined ? {} : { body }) });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.node).toMatchObject({ name: "h100-5", state });
+      const after = await written();
+      expect(after.events).toBe(before.events + 1);
+      expect(after.audits).toBe(before.audits + 1);
+      return r.body.node as { stateReason: string; drainIsManual: boolean };
+    };
+    const drained = await step("drain", { reason: "  fan failure " }, "DRAINING");
+    expect(drained).toMatchObject({ stateReason: "fan failure", drainIsManual: true });
+    const audit = await w.db.prisma.auditLog.findFirstOrThrow({ orderBy: { id: "desc" } });
+    expect(audit.action).toBe("node.drain");
+    expect(audit.details).toMatchObject({ node: "h100-5", from: "READY", to: "DRAINING", reason: "fan failure" });
+    // A transition the state does not allow is a conflict that names the state, and writes nothing.
+    await refused(409, "POST", "/nodes/h100-5/cordon", { token: tokens.omar }, "it is DRAINING");
+    await step("uncordon", undefined, "READY");
+    const cordoned = await step("cordon", {}, "CORDONED");
+    expect(cordoned.stateReason).toBe("cordon by Omar Operator");
+    await step("repaired", { reason: "fan replaced" }, "READY");
+    const shown = await call("GET", "/nodes/h100-5", { token: tokens.ada });
+    expect(shown.body.events.map((e: { to: string; automatic: boolean }) => [e.to, e.automatic])).toEqual([
+      ["READY", false],
+      ["CORDONED", false],
+      ["READY", false],
+      ["DRAINING", false],
+    ]);
+    expect(shown.body.events[0].reason).toBe("fan replaced");
+  });
+
+  it("revokes a node's credential by name (operators), as before", async () => {
+    await w.db.prisma.node.update({ where: { name: "h100-6" }, data: { agentCredentialHash: "x".repeat(64) } });
+    await refused(403, "POST", "/nodes/h100-6/revoke-credential", { token: tokens.ada }, "revoke node credentials");
+    const r = await call("POST", "/nodes/h100-6/revoke-credential", { token: tokens.omar });
+    expect(r.status).toBe(200);
+    expect(r.body.node).toMatchObject({ node: "h100-6", revoked: true });
+  });
+
+  it("is in the OpenAPI document", async () => {
+    const r = await call("GET", "/openapi.json");
+    for (const p of [
+      "/nodes",
+      "/nodes/{name}",
+      "/nodes/{name}/drain",
+      "/nodes/{name}/repaired",
+      "/nodes/{name}/revoke-credential",
+    ])
+      expect(r.body.paths[p], p).toBeDefined();
+    expect(
+      r.body.paths["/nodes/{name}/drain"].post.requestBody.content["application/json"].schema.properties.reason,
+    ).toBeDefined();
+  });
+});
