@@ -2,7 +2,7 @@
 //   tranche login --url http://127.0.0.1:3000 --token trn_...
 //   tranche submit --cluster h100 --budget lab/language/pretraining --gpus 8 --min-runtime 2h --resumable -- python train.py
 //   tranche submit --file jobs.jsonl          (one JSON job per line, sent in batches of 1,000)
-//   tranche ls | tranche queue h100 | tranche explain 42 | tranche logs -f 42 | tranche cancel 42
+//   tranche ls | tranche queue h100 | tranche explain 42 | tranche logs -f 42 | tranche cancel 42 | tranche hold 42 | tranche release 42
 //   tranche session --cluster h100 --budget lab/nlp --gpus 1 --min-runtime 4h [--jupyter] | tranche extend 42 --by 1h
 //   tranche nodes h100 | tranche node show h100-3 | tranche node drain h100-3 --reason "fan failure"
 //   tranche admin budget create lab/vision/video | tranche admin user create --email E --name N ...
@@ -425,6 +425,24 @@ program
     out({ job }, () =>
       job.state === "STOPPING" ? stoppingText(job.id, job.graceUntil) : `Job #${job.id} ${job.state.toLowerCase()}.`,
     );
+  });
+
+program
+  .command("hold")
+  .description("hold a pending job: the scheduler skips it until you release it (its owner, operators, admins)")
+  .argument("<job>", "job id")
+  .action(async (id: string) => {
+    const { job } = await api<{ job: JobView }>(loadConfig(), "POST", `/jobs/${encodeURIComponent(id)}/hold`);
+    out({ job }, () => `Job #${job.id} is held: the scheduler skips it until it is released (tranche release ${job.id}).`);
+  });
+
+program
+  .command("release")
+  .description("release a held job back into the queue, in its place by its budget and submit time")
+  .argument("<job>", "job id")
+  .action(async (id: string) => {
+    const { job } = await api<{ job: JobView }>(loadConfig(), "POST", `/jobs/${encodeURIComponent(id)}/release`);
+    out({ job }, () => `Job #${job.id} is released: back in the queue, in its place by its budget and submit time.`);
   });
 
 registerJobRules(program, out);

@@ -1,5 +1,5 @@
-// `tranche submit --array/--after/--retries`, `tranche cancel --array`, `tranche depend`, `tranche
-// notifications`: the real CLI process against the REST handler served over HTTP and a real Postgres.
+// `tranche submit --array/--after/--retries`, `tranche cancel --array`, `tranche hold`/`release`, `tranche
+// depend`, `tranche notifications`: the real CLI process against the REST handler served over HTTP and a real Postgres.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCliStack, type CliStack } from "./cli-stack";
 import type { World } from "./fixtures";
@@ -35,6 +35,20 @@ describe("tranche: arrays, dependencies, retries", () => {
     expect(explain.stdout).not.toContain("SUBMITTED");
     const cancel = await cli(["cancel", "--array", String(id)]);
     expect(cancel.stdout).toBe(`Array #${id}: 10 waiting tasks cancelled, 0 running tasks stopping.\n`);
+  });
+
+  it("holds a pending job and releases it back into the queue", async () => {
+    const sub = await cli(["--json", ...base, "--", "true"]);
+    const id = (JSON.parse(sub.stdout) as { job: { id: number } }).job.id;
+    const hold = await cli(["hold", String(id)]);
+    expect(hold.stderr).toBe("");
+    expect(hold.stdout).toBe(`Job #${id} is held: the scheduler skips it until it is released (tranche release ${id}).\n`);
+    expect((await w.db.prisma.job.findUniqueOrThrow({ where: { id } })).state).toBe("HELD");
+    const twice = await cli(["hold", String(id)]);
+    expect([twice.code, twice.stderr]).toEqual([1, `tranche: Only a pending job can be held; job ${id} is held\n`]);
+    const release = await cli(["release", String(id)]);
+    expect(release.stdout).toBe(`Job #${id} is released: back in the queue, in its place by its budget and submit time.\n`);
+    expect((await w.db.prisma.job.findUniqueOrThrow({ where: { id } })).state).toBe("PENDING");
   });
 
   it("refuses bad input with the server's words and sends nothing", async () => {

@@ -143,6 +143,27 @@ describe("REST /api/v1", () => {
     expect(missing.status).toBe(404);
   });
 
+  it("holds and releases: its owner, operators and admins; an operator's hold only by an operator", async () => {
+    const mine = await call("POST", "/jobs", { token: adaToken, body: goodJob });
+    const id = mine.body.job.id as number;
+    const held = await call("POST", `/jobs/${id}/hold`, { token: adaToken });
+    expect(held.status).toBe(200);
+    expect(held.body.job.state).toBe("HELD");
+    expect((await call("POST", `/jobs/${id}/hold`, { token: adaToken })).status).toBe(409);
+    const released = await call("POST", `/jobs/${id}/release`, { token: adaToken });
+    expect([released.status, released.body.job.state]).toEqual([200, "PENDING"]);
+    expect((await call("POST", `/jobs/${id}/release`, { token: adaToken })).status).toBe(409);
+    // An operator holds it (a job that breaks nodes, say): its owner may not lift that.
+    expect((await call("POST", `/jobs/${id}/hold`, { token: omarToken })).body.job.state).toBe("HELD");
+    const before = await w.counts();
+    const refused = await call("POST", `/jobs/${id}/release`, { token: adaToken });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toContain("held by an operator or an admin");
+    expect(await w.counts()).toEqual(before);
+    expect((await call("POST", `/jobs/${id}/release`, { token: omarToken })).body.job.state).toBe("PENDING");
+    expect((await call("POST", "/jobs/999999/hold", { token: adaToken })).status).toBe(404);
+  });
+
   it("serves the queue, budgets and clusters to any token", async () => {
     const q = await call("GET", "/queue/h100", { token: omarToken });
     expect(q.status).toBe(200);

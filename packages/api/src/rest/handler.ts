@@ -30,6 +30,7 @@ import {
   getQueue,
   jobLogText,
   listJobs,
+  setJobHeld,
   submitJob,
   submitJobs,
   type Actor,
@@ -157,6 +158,9 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
       if (parts.length === 2 && method === "DELETE") return json({ job: await cancelJob(prisma, actor, jobId) });
       if (parts.length === 3 && tail === "cancel" && method === "POST")
         return json({ job: await cancelJob(prisma, actor, jobId) });
+      // Hold (pending -> HELD: the scheduler skips it) and release: its owner, operators and admins.
+      if (parts.length === 3 && (tail === "hold" || tail === "release") && method === "POST")
+        return json({ job: await setJobHeld(prisma, actor, jobId, tail === "hold") });
       if (parts.length === 3 && tail === "logs" && method === "GET") {
         const q = parse(jobLogsQuery, Object.fromEntries(url.searchParams));
         return json(await getJobLogPage(prisma, actor, jobId, q));

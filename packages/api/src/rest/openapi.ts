@@ -244,6 +244,43 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                 },
               },
             },
+            "/jobs/{id}/hold": {
+              post: {
+                summary: "Hold a pending job (its owner, operators, admins): the scheduler skips it until it is released",
+                operationId: "holdJob",
+                parameters: [jobId],
+                responses: {
+                  "200": {
+                    description: "The job after the change",
+                    content: {
+                      "application/json": {
+                        schema: { type: "object", properties: { job: { $ref: "#/components/schemas/Job" } } },
+                      },
+                    },
+                  },
+                  ...errorResponses([401, 403, 404, 409]),
+                },
+              },
+            },
+            "/jobs/{id}/release": {
+              post: {
+                summary:
+                  "Release a held job back into the queue in its place (its owner; an operator's or admin's hold only by an operator or admin)",
+                operationId: "releaseJob",
+                parameters: [jobId],
+                responses: {
+                  "200": {
+                    description: "The job after the change",
+                    content: {
+                      "application/json": {
+                        schema: { type: "object", properties: { job: { $ref: "#/components/schemas/Job" } } },
+                      },
+                    },
+                  },
+                  ...errorResponses([401, 403, 404, 409]),
+                },
+              },
+            },
             "/queue/{cluster}": {
               get: {
                 summary:
