@@ -290,6 +290,14 @@ export function registerAdmin(program: Command, out: Out): void {
     });
 
   const user = admin.command("user").description("users (admins)");
+  /** A user's id from an id or an e-mail (the routes take ids; people type e-mails). */
+  const userId = async (who: string): Promise<string> => {
+    if (!who.includes("@")) return who;
+    const { users } = await call<{ users: UserRow[] }>("GET", "/users");
+    const found = users.find((u) => u.email === who.toLowerCase());
+    if (!found) throw new CliError(`There is no user '${who}'`);
+    return found.id;
+  };
   user
     .command("create")
     .description("create a user; prints a one-time set-password link to hand them")
@@ -336,13 +344,7 @@ export function registerAdmin(program: Command, out: Out): void {
     .option("--enable", "enable a disabled user")
     .action(async (who: string, o: { role?: string; name?: string; disable?: boolean; enable?: boolean }) => {
       if (o.disable && o.enable) throw new CliError("give --disable or --enable, not both");
-      let id = who;
-      if (who.includes("@")) {
-        const { users } = await call<{ users: UserRow[] }>("GET", "/users");
-        const found = users.find((u) => u.email === who.toLowerCase());
-        if (!found) throw new CliError(`There is no user '${who}'`);
-        id = found.id;
-      }
+      const id = await userId(who);
       const body = {
         ...(o.role ? { role: o.role.toUpperCase() } : {}),
         ...(o.name ? { name: o.name } : {}),
@@ -350,6 +352,18 @@ export function registerAdmin(program: Command, out: Out): void {
       };
       const r = await call<{ user: UserRow }>("PATCH", `/users/${encodeURIComponent(id)}`, body);
       out(r, () => `${r.user.email}: ${r.user.role.toLowerCase()}, ${r.user.disabled ? "disabled" : "active"}.`);
+    });
+
+  user
+    .command("password-link")
+    .description("a new one-time link for a user to choose a password (their earlier unused link ends)")
+    .argument("<user>", "user id or e-mail")
+    .action(async (who: string) => {
+      const r = await call<{ setPasswordUrl: string; expiresAt: string }>(
+        "POST",
+        `/users/${encodeURIComponent(await userId(who))}/password-link`,
+      );
+      out(r, () => `Hand ${who} this one-time link to choose a password (${validity(r.expiresAt)}):\n${r.setPasswordUrl}`);
     });
 
   admin

@@ -44,6 +44,7 @@ export function stoppingText(id: number, graceUntil: string | null, now = Date.n
  * 2026-12-09 17:43 UTC" (the exact moment in UTC, to the minute, for a server in another zone).
  */
 export function validity(expiresAt: string, now = Date.now()): string {
-  const left = Math.max(0, Math.round((Date.parse(expiresAt) - now) / 1000));
+  // To the nearest minute: a 3-day link read a second after it was made is still "3 d", not "2 d 23 h".
+  const left = Math.max(0, Math.round((Date.parse(expiresAt) - now) / 60_000) * 60);
   return `valid for ${formatDuration(left)}, until ${new Date(expiresAt).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }

@@ -18,6 +18,7 @@ describe("CLI words", () => {
     const now = Date.parse("2026-12-06T17:43:22.859Z");
     expect(validity("2026-12-09T17:43:22.859Z", now)).toBe("valid for 3 d, until 2026-12-09 17:43 UTC");
     expect(validity("2026-12-06T18:43:24.629Z", now)).toBe("valid for 1 h, until 2026-12-06 18:43 UTC");
+    expect(validity("2026-12-09T17:43:21.000Z", now)).toBe("valid for 3 d, until 2026-12-09 17:43 UTC");
     expect(validity("2026-12-06T17:00:00.000Z", now)).toBe("valid for 0 s, until 2026-12-06 17:00 UTC");
   });
 });

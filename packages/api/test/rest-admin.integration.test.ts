@@ -410,6 +410,23 @@ describe("POST and PATCH /api/v1/users", () => {
   });
 });
 
+describe("POST /api/v1/users/{id}/password-link", () => {
+  it("issues a new one-time link (admins); the user's earlier unused link ends", async () => {
+    const path = `/users/${w.users.victor.id}/password-link`;
+    await refused(401, "POST", path, {});
+    await refused(403, "POST", path, { token: tokens.omar });
+    await refused(404, "POST", "/users/nobody/password-link", { token: tokens.admin });
+    const first = await succeeds(201, "POST", path, { token: tokens.admin }, "user.password-link");
+    expect(first.body.setPasswordUrl).toMatch(/\/set-password\?token=tps_/);
+    expect(Date.parse(first.body.expiresAt)).toBeGreaterThan(Date.now());
+    await succeeds(201, "POST", path, { token: tokens.admin }, "user.password-link");
+    const live = await w.db.prisma.passwordSetupToken.count({
+      where: { userId: w.users.victor.id, usedAt: null, expiresAt: { gt: new Date() } },
+    });
+    expect(live).toBe(1);
+  });
+});
+
 describe("POST /api/v1/clusters/{name}/enrollment-tokens", () => {
   it("refuses a manager, a bad expiry and an unknown cluster", async () => {
     await refusesWrongCallers(ROUTES.issueEnrollmentToken);

@@ -39,6 +39,7 @@ import {
   listNodePeople,
   removeBudgetMember,
   removeTreeManager,
+  resetPasswordLink,
   type WhatIfLimiter,
 } from "@tranche/domain";
 import { inWhatIfTurn } from "../what-if-turn";
@@ -190,6 +191,11 @@ function adminRoute(
     if (parts.length === 2 && method === "PATCH")
       return route(ADMIN, "change users", async () =>
         json({ user: await updateUser(prisma, actor, second!, parse(updateUserInput, await readJson(req))) }),
+      );
+    // A new set-password link for a user who lost theirs or forgot the password (the old link ends).
+    if (parts.length === 3 && third === "password-link" && method === "POST")
+      return route(ADMIN, "issue set-password links", async () =>
+        json(await resetPasswordLink(prisma, actor, second!, publicOrigin(req)), 201),
       );
   }
   if (head === "oidc-rules") {

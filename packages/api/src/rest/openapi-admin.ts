@@ -253,6 +253,17 @@ function adminPaths(): Paths {
         responses: { "200": ok("The user", { user: { type: "object" } }), ...errorResponses([400, 401, 403, 404, 409]) },
       },
     },
+    "/users/{id}/password-link": {
+      post: {
+        summary: "A new one-time set-password link for a user (admins); their earlier unused link ends",
+        operationId: "issuePasswordLink",
+        parameters: [named("id", "User id")],
+        responses: {
+          "201": ok("The link, to hand the user", { setPasswordUrl: { type: "string" }, expiresAt: { type: "string" } }),
+          ...errorResponses([401, 403, 404]),
+        },
+      },
+    },
     "/oidc-rules": {
       get: {
         summary: "OIDC mapping rules (admins)",
