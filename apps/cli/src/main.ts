@@ -4,7 +4,7 @@
 //   tranche submit --file jobs.jsonl          (one JSON job per line, sent in batches of 1,000)
 //   tranche ls | tranche queue h100 | tranche explain 42 | tranche logs -f 42 | tranche cancel 42 | tranche hold 42 | tranche release 42
 //   tranche session --cluster h100 --budget lab/nlp --gpus 1 --min-runtime 4h [--jupyter] | tranche extend 42 --by 1h
-//   tranche nodes h100 | tranche node show h100-3 | tranche node drain h100-3 --reason "fan failure"
+//   tranche budgets h100 | tranche nodes h100 | tranche node show h100-3 | tranche node drain h100-3 --reason "fan failure"
 //   tranche admin budget create lab/vision/video | tranche admin user create --email E --name N ...
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
@@ -20,6 +20,7 @@ import {
   type JobView,
 } from "@tranche/contracts";
 import { registerAdmin } from "./admin";
+import { registerBudgets } from "./budgets";
 import { registerJobRules, taskText } from "./job-rules";
 import { registerLogs } from "./logs";
 import { registerNodes } from "./nodes";
@@ -449,6 +450,7 @@ registerJobRules(program, out);
 registerLogs(program, json);
 registerSession(program, out);
 registerNodes(program, out);
+registerBudgets(program, out);
 registerAdmin(program, out);
 
 program.parseAsync(process.argv).catch((e: unknown) => {

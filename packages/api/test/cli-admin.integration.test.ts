@@ -78,6 +78,23 @@ describe("tranche admin", () => {
     expect(await w.db.prisma.budgetManager.count({ where: { user: { email: "rin@lab.example" } } })).toBe(0);
   });
 
+  it("shows a cluster's budget tree, and asks for a cluster when there are several", async () => {
+    const r = await cli("ada", ["budgets", "h100"]);
+    expect(r.stderr).toBe("");
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^Budgets on h100 \(256 GPUs; (no scheduling cycle yet|the scheduler's figures of .* ago)\):$/);
+    expect(lines[1]).toMatch(/^BUDGET\s+SHARE OF PARENT\s+OF CLUSTER\s+GPUS HELD/);
+    expect(lines[2]).toMatch(/^lab\s+100%\s+100\.0% \(256 GPUs\)/);
+    expect(lines.some((l) => /^ {4}pretraining\s+\d/.test(l))).toBe(true);
+    const several = await cli("ada", ["budgets"]);
+    expect([several.code, several.stderr]).toEqual([
+      1,
+      expect.stringMatching(/^tranche: Name a cluster: tranche budgets (\S+ \| )+\S+\n$/),
+    ]);
+    const unknown = await cli("ada", ["budgets", "tpu"]);
+    expect(unknown.stderr).toMatch(/^tranche: There is no cluster 'tpu' \(clusters: /);
+  });
+
   it("hands a user a new set-password link by e-mail", async () => {
     const r = await cli("admin", ["admin", "user", "password-link", "ada@tranche.example"]);
     expect(r.stderr).toBe("");

@@ -82,3 +82,42 @@ export interface WhatIfResult {
   pendingCount: number;
   moved: number;
 }
+
+// The budget tree as GET /budgets answers it (the budgets page, `tranche budgets`): each node's
+// allocation per cluster and the latest cycle's usage, entitlement, ratio and held GPUs.
+export interface BudgetNodeStats {
+  /** this node's allocation on the cluster, ppm of its parent's */
+  ppm: number;
+  /** product of allocations along the path, fraction of the cluster */
+  effective: number;
+  usageGpuSeconds: number | null;
+  /** the entitlement behind the ratio: on a cluster younger than an hour, at least one hour's (SPEC §2) */
+  entitlementGpuSeconds: number | null;
+  /** the entitlement earned in the window so far, which grows with the cluster's actual age */
+  accruedEntitlementGpuSeconds: number | null;
+  ratio: number | null;
+  heldGpus: number | null;
+}
+
+export interface BudgetTreeNodeView {
+  id: string;
+  name: string;
+  path: string;
+  parentId: string | null;
+  isBudget: boolean;
+  /** the actor may change this node's allocation (it sits inside a subtree they manage) */
+  editable: boolean;
+  /** the actor may edit this node's children (they manage it or an ancestor) */
+  managesChildren: boolean;
+  members: number;
+  /** A budget's per-user GPU limit (USER_LIMIT), set by its managers; null = none. */
+  maxGpusPerUser: number | null;
+  perCluster: Record<string, BudgetNodeStats>;
+  children: BudgetTreeNodeView[];
+}
+
+export interface BudgetTreeResult {
+  clusters: { id: string; name: string; gpuType: string; gpus: number; cycleAt: string | null; createdAt: string }[];
+  root: BudgetTreeNodeView | null;
+  managedPaths: string[];
+}

@@ -1,0 +1,67 @@
+import type { Command } from "commander";
+import { formatPpm, type BudgetTreeNodeView, type BudgetTreeResult } from "@tranche/contracts";
+import { shareUsed } from "@tranche/contracts/format";
+import { api, CliError, loadConfig } from "./client";
+import { ago, table } from "./format";
+
+type Out = (value: unknown, text: () => string) => void;
+
+const gpuHours = (sec: number | null) => (sec === null ? "-" : Math.round(sec / 3600).toLocaleString("en-US"));
+
+/** The tree in order, each node with its depth (the budgets page's rows). */
+function flatten(n: BudgetTreeNodeView, depth = 0, rows: { node: BudgetTreeNodeView; depth: number }[] = []) {
+  rows.push({ node: n, depth });
+  for (const c of n.children) flatten(c, depth + 1, rows);
+  return rows;
+}
+
+/**
+ * One cluster's budget tree in words, like the budgets page (and Slurm's `sshare`): each node's share of
+ * its parent and of the cluster, the GPUs it holds now, its usage and earned entitlement over the
+ * window, and its 7-day ratio as the reason sentences say it. The figures are the scheduler's latest
+ * cycle's; nothing is recomputed here.
+ */
+export function budgetsText(tree: BudgetTreeResult, cluster: string, now = Date.now(), width?: number): string {
+  const c = tree.clusters.find((x) => x.name === cluster)!;
+  const when = c.cycleAt ? `the scheduler's figures of ${ago(c.cycleAt, now)} ago` : "no scheduling cycle yet";
+  if (!tree.root) return `No budget tree yet: an admin creates its root (tranche admin budget create lab).`;
+  const managed = new Set(tree.managedPaths);
+  const rows = flatten(tree.root).map(({ node, depth }) => {
+    const s = node.perCluster[cluster];
+    const used = s?.usageGpuSeconds ?? null;
+    const earned = s?.accruedEntitlementGpuSeconds ?? s?.entitlementGpuSeconds ?? null;
+    return [
+      `${"  ".repeat(depth)}${node.name}${managed.has(node.path) ? " (you manage)" : ""}`,
+      node.parentId ? formatPpm(s?.ppm ?? 0) : "100%",
+      s ? `${(s.effective * 100).toFixed(1)}% (${Math.round(s.effective * c.gpus)} GPUs)` : "-",
+      s?.heldGpus === null || s?.heldGpus === undefined ? "-" : String(s.heldGpus),
+      used === null ? "-" : `${gpuHours(used)} / ${gpuHours(earned)}`,
+      s?.ratio === null || s?.ratio === undefined ? (s?.effective === 0 ? "no share" : "-") : shareUsed(s.ratio),
+    ];
+  });
+  return (
+    `Budgets on ${cluster} (${c.gpus} GPUs; ${when}):\n` +
+    table(
+      ["BUDGET", "SHARE OF PARENT", "OF CLUSTER", "GPUS HELD", "USED / EARNED (GPU-H, 7 D)", "USED OF SHARE (7 D)"],
+      rows,
+      width,
+    )
+  );
+}
+
+/** `tranche budgets [cluster]`. */
+export function registerBudgets(program: Command, out: Out): void {
+  program
+    .command("budgets")
+    .description("a cluster's budget tree: shares, GPUs held, usage over the last 7 days and the share each has used")
+    .argument("[cluster]", "cluster name (needed when there are several)")
+    .action(async (given: string | undefined) => {
+      const tree = await api<BudgetTreeResult>(loadConfig(), "GET", "/budgets");
+      const names = tree.clusters.map((c) => c.name);
+      if (names.length === 0) throw new CliError("There is no cluster yet: an admin creates one (tranche admin cluster create).");
+      const cluster = given ?? (names.length === 1 ? names[0]! : null);
+      if (cluster === null) throw new CliError(`Name a cluster: tranche budgets ${names.join(" | ")}`);
+      if (!names.includes(cluster)) throw new CliError(`There is no cluster '${cluster}' (clusters: ${names.join(", ")})`);
+      out(tree, () => budgetsText(tree, cluster));
+    });
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import type { BudgetNodeStats, BudgetTreeNodeView, BudgetTreeResult } from "@tranche/contracts";
+import { budgetsText } from "../src/budgets";
+
+const stats = (s: Partial<BudgetNodeStats>): BudgetNodeStats => ({
+  ppm: 1_000_000,
+  effective: 1,
+  usageGpuSeconds: null,
+  entitlementGpuSeconds: null,
+  accruedEntitlementGpuSeconds: null,
+  ratio: null,
+  heldGpus: null,
+  ...s,
+});
+
+const node = (path: string, s: Partial<BudgetNodeStats>, children: BudgetTreeNodeView[] = []): BudgetTreeNodeView => ({
+  id: path,
+  name: path.split("/").at(-1)!,
+  path,
+  parentId: path.includes("/") ? path.split("/").slice(0, -1).join("/") : null,
+  isBudget: children.length === 0,
+  editable: false,
+  managesChildren: false,
+  members: 1,
+  maxGpusPerUser: null,
+  perCluster: { h100: stats(s) },
+  children,
+});
+
+describe("tranche budgets", () => {
+  it("shows the tree with shares, GPUs held, usage against entitlement and the share used, in words", () => {
+    const now = Date.parse("2026-12-06T18:00:00Z");
+    const tree: BudgetTreeResult = {
+      clusters: [
+        { id: "c", name: "h100", gpuType: "H100", gpus: 256, cycleAt: "2026-12-06T17:59:57Z", createdAt: "2026-12-01T00:00:00Z" },
+      ],
+      managedPaths: ["lab/language"],
+      root: node(
+        "lab",
+        { usageGpuSeconds: 3600 * 30_000, accruedEntitlementGpuSeconds: 3600 * 40_000, ratio: 0.75, heldGpus: 250 },
+        [
+          node(
+            "lab/language",
+            {
+              ppm: 400_000,
+              effective: 0.4,
+              usageGpuSeconds: 3600 * 20_000,
+              accruedEntitlementGpuSeconds: 3600 * 16_000,
+              ratio: 1.25,
+              heldGpus: 150,
+            },
+            [
+              node("lab/language/pretraining", {
+                ppm: 600_000,
+                effective: 0.24,
+                ratio: 1.4,
+                heldGpus: 150,
+                usageGpuSeconds: 0,
+                entitlementGpuSeconds: 3600,
+              }),
+            ],
+          ),
+          node("lab/vision", { ppm: 0, effective: 0 }),
+        ],
+      ),
+    };
+    expect(budgetsText(tree, "h100", now, 200).split("\n")).toEqual([
+      "Budgets on h100 (256 GPUs; the scheduler's figures of 3 s ago):",
+      "BUDGET                   SHARE OF PARENT  OF CLUSTER         GPUS HELD  USED / EARNED (GPU-H, 7 D)  USED OF SHARE (7 D)",
+      "lab                      100%             100.0% (256 GPUs)  250        30,000 / 40,000             75% of its share",
+      "  language (you manage)  40%              40.0% (102 GPUs)   150        20,000 / 16,000             1.3 times its share",
+      "    pretraining          60%              24.0% (61 GPUs)    150        0 / 1                       1.4 times its share",
+      "  vision                 0%               0.0% (0 GPUs)      -          -                           no share",
+    ]);
+  });
+});
