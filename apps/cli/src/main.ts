@@ -25,6 +25,7 @@ import { registerJobRules, taskText } from "./job-rules";
 import { registerLogs } from "./logs";
 import { registerNodes } from "./nodes";
 import { registerSession } from "./session";
+import { registerTokens } from "./tokens";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
 import { ago, gpus as gpuWords, stoppingText, table } from "./format";
@@ -451,6 +452,7 @@ registerLogs(program, json);
 registerSession(program, out);
 registerNodes(program, out);
 registerBudgets(program, out);
+registerTokens(program, out);
 registerAdmin(program, out);
 
 program.parseAsync(process.argv).catch((e: unknown) => {

@@ -1,6 +1,7 @@
 // `tranche admin ...`: the real CLI process against the real REST handler (served over HTTP from this
 // test) and a real Postgres.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiToken } from "@tranche/domain";
 import { startCliStack, type CliStack } from "./cli-stack";
 import type { World } from "./fixtures";
 
@@ -93,6 +94,25 @@ describe("tranche admin", () => {
     ]);
     const unknown = await cli("ada", ["budgets", "tpu"]);
     expect(unknown.stderr).toMatch(/^tranche: There is no cluster 'tpu' \(clusters: /);
+  });
+
+  it("lists your API tokens without their secrets and revokes one; never another person's", async () => {
+    const spare = await createApiToken(w.db.prisma, w.users.ada, { name: "laptop" });
+    const list = await cli("ada", ["tokens"]);
+    expect(list.stderr).toBe("");
+    const lines = list.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+STARTS WITH\s+CREATED\s+LAST USED\s+STANDING$/);
+    expect(lines.find((l) => l.includes(" laptop "))).toMatch(/ trn_\S{6}…\s+\d+ s ago\s+never\s+live, expires in 90 d$/);
+    expect(lines.find((l) => l.includes("(this one)"))).toMatch(/^\S+\s+cli\s+trn_/);
+    expect(list.stdout).not.toContain(spare.token);
+    const other = await cli("omar", ["token", "revoke", spare.apiToken.id]);
+    expect([other.code, other.stderr]).toEqual([1, "tranche: You may revoke only your own API tokens\n"]);
+    const revoke = await cli("ada", ["token", "revoke", spare.apiToken.id]);
+    expect(revoke.stdout).toBe(
+      `Token laptop (${spare.apiToken.prefix}…) is revoked: every call with it is refused from now on.\n`,
+    );
+    expect((await w.db.prisma.apiToken.findUniqueOrThrow({ where: { id: spare.apiToken.id } })).revokedAt).not.toBeNull();
+    expect((await cli("ada", ["tokens"])).stdout).toMatch(/ laptop .*revoked \d+ s ago$/m);
   });
 
   it("hands a user a new set-password link by e-mail", async () => {

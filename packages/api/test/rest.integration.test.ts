@@ -164,6 +164,22 @@ describe("REST /api/v1", () => {
     expect((await call("POST", "/jobs/999999/hold", { token: adaToken })).status).toBe(404);
   });
 
+  it("lists and revokes one's API tokens, and creates none: a stolen token cannot mint another", async () => {
+    const spare = await createApiToken(w.db.prisma, w.users.ada, { name: "spare" });
+    const list = await call("GET", "/tokens", { token: adaToken });
+    expect(list.status).toBe(200);
+    expect(list.body.tokens.map((t: { name: string }) => t.name)).toContain("spare");
+    expect(JSON.stringify(list.body)).not.toContain(spare.token);
+    const made = await call("POST", "/tokens", { token: adaToken, body: { name: "more" } });
+    expect(made.status).toBe(404);
+    expect((await call("POST", `/tokens/${spare.apiToken.id}/revoke`, { token: omarToken })).status).toBe(403);
+    expect((await call("POST", "/tokens/nope/revoke", { token: adaToken })).status).toBe(404);
+    const revoked = await call("POST", `/tokens/${spare.apiToken.id}/revoke`, { token: adaToken });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.token.revokedAt).not.toBeNull();
+    expect((await call("GET", "/me", { token: spare.token })).status).toBe(401);
+  });
+
   it("serves the queue, budgets and clusters to any token", async () => {
     const q = await call("GET", "/queue/h100", { token: omarToken });
     expect(q.status).toBe(200);

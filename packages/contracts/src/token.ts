@@ -14,3 +14,14 @@ export const createTokenInput = strictObject(
   "a new token",
 );
 export const revokeTokenInput = strictObject({ id: text("id").min(1).max(200) }, "a token reference");
+
+/** An API token as its owner sees it (the web app's list, REST GET /tokens, `tranche tokens`): never the token. */
+export interface ApiTokenView {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}

@@ -13,6 +13,7 @@ import {
   jobIdInput,
   jobLogsQuery,
   queueQuery,
+  revokeTokenInput,
   listJobsInput,
   submitJobBatchInput,
   submitJobInput,
@@ -29,7 +30,9 @@ import {
   getJobLogPage,
   getQueue,
   jobLogText,
+  listApiTokens,
   listJobs,
+  revokeApiToken,
   setJobHeld,
   submitJob,
   submitJobs,
@@ -189,6 +192,11 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
       return json(await getQueue(prisma, cluster, { limit }));
     }
     if (head === "budgets" && parts.length === 1 && method === "GET") return json(await getBudgetTree(prisma, actor));
+    // Your API tokens, without their secrets, and revoking one (a leaked one, from the machine that
+    // still works). Not creating one: a stolen token must not mint another that outlives its revoke.
+    if (head === "tokens" && parts.length === 1 && method === "GET") return json({ tokens: await listApiTokens(prisma, actor) });
+    if (head === "tokens" && parts.length === 3 && tail === "revoke" && method === "POST")
+      return json({ token: await revokeApiToken(prisma, actor, parse(revokeTokenInput, { id }).id) });
     const admin = await handleAdminRest(req, method, parts, actor, prisma, deps.whatIfLimiter);
     if (admin) return admin;
     return errorResponse("NOT_FOUND", `No such endpoint: ${method} /api/v1${path}`);

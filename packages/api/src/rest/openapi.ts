@@ -281,6 +281,24 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                 },
               },
             },
+            "/tokens": jsonGet(
+              "Your API tokens (name, first characters, created, last used, expiry, revoked), never the tokens themselves",
+              "listTokens",
+              "{ tokens }",
+              [401],
+            ),
+            "/tokens/{id}/revoke": {
+              post: {
+                summary:
+                  "Revoke one of your API tokens (admins: anyone's); refused at once everywhere. Tokens are created in the web app only, so a stolen token cannot mint another",
+                operationId: "revokeToken",
+                parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+                responses: {
+                  "200": { description: "{ token }", content: { "application/json": { schema: { type: "object" } } } },
+                  ...errorResponses([400, 401, 403, 404]),
+                },
+              },
+            },
             "/queue/{cluster}": {
               get: {
                 summary:

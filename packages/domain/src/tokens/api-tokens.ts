@@ -1,8 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
+import type { ApiTokenView } from "@tranche/contracts";
 import type { PrismaClient } from "@tranche/db";
 import type { Actor, Role } from "../auth/actor";
 import { wholeNumberFromEnv } from "../env-number";
 import { badInput, conflict, forbidden, notFound } from "../errors";
+
+export type { ApiTokenView } from "@tranche/contracts";
 
 export const TOKEN_PREFIX = "trn_";
 /**
@@ -14,16 +17,6 @@ export const MAX_LIVE_TOKENS_PER_USER = 100;
 /** sha256 of the whole token: tokens are 32 random bytes, so a fast hash is the right tool. */
 export function hashToken(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("hex");
-}
-
-export interface ApiTokenView {
-  id: string;
-  name: string;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  expiresAt: string | null;
-  revokedAt: string | null;
 }
 
 const view = (t: {
