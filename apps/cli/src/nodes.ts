@@ -11,10 +11,16 @@ const stateWord = (s: NodeView["state"]) => NODE_STATE_WORDS[s].split(":")[0]!;
 /** "3 s ago", or "never" for a node never heard from. */
 const heard = (iso: string | null) => (iso ? `${ago(iso)} ago` : "never");
 
-/** One GPU's line in `tranche node show`: free, or the job on it and how long it stays protected. */
-function gpuLine(g: NodeView["gpus"][number], now = Date.now()): string {
-  if (g.jobId === null) return `  ${g.index}  free`;
-  const left = g.protectedUntil ? Math.round((Date.parse(g.protectedUntil) - now) / 1000) : 0;
+type Gpu = NodeView["gpus"][number];
+
+/** Seconds of protection a GPU's job has left (0 when interruptible or unallocated). */
+const protectionLeft = (g: Gpu, now: number) =>
+  g.charged !== false && g.protectedUntil ? Math.max(0, Math.round((Date.parse(g.protectedUntil) - now) / 1000)) : 0;
+
+/** What holds a GPU, in words: free, or the job, its budget and owner and how long it stays protected. */
+function holder(g: Gpu, now: number): string {
+  if (g.jobId === null) return "free";
+  const left = protectionLeft(g, now);
   const contract =
     g.charged === false
       ? "unallocated (yields at once)"
@@ -22,11 +28,29 @@ function gpuLine(g: NodeView["gpus"][number], now = Date.now()): string {
         ? `protected for ${formatDuration(left)} more`
         : "interruptible";
   const squat = g.squattingSince ? `; likely squatting for ${ago(g.squattingSince, now)}` : "";
-  return `  ${g.index}  job #${g.jobId} ${g.jobName ?? ""} (${g.budget}, ${g.user}), ${contract}${squat}`;
+  return `job #${g.jobId} ${g.jobName ?? ""} (${g.budget}, ${g.user}), ${contract}${squat}`;
+}
+
+/** `tranche node show`'s GPU lines: a run of GPUs held alike (one job, or free) is one line, "0-7". */
+function gpuLines(gpus: readonly Gpu[], now = Date.now()): string[] {
+  const lines: string[] = [];
+  for (let i = 0; i < gpus.length;) {
+    let j = i;
+    while (j + 1 < gpus.length && gpus[j + 1]!.jobId === gpus[i]!.jobId) j++;
+    lines.push(`  ${i === j ? gpus[i]!.index : `${gpus[i]!.index}-${gpus[j]!.index}`}  ${holder(gpus[i]!, now)}`);
+    i = j + 1;
+  }
+  return lines;
+}
+
+/** ", within 1 h 58 min, when the last protection ends" for a draining node whose jobs are protected. */
+function lastProtection(n: NodeView, now: number): string {
+  const left = Math.max(0, ...n.gpus.map((g) => protectionLeft(g, now)));
+  return left > 0 ? ` (the last protection on it ends in ${formatDuration(left)})` : "";
 }
 
 /** What an action did, in words: where the node stands now and what that means for its jobs. */
-function actionText(n: NodeView): string {
+function actionText(n: NodeView, now = Date.now()): string {
   const jobs = new Set(n.gpus.flatMap((g) => (g.jobId === null ? [] : [g.jobId]))).size;
   const onIt = jobs === 1 ? "the job on it" : `the ${jobs} jobs on it`;
   const verb = (one: string, many: string) => `${onIt} ${jobs === 1 ? one : many}`;
@@ -34,7 +58,7 @@ function actionText(n: NodeView): string {
     case "DRAINING":
       return jobs === 0
         ? `${n.name} is draining: nothing new starts there, and it holds no job, so it goes to repair at the next cycle.`
-        : `${n.name} is draining: nothing new starts there, and ${verb("leaves as its contract allows", "leave as their contracts allow")}; then it goes to repair.`;
+        : `${n.name} is draining: nothing new starts there, and ${verb("leaves as its contract allows", "leave as their contracts allow")}; then it goes to repair${lastProtection(n, now)}.`;
     case "CORDONED":
       return `${n.name} is cordoned: nothing new starts there${jobs === 0 ? "" : `; ${verb("keeps", "keep")} running`}.`;
     case "READY":
@@ -87,14 +111,14 @@ export function registerNodes(program: Command, out: Out): void {
             : []),
           `  ${n.health === "HEALTHY" ? "healthy" : "unhealthy"}; last heard ${heard(n.lastHeartbeatAt)}${n.busyPercent === null ? "" : `; GPUs ${Math.round(n.busyPercent)}% busy`}${n.agentVersion ? `; agent ${n.agentVersion}` : ""}`,
           `GPUs (${n.usedGpus} of ${n.gpuCount} in use):`,
-          ...n.gpus.map((g) => gpuLine(g)),
+          ...gpuLines(n.gpus),
           ...(r.events.length === 0
             ? []
             : [
                 "Latest changes:",
                 ...r.events.map(
                   (e) =>
-                    `  ${ago(e.at)} ago  ${e.from ? `${stateWord(e.from)} -> ` : ""}${stateWord(e.to)}  ${e.reason ?? ""}${e.automatic ? "" : " (by an operator)"}`,
+                    `  ${ago(e.at)} ago  ${e.from ? `${stateWord(e.from)} -> ` : ""}${stateWord(e.to)}  ${e.reason ?? ""}${e.by ? ` (by ${e.by})` : ""}`,
                 ),
               ]),
         ].join("\n"),

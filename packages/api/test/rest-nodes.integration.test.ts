@@ -114,6 +114,14 @@ describe("POST /api/v1/nodes/{name}/{action}", () => {
       ["DRAINING", false],
     ]);
     expect(shown.body.events[0].reason).toBe("fan replaced");
+    expect(shown.body.events.map((e: { by: string | null }) => e.by)).toEqual(Array(4).fill("Omar Operator"));
+    // The agent's and the scheduler's own changes name nobody.
+    const node = await w.db.prisma.node.findUniqueOrThrow({ where: { name: "h100-5" } });
+    await w.db.prisma.nodeEvent.create({
+      data: { nodeId: node.id, fromState: "READY", toState: "DRAINING", reason: "GPU 2: XID 79", automatic: true },
+    });
+    const latest = (await call("GET", "/nodes/h100-5", { token: tokens.ada })).body.events[0];
+    expect(latest).toMatchObject({ to: "DRAINING", automatic: true, by: null, reason: "GPU 2: XID 79" });
   });
 
   it("revokes a node's credential by name (operators), as before", async () => {

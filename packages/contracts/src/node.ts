@@ -80,7 +80,10 @@ export interface NodeEventView {
   from: NodeState | null;
   to: NodeState;
   reason: string | null;
+  /** Whether it counts as automatic (R8: a drain that needed no human step), not who made it. */
   automatic: boolean;
+  /** The operator who made the change, null for the scheduler's and the agent's own. */
+  by: string | null;
 }
 
 /** What each state means, in the words of the nodes page and the CLI. */

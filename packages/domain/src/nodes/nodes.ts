@@ -165,6 +165,13 @@ export async function getRepairQueue(prisma: PrismaClient, clusterName?: string)
 
 export async function getNodeEvents(prisma: PrismaClient, nodeId: string, limit = 30): Promise<NodeEventView[]> {
   const rows = await prisma.nodeEvent.findMany({ where: { nodeId }, orderBy: [{ at: "desc" }, { id: "desc" }], take: limit });
+  // Who made a change: an operator's name, or null for the scheduler's and the agent's own changes.
+  const ids = [...new Set(rows.flatMap((e) => (e.actorId ? [e.actorId] : [])))];
+  const names = new Map(
+    ids.length === 0
+      ? []
+      : (await prisma.user.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } })).map((u) => [u.id, u.name]),
+  );
   return rows.map((e) => ({
     id: e.id.toString(),
     at: e.at.toISOString(),
@@ -172,6 +179,7 @@ export async function getNodeEvents(prisma: PrismaClient, nodeId: string, limit 
     to: e.toState,
     reason: e.reason,
     automatic: e.automatic,
+    by: e.actorId ? (names.get(e.actorId) ?? null) : null,
   }));
 }
 
