@@ -1,12 +1,10 @@
 import type { Command } from "commander";
-import { NODE_STATE_WORDS, formatDuration, type NodeEventView, type NodeView } from "@tranche/contracts";
+import type { NodeEventView, NodeView } from "@tranche/contracts";
+import { formatDuration, nodeStateMeaning, nodeStateText } from "@tranche/contracts/format";
 import { api, loadConfig } from "./client";
 import { ago, table } from "./format";
 
 type Out = (value: unknown, text: () => string) => void;
-
-/** The first word of a state's meaning: "ready", "draining". */
-const stateWord = (s: NodeView["state"]) => NODE_STATE_WORDS[s].split(":")[0]!;
 
 /** "3 s ago", or "never" for a node never heard from. */
 const heard = (iso: string | null) => (iso ? `${ago(iso)} ago` : "never");
@@ -64,7 +62,7 @@ function actionText(n: NodeView, now = Date.now()): string {
     case "READY":
       return `${n.name} is ready: new work may start there.`;
     default:
-      return `${n.name} is ${NODE_STATE_WORDS[n.state]}.`;
+      return `${n.name} is ${nodeStateMeaning(n.state)}.`;
   }
 }
 
@@ -85,7 +83,7 @@ export function registerNodes(program: Command, out: Out): void {
               nodes.map((n) => [
                 n.name,
                 n.cluster,
-                stateWord(n.state) + (n.health === "UNHEALTHY" ? " (unhealthy)" : ""),
+                nodeStateText(n.state) + (n.health === "UNHEALTHY" ? " (unhealthy)" : ""),
                 `${n.usedGpus} of ${n.gpuCount}`,
                 n.busyPercent === null ? "-" : `${Math.round(n.busyPercent)}%`,
                 heard(n.lastHeartbeatAt),
@@ -105,7 +103,7 @@ export function registerNodes(program: Command, out: Out): void {
       const n = r.node;
       out(r, () =>
         [
-          `${n.name} (cluster ${n.cluster}): ${NODE_STATE_WORDS[n.state]}, for ${ago(n.stateChangedAt)}`,
+          `${n.name} (cluster ${n.cluster}): ${nodeStateMeaning(n.state)}, for ${ago(n.stateChangedAt)}`,
           ...(n.state !== "READY" && n.stateReason
             ? [`  why: ${n.stateReason}${n.drainIsManual ? " (an operator's drain)" : ""}`]
             : []),
@@ -118,7 +116,7 @@ export function registerNodes(program: Command, out: Out): void {
                 "Latest changes:",
                 ...r.events.map(
                   (e) =>
-                    `  ${ago(e.at)} ago  ${e.from ? `${stateWord(e.from)} -> ` : ""}${stateWord(e.to)}  ${e.reason ?? ""}${e.by ? ` (by ${e.by})` : ""}`,
+                    `  ${ago(e.at)} ago  ${e.from ? `${nodeStateText(e.from)} -> ` : ""}${nodeStateText(e.to)}  ${e.reason ?? ""}${e.by ? ` (by ${e.by})` : ""}`,
                 ),
               ]),
         ].join("\n"),

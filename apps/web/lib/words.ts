@@ -101,18 +101,8 @@ export function chartGpuHours(hours: number): number {
   return hours >= 100 ? Math.round(hours) : Math.round(hours * 10) / 10;
 }
 
-const NODE_STATES: Record<string, string> = {
-  READY: "ready",
-  CORDONED: "cordoned",
-  DRAINING: "draining",
-  REPAIR: "in repair",
-  DOWN: "down",
-};
-
 /** A node's state as a person says it ("in repair", not REPAIR); the stored code stays in JSON. */
-export function nodeStateText(state: string): string {
-  return NODE_STATES[state] ?? state.toLowerCase();
-}
+export { nodeStateText } from "@tranche/contracts/format";
 
 /** A fair-share ratio of a budget with no entitlement on the cluster (usage over nothing: unbounded). */
 export const NO_SHARE = "no share";

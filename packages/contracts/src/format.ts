@@ -46,3 +46,30 @@ export function expectedStartWords(
       : `, after ${list.length === 1 ? list[0] : `${list.slice(0, -1).join(", ")}${more ? ", " + list.at(-1) : " and " + list.at(-1)}`}${more}`;
   return `expected to start ${when}${tail}`;
 }
+
+/** A node's state as a person says it ("in repair", not REPAIR), for the nodes page and the CLI. */
+const NODE_STATE_NAMES: Record<string, string> = {
+  READY: "ready",
+  CORDONED: "cordoned",
+  DRAINING: "draining",
+  REPAIR: "in repair",
+  DOWN: "down",
+};
+
+export function nodeStateText(state: string): string {
+  return NODE_STATE_NAMES[state] ?? state.toLowerCase();
+}
+
+/** What a node's state means for its work (R8), after its name: "draining: no new work, ...". */
+const NODE_STATE_MEANINGS: Record<string, string> = {
+  READY: "new work may start there",
+  CORDONED: "no new work, its jobs keep running",
+  DRAINING: "no new work, its jobs leave as their contracts allow",
+  REPAIR: "empty, waiting for a repair",
+  DOWN: "not heard from",
+};
+
+export function nodeStateMeaning(state: string): string {
+  const meaning = NODE_STATE_MEANINGS[state];
+  return meaning ? `${nodeStateText(state)}: ${meaning}` : nodeStateText(state);
+}

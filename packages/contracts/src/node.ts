@@ -85,12 +85,3 @@ export interface NodeEventView {
   /** The operator who made the change, null for the scheduler's and the agent's own. */
   by: string | null;
 }
-
-/** What each state means, in the words of the nodes page and the CLI. */
-export const NODE_STATE_WORDS: Record<NodeState, string> = {
-  READY: "ready",
-  CORDONED: "cordoned: no new work, its jobs keep running",
-  DRAINING: "draining: no new work, its jobs leave as their contracts allow",
-  REPAIR: "in repair: empty, waiting for a repair",
-  DOWN: "down: not heard from",
-};

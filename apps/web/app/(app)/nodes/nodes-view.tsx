@@ -280,7 +280,11 @@ export function NodesView() {
                         <div key={e.id} className="small" style={{ padding: "0.2rem 0" }}>
                           <span className="muted">{when(e.at)}</span> {e.from ? nodeStateText(e.from) : "—"} →{" "}
                           <strong>{nodeStateText(e.to)}</strong> · {e.reason}
-                          {e.automatic ? <span className="faint"> (automatic)</span> : null}
+                          {e.by ? (
+                            <span className="faint"> (by {e.by})</span>
+                          ) : e.automatic ? (
+                            <span className="faint"> (automatic)</span>
+                          ) : null}
                         </div>
                       ))}
                     </div>
