@@ -59,6 +59,26 @@ function jsonGet(summary: string, operationId: string, description: string, erro
   };
 }
 
+/** A POST on one job (/jobs/{id}/...) that answers the job after the change, or an error. */
+function jobChange(summary: string, operationId: string, description = "The job after the change") {
+  return {
+    post: {
+      summary,
+      operationId,
+      parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } }],
+      responses: {
+        "200": {
+          description,
+          content: {
+            "application/json": { schema: { type: "object", properties: { job: { $ref: "#/components/schemas/Job" } } } },
+          },
+        },
+        ...errorResponses([401, 403, 404, 409]),
+      },
+    },
+  };
+}
+
 export function buildOpenApi(serverUrl = "/api/v1") {
   const listParams = Object.entries((schema(listJobsInput, "input") as { properties: Record<string, unknown> }).properties).map(
     ([name, s]) => ({
@@ -226,61 +246,19 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                 },
               },
             },
-            "/jobs/{id}/cancel": {
-              post: {
-                summary: "Cancel a job: pending -> CANCELLED; running -> STOPPING (SIGTERM, then SIGKILL after its grace period)",
-                operationId: "cancelJob",
-                parameters: [jobId],
-                responses: {
-                  "200": {
-                    description: "The job after cancelling",
-                    content: {
-                      "application/json": {
-                        schema: { type: "object", properties: { job: { $ref: "#/components/schemas/Job" } } },
-                      },
-                    },
-                  },
-                  ...errorResponses([401, 403, 404, 409]),
-                },
-              },
-            },
-            "/jobs/{id}/hold": {
-              post: {
-                summary: "Hold a pending job (its owner, operators, admins): the scheduler skips it until it is released",
-                operationId: "holdJob",
-                parameters: [jobId],
-                responses: {
-                  "200": {
-                    description: "The job after the change",
-                    content: {
-                      "application/json": {
-                        schema: { type: "object", properties: { job: { $ref: "#/components/schemas/Job" } } },
-                      },
-                    },
-                  },
-                  ...errorResponses([401, 403, 404, 409]),
-                },
-              },
-            },
-            "/jobs/{id}/release": {
-              post: {
-                summary:
-                  "Release a held job back into the queue in its place (its owner; an operator's or admin's hold only by an operator or admin)",
-                operationId: "releaseJob",
-                parameters: [jobId],
-                responses: {
-                  "200": {
-                    description: "The job after the change",
-                    content: {
-                      "application/json": {
-                        schema: { type: "object", properties: { job: { $ref: "#/components/schemas/Job" } } },
-                      },
-                    },
-                  },
-                  ...errorResponses([401, 403, 404, 409]),
-                },
-              },
-            },
+            "/jobs/{id}/cancel": jobChange(
+              "Cancel a job: pending -> CANCELLED; running -> STOPPING (SIGTERM, then SIGKILL after its grace period)",
+              "cancelJob",
+              "The job after cancelling",
+            ),
+            "/jobs/{id}/hold": jobChange(
+              "Hold a pending job (its owner, operators, admins): the scheduler skips it until it is released",
+              "holdJob",
+            ),
+            "/jobs/{id}/release": jobChange(
+              "Release a held job back into the queue in its place (its owner; an operator's or admin's hold only by an operator or admin)",
+              "releaseJob",
+            ),
             "/tokens": jsonGet(
               "Your API tokens (name, first characters, created, last used, expiry, revoked), never the tokens themselves",
               "listTokens",
