@@ -48,3 +48,18 @@ export function validity(expiresAt: string, now = Date.now()): string {
   const left = Math.max(0, Math.round((Date.parse(expiresAt) - now) / 60_000) * 60);
   return `valid for ${formatDuration(left)}, until ${new Date(expiresAt).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
+
+/**
+ * A moment as the web app's pages write it, in this terminal's time zone: "6 Dec, 15:41:34" (never a
+ * raw ISO timestamp, which reads as local time while it is UTC).
+ */
+export function when(iso: string, timeZone?: string): string {
+  return new Date(iso).toLocaleString("en-GB", {
+    day: "numeric",
+    month: "short",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    ...(timeZone ? { timeZone } : {}),
+  });
+}

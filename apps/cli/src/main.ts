@@ -28,7 +28,7 @@ import { registerSession } from "./session";
 import { registerTokens } from "./tokens";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
-import { ago, gpus as gpuWords, stoppingText, table } from "./format";
+import { ago, gpus as gpuWords, stoppingText, table, when } from "./format";
 
 const program = new Command();
 program
@@ -399,11 +399,7 @@ program
       // Titles, not kinds, as on the job page; --json keeps the kinds for scripts.
       const titles = d.events.map((e) => jobEventTitle(e.kind));
       const width = Math.max(0, ...titles.map((t) => t.length));
-      d.events.forEach((e, i) =>
-        lines.push(
-          `  ${new Date(e.at).toISOString().replace("T", " ").slice(0, 19)}  ${titles[i]!.padEnd(width)}  ${e.sentence}`,
-        ),
-      );
+      d.events.forEach((e, i) => lines.push(`  ${when(e.at).padEnd(16)}  ${titles[i]!.padEnd(width)}  ${e.sentence}`));
       return lines.join("\n");
     });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gpus, stoppingText, validity } from "../src/format";
+import { gpus, stoppingText, validity, when } from "../src/format";
 
 describe("CLI words", () => {
   it("counts GPUs as a person writes them", () => {
@@ -20,5 +20,10 @@ describe("CLI words", () => {
     expect(validity("2026-12-06T18:43:24.629Z", now)).toBe("valid for 1 h, until 2026-12-06 18:43 UTC");
     expect(validity("2026-12-09T17:43:21.000Z", now)).toBe("valid for 3 d, until 2026-12-09 17:43 UTC");
     expect(validity("2026-12-06T17:00:00.000Z", now)).toBe("valid for 0 s, until 2026-12-06 17:00 UTC");
+  });
+
+  it("writes a moment as the web app's pages do, in the terminal's time zone", () => {
+    expect(when("2026-12-06T15:41:34.120Z", "UTC")).toBe("6 Dec, 15:41:34");
+    expect(when("2026-12-06T15:41:34.120Z", "Europe/Paris")).toBe("6 Dec, 16:41:34");
   });
 });

@@ -31,7 +31,7 @@ describe("tranche: arrays, dependencies, retries", () => {
     expect(explain.stdout).toContain(`Array #${id}: task 7 of 0-9%2.`);
     expect(explain.stdout).toContain(`Starts after: #${parentId} succeeds.`);
     // The timeline says what happened in words (the job page's titles), not the event kinds.
-    expect(explain.stdout).toMatch(/\nTimeline:\n {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}Submitted +\S/);
+    expect(explain.stdout).toMatch(/\nTimeline:\n {2}\d{1,2} [A-Z][a-z]{2}, \d\d:\d\d:\d\d +Submitted +\S/);
     expect(explain.stdout).not.toContain("SUBMITTED");
     const cancel = await cli(["cancel", "--array", String(id)]);
     expect(cancel.stdout).toBe(`Array #${id}: 10 waiting tasks cancelled, 0 running tasks stopping.\n`);
