@@ -1,8 +1,8 @@
 import type { Command } from "commander";
-import { formatPpm, type BudgetTreeNodeView, type BudgetTreeResult } from "@tranche/contracts";
+import { formatPpm, type AllocationHistoryRow, type BudgetTreeNodeView, type BudgetTreeResult } from "@tranche/contracts";
 import { shareUsed } from "@tranche/contracts/format";
 import { api, CliError, loadConfig } from "./client";
-import { ago, table } from "./format";
+import { ago, table, when } from "./format";
 
 type Out = (value: unknown, text: () => string) => void;
 
@@ -49,7 +49,19 @@ export function budgetsText(tree: BudgetTreeResult, cluster: string, now = Date.
   );
 }
 
-/** `tranche budgets [cluster]`. */
+/** `tranche allocations`' lines: "6 Dec, 15:41:34  lab/language on b200: 40% -> 45%, by Maya Manager (note)". */
+export function allocationsText(changes: readonly AllocationHistoryRow[], timeZone?: string): string {
+  if (changes.length === 0) return "No allocation changes.";
+  return changes
+    .map(
+      (c) =>
+        `${when(c.at, timeZone)}  ${c.path} on ${c.cluster}: ${formatPpm(c.fromPpm)} -> ${formatPpm(c.toPpm)}` +
+        `${c.actor ? `, by ${c.actor}` : ""}${c.note ? ` (${c.note})` : ""}`,
+    )
+    .join("\n");
+}
+
+/** `tranche budgets [cluster]` and `tranche allocations`. */
 export function registerBudgets(program: Command, out: Out): void {
   program
     .command("budgets")
@@ -63,5 +75,19 @@ export function registerBudgets(program: Command, out: Out): void {
       if (cluster === null) throw new CliError(`Name a cluster: tranche budgets ${names.join(" | ")}`);
       if (!names.includes(cluster)) throw new CliError(`There is no cluster '${cluster}' (clusters: ${names.join(", ")})`);
       out(tree, () => budgetsText(tree, cluster));
+    });
+
+  program
+    .command("allocations")
+    .description("who changed which allocation when, newest first (a cluster's, a subtree's, or all)")
+    .argument("[cluster]", "cluster name")
+    .option("--budget <path>", "only this tree node and its subtree, e.g. lab/vision")
+    .option("--limit <n>", "at most this many (1-500)", "50")
+    .action(async (cluster: string | undefined, o: { budget?: string; limit: string }) => {
+      const q = new URLSearchParams({ limit: o.limit });
+      if (cluster !== undefined) q.set("cluster", cluster);
+      if (o.budget !== undefined) q.set("path", o.budget);
+      const r = await api<{ changes: AllocationHistoryRow[] }>(loadConfig(), "GET", `/allocation-changes?${q}`);
+      out(r, () => allocationsText(r.changes));
     });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { BudgetNodeStats, BudgetTreeNodeView, BudgetTreeResult } from "@tranche/contracts";
-import { budgetsText } from "../src/budgets";
+import { allocationsText, budgetsText } from "../src/budgets";
 
 const stats = (s: Partial<BudgetNodeStats>): BudgetNodeStats => ({
   ppm: 1_000_000,
@@ -72,5 +72,22 @@ describe("tranche budgets", () => {
       "    pretraining          60%              24.0% (61 GPUs)    150        0 / 1                       1.4 times its share",
       "  vision                 0%               0.0% (0 GPUs)      -          -                           no share",
     ]);
+  });
+
+  it("says each allocation change in a line: when, where, from and to, who and why", () => {
+    const row = { id: "1", at: "2026-12-06T15:41:34Z", path: "lab/language", cluster: "h100", fromPpm: 400_000, toPpm: 450_000 };
+    expect(
+      allocationsText(
+        [
+          { ...row, actor: "Maya Manager", note: "more for the eval push" },
+          { ...row, id: "2", fromPpm: 0, toPpm: 125_000, actor: null, note: null },
+        ],
+        "UTC",
+      ),
+    ).toBe(
+      "6 Dec, 15:41:34  lab/language on h100: 40% -> 45%, by Maya Manager (more for the eval push)\n" +
+        "6 Dec, 15:41:34  lab/language on h100: 0% -> 12.5%",
+    );
+    expect(allocationsText([])).toBe("No allocation changes.");
   });
 });

@@ -52,6 +52,9 @@ describe("tranche admin", () => {
       include: { allocations: true },
     });
     expect(node.allocations.map((a) => a.ppm)).toEqual([300_000]);
+    // The change is in the allocation history, with who made it.
+    const history = await cli("admin", ["allocations", "a100", "--budget", "lab/robotics"]);
+    expect(history.stdout).toMatch(/^\d{1,2} [A-Z][a-z]{2}, \d\d:\d\d:\d\d {2}lab\/robotics on a100: 0% -> 30%, by \S.*\n$/);
     const set = await cli("admin", ["admin", "user", "set", "rin@lab.example", "--role", "manager"]);
     expect(set.stdout).toContain("rin@lab.example: manager, active.");
     // Who may charge it, read from the command line as the budgets page shows it.

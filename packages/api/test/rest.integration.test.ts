@@ -180,6 +180,30 @@ describe("REST /api/v1", () => {
     expect((await call("GET", "/me", { token: spare.token })).status).toBe(401);
   });
 
+  it("lists allocation changes newest first, of a cluster and a subtree, and refuses what does not exist", async () => {
+    const r = await call("GET", "/allocation-changes?cluster=h100&path=lab/language&limit=500", { token: adaToken });
+    expect(r.status).toBe(200);
+    const paths = r.body.changes.map((c: { path: string }) => c.path) as string[];
+    expect(paths).toContain("lab/language");
+    expect(paths).toContain("lab/language/pretraining");
+    expect(paths.every((p) => p === "lab/language" || p.startsWith("lab/language/"))).toBe(true);
+    expect(r.body.changes.every((c: { cluster: string }) => c.cluster === "h100")).toBe(true);
+    expect(r.body.changes[0]).toMatchObject({ fromPpm: 0, note: "initial allocation" });
+    const times = r.body.changes.map((c: { at: string }) => Date.parse(c.at)) as number[];
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+    expect((await call("GET", "/allocation-changes?limit=2", { token: adaToken })).body.changes).toHaveLength(2);
+    for (const [q, status, says] of [
+      ["cluster=a100", 404, "There is no cluster 'a100'"],
+      ["path=lab/robots", 404, "There is no budget or tree node 'lab/robots'"],
+      ["limit=many", 400, "limit must be a number"],
+      ["limit=0", 400, "limit must be between 1 and 500"],
+      ["since=yesterday", 400, "unknown field 'since'"],
+    ] as const) {
+      const bad = await call("GET", `/allocation-changes?${q}`, { token: adaToken });
+      expect([bad.status, bad.body.error.message], q).toEqual([status, expect.stringContaining(says)]);
+    }
+  });
+
   it("serves the queue, budgets and clusters to any token", async () => {
     const q = await call("GET", "/queue/h100", { token: omarToken });
     expect(q.status).toBe(200);

@@ -28,6 +28,21 @@ const allocationsShape = {
 export const setAllocationsInput = strictObject(allocationsShape, "an allocation change");
 export type SetAllocationsInput = z.input<typeof setAllocationsInput>;
 
+/** REST GET /allocation-changes: a query string, so the limit comes as text. */
+export const allocationChangesQuery = strictObject(
+  {
+    cluster: text("cluster").min(1, "cluster is empty").max(200).optional(),
+    path: text("path").min(1, "path is empty").max(1000).optional(),
+    limit: z.coerce
+      .number({ error: "limit must be a number" })
+      .int("limit must be a whole number")
+      .min(1, "limit must be between 1 and 500")
+      .max(500, "limit must be between 1 and 500")
+      .default(50),
+  },
+  "the allocation history's query",
+);
+
 export const allocationHistoryInput = strictObject(
   {
     cluster: text("cluster").max(200).optional(),
@@ -120,4 +135,16 @@ export interface BudgetTreeResult {
   clusters: { id: string; name: string; gpuType: string; gpus: number; cycleAt: string | null; createdAt: string }[];
   root: BudgetTreeNodeView | null;
   managedPaths: string[];
+}
+
+/** One allocation change, as the budgets page's history, REST GET /allocation-changes and `tranche allocations` show it. */
+export interface AllocationHistoryRow {
+  id: string;
+  at: string;
+  path: string;
+  cluster: string;
+  fromPpm: number;
+  toPpm: number;
+  actor: string | null;
+  note: string | null;
 }

@@ -8,6 +8,7 @@ import {
 } from "@tranche/db";
 import {
   LIMITS,
+  allocationChangesQuery,
   fieldIssues,
   issuesSentence,
   jobIdInput,
@@ -30,6 +31,7 @@ import {
   getJobLogPage,
   getQueue,
   jobLogText,
+  listAllocationChanges,
   listApiTokens,
   listJobs,
   revokeApiToken,
@@ -194,6 +196,11 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     if (head === "budgets" && parts.length === 1 && method === "GET") return json(await getBudgetTree(prisma, actor));
     // Your API tokens, without their secrets, and revoking one (a leaked one, from the machine that
     // still works). Not creating one: a stolen token must not mint another that outlives its revoke.
+    // Who changed which allocation when (the budgets page's history), newest first.
+    if (head === "allocation-changes" && parts.length === 1 && method === "GET") {
+      const q = parse(allocationChangesQuery, Object.fromEntries(url.searchParams));
+      return json({ changes: await listAllocationChanges(prisma, q) });
+    }
     if (head === "tokens" && parts.length === 1 && method === "GET") return json({ tokens: await listApiTokens(prisma, actor) });
     if (head === "tokens" && parts.length === 3 && tail === "revoke" && method === "POST")
       return json({ token: await revokeApiToken(prisma, actor, parse(revokeTokenInput, { id }).id) });

@@ -3,6 +3,7 @@ import {
   LOG_PAGE_DEFAULT,
   LOG_PAGE_MAX,
   MAX_BATCH_JOBS,
+  allocationChangesQuery,
   apiError,
   formatBytes,
   jobView,
@@ -259,6 +260,20 @@ export function buildOpenApi(serverUrl = "/api/v1") {
               "Release a held job back into the queue in its place (its owner; an operator's or admin's hold only by an operator or admin)",
               "releaseJob",
             ),
+            "/allocation-changes": {
+              get: {
+                summary:
+                  "Allocation changes, newest first (the budgets page's history): who set which share when, and why; ?cluster=, ?path= (a tree node and its subtree), ?limit= (1-500, default 50)",
+                operationId: "listAllocationChanges",
+                parameters: Object.entries(
+                  (schema(allocationChangesQuery, "input") as { properties: Record<string, unknown> }).properties,
+                ).map(([name, s]) => ({ name, in: "query", required: false, schema: s })),
+                responses: {
+                  "200": { description: "{ changes }", content: { "application/json": { schema: { type: "object" } } } },
+                  ...errorResponses([400, 401, 404]),
+                },
+              },
+            },
             "/tokens": jsonGet(
               "Your API tokens (name, first characters, created, last used, expiry, revoked), never the tokens themselves",
               "listTokens",

@@ -1,9 +1,10 @@
-import type { BudgetTreeNodeView, BudgetTreeResult } from "@tranche/contracts";
+import type { AllocationHistoryRow, BudgetTreeNodeView, BudgetTreeResult } from "@tranche/contracts";
 import type { PrismaClient } from "@tranche/db";
 import { managedRootIds, type Actor } from "../auth/actor";
+import { notFound } from "../errors";
 import { loadWindowTree } from "../runtime/load-snapshot";
 
-export type { BudgetNodeStats, BudgetTreeNodeView, BudgetTreeResult } from "@tranche/contracts";
+export type { AllocationHistoryRow, BudgetNodeStats, BudgetTreeNodeView, BudgetTreeResult } from "@tranche/contracts";
 
 const num = (x: unknown): number | null => (typeof x === "number" && Number.isFinite(x) ? x : null);
 
@@ -109,25 +110,19 @@ export async function getBudgetTree(prisma: PrismaClient, actor: Actor | null): 
   };
 }
 
-export interface AllocationHistoryRow {
-  id: string;
-  at: string;
-  path: string;
-  cluster: string;
-  fromPpm: number;
-  toPpm: number;
-  actor: string | null;
-  note: string | null;
-}
-
+/**
+ * Allocation changes, newest first: of one cluster, of one tree node (by id, or by path with its
+ * subtree: what changed under a division), or all.
+ */
 export async function getAllocationHistory(
   prisma: PrismaClient,
-  input: { cluster?: string; treeNodeId?: string; limit?: number },
+  input: { cluster?: string; treeNodeId?: string; path?: string; limit?: number },
 ): Promise<AllocationHistoryRow[]> {
   const rows = await prisma.allocationChange.findMany({
     where: {
       ...(input.cluster ? { cluster: { name: input.cluster } } : {}),
       ...(input.treeNodeId ? { treeNodeId: input.treeNodeId } : {}),
+      ...(input.path ? { treeNode: { OR: [{ path: input.path }, { path: { startsWith: `${input.path}/` } }] } } : {}),
     },
     include: { treeNode: { select: { path: true } }, cluster: { select: { name: true } }, actor: { select: { name: true } } },
     orderBy: [{ at: "desc" }, { id: "desc" }],
@@ -143,4 +138,19 @@ export async function getAllocationHistory(
     actor: r.actor?.name ?? null,
     note: r.note,
   }));
+}
+
+/** getAllocationHistory for REST and the CLI: a cluster or tree node that does not exist is an error, not "no changes". */
+export async function listAllocationChanges(
+  prisma: PrismaClient,
+  input: { cluster?: string; path?: string; limit?: number },
+): Promise<AllocationHistoryRow[]> {
+  if (input.cluster !== undefined && !(await prisma.cluster.findUnique({ where: { name: input.cluster }, select: { id: true } })))
+    throw notFound(`There is no cluster '${input.cluster}'`);
+  if (
+    input.path !== undefined &&
+    !(await prisma.budgetTreeNode.findUnique({ where: { path: input.path }, select: { id: true } }))
+  )
+    throw notFound(`There is no budget or tree node '${input.path}'`);
+  return getAllocationHistory(prisma, input);
 }
