@@ -12,7 +12,7 @@ import {
   updateTreeNodeInput,
   updateUserInput,
 } from "@tranche/contracts";
-import { errorResponses, schema } from "./openapi-parts";
+import { errorResponses, queryParams, schema } from "./openapi-parts";
 
 // The administration routes of the OpenAPI document: request bodies come from the same zod schemas
 // the routes parse with, so the document cannot drift from what the server accepts.
@@ -65,9 +65,7 @@ type Op = Record<string, unknown>;
 type Paths = Record<string, Record<string, Op>>;
 
 function adminPaths(): Paths {
-  const auditParams = Object.entries(
-    (schema(auditQueryInput, "input") as { properties: Record<string, unknown> }).properties,
-  ).map(([name, s]) => ({ name, in: "query", required: false, schema: s }));
+  const auditParams = queryParams(auditQueryInput);
   return {
     "/clusters": {
       post: {

@@ -1,5 +1,5 @@
 import { nodeActionBody, nodeListQuery } from "@tranche/contracts";
-import { errorResponses, schema } from "./openapi-parts";
+import { errorResponses, queryParams, schema } from "./openapi-parts";
 
 const name = { name: "name", in: "path", required: true, description: "The node's name", schema: { type: "string" } };
 const nodeAnswer = (description: string) => ({
@@ -20,16 +20,13 @@ const action = (summary: string, operationId: string) => ({
 
 /** OpenAPI paths of node-routes.ts: the nodes page's view and its operators' actions. */
 export function withNodePaths<P extends Record<string, object>>(paths: P): P & Record<string, object> {
-  const query = Object.entries((schema(nodeListQuery, "input") as { properties: Record<string, unknown> }).properties).map(
-    ([n, s]) => ({ name: n, in: "query", required: false, schema: s }),
-  );
   const more: Record<string, object> = {
     "/nodes": {
       get: {
         summary:
           "Nodes (every cluster's, or ?cluster=), as the nodes page shows them: state and why, health, heartbeat, and which job, budget and user hold each GPU",
         operationId: "listNodes",
-        parameters: query,
+        parameters: queryParams(nodeListQuery),
         responses: {
           "200": { description: "Nodes by cluster and name", content: { "application/json": { schema: { type: "object" } } } },
           ...errorResponses([400, 401, 404]),

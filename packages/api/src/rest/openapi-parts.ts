@@ -5,6 +5,15 @@ import { z } from "zod";
 export const schema = (s: z.ZodType, io: "input" | "output") =>
   z.toJSONSchema(s, { io, target: "draft-2020-12", unrepresentable: "any" });
 
+/** The query parameters of a GET, one per field of the zod object its route parses the query with. */
+export const queryParams = (s: z.ZodType) =>
+  Object.entries((schema(s, "input") as { properties: Record<string, unknown> }).properties).map(([name, field]) => ({
+    name,
+    in: "query",
+    required: false,
+    schema: field,
+  }));
+
 export const errorResponses = (codes: number[]) =>
   Object.fromEntries(
     codes.map((c) => [

@@ -15,7 +15,7 @@ import { adminSchemas, withAdminPaths } from "./openapi-admin";
 import { withJobRulePaths } from "./openapi-job-rules";
 import { withNodePaths } from "./openapi-nodes";
 import { withSessionPaths } from "./openapi-sessions";
-import { errorResponses, schema } from "./openapi-parts";
+import { errorResponses, queryParams, schema } from "./openapi-parts";
 
 const JOB_LOG_PAGE_SCHEMA = {
   type: "object",
@@ -81,14 +81,7 @@ function jobChange(summary: string, operationId: string, description = "The job 
 }
 
 export function buildOpenApi(serverUrl = "/api/v1") {
-  const listParams = Object.entries((schema(listJobsInput, "input") as { properties: Record<string, unknown> }).properties).map(
-    ([name, s]) => ({
-      name,
-      in: "query",
-      required: false,
-      schema: s,
-    }),
-  );
+  const listParams = queryParams(listJobsInput);
   const jobId = { name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } };
   const logParams = [
     { name: "stream", in: "query", required: false, schema: { type: "string", enum: ["stdout", "stderr"] } },
@@ -265,9 +258,7 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                 summary:
                   "Allocation changes, newest first (the budgets page's history): who set which share when, and why; ?cluster=, ?path= (a tree node and its subtree), ?limit= (1-500, default 50)",
                 operationId: "listAllocationChanges",
-                parameters: Object.entries(
-                  (schema(allocationChangesQuery, "input") as { properties: Record<string, unknown> }).properties,
-                ).map(([name, s]) => ({ name, in: "query", required: false, schema: s })),
+                parameters: queryParams(allocationChangesQuery),
                 responses: {
                   "200": { description: "{ changes }", content: { "application/json": { schema: { type: "object" } } } },
                   ...errorResponses([400, 401, 404]),
