@@ -115,7 +115,6 @@ describe("tranche admin", () => {
       `Token laptop (${spare.apiToken.prefix}…) is revoked: every call with it is refused from now on.\n`,
     );
     expect((await w.db.prisma.apiToken.findUniqueOrThrow({ where: { id: spare.apiToken.id } })).revokedAt).not.toBeNull();
-    expect((await cli("ada", ["tokens"])).stdout).toMatch(/ laptop .*revoked \d+ s ago$/m);
   });
 
   it("hands a user a new set-password link by e-mail", async () => {

@@ -96,18 +96,11 @@ describe("tranche node", () => {
     expect(lines[6]).toBe("  3-7  free");
     expect(lines.at(-1)).toMatch(/^ {2}\d+ s ago {2}ready -> draining {2}fan failure \(by Omar Operator\)$/);
 
-    const again = await cli("omar", ["node", "drain", "b200-5"]);
-    expect(again.code).toBe(1);
-    expect(again.stderr).toContain("Cannot drain b200-5: it is DRAINING");
-
+    // Refused transitions, unknown nodes and `repaired` are the REST routes' (rest-nodes.integration.test.ts);
+    // here, what each command says. Every CLI process costs about a second of the suite.
     expect((await cli("omar", ["node", "uncordon", "b200-5"])).stdout).toBe("b200-5 is ready: new work may start there.\n");
     expect((await cli("omar", ["node", "cordon", "b200-5"])).stdout).toBe(
       "b200-5 is cordoned: nothing new starts there; the 2 jobs on it keep running.\n",
     );
-    expect((await cli("omar", ["node", "repaired", "b200-5", "--reason", "fan replaced"])).stdout).toBe(
-      "b200-5 is ready: new work may start there.\n",
-    );
-    const missing = await cli("omar", ["node", "drain", "b200-99"]);
-    expect(missing.stderr).toBe("tranche: There is no node 'b200-99'\n");
   });
 });
