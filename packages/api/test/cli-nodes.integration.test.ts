@@ -74,9 +74,9 @@ describe("tranche node", () => {
 
     const drain = await cli("omar", ["node", "drain", "b200-5", "--reason", "fan failure"]);
     expect(drain.stderr).toBe("");
-    // It says when the node will be empty: the last protection on it ends in an hour (59 min, 58 on a slow machine).
+    // It says when the node will be empty: the last protection on it ends in an hour (1 h, or 59 or 58 min on a slow machine).
     expect(drain.stdout).toMatch(
-      /^b200-5 is draining: nothing new starts there, and the 2 jobs on it leave as their contracts allow; then it goes to repair \(the last protection on it ends in 5[89] min\)\.\n$/,
+      /^b200-5 is draining: nothing new starts there, and the 2 jobs on it leave as their contracts allow; then it goes to repair \(the last protection on it ends in (1 h|5[89] min)\)\.\n$/,
     );
 
     const show = await cli("ada", ["node", "show", "b200-5"]);
@@ -87,10 +87,12 @@ describe("tranche node", () => {
     );
     expect(lines[1]).toBe("  why: fan failure (an operator's drain)");
     expect(lines[3]).toBe("GPUs (3 of 8 in use):");
-    // Protected for an hour from a moment ago: "59 min" more (floored), or 58 on a slow machine.
+    // Protected for an hour from a moment ago: "1 h" more, or 59 or 58 min on a slow machine.
     // A run of GPUs held alike is one line.
     expect(lines[4]).toMatch(
-      new RegExp(`^ {2}0-1 {2}job #${a} train \\(lab/language/pretraining, Ada Researcher\\), protected for 5[89] min more$`),
+      new RegExp(
+        `^ {2}0-1 {2}job #${a} train \\(lab/language/pretraining, Ada Researcher\\), protected for (1 h|5[89] min) more$`,
+      ),
     );
     expect(lines[5]).toMatch(new RegExp(`^ {2}2 {2}job #${b} train `));
     expect(lines[6]).toBe("  3-7  free");
