@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -262,70 +262,76 @@ test("the CLI and REST round-trip with a token created in the UI", async ({ page
   const token = (await page.getByTestId("new-token").textContent())!.trim();
   expect(token).toMatch(/^trn_/);
 
-  const env = { ...process.env, TRANCHE_CONFIG: join(mkdtempSync(join(tmpdir(), "tranche-cli-")), "config.json") };
-  const cli = async (...args: string[]) =>
-    (await run(process.execPath, ["apps/cli/bin/tranche.mjs", ...args], { env, cwd: process.cwd() })).stdout;
-  expect(await cli("login", "--url", baseURL!, "--token", token)).toContain("as Ada Researcher");
-  const submitted = JSON.parse(
-    await cli(
+  // The CLI's saved login (a token) lives in a folder of its own, removed when the journey ends.
+  const configDir = mkdtempSync(join(tmpdir(), "tranche-cli-"));
+  const env = { ...process.env, TRANCHE_CONFIG: join(configDir, "config.json") };
+  try {
+    const cli = async (...args: string[]) =>
+      (await run(process.execPath, ["apps/cli/bin/tranche.mjs", ...args], { env, cwd: process.cwd() })).stdout;
+    expect(await cli("login", "--url", baseURL!, "--token", token)).toContain("as Ada Researcher");
+    const submitted = JSON.parse(
+      await cli(
+        "--json",
+        "submit",
+        "--cluster",
+        "b200",
+        "--budget",
+        "lab/language/pretraining",
+        "--gpus",
+        "4",
+        "--min-runtime",
+        "30m",
+        "--resumable",
+        "--",
+        "python",
+        "eval.py",
+      ),
+    ) as {
+      job: { id: number; state: string; minRuntime: number };
+    };
+    expect(submitted.job).toMatchObject({ state: "PENDING", minRuntime: 1800 });
+    const id = submitted.job.id;
+    const ls = JSON.parse(await cli("--json", "ls")) as { jobs: { id: number }[] };
+    expect(ls.jobs.map((j) => j.id)).toContain(id);
+    expect(await cli("explain", String(id))).toContain(`Job #${id}`);
+    const queue = JSON.parse(await cli("--json", "queue", "b200")) as { pending: { id: number }[] };
+    expect(queue.pending.map((p) => p.id)).toContain(id);
+    expect(await cli("cancel", String(id))).toMatch(new RegExp(`Job #${id} (cancelled|is stopping)`));
+
+    const rest = await page.request.get(`/api/v1/jobs/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(rest.status()).toBe(200);
+    expect(((await rest.json()) as { job: { state: string } }).job.state).toMatch(/CANCELLED|STOPPING/);
+    const bad = await cli(
       "--json",
       "submit",
       "--cluster",
       "b200",
       "--budget",
-      "lab/language/pretraining",
+      "lab/vision/video",
       "--gpus",
       "4",
       "--min-runtime",
       "30m",
-      "--resumable",
       "--",
-      "python",
-      "eval.py",
-    ),
-  ) as {
-    job: { id: number; state: string; minRuntime: number };
-  };
-  expect(submitted.job).toMatchObject({ state: "PENDING", minRuntime: 1800 });
-  const id = submitted.job.id;
-  const ls = JSON.parse(await cli("--json", "ls")) as { jobs: { id: number }[] };
-  expect(ls.jobs.map((j) => j.id)).toContain(id);
-  expect(await cli("explain", String(id))).toContain(`Job #${id}`);
-  const queue = JSON.parse(await cli("--json", "queue", "b200")) as { pending: { id: number }[] };
-  expect(queue.pending.map((p) => p.id)).toContain(id);
-  expect(await cli("cancel", String(id))).toMatch(new RegExp(`Job #${id} (cancelled|is stopping)`));
+      "x",
+    ).catch((e: { stderr: string }) => e.stderr);
+    expect(bad).toContain("You may not charge budget 'lab/vision/video'");
 
-  const rest = await page.request.get(`/api/v1/jobs/${id}`, { headers: { authorization: `Bearer ${token}` } });
-  expect(rest.status()).toBe(200);
-  expect(((await rest.json()) as { job: { state: string } }).job.state).toMatch(/CANCELLED|STOPPING/);
-  const bad = await cli(
-    "--json",
-    "submit",
-    "--cluster",
-    "b200",
-    "--budget",
-    "lab/vision/video",
-    "--gpus",
-    "4",
-    "--min-runtime",
-    "30m",
-    "--",
-    "x",
-  ).catch((e: { stderr: string }) => e.stderr);
-  expect(bad).toContain("You may not charge budget 'lab/vision/video'");
-
-  // Revoked in the UI: the same token now gets 401 with a JSON body.
-  await page.reload();
-  await page
-    .getByRole("row", { name: /e2e laptop/ })
-    .getByRole("button", { name: "Revoke" })
-    .click();
-  await expect(page.getByRole("row", { name: /e2e laptop/ })).toContainText("revoked");
-  const after = await page.request.get(`/api/v1/jobs`, { headers: { authorization: `Bearer ${token}` } });
-  expect(after.status()).toBe(401);
-  expect(((await after.json()) as { error: { code: string } }).error.code).toBe("UNAUTHORIZED");
-  const spec = await page.request.get("/api/v1/openapi.json");
-  expect(((await spec.json()) as { openapi: string }).openapi).toBe("3.1.0");
+    // Revoked in the UI: the same token now gets 401 with a JSON body.
+    await page.reload();
+    await page
+      .getByRole("row", { name: /e2e laptop/ })
+      .getByRole("button", { name: "Revoke" })
+      .click();
+    await expect(page.getByRole("row", { name: /e2e laptop/ })).toContainText("revoked");
+    const after = await page.request.get(`/api/v1/jobs`, { headers: { authorization: `Bearer ${token}` } });
+    expect(after.status()).toBe(401);
+    expect(((await after.json()) as { error: { code: string } }).error.code).toBe("UNAUTHORIZED");
+    const spec = await page.request.get("/api/v1/openapi.json");
+    expect(((await spec.json()) as { openapi: string }).openapi).toBe("3.1.0");
+  } finally {
+    rmSync(configDir, { recursive: true, force: true });
+  }
 });
 
 // How fast the first rows appear is measured by bench/queue-render.bench.ts, not asserted here
