@@ -40,12 +40,19 @@ export function stoppingText(id: number, graceUntil: string | null, now = Date.n
 }
 
 /**
+ * Seconds until `iso`, to the nearest minute (negative once past): how long a link or token stays good,
+ * so a 3-day link read a second after it was made is still "3 d", not "2 d 23 h".
+ */
+export function secondsLeft(iso: string, now = Date.now()): number {
+  return Math.round((Date.parse(iso) - now) / 60_000) * 60;
+}
+
+/**
  * How long a one-time link or token stays good, in words a person reads: "valid for 3 d, until
  * 2026-12-09 17:43 UTC" (the exact moment in UTC, to the minute, for a server in another zone).
  */
 export function validity(expiresAt: string, now = Date.now()): string {
-  // To the nearest minute: a 3-day link read a second after it was made is still "3 d", not "2 d 23 h".
-  const left = Math.max(0, Math.round((Date.parse(expiresAt) - now) / 60_000) * 60);
+  const left = Math.max(0, secondsLeft(expiresAt, now));
   return `valid for ${formatDuration(left)}, until ${new Date(expiresAt).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 

@@ -425,23 +425,28 @@ program
     );
   });
 
-program
-  .command("hold")
-  .description("hold a pending job: the scheduler skips it until you release it (its owner, operators, admins)")
-  .argument("<job>", "job id")
-  .action(async (id: string) => {
-    const { job } = await api<{ job: JobView }>(loadConfig(), "POST", `/jobs/${encodeURIComponent(id)}/hold`);
-    out({ job }, () => `Job #${job.id} is held: the scheduler skips it until it is released (tranche release ${job.id}).`);
-  });
-
-program
-  .command("release")
-  .description("release a held job back into the queue, in its place by its budget and submit time")
-  .argument("<job>", "job id")
-  .action(async (id: string) => {
-    const { job } = await api<{ job: JobView }>(loadConfig(), "POST", `/jobs/${encodeURIComponent(id)}/release`);
-    out({ job }, () => `Job #${job.id} is released: back in the queue, in its place by its budget and submit time.`);
-  });
+// Hold and release: one POST on the job each, said in words.
+const heldChanges: [word: "hold" | "release", description: string, said: (id: number) => string][] = [
+  [
+    "hold",
+    "hold a pending job: the scheduler skips it until you release it (its owner, operators, admins)",
+    (id) => `Job #${id} is held: the scheduler skips it until it is released (tranche release ${id}).`,
+  ],
+  [
+    "release",
+    "release a held job back into the queue, in its place by its budget and submit time",
+    (id) => `Job #${id} is released: back in the queue, in its place by its budget and submit time.`,
+  ],
+];
+for (const [word, description, said] of heldChanges)
+  program
+    .command(word)
+    .description(description)
+    .argument("<job>", "job id")
+    .action(async (id: string) => {
+      const { job } = await api<{ job: JobView }>(loadConfig(), "POST", `/jobs/${encodeURIComponent(id)}/${word}`);
+      out({ job }, () => said(job.id));
+    });
 
 registerJobRules(program, out);
 registerLogs(program, json);

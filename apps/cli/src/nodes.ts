@@ -41,7 +41,7 @@ function gpuLines(gpus: readonly Gpu[], now = Date.now()): string[] {
   return lines;
 }
 
-/** ", within 1 h 58 min, when the last protection ends" for a draining node whose jobs are protected. */
+/** " (the last protection on it ends in 1 h 58 min)" for a draining node whose jobs are protected, else "". */
 function lastProtection(n: NodeView, now: number): string {
   const left = Math.max(0, ...n.gpus.map((g) => protectionLeft(g, now)));
   return left > 0 ? ` (the last protection on it ends in ${formatDuration(left)})` : "";

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { ApiTokenView } from "@tranche/contracts";
 import { formatDuration } from "@tranche/contracts/format";
 import { api, loadConfig } from "./client";
-import { ago, table } from "./format";
+import { ago, secondsLeft, table } from "./format";
 
 type Out = (value: unknown, text: () => string) => void;
 
@@ -10,8 +10,7 @@ type Out = (value: unknown, text: () => string) => void;
 function standing(t: ApiTokenView, now = Date.now()): string {
   if (t.revokedAt) return `revoked ${ago(t.revokedAt, now)} ago`;
   if (t.expiresAt === null) return "live";
-  // To the nearest minute, as a link's validity: a 90-day token made a second ago "expires in 90 d".
-  const left = Math.round((Date.parse(t.expiresAt) - now) / 60_000) * 60;
+  const left = secondsLeft(t.expiresAt, now);
   return left > 0 ? `live, expires in ${formatDuration(left)}` : `expired ${formatDuration(-left)} ago`;
 }
 

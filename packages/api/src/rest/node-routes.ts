@@ -1,6 +1,6 @@
 import type { PrismaClient } from "@tranche/db";
 import { NODE_ACTION_WORDS, nodeActionBody, nodeListQuery } from "@tranche/contracts";
-import { applyNodeActionNamed, getNodeNamed, listNodesOf, requireRole, revokeNodeCredential, type Actor } from "@tranche/domain";
+import { applyNodeAction, getNodeNamed, listNodesOf, requireNodeAction, revokeNodeCredential, type Actor } from "@tranche/domain";
 import { json, parse, readJson } from "./io";
 
 /**
@@ -27,7 +27,7 @@ export async function handleNodeRest(
   const nodeAction = Object.hasOwn(NODE_ACTION_WORDS, action!) ? NODE_ACTION_WORDS[action!]! : null;
   if (nodeAction === null) return null;
   // The role before the body: a researcher learns nothing of the input's shape from a 400.
-  requireRole(actor, ["OPERATOR"], action === "repaired" ? "mark nodes repaired" : `${action} nodes`);
+  requireNodeAction(actor, nodeAction);
   const { reason } = parse(nodeActionBody, await readJson(req, { optional: true }));
-  return json({ node: await applyNodeActionNamed(prisma, actor, name!, nodeAction, reason) });
+  return json({ node: await applyNodeAction(prisma, actor, { name: name! }, nodeAction, reason) });
 }

@@ -1,10 +1,6 @@
 import { markNotificationsReadInput, setDependenciesInput, setUserLimitInput, setWebhookInput } from "@tranche/contracts";
-import { errorResponses, schema } from "./openapi-parts";
+import { errorResponses, jsonAnswer, schema } from "./openapi-parts";
 
-const ok = (description: string) => ({
-  description,
-  content: { "application/json": { schema: { type: "object" } } },
-});
 const body = (s: Parameters<typeof schema>[0]) => ({
   required: true,
   content: { "application/json": { schema: schema(s, "input") } },
@@ -20,7 +16,7 @@ export function withJobRulePaths<P extends Record<string, object>>(paths: P): P 
         operationId: "setDependencies",
         parameters: [id],
         requestBody: body(setDependenciesInput),
-        responses: { "200": ok("{ jobId, after }"), ...errorResponses([400, 401, 403, 404, 409]) },
+        responses: { "200": jsonAnswer("{ jobId, after }"), ...errorResponses([400, 401, 403, 404, 409]) },
       },
     },
     "/arrays/{id}/cancel": {
@@ -28,7 +24,7 @@ export function withJobRulePaths<P extends Record<string, object>>(paths: P): P 
         summary: "Cancel every task of a job array that has not ended",
         operationId: "cancelArray",
         parameters: [id],
-        responses: { "200": ok("{ arrayId, cancelled, stopping }"), ...errorResponses([401, 403, 404]) },
+        responses: { "200": jsonAnswer("{ arrayId, cancelled, stopping }"), ...errorResponses([401, 403, 404]) },
       },
     },
     "/notifications": {
@@ -39,7 +35,7 @@ export function withJobRulePaths<P extends Record<string, object>>(paths: P): P 
           { name: "unread", in: "query", required: false, schema: { type: "boolean" } },
           { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 500 } },
         ],
-        responses: { "200": ok("{ notifications, unread }"), ...errorResponses([400, 401]) },
+        responses: { "200": jsonAnswer("{ notifications, unread }"), ...errorResponses([400, 401]) },
       },
     },
     "/notifications/read": {
@@ -47,16 +43,16 @@ export function withJobRulePaths<P extends Record<string, object>>(paths: P): P 
         summary: "Mark some (ids) or all of your notifications read",
         operationId: "markNotificationsRead",
         requestBody: body(markNotificationsReadInput),
-        responses: { "200": ok("{ marked }"), ...errorResponses([400, 401]) },
+        responses: { "200": jsonAnswer("{ marked }"), ...errorResponses([400, 401]) },
       },
     },
     "/me/webhook": {
-      get: { summary: "Your notification webhook", operationId: "getWebhook", responses: { "200": ok("{ url }") } },
+      get: { summary: "Your notification webhook", operationId: "getWebhook", responses: { "200": jsonAnswer("{ url }") } },
       put: {
         summary: "Set (or with null remove) the address your notifications are POSTed to as JSON",
         operationId: "setWebhook",
         requestBody: body(setWebhookInput),
-        responses: { "200": ok("{ url }"), ...errorResponses([400, 401]) },
+        responses: { "200": jsonAnswer("{ url }"), ...errorResponses([400, 401]) },
       },
     },
     "/budgets/user-limit": {
@@ -64,7 +60,7 @@ export function withJobRulePaths<P extends Record<string, object>>(paths: P): P 
         summary: "Set a budget's per-user GPU limit (its managers and admins; null removes it)",
         operationId: "setUserLimit",
         requestBody: body(setUserLimitInput),
-        responses: { "200": ok("{ budget, maxGpusPerUser }"), ...errorResponses([400, 401, 403]) },
+        responses: { "200": jsonAnswer("{ budget, maxGpusPerUser }"), ...errorResponses([400, 401, 403]) },
       },
     },
   };

@@ -1,5 +1,5 @@
 import { nodeActionBody, nodeListQuery } from "@tranche/contracts";
-import { errorResponses, queryParams, schema } from "./openapi-parts";
+import { errorResponses, jsonAnswer, queryParams, schema } from "./openapi-parts";
 
 const name = { name: "name", in: "path", required: true, description: "The node's name", schema: { type: "string" } };
 const nodeAnswer = (description: string) => ({
@@ -28,7 +28,7 @@ export function withNodePaths<P extends Record<string, object>>(paths: P): P & R
         operationId: "listNodes",
         parameters: queryParams(nodeListQuery),
         responses: {
-          "200": { description: "Nodes by cluster and name", content: { "application/json": { schema: { type: "object" } } } },
+          "200": jsonAnswer("Nodes by cluster and name"),
           ...errorResponses([400, 401, 404]),
         },
       },
@@ -39,7 +39,7 @@ export function withNodePaths<P extends Record<string, object>>(paths: P): P & R
         operationId: "getNode",
         parameters: [name],
         responses: {
-          "200": { description: "{ node, events }", content: { "application/json": { schema: { type: "object" } } } },
+          "200": jsonAnswer("{ node, events }"),
           ...errorResponses([401, 404]),
         },
       },

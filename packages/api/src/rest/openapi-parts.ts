@@ -14,6 +14,12 @@ export const queryParams = (s: z.ZodType) =>
     schema: field,
   }));
 
+/** A 200 (or 201) answer that is one JSON object, described in words. */
+export const jsonAnswer = (description: string) => ({
+  description,
+  content: { "application/json": { schema: { type: "object" } } },
+});
+
 export const errorResponses = (codes: number[]) =>
   Object.fromEntries(
     codes.map((c) => [

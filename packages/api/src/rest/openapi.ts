@@ -15,7 +15,7 @@ import { adminSchemas, withAdminPaths } from "./openapi-admin";
 import { withJobRulePaths } from "./openapi-job-rules";
 import { withNodePaths } from "./openapi-nodes";
 import { withSessionPaths } from "./openapi-sessions";
-import { errorResponses, queryParams, schema } from "./openapi-parts";
+import { errorResponses, jsonAnswer, queryParams, schema } from "./openapi-parts";
 
 const JOB_LOG_PAGE_SCHEMA = {
   type: "object",
@@ -53,7 +53,7 @@ function jsonGet(summary: string, operationId: string, description: string, erro
       summary,
       operationId,
       responses: {
-        "200": { description, content: { "application/json": { schema: { type: "object" } } } },
+        "200": jsonAnswer(description),
         ...errorResponses(errors),
       },
     },
@@ -208,7 +208,7 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                 operationId: "getJobEvents",
                 parameters: [jobId],
                 responses: {
-                  "200": { description: "Timeline", content: { "application/json": { schema: { type: "object" } } } },
+                  "200": jsonAnswer("Timeline"),
                   ...errorResponses([401, 404]),
                 },
               },
@@ -260,7 +260,7 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                 operationId: "listAllocationChanges",
                 parameters: queryParams(allocationChangesQuery),
                 responses: {
-                  "200": { description: "{ changes }", content: { "application/json": { schema: { type: "object" } } } },
+                  "200": jsonAnswer("{ changes }"),
                   ...errorResponses([400, 401, 404]),
                 },
               },
@@ -278,7 +278,7 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                 operationId: "revokeToken",
                 parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
                 responses: {
-                  "200": { description: "{ token }", content: { "application/json": { schema: { type: "object" } } } },
+                  "200": jsonAnswer("{ token }"),
                   ...errorResponses([400, 401, 403, 404]),
                 },
               },
@@ -299,7 +299,7 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                   },
                 ],
                 responses: {
-                  "200": { description: "Queue", content: { "application/json": { schema: { type: "object" } } } },
+                  "200": jsonAnswer("Queue"),
                   ...errorResponses([400, 401, 404]),
                 },
               },

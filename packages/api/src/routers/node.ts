@@ -19,14 +19,14 @@ export const nodeRouter = {
     .query(({ ctx, input }) => getNodeEvents(ctx.prisma, input.nodeId)),
   cordon: operator
     .input(nodeActionInput)
-    .mutation(({ ctx, input }) => applyNodeAction(ctx.prisma, ctx.user, input.nodeId, "cordon", input.reason)),
+    .mutation(({ ctx, input }) => applyNodeAction(ctx.prisma, ctx.user, { id: input.nodeId }, "cordon", input.reason)),
   drain: operator
     .input(nodeActionInput)
-    .mutation(({ ctx, input }) => applyNodeAction(ctx.prisma, ctx.user, input.nodeId, "drain", input.reason)),
+    .mutation(({ ctx, input }) => applyNodeAction(ctx.prisma, ctx.user, { id: input.nodeId }, "drain", input.reason)),
   uncordon: operator
     .input(nodeActionInput)
-    .mutation(({ ctx, input }) => applyNodeAction(ctx.prisma, ctx.user, input.nodeId, "uncordon", input.reason)),
+    .mutation(({ ctx, input }) => applyNodeAction(ctx.prisma, ctx.user, { id: input.nodeId }, "uncordon", input.reason)),
   markRepaired: operator
     .input(nodeActionInput)
-    .mutation(({ ctx, input }) => applyNodeAction(ctx.prisma, ctx.user, input.nodeId, "markRepaired", input.reason)),
+    .mutation(({ ctx, input }) => applyNodeAction(ctx.prisma, ctx.user, { id: input.nodeId }, "markRepaired", input.reason)),
 } satisfies TRPCRouterRecord;

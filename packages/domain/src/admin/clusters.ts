@@ -5,6 +5,7 @@ import { DomainError, badInput, conflict, notFound } from "../errors";
 import { forgetCachedNames } from "../jobs/submit-job";
 import { hashSecret, newEnrollmentToken } from "../runtime/credentials";
 import { resolveClusterPolicy, type ClusterPolicyColumns } from "../runtime/policy";
+import { clusterIdNamed } from "../cluster-named";
 import { writeAudit } from "./audit";
 import { giveRootWholeCluster, liveNodeByPath } from "./tree-admin";
 
@@ -147,14 +148,13 @@ export async function issueEnrollmentToken(
   input: { expiresIn: number; nodeName?: string },
 ): Promise<{ id: string; token: string; expiresAt: string; nodeName: string | null }> {
   requireRole(actor, ["OPERATOR"], "issue enrollment tokens");
-  const cluster = await prisma.cluster.findUnique({ where: { name: clusterName } });
-  if (!cluster) throw notFound(`There is no cluster '${clusterName}'`);
+  const clusterId = await clusterIdNamed(prisma, clusterName);
   const token = newEnrollmentToken();
   const expiresAt = new Date(Date.now() + input.expiresIn * 1000);
   const row = await prisma.$transaction(async (tx) => {
     const t = await tx.enrollmentToken.create({
       data: {
-        clusterId: cluster.id,
+        clusterId,
         tokenHash: hashSecret(token),
         createdBy: actor.id,
         expiresAt,
@@ -165,7 +165,7 @@ export async function issueEnrollmentToken(
       tx,
       actor,
       "enrollment-token.issue",
-      { type: "cluster", id: cluster.id, label: cluster.name },
+      { type: "cluster", id: clusterId, label: clusterName },
       {
         tokenId: t.id,
         expiresAt: expiresAt.toISOString(),

@@ -1,6 +1,7 @@
 import type { AllocationHistoryRow, BudgetTreeNodeView, BudgetTreeResult } from "@tranche/contracts";
 import type { PrismaClient } from "@tranche/db";
 import { managedRootIds, type Actor } from "../auth/actor";
+import { clusterIdNamed } from "../cluster-named";
 import { notFound } from "../errors";
 import { loadWindowTree } from "../runtime/load-snapshot";
 
@@ -145,8 +146,7 @@ export async function listAllocationChanges(
   prisma: PrismaClient,
   input: { cluster?: string; path?: string; limit?: number },
 ): Promise<AllocationHistoryRow[]> {
-  if (input.cluster !== undefined && !(await prisma.cluster.findUnique({ where: { name: input.cluster }, select: { id: true } })))
-    throw notFound(`There is no cluster '${input.cluster}'`);
+  if (input.cluster !== undefined) await clusterIdNamed(prisma, input.cluster);
   if (
     input.path !== undefined &&
     !(await prisma.budgetTreeNode.findUnique({ where: { path: input.path }, select: { id: true } }))

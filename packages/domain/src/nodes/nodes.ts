@@ -1,6 +1,7 @@
 import type { PrismaClient } from "@tranche/db";
 import type { GpuCell, NodeAction, NodeEventView, NodeState, NodeView } from "@tranche/contracts";
 import { requireRole, type Actor } from "../auth/actor";
+import { clusterIdNamed } from "../cluster-named";
 import { conflict, notFound } from "../errors";
 
 export type { GpuCell, NodeView } from "@tranche/contracts";
@@ -72,6 +73,11 @@ export async function listNodes(prisma: PrismaClient, clusterName?: string, node
   });
 }
 
+/** Operators (and admins) change nodes' states; checked before anything is read, by the routes too. */
+export function requireNodeAction(actor: Actor, action: NodeAction): void {
+  requireRole(actor, ["OPERATOR"], `${TRANSITIONS[action].verb} nodes`);
+}
+
 const TRANSITIONS: Record<NodeAction, { from: NodeState[]; to: NodeState; verb: string }> = {
   cordon: { from: ["READY"], to: "CORDONED", verb: "cordon" },
   drain: { from: ["READY", "CORDONED"], to: "DRAINING", verb: "drain" },
@@ -88,13 +94,15 @@ const TRANSITIONS: Record<NodeAction, { from: NodeState[]; to: NodeState; verb: 
 export async function applyNodeAction(
   prisma: PrismaClient,
   actor: Actor,
-  nodeId: string,
+  /** The node by id (the nodes page) or by name (REST and the CLI; names are unique across clusters). */
+  which: { id: string } | { name: string },
   action: NodeAction,
   reason?: string,
 ): Promise<NodeView> {
-  requireRole(actor, ["OPERATOR"], `${TRANSITIONS[action].verb} nodes`);
-  const node = await prisma.node.findUnique({ where: { id: nodeId } });
-  if (!node) throw notFound(`There is no node '${nodeId}'`);
+  requireNodeAction(actor, action);
+  const node = await prisma.node.findUnique({ where: which });
+  if (!node) throw notFound(`There is no node '${"id" in which ? which.id : which.name}'`);
+  const nodeId = node.id;
   const t = TRANSITIONS[action];
   if (!t.from.includes(node.state))
     throw conflict(
@@ -185,34 +193,13 @@ export async function getNodeEvents(prisma: PrismaClient, nodeId: string, limit 
 
 /** listNodes for the REST route and the CLI: a cluster that does not exist is an error, not an empty list. */
 export async function listNodesOf(prisma: PrismaClient, clusterName?: string): Promise<NodeView[]> {
-  if (clusterName !== undefined && !(await prisma.cluster.findUnique({ where: { name: clusterName }, select: { id: true } })))
-    throw notFound(`There is no cluster '${clusterName}'`);
+  if (clusterName !== undefined) await clusterIdNamed(prisma, clusterName);
   return listNodes(prisma, clusterName);
-}
-
-/** A node's id by its name (names are unique across clusters), for the routes that name nodes. */
-async function nodeIdNamed(prisma: PrismaClient, name: string): Promise<string> {
-  const node = await prisma.node.findUnique({ where: { name }, select: { id: true } });
-  if (!node) throw notFound(`There is no node '${name}'`);
-  return node.id;
 }
 
 /** One node by name with its latest state changes (REST GET /nodes/{name}, `tranche node show`). */
 export async function getNodeNamed(prisma: PrismaClient, name: string): Promise<{ node: NodeView; events: NodeEventView[] }> {
-  const id = await nodeIdNamed(prisma, name);
   const [node] = await listNodes(prisma, undefined, name);
   if (!node) throw notFound(`There is no node '${name}'`);
-  return { node, events: await getNodeEvents(prisma, id) };
-}
-
-/** applyNodeAction for a node named as the REST routes and the CLI name it. The role is checked first. */
-export async function applyNodeActionNamed(
-  prisma: PrismaClient,
-  actor: Actor,
-  name: string,
-  action: NodeAction,
-  reason?: string,
-): Promise<NodeView> {
-  requireRole(actor, ["OPERATOR"], `${TRANSITIONS[action].verb} nodes`);
-  return applyNodeAction(prisma, actor, await nodeIdNamed(prisma, name), action, reason);
+  return { node, events: await getNodeEvents(prisma, node.id) };
 }
