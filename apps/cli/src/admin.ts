@@ -5,9 +5,7 @@ import type { Command } from "commander";
 import { formatExactDuration, parsePercentToPpm, type SharePreview } from "@tranche/contracts";
 import { shareUsed } from "@tranche/contracts/format";
 import { api, CliError, loadConfig } from "./client";
-import { ago, table, validity } from "./format";
-
-type Out = (value: unknown, text: () => string) => void;
+import { ago, table, validity, type Out } from "./format";
 
 const enc = (path: string) => path.split("/").map(encodeURIComponent).join("/");
 

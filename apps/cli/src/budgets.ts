@@ -2,9 +2,7 @@ import type { Command } from "commander";
 import { formatPpm, type AllocationHistoryRow, type BudgetTreeNodeView, type BudgetTreeResult } from "@tranche/contracts";
 import { shareUsed } from "@tranche/contracts/format";
 import { api, CliError, loadConfig } from "./client";
-import { ago, table, when } from "./format";
-
-type Out = (value: unknown, text: () => string) => void;
+import { ago, table, when, type Out } from "./format";
 
 const gpuHours = (sec: number | null) => (sec === null ? "-" : Math.round(sec / 3600).toLocaleString("en-US"));
 

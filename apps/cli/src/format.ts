@@ -1,5 +1,8 @@
 import { formatDuration } from "@tranche/contracts/format";
 
+/** How a command prints: `value` as JSON under --json, else the words `text()` gives (main.ts). */
+export type Out = (value: unknown, text: () => string) => void;
+
 /** Plain-text tables for terminals: columns padded to the widest cell, long cells cut with … */
 export function table(head: string[], rows: (string | number)[][], maxWidth = process.stdout.columns || 160): string {
   const cells = rows.map((r) => r.map((c) => String(c)));

@@ -1,9 +1,7 @@
 import type { Command } from "commander";
 import type { JobView } from "@tranche/contracts";
 import { api, loadConfig } from "./client";
-import { ago, table } from "./format";
-
-type Out = (value: unknown, text: () => string) => void;
+import { ago, table, type Out } from "./format";
 
 /** "task 7 of 0-99%10". */
 export const taskText = (a: NonNullable<JobView["array"]>): string => `task ${a.index} of ${a.spec}`;

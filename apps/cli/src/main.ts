@@ -28,7 +28,7 @@ import { registerSession } from "./session";
 import { registerTokens } from "./tokens";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
-import { ago, gpus as gpuWords, stoppingText, table, when } from "./format";
+import { ago, gpus as gpuWords, stoppingText, table, when, type Out } from "./format";
 
 const program = new Command();
 program
@@ -38,7 +38,7 @@ program
   .showHelpAfterError();
 
 const json = () => program.opts<{ json?: boolean }>().json === true;
-const out = (value: unknown, text: () => string) => console.log(json() ? JSON.stringify(value, null, 2) : text());
+const out: Out = (value, text) => console.log(json() ? JSON.stringify(value, null, 2) : text());
 
 interface QueueResponse {
   cluster: { name: string; gpus: number; readyGpus: number };

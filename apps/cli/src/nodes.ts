@@ -2,9 +2,7 @@ import type { Command } from "commander";
 import type { NodeEventView, NodeView } from "@tranche/contracts";
 import { formatDuration, nodeStateMeaning, nodeStateText } from "@tranche/contracts/format";
 import { api, loadConfig } from "./client";
-import { ago, table } from "./format";
-
-type Out = (value: unknown, text: () => string) => void;
+import { ago, table, type Out } from "./format";
 
 /** "3 s ago", or "never" for a node never heard from. */
 const heard = (iso: string | null) => (iso ? `${ago(iso)} ago` : "never");

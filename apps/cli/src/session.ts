@@ -2,8 +2,7 @@
 import type { Command } from "commander";
 import { formatDuration, startSessionInput, type JobView } from "@tranche/contracts";
 import { api, CliError, loadConfig } from "./client";
-
-type Out = (value: unknown, text: () => string) => void;
+import type { Out } from "./format";
 
 export function registerSession(program: Command, out: Out): void {
   program

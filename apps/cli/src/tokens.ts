@@ -2,9 +2,7 @@ import type { Command } from "commander";
 import type { ApiTokenView } from "@tranche/contracts";
 import { formatDuration } from "@tranche/contracts/format";
 import { api, loadConfig } from "./client";
-import { ago, secondsLeft, table } from "./format";
-
-type Out = (value: unknown, text: () => string) => void;
+import { ago, secondsLeft, table, type Out } from "./format";
 
 /** Where a token stands, in words: "live, expires in 89 d", "revoked 2 h ago", "expired 3 d ago". */
 function standing(t: ApiTokenView, now = Date.now()): string {
@@ -20,8 +18,9 @@ export function registerTokens(program: Command, out: Out): void {
     .command("tokens")
     .description("your API tokens: name, first characters, last use, expiry (new ones are made in the web app)")
     .action(async () => {
-      const { tokens } = await api<{ tokens: ApiTokenView[] }>(loadConfig(), "GET", "/tokens");
-      const mine = loadConfig().token.slice(0, 10);
+      const config = loadConfig();
+      const { tokens } = await api<{ tokens: ApiTokenView[] }>(config, "GET", "/tokens");
+      const mine = config.token.slice(0, 10);
       out({ tokens }, () =>
         tokens.length === 0
           ? "No API tokens."

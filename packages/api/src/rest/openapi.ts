@@ -60,6 +60,28 @@ function jsonGet(summary: string, operationId: string, description: string, erro
   };
 }
 
+/** An answer `{ job }`: one job. */
+const jobAnswer = (description: string) => ({
+  description,
+  content: {
+    "application/json": { schema: { type: "object", properties: { job: { $ref: "#/components/schemas/Job" } } } },
+  },
+});
+
+/** An answer `{ jobs }`: a list of jobs. */
+const jobsAnswer = (description: string) => ({
+  description,
+  content: {
+    "application/json": {
+      schema: {
+        type: "object",
+        properties: { jobs: { type: "array", items: { $ref: "#/components/schemas/Job" } } },
+        required: ["jobs"],
+      },
+    },
+  },
+});
+
 /** A POST on one job (/jobs/{id}/...) that answers the job after the change, or an error. */
 function jobChange(summary: string, operationId: string, description = "The job after the change") {
   return {
@@ -67,15 +89,7 @@ function jobChange(summary: string, operationId: string, description = "The job 
       summary,
       operationId,
       parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } }],
-      responses: {
-        "200": {
-          description,
-          content: {
-            "application/json": { schema: { type: "object", properties: { job: { $ref: "#/components/schemas/Job" } } } },
-          },
-        },
-        ...errorResponses([401, 403, 404, 409]),
-      },
+      responses: { "200": jobAnswer(description), ...errorResponses([401, 403, 404, 409]) },
     },
   };
 }
@@ -122,18 +136,7 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                 operationId: "listJobs",
                 parameters: listParams,
                 responses: {
-                  "200": {
-                    description: "Jobs, newest first",
-                    content: {
-                      "application/json": {
-                        schema: {
-                          type: "object",
-                          properties: { jobs: { type: "array", items: { $ref: "#/components/schemas/Job" } } },
-                          required: ["jobs"],
-                        },
-                      },
-                    },
-                  },
+                  "200": jobsAnswer("Jobs, newest first"),
                   ...errorResponses([400, 401, 403]),
                 },
               },
@@ -168,18 +171,7 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                   content: { "application/json": { schema: { $ref: "#/components/schemas/SubmitJobBatch" } } },
                 },
                 responses: {
-                  "201": {
-                    description: "The jobs, PENDING, in the order submitted",
-                    content: {
-                      "application/json": {
-                        schema: {
-                          type: "object",
-                          properties: { jobs: { type: "array", items: { $ref: "#/components/schemas/Job" } } },
-                          required: ["jobs"],
-                        },
-                      },
-                    },
-                  },
+                  "201": jobsAnswer("The jobs, PENDING, in the order submitted"),
                   ...errorResponses([400, 401, 403, 413]),
                 },
               },
@@ -190,14 +182,7 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                 operationId: "getJob",
                 parameters: [jobId],
                 responses: {
-                  "200": {
-                    description: "The job",
-                    content: {
-                      "application/json": {
-                        schema: { type: "object", properties: { job: { $ref: "#/components/schemas/Job" } } },
-                      },
-                    },
-                  },
+                  "200": jobAnswer("The job"),
                   ...errorResponses([401, 404]),
                 },
               },
