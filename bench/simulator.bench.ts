@@ -1,8 +1,8 @@
 /**
  * Simulator benchmarks (issue 4, "Quality and speed"). Prints markdown for bench/README.md.
  *
- *   node --import tsx bench/simulator.bench.ts quality [--scenario FILE[,FILE]] [--policies fairshare,priority,fifo] [--days N] [--from D]
- *   node --import tsx bench/simulator.bench.ts speed   [--scenario FILE] [--policy fairshare] [--days N] [--from D] [--cpu-per-cycle]
+ *   node --import tsx bench/simulator.bench.ts quality [--scenario FILE[,FILE]] [--policies fairshare,priority,fifo] [--days N] [--from D] [--load L]
+ *   node --import tsx bench/simulator.bench.ts speed   [--scenario FILE] [--policy fairshare] [--days N] [--from D] [--load L] [--cpu-per-cycle]
  *   node --import tsx bench/simulator.bench.ts forecast [--scenario FILE]
  *
  * Every mode runs with the worker's V8 heap flags (it re-runs itself with them); `--default-v8` omits them.
@@ -10,7 +10,8 @@
  * quality: philly-overload.yaml (60 days at 1.5x, a tree that does not follow demand),
  *   philly-merged.yaml (a week at 2x) and helios-overload.yaml (18 days at 1.5x, jobs of 64-160 GPUs);
  *   one table per scenario, one column per policy, the issue 12 rows with the fairshare targets. `--days N` stops N days after the warm-up (for iteration);
- *   `--from D` measures from day D of an imported scenario's window, on the same pool (loadFrom).
+ *   `--from D` measures from day D of an imported scenario's window, on the same pool; `--load L` re-imports
+ *   it on a pool sized for L times its capacity in demand instead of its own load (reimport).
  *   "demand/capacity" is measured: the mean GPUs asked by all jobs (pending or running, from submit
  *   to their end) over the mean healthy GPUs; the allocated jobs' share of it is printed too.
  * speed: every Philly job (apps/simulator/scenarios/philly-all.yaml, ~110k jobs); target <= 20 s
@@ -136,25 +137,38 @@ interface Run {
 }
 
 /**
- * The scenario from day `from` of its measured window on: an imported scenario re-imported from that
- * day, on the same pool (its node count fixed, not re-sized for the later window's load), with its
- * warm-up. Windows of one long workload to tune on without tuning on one window.
+ * An imported one-cluster scenario imported again with other knobs, the rest of the file as it is:
+ * - `from`: from day `from` of its measured window on, with its warm-up, on the same pool (its node count
+ *   fixed, not re-sized for the later window's load): windows of one long workload to tune on without
+ *   tuning on one window;
+ * - `load`: on a pool sized so the submitted GPU-time is `load` times its capacity (the importer's `load`),
+ *   the same jobs, tree and teams: the workload at the 2-3x of the labs Tranche is built for.
  */
-function loadFrom(file: string, from: number): Scenario {
+function reimport(file: string, knobs: { from?: number | undefined; load?: number | undefined }): Scenario {
   const whole = loadScenarioFile(file);
   const raw = parseYaml(readFileSync(file, "utf8")) as { import?: Record<string, unknown> };
   const imp = raw.import;
-  if (!imp || whole.clusters.length !== 1) throw new Error(`--from needs an imported one-cluster scenario (${file})`);
-  const { load: _load, ...rest } = imp;
-  const days = Number(imp.days ?? 0) - from;
-  if (!(from > 0 && days > 0)) throw new Error(`--from ${from}: outside the scenario's ${String(imp.days)} days`);
-  raw.import = { ...rest, fromDay: Number(imp.fromDay ?? 0) + from, days, nodes: whole.clusters[0]!.nodes };
+  if (!imp || whole.clusters.length !== 1) throw new Error(`--from and --load need an imported one-cluster scenario (${file})`);
+  const { from, load } = knobs;
+  let next: Record<string, unknown> = { ...imp };
+  if (from !== undefined) {
+    const days = Number(imp.days ?? 0) - from;
+    if (!(from > 0 && days > 0)) throw new Error(`--from ${from}: outside the scenario's ${String(imp.days)} days`);
+    const { load: _load, ...rest } = next;
+    next = { ...rest, fromDay: Number(imp.fromDay ?? 0) + from, days, nodes: whole.clusters[0]!.nodes };
+  }
+  if (load !== undefined) {
+    if (!(load > 0)) throw new Error(`--load ${load}: must be a positive number`);
+    const { nodes: _nodes, ...rest } = next;
+    next = { ...rest, load };
+  }
+  raw.import = next;
   return validateScenario(raw, { file, baseDir: dirname(file) });
 }
 
-function run(file: string, policy: PolicyName, days?: number, fromDay?: number): Run {
+function run(file: string, policy: PolicyName, days?: number, fromDay?: number, load?: number): Run {
   const t0 = performance.now();
-  let scenario = fromDay === undefined ? loadScenarioFile(file) : loadFrom(file, fromDay);
+  let scenario = fromDay === undefined && load === undefined ? loadScenarioFile(file) : reimport(file, { from: fromDay, load });
   if (days !== undefined) {
     // A shorter measured window for iteration: stop `days` after the warm-up.
     const until = scenario.simulation.measureFrom + days * 86400;
@@ -196,10 +210,10 @@ const QUALITY_SCENARIOS = [
 ];
 
 /** One figure per policy, as rows: the issue's table, policies side by side, with the fairshare target. */
-function printQuality(file: string, runs: Run[]): void {
+function printQuality(file: string, runs: Run[], load?: number): void {
   const first = runs[0]!;
   console.log(
-    `\nScenario \`${file.slice(ROOT.length + 1)}\`: ${first.jobs} jobs, ${first.gpus} GPUs, ${first.days.toFixed(1)} days measured; demand/capacity (${first.report.policy} run) ${first.demandRatio.toFixed(2)}x, of which allocated jobs ${first.allocatedDemandRatio.toFixed(2)}x.\n`,
+    `\nScenario \`${file.slice(ROOT.length + 1)}\`${load === undefined ? "" : ` at load ${load}`}: ${first.jobs} jobs, ${first.gpus} GPUs, ${first.days.toFixed(1)} days measured; demand/capacity (${first.report.policy} run) ${first.demandRatio.toFixed(2)}x, of which allocated jobs ${first.allocatedDemandRatio.toFixed(2)}x.\n`,
   );
   const rows: [string, string, (r: Run) => string][] = [
     [
@@ -248,27 +262,37 @@ const pct = (x: number | null): string => (x === null ? "—" : `${(x * 100).toF
 const secs = (x: number | null): string =>
   x === null ? "—" : x < 120 ? `${x} s` : x < 7200 ? `${(x / 60).toFixed(1)} min` : `${(x / 3600).toFixed(1)} h`;
 
+/** A number option, or undefined when not given. */
+function num(v: string): number | undefined {
+  if (v === "") return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new Error(`--days, --from and --load take a number, got '${v}'`);
+  return n;
+}
+
 if (mode === "quality") {
   const given = opt("scenario", "");
   const files = (given ? given.split(",") : QUALITY_SCENARIOS).map((f) => resolve(ROOT, f));
   const policies = opt("policies", "fairshare,priority,fifo").split(",") as PolicyName[];
   const days = opt("days", "");
   const from = opt("from", "");
+  const load = opt("load", "");
   for (const file of files) {
     const runs = policies.map((p) => {
-      const r = run(file, p, days === "" ? undefined : Number(days), from === "" ? undefined : Number(from));
+      const r = run(file, p, num(days), num(from), num(load));
       process.stderr.write(`${file.slice(ROOT.length + 1)} ${p}: ${(r.wallMs / 1000).toFixed(1)} s\n`);
       return r;
     });
-    printQuality(file, runs);
+    printQuality(file, runs, num(load));
   }
 } else if (mode === "speed") {
   const file = resolve(ROOT, opt("scenario", "apps/simulator/scenarios/philly-all.yaml"));
   const policy = opt("policy", "fairshare") as PolicyName;
   const days = opt("days", "");
   const from = opt("from", "");
+  const load = opt("load", "");
   const cpu0 = process.cpuUsage();
-  const r = run(file, policy, days === "" ? undefined : Number(days), from === "" ? undefined : Number(from));
+  const r = run(file, policy, num(days), num(from), num(load));
   const cpu = process.cpuUsage(cpu0);
   const t = r.timing;
   console.log(
