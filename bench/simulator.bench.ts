@@ -40,6 +40,7 @@ import {
   validateScenario,
   type PolicyName,
   type Report,
+  type WaitingCount,
   type Scenario,
 } from "@tranche/simulator";
 import { SCHEDULER_V8_FLAGS } from "../scripts/platform/v8-flags";
@@ -202,6 +203,13 @@ function run(file: string, policy: PolicyName, days?: number, fromDay?: number, 
   };
 }
 
+/** How many jobs were still waiting at the end, all and >= 64 GPUs, each with the p90 of their waits so far. */
+function stillWaiting(report: Report): string {
+  const { all, large } = report.queueWait.stillWaiting;
+  const one = (w: WaitingCount): string => (w.count === 0 ? "0" : `${w.count.toLocaleString("en-US")} (${secs(w.p90)})`);
+  return `${one(all)} / ${one(large)}`;
+}
+
 /** The quality scenarios (issue 12): sustained overload on trees that do not follow demand (Philly, and Helios with large jobs), and merged Philly. */
 const QUALITY_SCENARIOS = [
   "apps/simulator/scenarios/philly-overload.yaml",
@@ -230,6 +238,8 @@ function printQuality(file: string, runs: Run[], load?: number): void {
     ["debug-lane p90 wait", "<= 30 s", (r) => secs(r.report.queueWait.debug.p90)],
     [">= 64-GPU jobs p90 wait", "<= 12 h", (r) => secs(r.report.queueWait.large.p90)],
     ["all jobs p50 / p90 wait", "", (r) => `${secs(r.report.queueWait.all.p50)} / ${secs(r.report.queueWait.all.p90)}`],
+    // The waits above count starts: a job that never started is in none of them.
+    ["still waiting at the end: all jobs / >= 64 GPUs (p90 so far)", "", (r) => stillWaiting(r.report)],
     [
       "preemptions per job / preempted GPU-h vs capacity",
       "<= 0.15 / <= 8%",

@@ -326,6 +326,8 @@ class Simulation {
     const end = this.scenario.simulation.until ?? this.now;
     this.advance(end);
     this.recorder.finish(end);
+    for (const job of this.jobs.values())
+      if (job.phase === "pending") this.recorder.stillWaiting(job.cluster.index, job.spec, job.queuedAt);
     return {
       recorder: this.recorder,
       end,

@@ -11,7 +11,7 @@ export {
 } from "./run.js";
 export { ForecastMeter, type ForecastReport } from "./forecast-meter.js";
 export { simulate, type CycleFn, type NewCycle, type SimulationOutput } from "./engine.js";
-export { buildReport, type Report } from "./report.js";
+export { buildReport, type Report, type WaitingCount } from "./report.js";
 export { loadScenarioFile, validateScenario } from "./scenario.js";
 export { parseTraceCsv, formatTraceCsv, TRACE_COLUMNS } from "./trace.js";
 export { createEventSink, createMemorySink, type SimEvent, type EventSink } from "./events-log.js";

@@ -14,6 +14,7 @@ import {
   type PolicyConfig,
   type PreemptionRecord,
   type RunSegment,
+  type WaitingJob,
   type SegmentEndReason,
 } from "@tranche/scheduler-core";
 import type { StopCause } from "./events-log.js";
@@ -52,6 +53,8 @@ export class MeasureRecorder {
   private readonly clusters: ClusterRec[];
   readonly segments: RunSegment[] = [];
   readonly preemptions: PreemptionRecord[] = [];
+  /** The jobs still waiting at the end (filled by the engine when the run ends). */
+  readonly waiting: WaitingJob[] = [];
   private end = 0;
 
   constructor(
@@ -139,18 +142,30 @@ export class MeasureRecorder {
       queuedAt,
       startedAt: t,
       endedAt: null,
-      // The debug lane by contract (SPEC §2: maxRuntime <= 15 min, gpus <= debugMaxGpus, charged like
-      // allocated work, so only on a budget with an allocation here), whatever the policy decided.
-      debug:
-        job.maxRuntime !== null &&
-        job.maxRuntime <= this.policy.debugMaxRuntime &&
-        job.gpus <= this.policy.debugMaxGpus &&
-        (c.info.leaves.get(job.budget) ?? 0) > 0,
+      debug: this.debugContract(c, job),
       charged,
       endReason: null,
     };
     this.segments.push(seg);
     return seg;
+  }
+
+  /** A job still waiting when the run ends (queuedAt: its submit or latest requeue). */
+  stillWaiting(ci: number, job: SimJob, queuedAt: number): void {
+    this.waiting.push({ gpus: job.gpus, queuedAt, debug: this.debugContract(this.clusters[ci]!, job) });
+  }
+
+  /**
+   * The debug lane by contract (SPEC §2: maxRuntime <= 15 min, gpus <= debugMaxGpus, charged like
+   * allocated work, so only on a budget with an allocation here), whatever the policy decided.
+   */
+  private debugContract(c: ClusterRec, job: SimJob): boolean {
+    return (
+      job.maxRuntime !== null &&
+      job.maxRuntime <= this.policy.debugMaxRuntime &&
+      job.gpus <= this.policy.debugMaxGpus &&
+      (c.info.leaves.get(job.budget) ?? 0) > 0
+    );
   }
 
   runStop(ci: number, job: SimJob, seg: RunSegment, t: number, cause: StopCause): void {

@@ -3,7 +3,7 @@
  * measure functions applied to what the recorder collected.
  */
 import type { ForecastReport } from "./forecast-meter.js";
-import { computeMeasures, type Percentiles } from "@tranche/scheduler-core";
+import { computeMeasures, computeStillWaiting, type Percentiles } from "@tranche/scheduler-core";
 import type { SimulationOutput } from "./engine.js";
 import type { Scenario } from "./types.js";
 
@@ -25,7 +25,16 @@ export interface Report {
     budgets: number;
     perBudget: Record<string, number>;
   };
-  queueWait: { all: WaitPercentiles; debug: WaitPercentiles; large: WaitPercentiles };
+  queueWait: {
+    all: WaitPercentiles;
+    debug: WaitPercentiles;
+    large: WaitPercentiles;
+    /**
+     * The jobs still waiting at the end, by their waits so far (end - submit or requeue): the percentiles
+     * above count starts only, so a job that never started is in none of them.
+     */
+    stillWaiting: { all: WaitingCount; debug: WaitingCount; large: WaitingCount };
+  };
   /** count and gpuHours leave out `moves` (R12 consolidation: restarted at once elsewhere); lostGpuHours counts both. */
   preemptions: { count: number; gpuHours: number; moves: number; lostGpuHours: number };
   fragmentation: { idleGpuHoursWhileBlocked: number };
@@ -34,7 +43,12 @@ export interface Report {
   forecast?: ForecastReport;
 }
 
+export interface WaitingCount extends WaitPercentiles {
+  count: number;
+}
+
 const wait = (p: Percentiles): WaitPercentiles => ({ p50: p.p50, p90: p.p90, p99: p.p99 });
+const waiting = (p: Percentiles): WaitingCount => ({ count: p.count, p50: p.p50, p90: p.p90, p99: p.p99 });
 
 export function buildReport(policy: string, scenario: Scenario, out: SimulationOutput, events: number, wallMs: number): Report {
   const r = out.recorder;
@@ -48,6 +62,7 @@ export function buildReport(policy: string, scenario: Scenario, out: SimulationO
     preemptions: from > 0 ? r.preemptions.filter((p) => p.at >= from) : r.preemptions,
     largeJobGpus: r.policy.largeJobGpus,
   });
+  const still = computeStillWaiting(r.waiting, out.end, r.policy.largeJobGpus);
   const perBudget: Record<string, number> = {};
   for (const b of m.delivery.perBudget) if (b.delivery !== null) perBudget[b.budgetId] = b.delivery;
   return {
@@ -62,7 +77,12 @@ export function buildReport(policy: string, scenario: Scenario, out: SimulationO
       budgets: m.delivery.budgetsOwed,
       perBudget,
     },
-    queueWait: { all: wait(m.queueWait.all), debug: wait(m.queueWait.debug), large: wait(m.queueWait.large) },
+    queueWait: {
+      all: wait(m.queueWait.all),
+      debug: wait(m.queueWait.debug),
+      large: wait(m.queueWait.large),
+      stillWaiting: { all: waiting(still.all), debug: waiting(still.debug), large: waiting(still.large) },
+    },
     preemptions: {
       count: m.preemptions.count,
       gpuHours: m.preemptions.gpuHours,

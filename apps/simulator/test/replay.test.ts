@@ -317,6 +317,27 @@ describe("the measured window", () => {
     expect(report.queueWait.all.p99).toBe(0);
     expect(report.jobs).toEqual({ submitted: 3, completed: 3, unfinished: 0 });
   });
+
+  it("reports the jobs still waiting at the end by their waits so far, which the queue waits leave out", () => {
+    const s = scenario({
+      simulation: { restartOverhead: 300, checkpointInterval: 1800, until: "110m" },
+      jobs: [
+        { id: "hold", submit: 0, budget: "a", gpus: 8, duration: "3h", min_runtime: "2h" },
+        { id: "big", submit: "30m", budget: "b", gpus: 8, duration: "1h", min_runtime: "1h" },
+        { id: "dbg", submit: "90m", budget: "b", gpus: 1, duration: "5m", max_runtime: "10m" },
+        { id: "later", submit: "3h", budget: "b", gpus: 1, duration: "5m" },
+      ],
+    });
+    const { report } = events(s);
+    // Only hold started (waited 0); big (80 min) and dbg (20 min) wait behind its protection until the
+    // end at 110 min, and later is not submitted yet.
+    expect(report.queueWait.all).toEqual({ p50: 0, p90: 0, p99: 0 });
+    expect(report.queueWait.stillWaiting).toEqual({
+      all: { count: 2, p50: 1200, p90: 4800, p99: 4800 },
+      debug: { count: 1, p50: 1200, p90: 1200, p99: 1200 },
+      large: { count: 0, p50: null, p90: null, p99: null },
+    });
+  });
 });
 
 describe("node events", () => {

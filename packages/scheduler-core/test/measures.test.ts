@@ -9,6 +9,7 @@ import {
   computeOccupancy,
   computePreemptions,
   computeQueueWaits,
+  computeStillWaiting,
   isSquatting,
   squattingSince,
   percentiles,
@@ -105,6 +106,24 @@ describe("SPEC §4 measures", () => {
     expect(q.all).toMatchObject({ count: 3, p50: 30, p99: 600 });
     expect(q.debug).toMatchObject({ count: 1, p50: 30 });
     expect(q.large).toMatchObject({ count: 1, p50: 600 });
+  });
+
+  it("measures the jobs still waiting at the end by their waits so far, by class", () => {
+    // A job that never started has no queue wait at all; here it counts, with end - (submit or requeue).
+    const q = computeStillWaiting(
+      [
+        { gpus: 1, queuedAt: 900, debug: true },
+        { gpus: 128, queuedAt: 0, debug: false },
+        { gpus: 64, queuedAt: 400, debug: false },
+        { gpus: 8, queuedAt: 1200, debug: false }, // queued after the end: no negative wait
+      ],
+      1000,
+      64,
+    );
+    expect(q.all).toMatchObject({ count: 4, p50: 100, p99: 1000 });
+    expect(q.debug).toMatchObject({ count: 1, p50: 100 });
+    expect(q.large).toMatchObject({ count: 2, p50: 600, p90: 1000 });
+    expect(computeStillWaiting([], 1000).large).toEqual({ count: 0, p50: null, p90: null, p99: null, mean: null });
   });
 
   it("counts preemptions, the GPU-hours lost since the victims' starts and requeue waits", () => {

@@ -7,6 +7,7 @@ export {
   computeOccupancy,
   computeDelivery,
   computeQueueWaits,
+  computeStillWaiting,
   computePreemptions,
   computeFragmentation,
   computeMeasures,

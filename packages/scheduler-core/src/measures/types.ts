@@ -54,6 +54,15 @@ export interface RunSegment {
   endReason?: SegmentEndReason | null;
 }
 
+/** A job still waiting when a measured window ends (computeStillWaiting). */
+export interface WaitingJob {
+  gpus: number;
+  /** Submit time, or the latest requeue's. */
+  queuedAt: number;
+  /** The debug-lane contract, as RunSegment.debug. */
+  debug: boolean;
+}
+
 /** One preemption (R6). */
 export interface PreemptionRecord {
   jobId: string;
