@@ -106,19 +106,27 @@ export function nodeReleases(board: NodeBoard, node: number, releaseOf: ReleaseO
 }
 
 /**
- * At least as many GPUs of a node as free now (release at or before now, nodeReleases): its free
- * GPUs and those of every job that releases by now. A GPU held twice may be counted twice, so the
- * count is an upper bound: below `gpus`, the node's gpus-th release is later than now.
+ * Upper bounds on a node's GPUs that free up (nodeReleases): returns how many may free now (release
+ * at or before now: its free GPUs and those of every job that releases by now), and writes into
+ * `ever[node]` how many may free at all (release before Infinity). A GPU held twice may be counted
+ * twice, so both are upper bounds: below `gpus`, the node's gpus-th release is later than now, or
+ * never.
  */
-function freeNowAtMost(board: NodeBoard, node: number, releaseOf: ReleaseOf): number {
+function releasableAtMost(board: NodeBoard, node: number, releaseOf: ReleaseOf, ever: number[]): number {
   const now = board.now;
   let n = board.free[node]!;
+  let e = n;
   const jobs = board.jobsOn[node]!;
   for (let j = 0; j < jobs.length; j++) {
     const v = jobs[j]!;
-    if (releaseOf(v) > now) continue;
-    for (let k = 0; k < v.slots.length; k++) if (v.slots[k]!.node === node) n += v.slots[k]!.gpus.length;
+    const t = releaseOf(v);
+    if (t === Infinity) continue;
+    let held = 0;
+    for (let k = 0; k < v.slots.length; k++) if (v.slots[k]!.node === node) held += v.slots[k]!.gpus.length;
+    e += held;
+    if (t <= now) n += held;
   }
+  ever[node] = e;
   return n;
 }
 
@@ -140,16 +148,19 @@ export function findEarliestStart(
     // Nothing frees earlier than now, and a later node wins only by being earlier: the first node
     // whose GPUs free now is the answer. Its release times are computed only where enough GPUs could
     // free now (on an overloaded cluster most nodes hold work this job may not preempt).
+    const ever = new Array<number>(board.count).fill(0);
     for (let node = 0; node < board.count; node++) {
       if (!board.schedulable[node] || board.nodes[node]!.gpuCount < gpus || !allowNode(node)) continue;
-      if (freeNowAtMost(board, node, releaseOf) < gpus) continue;
+      if (releasableAtMost(board, node, releaseOf, ever) < gpus) continue;
       const t = nodeReleases(board, node, releaseOf, scratch)[gpus - 1]!;
       if (t <= board.now) return { nodes: [node], from: t };
     }
-    // None frees now: the earliest, the first node on ties.
+    // None frees now: the earliest, the first node on ties. A node where fewer GPUs than the job's
+    // ever free up (held by work this job may never preempt and that has no maxRuntime) has no time.
     let best: ReservationChoice | null = null;
     for (let node = 0; node < board.count; node++) {
       if (!board.schedulable[node] || board.nodes[node]!.gpuCount < gpus || !allowNode(node)) continue;
+      if (ever[node]! < gpus) continue;
       const t = nodeReleases(board, node, releaseOf, scratch)[gpus - 1]!;
       if (t !== Infinity && (!best || t < best.from)) best = { nodes: [node], from: t };
     }
