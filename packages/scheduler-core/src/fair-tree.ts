@@ -156,11 +156,16 @@ export class FairTree {
    */
   mayTakeShare(a: number, b: number, gpus: number, margin = 0): boolean {
     if (a < 0 || b < 0 || a === b) return false;
-    const eps = 1e-9;
-    // "Under its share by a real margin": below (1 - margin) of it; the GPUs it waits for would come
-    // from ordinary turnover soon enough otherwise.
-    if (!this.hasEntitlement(a) || this.held[a]! >= this.owedGpus(a) * (1 - margin) - eps) return false;
-    return this.held[b]! - gpus >= this.owedGpus(b) - eps;
+    if (!this.shortBy(a, margin)) return false;
+    return this.held[b]! - gpus >= this.owedGpus(b) - 1e-9;
+  }
+
+  /**
+   * R4, R7: budget a is under its owed share by a real margin, below (1 - margin) of it; the GPUs it
+   * waits for would come from ordinary turnover soon enough otherwise.
+   */
+  shortBy(a: number, margin: number): boolean {
+    return this.hasEntitlement(a) && this.held[a]! < this.owedGpus(a) * (1 - margin) - 1e-9;
   }
 
   /**
@@ -183,9 +188,8 @@ export class FairTree {
    */
   mayTakeSurplus(a: number, b: number, gpus: number, margin: number, severalNodes: boolean): boolean {
     if (a < 0 || b < 0 || a === b) return false;
-    const eps = 1e-9;
-    const aShort = this.hasEntitlement(a) && this.held[a]! < this.owedGpus(a) * (1 - margin) - eps;
-    const bKeepsShare = this.held[b]! - gpus >= this.owedGpus(b) - eps;
+    const aShort = this.shortBy(a, margin);
+    const bKeepsShare = this.held[b]! - gpus >= this.owedGpus(b) - 1e-9;
     return (aShort || (severalNodes && bKeepsShare)) && this.ranksAheadBy(a, b, margin);
   }
 

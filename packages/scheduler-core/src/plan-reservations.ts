@@ -56,10 +56,15 @@ export function releaseFor(
   budget: number,
   holder: HolderReach = "none",
 ): ReleaseOf {
+  // Speed bookkeeping, no rule: a holder whose budget is not short by the margin may preempt no
+  // charged job under R4 or, unless it needs several nodes, R7 (holderMayPreempt: both ask it of the
+  // holder's budget first), so no job needs asking. Judged when the search starts, as the rest is.
+  const never = lane !== "DEBUG" && holder !== "nodes" && (budget < 0 || !tree.shortBy(budget, policy.preemptionMargin));
   return (v) => {
     if (v.gone) return now;
     if (v.stopping) return Math.max(now, v.exitBy);
     if (!v.charged) return now;
+    if (never) return Math.max(now, v.maxEnd);
     const mayPreempt = lane === "DEBUG" || holderMayPreempt(tree, policy, budget, v.budget, v.job.gpus, holder);
     const end = mayPreempt ? Math.max(now, v.protectedUntil) : Infinity;
     return Math.max(now, Math.min(end, v.maxEnd));
