@@ -210,6 +210,27 @@ function stillWaiting(report: Report): string {
   return `${one(all)} / ${one(large)}`;
 }
 
+/** Short names of the preemption reasons, with their rules. */
+const REASON_NAMES: Record<string, string> = {
+  FAIR_SHARE: "fair share (R4)",
+  DEBUG_LANE: "debug lane (R5)",
+  UNALLOCATED_FOR_ALLOCATED: "unallocated work (R3)",
+  DRAIN: "drain (R8)",
+  PRIORITY: "priority",
+};
+
+/** The preempted GPU-hours of each reason as a share of capacity, with their counts, largest first. */
+function byReason(r: Run): string {
+  const rows = Object.entries(r.report.preemptions.byReason).sort((a, b) => b[1].gpuHours - a[1].gpuHours);
+  if (rows.length === 0) return "—";
+  return rows
+    .map(
+      ([reason, b]) =>
+        `${REASON_NAMES[reason] ?? reason} ${pct(b.gpuHours / Math.max(1, r.capacityGpuHours))} (${b.count.toLocaleString("en-US")})`,
+    )
+    .join(", ");
+}
+
 /** The quality scenarios (issue 12): sustained overload on trees that do not follow demand (Philly, and Helios with large jobs), and merged Philly. */
 const QUALITY_SCENARIOS = [
   "apps/simulator/scenarios/philly-overload.yaml",
@@ -246,6 +267,7 @@ function printQuality(file: string, runs: Run[], load?: number): void {
       (r) =>
         `${(r.report.preemptions.count / Math.max(1, r.measuredJobs)).toFixed(3)} / ${pct(r.report.preemptions.gpuHours / Math.max(1, r.capacityGpuHours))}`,
     ],
+    ["preempted GPU-h by reason vs capacity (preemptions)", "", (r) => byReason(r)],
     ["lost GPU-hours (since checkpoint + restart)", "", (r) => `${Math.round(r.report.preemptions.lostGpuHours)}`],
     [
       "moves (R12) / idle GPU-h while allocated work was blocked",

@@ -573,7 +573,7 @@ class Simulation {
     job.sigtermAt = this.now;
     job.requeueOnStop = op.requeue;
     const move = op.reasonCode === "CONSOLIDATION";
-    job.lastPreemption = this.recorder.preempted(job.cluster.index, job.spec, this.now, job.launchedAt, move);
+    job.lastPreemption = this.recorder.preempted(job.cluster.index, job.spec, this.now, job.launchedAt, op.reasonCode);
     this.opts.sink.emit({
       t: this.now,
       type: "preempt",
@@ -612,7 +612,7 @@ class Simulation {
     job.moveTo = null;
     this.markStopping(job, { byJobId: op.byJobId, graceUntil: op.graceUntil });
     job.requeueOnStop = op.requeue;
-    job.lastPreemption = this.recorder.preempted(job.cluster.index, job.spec, this.now, null, op.reasonCode === "CONSOLIDATION");
+    job.lastPreemption = this.recorder.preempted(job.cluster.index, job.spec, this.now, null, op.reasonCode);
     this.opts.sink.emit({
       t: this.now,
       type: "preempt",

@@ -12,6 +12,7 @@ import {
   type ClusterInterval,
   type Node,
   type PolicyConfig,
+  type PreemptReasonCode,
   type PreemptionRecord,
   type RunSegment,
   type WaitingJob,
@@ -116,7 +117,8 @@ export class MeasureRecorder {
     if (c.blockedIdle.rate !== blockedIdleGpus) c.blockedIdle.set(t, blockedIdleGpus);
   }
 
-  preempted(ci: number, job: SimJob, t: number, launchedAt: number | null, move = false): PreemptionRecord {
+  preempted(ci: number, job: SimJob, t: number, launchedAt: number | null, reason: PreemptReasonCode): PreemptionRecord {
+    const move = reason === "CONSOLIDATION";
     const r: PreemptionRecord = {
       jobId: job.id,
       clusterId: this.clusters[ci]!.info.name,
@@ -125,6 +127,7 @@ export class MeasureRecorder {
       startedAt: launchedAt ?? t,
       restartedAt: null,
       ...(move ? { move } : {}),
+      reason,
     };
     this.preemptions.push(r);
     return r;

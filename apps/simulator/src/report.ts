@@ -3,7 +3,7 @@
  * measure functions applied to what the recorder collected.
  */
 import type { ForecastReport } from "./forecast-meter.js";
-import { computeMeasures, computeStillWaiting, type Percentiles } from "@tranche/scheduler-core";
+import { computeMeasures, computeStillWaiting, type Percentiles, type PreemptReasonCode } from "@tranche/scheduler-core";
 import type { SimulationOutput } from "./engine.js";
 import type { Scenario } from "./types.js";
 
@@ -35,8 +35,17 @@ export interface Report {
      */
     stillWaiting: { all: WaitingCount; debug: WaitingCount; large: WaitingCount };
   };
-  /** count and gpuHours leave out `moves` (R12 consolidation: restarted at once elsewhere); lostGpuHours counts both. */
-  preemptions: { count: number; gpuHours: number; moves: number; lostGpuHours: number };
+  /**
+   * count and gpuHours leave out `moves` (R12 consolidation: restarted at once elsewhere); lostGpuHours
+   * counts both. byReason splits count and gpuHours by the preemptions' reason codes.
+   */
+  preemptions: {
+    count: number;
+    gpuHours: number;
+    moves: number;
+    lostGpuHours: number;
+    byReason: Partial<Record<PreemptReasonCode, { count: number; gpuHours: number }>>;
+  };
   fragmentation: { idleGpuHoursWhileBlocked: number };
   sim: { events: number; wallMs: number };
   /** Only with --forecast: the core's start forecast at submit and requeue against the actual start. */
@@ -88,6 +97,7 @@ export function buildReport(policy: string, scenario: Scenario, out: SimulationO
       gpuHours: m.preemptions.gpuHours,
       moves: m.preemptions.moves,
       lostGpuHours: m.preemptions.lostGpuHours,
+      byReason: m.preemptions.byReason,
     },
     fragmentation: { idleGpuHoursWhileBlocked: m.fragmentationGpuSeconds / 3600 },
     sim: { events, wallMs: Math.round(wallMs) },

@@ -206,6 +206,7 @@ describe("work, checkpoints and contracts", () => {
       gpuHours: (8 * 4000) / 3600,
       moves: 0,
       lostGpuHours: (8 * (400 + 300)) / 3600,
+      byReason: { UNALLOCATED_FOR_ALLOCATED: { count: 1, gpuHours: (8 * 4000) / 3600 } },
     });
     expect(report.jobs).toEqual({ submitted: 2, completed: 2, unfinished: 0 });
     // Waits: free 0 then 1000 (requeued at 4010, restarted at 5010); paid 10.
@@ -275,7 +276,8 @@ describe("work, checkpoints and contracts", () => {
     const starts = evs.filter((e) => e.job === "free" && e.type === "start");
     expect(Object.keys(starts[0]!.nodes as object)).not.toEqual(Object.keys(starts[1]!.nodes as object));
     // A move is no preemption, but its restart overhead is lost work: 300 s on 4 GPUs (checkpointed at 3600 s).
-    expect(report.preemptions).toEqual({ count: 0, gpuHours: 0, moves: 1, lostGpuHours: (4 * 300) / 3600 });
+    // A move is no preemption, by reason either.
+    expect(report.preemptions).toEqual({ count: 0, gpuHours: 0, moves: 1, lostGpuHours: (4 * 300) / 3600, byReason: {} });
   });
 
   it("a preempted non-resumable job loses everything and is not requeued", () => {

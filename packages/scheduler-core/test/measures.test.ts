@@ -133,6 +133,22 @@ describe("SPEC §4 measures", () => {
     ]);
     expect(p).toMatchObject({ count: 2, gpuSeconds: 8 * 3600 + 200, requeueWait: { count: 1, p50: 100 } });
     expect(p.gpuHours).toBeCloseTo((8 * 3600 + 200) / 3600, 10);
+    expect(p.byReason).toEqual({}); // no reason recorded: in none of the reasons
+  });
+
+  it("splits the preemptions by their reason, moves left out", () => {
+    const p = computePreemptions([
+      { jobId: "x", clusterId: "c1", at: 7200, gpus: 8, startedAt: 3600, reason: "FAIR_SHARE" },
+      { jobId: "y", clusterId: "c1", at: 100, gpus: 2, startedAt: 0, reason: "UNALLOCATED_FOR_ALLOCATED" },
+      { jobId: "z", clusterId: "c1", at: 3600, gpus: 1, startedAt: 0, reason: "FAIR_SHARE" },
+      { jobId: "m", clusterId: "c1", at: 3600, gpus: 4, startedAt: 0, move: true, reason: "CONSOLIDATION" },
+    ]);
+    expect(p.byReason).toEqual({
+      FAIR_SHARE: { count: 2, gpuHours: 9 },
+      UNALLOCATED_FOR_ALLOCATED: { count: 1, gpuHours: 200 / 3600 },
+    });
+    expect(p.count).toBe(3);
+    expect(p.moves).toBe(1);
   });
 
   it("sums fragmentation as a share of healthy time", () => {

@@ -141,6 +141,7 @@ export function computePreemptions(records: readonly PreemptionRecord[]): Preemp
   let moves = 0;
   let lost = 0;
   const waits: number[] = [];
+  const byReason: PreemptionSummary["byReason"] = {};
   for (const r of records) {
     // A move loses work too (since the last checkpoint, plus the restart): counted in lostGpuHours.
     lost += r.lostGpuSeconds ?? 0;
@@ -148,8 +149,14 @@ export function computePreemptions(records: readonly PreemptionRecord[]): Preemp
       moves++;
       continue;
     }
-    gpuSeconds += r.gpus * Math.max(0, r.at - r.startedAt);
+    const ran = r.gpus * Math.max(0, r.at - r.startedAt);
+    gpuSeconds += ran;
     if (r.restartedAt !== null && r.restartedAt !== undefined) waits.push(Math.max(0, r.restartedAt - r.at));
+    if (r.reason) {
+      const b = (byReason[r.reason] ??= { count: 0, gpuHours: 0 });
+      b.count++;
+      b.gpuHours += ran / 3600;
+    }
   }
   return {
     count: records.length - moves,
@@ -158,6 +165,7 @@ export function computePreemptions(records: readonly PreemptionRecord[]): Preemp
     gpuHours: gpuSeconds / 3600,
     lostGpuHours: lost / 3600,
     requeueWait: percentiles(waits),
+    byReason,
   };
 }
 

@@ -4,6 +4,7 @@
  * them from DB rows (run segments, preemption events, hourly rollups). All times are integer seconds,
  * all GPU time GPU-seconds.
  */
+import type { PreemptReasonCode } from "../states-and-codes";
 
 /** One interval (normally one hour) of one cluster. */
 export interface ClusterInterval {
@@ -75,6 +76,8 @@ export interface PreemptionRecord {
   restartedAt?: number | null;
   /** R12: a move (CONSOLIDATION): the job restarted at once elsewhere; counted apart from preemptions. */
   move?: boolean;
+  /** Why: the PREEMPT op's reason code (R3, R4, R5, R8, R12, or the priority baseline's), when known. */
+  reason?: PreemptReasonCode | null;
   /**
    * Work lost to this preemption, GPU-seconds: the victim's work since its last checkpoint (all of
    * this run's work when not resumable) plus the restart overhead its next start pays. Null when not
@@ -138,6 +141,11 @@ export interface PreemptionSummary {
   /** Sum of the records' lostGpuSeconds, in hours. */
   lostGpuHours: number;
   requeueWait: Percentiles;
+  /**
+   * The preemptions whose reason is known, by reason: how many and the GPU-hours their victims had run
+   * since their latest starts (as gpuHours). Moves are not preemptions here either.
+   */
+  byReason: Partial<Record<PreemptReasonCode, { count: number; gpuHours: number }>>;
 }
 
 export interface MeasuresSummary {
