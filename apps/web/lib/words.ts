@@ -1,3 +1,4 @@
+import { reasonLabel } from "@tranche/contracts/reasons";
 /** "1 GPU", "2 GPUs", "1,024 starts": a count and its noun, in the number's grammatical number. */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
@@ -106,3 +107,18 @@ export { nodeStateText } from "@tranche/contracts/format";
 
 /** A fair-share ratio of a budget with no entitlement on the cluster (usage over nothing: unbounded). */
 export const NO_SHARE = "no share";
+
+/**
+ * The window's preemptions in words: the GPU-hours the stopped runs had run, then how many for each
+ * reason, most first ("for a budget further below its share (3)"); moves (R12) are not preemptions.
+ */
+export function preemptionsText(p: {
+  count: number;
+  moves: number;
+  gpuHours: number;
+  byReason: { reason: string; count: number }[];
+}): string {
+  if (p.count === 0) return p.moves > 0 ? `none · ${plural(p.moves, "move")} to free GPUs` : "none in this window";
+  const reasons = p.byReason.map((r) => `${reasonLabel(r.reason, { kind: "PREEMPTED" })} (${r.count})`).join(" · ");
+  return `${p.gpuHours.toFixed(p.gpuHours < 10 ? 1 : 0)} GPU-h had run · ${reasons}`;
+}

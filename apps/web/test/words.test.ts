@@ -8,6 +8,7 @@ import {
   nodeStateText,
   placementText,
   plural,
+  preemptionsText,
   promisedText,
   readOnlyText,
   reasonTimesText,
@@ -140,5 +141,29 @@ describe("nodeStateText", () => {
     expect(nodeStateText("DRAINING")).toBe("draining");
     expect(nodeStateText("REPAIR")).toBe("in repair");
     expect(nodeStateText("DOWN")).toBe("down");
+  });
+});
+
+describe("preemptionsText", () => {
+  it("says the GPU-hours the stopped runs had run, then each reason in words, never its code", () => {
+    const text = preemptionsText({
+      count: 4,
+      moves: 1,
+      gpuHours: 36.4,
+      byReason: [
+        { reason: "FAIR_SHARE", count: 3 },
+        { reason: "DEBUG_LANE", count: 1 },
+      ],
+    });
+    expect(text).toBe("36 GPU-h had run · for a budget further below its share (3) · for a debug-lane job (1)");
+    expect(text).not.toMatch(/[A-Z]{2,}_[A-Z]/);
+    expect(preemptionsText({ count: 1, moves: 0, gpuHours: 2.25, byReason: [{ reason: "DRAIN", count: 1 }] })).toBe(
+      "2.3 GPU-h had run · its node is draining (1)",
+    );
+  });
+
+  it("says none, and the moves when there were some", () => {
+    expect(preemptionsText({ count: 0, moves: 0, gpuHours: 0, byReason: [] })).toBe("none in this window");
+    expect(preemptionsText({ count: 0, moves: 2, gpuHours: 0, byReason: [] })).toBe("none · 2 moves to free GPUs");
   });
 });

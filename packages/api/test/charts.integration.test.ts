@@ -201,3 +201,73 @@ describe("charts: a cluster younger than the window", () => {
     expect((await getChartData(p, "chartlab", 24, NOW)).since).toBeNull();
   });
 });
+
+describe("charts: preemptions in the window", () => {
+  it("counts the runs preempted in the window by reason, with their GPU-hours since their starts; a move apart", async () => {
+    const p = w.db.prisma;
+    const cluster = await p.cluster.create({ data: { name: "preemptlab", gpuType: "H100" } });
+    await p.node.create({
+      data: { clusterId: cluster.id, name: "preemptlab-1", gpuCount: GPUS, state: "READY", health: "HEALTHY" },
+    });
+    const pre = await p.budgetTreeNode.findUniqueOrThrow({ where: { path: "lab/language/pretraining" } });
+    const at = (secondsAgo: number) => new Date((now - secondsAgo) * 1000);
+    const job = (name: string) =>
+      p.job.create({
+        data: {
+          clusterId: cluster.id,
+          budgetId: pre.id,
+          userId: w.users.ada.id,
+          name,
+          gpus: 4,
+          minRuntimeSec: 3600,
+          resumable: true,
+          priority: 0,
+          requeuePolicy: "REQUEUE",
+          command: "sleep 1",
+          env: {},
+          state: "RUNNING",
+          submittedAt: at(10 * HOUR),
+          queuedAt: at(10 * HOUR),
+        },
+      });
+    const [a, b, c, old] = await Promise.all([job("a"), job("b"), job("c"), job("old")]);
+    const seg = (
+      jobId: number,
+      gpus: number,
+      from: number,
+      to: number | null,
+      endReason?: "PREEMPT" | "FINISH",
+      endDetail?: string,
+    ) =>
+      p.runSegment.create({
+        data: {
+          jobId,
+          clusterId: cluster.id,
+          budgetId: pre.id,
+          gpus,
+          startedAt: at(from),
+          endedAt: to === null ? null : at(to),
+          charged: true,
+          endReason: endReason ?? null,
+          endDetail: endDetail ?? null,
+        },
+      });
+    // a: preempted for fair share after 3 h on 4 GPUs (12 GPU-h), restarted an hour later.
+    await seg(a.id, 4, 6 * HOUR, 3 * HOUR, "PREEMPT", "FAIR_SHARE");
+    await seg(a.id, 4, 2 * HOUR, null);
+    // b: preempted for a debug job after 1 h on 2 GPUs (2 GPU-h); c: moved (R12), not a preemption.
+    await seg(b.id, 2, 4 * HOUR, 3 * HOUR, "PREEMPT", "DEBUG_LANE");
+    await seg(c.id, 1, 5 * HOUR, 4 * HOUR, "PREEMPT", "CONSOLIDATION");
+    // old: preempted 30 h ago, before the 24 h window; a finished run is no preemption either.
+    await seg(old.id, 4, 31 * HOUR, 30 * HOUR, "PREEMPT", "FAIR_SHARE");
+    await seg(old.id, 4, 29 * HOUR, 28 * HOUR, "FINISH");
+    const d = await getChartData(p, "preemptlab", 24, NOW);
+    expect(d.preemptionsWindow.count).toBe(2);
+    expect(d.preemptionsWindow.moves).toBe(1);
+    expect(d.preemptionsWindow.gpuHours).toBeCloseTo(14, 6);
+    expect(d.preemptionsWindow.byReason).toEqual([
+      { reason: "DEBUG_LANE", count: 1, gpuHours: 2 },
+      { reason: "FAIR_SHARE", count: 1, gpuHours: 12 },
+    ]);
+  });
+});

@@ -3,12 +3,16 @@ import {
   computeDelivery,
   computeEntitlements,
   computeOccupancy,
+  computePreemptions,
   computeQueueWaits,
   computeRatios,
   defaultPolicy,
   classifyJob,
+  PREEMPT_REASON_CODES,
   type BudgetInterval,
   type ClusterInterval,
+  type PreemptReasonCode,
+  type PreemptionRecord,
   type RunSegment as CoreSegment,
 } from "@tranche/scheduler-core";
 import { notFound } from "../errors";
@@ -36,6 +40,17 @@ export interface ChartData {
     largeP90: number | null;
   }[];
   queueWaitWindow: ReturnType<typeof computeQueueWaits>;
+  /**
+   * The runs preempted in the window (ended by a PREEMPT op), counted when they ended: how many, the
+   * GPU-hours they had run since their starts (to their end: the grace is included, since a run does
+   * not keep the moment it was told to stop), and both by the preemption's reason. Moves (R12) apart.
+   */
+  preemptionsWindow: {
+    count: number;
+    moves: number;
+    gpuHours: number;
+    byReason: { reason: PreemptReasonCode; count: number; gpuHours: number }[];
+  };
   delivery: { budget: string; delivery: number | null; owedGpuHours: number; deliveredGpuHours: number }[];
   deliveryWindow: { delivery: number | null; budgetsOwed: number; budgetsAtLeast95: number; minDelivery: number | null };
   usage: { budget: string; usageGpuHours: number; entitlementGpuHours: number; ratio: number | null }[];
@@ -115,6 +130,8 @@ export async function getChartData(
         startedAt: true,
         endedAt: true,
         charged: true,
+        endReason: true,
+        endDetail: true,
         job: { select: { submittedAt: true, maxRuntimeSec: true, minRuntimeSec: true } },
       },
       orderBy: [{ jobId: "asc" }, { startedAt: "asc" }],
@@ -160,6 +177,7 @@ export async function getChartData(
     prevEnd = s.endedAt ? sec(s.endedAt) : null;
   }
   const minRuntimeOf = new Map(segments.map((s) => [String(s.jobId), s.job.minRuntimeSec]));
+  const preemptions = preemptionRecords(segments, cluster.id, firstMoment);
 
   const tree = window.tree;
   const parents = new Set(tree.map((n) => n.parentId));
@@ -267,6 +285,7 @@ export async function getChartData(
       coreSegs.filter((s) => s.startedAt >= start),
       defaultPolicy.largeJobGpus,
     ),
+    preemptionsWindow: preemptionsSummary(preemptions),
     delivery: delivery.perBudget
       .map((b) => ({
         budget: paths.get(b.budgetId) ?? b.budgetId,
@@ -293,4 +312,53 @@ export async function getChartData(
       .sort((a, b) => a.budget.localeCompare(b.budget)),
     usageAt: new Date(now * 1000).toISOString(),
   };
+}
+
+const PREEMPT_REASONS = new Set<string>(PREEMPT_REASON_CODES);
+
+/**
+ * One PreemptionRecord per run preempted in the window, from the run segments (ordered by job, then
+ * start): a run that ended by a PREEMPT op keeps the op's reason code as its end detail; `at` is the
+ * run's end, and the job's next run, if any, is its restart.
+ */
+function preemptionRecords(
+  segments: readonly {
+    jobId: number;
+    gpus: number;
+    startedAt: Date;
+    endedAt: Date | null;
+    endReason: string | null;
+    endDetail: string | null;
+  }[],
+  clusterId: string,
+  from: number,
+): PreemptionRecord[] {
+  const sec = (d: Date) => Math.floor(d.getTime() / 1000);
+  const out: PreemptionRecord[] = [];
+  for (let i = 0; i < segments.length; i++) {
+    const s = segments[i]!;
+    if (s.endReason !== "PREEMPT" || s.endedAt === null || sec(s.endedAt) < from) continue;
+    const next = segments[i + 1];
+    const reason = s.endDetail !== null && PREEMPT_REASONS.has(s.endDetail) ? (s.endDetail as PreemptReasonCode) : null;
+    out.push({
+      jobId: String(s.jobId),
+      clusterId,
+      at: sec(s.endedAt),
+      gpus: s.gpus,
+      startedAt: sec(s.startedAt),
+      restartedAt: next && next.jobId === s.jobId ? sec(next.startedAt) : null,
+      move: reason === "CONSOLIDATION",
+      reason,
+    });
+  }
+  return out;
+}
+
+/** The window's preemptions for the charts: the core's computePreemptions, its reasons largest first. */
+function preemptionsSummary(records: readonly PreemptionRecord[]): ChartData["preemptionsWindow"] {
+  const p = computePreemptions(records);
+  const byReason = Object.entries(p.byReason)
+    .map(([reason, b]) => ({ reason: reason as PreemptReasonCode, count: b.count, gpuHours: b.gpuHours }))
+    .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+  return { count: p.count, moves: p.moves, gpuHours: p.gpuHours, byReason };
 }

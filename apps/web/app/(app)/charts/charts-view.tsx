@@ -22,7 +22,7 @@ import { defaultPolicy } from "@tranche/scheduler-core";
 import { useTRPC } from "../../../lib/trpc";
 import { PageHead, pct } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
-import { chartGpuHours, plural } from "../../../lib/words";
+import { chartGpuHours, plural, preemptionsText } from "../../../lib/words";
 
 const hourLabel = (iso: string) => new Date(iso).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
 /**
@@ -101,7 +101,8 @@ export function ChartsView() {
         title="Measures"
         lede={
           <>
-            How fully the GPUs were used, how much of what each budget was owed it got, and how long jobs waited
+            How fully the GPUs were used, how much of what each budget was owed it got, how long jobs waited and how many runs
+            were preempted
             {d?.since ? (
               <>
                 {" "}
@@ -165,6 +166,11 @@ export function ChartsView() {
             {!d ? <TileSkeleton /> : d.queueWaitWindow.debug.p90 != null ? formatDuration(d.queueWaitWindow.debug.p90) : "—"}
           </div>
           <div className="tile-sub">{d ? `90% within · ${plural(d.queueWaitWindow.debug.count, "debug start")}` : "\u00a0"}</div>
+        </div>
+        <div className="tile" data-testid="tile-preemptions">
+          <div className="tile-label">Preemptions</div>
+          <div className="tile-value">{d ? d.preemptionsWindow.count.toLocaleString("en-US") : <TileSkeleton />}</div>
+          <div className="tile-sub">{d ? preemptionsText(d.preemptionsWindow) : "\u00a0"}</div>
         </div>
       </div>
       <div className="grid-2-even">
