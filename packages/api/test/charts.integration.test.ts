@@ -14,13 +14,45 @@ const GPUS = 8;
 let w: World;
 let pretraining: string;
 
+/** `secondsAgo` before NOW. */
+const at = (secondsAgo: number) => new Date((now - secondsAgo) * 1000);
+
+/** A cluster of one ready 8-GPU node. */
+async function clusterOfOneNode(name: string, createdAt?: Date) {
+  const cluster = await w.db.prisma.cluster.create({ data: { name, gpuType: "H100", ...(createdAt ? { createdAt } : {}) } });
+  await w.db.prisma.node.create({
+    data: { clusterId: cluster.id, name: `${name}-1`, gpuCount: GPUS, state: "READY", health: "HEALTHY" },
+  });
+  return cluster;
+}
+
+/** A resumable running job of Ada's in lab/language/pretraining, submitted `submittedAgo` before NOW. */
+async function runningJob(clusterId: string, name: string, gpus: number, submittedAgo: number) {
+  const pre = await w.db.prisma.budgetTreeNode.findUniqueOrThrow({ where: { path: "lab/language/pretraining" } });
+  return w.db.prisma.job.create({
+    data: {
+      clusterId,
+      budgetId: pre.id,
+      userId: w.users.ada.id,
+      name,
+      gpus,
+      minRuntimeSec: 3600,
+      resumable: true,
+      priority: 0,
+      requeuePolicy: "REQUEUE",
+      command: "sleep 1",
+      env: {},
+      state: "RUNNING",
+      submittedAt: at(submittedAgo),
+      queuedAt: at(submittedAgo),
+    },
+  });
+}
+
 beforeAll(async () => {
   w = await makeWorld("api_charts");
   const p = w.db.prisma;
-  const cluster = await p.cluster.create({ data: { name: "chartlab", gpuType: "H100" } });
-  await p.node.create({
-    data: { clusterId: cluster.id, name: "chartlab-1", gpuCount: GPUS, state: "READY", health: "HEALTHY" },
-  });
+  const cluster = await clusterOfOneNode("chartlab");
   const language = await p.budgetTreeNode.findUniqueOrThrow({ where: { path: "lab/language" } });
   const pre = await p.budgetTreeNode.findUniqueOrThrow({ where: { path: "lab/language/pretraining" } });
   pretraining = pre.path;
@@ -32,7 +64,6 @@ beforeAll(async () => {
     ],
   });
   // History: 25% for language ten days ago, raised to 100% six hours ago.
-  const at = (secondsAgo: number) => new Date((now - secondsAgo) * 1000);
   await p.allocationChange.createMany({
     data: [
       { treeNodeId: language.id, clusterId: cluster.id, fromPpm: 0, toPpm: 250_000, at: at(10 * 86_400) },
@@ -110,12 +141,8 @@ describe("charts: entitlement from the allocation history", () => {
 describe("charts: occupancy with a partly recorded hour", () => {
   it("counts the part of an hour the capacity ledger has not recorded at today's capacity, so occupancy stays within 100%", async () => {
     const p = w.db.prisma;
-    const cluster = await p.cluster.create({ data: { name: "freshlab", gpuType: "H100" } });
-    await p.node.create({
-      data: { clusterId: cluster.id, name: "freshlab-1", gpuCount: GPUS, state: "READY", health: "HEALTHY" },
-    });
+    const cluster = await clusterOfOneNode("freshlab");
     const pre = await p.budgetTreeNode.findUniqueOrThrow({ where: { path: "lab/language/pretraining" } });
-    const at = (secondsAgo: number) => new Date((now - secondsAgo) * 1000);
     // The worker started 10 minutes before the end of the last hour: only those 600 s are recorded.
     await p.capacityLedger.create({
       data: {
@@ -126,24 +153,7 @@ describe("charts: occupancy with a partly recorded hour", () => {
       },
     });
     // ...but an 8-GPU job ran through the whole hour.
-    const job = await p.job.create({
-      data: {
-        clusterId: cluster.id,
-        budgetId: pre.id,
-        userId: w.users.ada.id,
-        name: "all-hour",
-        gpus: GPUS,
-        minRuntimeSec: 3600,
-        resumable: true,
-        priority: 0,
-        requeuePolicy: "REQUEUE",
-        command: "sleep 1",
-        env: {},
-        state: "RUNNING",
-        submittedAt: at(2 * HOUR),
-        queuedAt: at(2 * HOUR),
-      },
-    });
+    const job = await runningJob(cluster.id, "all-hour", GPUS, 2 * HOUR);
     await p.runSegment.create({
       data: { jobId: job.id, clusterId: cluster.id, budgetId: pre.id, gpus: GPUS, startedAt: at(2 * HOUR), charged: true },
     });
@@ -161,10 +171,7 @@ describe("charts: a cluster younger than the window", () => {
     // Born 10 minutes past NOW's hour; asked 40 minutes past it: 30 minutes old, 8 GPUs busy throughout.
     const born = new Date((now + 600) * 1000);
     const asked = (now + 2400) * 1000;
-    const cluster = await p.cluster.create({ data: { name: "younglab", gpuType: "H100", createdAt: born } });
-    await p.node.create({
-      data: { clusterId: cluster.id, name: "younglab-1", gpuCount: GPUS, state: "READY", health: "HEALTHY" },
-    });
+    const cluster = await clusterOfOneNode("younglab", born);
     await p.capacityLedger.create({
       data: {
         clusterId: cluster.id,
@@ -205,31 +212,9 @@ describe("charts: a cluster younger than the window", () => {
 describe("charts: preemptions in the window", () => {
   it("counts the runs preempted in the window by reason, with their GPU-hours since their starts; a move apart", async () => {
     const p = w.db.prisma;
-    const cluster = await p.cluster.create({ data: { name: "preemptlab", gpuType: "H100" } });
-    await p.node.create({
-      data: { clusterId: cluster.id, name: "preemptlab-1", gpuCount: GPUS, state: "READY", health: "HEALTHY" },
-    });
+    const cluster = await clusterOfOneNode("preemptlab");
     const pre = await p.budgetTreeNode.findUniqueOrThrow({ where: { path: "lab/language/pretraining" } });
-    const at = (secondsAgo: number) => new Date((now - secondsAgo) * 1000);
-    const job = (name: string) =>
-      p.job.create({
-        data: {
-          clusterId: cluster.id,
-          budgetId: pre.id,
-          userId: w.users.ada.id,
-          name,
-          gpus: 4,
-          minRuntimeSec: 3600,
-          resumable: true,
-          priority: 0,
-          requeuePolicy: "REQUEUE",
-          command: "sleep 1",
-          env: {},
-          state: "RUNNING",
-          submittedAt: at(10 * HOUR),
-          queuedAt: at(10 * HOUR),
-        },
-      });
+    const job = (name: string) => runningJob(cluster.id, name, 4, 10 * HOUR);
     const [a, b, c, old] = await Promise.all([job("a"), job("b"), job("c"), job("old")]);
     const seg = (
       jobId: number,

@@ -58,6 +58,8 @@ export interface ChartData {
 }
 
 const HOUR = 3600;
+/** A database time in epoch seconds, as the core's measures take them. */
+const sec = (d: Date) => Math.floor(d.getTime() / 1000);
 const overlap = (a0: number, a1: number, b0: number, b1: number) => Math.max(0, Math.min(a1, b1) - Math.max(a0, b0));
 
 /**
@@ -75,11 +77,11 @@ async function clusterStart(
     prisma.runSegment.findFirst({ where: { clusterId }, orderBy: { startedAt: "asc" }, select: { startedAt: true } }),
     prisma.capacityLedger.findFirst({ where: { clusterId }, orderBy: { hourStart: "asc" } }),
   ]);
-  let born = Math.floor(createdAt.getTime() / 1000);
-  if (firstSegment) born = Math.min(born, Math.floor(firstSegment.startedAt.getTime() / 1000));
+  let born = sec(createdAt);
+  if (firstSegment) born = Math.min(born, sec(firstSegment.startedAt));
   const gpus = nodes.reduce((s, n) => s + n.gpuCount, 0);
   if (firstCapacity && gpus > 0) {
-    const h = Math.floor(firstCapacity.hourStart.getTime() / 1000);
+    const h = sec(firstCapacity.hourStart);
     const recorded = Number(firstCapacity.totalGpuSeconds) / gpus;
     born = Math.min(born, Math.max(h, Math.min(h + HOUR, now) - Math.ceil(recorded)));
   }
@@ -148,9 +150,8 @@ export async function getChartData(
   const healthyNow = cluster.nodes
     .filter((n) => n.health === "HEALTHY" && n.state !== "DOWN" && n.state !== "REPAIR")
     .reduce((s, n) => s + n.gpuCount, 0);
-  const capByHour = new Map(capacity.map((c) => [Math.floor(c.hourStart.getTime() / 1000), c]));
+  const capByHour = new Map(capacity.map((c) => [sec(c.hourStart), c]));
 
-  const sec = (d: Date) => Math.floor(d.getTime() / 1000);
   const coreSegs: CoreSegment[] = [];
   let prevJob = -1;
   let prevEnd: number | null = null;
@@ -333,7 +334,6 @@ function preemptionRecords(
   clusterId: string,
   from: number,
 ): PreemptionRecord[] {
-  const sec = (d: Date) => Math.floor(d.getTime() / 1000);
   const out: PreemptionRecord[] = [];
   for (let i = 0; i < segments.length; i++) {
     const s = segments[i]!;
