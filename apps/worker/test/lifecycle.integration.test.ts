@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestDatabase } from "@tranche/db/testing";
 import { cancelJob } from "@tranche/domain";
+import { renderMetrics } from "@tranche/domain/runtime";
 import { startStack, submit, waitFor, type Stack, type World } from "./harness";
 
 describe("a job's life on real agents", () => {
@@ -122,6 +123,11 @@ describe("a job's life on real agents", () => {
     const job = await db.prisma.job.findUniqueOrThrow({ where: { id: victim } });
     expect(job.requeueCount).toBe(1);
     expect(await db.prisma.job.findUniqueOrThrow({ where: { id: preemptor } }).then((j) => j.state)).toBe("COMPLETED");
+    // /metrics counts it under its reason, and every other live reason at 0.
+    const metrics = (await renderMetrics(db.prisma)).text;
+    expect(metrics).toContain('tranche_preemptions_total{cluster="c1",reason="UNALLOCATED_FOR_ALLOCATED"} 1');
+    expect(metrics).toContain('tranche_preemptions_total{cluster="c1",reason="FAIR_SHARE"} 0');
+    expect(metrics).not.toContain('reason="PRIORITY"');
   }, 60_000);
 
   it("cancelling a running job (STOPPING with a grace) makes its agent send SIGTERM, and the job ends CANCELLED", async () => {

@@ -1,14 +1,18 @@
 import { Gauge, Registry } from "prom-client";
 import type { PrismaClient } from "@tranche/db";
+import { PREEMPT_REASON_CODES } from "@tranche/scheduler-core";
 import { getChartData } from "../measures/charts";
 
 /**
  * GET /metrics: Prometheus text, read from the database at scrape time (so any web replica serves the
  * same numbers and nothing is lost when the worker restarts). Per cluster: GPUs by occupancy kind,
- * jobs by state, the latest cycle's phase durations, cycles and preemptions so far, agents connected;
+ * jobs by state, the latest cycle's phase durations, cycles and preemptions so far by reason, agents connected;
  * per budget: fair-share ratio from the latest cycle, delivery over the last 24 h (SPEC §4) and running
  * jobs flagged as likely squatting.
  */
+/** The preemption reasons of the live scheduler (PRIORITY is the simulator's baseline's own). */
+const LIVE_PREEMPT_REASONS = PREEMPT_REASON_CODES.filter((r) => r !== "PRIORITY");
+
 export async function renderMetrics(prisma: PrismaClient, now = new Date()): Promise<{ contentType: string; text: string }> {
   const registry = new Registry();
   const g = (name: string, help: string, labelNames: string[]) => new Gauge({ name, help, labelNames, registers: [registry] });
@@ -28,7 +32,11 @@ export async function renderMetrics(prisma: PrismaClient, now = new Date()): Pro
     ["cluster", "phase"],
   );
   const cycles = g("tranche_cycles_total", "Scheduling cycles recorded", ["cluster"]);
-  const preemptions = g("tranche_preemptions_total", "Preemptions recorded (job events)", ["cluster"]);
+  const preemptions = g(
+    "tranche_preemptions_total",
+    "Preemptions recorded (job events) by reason code: UNALLOCATED_FOR_ALLOCATED (R3), FAIR_SHARE (R4), DEBUG_LANE (R5), DRAIN (R8), CONSOLIDATION (R12, moves)",
+    ["cluster", "reason"],
+  );
   const agents = g("tranche_agents_connected", "Nodes whose agent sent a heartbeat in the last 30 s", ["cluster"]);
   const nodes = g("tranche_nodes", "Nodes by state", ["cluster", "state"]);
   const ratio = g(
@@ -51,7 +59,7 @@ export async function renderMetrics(prisma: PrismaClient, now = new Date()): Pro
   const clusters = await prisma.cluster.findMany({ select: { id: true, name: true }, orderBy: { name: "asc" } });
   const since = new Date(now.getTime() - 30_000);
   for (const c of clusters) {
-    const [occ, nodeRows, jobRows, lastCycle, cycleCount, preemptCount, connected, squatRows] = await Promise.all([
+    const [occ, nodeRows, jobRows, lastCycle, cycleCount, preemptRows, connected, squatRows] = await Promise.all([
       prisma.$queryRaw<{ charged: boolean; gpus: bigint }[]>`
         SELECT s.charged, SUM(s.gpus)::bigint AS gpus FROM run_segment s
         WHERE s."clusterId" = ${c.id} AND s."endedAt" IS NULL AND s."startedAt" <= ${now} GROUP BY s.charged`,
@@ -64,8 +72,9 @@ export async function renderMetrics(prisma: PrismaClient, now = new Date()): Pro
       prisma.schedulingCycle.findFirst({ where: { clusterId: c.id }, orderBy: { at: "desc" } }),
       prisma.schedulingCycle.count({ where: { clusterId: c.id } }),
       prisma.$queryRaw<
-        { n: bigint }[]
-      >`SELECT COUNT(*)::bigint AS n FROM job_event e JOIN job j ON j.id = e."jobId" WHERE j."clusterId" = ${c.id} AND e.kind = 'PREEMPTED'`,
+        { reason: string | null; n: bigint }[]
+      >`SELECT e."reasonCode" AS reason, COUNT(*)::bigint AS n FROM job_event e JOIN job j ON j.id = e."jobId"
+        WHERE j."clusterId" = ${c.id} AND e.kind = 'PREEMPTED' GROUP BY e."reasonCode"`,
       prisma.node.count({ where: { clusterId: c.id, lastHeartbeatAt: { gte: since } } }),
       prisma.$queryRaw<{ budget: string; n: bigint }[]>`
         SELECT b.path AS budget, COUNT(j."squattingSince")::bigint AS n FROM job j JOIN budget_tree_node b ON b.id = j."budgetId"
@@ -109,7 +118,9 @@ export async function renderMetrics(prisma: PrismaClient, now = new Date()): Pro
       }
     }
     cycles.set({ cluster: c.name }, cycleCount);
-    preemptions.set({ cluster: c.name }, Number(preemptCount[0]?.n ?? 0));
+    // Every live reason is written, 0 until its first preemption, so rate() works from the start.
+    for (const reason of LIVE_PREEMPT_REASONS) preemptions.set({ cluster: c.name, reason }, 0);
+    for (const r of preemptRows) preemptions.set({ cluster: c.name, reason: r.reason ?? "UNKNOWN" }, Number(r.n));
     agents.set({ cluster: c.name }, connected);
     try {
       const chart = await getChartData(prisma, c.name, 24, now.getTime());
