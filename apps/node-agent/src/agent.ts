@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import {
   AGENT_PROTOCOL_VERSION,
   agentErrorSchema,
@@ -11,6 +11,7 @@ import {
 } from "@tranche/contracts";
 import { FakeGpus, NvidiaSmi, type GpuSource } from "./gpus";
 import { JobCgroups } from "./cgroup";
+import { AGENT_PID_FILE, claimNodeFolder, type FenceWatchNode } from "./fence-watch";
 import { jobIdsFor, type JobIdentity } from "./job-identity";
 import { JobRunner } from "./runner";
 
@@ -155,7 +156,18 @@ export class NodeAgent {
     this.opts.log(`[${this.opts.nodeName}] ${line}`);
   }
 
+  /** What the fence watch needs to guard this node's jobs once this agent is gone (fence-watch.ts). */
+  get watchedNode(): FenceWatchNode {
+    return { name: this.opts.nodeName, dir: resolve(this.opts.dir), cgroupBase: this.runner.cgroupBase };
+  }
+
   async start(initialDelayMs = 0): Promise<void> {
+    // From now this agent guards the folder's jobs: a fence watch its predecessor left leaves them alone.
+    try {
+      claimNodeFolder(this.opts.dir);
+    } catch (e) {
+      this.log(`could not write ${AGENT_PID_FILE} (${(e as Error).message})`);
+    }
     // Before the first report or launch: jobs a predecessor left running whose record is gone (a wiped
     // state folder) would run twice once the control plane requeues them. Adopted runs are kept.
     try {

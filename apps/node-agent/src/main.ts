@@ -34,11 +34,14 @@
 //   --help                        this text
 //
 // Jobs never see the agent's credential, state.json or other users' job folders (modes 700/600).
-// Stopping the agent (SIGTERM/SIGINT) leaves job processes running; a restarted agent adopts them.
+// Stopping the agent (SIGTERM/SIGINT) leaves job processes running; a restarted agent adopts them. A detached
+// fence watch (fence-watch.ts) stops them if no agent is back before the heartbeat timeout, as the agent itself
+// would without the control plane, so the control plane's requeue never makes a job run twice.
 // An agent whose state folder was lost stops the jobs it finds still running from it before it reports (strays.ts).
 import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { NodeAgent } from "./agent";
+import { startFenceWatch } from "./fence-watch";
 import { lookupUser, parseUidRange, type JobIdentity } from "./job-identity";
 import { OptionError, parseAgentOptions, type AgentOptions } from "./options";
 
@@ -154,6 +157,11 @@ if (opts.mode === "enroll-only") {
 log(`tranche-agent: ${summary}; jobs run as ${jobsRunAs}`);
 // Spread the fake nodes' heartbeats over the first second.
 agents.forEach((a, i) => void a.start(Math.floor((i * 1000) / agents.length)));
+// Fences the jobs this process leaves running if it stops, is killed or crashes (R9; fence-watch.ts).
+startFenceWatch(
+  agents.map((a) => a.watchedNode),
+  log,
+);
 
 // A closed stdout (the supervisor went away) must not crash the agent before it has stopped its jobs.
 for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});

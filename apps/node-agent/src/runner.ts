@@ -79,6 +79,9 @@ exit "$rc"`;
 
 export type LocalStatus = "WAITING" | "RUNNING" | "EXITED";
 
+/** `jobs/<segment>/fenced`: the fence watch stopped this run while no agent ran (fence-watch.ts). */
+export const FENCED_MARK = "fenced";
+
 export interface LocalJob {
   jobId: number;
   segmentId: string;
@@ -151,7 +154,7 @@ function groupAlive(pgid: number): boolean {
   }
 }
 
-function procStart(pid: number): { start: string; zombie: boolean } | null {
+export function procStart(pid: number): { start: string; zombie: boolean } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -241,6 +244,11 @@ export class JobRunner {
     return !existsSync(current) && existsSync(legacy) ? legacy : current;
   }
 
+  /** Where its jobs' cgroups are made, or null (process groups alone). */
+  get cgroupBase(): string | null {
+    return this.opts.cgroups?.base ?? null;
+  }
+
   /** Restart reconciliation: adopt live processes, settle dead ones from their exit file. */
   private load(): void {
     if (!existsSync(this.statePath)) return;
@@ -297,6 +305,14 @@ export class JobRunner {
 
   private settleFromExitFile(j: LocalJob, fallbackSignal: string | null): void {
     const rc = readExitCode(this.exitFile(j.segmentId));
+    if (!j.fenced && existsSync(join(this.jobDir(j.segmentId), FENCED_MARK))) {
+      // Its exit status is whatever its own SIGTERM handler chose: the run was lost to the platform.
+      j.fenced = true;
+      j.stopReason ??= FENCED;
+      this.opts.log(
+        `job ${j.jobId} (segment ${j.segmentId}) was stopped by the fence watch while no agent ran and the control plane had not answered past the heartbeat timeout: reported as fenced (requeued when it may be), not by its exit status`,
+      );
+    }
     j.status = "EXITED";
     j.endedAt = j.endedAt ?? new Date().toISOString();
     if (j.cgroup) {

@@ -116,18 +116,25 @@ export async function stopStrays(opts: {
   cgroupBase: string | null;
   log: (line: string) => void;
   procRoot?: string;
+  /** Why they are stopped, for each group's log line (default: unknown to this agent). */
+  why?: string;
+  /** Called with what was found before the first signal (the fence watch marks the runs fenced). */
+  beforeSignal?: (strays: Stray[]) => void;
 }): Promise<number> {
   const find = () => findStrays(opts.nodeName, opts.dir, opts.owned, opts.procRoot);
   const strays = find();
   if (strays.length === 0) return 0;
   const groups = new Map<number, Stray[]>();
   for (const s of strays) groups.set(s.pgid, [...(groups.get(s.pgid) ?? []), s]);
+  const why =
+    opts.why ?? `launched on this node from ${opts.dir} but unknown to this agent (its state was lost or replaced while it ran)`;
   for (const [pgid, members] of groups) {
     const s = members[0]!;
     opts.log(
-      `stopping process group ${pgid} (pids ${members.map((m) => m.pid).join(",")}): job ${s.jobId}, segment ${s.segmentId}, launched on this node from ${opts.dir} but unknown to this agent (its state was lost or replaced while it ran); SIGTERM, SIGKILL after ${Math.round(opts.graceMs / 1000)} s, so it cannot run twice`,
+      `stopping process group ${pgid} (pids ${members.map((m) => m.pid).join(",")}): job ${s.jobId}, segment ${s.segmentId}, ${why}; SIGTERM, SIGKILL after ${Math.round(opts.graceMs / 1000)} s, so it cannot run twice`,
     );
   }
+  opts.beforeSignal?.(strays);
   signalStrays(strays, "SIGTERM", opts.cgroupBase);
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const deadline = Date.now() + opts.graceMs;

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -62,13 +62,19 @@ describe("fencing", () => {
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  it("an agent cut off from the control plane stops its job before the job is requeued elsewhere: the two runs never overlap", async () => {
+  /**
+   * c1-0 (reached through `link` when given: a relay to the gateway) runs a resumable job that writes its
+   * node and the time every 50 ms; c1-1 is ready to take it.
+   */
+  async function jobOnC10(
+    name: string,
+    link?: (gateway: string) => Promise<string>,
+  ): Promise<{ a0: AgentSet; id: number; trace: string }> {
     process.env.TRANCHE_POLICY = policy; // the gateway (the web app's handlers) tells agents the same fence
-    db = await createTestDatabase("fencing");
+    db = await createTestDatabase(name);
     world = await makeWorld(db.prisma, { nodes: 2 });
     gateway = await startGateway(db.prisma);
-    const link = await relay(gateway.url);
-    const a0 = await spawnAgents(db.prisma, world, link.url, ["c1-0"]);
+    const a0 = await spawnAgents(db.prisma, world, link ? await link(gateway.url) : gateway.url, ["c1-0"]);
     agentSets.push(a0);
     await waitFor(
       "c1-0 to heartbeat",
@@ -76,18 +82,15 @@ describe("fencing", () => {
     );
     await db.prisma.node.update({ where: { name: "c1-1" }, data: { state: "CORDONED" } });
     procs.push(spawnWorker(db.url, { TRANCHE_POLICY: policy }));
-    const trace = join(scratch, "trace");
+    mkdirSync(scratch, { recursive: true }); // each test's afterEach removes it
+    const trace = join(scratch, `trace-${name}`);
     const id = await submit(db.prisma, world, {
       gpus: 8,
       resumable: true,
       command: `while :; do echo "$TRANCHE_NODE_NAME $(date +%s%3N)" >> ${trace}; sleep 0.05; done`,
     });
-    await waitFor("the job to run on c1-0", async () => {
-      try {
-        return readFileSync(trace, "utf8").includes("c1-0 ");
-      } catch {
-        return false;
-      }
+    await waitFor("the job to run on c1-0", async () => traced(trace, "c1-0")).catch((e: Error) => {
+      throw new Error(`${e.message}\n${a0.proc.output.slice(-3000)}`);
     });
     const a1 = await spawnAgents(db.prisma, world, gateway.url, ["c1-1"]);
     agentSets.push(a1);
@@ -96,21 +99,20 @@ describe("fencing", () => {
       async () => (await db.prisma.node.findUniqueOrThrow({ where: { name: "c1-1" } })).lastHeartbeatAt,
     );
     await db.prisma.node.update({ where: { name: "c1-1" }, data: { state: "READY" } });
+    return { a0, id, trace };
+  }
 
-    const cutAt = Date.now();
-    link.cut();
-    await a0.proc.waitForOutput(/no answer from the control plane for \d+s \(heartbeat timeout 3s\): stopping 1 job/, 15_000);
-    await waitFor(
-      "the job to run again on c1-1",
-      async () => {
-        try {
-          return readFileSync(trace, "utf8").includes("c1-1 ");
-        } catch {
-          return false;
-        }
-      },
-      30_000,
-    );
+  function traced(trace: string, node: string): boolean {
+    try {
+      return readFileSync(trace, "utf8").includes(`${node} `);
+    } catch {
+      return false;
+    }
+  }
+
+  /** The job runs again on c1-1, its c1-0 copy never wrote after that, and c1-0 is DOWN with the job LOST once. */
+  async function expectNoOverlap(id: number, trace: string, since: number, what: string): Promise<void> {
+    await waitFor("the job to run again on c1-1", async () => traced(trace, "c1-1"), 30_000);
     await new Promise((r) => setTimeout(r, 500));
     const lines = readFileSync(trace, "utf8")
       .trim()
@@ -120,7 +122,7 @@ describe("fencing", () => {
     const lastOld = Math.max(...lines.filter((l) => l.node === "c1-0").map((l) => l.ms));
     const firstNew = Math.min(...lines.filter((l) => l.node === "c1-1").map((l) => l.ms));
     console.log(
-      `fencing: old copy's last write ${((lastOld - cutAt) / 1000).toFixed(1)} s after the cut, new copy's first ${((firstNew - cutAt) / 1000).toFixed(1)} s after (gap ${((firstNew - lastOld) / 1000).toFixed(1)} s)`,
+      `fencing (${what}): old copy's last write ${((lastOld - since) / 1000).toFixed(1)} s after, new copy's first ${((firstNew - since) / 1000).toFixed(1)} s after (gap ${((firstNew - lastOld) / 1000).toFixed(1)} s)`,
     );
     expect(lastOld).toBeLessThan(firstNew);
     // The c1-0 copy never wrote again after the c1-1 copy started.
@@ -132,5 +134,29 @@ describe("fencing", () => {
     const events = await db.prisma.jobEvent.findMany({ where: { jobId: id }, orderBy: { id: "asc" } });
     expect(events.map((e) => e.kind)).toEqual(["SUBMITTED", "STARTED", "LOST", "STARTED"]);
     expect(await db.prisma.runSegment.count({ where: { jobId: id, endedAt: null } })).toBe(1);
+  }
+
+  it("an agent cut off from the control plane stops its job before the job is requeued elsewhere: the two runs never overlap", async () => {
+    let cut = () => {};
+    const { a0, id, trace } = await jobOnC10("fencing", async (url) => {
+      const link = await relay(url);
+      cut = link.cut;
+      return link.url;
+    });
+    const cutAt = Date.now();
+    cut();
+    await a0.proc.waitForOutput(/no answer from the control plane for \d+s \(heartbeat timeout 3s\): stopping 1 job/, 15_000);
+    await expectNoOverlap(id, trace, cutAt, "the link cut");
+  }, 90_000);
+
+  it("an agent that is killed (nothing left to fence its job) still never lets the job run twice: its fence watch stops the job before it is requeued", async () => {
+    const { a0, id, trace } = await jobOnC10("fence-watch");
+    const killedAt = Date.now();
+    await a0.proc.stop("SIGKILL");
+    await expectNoOverlap(id, trace, killedAt, "the agent killed");
+    const log = readFileSync(join(a0.dir, "c1-0", "fence-watch.log"), "utf8");
+    expect(log).toMatch(
+      /stopping process group \d+ .*, left running by its agent \(pid \d+\), which has stopped, and no answer from the control plane for \d+ s/,
+    );
   }, 90_000);
 });
