@@ -1,4 +1,4 @@
-import { formatDuration, formatPercent, plural, shareUsedText } from "./format";
+import { formatDuration, formatPercent, plural, shareUsedText, type RatioWindow } from "./format";
 import { defaultPolicy } from "./policy";
 import type { PendingReason, PendingReasonCode, PendingReasonDetails } from "./types";
 
@@ -30,14 +30,13 @@ function needText(d: PendingReasonDetails, nodeSize: number): string {
 }
 
 /** The budget and what its projected ratio (usage + held GPUs, which orders the queue) means. */
-const budgetText = (path: string, ratio: number, windowSec: number): string =>
-  `budget ${path}, which ${shareUsedText(ratio, windowSec)}`;
+const budgetText = (path: string, ratio: number, w: RatioWindow): string => `budget ${path}, which ${shareUsedText(ratio, w)}`;
 
-/** `windowSec`: the policy's lookback window, which the ratios are over (in the sentence's words). */
-export function explainPending(input: ReasonInput, nodeSize: number, windowSec = defaultPolicy.lookbackWindow): PendingReason {
+/** `w`: the policy's lookback window and projection horizon, which the ratios are over (in the sentence's words). */
+export function explainPending(input: ReasonInput, nodeSize: number, w: RatioWindow = defaultPolicy): PendingReason {
   return {
     code: input.code,
-    sentence: sentenceFor(input, nodeSize, positionText(input.details), windowSec),
+    sentence: sentenceFor(input, nodeSize, positionText(input.details), w),
     details: input.details,
   };
 }
@@ -79,7 +78,7 @@ export class PendingExplainer {
 
   constructor(
     private readonly nodeSize: number,
-    private readonly windowSec: number = defaultPolicy.lookbackWindow,
+    private readonly ratioWindow: RatioWindow = defaultPolicy,
   ) {}
 
   /** Just the sentence: runCycle fills it into the reason object it already made. */
@@ -93,7 +92,7 @@ export class PendingExplainer {
       code === "ARRAY_LIMIT" ||
       code === "USER_LIMIT"
     )
-      return sentenceFor({ code, budgetPath, userId, now, details: d }, this.nodeSize, positionText(d), this.windowSec);
+      return sentenceFor({ code, budgetPath, userId, now, details: d }, this.nodeSize, positionText(d), this.ratioWindow);
     const group = this.groupFor(code, budgetPath, userId, now, d);
     return `${group.before}position ${d.position} in order${group.after}`;
   }
@@ -131,7 +130,7 @@ export class PendingExplainer {
       const found = this.overflow.get(key);
       if (found) return found;
     }
-    const whole = sentenceFor({ code, budgetPath, userId, now, details: d }, this.nodeSize, POSITION_MARK, this.windowSec);
+    const whole = sentenceFor({ code, budgetPath, userId, now, details: d }, this.nodeSize, POSITION_MARK, this.ratioWindow);
     const at = whole.indexOf(POSITION_MARK);
     const group: SentenceGroup = {
       code,
@@ -152,9 +151,9 @@ export class PendingExplainer {
   }
 }
 
-function sentenceFor(input: ReasonInput, nodeSize: number, pos: string, windowSec: number): string {
+function sentenceFor(input: ReasonInput, nodeSize: number, pos: string, w: RatioWindow): string {
   const d = input.details;
-  const budget = budgetText(input.budgetPath, d.ratio, windowSec);
+  const budget = budgetText(input.budgetPath, d.ratio, w);
   switch (input.code) {
     case "HELD":
       return `Held by its owner or an operator: it will not start until released (${budget}).`;
@@ -181,7 +180,7 @@ function sentenceFor(input: ReasonInput, nodeSize: number, pos: string, windowSe
     case "ORDER":
       return `Waiting its turn: ${plural(d.jobsAhead, "job")} ahead in order took the GPUs that were free at the start of this cycle (${pos}, ${budget}).`;
     case "BUDGET_OVER_SHARE":
-      return `Its budget ${input.budgetPath}, which ${shareUsedText(d.ratio, windowSec)}, has not used at least ${formatPercent(d.margin ?? 0)} less than the budgets holding interruptible GPUs${d.victimRatio === undefined ? "" : ` (the lowest of them ${shareUsedText(d.victimRatio, windowSec)})`}, so it may not preempt them; ${needText(d, nodeSize)} (${pos}).`;
+      return `Its budget ${input.budgetPath}, which ${shareUsedText(d.ratio, w)}, has not used at least ${formatPercent(d.margin ?? 0)} less than the budgets holding interruptible GPUs${d.victimRatio === undefined ? "" : ` (the lowest of them ${shareUsedText(d.victimRatio, w)})`}, so it may not preempt them; ${needText(d, nodeSize)} (${pos}).`;
     case "DEBUG_VICTIM_COST":
       return `Debug-lane jobs end only runs that would lose at most ${gpuHours(d.debugVictimMaxCost ?? 0)} of work, and every run that could make room for it would lose more; ${needText(d, nodeSize)}; ${startText(d.earliestStart, input.now)} (${pos}, ${budget}).`;
     case "CONTRACTS":

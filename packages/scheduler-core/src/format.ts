@@ -70,13 +70,21 @@ function windowWords(seconds: number): string {
 
 /**
  * What a budget's projected ratio (SPEC R2: its usage plus an hour of the GPUs it holds now, over its
- * entitlement in the lookback window) means: "has used 5.6 times its share over the last 7 days",
- * "has used 40% of its share over the last 7 days", "has no share here" (no entitlement). Reasons say
+ * entitlement in the lookback window) means: "has used 5.6 times its share over the last 7 days, counting the next hour
+ * of what it runs now" (the projection, so the words match the number that orders the queue, not the
+ * 7-day ratio beside it, which on a young cluster can be far lower), "has used 40% of its share ...", "has no share here" (no entitlement). Reasons say
  * this rather than a bare number a researcher cannot read.
  */
-export function shareUsedText(ratio: number, windowSec: number): string {
+export function shareUsedText(ratio: number, w: RatioWindow): string {
   if (!Number.isFinite(ratio)) return "has no share here";
-  return `has used ${shareUsed(ratio)} over the last ${windowWords(windowSec)}`;
+  const ahead = w.projectionHorizon === 3600 ? "hour" : windowWords(w.projectionHorizon);
+  return `has used ${shareUsed(ratio)} over the last ${windowWords(w.lookbackWindow)}${w.projectionHorizon > 0 ? `, counting the next ${ahead} of what it runs now` : ""}`;
+}
+
+/** What the ratios in sentences are over: the policy's lookback window and projection horizon (seconds). */
+export interface RatioWindow {
+  lookbackWindow: number;
+  projectionHorizon: number;
 }
 
 /** A finite projected ratio as the part of its share a budget used: "40% of its share", "5.6 times its share". */

@@ -22,8 +22,14 @@ describe("R10 explanations", () => {
       details: { position: 2, jobsAhead: 1, gpus: 8, largestFreeGpus: 0 },
     });
     expect(r.pending.get("second")!.sentence).toBe(
-      "Waiting its turn: 1 job ahead in order took the GPUs that were free at the start of this cycle (position 2 in order, budget root/a, which has used 4% of its share over the last 7 days).",
+      "Waiting its turn: 1 job ahead in order took the GPUs that were free at the start of this cycle (position 2 in order, budget root/a, which has used 4% of its share over the last 7 days, counting the next hour of what it runs now).",
     );
+  });
+
+  it("names the budget by its path, not its id, for jobs outside the order too (held)", () => {
+    const r = runCycle(makeCluster().nodes(1).budget("a", 1).job(makeJob("h").budget("a").held()).snapshot(), defaultPolicy, NOW);
+    expect(r.pending.get("h")!.code).toBe("HELD");
+    expect(r.pending.get("h")!.sentence).toContain("budget root/a,");
   });
 
   it("explains CONTRACTS with the earliest start from protection ends", () => {

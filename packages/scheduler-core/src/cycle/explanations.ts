@@ -38,19 +38,21 @@ export function explainBlocked(s: CycleSession): { pending: PendingReasons; bloc
   };
   const pendingReasons: PendingReason[] = [];
   const nodeSize = s.nodeSize; // the board lives on into the next cycle of a kept scheduler
-  const windowSec = s.policy.lookbackWindow;
+  const ratioWindow = { lookbackWindow: s.policy.lookbackWindow, projectionHorizon: s.policy.projectionHorizon };
   // Written when first read (after the ids). An unnamed closure: tsx (keepNames) wraps every named
   // one it makes, once per cycle here.
   const writeSentences = () => {
-    const explainer = new PendingExplainer(nodeSize, windowSec);
+    const explainer = new PendingExplainer(nodeSize, ratioWindow);
     for (let i = 0; i < drafts.length; i++) {
       const k = drafts[i]!;
       const job = reasons.jobOf(k);
       const entry = reasons.entryOf(k);
       const r = reasons.reason(k);
+      // Jobs outside the order (held, waiting on a dependency) have no entry: their budget by its id.
+      const b = entry ? entry.budget : tree.indexOf(job.budgetId);
       r.sentence = explainer.sentence(
         r.code,
-        entry ? tree.paths[entry.budget]! : job.budgetId,
+        b === undefined ? job.budgetId : tree.paths[b]!,
         job.userName ?? job.userId,
         now,
         r.details,

@@ -332,7 +332,7 @@ export class CycleSession {
         code,
         position,
         ratio,
-        sentence: `${sentence} Position ${position} in order, budget ${tree.paths[e.budget]}, which ${shareUsedText(ratio, this.policy.lookbackWindow)}${
+        sentence: `${sentence} Position ${position} in order, budget ${tree.paths[e.budget]}, which ${shareUsedText(ratio, this.policy)}${
           charged
             ? js.protectedUntil >= NEVER
               ? "; not preemptible until it ends"

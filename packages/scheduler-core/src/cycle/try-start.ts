@@ -99,7 +99,7 @@ export function tryStart(
     return notStarted;
   }
   const margin = policy.preemptionMargin;
-  const shareUsed = (r: number) => shareUsedText(r, policy.lookbackWindow);
+  const shareUsed = (r: number) => shareUsedText(r, policy);
   const victimsUnallocated = choice.tier === 0;
   const victimOps: { v: JobState; op: PreemptOp }[] = [];
   for (const v of [...choice.victims].sort((x, y) => compareById(x.job, y.job))) {

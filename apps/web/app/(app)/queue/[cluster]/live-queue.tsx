@@ -334,8 +334,8 @@ function Ratios({ ratios }: { ratios: QueueRatio[] }) {
       <p className="small muted" style={{ marginBottom: 0 }}>
         7-day ratio = usage ÷ entitlement over the last 7 days; the bar&apos;s mark is 1.0 (exactly its share). The projected
         ratio adds an hour of the GPUs the budget holds now. Budgets holding less than their share of the cluster go first; among
-        them, and after them, the lower projected ratio goes first. Reasons say it in words: how much of its share a budget has
-        used.
+        them, and after them, the lower projected ratio goes first. Reasons say the projected ratio in words: how much of its
+        share a budget has used, counting the next hour of what it runs now.
       </p>
     </div>
   );
