@@ -21,7 +21,8 @@
 //   --no-long-poll                heartbeats only: do not hold POST /api/agent/v1/wait open between them
 //                                 (with it, a START reaches the agent within about a second)
 //   --job-uid-range FROM-TO       run each Tranche user's jobs as a uid of their own from this range
-//                                 (e.g. 20000-29999; no accounts are created; needs root)
+//                                 (e.g. 20000-29999; no accounts are created; needs root); with
+//                                 --checkpoint-root the uids are claimed in DIR/.tranche-uids, the same on every node
 //   --job-user NAME               run every job as this existing unprivileged account (needs root)
 //   --allow-root-jobs             let jobs run as root when the agent runs as root (demos and tests only);
 //                                 without it, a root agent refuses to start with neither option above
@@ -42,7 +43,7 @@ import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { NodeAgent } from "./agent";
 import { startFenceWatch } from "./fence-watch";
-import { lookupUser, parseUidRange, type JobIdentity } from "./job-identity";
+import { lookupUser, parseUidRange, prepareUidClaims, UID_CLAIM_DIR, type JobIdentity } from "./job-identity";
 import { OptionError, parseAgentOptions, type AgentOptions } from "./options";
 
 /** The first folder above `dir` that other users cannot pass through, or null. */
@@ -83,7 +84,13 @@ let identity: JobIdentity = { kind: "agent" };
 try {
   if (opts.jobUidRange && opts.jobUser) fail("give --job-uid-range or --job-user, not both");
   if (opts.jobUidRange)
-    identity = { kind: "range", ...parseUidRange(opts.jobUidRange), mapFile: join(stateDir, "job-uids.json") };
+    identity = {
+      kind: "range",
+      ...parseUidRange(opts.jobUidRange),
+      mapFile: join(stateDir, "job-uids.json"),
+      // A shared checkpoint root holds the claims, so a user's uid is the same on every node there.
+      ...(opts.checkpointRoot ? { claimDir: join(opts.checkpointRoot, UID_CLAIM_DIR) } : {}),
+    };
   else if (opts.jobUser) identity = { kind: "user", name: opts.jobUser, ids: lookupUser(opts.jobUser) };
 } catch (e) {
   fail((e as Error).message);
@@ -99,7 +106,7 @@ if (identity.kind === "agent" && asRoot && !opts.allowRootJobs && opts.mode !== 
   );
 const jobsRunAs =
   identity.kind === "range"
-    ? `a uid per user from ${identity.from}-${identity.to}`
+    ? `a uid per user from ${identity.from}-${identity.to}${identity.claimDir ? ` (claimed in ${identity.claimDir}, the same on every node)` : ""}`
     : identity.kind === "user"
       ? `${identity.name} (uid ${identity.ids.uid})`
       : asRoot
@@ -125,6 +132,12 @@ if (identity.kind !== "agent") {
 }
 
 const log = (line: string) => console.log(line);
+// With a shared checkpoint root: a claims folder this agent cannot trust or write stops it here.
+try {
+  if (opts.mode !== "enroll-only") prepareUidClaims(identity, log);
+} catch (e) {
+  fail((e as Error).message);
+}
 const agents = names.map(
   (name) =>
     new NodeAgent({
