@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import type * as Fs from "node:fs";
 import {
   chmodSync,
   existsSync,
@@ -12,8 +13,20 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { jobIdsFor, parseUidRange, prepareUidClaims, UID_CLAIM_DIR, type JobIdentity } from "../src/job-identity";
+
+// A host whose view of the shared folder lags (NFS caches lookups): the next read of a file named here
+// finds nothing, as if another host had not created it yet.
+const lagging = vi.hoisted(() => new Set<string>());
+vi.mock("node:fs", async (importOriginal) => {
+  const fs = await importOriginal<typeof Fs>();
+  const readFileSync = ((path: string, ...rest: unknown[]) => {
+    if (lagging.delete(String(path))) throw Object.assign(new Error(`ENOENT: ${String(path)}`), { code: "ENOENT" });
+    return (fs.readFileSync as (...a: unknown[]) => unknown)(path, ...rest);
+  }) as typeof fs.readFileSync;
+  return { ...fs, readFileSync, default: { ...fs, readFileSync } };
+});
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -126,6 +139,16 @@ describe("job identities", () => {
       .map((f) => readFileSync(join(claimDir, f), "utf8").trim());
     expect(owners.length).toBe(new Set(owners).size);
   }, 60_000);
+
+  it("gives back a uid it claimed for a user whose claim another host published meanwhile, and uses theirs", () => {
+    const { claimDir, host1, host2 } = twoHosts();
+    const ada = uid(host1, "ada");
+    lagging.add(join(claimDir, "user-ada")); // host 2 does not see host 1's claim yet
+    expect(uid(host2, "ada")).toBe(ada);
+    expect(lagging.size).toBe(0);
+    expect(readdirSync(claimDir).sort()).toEqual([`uid-${ada}`, "user-ada"]);
+    expect(uid(host2, "bob")).toBe(ada + 1); // the uid given back is free again
+  });
 
   it("does not use an old per-host mapping that conflicts with the shared claims, and says so at start", () => {
     const { claimDir, host1, host2 } = twoHosts();
