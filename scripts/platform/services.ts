@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { demoJobUsers } from "./demo-job-users";
 import { waitForHttp } from "./wait-for-http";
 import { createPrismaClient } from "@tranche/db";
 import { DEMO_CLUSTERS, repoRoot } from "@tranche/db/setup";
@@ -73,6 +74,8 @@ export function services(ctx: ServiceContext): Service[] {
     },
   ];
   if (demo) {
+    const jobUsers = demoJobUsers(agentsDir);
+    if (jobUsers.warning) console.log(`• ${jobUsers.warning}`);
     for (const c of DEMO_CLUSTERS) {
       list.push({
         name: `agents-${c.name}`,
@@ -95,9 +98,9 @@ export function services(ctx: ServiceContext): Service[] {
           // Fake nodes run on this host: the web app reaches their interactive sessions here.
           "--session-host",
           "127.0.0.1",
-          // The demo's fake-GPU jobs run as whoever runs `npm start` (root in a container); real hosts
-          // run the agent with --job-uid-range instead.
-          ...(process.getuid?.() === 0 ? ["--allow-root-jobs"] : []),
+          // As root, each demo user's jobs run as a uid of their own (demo-job-users.ts); otherwise as
+          // whoever runs `npm start`.
+          ...jobUsers.args,
         ],
         env: { TRANCHE_PUBLIC_URL: ctx.webUrl },
         quiet: true,
