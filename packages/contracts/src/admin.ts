@@ -1,7 +1,8 @@
 import type { WhatIfResult } from "./budget";
 import { z } from "zod";
 import { duration } from "./duration";
-import { strictObject } from "./input";
+import { controlCharsMessage, hasControlChars, strictObject } from "./input";
+import { LIMITS } from "./limits";
 
 // Administration inputs (REST /api/v1, tRPC, CLI). Field messages start with the field's name so a
 // message read alone still says which field is at fault.
@@ -93,15 +94,32 @@ export type SharePreview = WhatIfResult & { path: string; share: number };
 /** POST /budgets/{path}/members and /managers. */
 export const treeNodePersonInput = strictObject({ email }, "a member or manager");
 
+/**
+ * A person's display name, wherever one is set (admin create and change over REST, tRPC and the CLI,
+ * `npm run admin -- create-admin`, better-auth's sign-up): trimmed, 1 to 100 characters, without
+ * control characters. Names show in every queue row, job event and notification, to every user, and
+ * the scheduler's snapshot repeats them once per job: a long one halted scheduling.
+ */
+export const personName = (field = "name") =>
+  z
+    .string({ error: (i) => (i.input === undefined ? `${field} is required` : `${field} must be a string`) })
+    .refine((s) => !s.includes("\u0000"), `${field} must not contain NUL characters (\\u0000)`)
+    .trim()
+    .min(1, `${field} is required`)
+    .max(LIMITS.personNameChars, `${field} is longer than ${LIMITS.personNameChars} characters`)
+    .refine((s) => s.includes("\u0000") || !hasControlChars(s), controlCharsMessage(field));
+
+/** What is wrong with `value` as a person's name, in one sentence naming the field; null when it is fine. */
+export function personNameProblem(value: unknown, field = "name"): string | null {
+  const r = personName(field).safeParse(value);
+  return r.success ? null : r.error.issues.map((i) => i.message).join("; ");
+}
+
 /** POST /users: an account with a one-time set-password link. */
 export const createUserInput = strictObject(
   {
     email,
-    name: z
-      .string({ error: "name is required" })
-      .trim()
-      .min(1, "name is required")
-      .max(120, "name is longer than 120 characters"),
+    name: personName("name"),
     role: role.default("RESEARCHER"),
   },
   "a user",
@@ -111,7 +129,7 @@ export type CreateUserInput = z.input<typeof createUserInput>;
 /** PATCH /users/{id}. */
 export const updateUserInput = strictObject(
   {
-    name: z.string().trim().min(1, "name cannot be empty").max(120, "name is longer than 120 characters").optional(),
+    name: personName("name").optional(),
     role: role.optional(),
     disabled: z.boolean({ error: "disabled must be true or false" }).optional(),
   },

@@ -14,6 +14,23 @@ export function text(field: string) {
     .refine((s) => !s.includes("\u0000"), `${field} must not contain NUL characters (\\u0000)`);
 }
 
+/**
+ * Control characters: C0 (U+0000..U+001F: NUL, BEL, ESC, tab, line breaks), DEL and C1
+ * (U+0080..U+009F, CSI among them). A terminal acts on them instead of printing them, so a name that
+ * holds one could retitle, clear or recolour the terminal of whoever lists it.
+ */
+// eslint-disable-next-line no-control-regex -- the control characters are what this finds
+const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** Does `s` hold a control character (C0, DEL or C1)? */
+export function hasControlChars(s: string): boolean {
+  return CONTROL_CHARS.test(s);
+}
+
+/** The message for a one-line text field that holds a control character. */
+export const controlCharsMessage = (field: string) =>
+  `${field} must not contain control characters (such as ESC, BEL, tab or a line break)`;
+
 /** An object that refuses fields it does not know, naming them and the fields it takes. */
 export function strictObject<S extends z.core.$ZodLooseShape>(shape: S, what: string) {
   const known = Object.keys(shape).join(", ");

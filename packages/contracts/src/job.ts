@@ -1,7 +1,7 @@
 import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import { z } from "zod";
 import { duration, formatExactDuration } from "./duration";
-import { strictObject, text } from "./input";
+import { controlCharsMessage, hasControlChars, strictObject, text } from "./input";
 import { jobRuleFields } from "./job-rules";
 import { LIMITS, formatBytes, utf8Bytes } from "./limits";
 import { JOB_KINDS, sessionView } from "./session";
@@ -129,6 +129,7 @@ export const submitJobInput = strictObject(
       .trim()
       .min(1, "name must not be empty")
       .max(LIMITS.nameChars, `name is longer than ${int(LIMITS.nameChars)} characters`)
+      .refine((s) => s.includes("\u0000") || !hasControlChars(s), controlCharsMessage("name"))
       .optional()
       .describe("Job name; without one, the program's name from the command (./train.sh --lr 1: train.sh)"),
     idempotencyKey: text("idempotencyKey")

@@ -25,6 +25,11 @@ export const LIMITS = {
   commandChars: 10_000,
   /** Characters of a job's name. */
   nameChars: 120,
+  /**
+   * Characters of a person's display name. Every queue row and snapshot repeats its owner's name, so a
+   * long one multiplies: a 200 KB name on a few thousand pending jobs crashed the worker.
+   */
+  personNameChars: 100,
   /** Characters of a cluster name, a budget path, an idempotency key. */
   keyChars: 200,
   /** Environment variables of one job. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { duration } from "./duration";
 import { formatDuration } from "./format";
-import { strictObject, text } from "./input";
+import { controlCharsMessage, hasControlChars, strictObject, text } from "./input";
 import { jobIdInput } from "./job-id";
 import { LIMITS } from "./limits";
 
@@ -44,6 +44,7 @@ export const startSessionInput = strictObject(
       .trim()
       .min(1, "name must not be empty")
       .max(LIMITS.nameChars, `name is longer than ${int(LIMITS.nameChars)} characters`)
+      .refine((s) => s.includes("\u0000") || !hasControlChars(s), controlCharsMessage("name"))
       .optional(),
     idempotencyKey: text("idempotencyKey")
       .min(1, "idempotencyKey must not be empty")
