@@ -14,6 +14,7 @@ import {
   openDatabase,
   type Database,
 } from "@tranche/db/setup";
+import { personNameProblem } from "@tranche/contracts";
 import { DomainError, createAdminWithPassword, createApiToken } from "@tranche/domain";
 
 const MIN_PASSWORD = 8;
@@ -90,6 +91,8 @@ async function withPrisma(fn: (prisma: PrismaClient) => Promise<void>): Promise<
 async function createAdmin(args: string[]): Promise<void> {
   const { email, name } = emailAndName(args);
   if (!name) throw new ConfigError(`--name is required\n${USAGE}`);
+  const problem = personNameProblem(name, "--name");
+  if (problem) throw new ConfigError(problem);
   const password = await readPassword();
   if (password.length < MIN_PASSWORD)
     throw new ConfigError(`the password must be at least ${MIN_PASSWORD} characters (read from stdin)`);

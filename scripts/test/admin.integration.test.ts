@@ -48,6 +48,16 @@ describe("npm run admin -- create-admin", () => {
     expect(await db.prisma.user.count()).toBe(0);
   });
 
+  it("refuses a --name over 100 characters or with control characters, naming it, creating nobody", async () => {
+    const long = await createAdmin(["--email", "root@lab.example", "--name", "N".repeat(101)], "long enough password\n");
+    expect(long.code).toBe(1);
+    expect(long.stderr).toContain("--name is longer than 100 characters");
+    const escaped = await createAdmin(["--email", "root@lab.example", "--name", "Root \u001b[2J"], "long enough password\n");
+    expect(escaped.code).toBe(1);
+    expect(escaped.stderr).toContain("--name must not contain control characters");
+    expect(await db.prisma.user.count()).toBe(0);
+  });
+
   it("creates an admin whose printed token authenticates REST and whose password is stored hashed", async () => {
     const r = await createAdmin(["--email", "Root@Lab.example", "--name", "Root Admin"], "a long password\n");
     expect(r.stderr).toBe("");

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hashPassword, type PrismaClient, type Tx } from "@tranche/db";
-import type { CreateUserInput, UpdateUserInput } from "@tranche/contracts";
+import { personNameProblem, type CreateUserInput, type UpdateUserInput } from "@tranche/contracts";
 import { requireRole, type Actor, type Role } from "../auth/actor";
 import { badInput, conflict, notFound } from "../errors";
 import { hashToken } from "../tokens/api-tokens";
@@ -51,6 +51,16 @@ async function issuePasswordLink(tx: Tx, userId: string, createdBy: string | nul
   return { setPasswordUrl: `${origin.replace(/\/$/, "")}/set-password?token=${token}`, expiresAt: expiresAt.toISOString() };
 }
 
+/**
+ * The name trimmed, or 400 naming the field when it is no person's name (contracts' personName): the
+ * routes check it already; this keeps every caller of these functions (scripts, tests) to the same rule.
+ */
+function checkedName(name: string): string {
+  const problem = personNameProblem(name);
+  if (problem) throw badInput(problem, "name");
+  return name.trim();
+}
+
 export async function listUsers(prisma: PrismaClient, actor: Actor): Promise<UserView[]> {
   requireRole(actor, ["ADMIN"], "list users");
   const rows = await prisma.user.findMany({
@@ -68,10 +78,11 @@ export async function createUser(
   origin: string,
 ): Promise<{ user: UserView } & PasswordLink> {
   requireRole(actor, ["ADMIN"], "create users");
+  const name = checkedName(input.name);
   return prisma.$transaction(async (tx) => {
     if (await tx.user.findUnique({ where: { email: input.email } }))
       throw conflict(`email: a user '${input.email}' already exists`, "email");
-    const u = await tx.user.create({ data: { email: input.email, name: input.name, role: input.role } });
+    const u = await tx.user.create({ data: { email: input.email, name, role: input.role } });
     const link = await issuePasswordLink(tx, u.id, actor.id, origin);
     await writeAudit(tx, actor, "user.create", { type: "user", id: u.id, label: u.email }, { role: u.role, name: u.name });
     return { user: view(u, false), ...link };
@@ -93,6 +104,7 @@ export async function resetPasswordLink(prisma: PrismaClient, actor: Actor, user
 /** PATCH /users/{id}: name, role, disabled. An admin cannot demote or disable themselves or the last admin. */
 export async function updateUser(prisma: PrismaClient, actor: Actor, userId: string, input: UpdateUserInput): Promise<UserView> {
   requireRole(actor, ["ADMIN"], "change users");
+  if (input.name !== undefined) input = { ...input, name: checkedName(input.name) };
   return prisma.$transaction(async (tx) => {
     // Serialise admin changes so two admins demoting each other cannot leave no admin.
     await tx.$queryRaw`SELECT 1 AS ok FROM (SELECT pg_advisory_xact_lock(7262002::bigint)) l`;
@@ -173,11 +185,12 @@ export async function createAdminWithPassword(
   prisma: PrismaClient,
   input: { email: string; name: string; password: string },
 ): Promise<Actor> {
+  const name = checkedName(input.name);
   const password = await hashPassword(input.password);
   return prisma.$transaction(async (tx) => {
     if (await tx.user.findUnique({ where: { email: input.email } }))
       throw conflict(`email: a user '${input.email}' already exists`, "email");
-    const u = await tx.user.create({ data: { email: input.email, name: input.name, role: "ADMIN", emailVerified: true } });
+    const u = await tx.user.create({ data: { email: input.email, name, role: "ADMIN", emailVerified: true } });
     await setCredential(tx, u.id, password);
     await writeAudit(tx, null, "user.create-admin", { type: "user", id: u.id, label: u.email }, { via: "command line" });
     return { id: u.id, email: u.email, name: u.name, role: "ADMIN" };
