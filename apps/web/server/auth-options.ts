@@ -6,6 +6,7 @@ import { endSessionGrants } from "@tranche/domain";
 import { publicUrl } from "./public-url";
 import { sessionsOriginOrNull } from "./sessions-origin";
 import { hashedSessionTokens } from "./session-token-hash";
+import { userNameHooks } from "./user-names";
 
 type Env = Record<string, string | undefined>;
 
@@ -65,6 +66,9 @@ export function authOptions(
     // An SSO sign-in that fails (e.g. an e-mail already used here) comes back to the sign-in page,
     // which says what to do (sso-errors.ts), instead of better-auth's own error page.
     onAPIError: { errorURL: `${baseURL}/login` },
+    // Only admins rename people (REST, tRPC, CLI): better-auth's own update-user let anyone set any
+    // name, of any length (a 200 KB one halted scheduling) or someone else's ("Alex Admin"). No page uses it.
+    disabledPaths: ["/update-user"],
     user: { additionalFields: { role: { type: "string", required: false, defaultValue: "RESEARCHER", input: false } } },
     advanced: {
       database: { generateId: false },
@@ -76,8 +80,15 @@ export function authOptions(
     telemetry: { enabled: false },
     // First single sign-on: the admin's OIDC mapping rules give the new user a role and budgets (auth.ts).
     // A login session's end (sign-out, revocation) ends its user's cookies of the sessions host.
+    // Every name better-auth writes (self sign-up, a first single sign-on) fits contracts' personName
+    // (user-names.ts); these replace any user before-hooks given, of which there are none.
     databaseHooks: {
       ...databaseHooks,
+      user: {
+        ...databaseHooks?.user,
+        create: { ...databaseHooks?.user?.create, before: userNameHooks.create.before },
+        update: { ...databaseHooks?.user?.update, before: userNameHooks.update.before },
+      },
       session: {
         ...databaseHooks?.session,
         delete: {

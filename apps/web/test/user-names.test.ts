@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import { tidyPersonName } from "../server/user-names";
+
+// A first single sign-on's name comes from the provider: made to fit, never refused (a long name at the
+// provider must not lock its owner out). Names people type are refused instead (user-names integration test).
+describe("a provider's name made to fit", () => {
+  it("keeps a good name as it is, trimmed", () => {
+    expect(tidyPersonName("  Sam Lee ", "sam@uni.example")).toBe("Sam Lee");
+  });
+  it("drops control characters and cuts at 100 characters", () => {
+    expect(tidyPersonName("Sam\u001b[2J Lee\u0007", "sam@uni.example")).toBe("Sam [2J Lee");
+    expect(tidyPersonName("é".repeat(5000), "x@y")).toBe("é".repeat(100));
+    expect(tidyPersonName("🙂".repeat(150), "x@y")).toBe("🙂".repeat(100));
+  });
+  it("falls back to the e-mail's local part when nothing is left", () => {
+    expect(tidyPersonName("\u001b\u0007  ", "sam@uni.example")).toBe("sam");
+    expect(tidyPersonName(undefined, "sam@uni.example")).toBe("sam");
+    expect(tidyPersonName("", undefined)).toBe("user");
+  });
+});
