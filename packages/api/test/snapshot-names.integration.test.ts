@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LIMITS } from "@tranche/contracts";
+import { getQueue, listJobs, listNodes } from "@tranche/domain";
 import { loadCycleInput } from "@tranche/domain/runtime";
 import { runCycle } from "@tranche/scheduler-core";
 import { makeWorld, type World } from "./fixtures";
@@ -93,5 +95,28 @@ describe("snapshot user names", () => {
     expect(capped[0]!.sentence).toMatch(
       /^Debug lane cap: user Ada Researcher already holds 4 debug GPUs of the 8 allowed per person/,
     );
+  });
+
+  it("caps a long stored name wherever it repeats per job: snapshot, queue, job list, GPU cells", async () => {
+    // A name written before names were checked (no entry point accepts it now): 5,000 characters.
+    const long = "Ada " + "A".repeat(4996);
+    const capped = long.slice(0, LIMITS.personNameChars);
+    await w.db.prisma.user.update({ where: { id: w.users.ada.id }, data: { name: long } });
+    try {
+      const { snapshot } = await loadCycleInput(w.db.prisma, clusterId, Math.floor(Date.now() / 1000));
+      const ada = [...snapshot.pending, ...snapshot.running].filter((j) => j.userId === w.users.ada.id);
+      expect(ada.map((j) => j.userName)).toEqual([capped, capped]);
+      const queue = await getQueue(w.db.prisma, "h100");
+      const adaRows = [...queue.pending, ...queue.running].filter((j) => j.user.startsWith("Ada "));
+      expect(adaRows.map((j) => j.user)).toEqual([capped, capped]);
+      const jobs = await listJobs(w.db.prisma, w.users.ada, { active: true });
+      expect(jobs.map((j) => j.user.name)).toEqual([capped, capped]);
+      const cells = (await listNodes(w.db.prisma, "h100")).flatMap((n) => n.gpus).filter((c) => c.user?.startsWith("Ada "));
+      expect(cells.map((c) => c.user)).toEqual([capped, capped, capped, capped]);
+      // Everyone else's name reads as before.
+      expect(queue.running.find((j) => j.user === w.users.other.name)).toBeDefined();
+    } finally {
+      await w.db.prisma.user.update({ where: { id: w.users.ada.id }, data: { name: "Ada Researcher" } });
+    }
   });
 });

@@ -2,6 +2,7 @@ import { sessionProxyPath, type JobView } from "@tranche/contracts";
 import { classifyJob, defaultPolicy, protectionEnd } from "@tranche/scheduler-core";
 import type { PrismaClient } from "@tranche/db";
 import type { JobAccess } from "../auth/actor";
+import { shownUserName } from "../user-name";
 
 export const jobViewInclude = {
   cluster: { select: { name: true, squattingUnprotectAfterSec: true } },
@@ -141,7 +142,7 @@ export function toJobView(j: JobRow, access: JobAccess = "full"): JobView {
     name: j.name,
     cluster: j.cluster.name,
     budget: j.budget.path,
-    user: j.user,
+    user: { ...j.user, name: shownUserName(j.user.name) },
     gpus: j.gpus,
     minRuntime: j.minRuntimeSec,
     maxRuntime: j.maxRuntimeSec,

@@ -3,6 +3,7 @@ import type { JobView, ListJobsInput } from "@tranche/contracts";
 import { jobAccess, managedBudgetIds, mayReleaseHold, type Actor, type Db, type JobAccess } from "../auth/actor";
 import { forbidden, notFound } from "../errors";
 import { jobViewInclude, laneOf, maskJobView, toJobView } from "./job-view";
+import { userNameSql } from "../user-name";
 
 /** What the actor may read of one job (see jobAccess). */
 export async function accessToJob(db: Db, actor: Actor, job: { userId: string; budgetId: string }): Promise<JobAccess> {
@@ -19,7 +20,7 @@ const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"H
  */
 const JOB_VIEW_JSON = `json_build_object(
   'id', j.id, 'name', j.name, 'cluster', c.name, 'budget', b.path,
-  'user', json_build_object('id', u.id, 'name', u.name, 'email', u.email),
+  'user', json_build_object('id', u.id, 'name', ${userNameSql("u")}, 'email', u.email),
   'gpus', j.gpus, 'minRuntime', j."minRuntimeSec", 'maxRuntime', j."maxRuntimeSec", 'resumable', j.resumable,
   'requeue', j."requeuePolicy" = 'REQUEUE', 'priority', j.priority, 'gracePeriod', j."gracePeriodSec",
   'command', j.command, 'env', COALESCE(j.env, '{}'::jsonb),

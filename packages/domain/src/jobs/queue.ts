@@ -4,6 +4,7 @@ import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import { notFound } from "../errors";
 import { reasonDetailsView, startForecastView } from "./job-view";
 import { awaitingExitIds } from "./in-use";
+import { userNameSql } from "../user-name";
 
 export interface QueuePendingRow {
   id: number;
@@ -171,7 +172,7 @@ async function pendingWindow(
              SELECT j.id FROM job j ${join} WHERE ${where}
              ORDER BY ${PENDING_ORDER} LIMIT ${lim} OFFSET ${off})
            SELECT j.id, j.name, j."queuePosition", j.gpus, j.state::text AS state, j."minRuntimeSec", j."maxRuntimeSec",
-                  j."submittedAt", j."queuedAt", j."reasonCode", j."reasonSentence", j."reasonDetails", j."userId", b.path AS budget, u.name AS "userName",
+                  j."submittedAt", j."queuedAt", j."reasonCode", j."reasonSentence", j."reasonDetails", j."userId", b.path AS budget, ${userNameSql("u")} AS "userName",
                   j."estimatedStartAt", j."estimatedStartWhy", j."estimatedStartAfter", j."estimatedAt",
                   CASE WHEN j."arrayIndex" IS NOT NULL THEN 'task ' || j."arrayIndex" || ' of ' || j."arraySpec" END AS task
            FROM page JOIN job j ON j.id = page.id
@@ -270,7 +271,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     // One statement (Prisma's nested segments -> placements -> node loading is four round trips).
     prisma.$queryRaw<RunningSqlRow[]>`
       SELECT j.id, j.name, j.gpus, j.state::text AS state, j."minRuntimeSec", j."maxRuntimeSec", j."startedAt",
-             j."protectedUntil", j."graceUntil", j."userId", b.path AS budget, u.name AS "userName", j."squattingSince",
+             j."protectedUntil", j."graceUntil", j."userId", b.path AS budget, left(u.name, ${LIMITS.personNameChars}::int) AS "userName", j."squattingSince",
              CASE WHEN j."arrayIndex" IS NOT NULL THEN 'task ' || j."arrayIndex" || ' of ' || j."arraySpec" END AS task,
              (SELECT array_agg(DISTINCT n.name ORDER BY n.name)
                 FROM run_segment s JOIN segment_placement p ON p."segmentId" = s.id JOIN node n ON n.id = p."nodeId"

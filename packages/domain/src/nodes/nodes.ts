@@ -3,6 +3,7 @@ import type { GpuCell, NodeAction, NodeEventView, NodeState, NodeView } from "@t
 import { requireRole, type Actor } from "../auth/actor";
 import { clusterIdNamed } from "../cluster-named";
 import { conflict, notFound } from "../errors";
+import { shownUserName } from "../user-name";
 
 export type { GpuCell, NodeView } from "@tranche/contracts";
 
@@ -46,7 +47,7 @@ export async function listNodes(prisma: PrismaClient, clusterName?: string, node
         if (!cell) continue;
         cell.jobId = p.segment.job.id;
         cell.jobName = p.segment.job.name;
-        cell.user = p.segment.job.user.name;
+        cell.user = shownUserName(p.segment.job.user.name);
         cell.budget = p.segment.budget.path;
         cell.charged = p.segment.charged;
         cell.protectedUntil = p.segment.protectedUntil?.toISOString() ?? null;
