@@ -3,6 +3,17 @@ import { formatDuration } from "@tranche/contracts/format";
 /** How a command prints: `value` as JSON under --json, else the words `text()` gives (main.ts). */
 export type Out = (value: unknown, text: () => string) => void;
 
+/**
+ * Text as a terminal may print it: control characters other than line breaks and tabs removed (ESC,
+ * BEL, CR, DEL, C1), so a job name, person's name or reason that someone else wrote cannot retitle,
+ * clear or recolour the terminal of whoever reads it. Every text answer and error goes through this
+ * (main.ts); --json needs nothing, JSON escapes them.
+ */
+export function printable(s: string): string {
+  // eslint-disable-next-line no-control-regex -- the control characters are what this removes
+  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
+}
+
 /** Plain-text tables for terminals: columns padded to the widest cell, long cells cut with … */
 export function table(head: string[], rows: (string | number)[][], maxWidth = process.stdout.columns || 160): string {
   const cells = rows.map((r) => r.map((c) => String(c)));

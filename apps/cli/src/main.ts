@@ -28,7 +28,7 @@ import { registerSession } from "./session";
 import { registerTokens } from "./tokens";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
-import { ago, gpus as gpuWords, stoppingText, table, when, type Out } from "./format";
+import { ago, gpus as gpuWords, printable, stoppingText, table, when, type Out } from "./format";
 
 const program = new Command();
 program
@@ -38,7 +38,8 @@ program
   .showHelpAfterError();
 
 const json = () => program.opts<{ json?: boolean }>().json === true;
-const out: Out = (value, text) => console.log(json() ? JSON.stringify(value, null, 2) : text());
+// Text answers hold what other users wrote (names, reasons): printable() keeps their escapes off the terminal.
+const out: Out = (value, text) => console.log(json() ? JSON.stringify(value, null, 2) : printable(text()));
 
 interface QueueResponse {
   cluster: { name: string; gpus: number; readyGpus: number };
@@ -459,6 +460,6 @@ registerAdmin(program, out);
 program.parseAsync(process.argv).catch((e: unknown) => {
   const msg = e instanceof Error ? e.message : String(e);
   if (json()) console.error(JSON.stringify({ error: { message: msg } }));
-  else console.error(`tranche: ${msg}`);
+  else console.error(`tranche: ${printable(msg)}`);
   process.exit(e instanceof CliError ? e.exitCode : 1);
 });

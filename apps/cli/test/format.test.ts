@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gpus, stoppingText, validity, when } from "../src/format";
+import { gpus, printable, stoppingText, validity, when } from "../src/format";
 
 describe("CLI words", () => {
   it("counts GPUs as a person writes them", () => {
@@ -25,5 +25,13 @@ describe("CLI words", () => {
   it("writes a moment as the web app's pages do, in the terminal's time zone", () => {
     expect(when("2026-12-06T15:41:34.120Z", "UTC")).toBe("6 Dec, 15:41:34");
     expect(when("2026-12-06T15:41:34.120Z", "Europe/Paris")).toBe("6 Dec, 16:41:34");
+  });
+
+  it("prints others' text without its control characters: no title change, screen clear or colour", () => {
+    const name = "\u001b]0;pwned\u0007\u001b[2J\u001b[31mFAKE\u001b[0m\r...evil\u009b2J";
+    expect(printable(`Job #68573 ${name}: HELD`)).toBe("Job #68573 ]0;pwned[2J[31mFAKE[0m...evil2J: HELD");
+    expect(printable("a\u0000b\u0008c\u007fd")).toBe("abcd");
+    // Its own layout stays: line breaks and tabs, and every printable character.
+    expect(printable("ID\tNAME\n1\tZoë 山田 →")).toBe("ID\tNAME\n1\tZoë 山田 →");
   });
 });
