@@ -19,6 +19,7 @@ import {
   submitJobInput,
   type JobView,
 } from "@tranche/contracts";
+import { reasonLabel } from "@tranche/contracts/reasons";
 import { registerAdmin } from "./admin";
 import { registerBudgets } from "./budgets";
 import { registerJobRules, taskText } from "./job-rules";
@@ -315,7 +316,7 @@ program
               ago(j.submittedAt),
               j.state === "PENDING" || j.state === "HELD"
                 ? j.reason
-                  ? `${j.reason.code}: ${j.reason.sentence}`
+                  ? `${reasonLabel(j.reason.code, { details: j.reason.details })}: ${j.reason.sentence}`
                   : "waiting for the next cycle"
                 : j.state === "RUNNING"
                   ? `running ${ago(j.startedAt)}`
@@ -351,7 +352,7 @@ program
                 p.gpus,
                 ago(p.queuedAt),
                 expectedStartWords(p, Date.now(), { short: true }),
-                p.reasonCode ? `${p.reasonCode}: ${p.reasonSentence}` : "waiting for the next cycle",
+                p.reasonCode ? `${reasonLabel(p.reasonCode)}: ${p.reasonSentence}` : "waiting for the next cycle",
               ]),
             )
           : "No pending jobs.",
@@ -383,7 +384,7 @@ program
       if (j.state === "PENDING" || j.state === "HELD")
         lines.push(
           j.reason
-            ? `Why it waits (${j.reason.code}): ${j.reason.sentence}`
+            ? `Why it waits (${reasonLabel(j.reason.code, { details: j.reason.details })}): ${j.reason.sentence}`
             : "Why it waits: the scheduler has not run a cycle since it was submitted.",
         );
       if (j.state === "RUNNING" && j.protectedUntil) {
