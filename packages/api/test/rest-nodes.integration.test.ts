@@ -101,7 +101,13 @@ describe("POST /api/v1/nodes/{name}/{action}", () => {
     expect(audit.action).toBe("node.drain");
     expect(audit.details).toMatchObject({ node: "h100-5", from: "READY", to: "DRAINING", reason: "fan failure" });
     // A transition the state does not allow is a conflict that names the state, and writes nothing.
-    await refused(409, "POST", "/nodes/h100-5/cordon", { token: tokens.omar }, "it is DRAINING");
+    await refused(
+      409,
+      "POST",
+      "/nodes/h100-5/cordon",
+      { token: tokens.omar },
+      "Cannot cordon h100-5: it is draining, and only ready nodes can be cordoned",
+    );
     await step("uncordon", undefined, "READY");
     const cordoned = await step("cordon", {}, "CORDONED");
     expect(cordoned.stateReason).toBe("cordon by Omar Operator");

@@ -1,5 +1,6 @@
 import type { PrismaClient } from "@tranche/db";
 import type { GpuCell, NodeAction, NodeEventView, NodeState, NodeView } from "@tranche/contracts";
+import { nodeStateText } from "@tranche/contracts/format";
 import { requireRole, type Actor } from "../auth/actor";
 import { clusterIdNamed } from "../cluster-named";
 import { conflict, notFound } from "../errors";
@@ -79,11 +80,20 @@ export function requireNodeAction(actor: Actor, action: NodeAction): void {
   requireRole(actor, ["OPERATOR"], `${TRANSITIONS[action].verb} nodes`);
 }
 
-const TRANSITIONS: Record<NodeAction, { from: NodeState[]; to: NodeState; verb: string }> = {
-  cordon: { from: ["READY"], to: "CORDONED", verb: "cordon" },
-  drain: { from: ["READY", "CORDONED"], to: "DRAINING", verb: "drain" },
-  uncordon: { from: ["CORDONED", "DRAINING"], to: "READY", verb: "uncordon" },
-  markRepaired: { from: ["REPAIR", "DOWN", "DRAINING", "CORDONED"], to: "READY", verb: "mark repaired" },
+/** "a, b or c" */
+const orList = (words: string[]): string =>
+  words.length <= 1 ? (words[0] ?? "") : `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
+
+const TRANSITIONS: Record<NodeAction, { from: NodeState[]; to: NodeState; verb: string; done: string }> = {
+  cordon: { from: ["READY"], to: "CORDONED", verb: "cordon", done: "cordoned" },
+  drain: { from: ["READY", "CORDONED"], to: "DRAINING", verb: "drain", done: "drained" },
+  uncordon: { from: ["CORDONED", "DRAINING"], to: "READY", verb: "uncordon", done: "made ready this way" },
+  markRepaired: {
+    from: ["REPAIR", "DOWN", "DRAINING", "CORDONED"],
+    to: "READY",
+    verb: "mark repaired",
+    done: "made ready this way",
+  },
 };
 
 /**
@@ -107,7 +117,7 @@ export async function applyNodeAction(
   const t = TRANSITIONS[action];
   if (!t.from.includes(node.state))
     throw conflict(
-      `Cannot ${t.verb} ${node.name}: it is ${node.state}, and only ${t.from.join(" or ")} nodes can be ${t.to === "READY" ? "returned to READY this way" : `moved to ${t.to}`}`,
+      `Cannot ${t.verb} ${node.name}: it is ${nodeStateText(node.state)}, and only ${orList(t.from.map(nodeStateText))} nodes can be ${t.done}`,
     );
   const now = new Date();
   const why = reason?.trim() || `${t.verb} by ${actor.name}`;
