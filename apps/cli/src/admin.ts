@@ -219,7 +219,10 @@ export function registerAdmin(program: Command, out: Out): void {
           cluster: o.cluster,
           share: parseShare(o.share),
         });
-        return out(r, () => previewText(r.preview));
+        out(r, () => previewText(r.preview));
+        // A share the change itself would refuse: the preview says why, and the exit status says no.
+        if (!r.preview.valid) process.exitCode = 1;
+        return;
       }
       const r = await call<{ allocation: { path: string; cluster: string; share: number; changed: boolean } }>(
         "PUT",

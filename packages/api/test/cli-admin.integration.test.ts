@@ -225,6 +225,10 @@ describe("tranche admin", () => {
     };
     expect(json.preview).toMatchObject({ path: "lab/language", share: 0.5, valid: true });
     expect(json.preview.ratios.map((x) => x.path)).toContain("lab/language");
+    // A share its siblings leave no room for: the preview says why and the exit status is 1, as the change's.
+    const crowded = await whatIf("admin", "lab/language", "99%");
+    expect(crowded.stdout).toMatch(/would sum to \d+%/);
+    expect(crowded.code).toBe(1);
     // Refused with the server's words, as the change itself would be: a share over 1, the root, a researcher.
     const over = await whatIf("admin", "lab/language", "2");
     expect([over.code, over.stderr]).toEqual([1, expect.stringContaining("share cannot exceed 1")]);
