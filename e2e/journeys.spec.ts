@@ -52,6 +52,8 @@ test("a researcher submits a job, sees it in the queue with the scheduler's reas
 
   await signIn(page, "ada");
   await page.goto("/submit");
+  // One GPU to begin with: it fits a node of any size (8 was a whole cluster of two 4-GPU nodes).
+  await expect(page.getByLabel("GPUs", { exact: true })).toHaveValue("1");
   await fillForm(page, { cluster: "b200", gpus: "8", minRuntime: "2h", command: "torchrun train.py --resume" });
   await expect(page.getByTestId("contract")).toContainText("Protected for 2 h after each start, then interruptible.");
   await page.getByRole("button", { name: "Submit job" }).click();
@@ -261,6 +263,8 @@ test("the CLI and REST round-trip with a token created in the UI", async ({ page
   await page.getByRole("button", { name: "Create token" }).click();
   const token = (await page.getByTestId("new-token").textContent())!.trim();
   expect(token).toMatch(/^trn_/);
+  // The example to copy names a cluster of this lab (the first by name) and a budget Ada may charge.
+  await expect(page.getByText(/tranche submit --cluster b200 \\\s+--budget lab\/\S+/)).toBeVisible();
 
   // The CLI's saved login (a token) lives in a folder of its own, removed when the journey ends.
   const configDir = mkdtempSync(join(tmpdir(), "tranche-cli-"));

@@ -126,7 +126,7 @@ export function SubmitForm() {
   const [f, setF] = useState<FormState>({
     cluster: "",
     budget: "",
-    gpus: "8",
+    gpus: "1",
     minRuntime: "2h",
     debug: false,
     maxRuntime: "",

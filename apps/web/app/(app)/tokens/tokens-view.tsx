@@ -10,6 +10,11 @@ export function TokensView() {
   const qc = useQueryClient();
   const now = useNow(30_000);
   const tokens = useQuery(trpc.token.list.queryOptions());
+  // The example names a cluster and a budget of this lab and this person, not the demo's.
+  const clusters = useQuery(trpc.cluster.list.queryOptions());
+  const budgets = useQuery(trpc.me.budgets.queryOptions());
+  const exampleCluster = clusters.data?.[0]?.name ?? "CLUSTER";
+  const exampleBudget = budgets.data?.[0]?.path ?? "BUDGET";
   const [name, setName] = useState("");
   const [created, setCreated] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -130,11 +135,11 @@ export function TokensView() {
               {/* Short lines: the panel is narrow at 1280 px and a wrapped line broke "--token" in two. */}
               {`tranche login --url ${origin || "http://127.0.0.1:3000"} \\
   --token trn_…
-tranche submit --cluster h100 \\
-  --budget lab/language/pretraining \\
-  --gpus 8 --min-runtime 2h --resumable \\
+tranche submit --cluster ${exampleCluster} \\
+  --budget ${exampleBudget} \\
+  --gpus 1 --min-runtime 2h --resumable \\
   -- python train.py
-tranche queue h100
+tranche queue ${exampleCluster}
 tranche explain 42`}
             </pre>
             <p>Or over HTTP:</p>
