@@ -118,7 +118,11 @@ async function createToken(args: string[]): Promise<void> {
     if (user.disabledAt) throw new ConfigError(`${email} is disabled; enable the account first`);
     const actor = { id: user.id, email: user.email, name: user.name, role: user.role };
     const { token, apiToken } = await createApiToken(prisma, actor, { name });
-    console.log(`API token "${name}" for ${user.name} <${email}> (shown only now; it expires ${apiToken.expiresAt ?? "never"}):`);
+    // To the minute in UTC, as the CLI says a link's validity: the server may be in another zone.
+    const expires = apiToken.expiresAt
+      ? `${new Date(apiToken.expiresAt).toISOString().slice(0, 16).replace("T", " ")} UTC`
+      : "never";
+    console.log(`API token "${name}" for ${user.name} <${email}> (shown only now; it expires ${expires}):`);
     console.log(token);
   });
 }

@@ -99,6 +99,7 @@ describe("npm run admin -- create-token", () => {
     expect(r.code).toBe(0);
     const token = /trn_[A-Za-z0-9_-]+/.exec(r.stdout)?.[0];
     expect(r.stdout).toContain('API token "laptop" for Root Admin <root@lab.example>');
+    expect(r.stdout).toMatch(/it expires (\d{4}-\d\d-\d\d \d\d:\d\d UTC|never)\):/);
     const res = await handleRest(
       new Request("http://127.0.0.1/api/v1/me", { headers: { authorization: `Bearer ${token}` } }),
       "/me",
