@@ -98,7 +98,7 @@ async function createAdmin(args: string[]): Promise<void> {
     throw new ConfigError(`the password must be at least ${MIN_PASSWORD} characters (read from stdin)`);
   await withPrisma(async (prisma) => {
     const admin = await createAdminWithPassword(prisma, { email, name, password });
-    const { token } = await createApiToken(prisma, admin, { name: "created with create-admin" });
+    const { token } = await createApiToken(prisma, admin, { name: "created with create-admin" }, "npm run admin -- create-admin");
     console.log(`Created the admin ${name} <${email}>. Sign in to the web app with this e-mail and password.`);
     console.log(`API token (shown only now; revoke it under API tokens when not needed): ${token}`);
   });
@@ -117,7 +117,7 @@ async function createToken(args: string[]): Promise<void> {
     if (!user) throw new ConfigError(`there is no user ${email}; create one first (Admin > Users, or POST /api/v1/users)`);
     if (user.disabledAt) throw new ConfigError(`${email} is disabled; enable the account first`);
     const actor = { id: user.id, email: user.email, name: user.name, role: user.role };
-    const { token, apiToken } = await createApiToken(prisma, actor, { name });
+    const { token, apiToken } = await createApiToken(prisma, actor, { name }, "npm run admin -- create-token");
     // To the minute in UTC, as the CLI says a link's validity: the server may be in another zone.
     const expires = apiToken.expiresAt
       ? `${new Date(apiToken.expiresAt).toISOString().slice(0, 16).replace("T", " ")} UTC`

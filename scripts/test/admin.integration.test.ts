@@ -107,6 +107,11 @@ describe("npm run admin -- create-token", () => {
     );
     expect(res.status).toBe(200);
     expect(await db.prisma.apiToken.count({ where: { name: "laptop" } })).toBe(1);
+    // The audit log credits the server's command, for the user, not the user (who did nothing).
+    const t = await db.prisma.apiToken.findFirstOrThrow({ where: { name: "laptop" } });
+    const entry = await db.prisma.auditLog.findFirstOrThrow({ where: { action: "token.create", targetId: t.id } });
+    expect(entry.actorId).toBeNull();
+    expect(entry.details).toEqual({ name: "laptop", for: "root@lab.example", madeBy: "npm run admin -- create-token" });
   });
 
   it("refuses an unknown user and a disabled one, creating no token", async () => {

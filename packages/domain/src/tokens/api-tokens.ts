@@ -44,12 +44,15 @@ export function apiTokenTtlDays(env: Record<string, string | undefined> = proces
 
 /**
  * A new bearer token for the actor; the plain token is returned once and never stored. Every token
- * expires: a stolen session must not be able to mint a key that outlives it by years.
+ * expires: a stolen session must not be able to mint a key that outlives it by years. `madeBy` names
+ * what made it for the actor without them (a command on the server): the audit log then credits the
+ * system and says for whom and how, not the person, who did nothing.
  */
 export async function createApiToken(
   prisma: PrismaClient,
   actor: Actor,
   input: { name: string; expiresInDays?: number | null },
+  madeBy?: string,
 ): Promise<{ token: string; apiToken: ApiTokenView }> {
   const ttl = apiTokenTtlDays();
   const days = input.expiresInDays ?? ttl;
@@ -72,7 +75,13 @@ export async function createApiToken(
       data: { userId: actor.id, name: input.name, prefix: token.slice(0, 10), tokenHash: hashToken(token), expiresAt },
     });
     await tx.auditLog.create({
-      data: { actorId: actor.id, action: "token.create", targetType: "api_token", targetId: t.id, details: { name: input.name } },
+      data: {
+        actorId: madeBy ? null : actor.id,
+        action: "token.create",
+        targetType: "api_token",
+        targetId: t.id,
+        details: madeBy ? { name: input.name, for: actor.email, madeBy } : { name: input.name },
+      },
     });
     return t;
   });
