@@ -51,8 +51,19 @@ export type QueueKeys = Pick<PendingEntry, "priority" | "submittedAt" | "id">;
 export const compareEntries = (a: QueueKeys, b: QueueKeys): number => {
   if (a.priority !== b.priority) return b.priority - a.priority;
   if (a.submittedAt !== b.submittedAt) return a.submittedAt - b.submittedAt;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return compareJobIds(a.id, b.id);
 };
+
+/**
+ * Job ids in queue order: ids that are both whole numbers (the database's) by their value, so job 100
+ * comes after job 99 (as text it came first: an array's tasks 96-101, submitted in the same second, began
+ * with 100 and 101); any other ids as text.
+ */
+export function compareJobIds(a: string, b: string): number {
+  if (a.length !== b.length && DIGITS.test(a) && DIGITS.test(b)) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+const DIGITS = /^[1-9]\d*$/;
 
 /** The first place in `list` (in queue order) whose item does not come before `keys`: a binary search. */
 export function queueLowerBound(list: readonly QueueKeys[], keys: QueueKeys): number {

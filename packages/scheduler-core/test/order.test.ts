@@ -171,6 +171,25 @@ describe("R2 fair-tree order", () => {
     expect(s && s.op === "START" && s.charged).toBe(false);
   });
 
+  it("takes jobs submitted in the same second by their ids as numbers: 99 before 100 (an array's tasks in index order)", () => {
+    const r = runCycle(
+      makeCluster()
+        .nodes(1)
+        .budget("a", 1)
+        .job(
+          makeJob("101").budget("a").gpus(8).submittedAt(5),
+          makeJob("100").budget("a").gpus(8).submittedAt(5),
+          makeJob("99").budget("a").gpus(8).submittedAt(5),
+          makeJob("98").budget("a").gpus(8).submittedAt(6),
+        )
+        .snapshot(),
+      defaultPolicy,
+      10,
+    );
+    expect(r.order).toEqual(["99", "100", "101", "98"]);
+    expect(startedIds(r)).toEqual(["99"]);
+  });
+
   it("leaves held jobs out of the order with reason HELD", () => {
     const r = runCycle(makeCluster().nodes(1).budget("a", 1).job(makeJob("h").budget("a").held()).snapshot(), defaultPolicy, 0);
     expect(r.order).toEqual([]);

@@ -1,5 +1,5 @@
 import { FAIRSHARE, type RuleSet } from "../cycle/rule-set";
-import { LANE_INDEX } from "../order-pending";
+import { compareJobIds, LANE_INDEX } from "../order-pending";
 import { takeInOrder, type BaselineRules } from "./take-in-order";
 
 /**
@@ -10,7 +10,7 @@ import { takeInOrder, type BaselineRules } from "./take-in-order";
  */
 const rules: BaselineRules = {
   name: "fifo",
-  compare: (a, b) => a.submittedAt - b.submittedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  compare: (a, b) => a.submittedAt - b.submittedAt || compareJobIds(a.id, b.id),
   chargedIn: () => (_budget, lane) => lane !== LANE_INDEX.UNALLOCATED,
   mayPreempt: null,
 };
