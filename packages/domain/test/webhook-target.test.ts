@@ -65,6 +65,23 @@ describe("webhook targets", () => {
     expect(await webhookTargetProblem("https://93.184.216.34/hook", { allowPrivate: false })).toBeNull();
   });
 
+  it("the benchmarking (198.18.0.0/15) and IETF protocol (192.0.0.0/24) ranges are refused, their neighbours are not", async () => {
+    for (const a of [
+      "198.18.0.1",
+      "198.19.255.255",
+      "192.0.0.0",
+      "192.0.0.8",
+      "192.0.0.170",
+      "::ffff:198.18.0.1",
+      "::ffff:c000:8",
+    ])
+      expect(isPrivateAddress(a), a).toBe(true);
+    for (const a of ["198.17.255.255", "198.20.0.1", "192.0.1.1", "192.1.0.1", "191.0.0.1"])
+      expect(isPrivateAddress(a), a).toBe(false);
+    for (const url of ["http://198.18.0.1/", "http://192.0.0.8/", "http://[::ffff:198.19.0.1]/hook"])
+      expect(await webhookTargetProblem(url, { allowPrivate: false }), url).toMatch(/private or local/);
+  });
+
   it("a name that does not resolve is accepted when set, but refused before a POST", async () => {
     const url = "https://nowhere.invalid/hook";
     expect(await webhookTargetProblem(url, { allowPrivate: false, unresolved: "accept" })).toBeNull();

@@ -4,7 +4,8 @@ import { isIP } from "node:net";
 /**
  * Where a webhook may point. A webhook is a request the platform makes on a user's behalf from inside
  * the lab's network, so by default it may not reach this host or a private network (loopback,
- * RFC 1918, carrier-grade NAT, link-local, unique-local IPv6, multicast): otherwise any researcher
+ * RFC 1918, carrier-grade NAT, link-local, benchmarking 198.18.0.0/15, IETF protocol assignments
+ * 192.0.0.0/24, unique-local IPv6, multicast): otherwise any researcher
  * could make the worker POST to the embedded Postgres, an agent or a cloud metadata address.
  * `TRANCHE_WEBHOOK_ALLOW_PRIVATE=1` lifts the rule for labs whose hook receivers are internal.
  */
@@ -16,7 +17,7 @@ export function privateWebhooksAllowed(env: NodeJS.ProcessEnv = process.env): bo
 export function isPrivateAddress(address: string): boolean {
   const v = isIP(address);
   if (v === 4) {
-    const [a, b] = address.split(".").map(Number) as [number, number];
+    const [a, b, c] = address.split(".").map(Number) as [number, number, number];
     return (
       a === 0 ||
       a === 10 ||
@@ -25,6 +26,8 @@ export function isPrivateAddress(address: string): boolean {
       (a === 169 && b === 254) ||
       (a === 172 && b >= 16 && b <= 31) ||
       (a === 192 && b === 168) ||
+      (a === 192 && b === 0 && c === 0) || // IETF protocol assignments 192.0.0.0/24 (NAT64 and DS-Lite among them)
+      (a === 198 && (b === 18 || b === 19)) || // benchmarking 198.18.0.0/15: network test equipment
       a >= 224
     );
   }
