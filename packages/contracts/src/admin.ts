@@ -1,7 +1,7 @@
 import type { WhatIfResult } from "./budget";
 import { z } from "zod";
 import { duration } from "./duration";
-import { controlCharsMessage, hasControlChars, strictObject } from "./input";
+import { controlCharsMessage, hasControlChars, strictObject, typeError } from "./input";
 import { LIMITS } from "./limits";
 
 // Administration inputs (REST /api/v1, tRPC, CLI). Field messages start with the field's name so a
@@ -14,7 +14,7 @@ const NAME = /^[a-z0-9][a-z0-9._-]*$/;
 /** One name of the tree (a path segment): lowercase letters, digits, '.', '_' and '-'. */
 export const treeNodeName = (field: string) =>
   z
-    .string({ error: `${field} is required` })
+    .string({ error: typeError(field, `${field} must be a string`) })
     .trim()
     .min(1, `${field} is required`)
     .max(64, `${field} is longer than 64 characters`)
@@ -23,14 +23,14 @@ export const treeNodeName = (field: string) =>
 /** A tree path such as "lab/vision"; trailing slashes are ignored. */
 export const treePath = (field: string) =>
   z
-    .string({ error: `${field} is required` })
+    .string({ error: typeError(field, `${field} must be a string`) })
     .trim()
     .min(1, `${field} is required`)
     .transform((s) => s.replace(/^\/+|\/+$/g, ""))
     .refine((s) => s.split("/").every((p) => NAME.test(p)), `${field} must be a tree path such as lab/vision`);
 
 const email = z
-  .string({ error: "email is required" })
+  .string({ error: typeError("email", "email must be a string") })
   .trim()
   .toLowerCase()
   .pipe(z.email({ error: "email is not an e-mail address" }));
@@ -57,10 +57,13 @@ export const updateTreeNodeInput = strictObject(
 });
 export type UpdateTreeNodeInput = z.input<typeof updateTreeNodeInput>;
 
-const allocationCluster = z.string({ error: "cluster is required" }).trim().min(1, "cluster is required");
+const allocationCluster = z
+  .string({ error: typeError("cluster", "cluster must be a string") })
+  .trim()
+  .min(1, "cluster is required");
 /** A node's share of its parent's allocation on one cluster (0..1), exact in ppm. */
 const allocationShare = z
-  .number({ error: "share must be a number between 0 and 1 (a fraction of the parent's allocation)" })
+  .number({ error: typeError("share", "share must be a number between 0 and 1 (a fraction of the parent's allocation)") })
   .min(0, "share cannot be negative")
   .max(1, "share cannot exceed 1 (100%: all of the parent's allocation)")
   .refine((v) => Math.abs(v * 1e6 - Math.round(v * 1e6)) < 1e-6, "share has more than 6 decimals (it is stored in ppm)");
@@ -131,7 +134,7 @@ export const updateUserInput = strictObject(
   {
     name: personName("name").optional(),
     role: role.optional(),
-    disabled: z.boolean({ error: "disabled must be true or false" }).optional(),
+    disabled: z.boolean({ error: typeError("disabled", "disabled must be true or false") }).optional(),
   },
   "a user change",
 ).refine((v) => v.name !== undefined || v.role !== undefined || v.disabled !== undefined, {
@@ -156,7 +159,7 @@ export const createClusterInput = strictObject(
   {
     name: treeNodeName("name"),
     gpuType: z
-      .string({ error: "gpuType is required" })
+      .string({ error: typeError("gpuType", "gpuType must be a string") })
       .trim()
       .min(1, "gpuType is required")
       .max(40, "gpuType is longer than 40 characters"),
@@ -172,7 +175,7 @@ export type CreateClusterInput = z.input<typeof createClusterInput>;
 
 /** A number field of the cluster policy, from `min` to `max` (whole when `int`); null restores the default. */
 const policyNumber = (field: string, min: number, max: number, unit: string, int = false) => {
-  let n = z.number({ error: `${field} must be a number (${unit}), or null for the default` });
+  let n = z.number({ error: typeError(field, `${field} must be a number (${unit}), or null for the default`) });
   if (int) n = n.int(`${field} must be a whole number of ${unit}`);
   return n
     .min(min, `${field} must be at least ${min} (${unit})`)
@@ -225,9 +228,9 @@ export type IssueEnrollmentTokenInput = z.input<typeof issueEnrollmentTokenInput
 /** OIDC mapping: users signing in through OIDC whose e-mail domain or group claim matches get a role and budgets. */
 export const oidcRuleInput = strictObject(
   {
-    match: z.enum(["EMAIL_DOMAIN", "GROUP"], { error: "match must be EMAIL_DOMAIN or GROUP" }),
+    match: z.enum(["EMAIL_DOMAIN", "GROUP"], { error: typeError("match", "match must be EMAIL_DOMAIN or GROUP") }),
     value: z
-      .string({ error: "value is required" })
+      .string({ error: typeError("value", "value must be a string") })
       .trim()
       .min(1, "value is required")
       .max(200, "value is longer than 200 characters"),
@@ -246,7 +249,7 @@ export const auditQueryInput = z.object({
   since: z.iso.datetime({ offset: true, error: "since must be an ISO time such as 2026-12-01T10:00:00Z" }).optional(),
   until: z.iso.datetime({ offset: true, error: "until must be an ISO time such as 2026-12-01T10:00:00Z" }).optional(),
   limit: z
-    .number({ error: "limit must be a number" })
+    .number({ error: typeError("limit", "limit must be a number") })
     .int()
     .min(1, "limit must be at least 1")
     .max(500, "limit cannot exceed 500")

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { strictObject, text } from "./input";
+import { strictObject, text, typeError } from "./input";
 
 export const PPM = 1_000_000;
 
@@ -34,7 +34,7 @@ export const allocationChangesQuery = strictObject(
     cluster: text("cluster").min(1, "cluster is empty").max(200).optional(),
     path: text("path").min(1, "path is empty").max(1000).optional(),
     limit: z.coerce
-      .number({ error: "limit must be a number" })
+      .number({ error: typeError("limit", "limit must be a number") })
       .int("limit must be a whole number")
       .min(1, "limit must be between 1 and 500")
       .max(500, "limit must be between 1 and 500")

@@ -1,13 +1,25 @@
 import { z } from "zod";
 import { durationProblem, parseDuration } from "./format";
+import { gotWords, typeError } from "./input";
 import { LIMITS } from "./limits";
 
 export { formatDuration, formatExactDuration, parseDuration, durationProblem, expectedStartWords } from "./format";
 
-/** A duration field: seconds (number) or a string such as "2h"; always yields whole seconds. */
-export function duration(field: string) {
+/**
+ * A duration field: seconds (number) or a string such as "2h"; always yields whole seconds. Missing, it
+ * is "required" with an example (`example`: what a caller would give, "2h or 0" where 0 means something);
+ * null or another type is named ("got null").
+ */
+export function duration(field: string, example = "2h") {
   return z
-    .union([z.number(), z.string()])
+    .union([z.number(), z.string()], {
+      error: (iss) =>
+        typeError(
+          field,
+          `${field} must be whole seconds or a duration such as "2h", got ${gotWords(iss.input)}`,
+          `${field} is required (e.g. ${example})`,
+        )(iss),
+    })
     .describe(`${field}: whole seconds, or a duration such as "5400s", "90m", "2h", "1h30m"`)
     .transform((v, ctx) => {
       const secs = parseDuration(v);

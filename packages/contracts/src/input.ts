@@ -7,10 +7,29 @@ import { z } from "zod";
  * insert with a 500 instead of a 400 naming the field.
  */
 
+/**
+ * The error of a field's type check. A field that is missing reaches its schema as `undefined`, and
+ * it is "required", not "must be a string": `message` is for a value that is there but of the wrong
+ * type. Every type check of an input names its field this way (zod computes the message where the
+ * input is at hand; the formatters, fieldIssues and the CLI's, only see the text).
+ */
+export function typeError(field: string, message: string, required = `${field} is required`) {
+  return (iss: { input?: unknown }) => (iss.input === undefined ? required : message);
+}
+
+/** A value that was given but is of the wrong type, in words: "got null", "got a list". */
+export function gotWords(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "a list";
+  if (typeof v === "object") return "an object";
+  if (typeof v === "string") return `"${v.slice(0, 40)}"`;
+  return String(v).slice(0, 40);
+}
+
 /** A string without NUL characters. */
 export function text(field: string) {
   return z
-    .string({ error: `${field} must be a string` })
+    .string({ error: typeError(field, `${field} must be a string`) })
     .refine((s) => !s.includes("\u0000"), `${field} must not contain NUL characters (\\u0000)`);
 }
 

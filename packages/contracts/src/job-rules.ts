@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { strictObject, text } from "./input";
+import { strictObject, text, typeError } from "./input";
 
 /** The most tasks one array may hold (Slurm's MaxArraySize is of this order). */
 export const MAX_ARRAY_TASKS = 10_000;
@@ -97,7 +97,7 @@ export const jobRuleFields = {
       "Jobs this one waits for: JOB or JOB:ok (it must complete successfully), JOB:any (it must end at all). An array's id means all its tasks",
     ),
   retries: z
-    .number({ error: "retries must be a number" })
+    .number({ error: typeError("retries", "retries must be a number") })
     .int("retries must be a whole number")
     .min(0, "retries must be between 0 and 10")
     .max(MAX_RETRIES, "retries must be between 0 and 10")

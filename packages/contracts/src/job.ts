@@ -1,7 +1,7 @@
 import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import { z } from "zod";
 import { duration, formatExactDuration } from "./duration";
-import { controlCharsMessage, hasControlChars, strictObject, text } from "./input";
+import { controlCharsMessage, hasControlChars, strictObject, text, typeError } from "./input";
 import { jobRuleFields } from "./job-rules";
 import { LIMITS, formatBytes, utf8Bytes } from "./limits";
 import { JOB_KINDS, sessionView } from "./session";
@@ -85,12 +85,12 @@ export const submitJobInput = strictObject(
       .max(LIMITS.keyChars, `budget is longer than ${int(LIMITS.keyChars)} characters`)
       .describe("Budget path (a leaf of the budget tree), e.g. lab/language/pretraining"),
     gpus: z
-      .number({ error: "gpus must be a number" })
+      .number({ error: typeError("gpus", "gpus must be a number") })
       .int("gpus must be a whole number")
       .min(1, "gpus must be at least 1")
       .max(LIMITS.jobGpus, `gpus must be at most ${int(LIMITS.jobGpus)}`)
       .describe("GPUs, all on one node, or whole nodes"),
-    minRuntime: duration("minRuntime").describe(
+    minRuntime: duration("minRuntime", "2h or 0").describe(
       "Protected time after each start (seconds or e.g. 2h). 0 = unallocated work: free, preemptible at any moment",
     ),
     maxRuntime: duration("maxRuntime")
@@ -98,18 +98,18 @@ export const submitJobInput = strictObject(
       .nullish()
       .describe("The job is killed after this long. <= 15 min and <= 8 GPUs puts it in the debug lane"),
     resumable: z
-      .boolean({ error: "resumable must be true or false" })
+      .boolean({ error: typeError("resumable", "resumable must be true or false") })
       .default(RESUMABLE_DEFAULT)
       .describe("It restarts from its own checkpoints: requeued after preemption"),
     priority: z
-      .number({ error: "priority must be a number" })
+      .number({ error: typeError("priority", "priority must be a number") })
       .int("priority must be a whole number")
       .min(-1000, "priority must be between -1000 and 1000")
       .max(1000, "priority must be between -1000 and 1000")
       .default(0)
       .describe("Orders jobs only within the same budget; higher first"),
     requeue: z
-      .boolean({ error: "requeue must be true or false" })
+      .boolean({ error: typeError("requeue", "requeue must be true or false") })
       .optional()
       .describe("A non-resumable job asks to be requeued after preemption anyway"),
     gracePeriod: duration("gracePeriod")
@@ -173,7 +173,7 @@ export const MAX_BATCH_JOBS = LIMITS.batchJobs;
 export const submitJobBatchInput = strictObject(
   {
     jobs: z
-      .array(submitJobInput, { error: "jobs must be an array of job submissions" })
+      .array(submitJobInput, { error: typeError("jobs", "jobs must be an array of job submissions") })
       .min(1, "jobs must hold at least one job")
       .max(MAX_BATCH_JOBS, `a batch holds at most ${int(MAX_BATCH_JOBS)} jobs; split it`)
       .describe(`Up to ${MAX_BATCH_JOBS} job submissions, each as for POST /jobs`),
@@ -185,14 +185,14 @@ export type SubmitJobBatch = z.output<typeof submitJobBatchInput>;
 
 export const listJobsInput = strictObject(
   {
-    scope: z.enum(["mine", "all"], { error: "scope must be mine or all" }).default("mine"),
+    scope: z.enum(["mine", "all"], { error: typeError("scope", "scope must be mine or all") }).default("mine"),
     state: z.enum(JOB_STATES, { error: `state must be one of ${JOB_STATES.join(", ")}` }).optional(),
-    active: z.boolean({ error: "active must be true or false" }).optional(),
+    active: z.boolean({ error: typeError("active", "active must be true or false") }).optional(),
     cluster: text("cluster")
       .max(LIMITS.keyChars, `cluster is longer than ${int(LIMITS.keyChars)} characters`)
       .optional(),
     limit: z
-      .number({ error: "limit must be a number" })
+      .number({ error: typeError("limit", "limit must be a number") })
       .int("limit must be a whole number")
       .min(1, "limit must be between 1 and 1000")
       .max(1000, "limit must be between 1 and 1000")

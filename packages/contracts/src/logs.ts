@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { strictObject } from "./input";
+import { strictObject, typeError } from "./input";
 import { jobIdInput } from "./job-id";
 
 /** The most log chunks one page holds. */
@@ -9,7 +9,7 @@ export const LOG_PAGE_DEFAULT = 200;
 /** A place in a job's log: the id of a stored chunk, as decimal digits (0: before the first chunk). */
 const cursor = (field: string) =>
   z
-    .string({ error: `${field} must be a log cursor (the 'next' or 'older' value of an earlier page)` })
+    .string({ error: typeError(field, `${field} must be a log cursor (the 'next' or 'older' value of an earlier page)`) })
     .regex(/^\d{1,18}$/, `${field} must be a log cursor (the 'next' or 'older' value of an earlier page), e.g. 0 for the start`);
 
 /**
@@ -18,11 +18,11 @@ const cursor = (field: string) =>
  * from the start; a page's `next`: what came since), `before` reads back from one (a page's `older`).
  */
 const jobLogsShape = {
-  stream: z.enum(["stdout", "stderr"], { error: "stream must be stdout or stderr" }).optional(),
+  stream: z.enum(["stdout", "stderr"], { error: typeError("stream", "stream must be stdout or stderr") }).optional(),
   after: cursor("after").optional(),
   before: cursor("before").optional(),
   limit: z.coerce
-    .number({ error: "limit must be a number" })
+    .number({ error: typeError("limit", "limit must be a number") })
     .int("limit must be a whole number")
     .min(1, "limit must be at least 1")
     .max(LOG_PAGE_MAX, `limit must be at most ${LOG_PAGE_MAX}`)

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { strictObject, text } from "./input";
+import { strictObject, text, typeError } from "./input";
 import { LIMITS } from "./limits";
 
 export const NOTIFICATION_KINDS = ["STARTED", "PREEMPTION_WARNING", "FINISHED", "FAILED", "RETRIED", "SQUATTING"] as const;
@@ -19,9 +19,9 @@ export interface NotificationView {
 
 export const listNotificationsInput = strictObject(
   {
-    unread: z.boolean({ error: "unread must be true or false" }).optional(),
+    unread: z.boolean({ error: typeError("unread", "unread must be true or false") }).optional(),
     limit: z
-      .number({ error: "limit must be a number" })
+      .number({ error: typeError("limit", "limit must be a number") })
       .int("limit must be a whole number")
       .min(1, "limit must be between 1 and 500")
       .max(500, "limit must be between 1 and 500")
@@ -68,7 +68,7 @@ export const setUserLimitInput = strictObject(
   {
     budget: text("budget").trim().min(1, "budget is required").max(LIMITS.keyChars, "budget is too long"),
     maxGpusPerUser: z
-      .number({ error: "maxGpusPerUser must be a number or null" })
+      .number({ error: typeError("maxGpusPerUser", "maxGpusPerUser must be a number or null") })
       .int("maxGpusPerUser must be a whole number")
       .min(1, "maxGpusPerUser must be at least 1 (or null for no limit)")
       .max(LIMITS.jobGpus, `maxGpusPerUser must be at most ${LIMITS.jobGpus}`)

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { duration } from "./duration";
 import { formatDuration } from "./format";
-import { controlCharsMessage, hasControlChars, strictObject, text } from "./input";
+import { controlCharsMessage, hasControlChars, strictObject, text, typeError } from "./input";
 import { jobIdInput } from "./job-id";
 import { LIMITS } from "./limits";
 
@@ -30,7 +30,7 @@ export const startSessionInput = strictObject(
       .min(1, "budget is required")
       .max(LIMITS.keyChars, `budget is longer than ${int(LIMITS.keyChars)} characters`),
     gpus: z
-      .number({ error: "gpus must be a number" })
+      .number({ error: typeError("gpus", "gpus must be a number") })
       .int("gpus must be a whole number")
       .min(1, "gpus must be at least 1")
       .max(LIMITS.jobGpus, `gpus must be at most ${int(LIMITS.jobGpus)}`)
@@ -39,7 +39,10 @@ export const startSessionInput = strictObject(
     maxRuntime: duration("maxRuntime")
       .refine((v) => v > 0, "maxRuntime must be positive")
       .nullish(),
-    jupyter: z.boolean({ error: "jupyter must be true or false" }).default(false).describe("Jupyter instead of the shell server"),
+    jupyter: z
+      .boolean({ error: typeError("jupyter", "jupyter must be true or false") })
+      .default(false)
+      .describe("Jupyter instead of the shell server"),
     name: text("name")
       .trim()
       .min(1, "name must not be empty")

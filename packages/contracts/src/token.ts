@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { strictObject, text } from "./input";
+import { strictObject, text, typeError } from "./input";
 
 export const createTokenInput = strictObject(
   {
     name: text("name").trim().min(1, "give the token a name").max(80, "name is longer than 80 characters"),
     expiresInDays: z
-      .number({ error: "expiresInDays must be a number" })
+      .number({ error: typeError("expiresInDays", "expiresInDays must be a number") })
       .int("expiresInDays must be a whole number")
       .min(1, "expiresInDays must be between 1 and 3650")
       .max(3650, "expiresInDays must be between 1 and 3650")
