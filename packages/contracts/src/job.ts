@@ -23,8 +23,38 @@ export const ACTIVE_JOB_STATES = ["PENDING", "HELD", "RUNNING", "STOPPING"] as c
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const int = (n: number) => n.toLocaleString("en-US");
 
+/**
+ * Variables Tranche sets in every job's environment, over whatever the job's own env says (the node
+ * agent's runner.ts; the array ones at submit): a job that set one would see another value, and its
+ * page would show one the job never saw. Refused at submit, naming them. TRANCHE_FAKE_GPU_UTIL is read,
+ * not set, and stays allowed.
+ */
+export const RESERVED_ENV: Readonly<Record<string, string>> = {
+  CUDA_VISIBLE_DEVICES: "set by the node agent for each job (the GPUs it was given)",
+  TRANCHE_JOB_ID: "set by the node agent for each job (its id)",
+  TRANCHE_JOB_NAME: "set by the node agent for each job (its name)",
+  TRANCHE_SEGMENT_ID: "set by the node agent for each job (this run of it)",
+  TRANCHE_NODE_NAME: "set by the node agent for each job (the node it runs on)",
+  TRANCHE_NODES: "set by the node agent for each job (all of its nodes)",
+  TRANCHE_NODE_RANK: "set by the node agent for each job (this node's index among its nodes)",
+  TRANCHE_NUM_NODES: "set by the node agent for each job (how many nodes it has)",
+  TRANCHE_GPUS: "set by the node agent for each job (its GPUs on this node)",
+  TRANCHE_GRACE_PERIOD: "set by the node agent for each job (seconds between SIGTERM and SIGKILL)",
+  TRANCHE_JOB_DIR: "set by the node agent for each job (its working folder)",
+  TRANCHE_CHECKPOINT_DIR: "set by the node agent for each job (its checkpoint folder)",
+  TRANCHE_RESTART_COUNT: "set by the node agent for each job (times it was requeued before this run)",
+  TRANCHE_ARRAY_INDEX: "set by Tranche for each task of a job array (its index)",
+  TRANCHE_ARRAY_JOB_ID: "set by Tranche for each task of a job array (the array's id)",
+};
+
+/**
+ * A JSON object's own "__proto__" key: a valid shell name, but a plain object cannot hold it (assigning
+ * it sets the prototype), so zod's record dropped the variable without a word. Refused by name instead.
+ */
+const PROTO_KEY = "__proto__";
+
 /** A job's environment: names as in a shell, and bounded so the job stays launchable (LIMITS). */
-const envInput = z.record(z.string(), text("environment variable values")).superRefine((env, ctx) => {
+const envRecord = z.record(z.string(), text("environment variable values")).superRefine((env, ctx) => {
   const entries = Object.entries(env);
   if (entries.length > LIMITS.envVars)
     ctx.addIssue({
@@ -34,7 +64,9 @@ const envInput = z.record(z.string(), text("environment variable values")).super
   let total = 0;
   for (const [k, v] of entries) {
     total += utf8Bytes(k) + utf8Bytes(v) + 1;
-    if (!ENV_NAME.test(k))
+    if (Object.hasOwn(RESERVED_ENV, k))
+      ctx.addIssue({ code: "custom", path: [k], message: `${k} is ${RESERVED_ENV[k]}; remove it` });
+    else if (!ENV_NAME.test(k))
       ctx.addIssue({
         code: "custom",
         path: [k],
@@ -59,6 +91,18 @@ const envInput = z.record(z.string(), text("environment variable values")).super
       message: `env is ${formatBytes(total)} in all; a job's environment holds at most ${formatBytes(LIMITS.envTotalBytes)}`,
     });
 });
+
+/** The environment as given, checked for a "__proto__" key before the record drops it. */
+const envInput = z.preprocess((raw, ctx) => {
+  if (raw !== null && typeof raw === "object" && !Array.isArray(raw) && Object.hasOwn(raw, PROTO_KEY))
+    ctx.issues.push({
+      code: "custom",
+      input: raw,
+      path: [PROTO_KEY],
+      message: `${PROTO_KEY} cannot be an environment variable name (the server cannot hold it in an object); rename it`,
+    });
+  return raw;
+}, envRecord);
 
 /**
  * One default for every entry point (form, CLI, REST): not resumable. Saying a job can restart from
@@ -142,7 +186,7 @@ export const submitJobInput = strictObject(
   "a job submission",
 ).superRefine((job, ctx) => {
   for (const k of Object.keys(job.secretEnv))
-    if (k in job.env)
+    if (Object.hasOwn(job.env, k))
       ctx.addIssue({ code: "custom", path: ["secretEnv", k], message: `${k} is in both env and secretEnv: give it once` });
   // The job's processes get both: together they must stay launchable.
   const all = [...Object.entries(job.env), ...Object.entries(job.secretEnv)];
