@@ -131,10 +131,12 @@ describe("REST strict inputs", () => {
     }
     const listed = await call("GET", "/jobs?cluster=h%00", { token: adaToken });
     expect(listed.status).toBe(400);
-    // The web app hands the handler the decoded path (Next decodes %00 in route params).
+    // The web app hands the handler the decoded path (Next decodes %00 in route params): every route's
+    // segments are checked before the route reads them.
     const queue = await call("GET", "/queue/h100\u0000", { token: adaToken });
     expect(queue.status).toBe(400);
-    expect(queue.body.error.issues[0].path).toBe("cluster");
+    expect(queue.body.error.issues[0].path).toBe("path");
+    expect(queue.body.error.message).toBe("The URL path segment 'h100%00' must not contain NUL characters (%00)");
     expect(await w.counts()).toEqual(before);
   });
 

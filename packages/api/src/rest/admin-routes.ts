@@ -43,7 +43,7 @@ import {
   type WhatIfLimiter,
 } from "@tranche/domain";
 import { inWhatIfTurn } from "../what-if-turn";
-import { json, parse, readJson } from "./io";
+import { decodePathSegment, json, parse, readJson } from "./io";
 
 /** Where set-password links point: the public URL when configured, else the URL the request came to. */
 export const publicOrigin = (req: Request) =>
@@ -91,7 +91,7 @@ function adminRoute(
   whatIfLimiter: WhatIfLimiter | undefined,
 ): AdminRoute | null {
   // Tree paths may come with their slashes encoded (lab%2Fvision): decode, then split again.
-  const parts = rawParts.map(decodeURIComponent).join("/").split("/").filter(Boolean);
+  const parts = rawParts.map(decodePathSegment).join("/").split("/").filter(Boolean);
   const [head, second, third] = parts;
   const url = new URL(req.url);
 

@@ -48,7 +48,7 @@ import { handleNodeRest } from "./node-routes";
 import { bearerActor } from "./bearer";
 import { handleSessionRest, isSessionOpen, redirect, type SessionOrigins } from "./session-routes";
 import { serveSessionsHost } from "./sessions-host";
-import { TooLarge, errorResponse, json, parse, readJson } from "./io";
+import { TooLarge, errorResponse, json, parse, pathSegment, readJson } from "./io";
 import { TooManyRequests } from "../too-many-requests";
 import { logDownload } from "./log-download";
 import { buildOpenApi } from "./openapi";
@@ -95,6 +95,7 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
   const method = req.method.toUpperCase();
   const parts = path.split("/").filter(Boolean);
   try {
+    for (const part of parts) pathSegment(part);
     // The sessions host answers for the proxy and nothing else, with its own sign-in.
     if (deps.origins?.sessions && addressedTo(req.headers, deps.origins.sessions))
       return await serveSessionsHost(req, method, deps.prisma, { app: deps.origins.app, sessions: deps.origins.sessions });

@@ -43,6 +43,39 @@ export function errorResponse(
   return json(body, STATUS[code], code === "UNAVAILABLE" ? { "retry-after": String(DATABASE_RETRY_AFTER_SEC) } : {});
 }
 
+/**
+ * A segment of a URL path as the routes read it. Next decodes each segment before the handler sees it,
+ * so %00 arrives as a NUL, which Postgres refuses in text (a lookup by that name failed with 500): every
+ * segment is checked here, once for every route, and a NUL is bad input naming the path.
+ */
+export function pathSegment(segment: string): string {
+  if (segment.includes("\u0000"))
+    throw new DomainError(
+      "BAD_INPUT",
+      `The URL path segment '${segment.slice(0, 60).replaceAll("\u0000", "%00")}' must not contain NUL characters (%00)`,
+      "path",
+    );
+  return segment;
+}
+
+/**
+ * A segment decoded once more (budget paths may come with their slashes encoded: lab%2Fvision).
+ * Malformed percent-encoding (%E0%A4%A, a lone %) threw URIError, a 500: it is bad input naming it.
+ */
+export function decodePathSegment(segment: string): string {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    throw new DomainError(
+      "BAD_INPUT",
+      `The URL path segment '${segment.slice(0, 60)}' is not valid percent-encoding: each % starts %XX, and the bytes form UTF-8`,
+      "path",
+    );
+  }
+  return pathSegment(decoded);
+}
+
 export function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   return schema.parse(value) as z.output<S>;
 }

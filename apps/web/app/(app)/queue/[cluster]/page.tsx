@@ -13,7 +13,15 @@ export const dynamic = "force-dynamic";
  */
 export default async function QueuePage({ params }: { params: Promise<{ cluster: string }> }) {
   const { cluster } = await params;
-  const name = decodeURIComponent(cluster);
+  // Malformed percent-encoding (URIError) or a NUL (which Postgres refuses in text) names no cluster:
+  // a 404 page, not a 500.
+  let name: string;
+  try {
+    name = decodeURIComponent(cluster);
+  } catch {
+    notFound();
+  }
+  if (name.includes("\u0000")) notFound();
   let initial: QueueView | null;
   try {
     initial = JSON.parse(JSON.stringify(await getQueue(db(), name, { limit: 100 }))) as QueueView;

@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiToken } from "@tranche/domain";
+import { handleRest } from "../src/rest";
+import { TEST_ORIGINS, callRest, goodJob, makeWorld, type World } from "./fixtures";
+
+// Bad input at the REST entry points (audit s33): a missing field is "required", job ids are digits,
+// path segments that cannot be read are 400 (never 500), and a job's env may not set what the agent
+// sets. Each answer names the field, and nothing is stored or changed.
+
+let w: World;
+let adaToken: string;
+
+beforeAll(async () => {
+  w = await makeWorld("api_bad_input");
+  adaToken = (await createApiToken(w.db.prisma, w.users.ada, { name: "test" })).token;
+});
+afterAll(async () => {
+  await w?.db.drop();
+});
+
+const call = (method: string, path: string, opts?: Parameters<typeof callRest>[3]) =>
+  callRest(w, method, path, { token: adaToken, ...opts });
+
+/** A request as Next hands it over: the path's segments already decoded once (%00 is a NUL by now). */
+async function decodedPath(method: string, path: string) {
+  const req = new Request("http://127.0.0.1:3000/api/v1/x", { method, headers: { authorization: `Bearer ${adaToken}` } });
+  const res = await handleRest(req, path, { prisma: w.db.prisma, origins: TEST_ORIGINS });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions walk arbitrary JSON
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+describe("a missing field of a submission", () => {
+  it("is required, with a duration's example, and nothing is stored", async () => {
+    const before = await w.counts();
+    const r = await call("POST", "/jobs", { body: { cluster: "h100", gpus: 1 } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toBe("budget is required; minRuntime is required (e.g. 2h or 0); command is required");
+    expect(r.body.error.issues.map((i: { path: string }) => i.path)).toEqual(["budget", "minRuntime", "command"]);
+    const n = await call("POST", "/jobs", { body: { ...goodJob, minRuntime: null } });
+    expect(n.status).toBe(400);
+    expect(n.body.error.message).toBe('minRuntime must be whole seconds or a duration such as "2h", got null');
+    expect(await w.counts()).toEqual(before);
+  });
+});
+
+describe("a job id in the URL", () => {
+  it("is plain digits: 1e3 and 0x10 are refused naming the id, and the job they would read as is untouched", async () => {
+    const made = await call("POST", "/jobs", { body: goodJob });
+    expect(made.status).toBe(201);
+    const id = made.body.job.id as number;
+    for (const [method, path] of [
+      ["GET", "/jobs/1e3"],
+      ["GET", "/jobs/0x10"],
+      ["POST", `/jobs/0x${id.toString(16)}/cancel`],
+      ["POST", `/jobs/${id}e0/hold`],
+      ["DELETE", `/jobs/${id}.0`],
+      ["GET", `/jobs/0b1/logs`],
+    ]) {
+      const r = await call(method!, path!);
+      expect(r.status, `${method} ${path}`).toBe(400);
+      expect(r.body.error.issues[0].path).toBe("id");
+      expect(r.body.error.message).toMatch(/^id: job id must be a whole number written in digits \(such as 42\), got '/);
+    }
+    expect((await w.db.prisma.job.findUniqueOrThrow({ where: { id } })).state).toBe("PENDING");
+    expect((await call("GET", `/jobs/${id}`)).status).toBe(200);
+    expect((await call("GET", "/jobs/2000000000")).status).toBe(404);
+  });
+});
+
+describe("a path segment that cannot be read", () => {
+  it("a NUL (%00, decoded by Next) is 400 naming the path, on every route, never 500", async () => {
+    for (const [path, segment] of [
+      ["/nodes/\u0000", "%00"],
+      ["/jobs/\u0000", "%00"],
+      ["/budgets/lab\u0000/members", "lab%00"],
+      ["/queue/h\u0000100", "h%00100"],
+    ]) {
+      const r = await decodedPath("GET", path!);
+      const message = `The URL path segment '${segment}' must not contain NUL characters (%00)`;
+      expect(r.status, segment).toBe(400);
+      expect(r.body.error).toEqual({ code: "BAD_INPUT", message, issues: [{ path: "path", message }] });
+    }
+  });
+
+  it("a budget path decoded once more (lab%2Fvision) with malformed encoding or a NUL is 400, as a researcher too", async () => {
+    const maya = (await createApiToken(w.db.prisma, w.users.maya, { name: "test" })).token;
+    const before = await w.counts();
+    for (const [method, path] of [
+      ["GET", "/budgets/%E0%A4%A/members"],
+      ["PUT", "/budgets/%E0%A4%A/allocation"],
+      ["GET", "/budgets/lab%2/members"],
+    ]) {
+      const r = await call(method!, path!, method === "PUT" ? { body: { cluster: "h100", share: 0.5 } } : {});
+      expect(r.status, path).toBe(400);
+      expect(r.body.error.message, path).toMatch(/^The URL path segment '.+' is not valid percent-encoding/);
+    }
+    // lab%2500 in the URL: Next hands over lab%00, which this decoding makes a NUL.
+    const nul = await call("GET", "/budgets/lab%00/members");
+    expect(nul.status).toBe(400);
+    expect(nul.body.error.message).toBe("The URL path segment 'lab%00' must not contain NUL characters (%00)");
+    // Still read as before: an encoded slash in a tree path.
+    expect((await call("GET", "/budgets/lab%2Flanguage%2Fpretraining/members", { token: maya })).status).toBe(200);
+    expect(await w.counts()).toEqual(before);
+  });
+});
+
+describe("a job's env", () => {
+  it("may not set what the node agent sets, nor __proto__: 400 naming the variable, nothing stored", async () => {
+    const before = await w.counts();
+    const r = await call("POST", "/jobs", { body: { ...goodJob, env: { SEED: "1", CUDA_VISIBLE_DEVICES: "0" } } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toBe(
+      "env.CUDA_VISIBLE_DEVICES: CUDA_VISIBLE_DEVICES is set by the node agent for each job (the GPUs it was given); remove it",
+    );
+    const s = await call("POST", "/jobs", { body: { ...goodJob, secretEnv: { TRANCHE_CHECKPOINT_DIR: "/tmp/x" } } });
+    expect(s.status).toBe(400);
+    expect(s.body.error.issues[0].path).toBe("secretEnv.TRANCHE_CHECKPOINT_DIR");
+    const raw = JSON.stringify({ ...goodJob, env: {} }).replace('"env":{}', '"env":{"__proto__":"x"}');
+    const p = await call("POST", "/jobs", { raw });
+    expect(p.status).toBe(400);
+    expect(p.body.error.issues[0].path).toBe("env.__proto__");
+    expect(await w.counts()).toEqual(before);
+  });
+});
