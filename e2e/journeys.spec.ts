@@ -393,4 +393,9 @@ test("a job or cluster that does not exist is a real 404 page, not a page that l
   }
   const icon = await page.request.get("/icon.svg");
   expect(icon.status()).toBe(200);
+  // Paths the server cannot decode or store are bad requests, never a 500: a broken escape, a NUL.
+  for (const path of ["/api/v1/budgets/%E0%A4%A/members", "/api/v1/nodes/%00", "/queue/%E0%A4%A"]) {
+    const res = await page.request.get(path);
+    expect(res.status(), path).toBe(400);
+  }
 });
