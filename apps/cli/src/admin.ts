@@ -27,6 +27,20 @@ const usedText = (ratio: number | null) => (ratio === null ? "no share here" : s
 
 const placeText = (at: number | null, starts: boolean) => (at === null ? "-" : `${at}${starts ? ", starts" : ""}`);
 
+/**
+ * The control plane's address for the agent command: the one this CLI signed in to, unless that is this
+ * machine's own loopback, which a GPU host cannot reach (then the placeholder, to fill in).
+ */
+export function agentServer(url: string): string {
+  try {
+    const host = new URL(url).hostname;
+    if (host === "localhost" || host === "[::1]" || host.startsWith("127.")) return "<url the GPU hosts reach>";
+  } catch {
+    return "<url>";
+  }
+  return url.replace(/\/+$/, "");
+}
+
 /** The what-if of a share, as the budgets page shows it. */
 function previewText(p: SharePreview): string {
   const pct = `${Number((p.share * 100).toFixed(4))}%`;
@@ -385,7 +399,7 @@ export function registerAdmin(program: Command, out: Out): void {
       out(
         r,
         () =>
-          `Enrollment token for ${clusterName} (shown only now, ${validity(r.expiresAt)}):\n${r.token}\nOn the GPU host, in a clone of the same release (README, "Run it for your lab"):\n  node --import tsx apps/node-agent/src/main.ts --server <url> --enrollment-token ${r.token} --state-dir /var/lib/tranche-agent --job-uid-range 20000-29999`,
+          `Enrollment token for ${clusterName} (shown only now, ${validity(r.expiresAt)}):\n${r.token}\nOn the GPU host, in a clone of the same release (README, "Run it for your lab"):\n  node --import tsx apps/node-agent/src/main.ts --server ${agentServer(loadConfig().url)} --enrollment-token ${r.token} --state-dir /var/lib/tranche-agent --job-uid-range 20000-29999`,
       );
     });
   admin

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { formatPpm, type AllocationHistoryRow, type BudgetTreeNodeView, type BudgetTreeResult } from "@tranche/contracts";
 import { shareUsed } from "@tranche/contracts/format";
 import { api, CliError, loadConfig } from "./client";
-import { ago, table, when, type Out } from "./format";
+import { ago, gpus, table, when, type Out } from "./format";
 
 const gpuHours = (sec: number | null) => (sec === null ? "-" : Math.round(sec / 3600).toLocaleString("en-US"));
 
@@ -31,7 +31,7 @@ export function budgetsText(tree: BudgetTreeResult, cluster: string, now = Date.
     return [
       `${"  ".repeat(depth)}${node.name}${managed.has(node.path) ? " (you manage)" : ""}`,
       node.parentId ? formatPpm(s?.ppm ?? 0) : "100%",
-      s ? `${(s.effective * 100).toFixed(1)}% (${Math.round(s.effective * c.gpus)} GPUs)` : "-",
+      s ? `${(s.effective * 100).toFixed(1)}% (${gpus(Math.round(s.effective * c.gpus))})` : "-",
       s?.heldGpus === null || s?.heldGpus === undefined ? "-" : String(s.heldGpus),
       used === null ? "-" : `${gpuHours(used)} / ${gpuHours(earned)}`,
       s?.ratio === null || s?.ratio === undefined ? (s?.effective === 0 ? "no share" : "-") : shareUsed(s.ratio),

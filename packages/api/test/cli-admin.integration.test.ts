@@ -142,7 +142,7 @@ describe("tranche admin", () => {
       /^Enrollment token for a100 \(shown only now, valid for 2 h, until \d{4}-\d\d-\d\d \d\d:\d\d UTC\):\n/,
     );
     expect(said.stdout).toMatch(
-      /node --import tsx apps\/node-agent\/src\/main\.ts --server <url> --enrollment-token tet_\S+ --state-dir /,
+      /node --import tsx apps\/node-agent\/src\/main\.ts --server <url the GPU hosts reach> --enrollment-token tet_\S+ --state-dir /,
     );
   });
 
