@@ -2,7 +2,7 @@
 // once (and is refused when expired), OIDC mapping rules give a first-time user a role and budgets.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyPassword } from "better-auth/crypto";
-import { applyOidcRules } from "@tranche/domain";
+import { applyOidcRules, passwordLinkIsLive } from "@tranche/domain";
 import { makeWorld, type World } from "./fixtures";
 
 let w: World;
@@ -96,6 +96,30 @@ describe("the set-password link", () => {
     });
     const still = await w.db.prisma.account.findFirstOrThrow({ where: { userId: r.user.id, providerId: "credential" } });
     expect(still.password).toBe(acc.password);
+  });
+
+  it("a reset ends the browser sessions the user had; the page knows a dead link before anyone types", async () => {
+    const admin = w.caller("admin");
+    const r = await admin.admin.createUser({ email: "kim@lab.example", name: "Kim", role: "RESEARCHER" });
+    const first = new URL(r.setPasswordUrl).searchParams.get("token")!;
+    expect(await passwordLinkIsLive(w.db.prisma, first)).toBe(true);
+    const anon = w.caller(null);
+    await anon.account.setPassword({ token: first, password: "kim's first password" });
+    expect(await passwordLinkIsLive(w.db.prisma, first)).toBe(false); // used
+    expect(await passwordLinkIsLive(w.db.prisma, "tps_bogus")).toBe(false);
+    // Signed in on two browsers (and one other user, whose session stays).
+    const day = new Date(Date.now() + 86_400_000);
+    for (const token of ["kim-laptop", "kim-phone"])
+      await w.db.prisma.session.create({ data: { token, userId: r.user.id, expiresAt: day } });
+    const other = await w.db.prisma.user.findFirstOrThrow({ where: { email: { not: "kim@lab.example" } } });
+    await w.db.prisma.session.create({ data: { token: "someone-else", userId: other.id, expiresAt: day } });
+    const link = await admin.admin.resetPasswordLink({ id: r.user.id });
+    await anon.account.setPassword({
+      token: new URL(link.setPasswordUrl).searchParams.get("token")!,
+      password: "kim's new password",
+    });
+    expect(await w.db.prisma.session.count({ where: { userId: r.user.id } })).toBe(0);
+    expect(await w.db.prisma.session.count({ where: { token: "someone-else" } })).toBe(1);
   });
 });
 

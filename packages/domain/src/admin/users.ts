@@ -151,7 +151,18 @@ export async function updateUser(prisma: PrismaClient, actor: Actor, userId: str
   });
 }
 
-/** The set-password page: a live link sets (or replaces) the user's password, once. */
+/** Whether a set-password link can still be used (the page says so before anyone types a password). */
+export async function passwordLinkIsLive(prisma: PrismaClient, token: string): Promise<boolean> {
+  if (!token.startsWith(LINK_PREFIX)) return false;
+  const row = await prisma.passwordSetupToken.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: true } });
+  return !!row && !row.usedAt && row.expiresAt.getTime() > Date.now() && !row.user.disabledAt;
+}
+
+/**
+ * The set-password page: a live link sets (or replaces) the user's password, once. A replaced password
+ * also ends every browser session the user had (a reset often means someone else knew the old one);
+ * their API tokens stay, listed on their API tokens page to revoke.
+ */
 export async function completePasswordSetup(
   prisma: PrismaClient,
   input: { token: string; password: string },
@@ -168,6 +179,8 @@ export async function completePasswordSetup(
     if (used.count !== 1) throw badInput("token: this link was used by another request at the same time", "token");
     await setCredential(tx, row.userId, password);
     await tx.user.update({ where: { id: row.userId }, data: { emailVerified: true } });
+    await tx.session.deleteMany({ where: { userId: row.userId } });
+    await tx.sessionHandoff.deleteMany({ where: { userId: row.userId } }); // and the sessions host's cookies
     const self: Actor = { id: row.user.id, email: row.user.email, name: row.user.name, role: row.user.role as Role };
     await writeAudit(tx, self, "user.set-password", { type: "user", id: row.userId, label: row.user.email });
     return { email: row.user.email };
