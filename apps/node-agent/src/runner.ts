@@ -32,6 +32,7 @@ import {
   type StopOrder,
 } from "@tranche/contracts";
 import { JobCgroups } from "./cgroup";
+import { pathForOtherUser } from "./job-path";
 import type { JobIds } from "./job-identity";
 import { pickPort, sessionLaunch } from "./session";
 import { stopStrays } from "./strays";
@@ -552,14 +553,17 @@ export class JobRunner {
           root: ckptRoot,
           port: j.sessionPort!,
           nodeName: this.opts.nodeName,
-          path: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+          path: ids
+            ? pathForOtherUser(process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin")
+            : (process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin"),
           ids,
         })
       : null;
     const out = openSync(join(dir, "stdout.log"), "a", 0o600);
     const err = openSync(join(dir, "stderr.log"), "a", 0o600);
+    const agentPath = process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin";
     const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+      PATH: ids ? pathForOtherUser(agentPath) : agentPath,
       HOME: ids ? work : (process.env.HOME ?? "/tmp"),
       LANG: process.env.LANG ?? "C.UTF-8",
       ...this.opts.baseEnv,
