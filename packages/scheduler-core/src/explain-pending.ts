@@ -184,7 +184,7 @@ function sentenceFor(input: ReasonInput, nodeSize: number, pos: string, w: Ratio
     case "DEBUG_VICTIM_COST":
       return `Debug-lane jobs end only runs that would lose at most ${gpuHours(d.debugVictimMaxCost ?? 0)} of work, and every run that could make room for it would lose more; ${needText(d, nodeSize)}; ${startText(d.earliestStart, input.now)} (${pos}, ${budget}).`;
     case "CONTRACTS":
-      return `The GPUs it needs are held by protected jobs, so ${startText(d.earliestStart, input.now)}; ${needText(d, nodeSize)} (${pos}, ${budget}).`;
+      return `The GPUs it needs are held by protected jobs; ${startText(d.earliestStart, input.now)}; ${needText(d, nodeSize)} (${pos}, ${budget}).`;
     case "CAPACITY":
       return `Not enough free GPUs: ${needText(d, nodeSize)}; ${startText(d.earliestStart, input.now)} (${pos}, ${budget}).`;
   }
