@@ -381,7 +381,7 @@ test("someone signed out who follows a link signs in and lands on the page the l
   await expect(page).toHaveURL(/\/$/);
 });
 
-test("a job or cluster that does not exist is a real 404 page, not a page that loads forever", async ({ page }) => {
+test("a job or cluster that does not exist is a real 404 page, not a page that loads forever", async ({ page, request }) => {
   // Three cold pages after sign-in: 57 s in a loaded CI run, against the 60 s default.
   test.setTimeout(120_000);
   await signIn(page, "ada");
@@ -398,4 +398,11 @@ test("a job or cluster that does not exist is a real 404 page, not a page that l
     const res = await page.request.get(path);
     expect(res.status(), path).toBe(400);
   }
+  // A tRPC body past its limit is a 413 that says so, not a JSON error from a body cut short.
+  const huge = await request.post("/api/trpc/job.submit", {
+    headers: { "content-type": "application/json" },
+    data: JSON.stringify({ command: "x".repeat(9 * 1024 * 1024) }),
+  });
+  expect(huge.status()).toBe(413);
+  expect(await huge.text()).toContain("The request body is larger than");
 });
