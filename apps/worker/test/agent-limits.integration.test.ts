@@ -190,6 +190,54 @@ describe("agent protocol limits", () => {
     }
   });
 
+  it("logs: a user past TRANCHE_LOG_USER_BYTES loses the stored logs of their ended jobs, oldest first; a running job keeps its own", async () => {
+    const end = (job: { id: number; segmentId: string }) =>
+      post("heartbeat", beat({ jobs: [exited(job, new Date())] }), credential);
+    // What earlier tests left running ends, so each job below gets the node.
+    for (const seg of await db.prisma.runSegment.findMany({ where: { endedAt: null } }))
+      expect((await end({ id: seg.jobId, segmentId: String(seg.id) })).status).toBe(200);
+    const send = async (job: { id: number; segmentId: string }, beats: number) => {
+      for (let b = 0; b < beats; b++) {
+        const logs = Array.from({ length: 10 }, (_, i) => ({
+          jobId: job.id,
+          segmentId: job.segmentId,
+          stream: "stdout" as const,
+          text: `${b}-${i} `.padEnd(60_000, "x"),
+        }));
+        expect((await post("heartbeat", beat({ logs }), credential)).status).toBe(200);
+      }
+    };
+    process.env.TRANCHE_LOG_RETENTION_BYTES = "2MiB";
+    process.env.TRANCHE_LOG_USER_BYTES = "4MiB";
+    try {
+      const oldest = await placeJob();
+      await send(oldest, 2); // 1.2 MB, then it ends
+      expect((await end(oldest)).status).toBe(200);
+      const older = await placeJob();
+      await send(older, 2);
+      expect((await end(older)).status).toBe(200);
+      const running = await placeJob();
+      await send(running, 3); // 1.8 MB: the user's total passes 4 MiB on the way
+      const jobs = await db.prisma.job.findMany({
+        where: { userId: (await db.prisma.job.findUniqueOrThrow({ where: { id: running.id } })).userId },
+      });
+      const byId = new Map(jobs.map((j) => [j.id, j]));
+      expect(await db.prisma.jobLogChunk.count({ where: { jobId: oldest.id } })).toBe(0);
+      expect(byId.get(oldest.id)!.logBytes).toBe(0);
+      expect(Number(byId.get(oldest.id)!.logDroppedBytes)).toBeGreaterThanOrEqual(1_200_000);
+      expect(byId.get(running.id)!.logBytes).toBe(1_800_000);
+      expect(await db.prisma.jobLogChunk.count({ where: { jobId: running.id } })).toBe(30);
+      // The user's counter is the sum of their jobs' kept bytes, and within the limit.
+      const usage = await db.prisma.userLogUsage.findUniqueOrThrow({ where: { userId: jobs[0]!.userId } });
+      expect(Number(usage.bytes)).toBe(jobs.reduce((n, j) => n + j.logBytes, 0));
+      expect(Number(usage.bytes)).toBeLessThanOrEqual(4 * 1024 * 1024);
+      expect((await end(running)).status).toBe(200);
+    } finally {
+      delete process.env.TRANCHE_LOG_RETENTION_BYTES;
+      delete process.env.TRANCHE_LOG_USER_BYTES;
+    }
+  });
+
   it("NUL bytes and out-of-range integers in a report are a 400, never a 500", async () => {
     const nul = await post("heartbeat", beat({ agentVersion: "1.0\u0000" }), credential);
     expect(nul.status).toBe(400);

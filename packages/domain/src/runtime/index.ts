@@ -24,5 +24,5 @@ export { resolveClusterPolicy, policyOverridesFromEnv } from "./policy";
 export { toSec, fromSec, nowSec } from "./time";
 export { renderMetrics } from "./metrics";
 export { refreshStartForecasts, writeStartForecasts } from "./start-forecast";
-export { logRetentionBytes } from "./job-logs";
+export { logRetentionBytes, logUserBytes } from "./job-logs";
 export { prepareDemoAgents } from "./demo-agents";
