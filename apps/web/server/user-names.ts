@@ -23,16 +23,25 @@ export function tidyPersonName(raw: unknown, email: unknown): string {
   return [...(name || fallback)].slice(0, LIMITS.personNameChars).join("").trim();
 }
 
+/**
+ * better-auth's profile picture, which no page shows: kept only as an http(s) address of at most 2 KiB,
+ * else dropped, so sign-up cannot store megabytes in a field every session read carries.
+ */
+export function tidyImage(raw: unknown): string | null {
+  return typeof raw === "string" && raw.length <= 2048 && /^https?:\/\//i.test(raw) ? raw : null;
+}
+
 type UserData = Record<string, unknown>;
 
 function checkName(data: UserData, path: string | undefined): { data: UserData } | undefined {
-  if (!("name" in data) || data.name === undefined) return undefined;
+  const image = "image" in data && data.image != null ? { image: tidyImage(data.image) } : {};
+  if (!("name" in data) || data.name === undefined) return "image" in image ? { data: { ...data, ...image } } : undefined;
   if (path !== undefined && TYPED_NAME_PATHS.has(path)) {
     const problem = personNameProblem(data.name);
     if (problem) throw APIError.fromStatus("BAD_REQUEST", { message: problem, code: "INVALID_NAME" });
-    return { data: { ...data, name: (data.name as string).trim() } };
+    return { data: { ...data, ...image, name: (data.name as string).trim() } };
   }
-  return { data: { ...data, name: tidyPersonName(data.name, data.email) } };
+  return { data: { ...data, ...image, name: tidyPersonName(data.name, data.email) } };
 }
 
 type UserHooks = NonNullable<NonNullable<BetterAuthOptions["databaseHooks"]>["user"]>;

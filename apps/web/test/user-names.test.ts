@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { tidyPersonName } from "../server/user-names";
+import { tidyImage, tidyPersonName, userNameHooks } from "../server/user-names";
 
 // A first single sign-on's name comes from the provider: made to fit, never refused (a long name at the
 // provider must not lock its owner out). Names people type are refused instead (user-names integration test).
@@ -16,5 +16,21 @@ describe("a provider's name made to fit", () => {
     expect(tidyPersonName("\u001b\u0007  ", "sam@uni.example")).toBe("sam");
     expect(tidyPersonName(undefined, "sam@uni.example")).toBe("sam");
     expect(tidyPersonName("", undefined)).toBe("user");
+  });
+});
+
+describe("the profile picture better-auth stores (no page shows it)", () => {
+  it("keeps an http(s) address of at most 2 KiB and drops anything else", () => {
+    expect(tidyImage("https://example.org/me.png")).toBe("https://example.org/me.png");
+    expect(tidyImage(`https://example.org/${"a".repeat(3000)}`)).toBeNull();
+    expect(tidyImage("javascript:alert(1)")).toBeNull();
+    expect(tidyImage(42)).toBeNull();
+  });
+  it("is tidied on every user better-auth writes, a sign-up's too", async () => {
+    const r = (await userNameHooks.create.before(
+      { name: "Sam", email: "sam@uni.example", image: "x".repeat(2_000_000) } as never,
+      { path: "/sign-up/email" } as never,
+    )) as { data: { image: unknown } };
+    expect(r.data.image).toBeNull();
   });
 });
