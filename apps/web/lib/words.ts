@@ -120,5 +120,6 @@ export function preemptionsText(p: {
 }): string {
   if (p.count === 0) return p.moves > 0 ? `none · ${plural(p.moves, "move")} to free GPUs` : "none in this window";
   const reasons = p.byReason.map((r) => `${reasonLabel(r.reason, { kind: "PREEMPTED" })} (${r.count})`).join(" · ");
-  return `${p.gpuHours.toFixed(p.gpuHours < 10 ? 1 : 0)} GPU-h had run · ${reasons}`;
+  const hours = `${p.gpuHours.toFixed(p.gpuHours < 10 ? 1 : 0)} GPU-h had run`;
+  return reasons ? `${hours} · ${reasons}` : hours;
 }

@@ -160,6 +160,8 @@ describe("preemptionsText", () => {
     expect(preemptionsText({ count: 1, moves: 0, gpuHours: 2.25, byReason: [{ reason: "DRAIN", count: 1 }] })).toBe(
       "2.3 GPU-h had run · its node is draining (1)",
     );
+    // Runs whose reason is unknown (stored before it was kept): the hours alone, no dangling separator.
+    expect(preemptionsText({ count: 2, moves: 0, gpuHours: 0.1, byReason: [] })).toBe("0.1 GPU-h had run");
   });
 
   it("says none, and the moves when there were some", () => {

@@ -119,6 +119,8 @@ describe("a job's life on real agents", () => {
     expect(logs).toContain(`resumed from step ${step}`);
     const segs = await db.prisma.runSegment.findMany({ where: { jobId: victim }, orderBy: { id: "asc" } });
     expect(segs.map((s) => s.endReason)).toEqual(["PREEMPT", "FINISH"]);
+    // The preempted run keeps its preemption's reason once its exit is reported (the Measures page counts by it).
+    expect(segs[0]!.endDetail).toBe("UNALLOCATED_FOR_ALLOCATED");
     expect(segs.every((s) => !s.charged)).toBe(true);
     const job = await db.prisma.job.findUniqueOrThrow({ where: { id: victim } });
     expect(job.requeueCount).toBe(1);

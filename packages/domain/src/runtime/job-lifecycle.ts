@@ -1,9 +1,11 @@
 import { AGENT_SHUTDOWN, FENCED, LAUNCH_FAILED, UNTRACKED, type JobEventKind } from "@tranche/contracts";
 import type { Tx } from "@tranche/db";
-import { requeueAfterPreemption, runOutcome } from "@tranche/scheduler-core";
+import { PREEMPT_REASON_CODES, requeueAfterPreemption, runOutcome } from "@tranche/scheduler-core";
 import { chargeOpenSegments } from "./charge";
 import { AGENTS_CHANNEL } from "./agent-wait";
 import { fromSec, toSec } from "./time";
+
+const PREEMPT_REASONS = new Set<string>(PREEMPT_REASON_CODES);
 
 /**
  * How a run ends. A run segment carries its stop intent in `endReason` while it is still open
@@ -172,14 +174,19 @@ export async function closeRun(
   // Lock order job, then segment — the same order the worker's apply uses — so the two never deadlock.
   const job = await tx.$queryRaw<{ state: string; maxRetries: number; retryCount: number }[]>`
     SELECT state::text AS state, "maxRetries", "retryCount" FROM job WHERE id = ${given.jobId} FOR UPDATE`;
-  const seg = await tx.$queryRaw<{ endedAt: Date | null; endReason: string | null; requeue: boolean | null }[]>`
-    SELECT "endedAt", "endReason"::text AS "endReason", requeue FROM run_segment WHERE id = ${given.segmentId} AND "jobId" = ${given.jobId} FOR UPDATE`;
+  const seg = await tx.$queryRaw<
+    { endedAt: Date | null; endReason: string | null; endDetail: string | null; requeue: boolean | null }[]
+  >`
+    SELECT "endedAt", "endReason"::text AS "endReason", "endDetail", requeue FROM run_segment WHERE id = ${given.segmentId} AND "jobId" = ${given.jobId} FOR UPDATE`;
+  // A preempted run keeps the reason its PREEMPT op stored (the Measures page counts preemptions by it);
+  // its exit status is in the job's events.
+  const preemptReason = seg[0]?.endReason === "PREEMPT" && PREEMPT_REASONS.has(seg[0].endDetail ?? "") ? seg[0].endDetail : null;
   const state = job[0]?.state;
   if (!state || !seg[0] || seg[0].endedAt !== null || (state !== "RUNNING" && state !== "STOPPING")) return null;
   const newer = await tx.$queryRaw<{ id: bigint; nodeIds: string[] }[]>`
     SELECT s.id, ARRAY(SELECT p."nodeId" FROM segment_placement p WHERE p."segmentId" = s.id) AS "nodeIds"
     FROM run_segment s WHERE s."jobId" = ${given.jobId} AND s."endedAt" IS NULL AND s.id > ${given.segmentId}`;
-  if (newer.length > 0) return await closeMovedCopy(tx, given, end, actor, newer[0]!.nodeIds);
+  if (newer.length > 0) return await closeMovedCopy(tx, given, end, actor, newer[0]!.nodeIds, preemptReason);
   const retries = { max: job[0]!.maxRetries, used: job[0]!.retryCount };
   const run: RunToClose = { ...given, jobState: state, intent: seg[0].endReason, requeue: seg[0].requeue, retries };
   const outcome = decideRunOutcome(run, end);
@@ -191,11 +198,13 @@ export async function closeRun(
       endedAt: end.endedAt,
       endReason: outcome.end,
       endDetail:
-        end.exitCode !== null
-          ? `exit ${end.exitCode}`
-          : outcome.reasonCode === LAUNCH_FAILED
-            ? `${LAUNCH_FAILED}: ${end.launchError ?? ""}`.slice(0, 600)
-            : (end.signal ?? null),
+        outcome.end === "PREEMPT" && preemptReason !== null
+          ? preemptReason
+          : end.exitCode !== null
+            ? `exit ${end.exitCode}`
+            : outcome.reasonCode === LAUNCH_FAILED
+              ? `${LAUNCH_FAILED}: ${end.launchError ?? ""}`.slice(0, 600)
+              : (end.signal ?? null),
     },
   });
   const terminal = outcome.state !== "PENDING";
@@ -260,6 +269,7 @@ async function closeMovedCopy(
   end: RunEnd,
   actor: { kind: "SCHEDULER" | "AGENT"; id: string | null },
   newNodes: string[],
+  preemptReason: string | null,
 ): Promise<RunOutcome> {
   const how = end.exitCode !== null ? `exit code ${end.exitCode}` : end.signal ? `signal ${end.signal}` : "unknown exit";
   const sentence = `Its old copy ended (${how}) after the move; it now starts on its new GPUs.`;
@@ -268,7 +278,7 @@ async function closeMovedCopy(
     data: {
       endedAt: end.endedAt,
       endReason: "PREEMPT",
-      endDetail: end.exitCode !== null ? `exit ${end.exitCode}` : (end.signal ?? null),
+      endDetail: preemptReason ?? (end.exitCode !== null ? `exit ${end.exitCode}` : (end.signal ?? null)),
     },
   });
   // The row kept the old copy's SIGKILL time; a job stopping again since has its own, kept.
