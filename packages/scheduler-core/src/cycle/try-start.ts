@@ -67,17 +67,21 @@ export function tryStart(
   if (slots) {
     const rIdx = slots.find((sl) => reservations.reservedBy[sl.node]! >= 0);
     const r = rIdx ? reservations.list[reservations.reservedBy[rIdx.node]!]! : null;
+    // Its own reservation's nodes: the start the reservation was for, not a backfill before it.
+    const own = r !== null && r.holder.job.id === job.id;
     s.start(
       e,
       slots,
-      r ? "BACKFILL" : "FREE_GPUS",
+      own ? "RESERVATION" : r ? "BACKFILL" : "FREE_GPUS",
       position,
       ratio,
-      r
-        ? `Backfilled on nodes reserved for job ${r.holder.job.id}, which can start there ${formatWhen(r.from, now)}: this job will have finished or become interruptible by then.`
-        : retry
-          ? "Started on GPUs freed later in this cycle."
-          : "Started on free GPUs.",
+      own
+        ? "Started on the nodes reserved for it."
+        : r
+          ? `Backfilled on nodes reserved for job ${r.holder.job.id}, which can start there ${formatWhen(r.from, now)}: this job will have finished or become interruptible by then.`
+          : retry
+            ? "Started on GPUs freed later in this cycle."
+            : "Started on free GPUs.",
     );
     return "STARTED";
   }
