@@ -316,7 +316,7 @@ program
               ago(j.submittedAt),
               j.state === "PENDING" || j.state === "HELD"
                 ? j.reason
-                  ? `${reasonLabel(j.reason.code, { details: j.reason.details })}: ${j.reason.sentence}`
+                  ? j.reason.sentence
                   : "waiting for the next cycle"
                 : j.state === "RUNNING"
                   ? `running ${ago(j.startedAt)}`
@@ -352,7 +352,7 @@ program
                 p.gpus,
                 ago(p.queuedAt),
                 expectedStartWords(p, Date.now(), { short: true }),
-                p.reasonCode ? `${reasonLabel(p.reasonCode)}: ${p.reasonSentence}` : "waiting for the next cycle",
+                p.reasonCode ? (p.reasonSentence ?? reasonLabel(p.reasonCode)) : "waiting for the next cycle",
               ]),
             )
           : "No pending jobs.",
@@ -384,7 +384,7 @@ program
       if (j.state === "PENDING" || j.state === "HELD")
         lines.push(
           j.reason
-            ? `Why it waits (${reasonLabel(j.reason.code, { details: j.reason.details })}): ${j.reason.sentence}`
+            ? `Why it waits: ${j.reason.sentence}`
             : "Why it waits: the scheduler has not run a cycle since it was submitted.",
         );
       if (j.state === "RUNNING" && j.protectedUntil) {

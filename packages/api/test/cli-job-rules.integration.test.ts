@@ -43,15 +43,15 @@ describe("tranche: arrays, dependencies, retries", () => {
     const hold = await cli(["hold", String(id)]);
     expect(hold.stderr).toBe("");
     expect(hold.stdout).toBe(`Job #${id} is held: the scheduler skips it until it is released (tranche release ${id}).\n`);
-    // The reason a cycle wrote reads in words, as on the job page: its label, not its code.
+    // The reason a cycle wrote reads in words, as on the job page: its sentence, never its code.
     await w.db.prisma.job.update({
       where: { id },
       data: { reasonCode: "HELD", reasonSentence: "Held by its owner or an operator: it will not start until released." },
     });
     const ls = await cli(["ls"]);
-    expect(ls.stdout).toMatch(new RegExp(`\\n${id} +HELD .* held: Held by its owner or an operator`));
+    expect(ls.stdout).toMatch(new RegExp(`\\n${id} +HELD .* Held by its owner or an operator`));
     const explain = await cli(["explain", String(id)]);
-    expect(explain.stdout).toContain("Why it waits (held): Held by its owner or an operator");
+    expect(explain.stdout).toContain("Why it waits: Held by its owner or an operator");
     expect(`${ls.stdout}${explain.stdout}`).not.toContain("HELD:");
     expect((await w.db.prisma.job.findUniqueOrThrow({ where: { id } })).state).toBe("HELD");
     const twice = await cli(["hold", String(id)]);
