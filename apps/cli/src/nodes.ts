@@ -114,7 +114,7 @@ export function registerNodes(program: Command, out: Out): void {
                 "Latest changes:",
                 ...r.events.map(
                   (e) =>
-                    `  ${ago(e.at)} ago  ${e.from ? `${nodeStateText(e.from)} -> ` : ""}${nodeStateText(e.to)}  ${e.reason ?? ""}${e.by ? ` (by ${e.by})` : ""}`,
+                    `  ${ago(e.at)} ago  ${e.from ? `${nodeStateText(e.from)} -> ` : ""}${nodeStateText(e.to)}  ${e.reason ?? ""}${e.by && !(e.reason ?? "").endsWith(`by ${e.by}`) ? ` (by ${e.by})` : ""}`,
                 ),
               ]),
         ].join("\n"),

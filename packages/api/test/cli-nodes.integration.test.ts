@@ -104,5 +104,8 @@ describe("tranche node", () => {
     expect((await cli("omar", ["node", "cordon", "b200-5"])).stdout).toBe(
       "b200-5 is cordoned: nothing new starts there; the 2 jobs on it keep running.\n",
     );
+    // Without --reason the reason names who did it already: the history says it once.
+    const history = (await cli("ada", ["node", "show", "b200-5"])).stdout.trimEnd().split("\n");
+    expect(history.find((l) => l.includes("ready -> cordoned"))).toMatch(/ready -> cordoned {2}cordon by Omar Operator$/);
   });
 });

@@ -281,7 +281,10 @@ export function NodesView() {
                           <span className="muted">{when(e.at)}</span> {e.from ? nodeStateText(e.from) : "—"} →{" "}
                           <strong>{nodeStateText(e.to)}</strong> · {e.reason}
                           {e.by ? (
-                            <span className="faint"> (by {e.by})</span>
+                            // A reason of our own default ("cordon by Omar Operator") names them already.
+                            (e.reason ?? "").endsWith(`by ${e.by}`) ? null : (
+                              <span className="faint"> (by {e.by})</span>
+                            )
                           ) : e.automatic ? (
                             <span className="faint"> (automatic)</span>
                           ) : null}
