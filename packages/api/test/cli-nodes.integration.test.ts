@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { submitJobInput } from "@tranche/contracts";
 import { submitJob } from "@tranche/domain";
+import { renderMetrics } from "@tranche/domain/runtime";
 import { goodJob } from "./fixtures";
 import { startCliStack, type CliStack } from "./cli-stack";
 
@@ -107,5 +108,14 @@ describe("tranche node", () => {
     // Without --reason the reason names who did it already: the history says it once.
     const history = (await cli("ada", ["node", "show", "b200-5"])).stdout.trimEnd().split("\n");
     expect(history.find((l) => l.includes("ready -> cordoned"))).toMatch(/ready -> cordoned {2}cordon by Omar Operator$/);
+
+    // /metrics: the GPU kinds add up to the cluster; the cordoned node's 5 free GPUs are held back, not idle.
+    const metrics = (await renderMetrics(stack.w.db.prisma)).text;
+    const kinds = new Map(
+      [...metrics.matchAll(/^tranche_gpus\{cluster="b200",kind="(\w+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]),
+    );
+    const nodes = await stack.w.db.prisma.node.findMany({ where: { cluster: { name: "b200" } } });
+    expect([...kinds.values()].reduce((a, b) => a + b, 0)).toBe(nodes.reduce((a, n) => a + n.gpuCount, 0));
+    expect(kinds.get("held_back")).toBe(5);
   });
 });

@@ -18,7 +18,7 @@ export async function renderMetrics(prisma: PrismaClient, now = new Date()): Pro
   const g = (name: string, help: string, labelNames: string[]) => new Gauge({ name, help, labelNames, registers: [registry] });
   const gpus = g(
     "tranche_gpus",
-    "GPUs by cluster and kind: allocated, unallocated (occupied), idle (schedulable and free), unavailable",
+    "GPUs by cluster and kind (they add up to the cluster): allocated, unallocated (occupied), idle (free on ready nodes), held_back (free on cordoned or draining nodes), unavailable (unhealthy, down or in repair)",
     ["cluster", "kind"],
   );
   const occupancy = g("tranche_occupancy_ratio", "Occupied GPUs / healthy GPUs, split allocated / unallocated", [
@@ -59,7 +59,7 @@ export async function renderMetrics(prisma: PrismaClient, now = new Date()): Pro
   const clusters = await prisma.cluster.findMany({ select: { id: true, name: true }, orderBy: { name: "asc" } });
   const since = new Date(now.getTime() - 30_000);
   for (const c of clusters) {
-    const [occ, nodeRows, jobRows, lastCycle, cycleCount, preemptRows, connected, squatRows] = await Promise.all([
+    const [occ, nodeRows, jobRows, lastCycle, cycleCount, preemptRows, connected, squatRows, readyBusy] = await Promise.all([
       prisma.$queryRaw<{ charged: boolean; gpus: bigint }[]>`
         SELECT s.charged, SUM(s.gpus)::bigint AS gpus FROM run_segment s
         WHERE s."clusterId" = ${c.id} AND s."endedAt" IS NULL AND s."startedAt" <= ${now} GROUP BY s.charged`,
@@ -79,6 +79,12 @@ export async function renderMetrics(prisma: PrismaClient, now = new Date()): Pro
       prisma.$queryRaw<{ budget: string; n: bigint }[]>`
         SELECT b.path AS budget, COUNT(j."squattingSince")::bigint AS n FROM job j JOIN budget_tree_node b ON b.id = j."budgetId"
         WHERE j."clusterId" = ${c.id} AND j.state = 'RUNNING' GROUP BY b.path`,
+      // GPUs in use on the nodes where new work may start: the rest of those nodes' GPUs are idle.
+      prisma.$queryRaw<{ gpus: bigint | null }[]>`
+        SELECT SUM(cardinality(p."gpuIndexes"))::bigint AS gpus FROM run_segment s
+        JOIN segment_placement p ON p."segmentId" = s.id JOIN node n ON n.id = p."nodeId"
+        WHERE s."clusterId" = ${c.id} AND s."endedAt" IS NULL AND s."startedAt" <= ${now}
+          AND n.state = 'READY' AND n.health = 'HEALTHY'`,
     ]);
     for (const r of squatRows) squatting.set({ cluster: c.name, budget: r.budget }, Number(r.n));
     const allocated = Number(occ.find((o) => o.charged)?.gpus ?? 0);
@@ -96,7 +102,9 @@ export async function renderMetrics(prisma: PrismaClient, now = new Date()): Pro
     }
     gpus.set({ cluster: c.name, kind: "allocated" }, allocated);
     gpus.set({ cluster: c.name, kind: "unallocated" }, unallocated);
-    gpus.set({ cluster: c.name, kind: "idle" }, Math.max(0, schedulable - allocated - unallocated));
+    const idle = Math.max(0, schedulable - Number(readyBusy[0]?.gpus ?? 0));
+    gpus.set({ cluster: c.name, kind: "idle" }, idle);
+    gpus.set({ cluster: c.name, kind: "held_back" }, Math.max(0, healthy - allocated - unallocated - idle));
     gpus.set({ cluster: c.name, kind: "unavailable" }, total - healthy);
     occupancy.set({ cluster: c.name, kind: "allocated" }, healthy ? allocated / healthy : 0);
     occupancy.set({ cluster: c.name, kind: "unallocated" }, healthy ? unallocated / healthy : 0);
