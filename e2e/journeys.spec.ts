@@ -217,6 +217,11 @@ test("a manager drags an allocation boundary, saves, and sees the change and its
   await page.getByTestId("share-safety").fill("30");
   await expect(page.getByTestId("sum-pill")).toHaveText("115% assigned");
   await expect(page.getByRole("button", { name: "Save allocations" })).toBeDisabled();
+  // A box typed to 0 and then emptied says so and saves nothing (it used to save the 0).
+  await page.getByTestId("share-safety").fill("0");
+  await page.getByTestId("share-safety").fill("");
+  await expect(page.getByTestId("share-box-problem")).toHaveText(/safety is empty/);
+  await expect(page.getByRole("button", { name: "Save allocations" })).toBeDisabled();
 });
 
 test("a manager outside the subtree sees it read-only and the server refuses the change", async ({ page }) => {

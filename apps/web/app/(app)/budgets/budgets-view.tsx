@@ -7,6 +7,7 @@ import { useTRPC } from "../../../lib/trpc";
 import { PageHead, ago, colorFor, gpuHours, useNow, when } from "../../../components/ui";
 import { AllocationStrip, PPM, type StripItem } from "./allocation-strip";
 import { errorText } from "../../../lib/error-text";
+import { shareBoxProblem } from "../../../lib/share-boxes";
 import { NO_SHARE, plural, readOnlyText } from "../../../lib/words";
 import { UserLimits } from "./user-limits";
 
@@ -99,6 +100,7 @@ export function BudgetsView() {
   });
 
   const setPpm = (id: string, ppm: number) => setDraft(items.map((i) => (i.id === id ? { ...i, ppm } : i)));
+  const boxProblem = shareBoxProblem(texts, (id) => items.find((i) => i.id === id)?.name ?? id);
 
   if (tree.isPending) return <p className="muted">Loading the budget tree…</p>;
   if (tree.isError) return <div className="alert bad">{errorText(tree.error)}</div>;
@@ -184,6 +186,11 @@ export function BudgetsView() {
                 );
               })}
             </div>
+            {boxProblem ? (
+              <div className="alert bad" style={{ marginTop: "0.8rem" }} role="alert" data-testid="share-box-problem">
+                {boxProblem}
+              </div>
+            ) : null}
             {sum > PPM ? (
               <div className="alert bad" style={{ marginTop: "0.8rem" }} role="alert">
                 The children of {selected.path} would get {formatPpm(sum)}; siblings may sum to at most 100%.
@@ -211,7 +218,7 @@ export function BudgetsView() {
                 <button
                   className="btn"
                   type="button"
-                  disabled={!dirty || sum > PPM || preview.isPending}
+                  disabled={!dirty || sum > PPM || boxProblem !== null || preview.isPending}
                   onClick={() => preview.mutate()}
                 >
                   {preview.isPending ? "Running the scheduler…" : "Preview effect"}
@@ -219,7 +226,7 @@ export function BudgetsView() {
                 <button
                   className="btn primary"
                   type="button"
-                  disabled={!dirty || sum > PPM || save.isPending}
+                  disabled={!dirty || sum > PPM || boxProblem !== null || save.isPending}
                   onClick={() =>
                     save.mutate({ cluster: clusterName, parentId: selected.id, allocations: changes, note: note || undefined })
                   }
