@@ -64,6 +64,9 @@ describe("REST /api/v1", () => {
     expect(got.body.job.id).toBe(r.body.job.id);
     const list = await call("GET", "/jobs?active=true&limit=10", { token: adaToken });
     expect(list.body.jobs.map((j: { id: number }) => j.id)).toContain(r.body.job.id);
+    // A cluster that does not exist (a typo) is a 404 naming it, not an empty list.
+    const typo = await call("GET", "/jobs?cluster=h10", { token: adaToken });
+    expect([typo.status, typo.body.error?.message]).toEqual([404, "There is no cluster 'h10'"]);
     const events = await call("GET", `/jobs/${r.body.job.id}/events`, { token: adaToken });
     expect(events.body.events[0].kind).toBe("SUBMITTED");
   });

@@ -4,6 +4,7 @@ import { jobAccess, managedBudgetIds, mayReleaseHold, type Actor, type Db, type 
 import { forbidden, notFound } from "../errors";
 import { jobViewInclude, laneOf, maskJobView, toJobView } from "./job-view";
 import { userNameSql } from "../user-name";
+import { clusterIdNamed } from "../cluster-named";
 
 /** What the actor may read of one job (see jobAccess). */
 export async function accessToJob(db: Db, actor: Actor, job: { userId: string; budgetId: string }): Promise<JobAccess> {
@@ -52,7 +53,8 @@ export async function listJobs(prisma: PrismaClient, actor: Actor, input: ListJo
   if (input.state) where.push(`j.state = ${p(input.state)}::"JobState"`);
   else if (input.active === true) where.push(`j.state IN ('PENDING','HELD','RUNNING','STOPPING')`);
   else if (input.active === false) where.push(`j.state NOT IN ('PENDING','HELD','RUNNING','STOPPING')`);
-  if (input.cluster) where.push(`j."clusterId" = (SELECT id FROM cluster WHERE name = ${p(input.cluster)})`);
+  // An unknown cluster is a 404, as the queue answers, not an empty list a typo would hide behind.
+  if (input.cluster) where.push(`j."clusterId" = ${p(await clusterIdNamed(prisma, input.cluster))}`);
   const limit = p(Math.max(1, Math.min(input.limit ?? 100, 1000)));
   const rows = await prisma.$queryRawUnsafe<{ jobs: string }[]>(
     `SELECT COALESCE(json_agg(${JOB_VIEW_JSON} ORDER BY j.id DESC), '[]')::text AS jobs
