@@ -215,6 +215,7 @@ test("a manager drags an allocation boundary, saves, and sees the change and its
   await expect(history).toContainText("evaluation sprint");
   // Typing is the keyboard alternative; above 100% is refused before saving.
   await page.getByTestId("share-safety").fill("30");
+  await expect(page.getByTestId("alloc-flash")).toHaveCount(0); // the last save's note goes with the first change
   await expect(page.getByTestId("sum-pill")).toHaveText("115% assigned");
   await expect(page.getByRole("button", { name: "Save allocations" })).toBeDisabled();
   // A box typed to 0 and then emptied says so and saves nothing (it used to save the 0).

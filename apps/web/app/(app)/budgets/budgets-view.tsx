@@ -99,7 +99,8 @@ export function BudgetsView() {
     onError: (e) => setFlash({ kind: "bad", text: errorText(e) }),
   });
 
-  const setPpm = (id: string, ppm: number) => setDraft(items.map((i) => (i.id === id ? { ...i, ppm } : i)));
+  // An edit makes the last save's note stale: it goes with the first change after it.
+  const setPpm = (id: string, ppm: number) => (setDraft(items.map((i) => (i.id === id ? { ...i, ppm } : i))), setFlash(null));
   const boxProblem = shareBoxProblem(texts, (id) => items.find((i) => i.id === id)?.name ?? id);
 
   if (tree.isPending) return <p className="muted">Loading the budget tree…</p>;
@@ -152,7 +153,7 @@ export function BudgetsView() {
             ) : null}
           </div>
           <div className="panel-body">
-            <AllocationStrip items={items} editable={editable} onChange={(n) => (setDraft(n), setTexts({}))} />
+            <AllocationStrip items={items} editable={editable} onChange={(n) => (setDraft(n), setTexts({}), setFlash(null))} />
             <div className="sib-grid">
               {items.map((it, i) => {
                 const before = saved[i]?.ppm ?? 0;
