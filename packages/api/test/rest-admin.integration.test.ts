@@ -479,6 +479,9 @@ describe("GET /api/v1/audit", () => {
   it("refuses an operator and a bad time filter", async () => {
     await refusesWrongCallers(ROUTES.audit);
     await refused(400, "GET", "/audit?since=yesterday", { token: tokens.admin }, "since");
+    // A filter the log does not have is refused by name, not ignored (a typo read as "everything").
+    const r = await refused(400, "GET", "/audit?before=abc", { token: tokens.admin });
+    expect(r.body.error.message).toContain("unknown field 'before' in an audit log query");
   });
   it("lists the actions newest first, filtered by actor, action, target and time", async () => {
     const all = await call("GET", "/audit?limit=500", { token: tokens.admin });

@@ -242,17 +242,20 @@ export const oidcRuleInput = strictObject(
 export type OidcRuleInput = z.input<typeof oidcRuleInput>;
 
 /** GET /audit filters. */
-export const auditQueryInput = z.object({
-  actor: z.string().trim().min(1).optional().describe("e-mail (or part of it) of who acted"),
-  action: z.string().trim().min(1).optional().describe("action, or its prefix such as 'user.'"),
-  target: z.string().trim().min(1).optional().describe("target name or id (path, e-mail, cluster), or part of it"),
-  since: z.iso.datetime({ offset: true, error: "since must be an ISO time such as 2026-12-01T10:00:00Z" }).optional(),
-  until: z.iso.datetime({ offset: true, error: "until must be an ISO time such as 2026-12-01T10:00:00Z" }).optional(),
-  limit: z
-    .number({ error: typeError("limit", "limit must be a number") })
-    .int()
-    .min(1, "limit must be at least 1")
-    .max(500, "limit cannot exceed 500")
-    .default(100),
-});
+export const auditQueryInput = strictObject(
+  {
+    actor: z.string().trim().min(1).optional().describe("e-mail (or part of it) of who acted"),
+    action: z.string().trim().min(1).optional().describe("action, or its prefix such as 'user.'"),
+    target: z.string().trim().min(1).optional().describe("target name or id (path, e-mail, cluster), or part of it"),
+    since: z.iso.datetime({ offset: true, error: "since must be an ISO time such as 2026-12-01T10:00:00Z" }).optional(),
+    until: z.iso.datetime({ offset: true, error: "until must be an ISO time such as 2026-12-01T10:00:00Z" }).optional(),
+    limit: z
+      .number({ error: typeError("limit", "limit must be a number") })
+      .int()
+      .min(1, "limit must be at least 1")
+      .max(500, "limit cannot exceed 500")
+      .default(100),
+  },
+  "an audit log query",
+);
 export type AuditQueryInput = z.input<typeof auditQueryInput>;
