@@ -15,12 +15,17 @@ export function pathForOtherUser(path: string): string {
 
 /** Every folder from `/` down to `dir` exists and lets other users pass (o+x). */
 function othersMayEnter(dir: string): boolean {
+  return closedToOthers(dir) === null;
+}
+
+/** The first folder from `dir` up to `/` that other users cannot pass through (o+x) or that is missing, or null. */
+export function closedToOthers(dir: string): string | null {
   for (let d = resolve(dir); ; d = dirname(d)) {
     try {
-      if ((statSync(d).mode & 0o001) === 0) return false;
+      if ((statSync(d).mode & 0o001) === 0) return d;
     } catch {
-      return false;
+      return d;
     }
-    if (d === dirname(d)) return true;
+    if (d === dirname(d)) return null;
   }
 }

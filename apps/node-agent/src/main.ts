@@ -39,20 +39,13 @@
 // fence watch (fence-watch.ts) stops them if no agent is back before the heartbeat timeout, as the agent itself
 // would without the control plane, so the control plane's requeue never makes a job run twice.
 // An agent whose state folder was lost stops the jobs it finds still running from it before it reports (strays.ts).
-import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { NodeAgent } from "./agent";
 import { startFenceWatch } from "./fence-watch";
+import { closedToOthers } from "./job-path";
 import { lookupUser, parseUidRange, prepareUidClaims, UID_CLAIM_DIR, type JobIdentity } from "./job-identity";
 import { OptionError, parseAgentOptions, type AgentOptions } from "./options";
-
-/** The first folder above `dir` that other users cannot pass through, or null. */
-function untraversable(dir: string): string | null {
-  for (let d = dirname(resolve(dir)); ; d = dirname(d)) {
-    if ((statSync(d).mode & 0o001) === 0) return d;
-    if (d === dirname(d)) return null;
-  }
-}
 
 function fail(message: string): never {
   console.error(`tranche-agent: ${message}`);
@@ -124,7 +117,7 @@ mkdirSync(stateDir, { recursive: true });
 if (identity.kind !== "agent") {
   // Jobs walk down to their own folders (execute only: they list nothing on the way).
   chmodSync(stateDir, 0o711);
-  const blocked = untraversable(stateDir);
+  const blocked = closedToOthers(dirname(resolve(stateDir)));
   if (blocked)
     fail(
       `jobs run as other users and cannot enter ${blocked} on the way to --state-dir: run 'chmod o+x ${blocked}' or pick another --state-dir`,

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -7,6 +7,7 @@ import { FENCED } from "@tranche/contracts";
 import { AGENT_PID_FILE, FenceWatch, type FenceWatchSpec, type ProcessId } from "../src/fence-watch";
 import { FENCED_MARK, JobRunner, procStart } from "../src/runner";
 import { runAssignment } from "./support/assignment";
+import { groupAlive as alive } from "./support/process-groups";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const dirs: string[] = [];
@@ -22,19 +23,6 @@ afterEach(() => {
   for (const p of others.splice(0)) p.kill("SIGKILL");
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
-
-/** Does a live (not zombie) process of this group remain? */
-const alive = (pgid: number) =>
-  readdirSync("/proc")
-    .filter((n) => /^\d+$/.test(n))
-    .some((pid) => {
-      try {
-        const rest = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-        return Number(rest[2]) === pgid && rest[0] !== "Z";
-      } catch {
-        return false;
-      }
-    });
 
 const until = async (what: string, ok: () => boolean, ms = 10_000) => {
   const end = Date.now() + ms;

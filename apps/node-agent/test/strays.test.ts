@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { JobRunner } from "../src/runner";
 import { runAssignment } from "./support/assignment";
+import { groupAlive as alive } from "./support/process-groups";
 
 const dirs: string[] = [];
 const groups: number[] = [];
@@ -26,19 +27,6 @@ const tempDir = () => {
 
 const assignment = (segmentId: string, command: string) =>
   runAssignment(segmentId, command, { gpuIndexes: [Number(segmentId) % 8] });
-
-/** Does a live (not zombie: this sandbox may have no init reaping orphans) process of this group remain? */
-const alive = (pgid: number) =>
-  readdirSync("/proc")
-    .filter((n) => /^\d+$/.test(n))
-    .some((pid) => {
-      try {
-        const rest = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-        return Number(rest[2]) === pgid && rest[0] !== "Z";
-      } catch {
-        return false;
-      }
-    });
 
 /** A runner in `<d>/n1` with these jobs running (their process groups, for cleanup and checks). */
 async function launched(d: string, jobs: [string, string][], log: string[] = []): Promise<{ r: JobRunner; pgids: number[] }> {

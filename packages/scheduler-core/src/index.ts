@@ -23,6 +23,7 @@ export {
   PENDING_REASON_CODES,
   START_REASON_CODES,
   PREEMPT_REASON_CODES,
+  isPreemptReasonCode,
   NODE_STATE_REASON_CODES,
   JOB_LANES,
 } from "./types";

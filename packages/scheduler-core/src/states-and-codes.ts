@@ -69,6 +69,10 @@ export const PREEMPT_REASON_CODES = [
  */
 export type PreemptReasonCode = (typeof PREEMPT_REASON_CODES)[number];
 
+const PREEMPT_REASONS = new Set<string>(PREEMPT_REASON_CODES);
+/** Whether stored text (a run segment's end detail) is a preemption's reason code. */
+export const isPreemptReasonCode = (s: string | null | undefined): s is PreemptReasonCode => s != null && PREEMPT_REASONS.has(s);
+
 export const NODE_STATE_REASON_CODES = ["UNHEALTHY_REPORT", "DRAINED", "HEARTBEAT_TIMEOUT"] as const;
 /** Why the core moves a node: unhealthy -> DRAINING, empty DRAINING -> REPAIR (R8), silent -> DOWN (R9). */
 export type NodeStateReasonCode = (typeof NODE_STATE_REASON_CODES)[number];

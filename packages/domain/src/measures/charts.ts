@@ -8,7 +8,7 @@ import {
   computeRatios,
   defaultPolicy,
   classifyJob,
-  PREEMPT_REASON_CODES,
+  isPreemptReasonCode,
   type BudgetInterval,
   type ClusterInterval,
   type PreemptReasonCode,
@@ -315,8 +315,6 @@ export async function getChartData(
   };
 }
 
-const PREEMPT_REASONS = new Set<string>(PREEMPT_REASON_CODES);
-
 /**
  * One PreemptionRecord per run preempted in the window, from the run segments (ordered by job, then
  * start): a run that ended by a PREEMPT op keeps the op's reason code as its end detail; `at` is the
@@ -339,7 +337,7 @@ function preemptionRecords(
     const s = segments[i]!;
     if (s.endReason !== "PREEMPT" || s.endedAt === null || sec(s.endedAt) < from) continue;
     const next = segments[i + 1];
-    const reason = s.endDetail !== null && PREEMPT_REASONS.has(s.endDetail) ? (s.endDetail as PreemptReasonCode) : null;
+    const reason = isPreemptReasonCode(s.endDetail) ? s.endDetail : null;
     out.push({
       jobId: String(s.jobId),
       clusterId,

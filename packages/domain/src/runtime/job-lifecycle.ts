@@ -1,11 +1,9 @@
 import { AGENT_SHUTDOWN, FENCED, LAUNCH_FAILED, UNTRACKED, type JobEventKind } from "@tranche/contracts";
 import type { Tx } from "@tranche/db";
-import { PREEMPT_REASON_CODES, requeueAfterPreemption, runOutcome } from "@tranche/scheduler-core";
+import { isPreemptReasonCode, requeueAfterPreemption, runOutcome } from "@tranche/scheduler-core";
 import { chargeOpenSegments } from "./charge";
 import { AGENTS_CHANNEL } from "./agent-wait";
 import { fromSec, toSec } from "./time";
-
-const PREEMPT_REASONS = new Set<string>(PREEMPT_REASON_CODES);
 
 /**
  * How a run ends. A run segment carries its stop intent in `endReason` while it is still open
@@ -180,7 +178,7 @@ export async function closeRun(
     SELECT "endedAt", "endReason"::text AS "endReason", "endDetail", requeue FROM run_segment WHERE id = ${given.segmentId} AND "jobId" = ${given.jobId} FOR UPDATE`;
   // A preempted run keeps the reason its PREEMPT op stored (the Measures page counts preemptions by it);
   // its exit status is in the job's events.
-  const preemptReason = seg[0]?.endReason === "PREEMPT" && PREEMPT_REASONS.has(seg[0].endDetail ?? "") ? seg[0].endDetail : null;
+  const preemptReason = seg[0]?.endReason === "PREEMPT" && isPreemptReasonCode(seg[0].endDetail) ? seg[0].endDetail : null;
   const state = job[0]?.state;
   if (!state || !seg[0] || seg[0].endedAt !== null || (state !== "RUNNING" && state !== "STOPPING")) return null;
   const newer = await tx.$queryRaw<{ id: bigint; nodeIds: string[] }[]>`

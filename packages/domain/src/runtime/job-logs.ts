@@ -9,22 +9,23 @@ const MAX_RETENTION = 1024 * MiB;
 /** Once over the retention, the oldest chunks go until this share of it is left (one trim per ~10% of output). */
 const TRIM_TO = 0.9;
 
-/**
- * The log bytes the control plane keeps per job: TRANCHE_LOG_RETENTION_BYTES, a number of bytes or a
- * size such as `64MiB` or `1GiB` (1 MiB to 1 GiB), default 64 MiB. A bad value is an error naming it,
- * never silently replaced.
- */
-export function logRetentionBytes(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.TRANCHE_LOG_RETENTION_BYTES?.trim();
-  if (!raw) return DEFAULT_LOG_RETENTION_BYTES;
-  const m = /^(\d+)\s*(B|KiB|MiB|GiB)?$/i.exec(raw);
-  const unit = { b: 1, kib: 1024, mib: MiB, gib: 1024 * MiB }[(m?.[2] ?? "b").toLowerCase()] ?? 1;
+/** A size from the environment: bytes, or e.g. `64MiB`; a bad value is an error naming it, never replaced. */
+function sizeFromEnv(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number, example: string): number {
+  const raw = env[name]?.trim();
+  if (!raw) return dflt;
+  const m = /^(\d+)\s*(B|KiB|MiB|GiB|TiB)?$/i.exec(raw);
+  const unit = { b: 1, kib: 1024, mib: MiB, gib: 1024 * MiB, tib: 1024 * 1024 * MiB }[(m?.[2] ?? "b").toLowerCase()] ?? 1;
   const bytes = m ? Number(m[1]) * unit : NaN;
-  if (!Number.isSafeInteger(bytes) || bytes < MIN_RETENTION || bytes > MAX_RETENTION)
+  if (!Number.isSafeInteger(bytes) || bytes < min || bytes > max)
     throw new Error(
-      `TRANCHE_LOG_RETENTION_BYTES must be a size from ${formatBytes(MIN_RETENTION)} to ${formatBytes(MAX_RETENTION)} (bytes, or e.g. 64MiB), not '${raw}'`,
+      `${name} must be a size from ${formatBytes(min)} to ${formatBytes(max)} (bytes, or e.g. ${example}), not '${raw}'`,
     );
   return bytes;
+}
+
+/** The log bytes the control plane keeps per job: TRANCHE_LOG_RETENTION_BYTES, 1 MiB to 1 GiB, default 64 MiB. */
+export function logRetentionBytes(env: NodeJS.ProcessEnv = process.env): number {
+  return sizeFromEnv(env, "TRANCHE_LOG_RETENTION_BYTES", DEFAULT_LOG_RETENTION_BYTES, MIN_RETENTION, MAX_RETENTION, "64MiB");
 }
 
 /** Default log bytes kept for all of one user's jobs: 4 GiB. */
@@ -37,16 +38,7 @@ const MAX_USER_BYTES = 1024 * 1024 * MiB;
  * (each costing nothing, at a zero minimum runtime) could otherwise fill the database everyone shares.
  */
 export function logUserBytes(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.TRANCHE_LOG_USER_BYTES?.trim();
-  if (!raw) return DEFAULT_LOG_USER_BYTES;
-  const m = /^(\d+)\s*(B|KiB|MiB|GiB|TiB)?$/i.exec(raw);
-  const unit = { b: 1, kib: 1024, mib: MiB, gib: 1024 * MiB, tib: 1024 * 1024 * MiB }[(m?.[2] ?? "b").toLowerCase()] ?? 1;
-  const bytes = m ? Number(m[1]) * unit : NaN;
-  if (!Number.isSafeInteger(bytes) || bytes < MIN_RETENTION || bytes > MAX_USER_BYTES)
-    throw new Error(
-      `TRANCHE_LOG_USER_BYTES must be a size from ${formatBytes(MIN_RETENTION)} to ${formatBytes(MAX_USER_BYTES)} (bytes, or e.g. 4GiB), not '${raw}'`,
-    );
-  return bytes;
+  return sizeFromEnv(env, "TRANCHE_LOG_USER_BYTES", DEFAULT_LOG_USER_BYTES, MIN_RETENTION, MAX_USER_BYTES, "4GiB");
 }
 
 /**
