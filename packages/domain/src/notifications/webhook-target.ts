@@ -74,35 +74,69 @@ function ipv6Groups(address: string): number[] | null {
   return groups.every((n) => Number.isInteger(n) && n >= 0 && n <= 0xffff) ? groups : null;
 }
 
+/** An address a webhook's host resolved to, as `dns.lookup` gives it. */
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/** Resolves a host name to all its addresses (dns.lookup by default; tests give their own). */
+export type ResolveHost = (host: string) => Promise<ResolvedAddress[]>;
+
+const systemResolve: ResolveHost = (host) => lookup(host, { all: true, verbatim: true });
+
 /**
- * Why `url` may not be used as a webhook now, or null when it may: its host may not resolve to a
- * private address unless those are allowed. Checked when the user sets it (a name that does not
- * resolve yet is accepted then: `unresolved: "accept"`) and again before each POST, where it must
- * resolve (a name can be pointed elsewhere after it was set).
+ * Where a webhook's POST may connect: the addresses its host resolved to when checked, or `null` to
+ * resolve as usual (private targets allowed: there is nothing to keep it from). Connecting to exactly
+ * the checked addresses closes DNS rebinding: a name that answers a public address to the check and
+ * 127.0.0.1 a moment later to the connection (a zero TTL) would otherwise reach this host.
  */
-export async function webhookTargetProblem(
+export type WebhookTarget = { problem: string } | { problem: null; pinned: ResolvedAddress[] | null };
+
+/**
+ * Checks `url` as a webhook now: its host may not resolve to a private address unless those are
+ * allowed. Checked when the user sets it (a name that does not resolve yet is accepted then:
+ * `unresolved: "accept"`) and again before each POST, where it must resolve (a name can be pointed
+ * elsewhere after it was set), and the POST then connects to the addresses checked here.
+ */
+export async function checkWebhookTarget(
   url: string,
-  opts: { allowPrivate?: boolean; unresolved?: "accept" | "refuse" } = {},
-): Promise<string | null> {
+  opts: { allowPrivate?: boolean; unresolved?: "accept" | "refuse"; resolve?: ResolveHost } = {},
+): Promise<WebhookTarget> {
   const allowPrivate = opts.allowPrivate ?? privateWebhooksAllowed();
   let host: string;
   try {
     host = new URL(url).hostname.replace(/^\[(.*)\]$/, "$1");
   } catch {
-    return "url is not a valid address";
+    return { problem: "url is not a valid address" };
   }
-  if (allowPrivate) return null;
+  if (allowPrivate) return { problem: null, pinned: null };
   // A name's trailing dot ("localhost.") is the same name, fully qualified.
   const name = host.replace(/\.$/, "").toLowerCase();
-  if (name === "localhost" || name.endsWith(".localhost")) return "url points at this host; webhooks may not reach it";
-  let addresses: string[];
+  if (name === "localhost" || name.endsWith(".localhost"))
+    return { problem: "url points at this host; webhooks may not reach it" };
+  const v = isIP(host);
+  let addresses: ResolvedAddress[];
   try {
-    addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    addresses = v !== 0 ? [{ address: host, family: v }] : await (opts.resolve ?? systemResolve)(host);
   } catch {
-    return opts.unresolved === "accept" ? null : `url's host ${host} could not be resolved`;
+    return opts.unresolved === "accept"
+      ? { problem: null, pinned: null }
+      : { problem: `url's host ${host} could not be resolved` };
   }
-  const bad = addresses.find(isPrivateAddress);
+  if (addresses.length === 0) return { problem: `url's host ${host} could not be resolved` };
+  const bad = addresses.find((a) => isPrivateAddress(a.address));
   return bad === undefined
-    ? null
-    : `url's host ${host} is a private or local address (${bad}); webhooks may only reach public addresses unless TRANCHE_WEBHOOK_ALLOW_PRIVATE=1`;
+    ? { problem: null, pinned: addresses }
+    : {
+        problem: `url's host ${host} is a private or local address (${bad.address}); webhooks may only reach public addresses unless TRANCHE_WEBHOOK_ALLOW_PRIVATE=1`,
+      };
+}
+
+/** Why `url` may not be used as a webhook now, or null when it may (checkWebhookTarget). */
+export async function webhookTargetProblem(
+  url: string,
+  opts: { allowPrivate?: boolean; unresolved?: "accept" | "refuse"; resolve?: ResolveHost } = {},
+): Promise<string | null> {
+  return (await checkWebhookTarget(url, opts)).problem;
 }

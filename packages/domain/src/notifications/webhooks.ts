@@ -1,5 +1,6 @@
 import type { PrismaClient } from "@tranche/db";
-import { webhookTargetProblem } from "./webhook-target";
+import { postWebhook } from "./webhook-post";
+import { checkWebhookTarget, type ResolveHost, type ResolvedAddress } from "./webhook-target";
 
 /** How long one POST may take before it counts as failed. */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
@@ -22,10 +23,9 @@ export interface WebhookLog {
 export async function deliverWebhooks(
   prisma: PrismaClient,
   log: WebhookLog,
-  opts: { timeoutMs?: number; fetchImpl?: typeof fetch } = {},
+  opts: { timeoutMs?: number } = {},
 ): Promise<{ sent: number; failed: number }> {
   const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
-  const doFetch = opts.fetchImpl ?? fetch;
   let sent = 0;
   let failed = 0;
   await prisma.$transaction(
@@ -52,8 +52,6 @@ export async function deliverWebhooks(
       const results = await Promise.all(
         rows.map(async (r) => {
           if (!r.url) return { id: r.id, ok: false, final: true, why: "the user removed their webhook" };
-          const refused = await webhookTargetProblem(r.url);
-          if (refused !== null) return { id: r.id, ok: false, final: true, why: refused };
           const body = JSON.stringify({
             id: String(r.id),
             kind: r.kind,
@@ -64,21 +62,7 @@ export async function deliverWebhooks(
             user: r.email,
             details: r.details,
           });
-          try {
-            const res = await doFetch(r.url, {
-              method: "POST",
-              headers: { "content-type": "application/json", "user-agent": "tranche-notifications" },
-              body,
-              signal: AbortSignal.timeout(timeoutMs),
-              redirect: "manual",
-            });
-            await res.body?.cancel().catch(() => undefined);
-            if (res.status >= 200 && res.status < 300) return { id: r.id, ok: true, final: true, why: "" };
-            return { id: r.id, ok: false, final: r.attempts + 1 >= WEBHOOK_ATTEMPTS, why: `HTTP ${res.status}` };
-          } catch (e) {
-            const why = e instanceof Error && e.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : String(e);
-            return { id: r.id, ok: false, final: r.attempts + 1 >= WEBHOOK_ATTEMPTS, why };
-          }
+          return { id: r.id, ...(await sendWebhook(r.url, body, r.attempts, { timeoutMs })) };
         }),
       );
       for (const r of results) {
@@ -99,4 +83,41 @@ export async function deliverWebhooks(
     { timeout: timeoutMs * 2 + 10_000 },
   );
   return { sent, failed };
+}
+
+/** What one try at one notification came to: sent, or why not and whether that was the last try. */
+export interface WebhookTry {
+  ok: boolean;
+  final: boolean;
+  why: string;
+}
+
+/**
+ * One try at POSTing `body` to `url`: the target is checked now (it must resolve, and not to a private
+ * address unless those are allowed), and the POST connects to the addresses just checked, never to a
+ * second resolution of the name. A refused target is final; a failed POST is retried until
+ * WEBHOOK_ATTEMPTS tries.
+ */
+export async function sendWebhook(
+  url: string,
+  body: string,
+  attempts: number,
+  opts: {
+    timeoutMs: number;
+    allowPrivate?: boolean;
+    resolve?: ResolveHost;
+    post?: (url: string, body: string, o: { timeoutMs: number; pinned: ResolvedAddress[] | null }) => Promise<number>;
+  },
+): Promise<WebhookTry> {
+  const target = await checkWebhookTarget(url, { allowPrivate: opts.allowPrivate, resolve: opts.resolve });
+  if (target.problem !== null) return { ok: false, final: true, why: target.problem };
+  const last = attempts + 1 >= WEBHOOK_ATTEMPTS;
+  try {
+    const status = await (opts.post ?? postWebhook)(url, body, { timeoutMs: opts.timeoutMs, pinned: target.pinned });
+    if (status >= 200 && status < 300) return { ok: true, final: true, why: "" };
+    return { ok: false, final: last, why: `HTTP ${status}` };
+  } catch (e) {
+    const why = e instanceof Error ? (e.name === "TimeoutError" ? e.message : `${e.message}`) : String(e);
+    return { ok: false, final: last, why };
+  }
 }
