@@ -1,4 +1,6 @@
-import { expect, type Page } from "@playwright/test";
+/// <reference lib="dom" />
+// cutTexts runs in the page (locator.evaluate), where the DOM is the global scope.
+import { expect, type Locator, type Page } from "@playwright/test";
 
 export const PASSWORD = "tranche-demo";
 export const USERS = {
@@ -28,4 +30,20 @@ export async function signIn(page: Page, who: keyof typeof USERS, timeout = 30_0
  */
 export function sameOrigin(page: Page): { origin: string } {
   return { origin: new URL(page.url()).origin };
+}
+
+/**
+ * The texts under `root` (itself included) that are cut off at their box's right edge: an element that
+ * hides what overflows it (overflow hidden or clip, as an ellipsis does) and is narrower than its text.
+ * What is cut there a reader cannot see. Scroll boxes are not counted: their overflow can be scrolled to.
+ */
+export function cutTexts(root: Locator): Promise<string[]> {
+  return root.evaluate((el) =>
+    [el, ...Array.from(el.querySelectorAll("*"))]
+      .filter((e) => {
+        const x = getComputedStyle(e).overflowX;
+        return (x === "hidden" || x === "clip") && e.scrollWidth > e.clientWidth && (e.textContent ?? "").trim() !== "";
+      })
+      .map((e) => `${(e.textContent ?? "").trim()} (${e.scrollWidth} px of text in ${e.clientWidth} px)`),
+  );
 }

@@ -1,7 +1,8 @@
 "use client";
-import { useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { formatPpm } from "@tranche/contracts";
 import { colorFor } from "../../../components/ui";
+import { segmentLabel } from "../../../lib/budget-shares";
 
 export const PPM = 1_000_000;
 const STEP = 5_000; // drag snaps to 0.5%
@@ -15,10 +16,38 @@ export interface StripItem {
 }
 
 /**
+ * The strip's width in pixels and a measure of text in its segments' font, once it is on screen (and
+ * again whenever it is resized), so each segment writes only the label that fits it.
+ */
+function useStripMetrics(ref: React.RefObject<HTMLDivElement | null>) {
+  const [metrics, setMetrics] = useState<{ width: number; textWidth: (text: string) => number } | null>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const ctx = document.createElement("canvas").getContext("2d");
+    const read = () => {
+      // The segments' font (.alloc-seg) from a segment of this strip, else from the strip itself.
+      const cs = getComputedStyle(el.querySelector(".alloc-seg") ?? el);
+      if (ctx) ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+      // Without a canvas, a generous estimate: more often the share alone than a name cut short.
+      const textWidth = (text: string) => (ctx ? ctx.measureText(text).width : text.length * parseFloat(cs.fontSize));
+      setMetrics({ width: el.clientWidth, textWidth });
+    };
+    read();
+    const ro = new ResizeObserver(read);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [ref]);
+  return metrics;
+}
+
+/**
  * The children of one tree node as one strip: each child's allocation is a segment, the rest of the
  * parent (unassigned) is hatched. Dragging the boundary after child k moves share between child k and
  * child k+1 (or the unassigned rest after the last child), so the sum never exceeds 100%; values stay
- * integer ppm. Each boundary is a focusable slider (arrow keys) for keyboard users.
+ * integer ppm. Each boundary is a focusable slider (arrow keys) for keyboard users. A segment writes
+ * its name and share only where they fit (else the share alone, else nothing): its tooltip and the
+ * share boxes under the strip name it.
  */
 export function AllocationStrip({
   items,
@@ -34,6 +63,7 @@ export function AllocationStrip({
   onSelect?: (id: string) => void;
 }) {
   const ref = useRef<HTMLDivElement>(null);
+  const metrics = useStripMetrics(ref);
   const total = items.reduce((s, i) => s + i.ppm, 0);
   // Over 100% (typed shares can be), the strip spans the sum so segments never overlap and every handle
   // stays on the strip; a mark shows where 100% is.
@@ -92,7 +122,7 @@ export function AllocationStrip({
           title={`${it.name}: ${formatPpm(it.ppm)}`}
           onClick={() => onSelect?.(it.id)}
         >
-          {it.ppm >= 60_000 ? `${it.name} ${formatPpm(it.ppm)}` : ""}
+          {metrics ? segmentLabel(it.name, formatPpm(it.ppm), (it.ppm / scale) * metrics.width, metrics.textWidth) : ""}
         </div>
       ))}
       {items.map((it, k) => {

@@ -6,6 +6,7 @@ import type { BudgetTreeNodeView, WhatIfResult } from "@tranche/domain";
 import { useTRPC } from "../../../lib/trpc";
 import { PageHead, ago, colorFor, gpuHours, useNow, when } from "../../../components/ui";
 import { AllocationStrip, PPM, type StripItem } from "./allocation-strip";
+import { ofCluster } from "../../../lib/budget-shares";
 import { errorText } from "../../../lib/error-text";
 import { shareBoxProblem } from "../../../lib/share-boxes";
 import { NO_SHARE, plural, readOnlyText } from "../../../lib/words";
@@ -16,6 +17,9 @@ function flatten(n: BudgetTreeNodeView, depth = 0, out: { node: BudgetTreeNodeVi
   for (const c of n.children) flatten(c, depth + 1, out);
   return out;
 }
+
+/** What a share in the tree marked "unsaved" is. */
+const UNSAVED_TITLE = "Not saved yet: the share being edited above. Usage and ratios are from the saved shares.";
 
 /** SPEC's young window: on a cluster younger than the projection horizon (1 h) ratios count a full hour of entitlement. */
 const YOUNG_WINDOW_MS = 3600_000;
@@ -108,13 +112,16 @@ export function BudgetsView() {
   const clusterRow = tree.data.clusters.find((c) => c.name === clusterName);
   const cycleAt = clusterRow?.cycleAt ?? null;
   const young = clusterRow ? now - Date.parse(clusterRow.createdAt) < YOUNG_WINDOW_MS : false;
-  // "Of cluster" follows an unsaved edit: the product of shares down the path, with the draft's shares.
-  const effective = new Map<string, number>();
-  for (const { node } of rows) {
-    const draftPpm = selected && node.parentId === selected.id ? items.find((i) => i.id === node.id)?.ppm : undefined;
-    const ppm = draftPpm ?? node.perCluster[clusterName]?.ppm ?? 0;
-    effective.set(node.id, node.parentId ? (effective.get(node.parentId) ?? 0) * (ppm / PPM) : 1);
-  }
+  // The tree shows the saved shares, as the cycle's usage and ratios beside them were computed with;
+  // an unsaved edit is marked beside them ("unsaved 21.5%"), with the "of cluster" it would give,
+  // down to the children of the node edited.
+  const nodes = rows.map((r) => r.node);
+  const savedById = new Map(nodes.map((n) => [n.id, n.perCluster[clusterName]?.ppm ?? 0]));
+  const savedPpm = (id: string) => savedById.get(id) ?? 0;
+  const draftPpmOf = (id: string) => (dirty ? changes.find((c) => c.treeNodeId === id)?.ppm : undefined);
+  const effective = ofCluster(nodes, savedPpm);
+  const draftEffective = dirty ? ofCluster(nodes, (id) => draftPpmOf(id) ?? savedPpm(id)) : effective;
+  const pctText = (x: number | undefined) => `${((x ?? 0) * 100).toFixed(1)}%`;
 
   return (
     <>
@@ -161,12 +168,24 @@ export function BudgetsView() {
                 return (
                   <label className="sib" key={it.id}>
                     <span className="swatch" style={{ background: colorFor(it.path) }} />
-                    <span className="name" title={it.path}>
-                      {it.name}
-                      {diff !== 0 ? (
-                        <span className={diff > 0 ? "diff-up" : "diff-down"} style={{ marginLeft: 6, fontSize: "0.75rem" }}>
-                          {diff > 0 ? "+" : "−"}
-                          {formatPpm(Math.abs(diff))}
+                    {/* The change on a line of its own, always there where shares can change: beside the name it
+                        cut the name short ("evaluation +…"), and appearing mid-drag it would move the boxes. */}
+                    <span className="sib-text">
+                      <span className="name" title={it.path}>
+                        {it.name}
+                      </span>
+                      {editable ? (
+                        <span className="sib-saved" data-testid={`saved-${it.name}`}>
+                          {diff !== 0 ? (
+                            <>
+                              <span className={diff > 0 ? "diff-up" : "diff-down"}>
+                                {diff > 0 ? "+" : "−"}
+                                {formatPpm(Math.abs(diff))}
+                              </span>
+                              {" · "}
+                            </>
+                          ) : null}
+                          saved {formatPpm(before)}
                         </span>
                       ) : null}
                     </span>
@@ -289,8 +308,10 @@ export function BudgetsView() {
               {rows.map(({ node, depth }) => {
                 const s = node.perCluster[clusterName];
                 const isSel = node.id === selId;
-                const draftPpm = selected && node.parentId === selected.id ? items.find((i) => i.id === node.id)?.ppm : undefined;
-                const ppm = draftPpm ?? s?.ppm ?? 0;
+                const ppm = s?.ppm ?? 0;
+                const draftPpm = draftPpmOf(node.id);
+                const ofClusterNow = pctText(effective.get(node.id));
+                const ofClusterDraft = pctText(draftEffective.get(node.id));
                 return (
                   <tr
                     key={node.id}
@@ -319,10 +340,20 @@ export function BudgetsView() {
                         <span className="small num" data-testid={`ppm-${node.path}`}>
                           {node.parentId ? formatPpm(ppm) : "100%"}
                         </span>
+                        {draftPpm !== undefined ? (
+                          <span className="draft-mark" data-testid={`draft-ppm-${node.path}`} title={UNSAVED_TITLE}>
+                            unsaved {formatPpm(draftPpm)}
+                          </span>
+                        ) : null}
                       </div>
                     </td>
-                    <td className="num small" data-testid={`of-cluster-${node.path}`}>
-                      {((effective.get(node.id) ?? 0) * 100).toFixed(1)}%
+                    <td className="num small">
+                      <span data-testid={`of-cluster-${node.path}`}>{ofClusterNow}</span>
+                      {ofClusterDraft !== ofClusterNow ? (
+                        <span className="draft-mark" data-testid={`draft-of-cluster-${node.path}`} title={UNSAVED_TITLE}>
+                          unsaved {ofClusterDraft}
+                        </span>
+                      ) : null}
                     </td>
                     <td className="num small">
                       {s?.usageGpuSeconds !== null && s?.usageGpuSeconds !== undefined

@@ -1,0 +1,62 @@
+/// <reference lib="dom" />
+// Some checks run in the page (locator.evaluate), where the DOM is the global scope.
+import { expect, test } from "@playwright/test";
+import { cutTexts, signIn } from "./support/helpers";
+
+// A laptop's width: the share editor's boxes sit four (now three) to a row, and the live queue's list
+// takes the page's width with the ratios under it. Found by a journey audit at 1280 x 900.
+test.use({ viewport: { width: 1280, height: 900 } });
+
+const percent = (text: string | null) => Number((text ?? "").replace("%", ""));
+
+test("at 1280 px the share editor cuts no label short, and the tree shows saved shares with the unsaved ones marked", async ({
+  page,
+}) => {
+  await signIn(page, "maya");
+  await page.goto("/budgets");
+  const editor = page.getByTestId("allocation-editor");
+  await expect(editor).toContainText("Shares of lab/language on b200");
+  // The shares saved now (an earlier journey may have moved them): the draft moves share between the two.
+  const savedEval = (await page.getByTestId("ppm-lab/language/evaluation").textContent())!;
+  const savedMulti = (await page.getByTestId("ppm-lab/language/multilingual").textContent())!;
+  const language = percent(await page.getByTestId("ppm-lab/language").textContent());
+  const savedEvalOfCluster = (await page.getByTestId("of-cluster-lab/language/evaluation").textContent())!;
+  await expect(page.getByTestId("share-evaluation")).toHaveValue(String(percent(savedEval)));
+  const boxes = editor.locator(".sib-grid");
+  const boxesHeight = (await boxes.boundingBox())!.height;
+
+  // multilingual at 8.5%, as the audit left it: its segment wrote "ultilingual 8." there.
+  const evaluation = percent(savedEval) + percent(savedMulti) - 8.5;
+  await page.getByTestId("share-multilingual").fill("8.5");
+  await page.getByTestId("share-evaluation").fill(String(evaluation));
+  await expect(page.getByTestId("sum-pill")).toHaveText("100% assigned");
+
+  // The strip: each segment writes its whole label, the share alone, or nothing; never a fragment.
+  const multi = page.getByTestId("alloc-strip").locator('.alloc-seg[title="multilingual: 8.5%"]');
+  await expect(multi).toHaveCount(1);
+  expect(["multilingual 8.5%", "8.5%", ""]).toContain((await multi.textContent())!.trim());
+  expect(await cutTexts(page.getByTestId("alloc-strip"))).toEqual([]);
+
+  // The boxes: each name and its change in full ("evaluation +…" before), on a line kept for it, so
+  // the boxes do not grow as a change appears.
+  const diff = evaluation - percent(savedEval);
+  await expect(page.getByTestId("saved-evaluation")).toHaveText(`${diff > 0 ? "+" : "−"}${Math.abs(diff)}% · saved ${savedEval}`);
+  await expect(page.getByTestId("saved-safety")).toHaveText(/^saved \d/);
+  expect(await cutTexts(boxes)).toEqual([]);
+  expect((await boxes.boundingBox())!.height).toBe(boxesHeight);
+
+  // The tree keeps what is saved (its usage and ratios are from the saved shares) and marks the draft.
+  await expect(page.getByTestId("ppm-lab/language/evaluation")).toHaveText(savedEval);
+  await expect(page.getByTestId("draft-ppm-lab/language/evaluation")).toHaveText(`unsaved ${evaluation}%`);
+  await expect(page.getByTestId("of-cluster-lab/language/evaluation")).toHaveText(savedEvalOfCluster);
+  await expect(page.getByTestId("draft-of-cluster-lab/language/evaluation")).toHaveText(
+    `unsaved ${((language / 100) * (evaluation / 100) * 100).toFixed(1)}%`,
+  );
+  await expect(page.getByTestId("draft-ppm-lab/language/multilingual")).toHaveText("unsaved 8.5%");
+  await expect(page.getByTestId("draft-ppm-lab/language/safety")).toHaveCount(0);
+  // Reset: nothing unsaved is left to mark.
+  await page.getByRole("button", { name: "Reset" }).click();
+  await expect(page.getByTestId("draft-ppm-lab/language/evaluation")).toHaveCount(0);
+  await expect(page.getByTestId("draft-of-cluster-lab/language/evaluation")).toHaveCount(0);
+  await expect(page.getByTestId("saved-evaluation")).toHaveText(`saved ${savedEval}`);
+});
