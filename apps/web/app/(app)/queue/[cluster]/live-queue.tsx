@@ -6,12 +6,22 @@ import { useEffect, useRef, useState } from "react";
 import { expectedStartWords, formatDuration } from "@tranche/contracts/format";
 import type { QueuePendingRow, QueueRunningRow, QueueRatio, QueueView } from "@tranche/domain";
 import { useTRPC } from "../../../../lib/trpc";
-import { Empty, LaneBadge, ReasonTag, ReasonTimes, ago, readable, until, useNow } from "../../../../components/ui";
+import {
+  Empty,
+  LaneBadge,
+  ReasonTag,
+  ReasonTimes,
+  ago,
+  clockAndRelative,
+  readable,
+  until,
+  useNow,
+} from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
-import { NO_SHARE, plural, promisedText, runningTabLabel } from "../../../../lib/words";
+import { NO_SHARE, plural, promisedText, reasonTimesText, runningTabLabel } from "../../../../lib/words";
 
 const ROW = 50;
-/** An opened pending row: room for the whole reason, the full budget path and the job's name. */
+/** An opened pending row, until it is measured: it grows to the whole reason, budget path and job name. */
 const OPEN_ROW = 150;
 /** Rows per request: the head comes with the summary; the virtualized list asks for the pages it shows. */
 const PAGE = 100;
@@ -20,9 +30,13 @@ const PAGE = 100;
 function WhoLaneGpus({ r, open = false }: { r: Pick<QueuePendingRow, "budget" | "user" | "lane" | "gpus">; open?: boolean }) {
   return (
     <>
-      <span className="q-who small" title={`${r.budget} · ${r.user}`}>
-        <span className={open ? "wrap" : "ellipsis"}>{r.budget.split("/").slice(1).join("/")}</span>
-        <span className={open ? "wrap muted" : "ellipsis muted"}>{r.user}</span>
+      <span className="q-who small">
+        <span className={open ? "wrap" : "ellipsis"} title={r.budget}>
+          {r.budget.split("/").slice(1).join("/")}
+        </span>
+        <span className={open ? "wrap muted" : "ellipsis muted"} title={r.user}>
+          {r.user}
+        </span>
       </span>
       <span>
         <LaneBadge lane={r.lane} />
@@ -50,27 +64,36 @@ function JobCell({ id, name, open = false, task }: { id: number; name: string; o
 
 function PendingRow({
   r,
+  index,
   top,
   height,
   now,
   me,
   open,
   onToggle,
+  measure,
 }: {
   r: QueuePendingRow;
+  index: number;
   top: number;
   height: number;
   now: number;
   me: string | undefined;
   open: boolean;
   onToggle: () => void;
+  /** The list's measure of an opened row, which takes the height of what it shows. */
+  measure?: (el: HTMLDivElement | null) => void;
 }) {
+  const sentence = r.reasonSentence ? readable(r.reasonSentence) : "New: waiting for the next scheduling cycle.";
+  const times = reasonTimesText(r.reasonCode, r.reasonDetails, (iso) => clockAndRelative(iso, now));
   return (
     <div
       role="row"
       data-testid={`pending-${r.id}`}
+      data-index={index}
+      ref={measure}
       className={`vrow q-cols${open ? " open" : ""}`}
-      style={{ top, height, background: r.userId === me ? "#f7f9ff" : undefined }}
+      style={{ top, height: open ? undefined : height, background: r.userId === me ? "#f7f9ff" : undefined }}
     >
       <span className="num muted">{r.state === "HELD" ? "—" : (r.position ?? "·")}</span>
       <JobCell id={r.id} name={r.name} open={open} task={r.task} />
@@ -87,20 +110,35 @@ function PendingRow({
       >
         {expectedStartWords(r, now, { short: true })}
       </span>
-      {/* The whole reason on click: the row grows to show it (and the full budget and name). */}
+      {/* Two lines of the reason, the whole of it in the tooltip; on click the row grows to show it all
+          (and the full budget and name). */}
       <button
         type="button"
         className="sentence-cell"
         aria-expanded={open}
-        title={open ? "Show less" : "Show the whole reason"}
+        title={open ? "Show less" : times ? `${times} · ${sentence}` : sentence}
         onClick={onToggle}
+        suppressHydrationWarning
       >
-        <span className="reason-head">{r.reasonCode ? <ReasonTag code={r.reasonCode} details={r.reasonDetails} /> : null}</span>
-        {/* The time leads the second line, which has the cell's whole width: beside the label it was clipped. */}
-        <span className={open ? "sentence-full" : "sentence-line"}>
-          <ReasonTimes code={r.reasonCode} details={r.reasonDetails} now={now} />
-          {r.reasonSentence ? readable(r.reasonSentence) : "New: waiting for the next scheduling cycle."}
-        </span>
+        {open ? (
+          <>
+            <span className="reason-head">
+              {r.reasonCode ? <ReasonTag code={r.reasonCode} details={r.reasonDetails} /> : null}
+            </span>
+            <span className="sentence-full">
+              <ReasonTimes code={r.reasonCode} details={r.reasonDetails} now={now} />
+              {sentence}
+            </span>
+          </>
+        ) : (
+          // The label, then the time and the sentence, in one flow over two lines: the time on a line
+          // beside the label was cut short.
+          <span className="sentence-clamp">
+            {r.reasonCode ? <ReasonTag code={r.reasonCode} details={r.reasonDetails} /> : null}{" "}
+            <ReasonTimes code={r.reasonCode} details={r.reasonDetails} now={now} />
+            {sentence}
+          </span>
+        )}
       </button>
     </div>
   );
@@ -143,6 +181,8 @@ function PendingList({
     count,
     getScrollElement: () => parent.current,
     estimateSize: (i) => (open !== null && idAt(i) === open ? OPEN_ROW : ROW),
+    // Sizes go with the job, not its place: the opened row keeps its measured height when the order moves.
+    getItemKey: (i) => idAt(i) ?? `row-${i}`,
     overscan: 12,
     initialRect: { width: 1000, height: 560 },
   });
@@ -160,8 +200,12 @@ function PendingList({
     if (rows) byPage.set(p, rows);
   });
   byPageRef.current = byPage;
-  // Row heights change when one opens or closes: measure again.
-  useEffect(() => v.measure(), [open, v]);
+  // Row heights change when one opens or closes: forget the sizes measured before (the opened row is
+  // measured as it renders).
+  const toggle = (id: number) => {
+    v.measure();
+    setOpen(open === id ? null : id);
+  };
   if (count === 0) {
     if (filter && filtered.isPending) return <p className="panel-body muted small">Filtering…</p>;
     return filter ? (
@@ -190,12 +234,14 @@ function PendingList({
               <PendingRow
                 key={r.id}
                 r={r}
+                index={it.index}
                 top={it.start}
                 height={it.size}
                 now={now}
                 me={me}
                 open={open === r.id}
-                onToggle={() => setOpen(open === r.id ? null : r.id)}
+                onToggle={() => toggle(r.id)}
+                measure={open === r.id ? v.measureElement : undefined}
               />
             ) : (
               <div key={`loading-${it.index}`} className="vrow q-cols vrow-loading" style={{ top: it.start, height: ROW }}>
@@ -431,7 +477,7 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
             </div>
           </div>
           <div className="side-grid">
-            <section className="panel">
+            <section className="panel q-panel">
               <div className="panel-head" style={{ paddingBottom: 0, borderBottom: 0 }}>
                 <div className="tabs" role="tablist" style={{ marginBottom: 0, flex: 1 }}>
                   <button role="tab" aria-selected={tab === "pending"} onClick={() => setTab("pending")}>
