@@ -363,9 +363,12 @@ export async function applyCyclePlan(
         const ids = fresh.map((s) => Number(s.jobId));
         const startedAt = fresh.map((s) => at(s.startBy).toISOString());
         const protectedUntil = fresh.map((s) => at(s.protectedUntil).toISOString());
+        // A start also drops the job's start forecast: one it had while waiting would read as current
+        // again if the job were requeued, naming jobs that have ended since (a new one comes with the next).
         const rows = await tx.$queryRaw<{ id: number }[]>`
           UPDATE job j SET state = 'RUNNING', "startedAt" = u.s, "protectedUntil" = u.p, "graceUntil" = NULL,
                  "reasonCode" = NULL, "reasonSentence" = NULL, "reasonDetails" = NULL, "queuePosition" = NULL,
+                 "estimatedStartAt" = NULL, "estimatedStartWhy" = NULL, "estimatedStartAfter" = '{}', "estimatedAt" = NULL,
                  "reasonCycleId" = ${cycleId}, "squattingSince" = NULL, "idleSince" = NULL, "exitCode" = NULL, "exitSignal" = NULL, "updatedAt" = now()
           FROM unnest(${ids}::int[], ${startedAt}::timestamptz[], ${protectedUntil}::timestamptz[]) AS u(id, s, p)
           WHERE j.id = u.id AND j.state = 'PENDING'
