@@ -86,6 +86,7 @@ describe("the start forecast (phase 5) never delays a cycle", () => {
     const f = new StartForecaster(null, config, {
       compute: () => (computed++, new Promise(() => {})),
       write: async (_starts, now) => void written.push(now),
+      clear: async () => {},
     });
     const { ports } = fakePorts({ forecast: (l) => f.afterCycle(l.snapshot, l.policy, l.now, 0, () => {}) });
     for (let i = 0; i < 5; i++) await expect(runClusterCycle(ports, "c1")).resolves.toMatchObject({ cycleId: "7" });
@@ -99,6 +100,7 @@ describe("the start forecast (phase 5) never delays a cycle", () => {
     const f = new StartForecaster(null, config, {
       compute: () => new Promise((resolve) => void pending.push(resolve)),
       write: async (_starts, now) => void written.push(now),
+      clear: async () => {},
     });
     const { ports } = fakePorts({ forecast: (l) => f.afterCycle(l.snapshot, l.policy, l.now, 0, () => {}) });
     await runClusterCycle(ports, "c1");
@@ -115,6 +117,7 @@ describe("the start forecast (phase 5) never delays a cycle", () => {
     const f = new StartForecaster(null, config, {
       compute: async () => (computed++, Promise.reject(new Error("out of memory"))),
       write: async () => {},
+      clear: async () => {},
     });
     const { ports } = fakePorts({ forecast: (l) => f.afterCycle(l.snapshot, l.policy, l.now, 0, (line) => log.push(line)) });
     await runClusterCycle(ports, "c1");
@@ -122,6 +125,72 @@ describe("the start forecast (phase 5) never delays a cycle", () => {
     await runClusterCycle(ports, "c1");
     expect(computed).toBe(2);
     expect(log[0]).toMatch(/^start forecast for cluster c1 failed: out of memory$/);
+  });
+});
+
+describe("the stored start forecast stays current", () => {
+  const config = { everyMs: 60_000, maxJobs: 10, maxSteps: 5 };
+  const tick = () => new Promise((r) => setImmediate(r));
+  /** A forecaster with fake ports; `compute` decides each refresh. */
+  const make = (compute: () => Promise<[]>) => {
+    const written: number[] = [];
+    const cleared: number[] = [];
+    const log: string[] = [];
+    const f = new StartForecaster(null, config, {
+      compute,
+      write: async (_starts, now) => void written.push(now),
+      clear: async (_cluster, before) => void cleared.push(before),
+    });
+    const after = (now: number) => f.afterCycle(snapshot, resolvePolicy(), now, (now - 1000) * 1000, (l) => log.push(l));
+    return { written, cleared, log, after };
+  };
+
+  it("a stored refresh drops the stored forecasts older than it (the rows it skipped)", async () => {
+    const { written, cleared, after } = make(async () => []);
+    await after(1000);
+    await tick();
+    await after(1003);
+    expect(written).toEqual([1000]);
+    expect(cleared).toEqual([1000]);
+  });
+
+  it("a failed refresh drops the forecasts older than it at the next cycle, instead of leaving them up", async () => {
+    const { written, cleared, log, after } = make(() => Promise.reject(new Error("out of memory")));
+    await after(1000);
+    await tick();
+    expect(cleared).toEqual([]);
+    await after(1003);
+    expect(written).toEqual([]);
+    expect(cleared).toEqual([1000]);
+    expect(log).toHaveLength(1);
+  });
+
+  it("a result that waited through a pause of its cluster's cycles is dropped, not stored, and a new refresh starts", async () => {
+    let computed = 0;
+    const { written, cleared, log, after } = make(async () => (computed++, []));
+    await after(1000);
+    await tick();
+    // The worker ran no cycle of the cluster for 6 minutes (stalled, or another worker led): jobs
+    // have ended since, and what it made before names them.
+    await after(1360);
+    expect(written).toEqual([]);
+    expect(cleared).toEqual([1000]);
+    expect(log[0]).toMatch(/dropped: made before a pause in its cycles/);
+    expect(computed).toBe(2);
+  });
+
+  it("a refresh still computing after the interval drops the forecasts older than it, once, and starts no second one", async () => {
+    let computed = 0;
+    const { written, cleared, log, after } = make(() => (computed++, new Promise(() => {})));
+    await after(1000);
+    await after(1030);
+    expect(cleared).toEqual([]);
+    await after(1060);
+    await after(1090);
+    await after(1200);
+    expect(cleared).toEqual([1000]);
+    expect(log).toEqual(["start forecast for cluster c1 is taking too long; the older forecasts were dropped"]);
+    expect([computed, written]).toEqual([1, []]);
   });
 });
 

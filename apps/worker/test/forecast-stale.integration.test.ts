@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestDatabase } from "@tranche/db/testing";
 import { getJob } from "@tranche/domain";
+import { loadCycleInput, writeStartForecasts } from "@tranche/domain/runtime";
+import type { StartForecast } from "@tranche/scheduler-core";
 import { runClusterCycle } from "../src/cycle";
+import { StartForecaster } from "../src/forecast";
 import { Worker } from "../src/worker";
 import { startHeartbeatScene, submit, waitFor, type HeartbeatScene, type World } from "./harness";
 
@@ -70,4 +73,36 @@ describe("the worker's stored start forecast stays current", () => {
       estimatedAt: null,
     });
   }, 60_000);
+
+  it("a forecast never replaces a newer one, and one a refresh failed to renew is dropped, not left up as current", async () => {
+    const y = (await db.prisma.job.findFirstOrThrow({ where: { name: "y" } })).id;
+    const t = Math.floor(Date.now() / 1000);
+    const estimate = (at: number): StartForecast => ({
+      jobId: String(y),
+      at,
+      decidedAt: at,
+      after: [],
+      unknown: null,
+      why: null,
+    });
+    await writeStartForecasts(db.prisma, [estimate(t + 3600)], t);
+    // A result made earlier (another leader's, stored late) does not replace it.
+    await writeStartForecasts(db.prisma, [estimate(t + 7200)], t - 30);
+    expect((await view(y)).estimatedStartAt).toBe(new Date((t + 3600) * 1000).toISOString());
+
+    // The next refresh fails: at the cluster's next cycle the forecast it did not renew is gone.
+    const f = new StartForecaster(
+      db.prisma,
+      { everyMs: 60_000, maxJobs: 500, maxSteps: 40 },
+      {
+        compute: () => Promise.reject(new Error("the forecast thread exited")),
+      },
+    );
+    const input = await loadCycleInput(db.prisma, world.clusterId, t + 60);
+    await f.afterCycle(input.snapshot, input.policy, t + 60, 0, () => {});
+    await new Promise((r) => setImmediate(r));
+    expect((await view(y)).estimatedAt).not.toBeNull();
+    await f.afterCycle(input.snapshot, input.policy, t + 63, 3000, () => {});
+    expect(await view(y)).toMatchObject({ estimatedStartAt: null, estimatedStartWhy: null, estimatedAt: null });
+  });
 });

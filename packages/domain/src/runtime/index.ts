@@ -23,6 +23,6 @@ export { hashSecret, issueEnrollmentTokens, issueNodeCredential } from "./creden
 export { resolveClusterPolicy, policyOverridesFromEnv } from "./policy";
 export { toSec, fromSec, nowSec } from "./time";
 export { renderMetrics } from "./metrics";
-export { refreshStartForecasts, writeStartForecasts } from "./start-forecast";
+export { clearStartForecasts, refreshStartForecasts, writeStartForecasts } from "./start-forecast";
 export { logRetentionBytes, logUserBytes } from "./job-logs";
 export { prepareDemoAgents } from "./demo-agents";

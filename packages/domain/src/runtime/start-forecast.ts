@@ -33,11 +33,27 @@ export async function writeStartForecasts(prisma: PrismaClient, starts: readonly
   const after = starts.map((s) => `{${s.after.map(Number).join(",")}}`);
   // An estimate is a note, as a reason is (write-reasons.ts): rows another transaction holds (a cycle
   // starting or writing reasons, a user's cancel) are skipped, not waited for, so this write never
-  // takes part in a deadlock; a skipped job gets its estimate at the next refresh.
+  // takes part in a deadlock; a skipped job gets its estimate at the next refresh. A forecast never
+  // replaces a newer one (another leader's, stored while this one was computed).
   await prisma.$executeRaw`
     WITH free AS (${pendingJobsFree(ids)})
     UPDATE job j SET "estimatedStartAt" = u.at::timestamptz, "estimatedStartWhy" = u.why, "estimatedStartAfter" = u.after::int[],
       "estimatedAt" = ${new Date(now * 1000)}
     FROM unnest(${ids}::int[], ${at}::text[], ${why}::text[], ${after}::text[]) AS u(id, at, why, after)
-    WHERE j.id = u.id AND j.id IN (SELECT id FROM free)`;
+    WHERE j.id = u.id AND j.id IN (SELECT id FROM free) AND (j."estimatedAt" IS NULL OR j."estimatedAt" <= ${new Date(now * 1000)})`;
+}
+
+/**
+ * Drops the forecasts of a cluster's waiting jobs made before `before` (epoch seconds): the ones the
+ * last refresh did not renew (it failed, is still being computed, or skipped the row), so no forecast
+ * older than that is shown as current; such a job reads "no start forecast yet" until the next one.
+ * Skips rows others hold, as the write does (pendingJobsFree's rule).
+ */
+export async function clearStartForecasts(prisma: PrismaClient, clusterId: string, before: number): Promise<number> {
+  return prisma.$executeRaw`
+    WITH free AS (
+      SELECT id FROM job WHERE "clusterId" = ${clusterId} AND state IN ('PENDING', 'HELD') AND "estimatedAt" < ${new Date(before * 1000)}
+      ORDER BY id FOR UPDATE SKIP LOCKED)
+    UPDATE job j SET "estimatedStartAt" = NULL, "estimatedStartWhy" = NULL, "estimatedStartAfter" = '{}', "estimatedAt" = NULL
+    FROM free WHERE j.id = free.id`;
 }
