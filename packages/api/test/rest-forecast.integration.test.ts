@@ -51,5 +51,18 @@ describe("REST start forecast", () => {
     expect(queue.status, JSON.stringify(queue.body)).toBe(200);
     const row = (queue.body.pending as { id: number; estimatedStartAt: string | null }[]).find((r) => r.id === b);
     expect(row?.estimatedStartAt).toBe(jb.estimatedStartAt);
+
+    // The first is cancelled: the second's forecast, made while it waited, names a job that has ended.
+    // Until the next refresh it reads unknown and says why, in the job and in the queue; it never
+    // names the ended job.
+    expect((await callRest(w, "POST", `/jobs/${a}/cancel`, { token })).status).toBe(200);
+    const outdated = {
+      estimatedStartAt: null,
+      estimatedStartWhy: "a job it was expected to follow has ended since the forecast was made",
+      estimatedStartAfter: [],
+    };
+    expect((await callRest(w, "GET", `/jobs/${b}`, { token })).body.job).toMatchObject(outdated);
+    const later = await callRest(w, "GET", "/queue/h100", { token });
+    expect((later.body.pending as { id: number }[]).find((r) => r.id === b)).toMatchObject(outdated);
   });
 });

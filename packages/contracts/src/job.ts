@@ -287,7 +287,7 @@ export const jobView = z.object({
   estimatedStartAt: z.string().nullable(),
   /** Why `estimatedStartAt` is null, in plain words (null when it is known or the job is not pending). */
   estimatedStartWhy: z.string().nullable(),
-  /** The jobs whose GPUs it is expected to take (running now or starting ahead of it). */
+  /** The jobs whose GPUs it is expected to take (running now or starting ahead of it); never one that has ended. */
   estimatedStartAfter: z.array(z.number().int()),
   /** When that forecast was made. */
   estimatedAt: z.string().nullable(),

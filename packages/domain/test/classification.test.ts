@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { explainContract } from "@tranche/contracts";
 import { classifyJob, defaultPolicy, runCycle } from "@tranche/scheduler-core";
 import { makeCluster, makeJob } from "@tranche/testkit";
+import { NO_FORECAST_FACTS } from "../src/jobs/forecast-facts";
 import { toJobView } from "../src/jobs/job-view";
 
 /** A job row as the database returns it, for the REST view. */
@@ -44,7 +45,7 @@ describe("one classification: the form, the REST view and the core agree", () =>
   for (const c of cases) {
     it(`${c.name}: ${c.lane} everywhere`, () => {
       const form = explainContract({ gpus: c.gpus, minRuntime: c.minRuntime, maxRuntime: c.maxRuntime, resumable: false });
-      const rest = toJobView(row({ gpus: c.gpus, minRuntimeSec: c.minRuntime, maxRuntimeSec: c.maxRuntime }));
+      const rest = toJobView(row({ gpus: c.gpus, minRuntimeSec: c.minRuntime, maxRuntimeSec: c.maxRuntime }), NO_FORECAST_FACTS);
       const job = makeJob("j").budget("a").gpus(c.gpus).minRuntime(c.minRuntime).maxRuntime(c.maxRuntime).pending();
       const result = runCycle(makeCluster().nodes(1).budget("a", 1).job(job).snapshot(), defaultPolicy, 0);
       const start = result.plan.find((o) => o.op === "START");

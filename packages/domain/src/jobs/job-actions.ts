@@ -3,6 +3,7 @@ import { formatExactDuration, type JobEventKind, type JobView } from "@tranche/c
 import { defaultPolicy, gracePeriodFor } from "@tranche/scheduler-core";
 import { mayReleaseHold, type Actor } from "../auth/actor";
 import { conflict, forbidden, notFound } from "../errors";
+import { forecastFactsOf } from "./forecast-facts";
 import { jobViewInclude, toJobView } from "./job-view";
 import { accessToJob } from "./queries";
 
@@ -86,7 +87,7 @@ export async function cancelJob(prisma: PrismaClient, actor: Actor, id: number):
     throw conflict(`Job ${id} has already finished (${job.state.toLowerCase()})`);
   }
   const after = await loadJob(prisma, id);
-  return toJobView(after, await accessToJob(prisma, actor, after));
+  return toJobView(after, await forecastFactsOf(prisma, after), await accessToJob(prisma, actor, after));
 }
 
 /** Hold (PENDING -> HELD) or release (HELD -> PENDING). Owners, operators and admins. */
@@ -129,5 +130,5 @@ export async function setJobHeld(prisma: PrismaClient, actor: Actor, id: number,
     });
   });
   const after = await loadJob(prisma, id);
-  return toJobView(after, await accessToJob(prisma, actor, after));
+  return toJobView(after, await forecastFactsOf(prisma, after), await accessToJob(prisma, actor, after));
 }

@@ -3,6 +3,7 @@ import { classifyJob, defaultPolicy, protectionEnd } from "@tranche/scheduler-co
 import type { PrismaClient } from "@tranche/db";
 import type { JobAccess } from "../auth/actor";
 import { shownUserName } from "../user-name";
+import type { ForecastFacts } from "./forecast-facts";
 
 export const jobViewInclude = {
   cluster: { select: { name: true, squattingUnprotectAfterSec: true } },
@@ -96,17 +97,34 @@ export function effectiveProtectedUntil(j: {
   return end === sec(j.protectedUntil) ? j.protectedUntil : new Date(end * 1000);
 }
 
-/** The stored start forecast, shown only while the job waits (a started job's old forecast is history). */
-export function startForecastView(j: {
-  state: string;
-  estimatedStartAt: Date | null;
-  estimatedStartWhy: string | null;
-  estimatedStartAfter: number[] | null;
-  estimatedAt: Date | null;
-}): Pick<JobView, "estimatedStartAt" | "estimatedStartWhy" | "estimatedStartAfter" | "estimatedAt"> {
+/** Why a job's start is not known when its forecast named a job that has ended since (plain words). */
+export const FORECAST_NAMES_ENDED = "a job it was expected to follow has ended since the forecast was made";
+
+/**
+ * The start forecast shown for a job, only while it waits (a started job's old forecast is history).
+ * A stored forecast that names a job that has ended since is out of date, and is shown as unknown,
+ * saying so, until the next refresh.
+ */
+export function startForecastView(
+  j: {
+    state: string;
+    estimatedStartAt: Date | null;
+    estimatedStartWhy: string | null;
+    estimatedStartAfter: number[] | null;
+    estimatedAt: Date | null;
+  },
+  facts: ForecastFacts,
+): Pick<JobView, "estimatedStartAt" | "estimatedStartWhy" | "estimatedStartAfter" | "estimatedAt"> {
   const waiting = j.state === "PENDING" || j.state === "HELD";
   if (!waiting || j.estimatedAt === null)
     return { estimatedStartAt: null, estimatedStartWhy: null, estimatedStartAfter: [], estimatedAt: null };
+  if (facts.namesEnded)
+    return {
+      estimatedStartAt: null,
+      estimatedStartWhy: FORECAST_NAMES_ENDED,
+      estimatedStartAfter: [],
+      estimatedAt: iso(j.estimatedAt),
+    };
   return {
     estimatedStartAt: iso(j.estimatedStartAt),
     estimatedStartWhy: j.estimatedStartAt ? null : (j.estimatedStartWhy ?? null),
@@ -135,8 +153,11 @@ export function maskJobView<V extends Pick<JobView, "command" | "env" | "secretE
   return v;
 }
 
-/** A job row as the API shows it to a reader with `access`; secretEnv values never leave. */
-export function toJobView(j: JobRow, access: JobAccess = "full"): JobView {
+/**
+ * A job row as the API shows it to a reader with `access`; secretEnv values never leave. `facts`:
+ * what its start forecast is shown with (forecastFacts).
+ */
+export function toJobView(j: JobRow, facts: ForecastFacts, access: JobAccess = "full"): JobView {
   const view: JobView = {
     id: j.id,
     name: j.name,
@@ -165,7 +186,7 @@ export function toJobView(j: JobRow, access: JobAccess = "full"): JobView {
     heldBy: j.heldBy,
     squattingSince: iso(j.squattingSince),
     lastCheckpointAt: iso(j.lastCheckpointAt),
-    ...startForecastView(j),
+    ...startForecastView(j, facts),
     reason:
       j.reasonCode && j.reasonSentence
         ? {

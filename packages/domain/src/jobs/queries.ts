@@ -3,6 +3,7 @@ import type { JobView, ListJobsInput } from "@tranche/contracts";
 import { jobAccess, managedBudgetIds, mayReleaseHold, type Actor, type Db, type JobAccess } from "../auth/actor";
 import { forbidden, notFound } from "../errors";
 import { jobViewInclude, laneOf, maskJobView, toJobView } from "./job-view";
+import { forecastFactsOf } from "./forecast-facts";
 import { userNameSql } from "../user-name";
 import { clusterIdNamed } from "../cluster-named";
 
@@ -75,7 +76,7 @@ export async function listJobs(prisma: PrismaClient, actor: Actor, input: ListJo
 export async function getJob(prisma: PrismaClient, actor: Actor, id: number): Promise<JobView> {
   const job = await prisma.job.findUnique({ where: { id }, include: jobViewInclude });
   if (!job) throw notFound(`There is no job ${id}`);
-  return toJobView(job, await accessToJob(prisma, actor, job));
+  return toJobView(job, await forecastFactsOf(prisma, job), await accessToJob(prisma, actor, job));
 }
 
 export interface JobTimelineEvent {
@@ -115,13 +116,14 @@ export async function getJobDetail(prisma: PrismaClient, actor: Actor, id: numbe
   const job = await prisma.job.findUnique({ where: { id }, include: jobViewInclude });
   if (!job) throw notFound(`There is no job ${id}`);
   const access = await accessToJob(prisma, actor, job);
-  const [events, segments] = await Promise.all([
+  const [events, segments, facts] = await Promise.all([
     prisma.jobEvent.findMany({ where: { jobId: id }, orderBy: [{ at: "asc" }, { id: "asc" }], take: 500 }),
     prisma.runSegment.findMany({
       where: { jobId: id },
       orderBy: { startedAt: "asc" },
       include: { placements: { include: { node: { select: { name: true, gpuCount: true } } } } },
     }),
+    forecastFactsOf(prisma, job),
   ]);
   const actorIds = [...new Set(events.map((e) => e.actorId).filter((x): x is string => !!x))];
   const names = new Map(
@@ -132,7 +134,7 @@ export async function getJobDetail(prisma: PrismaClient, actor: Actor, id: numbe
   );
   const owner = actor.id === job.userId || actor.role === "ADMIN";
   return {
-    job: toJobView(job, access),
+    job: toJobView(job, facts, access),
     events: events.map((e) => ({
       id: e.id.toString(),
       at: e.at.toISOString(),

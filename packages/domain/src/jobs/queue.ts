@@ -2,6 +2,7 @@ import { LIMITS } from "@tranche/contracts";
 import type { PrismaClient } from "@tranche/db";
 import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import { notFound } from "../errors";
+import { NO_FORECAST_FACTS, forecastFacts, type ForecastFacts } from "./forecast-facts";
 import { reasonDetailsView, startForecastView } from "./job-view";
 import { awaitingExitIds } from "./in-use";
 import { userNameSql } from "../user-name";
@@ -189,7 +190,13 @@ async function pendingWindow(
   return { rows, total };
 }
 
-const toPendingRow = (j: PendingSqlRow): QueuePendingRow => ({
+/** The pending rows as the queue shows them, each forecast with what it is shown with (forecast-facts.ts). */
+async function pendingRows(prisma: PrismaClient, rows: PendingSqlRow[]): Promise<QueuePendingRow[]> {
+  const facts = await forecastFacts(prisma, rows);
+  return rows.map((r) => toPendingRow(r, facts.get(r.id) ?? NO_FORECAST_FACTS));
+}
+
+const toPendingRow = (j: PendingSqlRow, facts: ForecastFacts): QueuePendingRow => ({
   id: j.id,
   name: j.name,
   position: j.queuePosition,
@@ -208,7 +215,7 @@ const toPendingRow = (j: PendingSqlRow): QueuePendingRow => ({
     estimatedStartAt,
     estimatedStartWhy,
     estimatedStartAfter,
-  }))(startForecastView(j)),
+  }))(startForecastView(j, facts)),
   task: j.task,
 });
 
@@ -246,7 +253,7 @@ export async function getQueuePage(
     pendingWindow(prisma, cluster.id, offset, limit, filter),
     filter ? Promise.resolve(null) : prisma.job.count({ where: { clusterId: cluster.id, state: { in: ["PENDING", "HELD"] } } }),
   ]);
-  return { total: w.total ?? total ?? 0, offset, rows: w.rows.map(toPendingRow) };
+  return { total: w.total ?? total ?? 0, offset, rows: await pendingRows(prisma, w.rows) };
 }
 
 /**
@@ -304,7 +311,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
       };
     })
     .sort((a, b) => a.path.localeCompare(b.path));
-  const pendingRows: QueuePendingRow[] = pending.map(toPendingRow);
+  const pendingView = await pendingRows(prisma, pending);
   const runningRows: QueueRunningRow[] = running.map((j) => ({
     id: j.id,
     name: j.name,
@@ -337,7 +344,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
           runningCount: cycle.runningCount,
         }
       : null,
-    pending: pendingRows,
+    pending: pendingView,
     running: runningRows,
     ratios,
     reservations: cycle?.reservations ?? [],

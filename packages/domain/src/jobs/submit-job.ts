@@ -5,6 +5,7 @@ import type { Actor } from "../auth/actor";
 import { DomainError, badInput, conflict } from "../errors";
 import { MAX_ARRAY_TASKS } from "@tranche/contracts";
 import { fromSec, nowSec } from "../runtime/time";
+import { NO_FORECAST_FACTS, forecastFacts } from "./forecast-facts";
 import { jobViewInclude, laneOf, toJobView } from "./job-view";
 import { checkDependencies, expandArray } from "./job-rules-input";
 import { assertWaitingRoom } from "./waiting-cap";
@@ -112,7 +113,8 @@ async function submitMany(
       where: { userId: actor.id, idempotencyKey: { in: keys } },
       include: jobViewInclude,
     });
-    for (const r of rows) existing.set(r.idempotencyKey!, toJobView(r));
+    const facts = await forecastFacts(prisma, rows);
+    for (const r of rows) existing.set(r.idempotencyKey!, toJobView(r, facts.get(r.id) ?? NO_FORECAST_FACTS));
     inputs.forEach((j, i) => {
       const before = j.idempotencyKey ? existing.get(j.idempotencyKey) : undefined;
       const differs = before && keyReuseDiffers(j, before);
