@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiToken } from "@tranche/domain";
-import { loadCycleInput, refreshStartForecasts } from "@tranche/domain/runtime";
+import { acquireOrRenewLease, applyCyclePlan, loadCycleInput, refreshStartForecasts } from "@tranche/domain/runtime";
+import { runCycle } from "@tranche/scheduler-core";
 import { callRest, goodJob, makeWorld, type World } from "./fixtures";
 
 let w: World;
@@ -64,5 +65,55 @@ describe("REST start forecast", () => {
     expect((await callRest(w, "GET", `/jobs/${b}`, { token })).body.job).toMatchObject(outdated);
     const later = await callRest(w, "GET", "/queue/h100", { token });
     expect((later.body.pending as { id: number }[]).find((r) => r.id === b)).toMatchObject(outdated);
+  });
+
+  it("the job holding the cycle's reservation shows the reservation's start, saying so, before any forecast", async () => {
+    const cluster = await w.db.prisma.cluster.findUniqueOrThrow({ where: { name: "h100" }, include: { nodes: true } });
+    const gpus = cluster.nodes.reduce((a, n) => a + n.gpuCount, 0);
+    const holder = await callRest(w, "POST", "/jobs", {
+      token,
+      body: { ...goodJob, gpus, minRuntime: "1h", maxRuntime: "1h", name: "holder" },
+    });
+    expect(holder.status, JSON.stringify(holder.body)).toBe(201);
+    const id = holder.body.job.id as number;
+    // One cycle: the job left from the test above takes the whole cluster, and this one reserves it
+    // from when that one must end. No forecast is made.
+    expect(await acquireOrRenewLease(w.db.prisma, "test", 60)).toBe(true);
+    const now = Math.floor(Date.now() / 1000);
+    const input = await loadCycleInput(w.db.prisma, cluster.id, now);
+    const result = runCycle(input.snapshot, input.policy, now);
+    await applyCyclePlan(w.db.prisma, input, result, "test", { loadMs: 0, decideMs: 0 }, {});
+    const reservation = result.reservations.find((r) => r.jobId === String(id));
+    expect(reservation?.from).toBeGreaterThan(now);
+    const expected = {
+      estimatedStartAt: new Date(reservation!.from * 1000).toISOString(),
+      estimatedStartWhy: "when the GPUs reserved for it free up",
+    };
+    const job = (await callRest(w, "GET", `/jobs/${id}`, { token })).body.job;
+    expect(job).toMatchObject({ ...expected, estimatedAt: new Date(now * 1000).toISOString() });
+    const queue = await callRest(w, "GET", "/queue/h100", { token });
+    expect((queue.body.pending as { id: number }[]).find((r) => r.id === id)).toMatchObject(expected);
+  });
+
+  it("a debug-lane job holding the reservation is not shown its start: that one counts on victims R5 may refuse", async () => {
+    const cluster = await w.db.prisma.cluster.findUniqueOrThrow({ where: { name: "h100" } });
+    const debug = { ...goodJob, gpus: 2, minRuntime: 300, maxRuntime: 600, resumable: false, name: "debug" };
+    const made = await callRest(w, "POST", "/jobs", { token, body: debug });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body.job.lane).toBe("DEBUG");
+    const id = made.body.job.id as number;
+    const now = Math.floor(Date.now() / 1000) + 5;
+    // A later cycle whose reservation this job holds (as the core makes one for a blocked debug job).
+    await w.db.prisma.schedulingCycle.create({
+      data: {
+        clusterId: cluster.id,
+        at: new Date(now * 1000),
+        ...{ durationMs: 1, loadMs: 0, decideMs: 0, applyMs: 0, pendingCount: 1, runningCount: 1, started: 0, preempted: 0 },
+        leaderId: "test",
+        reservations: [{ jobId: String(id), gpus: 2, nodeIds: [], from: now + 600 }],
+      },
+    });
+    const job = (await callRest(w, "GET", `/jobs/${id}`, { token })).body.job;
+    expect(job).toMatchObject({ estimatedStartAt: null, estimatedStartWhy: null });
   });
 });

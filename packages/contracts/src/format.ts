@@ -24,6 +24,8 @@ export function aboutDuration(seconds: number): string {
  * The core's start forecast in plain words, for the job page, the queue and the CLI: "expected to start
  * in about 40 min, after #81 and #94". It is an upper bound on the wait if nothing new arrives; an
  * unknown one says why; a job with no forecast yet says so (never a lower bound shown as the expected time).
+ * A known start with a why comes from elsewhere than the forecast, and says where ("..., when the GPUs
+ * reserved for it free up").
  */
 export function expectedStartWords(
   f: { estimatedStartAt: string | null; estimatedStartWhy: string | null; estimatedStartAfter?: readonly number[] },
@@ -40,8 +42,9 @@ export function expectedStartWords(
   const after = f.estimatedStartAfter ?? [];
   const list = after.slice(0, 3).map((id) => `#${id}`);
   const more = after.length > 3 ? ` and ${after.length - 3} more` : "";
-  const tail =
-    list.length === 0
+  const tail = f.estimatedStartWhy
+    ? `, ${f.estimatedStartWhy}`
+    : list.length === 0
       ? ""
       : `, after ${list.length === 1 ? list[0] : `${list.slice(0, -1).join(", ")}${more ? ", " + list.at(-1) : " and " + list.at(-1)}`}${more}`;
   return `expected to start ${when}${tail}`;

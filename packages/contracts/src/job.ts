@@ -281,15 +281,20 @@ export const jobView = z.object({
   lastCheckpointAt: z.string().nullable(),
   /**
    * The core's start forecast for a pending job (ISO 8601): when it expects the job to start if nothing new
-   * arrives, an upper bound on the wait like Slurm's `squeue --start`. Null when unknown (see
-   * `estimatedStartWhy`), when no forecast was made yet, or when the job is not pending.
+   * arrives, an upper bound on the wait like Slurm's `squeue --start`; for the job holding the latest
+   * cycle's reservation, that reservation's start. Null when unknown (see `estimatedStartWhy`), when no
+   * forecast was made yet, or when the job is not pending.
    */
   estimatedStartAt: z.string().nullable(),
-  /** Why `estimatedStartAt` is null, in plain words (null when it is known or the job is not pending). */
+  /**
+   * In plain words: why `estimatedStartAt` is null, or, for a start the latest cycle's reservation gives
+   * (the job holds it), where it comes from ("when the GPUs reserved for it free up"); null for a start
+   * the forecast gives, and when the job is not pending.
+   */
   estimatedStartWhy: z.string().nullable(),
   /** The jobs whose GPUs it is expected to take (running now or starting ahead of it); never one that has ended. */
   estimatedStartAfter: z.array(z.number().int()),
-  /** When that forecast was made. */
+  /** When that forecast was made (for a reservation's start, when the cycle that made it ran). */
   estimatedAt: z.string().nullable(),
   reason: z
     .object({ code: z.string(), sentence: z.string(), position: z.number().int().nullable(), details: z.unknown() })

@@ -17,6 +17,14 @@ describe("expectedStartWords", () => {
     ).toBe("expected to start in about 10 min, after #1, #2, #3 and 2 more");
   });
 
+  it("says where a known start that is not the forecast's comes from (the cycle's reservation)", () => {
+    const reserved = { estimatedStartAt: at(6 * 60), estimatedStartWhy: "when the GPUs reserved for it free up" };
+    expect(expectedStartWords({ ...reserved, estimatedStartAfter: [] }, NOW)).toBe(
+      "expected to start in about 6 min, when the GPUs reserved for it free up",
+    );
+    expect(expectedStartWords(reserved, NOW, { short: true })).toBe("~6 min");
+  });
+
   it("says now, unknown with why, and no forecast yet, never a bare lower bound", () => {
     expect(expectedStartWords({ estimatedStartAt: at(10), estimatedStartWhy: null }, NOW)).toBe("expected to start now");
     expect(expectedStartWords({ estimatedStartAt: null, estimatedStartWhy: "it is held" }, NOW)).toBe(

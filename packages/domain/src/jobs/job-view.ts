@@ -99,11 +99,14 @@ export function effectiveProtectedUntil(j: {
 
 /** Why a job's start is not known when its forecast named a job that has ended since (plain words). */
 export const FORECAST_NAMES_ENDED = "a job it was expected to follow has ended since the forecast was made";
+/** Where a start the cycle's reservation gives comes from (plain words, read after the time). */
+export const RESERVATION_START = "when the GPUs reserved for it free up";
 
 /**
  * The start forecast shown for a job, only while it waits (a started job's old forecast is history).
- * A stored forecast that names a job that has ended since is out of date, and is shown as unknown,
- * saying so, until the next refresh.
+ * A job holding the latest cycle's reservation is shown its start (the cycle makes it every few
+ * seconds, the forecast once a minute); a stored forecast that names a job that has ended since is
+ * out of date, and is shown as unknown, saying so, until the next refresh.
  */
 export function startForecastView(
   j: {
@@ -116,6 +119,13 @@ export function startForecastView(
   facts: ForecastFacts,
 ): Pick<JobView, "estimatedStartAt" | "estimatedStartWhy" | "estimatedStartAfter" | "estimatedAt"> {
   const waiting = j.state === "PENDING" || j.state === "HELD";
+  if (waiting && facts.reservation)
+    return {
+      estimatedStartAt: iso(facts.reservation.from),
+      estimatedStartWhy: RESERVATION_START,
+      estimatedStartAfter: [],
+      estimatedAt: iso(facts.reservation.at),
+    };
   if (!waiting || j.estimatedAt === null)
     return { estimatedStartAt: null, estimatedStartWhy: null, estimatedStartAfter: [], estimatedAt: null };
   if (facts.namesEnded)

@@ -191,8 +191,11 @@ async function pendingWindow(
 }
 
 /** The pending rows as the queue shows them, each forecast with what it is shown with (forecast-facts.ts). */
-async function pendingRows(prisma: PrismaClient, rows: PendingSqlRow[]): Promise<QueuePendingRow[]> {
-  const facts = await forecastFacts(prisma, rows);
+async function pendingRows(prisma: PrismaClient, clusterId: string, rows: PendingSqlRow[]): Promise<QueuePendingRow[]> {
+  const facts = await forecastFacts(
+    prisma,
+    rows.map((r) => ({ ...r, clusterId })),
+  );
   return rows.map((r) => toPendingRow(r, facts.get(r.id) ?? NO_FORECAST_FACTS));
 }
 
@@ -253,7 +256,7 @@ export async function getQueuePage(
     pendingWindow(prisma, cluster.id, offset, limit, filter),
     filter ? Promise.resolve(null) : prisma.job.count({ where: { clusterId: cluster.id, state: { in: ["PENDING", "HELD"] } } }),
   ]);
-  return { total: w.total ?? total ?? 0, offset, rows: await pendingRows(prisma, w.rows) };
+  return { total: w.total ?? total ?? 0, offset, rows: await pendingRows(prisma, cluster.id, w.rows) };
 }
 
 /**
@@ -311,7 +314,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
       };
     })
     .sort((a, b) => a.path.localeCompare(b.path));
-  const pendingView = await pendingRows(prisma, pending);
+  const pendingView = await pendingRows(prisma, cluster.id, pending);
   const runningRows: QueueRunningRow[] = running.map((j) => ({
     id: j.id,
     name: j.name,
