@@ -67,6 +67,28 @@ describe("REST start forecast", () => {
     expect((later.body.pending as { id: number }[]).find((r) => r.id === b)).toMatchObject(outdated);
   });
 
+  it("holding or releasing a job drops the forecast made for its other state", async () => {
+    const cluster = await w.db.prisma.cluster.findUniqueOrThrow({ where: { name: "h100" } });
+    const made = await callRest(w, "POST", "/jobs", { token, body: { ...goodJob, name: "held" } });
+    const id = made.body.job.id as number;
+    const now = Math.floor(Date.now() / 1000);
+    const input = await loadCycleInput(w.db.prisma, cluster.id, now);
+    await refreshStartForecasts(w.db.prisma, input.snapshot, input.policy, now);
+    expect((await callRest(w, "GET", `/jobs/${id}`, { token })).body.job.estimatedAt).not.toBeNull();
+    const none = { estimatedStartAt: null, estimatedStartWhy: null, estimatedStartAfter: [], estimatedAt: null };
+    expect((await callRest(w, "POST", `/jobs/${id}/hold`, { token })).body.job).toMatchObject({ state: "HELD", ...none });
+
+    await refreshStartForecasts(
+      w.db.prisma,
+      (await loadCycleInput(w.db.prisma, cluster.id, now + 1)).snapshot,
+      input.policy,
+      now + 1,
+    );
+    expect((await callRest(w, "GET", `/jobs/${id}`, { token })).body.job.estimatedStartWhy).toBe("it is held");
+    expect((await callRest(w, "POST", `/jobs/${id}/release`, { token })).body.job).toMatchObject({ state: "PENDING", ...none });
+    expect((await callRest(w, "POST", `/jobs/${id}/cancel`, { token })).status).toBe(200);
+  });
+
   it("the job holding the cycle's reservation shows the reservation's start, saying so, before any forecast", async () => {
     const cluster = await w.db.prisma.cluster.findUniqueOrThrow({ where: { name: "h100" }, include: { nodes: true } });
     const gpus = cluster.nodes.reduce((a, n) => a + n.gpuCount, 0);

@@ -109,12 +109,15 @@ export async function setJobHeld(prisma: PrismaClient, actor: Actor, id: number,
   const sentence = held
     ? `Held by ${actor.name}: the scheduler skips it until it is released.`
     : `Released by ${actor.name}: back in order.`;
+  // Its start forecast was made for the other state ("in about 2 h" for a job now held, "it is held"
+  // for one released): dropped, so the job reads "no start forecast yet" until the next refresh.
+  const noForecast = { estimatedStartAt: null, estimatedStartWhy: null, estimatedStartAfter: [], estimatedAt: null };
   await prisma.$transaction(async (tx) => {
     const r = await tx.job.updateMany({
       where: { id, state: from },
       data: held
-        ? { state: "HELD", heldBy: actor.id, reasonCode: "HELD", reasonSentence: sentence, queuePosition: null }
-        : { state: "PENDING", heldBy: null, reasonCode: null, reasonSentence: null, queuePosition: null },
+        ? { state: "HELD", heldBy: actor.id, reasonCode: "HELD", reasonSentence: sentence, queuePosition: null, ...noForecast }
+        : { state: "PENDING", heldBy: null, reasonCode: null, reasonSentence: null, queuePosition: null, ...noForecast },
     });
     if (r.count !== 1) throw conflict(`Job ${id} changed state; try again`);
     await tx.jobEvent.create({
