@@ -38,9 +38,11 @@ async function main(): Promise<void> {
     (pids) => writeRunFile(pids),
   );
   let stopping = false;
+  let endKeepAlive = () => {};
   const shutdown = async (why: string, code = 0) => {
     if (stopping) return;
     stopping = true;
+    endKeepAlive();
     console.log(`\n• stopping (${why})…`);
     await supervisor.stopAll();
     await db.stop();
@@ -63,7 +65,7 @@ async function main(): Promise<void> {
     const state = await prepareDatabase(db.url, demo);
     if (state.seededDemo) console.log("• seeded the demo world (first run)");
 
-    db.keepAlive?.((l) => console.log(l));
+    endKeepAlive = db.keepAlive?.((l) => console.log(l)) ?? endKeepAlive;
     const url = `http://${WEB_HOST}:${WEB_PORT}`;
     const ctx = { databaseUrl: db.url, webUrl: url, webHost: WEB_HOST, webPort: WEB_PORT, demo: demo && state.demoWorldPresent };
     for (const s of services(ctx)) await supervisor.start(s);

@@ -89,7 +89,8 @@ describe("the platform supervisor", () => {
     expect(sup.pids().sleeper).toBe(second); // no restart after stopAll
   }, 30_000);
 
-  it("starts the embedded PostgreSQL again when it is killed with SIGKILL; the same URL works again", async () => {
+  /** An embedded PostgreSQL of its own (openDatabase as npm start runs it), its postmaster's pid, a stop. */
+  async function ownDatabase() {
     const dir = mkdtempSync(join(tmpdir(), "tranche-keepalive-"));
     dirs.push(dir);
     execFileSync("chmod", ["755", dir]);
@@ -100,12 +101,26 @@ describe("the platform supervisor", () => {
     process.env.TRANCHE_DATA_DIR = join(dir, "data");
     process.env.TRANCHE_PG_PORT = String(port);
     const db = await openDatabase({ migrate: false });
+    const postmaster = () => Number(readFileSync(join(dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+    const restoreEnv = () => {
+      for (const [k, v] of [
+        ["DATABASE_URL", saved.url],
+        ["TRANCHE_DATA_DIR", saved.dir],
+        ["TRANCHE_PG_PORT", saved.port],
+      ] as const)
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+    };
+    return { db, postmaster, restoreEnv };
+  }
+
+  it("starts the embedded PostgreSQL again when it is killed with SIGKILL; the same URL works again", async () => {
+    const { db, postmaster, restoreEnv } = await ownDatabase();
     const lines: string[] = [];
     db.keepAlive!((l) => lines.push(l));
     try {
-      const pid = Number(readFileSync(join(dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
       const killedAt = Date.now();
-      process.kill(pid, "SIGKILL");
+      process.kill(postmaster(), "SIGKILL");
       await until("PostgreSQL to run again", () => lines.includes("• PostgreSQL is running again"), 60_000);
       const back = (Date.now() - killedAt) / 1000;
       const client = new pg.Client({ connectionString: db.url });
@@ -116,13 +131,47 @@ describe("the platform supervisor", () => {
       expect(lines[0]).toBe("• PostgreSQL stopped unexpectedly; starting it again (the services wait and reconnect)");
     } finally {
       await db.stop();
-      for (const [k, v] of [
-        ["DATABASE_URL", saved.url],
-        ["TRANCHE_DATA_DIR", saved.dir],
-        ["TRANCHE_PG_PORT", saved.port],
-      ] as const)
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
+      restoreEnv();
+    }
+  }, 90_000);
+
+  it("an ended watch starts nothing: Ctrl-C's SIGINT reaches PostgreSQL too, and a stop must not bring it back", async () => {
+    const { db, postmaster, restoreEnv } = await ownDatabase();
+    const lines: string[] = [];
+    const endWatch = db.keepAlive!((l) => lines.push(l));
+    try {
+      endWatch(); // what shutdown does first
+      const pid = postmaster();
+      process.kill(pid, "SIGINT");
+      await until("PostgreSQL to stop", () => !alive(pid), 30_000);
+      await new Promise((r) => setTimeout(r, 4_500)); // two of the watch's rounds
+      expect(lines).toEqual([]);
+    } finally {
+      await db.stop();
+      restoreEnv();
+    }
+  }, 90_000);
+
+  it("a stop during a restart stops the restarted server: no PostgreSQL is left running", async () => {
+    const { db, postmaster, restoreEnv } = await ownDatabase();
+    const lines: string[] = [];
+    db.keepAlive!((l) => lines.push(l));
+    try {
+      process.kill(postmaster(), "SIGKILL");
+      await until("the restart to begin", () => lines.length > 0, 30_000);
+      await db.stop();
+      // Whatever server the restart started is down once stop() is over, and nothing starts another.
+      await new Promise((r) => setTimeout(r, 1_000));
+      let left: number | null = null;
+      try {
+        left = postmaster();
+      } catch {
+        left = null; // no postmaster.pid: nothing runs
+      }
+      expect(left === null || !alive(left)).toBe(true);
+    } finally {
+      await db.stop().catch(() => undefined);
+      restoreEnv();
     }
   }, 90_000);
 });

@@ -13,9 +13,11 @@ export interface Database {
   stop(): Promise<void>;
   /**
    * Embedded server only: check every 2 s that it still runs and start it again when it died (the
-   * services reconnect by themselves), saying so in one line each time.
+   * services reconnect by themselves), saying so in one line each time. Answers a function that ends
+   * the watch: a shutdown calls it first, as Ctrl-C signals the whole process group, Postgres too,
+   * and a watch still running would start it again only to stop it (seconds added to every stop).
    */
-  keepAlive?(say: (line: string) => void): void;
+  keepAlive?(say: (line: string) => void): () => void;
 }
 
 export const DEFAULT_EMBEDDED_PORT = 54329;
@@ -44,28 +46,34 @@ export async function openDatabase(opts: { log?: (l: string) => void; migrate?: 
     };
     let server = await startEmbeddedPostgres(options);
     let timer: NodeJS.Timeout | null = null;
-    let restarting = false;
+    /** A restart in flight: stop() waits for it, so the server it starts is the one stopped. */
+    let restart: Promise<void> | null = null;
+    const endWatch = () => {
+      if (timer) clearInterval(timer);
+      timer = null;
+    };
     db = {
       url: server.url,
       embedded: true,
       stop: async () => {
-        if (timer) clearInterval(timer);
+        endWatch();
+        await restart;
         await server.stop();
       },
       keepAlive: (say) => {
         timer = setInterval(() => {
-          if (restarting || server.alive()) return;
-          restarting = true;
+          if (restart || server.alive()) return;
           say("• PostgreSQL stopped unexpectedly; starting it again (the services wait and reconnect)");
-          void startEmbeddedPostgres(options)
+          restart = startEmbeddedPostgres(options)
             .then((s) => {
               server = s;
               say("• PostgreSQL is running again");
             })
             .catch((e: unknown) => say(`• PostgreSQL did not start again (${(e as Error).message}); retrying in 2 s`))
-            .finally(() => (restarting = false));
+            .finally(() => (restart = null));
         }, 2000);
         timer.unref();
+        return endWatch;
       },
     };
   }

