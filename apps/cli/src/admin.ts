@@ -6,6 +6,7 @@ import { formatExactDuration, parsePercentToPpm, type SharePreview } from "@tran
 import { shareUsed } from "@tranche/contracts/format";
 import { api, CliError, loadConfig } from "./client";
 import { ago, table, validity, type Out } from "./format";
+import { countOption } from "./options";
 
 const enc = (path: string) => path.split("/").map(encodeURIComponent).join("/");
 
@@ -444,8 +445,8 @@ export function registerAdmin(program: Command, out: Out): void {
     .option("--until <time>", "ISO time")
     .option("--limit <n>", "at most this many", "50")
     .action(async (o: Record<string, string | undefined>) => {
-      const q = new URLSearchParams();
-      for (const k of ["actor", "action", "target", "since", "until", "limit"]) if (o[k]) q.set(k, o[k]!);
+      const q = new URLSearchParams({ limit: String(countOption("--limit", o.limit!)) });
+      for (const k of ["actor", "action", "target", "since", "until"]) if (o[k]) q.set(k, o[k]!);
       const r = await call<{ entries: { at: string; actor: { email: string } | null; action: string; target: string }[] }>(
         "GET",
         `/audit?${q}`,

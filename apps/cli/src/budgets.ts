@@ -3,6 +3,7 @@ import { formatPpm, type AllocationHistoryRow, type BudgetTreeNodeView, type Bud
 import { shareUsed } from "@tranche/contracts/format";
 import { api, CliError, loadConfig } from "./client";
 import { ago, gpus, table, when, type Out } from "./format";
+import { countOption } from "./options";
 
 const gpuHours = (sec: number | null) => (sec === null ? "-" : Math.round(sec / 3600).toLocaleString("en-US"));
 
@@ -82,7 +83,7 @@ export function registerBudgets(program: Command, out: Out): void {
     .option("--budget <path>", "only this tree node and its subtree, e.g. lab/vision")
     .option("--limit <n>", "at most this many (1-500)", "50")
     .action(async (cluster: string | undefined, o: { budget?: string; limit: string }) => {
-      const q = new URLSearchParams({ limit: o.limit });
+      const q = new URLSearchParams({ limit: String(countOption("--limit", o.limit)) });
       if (cluster !== undefined) q.set("cluster", cluster);
       if (o.budget !== undefined) q.set("path", o.budget);
       const r = await api<{ changes: AllocationHistoryRow[] }>(loadConfig(), "GET", `/allocation-changes?${q}`);

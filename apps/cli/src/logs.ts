@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { formatBytes, type JobLogPage, type JobView } from "@tranche/contracts";
 import { api, CliError, loadConfig } from "./client";
+import { countOption } from "./options";
 
 const PAGE = 1000;
 
@@ -22,9 +23,7 @@ export function registerLogs(program: Command, json: () => boolean): void {
     .option("--tail <n>", "start with the last N chunks of output instead of the whole log")
     .action(async (id: string, o: { follow: boolean; stderr: boolean; tail?: string }) => {
       if (!/^\d{1,10}$/.test(id)) throw new CliError(`job must be a job id (a number), got '${id}'`);
-      const tail = o.tail === undefined ? null : Number(o.tail);
-      if (tail !== null && (!Number.isInteger(tail) || tail < 1 || tail > PAGE))
-        throw new CliError(`--tail must be a whole number from 1 to ${PAGE}, got '${o.tail}'`);
+      const tail = o.tail === undefined ? null : countOption("--tail", o.tail, PAGE);
       const cfg = loadConfig();
       const base = `/jobs/${id}/logs?stream=${o.stderr ? "stderr" : "stdout"}`;
       const read = (q: string) => api<JobLogPage>(cfg, "GET", `${base}${q}`);

@@ -29,6 +29,7 @@ import { registerSession } from "./session";
 import { registerTokens } from "./tokens";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
+import { countOption } from "./options";
 import { ago, gpus as gpuWords, printable, stoppingText, table, when, type Out } from "./format";
 
 const program = new Command();
@@ -296,7 +297,8 @@ program
   .option("--cluster <name>", "only this cluster")
   .option("--limit <n>", "at most this many", "50")
   .action(async (o: { all: boolean; everyone: boolean; cluster?: string; limit: string }) => {
-    const q = new URLSearchParams({ limit: o.limit, scope: o.everyone ? "all" : "mine" });
+    const limit = countOption("--limit", o.limit);
+    const q = new URLSearchParams({ limit: String(limit), scope: o.everyone ? "all" : "mine" });
     if (!o.all) q.set("active", "true");
     if (o.cluster) q.set("cluster", o.cluster);
     const { jobs } = await api<{ jobs: JobView[] }>(loadConfig(), "GET", `/jobs?${q}`);
@@ -332,11 +334,8 @@ program
   .argument("<cluster>", "cluster name")
   .option("--limit <n>", "pending rows to show", "25")
   .action(async (cluster: string, o: { limit: string }) => {
-    const q = await api<QueueResponse>(
-      loadConfig(),
-      "GET",
-      `/queue/${encodeURIComponent(cluster)}?limit=${Number(o.limit) || 25}`,
-    );
+    const limit = countOption("--limit", o.limit);
+    const q = await api<QueueResponse>(loadConfig(), "GET", `/queue/${encodeURIComponent(cluster)}?limit=${limit}`);
     out(q, () =>
       [
         `${q.cluster.name}: ${q.counts.running} running (${q.counts.runningGpus}/${q.cluster.gpus} GPUs), ${q.counts.pending} pending (${q.counts.pendingGpus} GPUs)${q.counts.held ? `, ${q.counts.held} held` : ""}; latest cycle ${q.cycle ? ago(q.cycle.at) + " ago" : "none yet"}`,
