@@ -12,9 +12,7 @@ import {
   LIMITS,
   MAX_BATCH_JOBS,
   explainContract,
-  jobEventTitle,
   utf8Bytes,
-  formatDuration,
   expectedStartWords,
   submitJobInput,
   type JobView,
@@ -22,6 +20,7 @@ import {
 import { reasonLabel } from "@tranche/contracts/reasons";
 import { registerAdmin } from "./admin";
 import { registerBudgets } from "./budgets";
+import { registerExplain } from "./explain";
 import { registerJobRules, taskText } from "./job-rules";
 import { registerLogs } from "./logs";
 import { registerNodes } from "./nodes";
@@ -30,7 +29,7 @@ import { registerTokens } from "./tokens";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
 import { countOption } from "./options";
-import { ago, gpus as gpuWords, printable, stoppingText, table, when, type Out } from "./format";
+import { ago, gpus as gpuWords, printable, stoppingText, table, type Out } from "./format";
 
 const program = new Command();
 program
@@ -360,52 +359,6 @@ program
   });
 
 program
-  .command("explain")
-  .description("why a job is where it is: state, reason, timeline")
-  .argument("<job>", "job id")
-  .action(async (id: string) => {
-    const d = await api<{
-      job: JobView;
-      events: { at: string; kind: string; reasonCode: string | null; sentence: string }[];
-      segments: { startedAt: string; endedAt: string | null; placements: { node: string; gpuIndexes: number[] }[] }[];
-    }>(loadConfig(), "GET", `/jobs/${encodeURIComponent(id)}/events`);
-    const j = d.job;
-    out(d, () => {
-      const lines = [
-        `Job #${j.id} ${j.name}: ${j.state} · ${gpuWords(j.gpus)} on ${j.cluster} · ${j.budget} · ${explainContract(j).headline}`,
-      ];
-      if (j.array) lines.push(`Array #${j.array.id}: ${taskText(j.array)}.`);
-      if (j.after.length > 0)
-        lines.push(
-          `Starts after: ${j.after.map((a) => `#${a.jobId} ${a.condition === "OK" ? "succeeds" : "ends"}`).join(", ")}.`,
-        );
-      if (j.retries.max > 0) lines.push(`Retries: ${j.retries.used} of ${j.retries.max} used.`);
-      if (j.state === "PENDING" || j.state === "HELD")
-        lines.push(
-          j.reason
-            ? `Why it waits: ${j.reason.sentence}`
-            : "Why it waits: the scheduler has not run a cycle since it was submitted.",
-        );
-      if (j.state === "RUNNING" && j.protectedUntil) {
-        const left = Math.round((Date.parse(j.protectedUntil) - Date.now()) / 1000);
-        lines.push(
-          left > 0
-            ? `Protected for ${formatDuration(left)} more, then interruptible.`
-            : "Interruptible: its protection has ended.",
-        );
-      }
-      const open = d.segments.find((s) => s.endedAt === null);
-      if (open) lines.push(`Running on ${open.placements.map((p) => `${p.node} [GPUs ${p.gpuIndexes.join(",")}]`).join(", ")}`);
-      lines.push("", "Timeline:");
-      // Titles, not kinds, as on the job page; --json keeps the kinds for scripts.
-      const titles = d.events.map((e) => jobEventTitle(e.kind));
-      const width = Math.max(0, ...titles.map((t) => t.length));
-      d.events.forEach((e, i) => lines.push(`  ${when(e.at).padEnd(16)}  ${titles[i]!.padEnd(width)}  ${e.sentence}`));
-      return lines.join("\n");
-    });
-  });
-
-program
   .command("cancel")
   .description("cancel a job (a running one is asked to stop (SIGTERM), then stopped by force (SIGKILL) after its grace period)")
   .argument("<job>", "job id (with --array: the array's id)")
@@ -449,6 +402,7 @@ for (const [word, description, said] of heldChanges)
       out({ job }, () => said(job.id));
     });
 
+registerExplain(program, out);
 registerJobRules(program, out);
 registerLogs(program, json);
 registerSession(program, out);

@@ -1,5 +1,5 @@
-// `tranche queue` as a researcher reads it: the real CLI process against the real REST handler (served over
-// HTTP from this test) and a real Postgres.
+// `tranche queue` and `tranche explain` as a researcher reads them: the real CLI process against the real
+// REST handler (served over HTTP from this test) and a real Postgres.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { submitJobInput } from "@tranche/contracts";
 import { submitJob } from "@tranche/domain";
@@ -14,6 +14,33 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 
 const cli = (args: string[]) => stack.cli(args);
+
+/** A job of Ada's that ran on whole h100 nodes (as their agents reported it) and printed `chunks`, in order. */
+async function ranOn(nodes: string[], chunks: [node: string, text: string][]): Promise<number> {
+  const { prisma } = stack.w.db;
+  const rows = await prisma.node.findMany({ where: { name: { in: nodes } } });
+  const job = await submitJob(
+    prisma,
+    stack.w.users.ada,
+    submitJobInput.parse({ ...goodJob, gpus: 8 * nodes.length, name: "train" }),
+  );
+  const at = new Date();
+  const row = await prisma.job.update({ where: { id: job.id }, data: { state: "RUNNING", startedAt: at } });
+  const segment = await prisma.runSegment.create({
+    data: {
+      jobId: job.id,
+      clusterId: row.clusterId,
+      budgetId: row.budgetId,
+      gpus: 8 * nodes.length,
+      startedAt: at,
+      charged: true,
+      placements: { create: rows.map((n) => ({ nodeId: n.id, gpuIndexes: [0, 1, 2, 3, 4, 5, 6, 7] })) },
+    },
+  });
+  for (const [node, text] of chunks)
+    await prisma.jobLogChunk.create({ data: { jobId: job.id, segmentId: segment.id, node, stream: "stdout", text } });
+  return job.id;
+}
 
 describe("tranche queue --limit", () => {
   it("refuses a limit that is not a positive whole number, naming the option, and exits 1", async () => {
@@ -32,5 +59,33 @@ describe("tranche queue --limit", () => {
     const lines = two.stdout.trimEnd().split("\n");
     expect(lines[2]).toMatch(/^POS\s+ID\s+BUDGET/);
     expect(lines).toHaveLength(5);
+  });
+});
+
+describe("tranche explain", () => {
+  it("says when a pending job is expected to start, after which jobs, as the job page does", async () => {
+    const { prisma } = stack.w.db;
+    const job = await submitJob(prisma, stack.w.users.ada, submitJobInput.parse({ ...goodJob, name: "waits" }));
+    const ahead = await ranOn(["h100-28"], []);
+    await prisma.job.update({
+      where: { id: job.id },
+      data: {
+        estimatedStartAt: new Date(Date.now() + 75 * 60_000 + 20_000),
+        estimatedStartAfter: [ahead],
+        estimatedAt: new Date(),
+      },
+    });
+    const r = await cli(["explain", String(job.id)]);
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    expect(r.stdout).toMatch(
+      new RegExp(`\\nExpected to start in about 1 h 15 min, after #${ahead} \\(\\d+ \\w+, \\d\\d:\\d\\d:\\d\\d\\)\\.\\n`),
+    );
+
+    // No forecast made yet: no line for it.
+    await prisma.job.update({
+      where: { id: job.id },
+      data: { estimatedStartAt: null, estimatedStartAfter: [], estimatedAt: null },
+    });
+    expect((await cli(["explain", String(job.id)])).stdout).not.toMatch(/expected to start/i);
   });
 });

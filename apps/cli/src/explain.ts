@@ -1,0 +1,65 @@
+// `tranche explain JOB`: why a job is where it is, in the job page's words.
+import type { Command } from "commander";
+import { explainContract, jobEventTitle, type JobView } from "@tranche/contracts";
+import { expectedStartWords, formatDuration } from "@tranche/contracts/format";
+import { api, loadConfig } from "./client";
+import { gpus, when, type Out } from "./format";
+import { taskText } from "./job-rules";
+
+/** GET /api/v1/jobs/{id}/events: the job, its timeline and its runs. */
+export interface JobDetail {
+  job: JobView;
+  events: { at: string; kind: string; reasonCode: string | null; sentence: string }[];
+  segments: { startedAt: string; endedAt: string | null; placements: { node: string; gpuIndexes: number[] }[] }[];
+}
+
+/**
+ * The job's state, contract, why it waits and when it is expected to start (the core's forecast, as the
+ * job page says it), or how long it stays protected, where it runs, then its timeline.
+ */
+export function explainText(d: JobDetail, now = Date.now(), timeZone?: string): string {
+  const j = d.job;
+  const lines = [
+    `Job #${j.id} ${j.name}: ${j.state} · ${gpus(j.gpus)} on ${j.cluster} · ${j.budget} · ${explainContract(j).headline}`,
+  ];
+  if (j.array) lines.push(`Array #${j.array.id}: ${taskText(j.array)}.`);
+  if (j.after.length > 0)
+    lines.push(`Starts after: ${j.after.map((a) => `#${a.jobId} ${a.condition === "OK" ? "succeeds" : "ends"}`).join(", ")}.`);
+  if (j.retries.max > 0) lines.push(`Retries: ${j.retries.used} of ${j.retries.max} used.`);
+  if (j.state === "PENDING" || j.state === "HELD") {
+    lines.push(
+      j.reason ? `Why it waits: ${j.reason.sentence}` : "Why it waits: the scheduler has not run a cycle since it was submitted.",
+    );
+    // The forecast once the scheduler has made one: when, or why it cannot say.
+    if (j.estimatedStartAt !== null || j.estimatedStartWhy !== null) {
+      const words = expectedStartWords(j, now);
+      const at = j.estimatedStartAt ? ` (${when(j.estimatedStartAt, timeZone)})` : "";
+      lines.push(`${words.charAt(0).toUpperCase()}${words.slice(1)}${at}.`);
+    }
+  }
+  if (j.state === "RUNNING" && j.protectedUntil) {
+    const left = Math.round((Date.parse(j.protectedUntil) - now) / 1000);
+    lines.push(
+      left > 0 ? `Protected for ${formatDuration(left)} more, then interruptible.` : "Interruptible: its protection has ended.",
+    );
+  }
+  const open = d.segments.find((s) => s.endedAt === null);
+  if (open) lines.push(`Running on ${open.placements.map((p) => `${p.node} [GPUs ${p.gpuIndexes.join(",")}]`).join(", ")}`);
+  lines.push("", "Timeline:");
+  // Titles, not kinds, as on the job page; --json keeps the kinds for scripts.
+  const titles = d.events.map((e) => jobEventTitle(e.kind));
+  const width = Math.max(0, ...titles.map((t) => t.length));
+  d.events.forEach((e, i) => lines.push(`  ${when(e.at, timeZone).padEnd(16)}  ${titles[i]!.padEnd(width)}  ${e.sentence}`));
+  return lines.join("\n");
+}
+
+export function registerExplain(program: Command, out: Out): void {
+  program
+    .command("explain")
+    .description("why a job is where it is: state, reason, expected start, timeline")
+    .argument("<job>", "job id")
+    .action(async (id: string) => {
+      const d = await api<JobDetail>(loadConfig(), "GET", `/jobs/${encodeURIComponent(id)}/events`);
+      out(d, () => explainText(d));
+    });
+}

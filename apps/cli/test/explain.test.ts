@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import type { JobView } from "@tranche/contracts";
+import { explainText, type JobDetail } from "../src/explain";
+
+const NOW = Date.parse("2026-12-06T18:00:00Z");
+
+const job = (over: Partial<JobView>): JobView => ({
+  id: 492,
+  name: "pretrain-7b",
+  cluster: "h100",
+  budget: "lab/language/pretraining",
+  user: { id: "u", name: "Ada", email: "ada@tranche.example" },
+  gpus: 8,
+  minRuntime: 7200,
+  maxRuntime: null,
+  resumable: true,
+  requeue: false,
+  priority: 0,
+  gracePeriod: null,
+  command: "python train.py",
+  env: {},
+  secretEnvNames: [],
+  state: "PENDING",
+  submittedAt: "2026-12-06T17:50:00Z",
+  queuedAt: "2026-12-06T17:50:00Z",
+  startedAt: null,
+  protectedUntil: null,
+  graceUntil: null,
+  finishedAt: null,
+  exitCode: null,
+  requeueCount: 0,
+  heldBy: null,
+  squattingSince: null,
+  lastCheckpointAt: null,
+  estimatedStartAt: null,
+  estimatedStartWhy: null,
+  estimatedStartAfter: [],
+  estimatedAt: null,
+  reason: { code: "NO_CAPACITY", sentence: "Waiting for 8 GPUs on one node.", position: 2, details: {} },
+  lane: "ALLOCATED",
+  array: null,
+  after: [],
+  retries: { max: 0, used: 0 },
+  kind: "BATCH",
+  session: null,
+  ...over,
+});
+
+const detail = (j: JobView): JobDetail => ({
+  job: j,
+  events: [{ at: "2026-12-06T17:50:00Z", kind: "SUBMITTED", reasonCode: null, sentence: "Submitted by Ada." }],
+  segments: [],
+});
+
+const explained = (over: Partial<JobView>) => explainText(detail(job(over)), NOW, "UTC").split("\n");
+
+describe("tranche explain", () => {
+  it("says when a pending job is expected to start and after which jobs, in the job page's words", () => {
+    const lines = explained({
+      estimatedStartAt: "2026-12-06T19:15:00Z",
+      estimatedStartAfter: [491],
+      estimatedAt: "2026-12-06T17:59:30Z",
+    });
+    expect(lines.slice(1, 3)).toEqual([
+      "Why it waits: Waiting for 8 GPUs on one node.",
+      "Expected to start in about 1 h 15 min, after #491 (6 Dec, 19:15:00).",
+    ]);
+  });
+
+  it("says why the start cannot be forecast, and nothing of a forecast the scheduler has not made yet", () => {
+    expect(explained({ state: "HELD", estimatedStartWhy: "it is held" })[2]).toBe("Start time unknown: it is held.");
+    const none = explained({});
+    expect(none.slice(1, 3)).toEqual(["Why it waits: Waiting for 8 GPUs on one node.", ""]);
+    expect(none.join("\n")).not.toMatch(/expected|forecast/i);
+  });
+});
