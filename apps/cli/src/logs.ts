@@ -1,7 +1,8 @@
 // `tranche logs [-f] [--stderr] JOB`: a job's output, read page by page from GET /api/v1/jobs/{id}/logs.
 import type { Command } from "commander";
-import { formatBytes, type JobLogPage, type JobView } from "@tranche/contracts";
+import { formatBytes, nodeLineLabeller, type JobLogPage, type JobView, type LogChunkView } from "@tranche/contracts";
 import { api, CliError, loadConfig } from "./client";
+import type { JobDetail } from "./explain";
 import { countOption } from "./options";
 
 const PAGE = 1000;
@@ -32,8 +33,12 @@ export function registerLogs(program: Command, json: () => boolean): void {
         process.stderr.write(
           `tranche: ${formatBytes(first.droppedBytes)} of this job's older output was dropped (log retention); the full output is in its log files on its nodes\n`,
         );
+      const nodesOfJob = async () => {
+        const d = await api<Pick<JobDetail, "segments">>(cfg, "GET", `/jobs/${id}/events`);
+        return d.segments.flatMap((s) => s.placements.map((p) => p.node));
+      };
       await print(first, {
-        json: json(),
+        show: json() ? async (chunks) => chunks.map((c) => JSON.stringify(c) + "\n") : logText(nodesOfJob),
         follow: o.follow,
         whole: tail === null,
         next: (after) => read(`&after=${after}&limit=${PAGE}`),
@@ -55,12 +60,17 @@ export function registerLogs(program: Command, json: () => boolean): void {
  */
 async function print(
   first: JobLogPage,
-  o: { json: boolean; follow: boolean; whole: boolean; next: (after: string) => Promise<JobLogPage> },
+  o: {
+    show: (chunks: readonly LogChunkView[]) => Promise<string[]>;
+    follow: boolean;
+    whole: boolean;
+    next: (after: string) => Promise<JobLogPage>;
+  },
 ): Promise<void> {
   let p = first;
   let quiet = 0;
   for (;;) {
-    for (const c of p.chunks) await write(o.json ? JSON.stringify(c) + "\n" : c.text);
+    for (const text of await o.show(p.chunks)) await write(text);
     const full = p.chunks.length >= PAGE;
     if (!o.follow && (!o.whole || !full)) return;
     if (!full) {
@@ -70,6 +80,24 @@ async function print(
     p = await o.next(p.next);
     if (p.chunks.length > 0) quiet = 0;
   }
+}
+
+/**
+ * A job's log chunks as text: each line labelled with its node ("[h100-29] step 44") when the job's
+ * output comes from several nodes, as on the job page; as printed when from one. The job's nodes are
+ * those of its runs (`nodesOfJob`), asked when a chunk comes from a node not yet among them: once for
+ * a job that ran on one node, again when a followed job starts, or is requeued onto another node.
+ */
+export function logText(nodesOfJob: () => Promise<string[]>): (chunks: readonly LogChunkView[]) => Promise<string[]> {
+  const nodes = new Set<string>();
+  const label = nodeLineLabeller();
+  return async (chunks) => {
+    if (chunks.some((c) => c.node !== null && !nodes.has(c.node))) {
+      for (const n of await nodesOfJob()) nodes.add(n);
+      for (const c of chunks) if (c.node !== null) nodes.add(c.node);
+    }
+    return chunks.map((c) => label(c, nodes.size > 1));
+  };
 }
 
 const ENDS: Partial<Record<JobView["state"], string>> = {

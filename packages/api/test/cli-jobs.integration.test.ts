@@ -1,5 +1,5 @@
-// `tranche queue` and `tranche explain` as a researcher reads them: the real CLI process against the real
-// REST handler (served over HTTP from this test) and a real Postgres.
+// `tranche logs`, `tranche queue` and `tranche explain` as a researcher reads them: the real CLI process
+// against the real REST handler (served over HTTP from this test) and a real Postgres.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { submitJobInput } from "@tranche/contracts";
 import { submitJob } from "@tranche/domain";
@@ -41,6 +41,39 @@ async function ranOn(nodes: string[], chunks: [node: string, text: string][]): P
     await prisma.jobLogChunk.create({ data: { jobId: job.id, segmentId: segment.id, node, stream: "stdout", text } });
   return job.id;
 }
+
+describe("tranche logs", () => {
+  it("starts each line of a job on several nodes with its node's name, and leaves a one-node job's lines as printed", async () => {
+    const two = await ranOn(
+      ["h100-29", "h100-30"],
+      [
+        ["h100-29", "step 44\n"],
+        ["h100-30", "step 44\nstep "],
+        ["h100-29", "step 45\n"],
+        ["h100-30", "45\n"],
+      ],
+    );
+    const r = await cli(["logs", String(two)]);
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    expect(r.stdout).toBe("[h100-29] step 44\n[h100-30] step 44\n[h100-30] step [h100-29] step 45\n45\n");
+
+    const one = await ranOn(["h100-31"], [["h100-31", "step 44\nstep 45\n"]]);
+    expect((await cli(["logs", String(one)])).stdout).toBe("step 44\nstep 45\n");
+
+    // --json keeps each chunk as the API gives it, its node with it.
+    const json = await cli(["--json", "logs", String(two)]);
+    const chunks = json.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { node: string; text: string });
+    expect(chunks.map((c) => [c.node, c.text])).toEqual([
+      ["h100-29", "step 44\n"],
+      ["h100-30", "step 44\nstep "],
+      ["h100-29", "step 45\n"],
+      ["h100-30", "45\n"],
+    ]);
+  });
+});
 
 describe("tranche queue --limit", () => {
   it("refuses a limit that is not a positive whole number, naming the option, and exits 1", async () => {

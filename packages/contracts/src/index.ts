@@ -15,6 +15,7 @@ export * from "./token";
 export * from "./api-error";
 export * from "./agent";
 export * from "./logs";
+export * from "./log-lines";
 export * from "./queue";
 export * from "./admin";
 export * from "./session";

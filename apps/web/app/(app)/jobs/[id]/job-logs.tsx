@@ -1,9 +1,8 @@
 "use client";
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { formatBytes, type JobLogPage, type LogChunkView } from "@tranche/contracts";
+import { formatBytes, prefixNodeLines, type JobLogPage, type LogChunkView } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
-import { prefixNodeLines } from "../../../../lib/log-lines";
 import { logFollowText } from "../../../../lib/words";
 import { Empty } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
