@@ -1,5 +1,12 @@
 import type { Command } from "commander";
-import { formatPpm, type AllocationHistoryRow, type BudgetTreeNodeView, type BudgetTreeResult } from "@tranche/contracts";
+import {
+  YOUNG_CLUSTER_NOTE,
+  formatPpm,
+  isYoungCluster,
+  type AllocationHistoryRow,
+  type BudgetTreeNodeView,
+  type BudgetTreeResult,
+} from "@tranche/contracts";
 import { shareUsed } from "@tranche/contracts/format";
 import { api, CliError, loadConfig } from "./client";
 import { ago, gpus, table, when, type Out } from "./format";
@@ -18,7 +25,8 @@ function flatten(n: BudgetTreeNodeView, depth = 0, rows: { node: BudgetTreeNodeV
  * One cluster's budget tree in words, like the budgets page (and Slurm's `sshare`): each node's share of
  * its parent and of the cluster, the GPUs it holds now, its usage and earned entitlement over the
  * window, and its 7-day ratio as the reason sentences say it. The figures are the scheduler's latest
- * cycle's; nothing is recomputed here.
+ * cycle's; nothing is recomputed here. On a cluster younger than an hour a note says why the share used
+ * can exceed what usage over earned reads (the budgets page's note, by the same rule).
  */
 export function budgetsText(tree: BudgetTreeResult, cluster: string, now = Date.now(), width?: number): string {
   const c = tree.clusters.find((x) => x.name === cluster)!;
@@ -44,7 +52,8 @@ export function budgetsText(tree: BudgetTreeResult, cluster: string, now = Date.
       ["BUDGET", "SHARE OF PARENT", "OF CLUSTER", "GPUS HELD", "USED / EARNED (GPU-H, 7 D)", "USED OF SHARE (7 D)"],
       rows,
       width,
-    )
+    ) +
+    (isYoungCluster(c, now) ? `\n\n${YOUNG_CLUSTER_NOTE}` : "")
   );
 }
 

@@ -74,6 +74,26 @@ describe("tranche budgets", () => {
     ]);
   });
 
+  it("says under the tree of a cluster younger than an hour that its ratios count one full hour of entitlement", () => {
+    const now = Date.parse("2026-12-06T18:00:00Z");
+    const tree = (createdAt: string): BudgetTreeResult => ({
+      clusters: [{ id: "c", name: "h100", gpuType: "H100", gpus: 8, cycleAt: "2026-12-06T17:59:57Z", createdAt }],
+      managedPaths: [],
+      root: node("lab", { usageGpuSeconds: 4 * 3600, accruedEntitlementGpuSeconds: 3600, ratio: 0.36, heldGpus: 8 }),
+    });
+    const young = budgetsText(tree("2026-12-06T17:20:00Z"), "h100", now, 200).split("\n");
+    expect(young.slice(1, 3)).toEqual([
+      "BUDGET  SHARE OF PARENT  OF CLUSTER       GPUS HELD  USED / EARNED (GPU-H, 7 D)  USED OF SHARE (7 D)",
+      "lab     100%             100.0% (8 GPUs)  8          4 / 1                       36% of its share",
+    ]);
+    expect(young.slice(3)).toEqual([
+      "",
+      "This cluster started less than an hour ago. Entitlement shows what each budget has earned so far; until the cluster is an hour old, its ratio divides usage by one full hour of entitlement, so ratios mean something from the first minute.",
+    ]);
+    // An hour old: the ratios are over what it earned, and the note goes.
+    expect(budgetsText(tree("2026-12-06T17:00:00Z"), "h100", now, 200)).not.toContain("less than an hour");
+  });
+
   it("says each allocation change in a line: when, where, from and to, who and why", () => {
     const row = { id: "1", at: "2026-12-06T15:41:34Z", path: "lab/language", cluster: "h100", fromPpm: 400_000, toPpm: 450_000 };
     expect(

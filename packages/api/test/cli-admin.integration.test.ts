@@ -1,6 +1,7 @@
 // `tranche admin ...`: the real CLI process against the real REST handler (served over HTTP from this
 // test) and a real Postgres.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { YOUNG_CLUSTER_NOTE } from "@tranche/contracts";
 import { createApiToken } from "@tranche/domain";
 import { startCliStack, type CliStack } from "./cli-stack";
 import type { World } from "./fixtures";
@@ -90,6 +91,16 @@ describe("tranche admin", () => {
     expect(lines[1]).toMatch(/^BUDGET\s+SHARE OF PARENT\s+OF CLUSTER\s+GPUS HELD/);
     expect(lines[2]).toMatch(/^lab\s+100%\s+100\.0% \(256 GPUs\)/);
     expect(lines.some((l) => /^ {4}pretraining\s+\d/.test(l))).toBe(true);
+    // The demo world's clusters were created just now: the budgets page's young-cluster note, by its rule.
+    expect(lines.slice(-2)).toEqual(["", YOUNG_CLUSTER_NOTE]);
+    const { prisma } = w.db;
+    const h100 = await prisma.cluster.findUniqueOrThrow({ where: { name: "h100" } });
+    await prisma.cluster.update({ where: { id: h100.id }, data: { createdAt: new Date(Date.now() - 2 * 3600_000) } });
+    try {
+      expect((await cli("ada", ["budgets", "h100"])).stdout).not.toContain(YOUNG_CLUSTER_NOTE);
+    } finally {
+      await prisma.cluster.update({ where: { id: h100.id }, data: { createdAt: h100.createdAt } });
+    }
     const several = await cli("ada", ["budgets"]);
     expect([several.code, several.stderr]).toEqual([
       1,

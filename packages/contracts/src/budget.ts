@@ -1,3 +1,4 @@
+import { defaultPolicy } from "@tranche/scheduler-core";
 import { z } from "zod";
 import { strictObject, text, typeError } from "./input";
 
@@ -136,6 +137,20 @@ export interface BudgetTreeResult {
   root: BudgetTreeNodeView | null;
   managedPaths: string[];
 }
+
+/**
+ * SPEC §2's young window: until a cluster is as old as the projection horizon (1 h), its ratios divide
+ * usage by one full hour of entitlement, more than its budgets have earned so far. The budgets page and
+ * `tranche budgets` say so under the tree, from the cluster's `createdAt` in GET /budgets.
+ */
+export const YOUNG_CLUSTER_MS = defaultPolicy.projectionHorizon * 1000;
+
+export function isYoungCluster(cluster: { createdAt: string }, nowMs: number): boolean {
+  return nowMs - Date.parse(cluster.createdAt) < YOUNG_CLUSTER_MS;
+}
+
+export const YOUNG_CLUSTER_NOTE =
+  "This cluster started less than an hour ago. Entitlement shows what each budget has earned so far; until the cluster is an hour old, its ratio divides usage by one full hour of entitlement, so ratios mean something from the first minute.";
 
 /** One allocation change, as the budgets page's history, REST GET /allocation-changes and `tranche allocations` show it. */
 export interface AllocationHistoryRow {

@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
-import { formatPpm, parsePercentToPpm } from "@tranche/contracts";
+import { YOUNG_CLUSTER_NOTE, formatPpm, isYoungCluster, parsePercentToPpm } from "@tranche/contracts";
 import type { BudgetTreeNodeView, WhatIfResult } from "@tranche/domain";
 import { useTRPC } from "../../../lib/trpc";
 import { PageHead, ago, colorFor, gpuHours, useNow, when } from "../../../components/ui";
@@ -20,9 +20,6 @@ function flatten(n: BudgetTreeNodeView, depth = 0, out: { node: BudgetTreeNodeVi
 
 /** What a share in the tree marked "unsaved" is. */
 const UNSAVED_TITLE = "Not saved yet: the share being edited above. Usage and ratios are from the saved shares.";
-
-/** SPEC's young window: on a cluster younger than the projection horizon (1 h) ratios count a full hour of entitlement. */
-const YOUNG_WINDOW_MS = 3600_000;
 
 /** No figures yet ("—"), no share on this cluster (no entitlement: the ratio is unbounded), or the ratio. */
 function ratioText(r: number | null | undefined) {
@@ -111,7 +108,7 @@ export function BudgetsView() {
   if (tree.isError) return <div className="alert bad">{errorText(tree.error)}</div>;
   const clusterRow = tree.data.clusters.find((c) => c.name === clusterName);
   const cycleAt = clusterRow?.cycleAt ?? null;
-  const young = clusterRow ? now - Date.parse(clusterRow.createdAt) < YOUNG_WINDOW_MS : false;
+  const young = clusterRow ? isYoungCluster(clusterRow, now) : false;
   // The tree shows the saved shares, as the cycle's usage and ratios beside them were computed with;
   // an unsaved edit is marked beside them ("unsaved 21.5%"), with the "of cluster" it would give,
   // down to the children of the node edited.
@@ -281,9 +278,7 @@ export function BudgetsView() {
           </div>
           {young ? (
             <p className="muted small panel-note" data-testid="young-cluster-note">
-              This cluster started less than an hour ago. Entitlement shows what each budget has earned so far; until the cluster
-              is an hour old, its ratio divides usage by one full hour of entitlement, so ratios mean something from the first
-              minute.
+              {YOUNG_CLUSTER_NOTE}
             </p>
           ) : null}
           <table className="table" aria-label="Budget tree">
