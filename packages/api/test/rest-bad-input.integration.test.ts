@@ -122,3 +122,49 @@ describe("a job's env", () => {
     expect(await w.counts()).toEqual(before);
   });
 });
+
+describe("a list's query parameters", () => {
+  it("a value a list cannot read, or a parameter it does not take, is 400 naming it, never ignored; nothing changes", async () => {
+    const admin = (await createApiToken(w.db.prisma, w.users.admin, { name: "test" })).token;
+    const omar = (await createApiToken(w.db.prisma, w.users.omar, { name: "test" })).token;
+    const job = await call("POST", "/jobs", { body: { ...goodJob, name: "listed" } });
+    expect(job.status).toBe(201);
+    const before = await w.counts();
+    for (const [path, token, says] of [
+      // A list without a limit: the limit was ignored and every user listed.
+      ["/users?limit=abc", admin, "limit: unknown field 'limit' in the user list's query (fields: none)"],
+      ["/users?limit=10", admin, "limit: unknown field 'limit' in the user list's query (fields: none)"],
+      // true/1 and false/0; anything else read as false.
+      ["/jobs?active=abc", adaToken, "active must be true or false"],
+      ["/notifications?unread=maybe", adaToken, "unread must be true or false"],
+      // Parameters of no list: a typo read as "everything".
+      ["/notifications?unred=true", adaToken, "unred: unknown field 'unred' in a notification query (fields: unread, limit)"],
+      ["/queue/h100?limt=5", adaToken, "limt: unknown field 'limt' in the queue's query (fields: limit)"],
+      ["/queue/h100?cluster=b200", adaToken, "cluster: unknown field 'cluster' in the queue's query (fields: limit)"],
+      ["/clusters?gpuType=H100", adaToken, "gpuType: unknown field 'gpuType' in the cluster list's query (fields: none)"],
+      ["/budgets?cluster=h100", adaToken, "cluster: unknown field 'cluster' in the budget tree's query (fields: none)"],
+      ["/tokens?limit=1", adaToken, "limit: unknown field 'limit' in the token list's query (fields: none)"],
+      ["/oidc-rules?limit=1", admin, "limit: unknown field 'limit' in the OIDC rule list's query (fields: none)"],
+      ["/clusters/h100/enrollment-tokens?limit=1", omar, "limit: unknown field 'limit' in the enrollment token list's query"],
+      ["/budgets/lab/language/members?limit=1", admin, "limit: unknown field 'limit' in the member list's query"],
+      ["/budgets/lab/language/managers?limit=1", admin, "limit: unknown field 'limit' in the manager list's query"],
+      [`/jobs/${job.body.job.id}/events?limit=1`, adaToken, "limit: unknown field 'limit' in the job timeline's query"],
+      [`/jobs/${job.body.job.id}/logs/download?limit=1`, adaToken, "limit: unknown field 'limit' in a log download's query"],
+    ] as const) {
+      const r = await call("GET", path, { token });
+      expect([r.status, r.body.error?.message], path).toEqual([400, expect.stringContaining(says)]);
+    }
+    // The values they take still read as before.
+    const active = await call("GET", "/jobs?active=1&limit=5");
+    expect([active.status, active.body.jobs.map((j: { name: string }) => j.name)]).toEqual([
+      200,
+      expect.arrayContaining(["listed"]),
+    ]);
+    expect((await call("GET", "/jobs?active=false")).status).toBe(200);
+    expect((await call("GET", "/notifications?unread=true&limit=3")).status).toBe(200);
+    expect((await call("GET", "/queue/h100?limit=1")).body.pending).toHaveLength(1);
+    expect((await call("GET", "/queue?cluster=h100&limit=1")).body.pending).toHaveLength(1);
+    expect((await call("GET", "/users", { token: admin })).status).toBe(200);
+    expect(await w.counts()).toEqual(before);
+  });
+});

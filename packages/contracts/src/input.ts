@@ -52,7 +52,7 @@ export const controlCharsMessage = (field: string) =>
 
 /** An object that refuses fields it does not know, naming them and the fields it takes. */
 export function strictObject<S extends z.core.$ZodLooseShape>(shape: S, what: string) {
-  const known = Object.keys(shape).join(", ");
+  const known = Object.keys(shape).join(", ") || "none";
   return z.strictObject(shape, {
     error: (iss) =>
       iss.code === "unrecognized_keys"

@@ -36,6 +36,8 @@ export const jobLogsQuery = strictObject(jobLogsShape, "a log query").refine(
   (q) => q.after === undefined || q.before === undefined,
   oneDirection,
 );
+/** GET /api/v1/jobs/{id}/logs/download: the whole kept log, of one stream or both; it has no pages. */
+export const jobLogDownloadQuery = strictObject({ stream: jobLogsShape.stream }, "a log download's query");
 /** The web app's form of the same query: the job's id with it. */
 export const jobLogsInput = strictObject({ id: jobIdInput.shape.id, ...jobLogsShape }, "a log query").refine(
   (q) => q.after === undefined || q.before === undefined,

@@ -43,7 +43,7 @@ import {
   type WhatIfLimiter,
 } from "@tranche/domain";
 import { inWhatIfTurn } from "../what-if-turn";
-import { decodePathSegment, json, parse, readJson } from "./io";
+import { decodePathSegment, json, noQuery, parse, queryNumber, queryOf, readJson } from "./io";
 
 /** Where set-password links point: the public URL when configured, else the URL the request came to. */
 export const publicOrigin = (req: Request) =>
@@ -93,7 +93,6 @@ function adminRoute(
   // Tree paths may come with their slashes encoded (lab%2Fvision): decode, then split again.
   const parts = rawParts.map(decodePathSegment).join("/").split("/").filter(Boolean);
   const [head, second, third] = parts;
-  const url = new URL(req.url);
 
   if (head === "clusters") {
     if (parts.length === 1 && method === "POST")
@@ -112,9 +111,10 @@ function adminRoute(
           return json(await issueEnrollmentToken(prisma, actor, second!, input), 201);
         });
       if (method === "GET")
-        return route(["OPERATOR"], "see enrollment tokens", async () =>
-          json({ tokens: await listEnrollmentTokens(prisma, actor, second!) }),
-        );
+        return route(["OPERATOR"], "see enrollment tokens", async () => {
+          noQuery(req, "the enrollment token list's query");
+          return json({ tokens: await listEnrollmentTokens(prisma, actor, second!) });
+        });
     }
   }
   if (head === "budgets") {
@@ -153,6 +153,7 @@ function adminRoute(
     // their subtree).
     if (parts.length >= 3 && (tail === "members" || tail === "managers") && method === "GET")
       return route(["MANAGER"], "see who may charge a budget", async () => {
+        noQuery(req, `the ${tail === "members" ? "member" : "manager"} list's query`);
         const people = await listNodePeople(prisma, actor, path(parts.slice(1, -1)));
         return json(
           tail === "members" ? { path: people.path, members: people.members } : { path: people.path, managers: people.managers },
@@ -183,7 +184,10 @@ function adminRoute(
   }
   if (head === "users") {
     if (parts.length === 1 && method === "GET")
-      return route(ADMIN, "list users", async () => json({ users: await listUsers(prisma, actor) }));
+      return route(ADMIN, "list users", async () => {
+        noQuery(req, "the user list's query");
+        return json({ users: await listUsers(prisma, actor) });
+      });
     if (parts.length === 1 && method === "POST")
       return route(ADMIN, "create users", async () =>
         json(await createUser(prisma, actor, parse(createUserInput, await readJson(req)), publicOrigin(req)), 201),
@@ -200,7 +204,10 @@ function adminRoute(
   }
   if (head === "oidc-rules") {
     if (parts.length === 1 && method === "GET")
-      return route(ADMIN, "see the OIDC mapping", async () => json({ rules: await listOidcRules(prisma, actor) }));
+      return route(ADMIN, "see the OIDC mapping", async () => {
+        noQuery(req, "the OIDC rule list's query");
+        return json({ rules: await listOidcRules(prisma, actor) });
+      });
     if (parts.length === 1 && method === "POST")
       return route(ADMIN, "change the OIDC mapping", async () =>
         json({ rule: await createOidcRule(prisma, actor, parse(oidcRuleInput, await readJson(req))) }, 201),
@@ -213,8 +220,8 @@ function adminRoute(
   }
   if (head === "audit" && parts.length === 1 && method === "GET")
     return route(ADMIN, "read the audit log", async () => {
-      const q = Object.fromEntries(url.searchParams);
-      const input = parse(auditQueryInput, { ...q, ...(q.limit !== undefined ? { limit: Number(q.limit) } : {}) });
+      const q = queryOf(req);
+      const input = parse(auditQueryInput, { ...q, limit: queryNumber(q.limit) });
       return json({ entries: await listAudit(prisma, actor, input) });
     });
   return null;

@@ -12,6 +12,7 @@ import {
   fieldIssues,
   issuesSentence,
   jobIdInput,
+  jobLogDownloadQuery,
   jobLogsQuery,
   queueQuery,
   revokeTokenInput,
@@ -48,7 +49,7 @@ import { handleNodeRest } from "./node-routes";
 import { bearerActor } from "./bearer";
 import { handleSessionRest, isSessionOpen, redirect, type SessionOrigins } from "./session-routes";
 import { serveSessionsHost } from "./sessions-host";
-import { TooLarge, errorResponse, json, parse, pathSegment, readJson } from "./io";
+import { TooLarge, errorResponse, json, noQuery, parse, pathSegment, queryBoolean, queryNumber, queryOf, readJson } from "./io";
 import { TooManyRequests } from "../too-many-requests";
 import { logDownload } from "./log-download";
 import { buildOpenApi } from "./openapi";
@@ -114,7 +115,6 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     if (auth instanceof Response) return auth;
     const actor = auth;
     const { prisma } = deps;
-    const url = new URL(req.url);
     const [head, id, tail] = parts;
 
     if (head === "me" && parts.length === 1 && method === "GET") return json({ user: actor });
@@ -125,6 +125,7 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     const nodes = await handleNodeRest(req, method, parts, actor, prisma);
     if (nodes) return nodes;
     if (head === "clusters" && parts.length === 1 && method === "GET") {
+      noQuery(req, "the cluster list's query");
       const clusters = await prisma.cluster.findMany({
         orderBy: { name: "asc" },
         include: { nodes: { select: { gpuCount: true, state: true } } },
@@ -151,12 +152,8 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
         return json({ jobs: await submitJobs(prisma, actor, input.jobs) }, 201);
       }
       if (parts.length === 1 && method === "GET") {
-        const q = Object.fromEntries(url.searchParams);
-        const input = parse(listJobsInput, {
-          ...q,
-          ...(q.limit !== undefined ? { limit: Number(q.limit) } : {}),
-          ...(q.active !== undefined ? { active: q.active === "true" || q.active === "1" } : {}),
-        });
+        const q = queryOf(req);
+        const input = parse(listJobsInput, { ...q, limit: queryNumber(q.limit), active: queryBoolean(q.active) });
         return json({ jobs: await listJobs(prisma, actor, input) });
       }
       const jobId = parse(jobIdInput, { id }).id;
@@ -168,20 +165,24 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
       if (parts.length === 3 && (tail === "hold" || tail === "release") && method === "POST")
         return json({ job: await setJobHeld(prisma, actor, jobId, tail === "hold") });
       if (parts.length === 3 && tail === "logs" && method === "GET") {
-        const q = parse(jobLogsQuery, Object.fromEntries(url.searchParams));
+        const q = parse(jobLogsQuery, queryOf(req));
         return json(await getJobLogPage(prisma, actor, jobId, q));
       }
       if (parts.length === 4 && tail === "logs" && parts[3] === "download" && method === "GET") {
-        const { stream } = parse(jobLogsQuery, Object.fromEntries(url.searchParams));
+        const { stream } = parse(jobLogDownloadQuery, queryOf(req));
         return logDownload(jobId, stream, await jobLogText(prisma, actor, jobId, stream));
       }
       if (parts.length === 3 && tail === "events" && method === "GET") {
+        noQuery(req, "the job timeline's query");
         const d = await getJobDetail(prisma, actor, jobId);
         return json({ job: d.job, events: d.events, segments: d.segments });
       }
     }
     if (head === "queue" && method === "GET" && parts.length <= 2) {
-      const cluster = id ?? url.searchParams.get("cluster");
+      const params = queryOf(req);
+      // The cluster is named in the path, or by ?cluster= (which then is no parameter of the queue's query).
+      const cluster = id ?? params.cluster;
+      if (id === undefined) delete params.cluster;
       if (!cluster)
         return errorResponse("BAD_INPUT", "Name a cluster: /api/v1/queue/<cluster>", [
           { path: "cluster", message: "cluster is required" },
@@ -191,18 +192,24 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
         const issues = fieldIssues(bad.error).map((i) => ({ ...i, path: "cluster" }));
         return errorResponse("BAD_INPUT", issuesSentence(issues), issues);
       }
-      const { limit } = parse(queueQuery, { limit: url.searchParams.get("limit") });
+      const { limit } = parse(queueQuery, params);
       return json(await getQueue(prisma, cluster, { limit }));
     }
-    if (head === "budgets" && parts.length === 1 && method === "GET") return json(await getBudgetTree(prisma, actor));
+    if (head === "budgets" && parts.length === 1 && method === "GET") {
+      noQuery(req, "the budget tree's query");
+      return json(await getBudgetTree(prisma, actor));
+    }
     // Your API tokens, without their secrets, and revoking one (a leaked one, from the machine that
     // still works). Not creating one: a stolen token must not mint another that outlives its revoke.
     // Who changed which allocation when (the budgets page's history), newest first.
     if (head === "allocation-changes" && parts.length === 1 && method === "GET") {
-      const q = parse(allocationChangesQuery, Object.fromEntries(url.searchParams));
+      const q = parse(allocationChangesQuery, queryOf(req));
       return json({ changes: await listAllocationChanges(prisma, q) });
     }
-    if (head === "tokens" && parts.length === 1 && method === "GET") return json({ tokens: await listApiTokens(prisma, actor) });
+    if (head === "tokens" && parts.length === 1 && method === "GET") {
+      noQuery(req, "the token list's query");
+      return json({ tokens: await listApiTokens(prisma, actor) });
+    }
     if (head === "tokens" && parts.length === 3 && tail === "revoke" && method === "POST")
       return json({ token: await revokeApiToken(prisma, actor, parse(revokeTokenInput, { id }).id) });
     const admin = await handleAdminRest(req, method, parts, actor, prisma, deps.whatIfLimiter);

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { LIMITS, formatBytes, readBodyText, type ApiError } from "@tranche/contracts";
+import { LIMITS, formatBytes, readBodyText, strictObject, type ApiError } from "@tranche/contracts";
 import { DATABASE_RETRY_AFTER_SEC } from "@tranche/db";
 import { DomainError } from "@tranche/domain";
 
@@ -78,6 +78,30 @@ export function decodePathSegment(segment: string): string {
 
 export function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   return schema.parse(value) as z.output<S>;
+}
+
+/**
+ * A GET's query parameters as text, for the route's strict schema: a parameter it does not take is a
+ * 400 naming it, as a bad value is (ignored, `?limit=10` on a list without a limit read as "all of it").
+ */
+export const queryOf = (req: Request): Record<string, string> => Object.fromEntries(new URL(req.url).searchParams);
+
+/** A number parameter's text as a number for the schema to check: "abc" is NaN, "limit must be a number". */
+export const queryNumber = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v));
+
+/**
+ * A true/false parameter: true or 1, false or 0. Other text goes to the schema as it is, which refuses it
+ * naming the field ("active must be true or false"), where it used to read as false.
+ */
+export function queryBoolean(v: string | undefined): boolean | string | undefined {
+  if (v === "true" || v === "1") return true;
+  if (v === "false" || v === "0") return false;
+  return v;
+}
+
+/** A list that takes no query parameters (`what`: "the user list's query"): any one is a 400 naming it. */
+export function noQuery(req: Request, what: string): void {
+  parse(strictObject({}, what), queryOf(req));
 }
 
 /** A body over its route's byte limit (LIMITS): answered 413 naming the limit, before it is parsed. */

@@ -18,7 +18,7 @@ import {
   setWebhook,
   type Actor,
 } from "@tranche/domain";
-import { json, parse, readJson } from "./io";
+import { json, parse, queryBoolean, queryNumber, queryOf, readJson } from "./io";
 
 /**
  * REST for arrays, dependencies, notifications, webhooks and per-user limits (handler.ts routes the
@@ -32,7 +32,6 @@ export async function handleJobRulesRest(
   prisma: PrismaClient,
 ): Promise<Response | null> {
   const [head, id, tail] = parts;
-  const url = new URL(req.url);
   if (head === "jobs" && parts.length === 3 && tail === "dependencies" && method === "PUT") {
     const jobId = parse(jobIdInput, { id }).id;
     const input = parse(setDependenciesInput, await readJson(req));
@@ -45,11 +44,8 @@ export async function handleJobRulesRest(
   }
   if (head === "notifications") {
     if (parts.length === 1 && method === "GET") {
-      const q = Object.fromEntries(url.searchParams);
-      const input = parse(listNotificationsInput, {
-        ...(q.unread !== undefined ? { unread: q.unread === "true" || q.unread === "1" } : {}),
-        ...(q.limit !== undefined ? { limit: Number(q.limit) } : {}),
-      });
+      const q = queryOf(req);
+      const input = parse(listNotificationsInput, { ...q, unread: queryBoolean(q.unread), limit: queryNumber(q.limit) });
       return json(await listNotifications(prisma, actor, input));
     }
     if (parts.length === 2 && id === "read" && method === "POST") {

@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@tranche/db";
 import { NODE_ACTION_WORDS, nodeActionBody, nodeListQuery } from "@tranche/contracts";
 import { applyNodeAction, getNodeNamed, listNodesOf, requireNodeAction, revokeNodeCredential, type Actor } from "@tranche/domain";
-import { json, parse, readJson } from "./io";
+import { json, parse, queryOf, readJson } from "./io";
 
 /**
  * The nodes of /api/v1, for operators' scripts and `tranche nodes` / `tranche node`: what the nodes page
@@ -18,7 +18,7 @@ export async function handleNodeRest(
   const [head, name, action] = parts;
   if (head !== "nodes") return null;
   if (parts.length === 1 && method === "GET") {
-    const { cluster } = parse(nodeListQuery, Object.fromEntries(new URL(req.url).searchParams));
+    const { cluster } = parse(nodeListQuery, queryOf(req));
     return json({ nodes: await listNodesOf(prisma, cluster) });
   }
   if (parts.length === 2 && method === "GET") return json(await getNodeNamed(prisma, name!));
