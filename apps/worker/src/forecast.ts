@@ -96,6 +96,7 @@ export class StartForecaster {
     log: (line: string) => void,
   ): Promise<void> {
     const id = snapshot.cluster.id;
+    const name = snapshot.cluster.name;
     const stale = Math.max(this.config.everyMs, PAUSE_MS);
     const previousCycleMs = this.lastCycleMs.get(id);
     this.lastCycleMs.set(id, nowMs);
@@ -103,7 +104,7 @@ export class StartForecaster {
     if (done) {
       this.ready.delete(id);
       if (done.starts && previousCycleMs !== undefined && nowMs - previousCycleMs > stale)
-        log(`start forecast for cluster ${id.slice(0, 8)} dropped: made before a pause in its cycles, so out of date`);
+        log(`start forecast for cluster ${name} dropped: made before a pause in its cycles, so out of date`);
       else if (done.starts) await this.write(done.starts, done.now);
       await this.clear(id, done.now);
     }
@@ -111,7 +112,7 @@ export class StartForecaster {
     if (since !== undefined) {
       if (nowMs - (this.lastAt.get(id) ?? nowMs) >= stale && !this.overdueCleared.has(id)) {
         this.overdueCleared.add(id);
-        log(`start forecast for cluster ${id.slice(0, 8)} is taking too long; the older forecasts were dropped`);
+        log(`start forecast for cluster ${name} is taking too long; the older forecasts were dropped`);
         await this.clear(id, since);
       }
       return;
@@ -125,7 +126,7 @@ export class StartForecaster {
         (starts) => void this.ready.set(id, { starts, now }),
         (e: unknown) => {
           this.ready.set(id, { starts: null, now });
-          log(`start forecast for cluster ${id.slice(0, 8)} failed: ${e instanceof Error ? e.message : String(e)}`);
+          log(`start forecast for cluster ${name} failed: ${e instanceof Error ? e.message : String(e)}`);
         },
       )
       .finally(() => this.computing.delete(id));

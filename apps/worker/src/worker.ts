@@ -15,7 +15,7 @@ import {
 } from "@tranche/domain/runtime";
 import { runCycle, type PolicyConfig } from "@tranche/scheduler-core";
 import { StartForecaster, defaultForecastConfig, type ForecastConfig } from "./forecast";
-import { runClusterCycle, type AgentNotifier, type CyclePorts, type CycleReport, type LoadedCycle } from "./cycle";
+import { cycleLine, runClusterCycle, type AgentNotifier, type CyclePorts, type CycleReport, type LoadedCycle } from "./cycle";
 
 export interface WorkerConfig {
   databaseUrl: string;
@@ -232,11 +232,7 @@ export class Worker {
       out.push(report);
       this.reports.push(report);
       if (this.reports.length > 1000) this.reports.splice(0, this.reports.length - 1000);
-      if (report.started + report.preempted + report.lost + report.killed > 0) {
-        this.config.log(
-          `cycle ${report.cycleId} ${clusterId.slice(0, 8)}: ${report.started} started, ${report.preempted} preempted, ${report.lost} lost, ${report.killed} killed; ${report.pending} pending, ${report.running} running · load ${report.loadMs.toFixed(0)} ms, decide ${report.decideMs.toFixed(0)} ms, apply ${report.applyMs.toFixed(0)} ms`,
-        );
-      }
+      if (report.started + report.preempted + report.lost + report.killed > 0) this.config.log(cycleLine(report));
     }
     return out;
   }
@@ -292,7 +288,7 @@ export class Worker {
         try {
           await f.afterCycle(loaded.snapshot, loaded.policy, loaded.now, Date.now(), config.log);
         } catch (e) {
-          config.log(`start forecast for cluster ${loaded.snapshot.cluster.id.slice(0, 8)} failed: ${(e as Error).message}`);
+          config.log(`start forecast for cluster ${loaded.snapshot.cluster.name} failed: ${(e as Error).message}`);
         }
       },
     };

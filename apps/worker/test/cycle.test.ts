@@ -2,11 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { ClusterSnapshot, CycleResult, PolicyConfig } from "@tranche/scheduler-core";
 import { PendingReasons, resolvePolicy } from "@tranche/scheduler-core";
 import { decideRunOutcome, policyOverridesFromEnv } from "@tranche/domain/runtime";
-import { runClusterCycle, type AppliedSummary, type CyclePorts } from "../src/cycle";
+import { cycleLine, runClusterCycle, type AppliedSummary, type CyclePorts } from "../src/cycle";
 import { StartForecaster } from "../src/forecast";
 
 const snapshot: ClusterSnapshot = {
-  cluster: { id: "c1", name: "c1", gpuType: "X" },
+  // Its id and its name differ, as in a real database (cuid ids): lines name the cluster by its name.
+  cluster: { id: "c1", name: "h100", gpuType: "X" },
   nodes: [{ id: "n1", name: "n1", gpuCount: 8, state: "READY", health: "HEALTHY", lastHeartbeatAt: 100 }],
   tree: [{ id: "root", name: "lab", parentId: null, allocationPpm: 1_000_000, usageGpuSeconds: 0, entitlementGpuSeconds: 1000 }],
   running: [],
@@ -63,6 +64,15 @@ describe("runClusterCycle", () => {
     const r = await runClusterCycle(ports, "c1");
     expect(calls).toEqual(["load c1 1000", "decide 1000", "apply x 10 10", "wake n1", "repair n2"]);
     expect(r).toMatchObject({ cycleId: "7", started: 1, loadMs: 10, decideMs: 10, applyMs: 10, tellMs: 10, totalMs: 40 });
+  });
+
+  it("reports the cycle in a line that names the cluster by its name, not its database id", async () => {
+    const { ports } = fakePorts();
+    const r = await runClusterCycle(ports, "c1");
+    expect(r).toMatchObject({ clusterId: "c1", cluster: "h100" });
+    expect(cycleLine(r)).toBe(
+      "cycle 7 h100: 1 started, 0 preempted, 0 lost, 0 killed; 0 pending, 0 running · load 10 ms, decide 10 ms, apply 10 ms",
+    );
   });
 
   it("tells the agents nothing when the apply (the commit point) fails", async () => {
@@ -124,7 +134,7 @@ describe("the start forecast (phase 5) never delays a cycle", () => {
     await new Promise((r) => setImmediate(r));
     await runClusterCycle(ports, "c1");
     expect(computed).toBe(2);
-    expect(log[0]).toMatch(/^start forecast for cluster c1 failed: out of memory$/);
+    expect(log[0]).toMatch(/^start forecast for cluster h100 failed: out of memory$/);
   });
 });
 
@@ -189,7 +199,7 @@ describe("the stored start forecast stays current", () => {
     await after(1090);
     await after(1200);
     expect(cleared).toEqual([1000]);
-    expect(log).toEqual(["start forecast for cluster c1 is taking too long; the older forecasts were dropped"]);
+    expect(log).toEqual(["start forecast for cluster h100 is taking too long; the older forecasts were dropped"]);
     expect([computed, written]).toEqual([1, []]);
   });
 });
