@@ -14,6 +14,7 @@ import { JobCgroups } from "./cgroup";
 import { AGENT_PID_FILE, claimNodeFolder, type FenceWatchNode } from "./fence-watch";
 import { jobIdsFor, type JobIdentity } from "./job-identity";
 import { JobRunner } from "./runner";
+import { sourceRelease } from "./release";
 
 /**
  * Time between heartbeats while job output is left to upload: a node sends at most one beat's logs
@@ -24,7 +25,9 @@ export const LOG_CATCH_UP_MS = 1000;
 /** SIGTERM to SIGKILL for job processes found at start that this agent has no record of (strays.ts). */
 export const STRAY_GRACE_MS = 5000;
 
-export const AGENT_VERSION = `tranche-agent/0.1.0 (protocol ${AGENT_PROTOCOL_VERSION})`;
+const RELEASE = sourceRelease();
+/** What the agent reports: the package version, the protocol and, from a checkout, its release's commit. */
+export const AGENT_VERSION = `tranche-agent/0.1.0 (protocol ${AGENT_PROTOCOL_VERSION}${RELEASE ? `, release ${RELEASE}` : ""})`;
 
 export interface NodeAgentOptions {
   server: string;
