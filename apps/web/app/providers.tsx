@@ -3,6 +3,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
+import { LIMITS } from "@tranche/contracts";
 import type { AppRouter } from "@tranche/api";
 import { TRPCProvider } from "../lib/trpc";
 
@@ -17,7 +18,9 @@ const retry = (failures: number, error: unknown) =>
 export function Providers({ children }: { children: ReactNode }) {
   const [queryClient] = useState(() => new QueryClient({ defaultOptions: { queries: { staleTime: 2_000, retry } } }));
   const [trpcClient] = useState(() =>
-    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: "/api/trpc", transformer: superjson })] }),
+    createTRPCClient<AppRouter>({
+      links: [httpBatchLink({ url: "/api/trpc", transformer: superjson, maxItems: LIMITS.trpcBatchCalls })],
+    }),
   );
   return (
     <QueryClientProvider client={queryClient}>

@@ -21,6 +21,15 @@ export const LIMITS = {
    */
   queueRows: 500,
   queueRowsMax: 10_000,
+  /**
+   * Calls one person may have in flight at once in one web process, REST and tRPC together (a tRPC
+   * batch counts each call), and calls in one tRPC batch (the web app's client batches no more).
+   * A person's requests share the web process's event loop and database pool with everyone else's and
+   * with the node agents' heartbeats: a batch of 150 large queue reads held the loop for 90 s, the
+   * agents heard nothing for their 30 s timeout and stopped every running job (a security audit).
+   */
+  callsInFlightPerUser: 16,
+  trpcBatchCalls: 16,
   /** Characters of a job's command. */
   commandChars: 10_000,
   /** Characters of a job's name. */

@@ -51,6 +51,7 @@ import { handleSessionRest, isSessionOpen, redirect, type SessionOrigins } from 
 import { serveSessionsHost } from "./sessions-host";
 import { TooLarge, errorResponse, json, noQuery, parse, pathSegment, queryBoolean, queryNumber, queryOf, readJson } from "./io";
 import { TooManyRequests } from "../too-many-requests";
+import { enterCalls } from "../request-gate";
 import { logDownload } from "./log-download";
 import { buildOpenApi } from "./openapi";
 
@@ -114,107 +115,112 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     }
     if (auth instanceof Response) return auth;
     const actor = auth;
-    const { prisma } = deps;
-    const [head, id, tail] = parts;
+    const leave = enterCalls(actor.id);
+    try {
+      const { prisma } = deps;
+      const [head, id, tail] = parts;
 
-    if (head === "me" && parts.length === 1 && method === "GET") return json({ user: actor });
-    const rules = await handleJobRulesRest(req, method, parts, actor, prisma);
-    if (rules) return rules;
-    const session = await handleSessionRest(req, method, parts, actor, prisma, deps.origins);
-    if (session) return session;
-    const nodes = await handleNodeRest(req, method, parts, actor, prisma);
-    if (nodes) return nodes;
-    if (head === "clusters" && parts.length === 1 && method === "GET") {
-      noQuery(req, "the cluster list's query");
-      const clusters = await prisma.cluster.findMany({
-        orderBy: { name: "asc" },
-        include: { nodes: { select: { gpuCount: true, state: true } } },
-      });
-      return json({
-        clusters: clusters.map((c) => ({
-          name: c.name,
-          gpuType: c.gpuType,
-          nodes: c.nodes.length,
-          gpus: c.nodes.reduce((s, n) => s + n.gpuCount, 0),
-          readyGpus: c.nodes.filter((n) => n.state === "READY").reduce((s, n) => s + n.gpuCount, 0),
-          maxMinRuntime: c.maxMinRuntimeSec,
-          policy: clusterPolicyView(c),
-        })),
-      });
+      if (head === "me" && parts.length === 1 && method === "GET") return json({ user: actor });
+      const rules = await handleJobRulesRest(req, method, parts, actor, prisma);
+      if (rules) return rules;
+      const session = await handleSessionRest(req, method, parts, actor, prisma, deps.origins);
+      if (session) return session;
+      const nodes = await handleNodeRest(req, method, parts, actor, prisma);
+      if (nodes) return nodes;
+      if (head === "clusters" && parts.length === 1 && method === "GET") {
+        noQuery(req, "the cluster list's query");
+        const clusters = await prisma.cluster.findMany({
+          orderBy: { name: "asc" },
+          include: { nodes: { select: { gpuCount: true, state: true } } },
+        });
+        return json({
+          clusters: clusters.map((c) => ({
+            name: c.name,
+            gpuType: c.gpuType,
+            nodes: c.nodes.length,
+            gpus: c.nodes.reduce((s, n) => s + n.gpuCount, 0),
+            readyGpus: c.nodes.filter((n) => n.state === "READY").reduce((s, n) => s + n.gpuCount, 0),
+            maxMinRuntime: c.maxMinRuntimeSec,
+            policy: clusterPolicyView(c),
+          })),
+        });
+      }
+      if (head === "jobs") {
+        if (parts.length === 1 && method === "POST") {
+          const input = parse(submitJobInput, await readJson(req));
+          return json({ job: await submitJob(prisma, actor, input) }, 201);
+        }
+        if (parts.length === 2 && id === "batch" && method === "POST") {
+          const input = parse(submitJobBatchInput, await readJson(req, { limit: LIMITS.batchRequestBytes }));
+          return json({ jobs: await submitJobs(prisma, actor, input.jobs) }, 201);
+        }
+        if (parts.length === 1 && method === "GET") {
+          const q = queryOf(req);
+          const input = parse(listJobsInput, { ...q, limit: queryNumber(q.limit), active: queryBoolean(q.active) });
+          return json({ jobs: await listJobs(prisma, actor, input) });
+        }
+        const jobId = parse(jobIdInput, { id }).id;
+        if (parts.length === 2 && method === "GET") return json({ job: await getJob(prisma, actor, jobId) });
+        if (parts.length === 2 && method === "DELETE") return json({ job: await cancelJob(prisma, actor, jobId) });
+        if (parts.length === 3 && tail === "cancel" && method === "POST")
+          return json({ job: await cancelJob(prisma, actor, jobId) });
+        // Hold (pending -> HELD: the scheduler skips it) and release: its owner, operators and admins.
+        if (parts.length === 3 && (tail === "hold" || tail === "release") && method === "POST")
+          return json({ job: await setJobHeld(prisma, actor, jobId, tail === "hold") });
+        if (parts.length === 3 && tail === "logs" && method === "GET") {
+          const q = parse(jobLogsQuery, queryOf(req));
+          return json(await getJobLogPage(prisma, actor, jobId, q));
+        }
+        if (parts.length === 4 && tail === "logs" && parts[3] === "download" && method === "GET") {
+          const { stream } = parse(jobLogDownloadQuery, queryOf(req));
+          return logDownload(jobId, stream, await jobLogText(prisma, actor, jobId, stream));
+        }
+        if (parts.length === 3 && tail === "events" && method === "GET") {
+          noQuery(req, "the job timeline's query");
+          const d = await getJobDetail(prisma, actor, jobId);
+          return json({ job: d.job, events: d.events, segments: d.segments });
+        }
+      }
+      if (head === "queue" && method === "GET" && parts.length <= 2) {
+        const params = queryOf(req);
+        // The cluster is named in the path, or by ?cluster= (which then is no parameter of the queue's query).
+        const cluster = id ?? params.cluster;
+        if (id === undefined) delete params.cluster;
+        if (!cluster)
+          return errorResponse("BAD_INPUT", "Name a cluster: /api/v1/queue/<cluster>", [
+            { path: "cluster", message: "cluster is required" },
+          ]);
+        const bad = clusterName.safeParse(cluster);
+        if (!bad.success) {
+          const issues = fieldIssues(bad.error).map((i) => ({ ...i, path: "cluster" }));
+          return errorResponse("BAD_INPUT", issuesSentence(issues), issues);
+        }
+        const { limit } = parse(queueQuery, params);
+        return json(await getQueue(prisma, cluster, { limit }));
+      }
+      if (head === "budgets" && parts.length === 1 && method === "GET") {
+        noQuery(req, "the budget tree's query");
+        return json(await getBudgetTree(prisma, actor));
+      }
+      // Your API tokens, without their secrets, and revoking one (a leaked one, from the machine that
+      // still works). Not creating one: a stolen token must not mint another that outlives its revoke.
+      // Who changed which allocation when (the budgets page's history), newest first.
+      if (head === "allocation-changes" && parts.length === 1 && method === "GET") {
+        const q = parse(allocationChangesQuery, queryOf(req));
+        return json({ changes: await listAllocationChanges(prisma, q) });
+      }
+      if (head === "tokens" && parts.length === 1 && method === "GET") {
+        noQuery(req, "the token list's query");
+        return json({ tokens: await listApiTokens(prisma, actor) });
+      }
+      if (head === "tokens" && parts.length === 3 && tail === "revoke" && method === "POST")
+        return json({ token: await revokeApiToken(prisma, actor, parse(revokeTokenInput, { id }).id) });
+      const admin = await handleAdminRest(req, method, parts, actor, prisma, deps.whatIfLimiter);
+      if (admin) return admin;
+      return errorResponse("NOT_FOUND", `No such endpoint: ${method} /api/v1${path}`);
+    } finally {
+      leave();
     }
-    if (head === "jobs") {
-      if (parts.length === 1 && method === "POST") {
-        const input = parse(submitJobInput, await readJson(req));
-        return json({ job: await submitJob(prisma, actor, input) }, 201);
-      }
-      if (parts.length === 2 && id === "batch" && method === "POST") {
-        const input = parse(submitJobBatchInput, await readJson(req, { limit: LIMITS.batchRequestBytes }));
-        return json({ jobs: await submitJobs(prisma, actor, input.jobs) }, 201);
-      }
-      if (parts.length === 1 && method === "GET") {
-        const q = queryOf(req);
-        const input = parse(listJobsInput, { ...q, limit: queryNumber(q.limit), active: queryBoolean(q.active) });
-        return json({ jobs: await listJobs(prisma, actor, input) });
-      }
-      const jobId = parse(jobIdInput, { id }).id;
-      if (parts.length === 2 && method === "GET") return json({ job: await getJob(prisma, actor, jobId) });
-      if (parts.length === 2 && method === "DELETE") return json({ job: await cancelJob(prisma, actor, jobId) });
-      if (parts.length === 3 && tail === "cancel" && method === "POST")
-        return json({ job: await cancelJob(prisma, actor, jobId) });
-      // Hold (pending -> HELD: the scheduler skips it) and release: its owner, operators and admins.
-      if (parts.length === 3 && (tail === "hold" || tail === "release") && method === "POST")
-        return json({ job: await setJobHeld(prisma, actor, jobId, tail === "hold") });
-      if (parts.length === 3 && tail === "logs" && method === "GET") {
-        const q = parse(jobLogsQuery, queryOf(req));
-        return json(await getJobLogPage(prisma, actor, jobId, q));
-      }
-      if (parts.length === 4 && tail === "logs" && parts[3] === "download" && method === "GET") {
-        const { stream } = parse(jobLogDownloadQuery, queryOf(req));
-        return logDownload(jobId, stream, await jobLogText(prisma, actor, jobId, stream));
-      }
-      if (parts.length === 3 && tail === "events" && method === "GET") {
-        noQuery(req, "the job timeline's query");
-        const d = await getJobDetail(prisma, actor, jobId);
-        return json({ job: d.job, events: d.events, segments: d.segments });
-      }
-    }
-    if (head === "queue" && method === "GET" && parts.length <= 2) {
-      const params = queryOf(req);
-      // The cluster is named in the path, or by ?cluster= (which then is no parameter of the queue's query).
-      const cluster = id ?? params.cluster;
-      if (id === undefined) delete params.cluster;
-      if (!cluster)
-        return errorResponse("BAD_INPUT", "Name a cluster: /api/v1/queue/<cluster>", [
-          { path: "cluster", message: "cluster is required" },
-        ]);
-      const bad = clusterName.safeParse(cluster);
-      if (!bad.success) {
-        const issues = fieldIssues(bad.error).map((i) => ({ ...i, path: "cluster" }));
-        return errorResponse("BAD_INPUT", issuesSentence(issues), issues);
-      }
-      const { limit } = parse(queueQuery, params);
-      return json(await getQueue(prisma, cluster, { limit }));
-    }
-    if (head === "budgets" && parts.length === 1 && method === "GET") {
-      noQuery(req, "the budget tree's query");
-      return json(await getBudgetTree(prisma, actor));
-    }
-    // Your API tokens, without their secrets, and revoking one (a leaked one, from the machine that
-    // still works). Not creating one: a stolen token must not mint another that outlives its revoke.
-    // Who changed which allocation when (the budgets page's history), newest first.
-    if (head === "allocation-changes" && parts.length === 1 && method === "GET") {
-      const q = parse(allocationChangesQuery, queryOf(req));
-      return json({ changes: await listAllocationChanges(prisma, q) });
-    }
-    if (head === "tokens" && parts.length === 1 && method === "GET") {
-      noQuery(req, "the token list's query");
-      return json({ tokens: await listApiTokens(prisma, actor) });
-    }
-    if (head === "tokens" && parts.length === 3 && tail === "revoke" && method === "POST")
-      return json({ token: await revokeApiToken(prisma, actor, parse(revokeTokenInput, { id }).id) });
-    const admin = await handleAdminRest(req, method, parts, actor, prisma, deps.whatIfLimiter);
-    if (admin) return admin;
-    return errorResponse("NOT_FOUND", `No such endpoint: ${method} /api/v1${path}`);
   } catch (e) {
     if (e instanceof ZodError) {
       // A batch of 1,000 bad items would make a very long message: it names the first ten, counts the rest.

@@ -1,5 +1,5 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { appRouter, crossSiteRefusal, trpcResponseMeta } from "@tranche/api";
+import { appRouter, crossSiteRefusal, enterCalls, TooManyRequests, trpcResponseMeta } from "@tranche/api";
 import { DATABASE_UNAVAILABLE_SENTENCE, isDatabaseUnavailable } from "@tranche/db";
 import { formatBytes, LIMITS } from "@tranche/contracts";
 import { TRPCError } from "@trpc/server";
@@ -22,7 +22,13 @@ async function signedInUser(req: Request) {
 /** The largest tRPC body (the REST batch's): past it a 413 that says so, not a JSON error from a body cut short. */
 const TRPC_BODY_BYTES = LIMITS.batchRequestBytes;
 
-function handler(req: Request) {
+/** How many procedures a request calls: a batch names them in its path, comma-separated. */
+function callsIn(req: Request): number {
+  const path = new URL(req.url).pathname.replace(/^\/api\/trpc\/?/, "");
+  return path === "" ? 1 : path.split(",").length;
+}
+
+async function handler(req: Request) {
   // The web app's own pages are the only callers with a cookie: refuse what another site makes a browser send.
   const refusal = req.headers.has("cookie") ? crossSiteRefusal(req, [publicUrl()]) : null;
   if (refusal) return Response.json({ error: { code: "FORBIDDEN", message: refusal } }, { status: 403 });
@@ -37,13 +43,42 @@ function handler(req: Request) {
       },
       { status: 413 },
     );
-  return fetchRequestHandler({
-    endpoint: "/api/trpc",
-    req,
-    router: appRouter,
-    createContext: async () => ({ prisma: db(), user: await signedInUser(req), origin: new URL(req.url).origin }),
-    responseMeta: trpcResponseMeta,
-  });
+  // A person's calls in flight are bounded (request-gate.ts); a batch past LIMITS.trpcBatchCalls is a 400 (tRPC's).
+  const calls = callsIn(req);
+  let user: Awaited<ReturnType<typeof signedInUser>> = null;
+  let leave = () => {};
+  try {
+    user = await signedInUser(req);
+    if (user && calls <= LIMITS.trpcBatchCalls) leave = enterCalls(user.id, calls);
+  } catch (e) {
+    if (e instanceof TooManyRequests)
+      return Response.json(
+        { error: { code: "TOO_MANY_REQUESTS", message: e.message } },
+        { status: 429, headers: { "retry-after": String(e.retryAfterSec) } },
+      );
+    // Each call answers what failed (the database away: a 503 with Retry-After), as in the context.
+    const failed: unknown = e;
+    return fetchRequestHandler({
+      endpoint: "/api/trpc",
+      req,
+      router: appRouter,
+      maxBatchSize: LIMITS.trpcBatchCalls,
+      createContext: () => Promise.reject(failed),
+      responseMeta: trpcResponseMeta,
+    });
+  }
+  try {
+    return await fetchRequestHandler({
+      endpoint: "/api/trpc",
+      req,
+      router: appRouter,
+      maxBatchSize: LIMITS.trpcBatchCalls,
+      createContext: async () => ({ prisma: db(), user, origin: new URL(req.url).origin }),
+      responseMeta: trpcResponseMeta,
+    });
+  } finally {
+    leave();
+  }
 }
 
 export { handler as GET, handler as POST };

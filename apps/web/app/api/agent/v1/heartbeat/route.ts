@@ -1,13 +1,13 @@
 import { LIMITS, readBodyText } from "@tranche/contracts";
 import { agentReplyHeaders, handleAgentRequest } from "@tranche/domain/runtime";
-import { db } from "../../../../../server/db";
+import { agentDb } from "../../../../../server/db";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 // Agent protocol (packages/contracts/src/agent.ts): a thin adapter over the domain's handler.
 export async function POST(req: Request) {
-  const reply = await handleAgentRequest(db(), {
+  const reply = await handleAgentRequest(agentDb(), {
     method: "POST",
     route: "heartbeat",
     authorization: req.headers.get("authorization"),

@@ -1,6 +1,6 @@
 import { LIMITS, readBodyText } from "@tranche/contracts";
 import { AgentWakeups, agentReplyHeaders, handleAgentRequest } from "@tranche/domain/runtime";
-import { db } from "../../../../../server/db";
+import { agentDb } from "../../../../../server/db";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -15,7 +15,7 @@ export async function POST(req: Request) {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error("DATABASE_URL is not set: start the web app through `npm start`.");
   const reply = await handleAgentRequest(
-    db(),
+    agentDb(),
     {
       method: "POST",
       route: "wait",
