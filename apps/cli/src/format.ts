@@ -14,6 +14,24 @@ export function printable(s: string): string {
   return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
 }
 
+/**
+ * A job's output as a terminal shows it (`tranche logs`): its control characters written out as `cat -v`
+ * and `less` write them (ESC as ^[, CR as ^M, DEL as ^?, a C1 character as <U+009B>) instead of sent,
+ * keeping line breaks and tabs. Nothing it prints can move the cursor, clear the screen, retitle the
+ * window, write the clipboard (OSC 52) or, with a CR, overwrite the node a line starts with. Colour
+ * sequences (ESC[31m) are written out too: telling a harmless one from the rest means parsing them, and
+ * `--raw` prints them as they are. Unlike printable(), nothing is dropped: a log is read to debug it.
+ */
+export function visible(s: string): string {
+  // eslint-disable-next-line no-control-regex -- the control characters are what this writes out
+  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => {
+    const code = c.charCodeAt(0);
+    if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`;
+    if (code === 0x7f) return "^?";
+    return `<U+${code.toString(16).toUpperCase().padStart(4, "0")}>`;
+  });
+}
+
 /** Plain-text tables for terminals: columns padded to the widest cell, long cells cut with … */
 export function table(head: string[], rows: (string | number)[][], maxWidth = process.stdout.columns || 160): string {
   const cells = rows.map((r) => r.map((c) => String(c)));

@@ -1,8 +1,10 @@
-// `tranche logs [-f] [--stderr] JOB`: a job's output, read page by page from GET /api/v1/jobs/{id}/logs.
+// `tranche logs [-f] [--stderr] [--raw] JOB`: a job's output, read page by page from GET /api/v1/jobs/{id}/logs.
+// On a terminal its control characters are written out (^[, ^M) rather than sent, unless --raw.
 import type { Command } from "commander";
 import { formatBytes, nodeLineLabeller, type JobLogPage, type JobView, type LogChunkView } from "@tranche/contracts";
 import { api, CliError, loadConfig } from "./client";
 import type { JobDetail } from "./explain";
+import { visible } from "./format";
 import { countOption } from "./options";
 
 const PAGE = 1000;
@@ -17,12 +19,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export function registerLogs(program: Command, json: () => boolean): void {
   program
     .command("logs")
-    .description("a job's output (stdout, or stderr with --stderr); -f follows it until the job ends")
+    .description(
+      "a job's output (stdout, or stderr with --stderr); -f follows it until the job ends. On a terminal its control characters show as ^[, ^M instead of acting (--raw: as printed)",
+    )
     .argument("<job>", "job id")
     .option("-f, --follow", "keep printing new output until the job ends", false)
     .option("--stderr", "the job's stderr instead of its stdout", false)
     .option("--tail <n>", "start with the last N chunks of output instead of the whole log")
-    .action(async (id: string, o: { follow: boolean; stderr: boolean; tail?: string }) => {
+    .option(
+      "--raw",
+      "print the output's bytes as they are, escape sequences included, also on a terminal (where its control characters are otherwise shown as ^[, ^M; piped output is always as printed)",
+      false,
+    )
+    .action(async (id: string, o: { follow: boolean; stderr: boolean; tail?: string; raw: boolean }) => {
       if (!/^\d{1,10}$/.test(id)) throw new CliError(`job must be a job id (a number), got '${id}'`);
       const tail = o.tail === undefined ? null : countOption("--tail", o.tail, PAGE);
       const cfg = loadConfig();
@@ -38,7 +47,9 @@ export function registerLogs(program: Command, json: () => boolean): void {
         return d.segments.flatMap((s) => s.placements.map((p) => p.node));
       };
       await print(first, {
-        show: json() ? async (chunks) => chunks.map((c) => JSON.stringify(c) + "\n") : logText(nodesOfJob),
+        show: json()
+          ? async (chunks) => chunks.map((c) => JSON.stringify(c) + "\n")
+          : logText(nodesOfJob, { visible: showsControls(o.raw, process.stdout.isTTY) }),
         follow: o.follow,
         whole: tail === null,
         next: (after) => read(`&after=${after}&limit=${PAGE}`),
@@ -83,12 +94,26 @@ async function print(
 }
 
 /**
+ * Whether `tranche logs` writes out a job's control characters (visible()) rather than sending them: on a
+ * terminal, where a job's output could otherwise retitle it, clear it, write its clipboard or overwrite
+ * the node a line starts with; not with --raw, nor into a pipe or file, which keeps the bytes printed.
+ */
+export function showsControls(raw: boolean, isTTY: boolean | undefined): boolean {
+  return !raw && isTTY === true;
+}
+
+/**
  * A job's log chunks as text: each line labelled with its node ("[h100-29] step 44") when the job's
  * output comes from several nodes, as on the job page; as printed when from one. The job's nodes are
  * those of its runs (`nodesOfJob`), asked when a chunk comes from a node not yet among them: once for
  * a job that ran on one node, again when a followed job starts, or is requeued onto another node.
+ * With `visible`, control characters are written out after labelling, labels included: lines break at
+ * line breaks only, and a CR inside a line shows as ^M, so no line can pass for another node's.
  */
-export function logText(nodesOfJob: () => Promise<string[]>): (chunks: readonly LogChunkView[]) => Promise<string[]> {
+export function logText(
+  nodesOfJob: () => Promise<string[]>,
+  o: { visible: boolean } = { visible: false },
+): (chunks: readonly LogChunkView[]) => Promise<string[]> {
   const nodes = new Set<string>();
   const label = nodeLineLabeller();
   return async (chunks) => {
@@ -96,7 +121,10 @@ export function logText(nodesOfJob: () => Promise<string[]>): (chunks: readonly 
       for (const n of await nodesOfJob()) nodes.add(n);
       for (const c of chunks) if (c.node !== null) nodes.add(c.node);
     }
-    return chunks.map((c) => label(c, nodes.size > 1));
+    return chunks.map((c) => {
+      const text = label(c, nodes.size > 1);
+      return o.visible ? visible(text) : text;
+    });
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gpus, printable, stoppingText, validity, when } from "../src/format";
+import { gpus, printable, stoppingText, validity, visible, when } from "../src/format";
 
 describe("CLI words", () => {
   it("counts GPUs as a person writes them", () => {
@@ -33,5 +33,12 @@ describe("CLI words", () => {
     expect(printable("a\u0000b\u0008c\u007fd")).toBe("abcd");
     // Its own layout stays: line breaks and tabs, and every printable character.
     expect(printable("ID\tNAME\n1\tZoë 山田 →")).toBe("ID\tNAME\n1\tZoë 山田 →");
+  });
+
+  it("writes a log's control characters out as cat -v does, keeping line breaks and tabs", () => {
+    expect(visible("\x1b]0;title\x07\x1b[2J\x1b[1;32mgreen\x1b[0m\r\n\tnul\x00 del\x7f csi\x9b2J nel\x85 é ✓\n")).toBe(
+      "^[]0;title^G^[[2J^[[1;32mgreen^[[0m^M\n\tnul^@ del^? csi<U+009B>2J nel<U+0085> é ✓\n",
+    );
+    expect(visible("plain line\n")).toBe("plain line\n");
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LogChunkView } from "@tranche/contracts";
-import { logText } from "../src/logs";
+import { logText, showsControls } from "../src/logs";
 
 const chunk = (cursor: number, node: string | null, text: string): LogChunkView => ({
   cursor: String(cursor),
@@ -48,5 +48,36 @@ describe("tranche logs", () => {
     ]);
     expect(await show([chunk(4, "n1", "epoch 3\n")])).toEqual(["[n1] epoch 3\n"]);
     expect(asked.count).toBe(2);
+  });
+
+  // A job's output as a manager's terminal would receive it: a CR back to the line's start and a forged
+  // node label, a window title (OSC 0), a screen clear and a clipboard write (OSC 52).
+  const forged = "\r[b200-99] FORGED line\n\x1b]0;pwned\x07\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07\x1b[31mred\x1b[0m\tok\n";
+
+  it("writes out a job's control characters on a terminal, after the node labels, so no line passes for another node's", async () => {
+    const show = logText(nodesOf(["b200-4", "b200-5"]).nodesOfJob, { visible: true });
+    const shown = (await show([chunk(1, "b200-4", forged), chunk(2, "b200-5", "step 1\r\x9b2J\n")])).join("");
+    expect(shown).toBe(
+      "[b200-4] ^M[b200-99] FORGED line\n" +
+        "[b200-4] ^[]0;pwned^G^[[2J^[]52;c;cm0gLXJmIH4=^G^[[31mred^[[0m\tok\n" +
+        "[b200-5] step 1^M<U+009B>2J\n",
+    );
+    // Nothing left that a terminal acts on but line breaks and tabs.
+    // eslint-disable-next-line no-control-regex -- the control characters are what must not remain
+    expect(shown).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  });
+
+  it("writes out control characters of a one-node job too, and keeps its bytes where asked for them", async () => {
+    expect(await logText(nodesOf(["b200-4"]).nodesOfJob, { visible: true })([chunk(1, "b200-4", "a\x1b[2Jb\r\n")])).toEqual([
+      "a^[[2Jb^M\n",
+    ]);
+    expect(await logText(nodesOf(["b200-4"]).nodesOfJob, { visible: false })([chunk(1, "b200-4", forged)])).toEqual([forged]);
+  });
+
+  it("writes control characters out on a terminal only, and not with --raw", () => {
+    expect(showsControls(false, true)).toBe(true);
+    expect(showsControls(true, true)).toBe(false);
+    expect(showsControls(false, false)).toBe(false);
+    expect(showsControls(false, undefined)).toBe(false);
   });
 });
