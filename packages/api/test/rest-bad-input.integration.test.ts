@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiToken } from "@tranche/domain";
 import { handleRest } from "../src/rest";
-import { TEST_ORIGINS, callRest, goodJob, makeWorld, type World } from "./fixtures";
+import { TEST_ORIGINS, callRest, goodJob, makeWorld, runningSession, type World } from "./fixtures";
 
 // Bad input at the REST entry points (audit s33): a missing field is "required", job ids are digits,
 // path segments that cannot be read are 400 (never 500), and a job's env may not set what the agent
@@ -165,6 +165,49 @@ describe("a list's query parameters", () => {
     expect((await call("GET", "/queue/h100?limit=1")).body.pending).toHaveLength(1);
     expect((await call("GET", "/queue?cluster=h100&limit=1")).body.pending).toHaveLength(1);
     expect((await call("GET", "/users", { token: admin })).status).toBe(200);
+    expect(await w.counts()).toEqual(before);
+  });
+});
+
+describe("a query's parameters, as any route reads them", () => {
+  it("__proto__ is a parameter like any other, a parameter given twice is 400 naming it, and routes without a query refuse one", async () => {
+    const admin = (await createApiToken(w.db.prisma, w.users.admin, { name: "test" })).token;
+    const job = await call("POST", "/jobs", { body: { ...goodJob, name: "queried" } });
+    expect(job.status).toBe(201);
+    const jobId = job.body.job.id as number;
+    const session = await runningSession(w, w.users.ada, 1);
+    const node = (await w.db.prisma.node.findFirstOrThrow({ orderBy: { name: "asc" } })).name;
+    const before = await w.counts();
+    for (const [path, says, token = adaToken] of [
+      // __proto__ was left out of the strict check.
+      ["/jobs?__proto__=1", "__proto__: unknown field '__proto__' in"],
+      ["/budgets?__proto__=1", "__proto__: unknown field '__proto__' in the budget tree's query (fields: none)"],
+      ["/queue/h100?__proto__=x", "__proto__: unknown field '__proto__' in the queue's query (fields: limit)"],
+      [`/jobs/${jobId}/logs?__proto__=1`, "__proto__: unknown field '__proto__' in"],
+      ["/users?__proto__=1", "__proto__: unknown field '__proto__' in the user list's query (fields: none)", admin],
+      // The last of a repeated parameter was kept: the queue of b200 answered for ?cluster=h100&cluster=b200.
+      ["/jobs?limit=&limit=5", "limit is given twice"],
+      ["/jobs?active=true&limit=1&active=false", "active is given twice"],
+      ["/queue?cluster=h100&cluster=b200", "cluster is given twice"],
+      ["/queue/h100?limit=1&limit=1", "limit is given twice"],
+      [`/jobs/${jobId}/logs?stream=stdout&stream=stderr`, "stream is given twice"],
+      // Routes that take no query ignored any.
+      ["/me?x=1", "x: unknown field 'x' in the signed-in user's query (fields: none)"],
+      ["/me/webhook?x=1", "x: unknown field 'x' in the webhook's query (fields: none)"],
+      [`/jobs/${jobId}?x=1`, "x: unknown field 'x' in a job's query (fields: none)"],
+      [`/nodes/${node}?x=1`, "x: unknown field 'x' in a node's query (fields: none)"],
+      ["/openapi.json?x=1", "x: unknown field 'x' in the OpenAPI document's query (fields: none)"],
+      [`/sessions/${session.id}/open?state=abc&x=1`, "x: unknown field 'x' in a session link's query (fields: state)"],
+      [`/sessions/${session.id}/open?state=a&state=b`, "state is given twice"],
+    ] as const) {
+      const r = await call("GET", path, { token });
+      expect([r.status, r.body.error?.message], path).toEqual([400, expect.stringContaining(says)]);
+    }
+    const twice = await call("GET", "/jobs?limit=1&limit=2");
+    expect(twice.body.error.issues).toEqual([{ path: "limit", message: "limit is given twice; give it once" }]);
+    // Without a query they answer as before.
+    for (const path of ["/me", "/me/webhook", `/jobs/${jobId}`, `/nodes/${node}`, "/openapi.json", "/queue?cluster=h100&limit=1"])
+      expect((await call("GET", path)).status, path).toBe(200);
     expect(await w.counts()).toEqual(before);
   });
 });

@@ -102,6 +102,7 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     if (deps.origins?.sessions && addressedTo(req.headers, deps.origins.sessions))
       return await serveSessionsHost(req, method, deps.prisma, { app: deps.origins.app, sessions: deps.origins.sessions });
     if (parts.length === 1 && parts[0] === "openapi.json" && method === "GET") {
+      noQuery(req, "the OpenAPI document's query");
       return json(buildOpenApi(new URL(req.url).origin + "/api/v1"));
     }
     const opening = isSessionOpen(method, parts);
@@ -120,7 +121,10 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
       const { prisma } = deps;
       const [head, id, tail] = parts;
 
-      if (head === "me" && parts.length === 1 && method === "GET") return json({ user: actor });
+      if (head === "me" && parts.length === 1 && method === "GET") {
+        noQuery(req, "the signed-in user's query");
+        return json({ user: actor });
+      }
       const rules = await handleJobRulesRest(req, method, parts, actor, prisma);
       if (rules) return rules;
       const session = await handleSessionRest(req, method, parts, actor, prisma, deps.origins);
@@ -160,7 +164,10 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
           return json({ jobs: await listJobs(prisma, actor, input) });
         }
         const jobId = parse(jobIdInput, { id }).id;
-        if (parts.length === 2 && method === "GET") return json({ job: await getJob(prisma, actor, jobId) });
+        if (parts.length === 2 && method === "GET") {
+          noQuery(req, "a job's query");
+          return json({ job: await getJob(prisma, actor, jobId) });
+        }
         if (parts.length === 2 && method === "DELETE") return json({ job: await cancelJob(prisma, actor, jobId) });
         if (parts.length === 3 && tail === "cancel" && method === "POST")
           return json({ job: await cancelJob(prisma, actor, jobId) });

@@ -83,8 +83,22 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown): z.output<
 /**
  * A GET's query parameters as text, for the route's strict schema: a parameter it does not take is a
  * 400 naming it, as a bad value is (ignored, `?limit=10` on a list without a limit read as "all of it").
+ * A parameter given twice is a 400 naming it (the last one was kept: ?cluster=h100&cluster=b200 answered
+ * for b200). Every name is an own property of an object without a prototype, `__proto__` too, so the
+ * schema sees it as it sees any other name and refuses it where unknown.
  */
-export const queryOf = (req: Request): Record<string, string> => Object.fromEntries(new URL(req.url).searchParams);
+export function queryOf(req: Request): Record<string, string> {
+  const q = Object.create(null) as Record<string, string>;
+  const params = new URL(req.url).searchParams;
+  for (const [name, value] of params) {
+    if (Object.hasOwn(q, name)) {
+      const times = params.getAll(name).length;
+      throw new DomainError("BAD_INPUT", `${name} is given ${times === 2 ? "twice" : `${times} times`}; give it once`, name);
+    }
+    q[name] = value;
+  }
+  return q;
+}
 
 /** A number parameter's text as a number for the schema to check: "abc" is NaN, "limit must be a number". */
 export const queryNumber = (v: string | undefined): number | undefined => (v === undefined ? undefined : Number(v));

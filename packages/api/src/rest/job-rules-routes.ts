@@ -18,7 +18,7 @@ import {
   setWebhook,
   type Actor,
 } from "@tranche/domain";
-import { json, parse, queryBoolean, queryNumber, queryOf, readJson } from "./io";
+import { json, noQuery, parse, queryBoolean, queryNumber, queryOf, readJson } from "./io";
 
 /**
  * REST for arrays, dependencies, notifications, webhooks and per-user limits (handler.ts routes the
@@ -54,7 +54,10 @@ export async function handleJobRulesRest(
     }
   }
   if (head === "me" && id === "webhook" && parts.length === 2) {
-    if (method === "GET") return json(await getWebhook(prisma, actor));
+    if (method === "GET") {
+      noQuery(req, "the webhook's query");
+      return json(await getWebhook(prisma, actor));
+    }
     if (method === "PUT") return json(await setWebhook(prisma, actor, parse(setWebhookInput, await readJson(req)).url));
   }
   if (head === "budgets" && id === "user-limit" && parts.length === 2 && method === "PUT") {

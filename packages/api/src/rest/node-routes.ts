@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@tranche/db";
 import { NODE_ACTION_WORDS, nodeActionBody, nodeListQuery } from "@tranche/contracts";
 import { applyNodeAction, getNodeNamed, listNodesOf, requireNodeAction, revokeNodeCredential, type Actor } from "@tranche/domain";
-import { json, parse, queryOf, readJson } from "./io";
+import { json, noQuery, parse, queryOf, readJson } from "./io";
 
 /**
  * The nodes of /api/v1, for operators' scripts and `tranche nodes` / `tranche node`: what the nodes page
@@ -21,7 +21,10 @@ export async function handleNodeRest(
     const { cluster } = parse(nodeListQuery, queryOf(req));
     return json({ nodes: await listNodesOf(prisma, cluster) });
   }
-  if (parts.length === 2 && method === "GET") return json(await getNodeNamed(prisma, name!));
+  if (parts.length === 2 && method === "GET") {
+    noQuery(req, "a node's query");
+    return json(await getNodeNamed(prisma, name!));
+  }
   if (parts.length !== 3 || method !== "POST") return null;
   if (action === "revoke-credential") return json({ node: await revokeNodeCredential(prisma, actor, name!) });
   const nodeAction = Object.hasOwn(NODE_ACTION_WORDS, action!) ? NODE_ACTION_WORDS[action!]! : null;

@@ -1,7 +1,11 @@
 import type { PrismaClient } from "@tranche/db";
-import { extendSessionInput, jobIdInput, sessionProxyPath, startSessionInput } from "@tranche/contracts";
+import { z } from "zod";
+import { extendSessionInput, jobIdInput, sessionProxyPath, startSessionInput, strictObject } from "@tranche/contracts";
 import { extendSession, issueSessionTicket, ownSession, startSession, type Actor } from "@tranche/domain";
-import { errorResponse, json, parse, readJson } from "./io";
+import { errorResponse, json, parse, queryOf, readJson } from "./io";
+
+/** `GET /sessions/{id}/open`'s query: the sessions host's state, which binds the ticket to its browser. */
+const sessionOpenQuery = strictObject({ state: z.string().optional() }, "a session link's query");
 
 /** Where the web app is, and where sessions are served (null: not configured, so not served). */
 export interface SessionOrigins {
@@ -58,8 +62,8 @@ export async function handleSessionRest(
   }
   if (isSessionOpen(method, parts)) {
     const jobId = parse(jobIdInput, { id }).id;
+    const { state = "" } = parse(sessionOpenQuery, queryOf(req));
     if (!origins?.sessions) return errorResponse("UNAVAILABLE", NOT_SERVED);
-    const state = new URL(req.url).searchParams.get("state") ?? "";
     const ticket = await issueSessionTicket(prisma, actor, jobId, state);
     return redirect(`${origins.sessions}${proxyBase(jobId)}?${TICKET_PARAM}=${ticket}`);
   }
