@@ -10,7 +10,7 @@ import {
   waitResponseSchema,
 } from "@tranche/contracts";
 import { FakeGpus, NvidiaSmi, type GpuSource } from "./gpus";
-import { JobCgroups } from "./cgroup";
+import { cgroupNotice, JobCgroups } from "./cgroup";
 import { AGENT_PID_FILE, claimNodeFolder, type FenceWatchNode } from "./fence-watch";
 import { jobIdsFor, type JobIdentity } from "./job-identity";
 import { JobRunner } from "./runner";
@@ -171,6 +171,8 @@ export class NodeAgent {
     } catch (e) {
       this.log(`could not write ${AGENT_PID_FILE} (${(e as Error).message})`);
     }
+    const notice = cgroupNotice(this.opts.cgroups !== false, this.runner.cgroupBase !== null);
+    if (notice) this.log(notice);
     // Before the first report or launch: jobs a predecessor left running whose record is gone (a wiped
     // state folder) would run twice once the control plane requeues them. Adopted runs are kept.
     try {

@@ -80,3 +80,14 @@ export class JobCgroups {
     }
   }
 }
+
+/**
+ * The agent's line at start when jobs get no cgroup of their own though the operator did not turn them
+ * off (cgroup v1, a container, no root): the runner then follows a job by its process group alone, so a
+ * process that leaves the group (setsid) and clears its environment outlives its job unseen. Said once,
+ * so an operator who expected cgroups learns it from the log, not from a stray process.
+ */
+export function cgroupNotice(requested: boolean, available: boolean): string | null {
+  if (!requested || available) return null;
+  return "jobs get no cgroup of their own (cgroup v2 is not mounted writable at /sys/fs/cgroup): a job's processes are followed by their process group alone, so one that leaves it with setsid can outlive its job; run the agent as root on a host with cgroup v2 to close that";
+}

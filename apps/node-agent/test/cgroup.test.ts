@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { JobCgroups } from "../src/cgroup";
+import { cgroupNotice, JobCgroups } from "../src/cgroup";
 import { JobRunner } from "../src/runner";
 import { runAssignment } from "./support/assignment";
 
@@ -58,6 +58,13 @@ describe("JobCgroups (against a stand-in for the cgroup v2 mount)", () => {
     const cg = new JobCgroups("n1", tempDir());
     expect(cg.available).toBe(false);
     expect(cg.adopt("7", process.pid)).toBeNull();
+  });
+
+  it("an agent whose jobs get no cgroup says so once at start, unless the operator turned cgroups off", () => {
+    const cg = new JobCgroups("n1", tempDir());
+    expect(cgroupNotice(true, cg.available)).toMatch(/^jobs get no cgroup of their own .* can outlive its job/);
+    expect(cgroupNotice(false, cg.available)).toBeNull();
+    expect(cgroupNotice(true, new JobCgroups("n1", fakeMount()).available)).toBeNull();
   });
 
   it("makes tranche/<node>/<segment> and writes the job's first process into its cgroup.procs", () => {
