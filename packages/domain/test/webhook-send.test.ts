@@ -75,6 +75,23 @@ describe("webhook delivery", () => {
     expect(posts).toBe(0);
   });
 
+  it("a name that answers one of this host's own public addresses is refused before any POST", async () => {
+    let posts = 0;
+    const r = await sendWebhook("http://rebind.example/hook", "{}", 0, {
+      timeoutMs: 1_000,
+      allowPrivate: false,
+      resolve: async () => [{ address: "::ffff:192.0.2.2", family: 6 }],
+      hostAddresses: () => ["127.0.0.1", "192.0.2.2"],
+      post: async () => {
+        posts++;
+        return 200;
+      },
+    });
+    expect(r).toMatchObject({ ok: false, final: true });
+    expect(r.why).toMatch(/an address of this host \(::ffff:192\.0\.2\.2\)/);
+    expect(posts).toBe(0);
+  });
+
   it("postWebhook connects to the pinned address even for a name no resolver knows", async () => {
     const paths: string[] = [];
     const port = await receiver(200, paths);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isPrivateAddress, webhookTargetProblem } from "../src/notifications/webhook-target";
+import { isHostAddress, isPrivateAddress, webhookTargetProblem } from "../src/notifications/webhook-target";
 
 describe("webhook targets", () => {
   it("private, local and multicast addresses are recognised, public ones are not", () => {
@@ -86,5 +86,62 @@ describe("webhook targets", () => {
     const url = "https://nowhere.invalid/hook";
     expect(await webhookTargetProblem(url, { allowPrivate: false, unresolved: "accept" })).toBeNull();
     expect(await webhookTargetProblem(url, { allowPrivate: false })).toMatch(/could not be resolved/);
+  });
+
+  it("an address of this host is recognised in every form it can be written in", () => {
+    const own = ["127.0.0.1", "::1", "192.0.2.2", "2001:db8::5", "fe80::1%eth0"];
+    for (const a of [
+      "192.0.2.2",
+      "::ffff:192.0.2.2",
+      "::ffff:c000:202",
+      "0:0:0:0:0:ffff:c000:0202",
+      "::192.0.2.2",
+      "::ffff:0:192.0.2.2",
+      "64:ff9b::c000:202",
+      "2002:c000:202::1",
+      "2001:db8::5",
+      "2001:0DB8:0:0:0:0:0:0005",
+      "fe80::1",
+    ])
+      expect(isHostAddress(a, own), a).toBe(true);
+    for (const a of ["192.0.2.3", "93.184.216.34", "::ffff:c000:203", "2001:db8::6", "not an address"])
+      expect(isHostAddress(a, own), a).toBe(false);
+    // An IPv4-mapped interface address (some hosts list one) is its IPv4 address too.
+    expect(isHostAddress("192.0.2.9", ["::ffff:192.0.2.9"])).toBe(true);
+  });
+
+  it("a webhook at one of this host's own public addresses is refused, and allowed when the lab says so", async () => {
+    const hostAddresses = () => ["127.0.0.1", "::1", "192.0.2.2", "2001:db8::5"];
+    for (const url of [
+      "http://192.0.2.2:56001/ada",
+      "http://[::ffff:192.0.2.2]:56001/ada",
+      "http://[::ffff:c000:202]/ada",
+      "http://[2001:db8::5]/ada",
+      "http://3221225986/ada", // 192.0.2.2 as one number
+    ]) {
+      expect(await webhookTargetProblem(url, { allowPrivate: false, hostAddresses }), url).toMatch(/an address of this host/);
+      expect(await webhookTargetProblem(url, { allowPrivate: true, hostAddresses }), url).toBeNull();
+    }
+    // A name that resolves to one of them, among public ones, is refused too.
+    const resolve = async () => [
+      { address: "93.184.216.34", family: 4 },
+      { address: "192.0.2.2", family: 4 },
+    ];
+    expect(await webhookTargetProblem("https://hooks.example/x", { allowPrivate: false, hostAddresses, resolve })).toMatch(
+      /hooks\.example is an address of this host \(192\.0\.2\.2\)/,
+    );
+    expect(await webhookTargetProblem("http://192.0.2.3/ada", { allowPrivate: false, hostAddresses })).toBeNull();
+  });
+
+  it("by default the host's addresses are its interfaces' own", async () => {
+    const { networkInterfaces } = await import("node:os");
+    const own = Object.values(networkInterfaces())
+      .flatMap((l) => l ?? [])
+      .map((i) => i.address)
+      .filter((a) => !isPrivateAddress(a));
+    for (const a of own) {
+      const url = a.includes(":") ? `http://[${a}]/x` : `http://${a}/x`;
+      expect(await webhookTargetProblem(url, { allowPrivate: false }), url).toMatch(/an address of this host/);
+    }
   });
 });

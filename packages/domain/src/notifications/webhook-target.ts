@@ -1,12 +1,15 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import { networkInterfaces } from "node:os";
 
 /**
  * Where a webhook may point. A webhook is a request the platform makes on a user's behalf from inside
  * the lab's network, so by default it may not reach this host or a private network (loopback,
  * RFC 1918, carrier-grade NAT, link-local, benchmarking 198.18.0.0/15, IETF protocol assignments
  * 192.0.0.0/24, unique-local IPv6, multicast): otherwise any researcher
- * could make the worker POST to the embedded Postgres, an agent or a cloud metadata address.
+ * could make the worker POST to the embedded Postgres, an agent or a cloud metadata address. Nor may it
+ * reach any address of this host's own interfaces (isHostAddress), a public one included: a service
+ * listening on 0.0.0.0 answers there too.
  * `TRANCHE_WEBHOOK_ALLOW_PRIVATE=1` lifts the rule for labs whose hook receivers are internal.
  */
 export function privateWebhooksAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -74,6 +77,49 @@ function ipv6Groups(address: string): number[] | null {
   return groups.every((n) => Number.isInteger(n) && n >= 0 && n <= 0xffff) ? groups : null;
 }
 
+/**
+ * The forms an address can be compared by: an IPv4 address as is; an IPv6 address as its eight groups
+ * (zone dropped), plus the IPv4 address inside it when it carries one the way isPrivateAddress reads
+ * (mapped, compatible, translated, NAT64, 6to4). Empty for something that is not an address.
+ */
+function addressForms(address: string): string[] {
+  const v = isIP(address.replace(/%.*$/, ""));
+  if (v === 4) return [address];
+  if (v !== 6) return [];
+  const g = ipv6Groups(address);
+  if (g === null) return [];
+  const forms = [g.map((x) => x.toString(16)).join(":")];
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  if (zeros(0, 5) && (g[5] === 0xffff || g[5] === 0) && !zeros(6, 8)) forms.push(v4(g[6]!, g[7]!));
+  else if (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) forms.push(v4(g[6]!, g[7]!));
+  else if (g[0] === 0x64 && g[1] === 0xff9b) forms.push(v4(g[6]!, g[7]!));
+  else if (g[0] === 0x2002) forms.push(v4(g[1]!, g[2]!));
+  return forms;
+}
+
+/**
+ * True when `address` is one of `hostAddresses` (this host's own), in any of the forms it can be written
+ * in: 192.0.2.2 is also ::ffff:192.0.2.2 and ::ffff:c000:202. Pure: the caller gives the host's addresses.
+ */
+export function isHostAddress(address: string, hostAddresses: Iterable<string>): boolean {
+  const own = new Set<string>();
+  for (const a of hostAddresses) for (const f of addressForms(a)) own.add(f);
+  return addressForms(address).some((f) => own.has(f));
+}
+
+/** This host's own addresses, every family (os.networkInterfaces() by default; tests give their own). */
+export type HostAddresses = () => Iterable<string>;
+
+/**
+ * The addresses of the interfaces of the host this runs on, read at each check (an interface can gain an
+ * address). The web app checks a webhook when it is set and the worker before each POST; the two may
+ * run on different hosts, so each refuses its own host's addresses: the worker's check is the one that
+ * guards where the POST goes.
+ */
+export const systemHostAddresses: HostAddresses = () =>
+  Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
+
 /** An address a webhook's host resolved to, as `dns.lookup` gives it. */
 export interface ResolvedAddress {
   address: string;
@@ -93,16 +139,21 @@ const systemResolve: ResolveHost = (host) => lookup(host, { all: true, verbatim:
  */
 export type WebhookTarget = { problem: string } | { problem: null; pinned: ResolvedAddress[] | null };
 
+/** How checkWebhookTarget checks; everything but `unresolved` is there for tests. */
+export interface WebhookTargetOptions {
+  allowPrivate?: boolean;
+  unresolved?: "accept" | "refuse";
+  resolve?: ResolveHost;
+  hostAddresses?: HostAddresses;
+}
+
 /**
- * Checks `url` as a webhook now: its host may not resolve to a private address unless those are
- * allowed. Checked when the user sets it (a name that does not resolve yet is accepted then:
+ * Checks `url` as a webhook now: its host may not resolve to a private address, nor to an address of
+ * this host, unless those are allowed. Checked when the user sets it (a name that does not resolve yet is accepted then:
  * `unresolved: "accept"`) and again before each POST, where it must resolve (a name can be pointed
  * elsewhere after it was set), and the POST then connects to the addresses checked here.
  */
-export async function checkWebhookTarget(
-  url: string,
-  opts: { allowPrivate?: boolean; unresolved?: "accept" | "refuse"; resolve?: ResolveHost } = {},
-): Promise<WebhookTarget> {
+export async function checkWebhookTarget(url: string, opts: WebhookTargetOptions = {}): Promise<WebhookTarget> {
   const allowPrivate = opts.allowPrivate ?? privateWebhooksAllowed();
   let host: string;
   try {
@@ -126,17 +177,20 @@ export async function checkWebhookTarget(
   }
   if (addresses.length === 0) return { problem: `url's host ${host} could not be resolved` };
   const bad = addresses.find((a) => isPrivateAddress(a.address));
-  return bad === undefined
-    ? { problem: null, pinned: addresses }
-    : {
-        problem: `url's host ${host} is a private or local address (${bad.address}); webhooks may only reach public addresses unless TRANCHE_WEBHOOK_ALLOW_PRIVATE=1`,
-      };
+  if (bad !== undefined)
+    return {
+      problem: `url's host ${host} is a private or local address (${bad.address}); webhooks may only reach public addresses unless TRANCHE_WEBHOOK_ALLOW_PRIVATE=1`,
+    };
+  const own = [...(opts.hostAddresses ?? systemHostAddresses)()];
+  const mine = addresses.find((a) => isHostAddress(a.address, own));
+  if (mine !== undefined)
+    return {
+      problem: `url's host ${host} is an address of this host (${mine.address}); webhooks may not reach it unless TRANCHE_WEBHOOK_ALLOW_PRIVATE=1`,
+    };
+  return { problem: null, pinned: addresses };
 }
 
 /** Why `url` may not be used as a webhook now, or null when it may (checkWebhookTarget). */
-export async function webhookTargetProblem(
-  url: string,
-  opts: { allowPrivate?: boolean; unresolved?: "accept" | "refuse"; resolve?: ResolveHost } = {},
-): Promise<string | null> {
+export async function webhookTargetProblem(url: string, opts: WebhookTargetOptions = {}): Promise<string | null> {
   return (await checkWebhookTarget(url, opts)).problem;
 }

@@ -1,6 +1,6 @@
 import type { PrismaClient } from "@tranche/db";
 import { postWebhook } from "./webhook-post";
-import { checkWebhookTarget, type ResolveHost, type ResolvedAddress } from "./webhook-target";
+import { checkWebhookTarget, type HostAddresses, type ResolveHost, type ResolvedAddress } from "./webhook-target";
 
 /** How long one POST may take before it counts as failed. */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
@@ -94,7 +94,7 @@ export interface WebhookTry {
 
 /**
  * One try at POSTing `body` to `url`: the target is checked now (it must resolve, and not to a private
- * address unless those are allowed), and the POST connects to the addresses just checked, never to a
+ * address or one of this host's unless those are allowed), and the POST connects to the addresses just checked, never to a
  * second resolution of the name. A refused target is final; a failed POST is retried until
  * WEBHOOK_ATTEMPTS tries.
  */
@@ -106,10 +106,15 @@ export async function sendWebhook(
     timeoutMs: number;
     allowPrivate?: boolean;
     resolve?: ResolveHost;
+    hostAddresses?: HostAddresses;
     post?: (url: string, body: string, o: { timeoutMs: number; pinned: ResolvedAddress[] | null }) => Promise<number>;
   },
 ): Promise<WebhookTry> {
-  const target = await checkWebhookTarget(url, { allowPrivate: opts.allowPrivate, resolve: opts.resolve });
+  const target = await checkWebhookTarget(url, {
+    allowPrivate: opts.allowPrivate,
+    resolve: opts.resolve,
+    hostAddresses: opts.hostAddresses,
+  });
   if (target.problem !== null) return { ok: false, final: true, why: target.problem };
   const last = attempts + 1 >= WEBHOOK_ATTEMPTS;
   try {
