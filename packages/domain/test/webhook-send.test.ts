@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { postWebhook } from "../src/notifications/webhook-post";
-import type { ResolvedAddress } from "../src/notifications/webhook-target";
+import { webhookTargetProblem, type ResolvedAddress } from "../src/notifications/webhook-target";
 import { sendWebhook } from "../src/notifications/webhooks";
 
 // A webhook's host is checked, then POSTed to. Between the two a name can change its answer (DNS
@@ -90,6 +90,51 @@ describe("webhook delivery", () => {
     expect(r).toMatchObject({ ok: false, final: true });
     expect(r.why).toMatch(/an address of this host \(::ffff:192\.0\.2\.2\)/);
     expect(posts).toBe(0);
+  });
+
+  it("a lookup that never answers is given up within the try's timeout, and retried like a POST that timed out", async () => {
+    let posts = 0;
+    const opts = {
+      timeoutMs: 200,
+      allowPrivate: false,
+      resolve: () => new Promise<ResolvedAddress[]>(() => undefined),
+      post: async () => {
+        posts++;
+        return 200;
+      },
+    };
+    const started = Date.now();
+    const first = await sendWebhook("http://slow-dns.example/hook", "{}", 0, opts);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(first).toEqual({ ok: false, final: false, why: "url's host slow-dns.example did not resolve within 200 ms" });
+    expect(await sendWebhook("http://slow-dns.example/hook", "{}", 2, opts)).toMatchObject({ ok: false, final: true });
+    expect(posts).toBe(0);
+  });
+
+  it("the lookup's time counts within the try's timeout: the POST gets what is left", async () => {
+    const given: number[] = [];
+    const r = await sendWebhook("http://slow-dns.example/hook", "{}", 0, {
+      timeoutMs: 1_000,
+      allowPrivate: false,
+      resolve: () => new Promise((ok) => setTimeout(() => ok([{ address: "93.184.216.34", family: 4 }]), 400)),
+      post: async (_url, _body, o) => {
+        given.push(o.timeoutMs);
+        return 204;
+      },
+    });
+    expect(r.ok).toBe(true);
+    expect(given[0]).toBeGreaterThan(0);
+    expect(given[0]).toBeLessThanOrEqual(620);
+  });
+
+  it("setting a webhook whose name does not resolve in time is accepted, as one that does not resolve yet", async () => {
+    const problem = await webhookTargetProblem("https://slow-dns.example/hook", {
+      allowPrivate: false,
+      unresolved: "accept",
+      lookupTimeoutMs: 100,
+      resolve: () => new Promise<ResolvedAddress[]>(() => undefined),
+    });
+    expect(problem).toBeNull();
   });
 
   it("postWebhook connects to the pinned address even for a name no resolver knows", async () => {

@@ -137,7 +137,24 @@ const systemResolve: ResolveHost = (host) => lookup(host, { all: true, verbatim:
  * the checked addresses closes DNS rebinding: a name that answers a public address to the check and
  * 127.0.0.1 a moment later to the connection (a zero TTL) would otherwise reach this host.
  */
-export type WebhookTarget = { problem: string } | { problem: null; pinned: ResolvedAddress[] | null };
+export type WebhookTarget = { problem: string; retry?: boolean } | { problem: null; pinned: ResolvedAddress[] | null };
+
+/** How long a webhook's host name may take to resolve (dns.lookup has no limit of its own). */
+export const WEBHOOK_LOOKUP_TIMEOUT_MS = 5_000;
+
+class LookupTimeout extends Error {}
+
+/**
+ * `resolve(host)`, or LookupTimeout after `ms`. The lookup itself cannot be cancelled (it runs in a
+ * libuv thread); it is only no longer waited for.
+ */
+function resolveWithin(resolve: ResolveHost, host: string, ms: number): Promise<ResolvedAddress[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new LookupTimeout()), ms);
+  });
+  return Promise.race([resolve(host), late]).finally(() => clearTimeout(timer));
+}
 
 /** How checkWebhookTarget checks; everything but `unresolved` is there for tests. */
 export interface WebhookTargetOptions {
@@ -145,13 +162,17 @@ export interface WebhookTargetOptions {
   unresolved?: "accept" | "refuse";
   resolve?: ResolveHost;
   hostAddresses?: HostAddresses;
+  /** How long the name may take to resolve (WEBHOOK_LOOKUP_TIMEOUT_MS by default). */
+  lookupTimeoutMs?: number;
 }
 
 /**
  * Checks `url` as a webhook now: its host may not resolve to a private address, nor to an address of
- * this host, unless those are allowed. Checked when the user sets it (a name that does not resolve yet is accepted then:
- * `unresolved: "accept"`) and again before each POST, where it must resolve (a name can be pointed
- * elsewhere after it was set), and the POST then connects to the addresses checked here.
+ * this host, unless those are allowed. Checked when the user sets it (a name that does not resolve yet,
+ * or not in time, is accepted then: `unresolved: "accept"`) and again before each POST, where it must
+ * resolve (a name can be pointed elsewhere after it was set), and the POST then connects to the
+ * addresses checked here. A lookup that takes longer than `lookupTimeoutMs` is given up; before a POST
+ * that is a problem worth retrying (`retry`), unlike a name that does not resolve.
  */
 export async function checkWebhookTarget(url: string, opts: WebhookTargetOptions = {}): Promise<WebhookTarget> {
   const allowPrivate = opts.allowPrivate ?? privateWebhooksAllowed();
@@ -169,10 +190,17 @@ export async function checkWebhookTarget(url: string, opts: WebhookTargetOptions
   const v = isIP(host);
   let addresses: ResolvedAddress[];
   try {
-    addresses = v !== 0 ? [{ address: host, family: v }] : await (opts.resolve ?? systemResolve)(host);
-  } catch {
-    return opts.unresolved === "accept"
-      ? { problem: null, pinned: null }
+    addresses =
+      v !== 0
+        ? [{ address: host, family: v }]
+        : await resolveWithin(opts.resolve ?? systemResolve, host, opts.lookupTimeoutMs ?? WEBHOOK_LOOKUP_TIMEOUT_MS);
+  } catch (e) {
+    if (opts.unresolved === "accept") return { problem: null, pinned: null };
+    return e instanceof LookupTimeout
+      ? {
+          problem: `url's host ${host} did not resolve within ${opts.lookupTimeoutMs ?? WEBHOOK_LOOKUP_TIMEOUT_MS} ms`,
+          retry: true,
+        }
       : { problem: `url's host ${host} could not be resolved` };
   }
   if (addresses.length === 0) return { problem: `url's host ${host} could not be resolved` };

@@ -93,10 +93,11 @@ export interface WebhookTry {
 }
 
 /**
- * One try at POSTing `body` to `url`: the target is checked now (it must resolve, and not to a private
- * address or one of this host's unless those are allowed), and the POST connects to the addresses just checked, never to a
- * second resolution of the name. A refused target is final; a failed POST is retried until
- * WEBHOOK_ATTEMPTS tries.
+ * One try at POSTing `body` to `url`, within `timeoutMs` in all (the name's lookup included): the
+ * target is checked now (it must resolve, and not to a private address or one of this host's unless
+ * those are allowed), and the POST connects to the addresses just checked, never to a second
+ * resolution of the name. A refused target is final; a failed POST, or a lookup that took too
+ * long, is retried until WEBHOOK_ATTEMPTS tries.
  */
 export async function sendWebhook(
   url: string,
@@ -110,19 +111,25 @@ export async function sendWebhook(
     post?: (url: string, body: string, o: { timeoutMs: number; pinned: ResolvedAddress[] | null }) => Promise<number>;
   },
 ): Promise<WebhookTry> {
+  const started = Date.now();
+  const last = attempts + 1 >= WEBHOOK_ATTEMPTS;
   const target = await checkWebhookTarget(url, {
     allowPrivate: opts.allowPrivate,
     resolve: opts.resolve,
     hostAddresses: opts.hostAddresses,
+    lookupTimeoutMs: opts.timeoutMs,
   });
-  if (target.problem !== null) return { ok: false, final: true, why: target.problem };
-  const last = attempts + 1 >= WEBHOOK_ATTEMPTS;
+  if (target.problem !== null) return { ok: false, final: target.retry === true ? last : true, why: target.problem };
+  // The lookup counts within the try's timeout: one try never takes much longer than timeoutMs.
+  const left = Math.max(1, opts.timeoutMs - (Date.now() - started));
   try {
-    const status = await (opts.post ?? postWebhook)(url, body, { timeoutMs: opts.timeoutMs, pinned: target.pinned });
+    const status = await (opts.post ?? postWebhook)(url, body, { timeoutMs: left, pinned: target.pinned });
     if (status >= 200 && status < 300) return { ok: true, final: true, why: "" };
     return { ok: false, final: last, why: `HTTP ${status}` };
   } catch (e) {
-    const why = e instanceof Error ? (e.name === "TimeoutError" ? e.message : `${e.message}`) : String(e);
+    // A timeout names the try's whole timeout, not the part of it the lookup left to the POST.
+    const why =
+      e instanceof Error ? (e.name === "TimeoutError" ? `no answer within ${opts.timeoutMs} ms` : e.message) : String(e);
     return { ok: false, final: last, why };
   }
 }
