@@ -4,8 +4,9 @@ import { deliverWebhooks } from "@tranche/domain";
 /**
  * Sends users' notifications to their webhooks on its own timer, apart from the scheduling loop: a slow
  * or failing endpoint costs at most the POST timeout of this loop, never a cycle. Every replica may run
- * it (rows are claimed with SKIP LOCKED). Failures are logged by deliverWebhooks; a database error is
- * logged here and the next round tries again.
+ * it (a round claims its notifications, so two never send the same one at once, and one a dead replica
+ * claimed is taken again later). Failures are logged by deliverWebhooks; a database error is logged here
+ * and the next round tries again.
  */
 export class WebhookSender {
   private timer: NodeJS.Timeout | null = null;

@@ -6,19 +6,55 @@ import { checkWebhookTarget, type HostAddresses, type ResolveHost, type Resolved
 export const WEBHOOK_TIMEOUT_MS = 5_000;
 /** Tries per notification before it is marked FAILED. */
 export const WEBHOOK_ATTEMPTS = 3;
-/** Notifications sent per round. */
+/** Notifications sent per round, all users together. */
 const BATCH = 50;
+/**
+ * Notifications sent per round for one user: the oldest few of each, so one user's backlog (a webhook
+ * that never answers, hundreds of jobs failing fast) cannot fill a round and hold everyone else's.
+ */
+export const WEBHOOK_PER_USER = 5;
+
+/**
+ * How long a round's claim on a notification holds: past it, the round is taken to have died (a worker
+ * that crashed mid-round) and another takes the notification again. A round's POSTs run together, each
+ * within `timeoutMs` (its lookup included), and each result is recorded as soon as its POST ends, so a
+ * live round is done with its claims well before this.
+ */
+export function webhookClaimMs(timeoutMs: number): number {
+  return timeoutMs * 2 + 60_000;
+}
 
 export interface WebhookLog {
   warn(message: string): void;
+}
+
+interface ClaimedNotification {
+  id: bigint;
+  kind: string;
+  jobId: number | null;
+  title: string;
+  sentence: string;
+  details: unknown;
+  createdAt: Date;
+  attempts: number;
+  claimedAt: Date;
+  url: string | null;
+  email: string;
 }
 
 /**
  * One delivery round: POST each notification waiting for its user's webhook (webhookState PENDING) as
  * JSON, with a bounded timeout; a 2xx marks it SENT, anything else counts a try, and after
  * WEBHOOK_ATTEMPTS tries it is FAILED and logged. The worker runs this on its own timer, apart from the
- * scheduling cycle, so a slow or broken endpoint never delays scheduling. Rows are claimed with
- * SKIP LOCKED, so two workers never send the same notification twice at once.
+ * scheduling cycle, so a slow or broken endpoint never delays scheduling.
+ *
+ * A round takes at most WEBHOOK_PER_USER notifications per user (each user's oldest, users' first ones
+ * before anyone's second), so everyone's notifications go out in the next round whatever one user's
+ * backlog. It claims them in one statement (webhookClaimedAt, the rows locked with SKIP LOCKED while it
+ * runs, so two workers never claim the same one) and commits: no transaction, row lock or connection is
+ * held while receivers answer. Each result is written as soon as its POST ends, only while the claim is
+ * still this round's. A claim older than webhookClaimMs (a worker that died mid-round) is taken again,
+ * so such a notification may be POSTed twice; its body's id tells the receiver.
  */
 export async function deliverWebhooks(
   prisma: PrismaClient,
@@ -26,63 +62,72 @@ export async function deliverWebhooks(
   opts: { timeoutMs?: number } = {},
 ): Promise<{ sent: number; failed: number }> {
   const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const claimMs = webhookClaimMs(timeoutMs);
+  // The window function numbers each user's waiting notifications; Postgres takes no FOR UPDATE beside
+  // a window function, so it runs in its own CTE and the locking SELECT joins it. That SELECT repeats
+  // the conditions on the row itself: a row another round claimed and committed after this statement
+  // began is re-read when locked, and those conditions (not the CTE's old numbering) then leave it out.
+  const rows = await prisma.$queryRaw<ClaimedNotification[]>`
+    WITH waiting AS (
+      SELECT n.id, row_number() OVER (PARTITION BY n."userId" ORDER BY n.id) AS place
+      FROM notification n
+      WHERE n."webhookState" = 'PENDING'
+        AND (n."webhookClaimedAt" IS NULL OR n."webhookClaimedAt" < now() - ${claimMs}::int * interval '1 millisecond')
+    ), picked AS (
+      SELECT n.id
+      FROM notification n JOIN waiting w ON w.id = n.id
+      WHERE w.place <= ${WEBHOOK_PER_USER}::int
+        AND n."webhookState" = 'PENDING'
+        AND (n."webhookClaimedAt" IS NULL OR n."webhookClaimedAt" < now() - ${claimMs}::int * interval '1 millisecond')
+      ORDER BY w.place, n.id
+      LIMIT ${BATCH}::int
+      FOR UPDATE OF n SKIP LOCKED
+    )
+    UPDATE notification n SET "webhookClaimedAt" = now()
+    FROM picked p, "user" u
+    WHERE n.id = p.id AND u.id = n."userId"
+    RETURNING n.id, n.kind, n."jobId", n.title, n.sentence, n.details, n."createdAt", n."webhookAttempts" AS attempts,
+              n."webhookClaimedAt" AS "claimedAt", u."webhookUrl" AS url, u.email`;
   let sent = 0;
   let failed = 0;
-  await prisma.$transaction(
-    async (tx) => {
-      const rows = await tx.$queryRaw<
-        {
-          id: bigint;
-          kind: string;
-          jobId: number | null;
-          title: string;
-          sentence: string;
-          details: unknown;
-          createdAt: Date;
-          attempts: number;
-          url: string | null;
-          email: string;
-        }[]
-      >`
-        SELECT n.id, n.kind, n."jobId", n.title, n.sentence, n.details, n."createdAt", n."webhookAttempts" AS attempts,
-               u."webhookUrl" AS url, u.email
-        FROM notification n JOIN "user" u ON u.id = n."userId"
-        WHERE n."webhookState" = 'PENDING'
-        ORDER BY n.id LIMIT ${BATCH} FOR UPDATE OF n SKIP LOCKED`;
-      const results = await Promise.all(
-        rows.map(async (r) => {
-          if (!r.url) return { id: r.id, ok: false, final: true, why: "the user removed their webhook" };
-          const body = JSON.stringify({
-            id: String(r.id),
-            kind: r.kind,
-            jobId: r.jobId,
-            title: r.title,
-            sentence: r.sentence,
-            createdAt: r.createdAt.toISOString(),
-            user: r.email,
-            details: r.details,
-          });
-          return { id: r.id, ...(await sendWebhook(r.url, body, r.attempts, { timeoutMs })) };
-        }),
-      );
-      for (const r of results) {
-        if (r.ok) sent++;
-        else {
-          failed++;
-          log.warn(`webhook for notification ${r.id} failed: ${r.why}${r.final ? " (giving up)" : " (will retry)"}`);
-        }
-        await tx.notification.update({
-          where: { id: r.id },
-          data: {
-            webhookAttempts: { increment: 1 },
-            ...(r.ok ? { webhookState: "SENT" } : r.final ? { webhookState: "FAILED" } : {}),
-          },
-        });
+  await Promise.all(
+    rows.map(async (r) => {
+      const result: WebhookTry = r.url
+        ? await sendWebhook(r.url, bodyOf(r), r.attempts, { timeoutMs })
+        : { ok: false, final: true, why: "the user removed their webhook" };
+      // Only while the claim is still this round's: one taken again by another round is that round's.
+      const recorded = await prisma.notification.updateMany({
+        where: { id: r.id, webhookState: "PENDING", webhookClaimedAt: r.claimedAt },
+        data: {
+          webhookAttempts: { increment: 1 },
+          webhookClaimedAt: null,
+          ...(result.ok ? { webhookState: "SENT" } : result.final ? { webhookState: "FAILED" } : {}),
+        },
+      });
+      if (result.ok) sent++;
+      else {
+        failed++;
+        log.warn(`webhook for notification ${r.id} failed: ${result.why}${result.final ? " (giving up)" : " (will retry)"}`);
       }
-    },
-    { timeout: timeoutMs * 2 + 10_000 },
+      if (recorded.count === 0)
+        log.warn(`webhook for notification ${r.id}: its claim ran out before its result; another round has it`);
+    }),
   );
   return { sent, failed };
+}
+
+/** The JSON a webhook receives for one notification. */
+function bodyOf(r: ClaimedNotification): string {
+  return JSON.stringify({
+    id: String(r.id),
+    kind: r.kind,
+    jobId: r.jobId,
+    title: r.title,
+    sentence: r.sentence,
+    createdAt: r.createdAt.toISOString(),
+    user: r.email,
+    details: r.details,
+  });
 }
 
 /** What one try at one notification came to: sent, or why not and whether that was the last try. */
