@@ -7,12 +7,13 @@ import {
   type BudgetTreeNodeView,
   type BudgetTreeResult,
 } from "@tranche/contracts";
-import { shareUsed } from "@tranche/contracts/format";
+import { gpuHoursNumber, shareUsed } from "@tranche/contracts/format";
 import { api, CliError, loadConfig } from "./client";
 import { ago, gpus, table, when, type Out } from "./format";
 import { countOption } from "./options";
 
-const gpuHours = (sec: number | null) => (sec === null ? "-" : Math.round(sec / 3600).toLocaleString("en-US"));
+// The Budgets page's figures: one decimal under 100 GPU-hours (3.5 / 2.2), whole hours from 100 on.
+const gpuHours = (sec: number | null) => (sec === null ? "-" : gpuHoursNumber(sec));
 
 /** The tree in order, each node with its depth (the budgets page's rows). */
 function flatten(n: BudgetTreeNodeView, depth = 0, rows: { node: BudgetTreeNodeView; depth: number }[] = []) {
@@ -57,6 +58,22 @@ export function budgetsText(tree: BudgetTreeResult, cluster: string, now = Date.
   );
 }
 
+/**
+ * `tranche budgets [cluster]`'s text: the named cluster's tree, or with none named every cluster's, one
+ * after another (a lab with one cluster sees just that one), the way the Budgets page opens on a cluster
+ * without being asked which.
+ */
+export function budgetsCommandText(tree: BudgetTreeResult, given: string | undefined, now = Date.now(), width?: number): string {
+  const names = tree.clusters.map((c) => c.name);
+  if (names.length === 0) throw new CliError("There is no cluster yet: an admin creates one (tranche admin cluster create).");
+  if (given !== undefined && !names.includes(given)) {
+    throw new CliError(`There is no cluster '${given}' (clusters: ${names.join(", ")})`);
+  }
+  const shown = given === undefined ? names : [given];
+  if (!tree.root) return budgetsText(tree, shown[0]!, now, width); // one "no tree yet", not one per cluster
+  return shown.map((n) => budgetsText(tree, n, now, width)).join("\n\n");
+}
+
 /** `tranche allocations`' lines: "6 Dec, 15:41:34  lab/language on b200: 40% -> 45%, by Maya Manager (note)". */
 export function allocationsText(changes: readonly AllocationHistoryRow[], timeZone?: string): string {
   if (changes.length === 0) return "No allocation changes.";
@@ -73,16 +90,14 @@ export function allocationsText(changes: readonly AllocationHistoryRow[], timeZo
 export function registerBudgets(program: Command, out: Out): void {
   program
     .command("budgets")
-    .description("a cluster's budget tree: shares, GPUs held, usage over the last 7 days and the share each has used")
-    .argument("[cluster]", "cluster name (needed when there are several)")
+    .description(
+      "the budget tree on a cluster (or on each): shares, GPUs held, usage over the last 7 days and the share each has used",
+    )
+    .argument("[cluster]", "cluster name (left out: every cluster's tree, one after another)")
     .action(async (given: string | undefined) => {
       const tree = await api<BudgetTreeResult>(loadConfig(), "GET", "/budgets");
-      const names = tree.clusters.map((c) => c.name);
-      if (names.length === 0) throw new CliError("There is no cluster yet: an admin creates one (tranche admin cluster create).");
-      const cluster = given ?? (names.length === 1 ? names[0]! : null);
-      if (cluster === null) throw new CliError(`Name a cluster: tranche budgets ${names.join(" | ")}`);
-      if (!names.includes(cluster)) throw new CliError(`There is no cluster '${cluster}' (clusters: ${names.join(", ")})`);
-      out(tree, () => budgetsText(tree, cluster));
+      const text = budgetsCommandText(tree, given);
+      out(tree, () => text);
     });
 
   program

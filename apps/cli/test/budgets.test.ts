@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { BudgetNodeStats, BudgetTreeNodeView, BudgetTreeResult } from "@tranche/contracts";
-import { allocationsText, budgetsText } from "../src/budgets";
+import { allocationsText, budgetsCommandText, budgetsText } from "../src/budgets";
 
 const stats = (s: Partial<BudgetNodeStats>): BudgetNodeStats => ({
   ppm: 1_000_000,
@@ -69,7 +69,7 @@ describe("tranche budgets", () => {
       "BUDGET                   SHARE OF PARENT  OF CLUSTER         GPUS HELD  USED / EARNED (GPU-H, 7 D)  USED OF SHARE (7 D)",
       "lab                      100%             100.0% (256 GPUs)  250        30,000 / 40,000             75% of its share",
       "  language (you manage)  40%              40.0% (102 GPUs)   150        20,000 / 16,000             1.3 times its share",
-      "    pretraining          60%              24.0% (61 GPUs)    150        0 / 1                       1.4 times its share",
+      "    pretraining          60%              24.0% (61 GPUs)    150        0.0 / 1.0                   1.4 times its share",
       "  vision                 0%               0.0% (0 GPUs)      -          -                           no share",
     ]);
   });
@@ -84,7 +84,7 @@ describe("tranche budgets", () => {
     const young = budgetsText(tree("2026-12-06T17:20:00Z"), "h100", now, 200).split("\n");
     expect(young.slice(1, 3)).toEqual([
       "BUDGET  SHARE OF PARENT  OF CLUSTER       GPUS HELD  USED / EARNED (GPU-H, 7 D)  USED OF SHARE (7 D)",
-      "lab     100%             100.0% (8 GPUs)  8          4 / 1                       36% of its share",
+      "lab     100%             100.0% (8 GPUs)  8          4.0 / 1.0                   36% of its share",
     ]);
     expect(young.slice(3)).toEqual([
       "",
@@ -92,6 +92,59 @@ describe("tranche budgets", () => {
     ]);
     // An hour old: the ratios are over what it earned, and the note goes.
     expect(budgetsText(tree("2026-12-06T17:00:00Z"), "h100", now, 200)).not.toContain("less than an hour");
+  });
+
+  it("prints GPU-hours under 100 with one decimal, as the Budgets page does (3.5 / 2.2, not 4 / 2)", () => {
+    const now = Date.parse("2026-12-06T18:00:00Z");
+    const tree: BudgetTreeResult = {
+      clusters: [
+        { id: "c", name: "h100", gpuType: "H100", gpus: 8, cycleAt: "2026-12-06T17:59:57Z", createdAt: "2026-12-01T00:00:00Z" },
+      ],
+      managedPaths: [],
+      root: node("lab", { usageGpuSeconds: 4 * 3600, accruedEntitlementGpuSeconds: 3600 * 4.4 }, [
+        node("lab/science", {
+          ppm: 500_000,
+          effective: 0.5,
+          usageGpuSeconds: 3.5 * 3600,
+          accruedEntitlementGpuSeconds: 2.2 * 3600,
+          ratio: 0.2,
+        }),
+        node("lab/biology", {
+          ppm: 500_000,
+          effective: 0.5,
+          usageGpuSeconds: 0.5 * 3600,
+          accruedEntitlementGpuSeconds: 0.4 * 3600,
+          ratio: 0.13,
+        }),
+      ]),
+    };
+    const text = budgetsText(tree, "h100", now, 200);
+    expect(text).toMatch(/science .* 3\.5 \/ 2\.2 .* 20% of its share/);
+    expect(text).toMatch(/biology .* 0\.5 \/ 0\.4 .* 13% of its share/);
+  });
+
+  it("prints every cluster's tree when none is named, and the one named when one is", () => {
+    const now = Date.parse("2026-12-06T18:00:00Z");
+    const cluster = (name: string) => ({
+      id: name,
+      name,
+      gpuType: "GPU",
+      gpus: 8,
+      cycleAt: null,
+      createdAt: "2026-12-01T00:00:00Z",
+    });
+    const lab = node("lab", {});
+    const tree: BudgetTreeResult = {
+      clusters: [cluster("b200"), cluster("h100")],
+      managedPaths: [],
+      root: { ...lab, perCluster: { b200: lab.perCluster.h100!, h100: lab.perCluster.h100! } },
+    };
+    const all = budgetsCommandText(tree, undefined, now, 200);
+    expect(all).toContain("Budgets on b200 (8 GPUs; no scheduling cycle yet):");
+    expect(all).toContain("Budgets on h100 (8 GPUs; no scheduling cycle yet):");
+    expect(budgetsCommandText(tree, "h100", now, 200)).not.toContain("b200");
+    expect(() => budgetsCommandText(tree, "a100", now)).toThrow("There is no cluster 'a100' (clusters: b200, h100)");
+    expect(() => budgetsCommandText({ ...tree, clusters: [] }, undefined, now)).toThrow("There is no cluster yet");
   });
 
   it("says each allocation change in a line: when, where, from and to, who and why", () => {

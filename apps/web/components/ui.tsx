@@ -1,6 +1,6 @@
 "use client";
 import { useEffect, useState, type ReactNode } from "react";
-import { formatDuration } from "@tranche/contracts/format";
+import { formatDuration, gpuHoursNumber } from "@tranche/contracts/format";
 import { reasonLabel } from "@tranche/contracts/reasons";
 import { reasonTimesText } from "../lib/words";
 
@@ -82,8 +82,7 @@ export function day(iso: string | Date | null | undefined): string {
 
 export function gpuHours(gpuSeconds: number | null | undefined): string {
   if (gpuSeconds === null || gpuSeconds === undefined) return "—";
-  const h = gpuSeconds / 3600;
-  return h >= 100 ? `${Math.round(h).toLocaleString("en-US")} GPU·h` : `${h.toFixed(1)} GPU·h`;
+  return `${gpuHoursNumber(gpuSeconds)} GPU·h`;
 }
 
 export function pct(x: number | null | undefined, digits = 0): string {

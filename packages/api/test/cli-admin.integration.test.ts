@@ -83,7 +83,7 @@ describe("tranche admin", () => {
     expect(await w.db.prisma.budgetManager.count({ where: { user: { email: "rin@lab.example" } } })).toBe(0);
   });
 
-  it("shows a cluster's budget tree, and asks for a cluster when there are several", async () => {
+  it("shows a cluster's budget tree, and every cluster's when none is named", async () => {
     const r = await cli("ada", ["budgets", "h100"]);
     expect(r.stderr).toBe("");
     const lines = r.stdout.trimEnd().split("\n");
@@ -101,11 +101,12 @@ describe("tranche admin", () => {
     } finally {
       await prisma.cluster.update({ where: { id: h100.id }, data: { createdAt: h100.createdAt } });
     }
+    // None named: every cluster's tree, one after another.
     const several = await cli("ada", ["budgets"]);
-    expect([several.code, several.stderr]).toEqual([
-      1,
-      expect.stringMatching(/^tranche: Name a cluster: tranche budgets (\S+ \| )+\S+\n$/),
-    ]);
+    expect([several.code, several.stderr]).toEqual([0, ""]);
+    const clusters = await prisma.cluster.findMany({ select: { name: true } });
+    expect(clusters.length).toBeGreaterThan(1);
+    for (const c of clusters) expect(several.stdout).toMatch(new RegExp(`^Budgets on ${c.name} \\(`, "m"));
     const unknown = await cli("ada", ["budgets", "tpu"]);
     expect(unknown.stderr).toMatch(/^tranche: There is no cluster 'tpu' \(clusters: /);
   });

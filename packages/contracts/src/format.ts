@@ -13,6 +13,15 @@ export { formatDuration, formatExactDuration } from "@tranche/scheduler-core/for
 // A budget's ratio in words, as the reason sentences say it (the CLI's what-if).
 export { shareUsed } from "@tranche/scheduler-core/format";
 
+/**
+ * GPU-seconds as GPU-hours, the number the Budgets page and `tranche budgets` print: one decimal under 100
+ * (3.5, 0.4), whole hours with thousands separators from 100 on (30,000). No unit: each adds its own.
+ */
+export function gpuHoursNumber(gpuSeconds: number): string {
+  const h = gpuSeconds / 3600;
+  return h >= 100 ? Math.round(h).toLocaleString("en-US") : h.toFixed(1);
+}
+
 /** About how long until a forecast start: minutes under 2h, then hours and minutes rounded to 10 min. */
 export function aboutDuration(seconds: number): string {
   if (seconds < 60) return "under a minute";
