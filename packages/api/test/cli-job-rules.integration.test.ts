@@ -55,10 +55,12 @@ describe("tranche: arrays, dependencies, retries", () => {
     expect(`${ls.stdout}${explain.stdout}`).not.toContain("HELD:");
     expect((await w.db.prisma.job.findUniqueOrThrow({ where: { id } })).state).toBe("HELD");
     const twice = await cli(["hold", String(id)]);
-    expect([twice.code, twice.stderr]).toEqual([1, `tranche: Only a pending job can be held; job ${id} is held\n`]);
+    expect([twice.code, twice.stderr]).toEqual([1, `tranche: Job ${id} is already held\n`]);
     const release = await cli(["release", String(id)]);
     expect(release.stdout).toBe(`Job #${id} is released: back in the queue, in its place by its budget and submit time.\n`);
     expect((await w.db.prisma.job.findUniqueOrThrow({ where: { id } })).state).toBe("PENDING");
+    const releasedTwice = await cli(["release", String(id)]);
+    expect([releasedTwice.code, releasedTwice.stderr]).toEqual([1, `tranche: Job ${id} is not held\n`]);
   });
 
   it("refuses bad input with the server's words and sends nothing", async () => {

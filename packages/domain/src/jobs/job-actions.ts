@@ -102,8 +102,12 @@ export async function setJobHeld(prisma: PrismaClient, actor: Actor, id: number,
   if (job.state !== from)
     throw conflict(
       held
-        ? `Only a pending job can be held; job ${id} is ${job.state.toLowerCase()}`
-        : `Job ${id} is not held (it is ${job.state.toLowerCase()})`,
+        ? job.state === "HELD"
+          ? `Job ${id} is already held`
+          : `Only a pending job can be held; job ${id} is ${job.state.toLowerCase()}`
+        : job.state === "PENDING"
+          ? `Job ${id} is not held`
+          : `Job ${id} is not held (it is ${job.state.toLowerCase()})`,
     );
   const now = new Date();
   const sentence = held
