@@ -422,8 +422,8 @@ export function registerAdmin(program: Command, out: Out): void {
         r.tokens.length === 0
           ? `No enrollment tokens for ${clusterName}.`
           : table(
-              ["ID", "STATUS", "HOST", "ISSUED", "BY"],
-              r.tokens.map((t) => [t.id, t.status, t.nodeName ?? "-", `${ago(t.createdAt)} ago`, t.createdBy ?? "-"]),
+              ["STATUS", "HOST", "ISSUED", "BY"],
+              r.tokens.map((t) => [t.status, t.nodeName ?? "-", `${ago(t.createdAt)} ago`, t.createdBy ?? "-"]),
             ),
       );
     });

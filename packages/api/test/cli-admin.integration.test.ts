@@ -116,13 +116,15 @@ describe("tranche admin", () => {
     const list = await cli("ada", ["tokens"]);
     expect(list.stderr).toBe("");
     const lines = list.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^ID\s+NAME\s+STARTS WITH\s+CREATED\s+LAST USED\s+STANDING$/);
-    expect(lines.find((l) => l.includes(" laptop "))).toMatch(/ trn_\S{6}…\s+\d+ s ago\s+never\s+live, expires in 90 d$/);
-    expect(lines.find((l) => l.includes("(this one)"))).toMatch(/^\S+\s+cli\s+trn_/);
+    // No database ids: a token is named by its name or the characters it starts with.
+    expect(lines[0]).toMatch(/^NAME\s+STARTS WITH\s+CREATED\s+LAST USED\s+STANDING$/);
+    expect(list.stdout).not.toContain(spare.apiToken.id);
+    expect(lines.find((l) => l.startsWith("laptop "))).toMatch(/ trn_\S{6}…\s+\d+ s ago\s+never\s+live, expires in 90 d$/);
+    expect(lines.find((l) => l.includes("(this one)"))).toMatch(/^cli\s+trn_/);
     expect(list.stdout).not.toContain(spare.token);
     const other = await cli("omar", ["token", "revoke", spare.apiToken.id]);
     expect([other.code, other.stderr]).toEqual([1, "tranche: You may revoke only your own API tokens\n"]);
-    const revoke = await cli("ada", ["token", "revoke", spare.apiToken.id]);
+    const revoke = await cli("ada", ["token", "revoke", "laptop"]);
     expect(revoke.stdout).toBe(
       `Token laptop (${spare.apiToken.prefix}…) is revoked: every call with it is refused from now on.\n`,
     );
@@ -146,6 +148,10 @@ describe("tranche admin", () => {
     expect(token).toMatch(/^tet_/);
     const list = await cli("omar", ["admin", "enrollment-tokens", "a100"]);
     expect(list.stdout).toContain("UNUSED");
+    // No database id column: nothing takes an enrollment token's id.
+    expect(list.stdout).toMatch(/^STATUS\s+HOST\s+ISSUED\s+BY\n/);
+    const ids = await w.db.prisma.enrollmentToken.findMany({ select: { id: true } });
+    for (const { id } of ids) expect(list.stdout).not.toContain(id);
     expect(list.stdout).not.toContain(token);
     // In words, the command to run on the host is the one that exists (there is no `node-agent` binary).
     const said = await cli("omar", ["admin", "enrollment-token", "a100", "--expires-in", "2h"]);
