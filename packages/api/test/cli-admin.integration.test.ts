@@ -256,11 +256,18 @@ describe("tranche admin", () => {
     expect(await allocations()).toEqual(before);
   });
 
-  it("lists the audit log filtered by action", async () => {
-    const r = await cli("admin", ["admin", "audit", "--action", "tree."]);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain("tree.create");
-    expect(r.stdout).toContain("lab/robotics/arms");
-    expect(r.stdout).not.toContain("cluster.create");
+  it("lists the audit log filtered by action, in the words the web shows, with its details", async () => {
+    // The words the log shows, as the web's Action filter offers them; a code's prefix as scripts pass it.
+    for (const action of ["created a tree node", "tree."]) {
+      const r = await cli("admin", ["admin", "audit", "--action", action]);
+      expect([r.code, r.stderr]).toEqual([0, ""]);
+      expect(r.stdout).toMatch(/^WHEN\s+WHO\s+ACTION\s+ON\s+DETAILS\n/);
+      expect(r.stdout).toContain("created a tree node");
+      expect(r.stdout).toContain("lab/robotics/arms");
+      expect(r.stdout).not.toContain("created a cluster");
+      expect(r.stdout).not.toMatch(/tree\.create|cluster\.create/);
+    }
+    const vague = await cli("admin", ["admin", "audit", "--action", "node"]);
+    expect([vague.code, vague.stderr]).toEqual([1, expect.stringContaining("--action 'node' could mean: ")]);
   });
 });

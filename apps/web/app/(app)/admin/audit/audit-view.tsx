@@ -3,7 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../../../lib/trpc";
 import { Empty, PageHead, when } from "../../../../components/ui";
-import { auditActionText, auditDetailsText, auditTargetText } from "../../../../lib/audit-words";
+import { AUDIT_ACTIONS, auditActionText, auditDetailsText, auditTargetText } from "@tranche/contracts/audit";
 
 /** datetime-local text (local time) -> ISO, or undefined when empty. */
 const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
@@ -47,7 +47,24 @@ export function AuditView() {
           }}
         >
           {field("actor", "Who")}
-          {field("action", "Action")}
+          {/* The actions by their words, as the log shows them; the query takes the chosen one's code. */}
+          <label className="small">
+            Action{" "}
+            <select
+              className="input"
+              style={{ maxWidth: 240 }}
+              aria-label="Action"
+              value={form.action}
+              onChange={(e) => setForm({ ...form, action: e.target.value })}
+            >
+              <option value="">any action</option>
+              {AUDIT_ACTIONS.map((a) => (
+                <option key={a.code} value={a.code}>
+                  {a.words}
+                </option>
+              ))}
+            </select>
+          </label>
           {field("target", "On")}
           {field("since", "From", "datetime-local")}
           {field("until", "To", "datetime-local")}
@@ -82,9 +99,7 @@ export function AuditView() {
                   <tr key={e.id}>
                     <td className="small nowrap">{when(e.at)}</td>
                     <td className="small">{e.actor ? e.actor.email : "the system"}</td>
-                    <td className="small" title={`Action code: ${e.action}`}>
-                      {auditActionText(e.action)}
-                    </td>
+                    <td className="small">{auditActionText(e.action)}</td>
                     <td className="small">{auditTargetText(e.target)}</td>
                     <td className="small" style={{ maxWidth: 380, overflowWrap: "anywhere" }}>
                       {auditDetailsText(e.details, e.target)}

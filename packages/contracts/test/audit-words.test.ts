@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { auditActionText, auditDetailsText, auditTargetText } from "../lib/audit-words";
+import { AUDIT_ACTIONS, auditActionsMatching, auditActionText, auditDetailsText, auditTargetText } from "../src/audit-words";
 
 describe("the audit log in words", () => {
   it("names an action in words, and an unknown code without its dots", () => {
@@ -64,5 +64,26 @@ describe("the audit log in words", () => {
     expect(auditTargetText("EMAIL_DOMAIN:example.org")).toBe("e-mail domain example.org");
     expect(auditTargetText("GROUP:ml-team")).toBe("group ml-team");
     expect(auditTargetText("lab/vision")).toBe("lab/vision");
+  });
+});
+
+describe("the audit log's actions to choose from", () => {
+  it("lists every action by its words, for the web's dropdown and the CLI's --action", () => {
+    expect(AUDIT_ACTIONS).toContainEqual({ code: "node.drain", words: "drained a node" });
+    expect(AUDIT_ACTIONS.map((a) => a.words)).toEqual([...AUDIT_ACTIONS.map((a) => a.words)].sort((a, b) => a.localeCompare(b)));
+  });
+
+  it("finds the action a person types as the log shows it, whole or in part; a code or its prefix too", () => {
+    const codes = (t: string) => auditActionsMatching(t).map((a) => a.code);
+    expect(codes("drained a node")).toEqual(["node.drain"]);
+    expect(codes("  Drained a Node ")).toEqual(["node.drain"]);
+    expect(codes("marked a node repaired")).toEqual(["node.markRepaired"]);
+    expect(codes("node.drain")).toEqual(["node.drain"]);
+    expect(codes("user.")).toEqual(expect.arrayContaining(["user.create", "user.set-password"]));
+    expect(codes("user.").every((c) => c.startsWith("user."))).toBe(true);
+    expect(codes("password")).toEqual(expect.arrayContaining(["user.password-link", "user.set-password"]));
+    expect(codes("a node")).toEqual(expect.arrayContaining(["node.cordon", "node.drain", "node.markRepaired"]));
+    expect(codes("frobnicated")).toEqual([]);
+    expect(codes("")).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
-import { formatExactDuration } from "@tranche/contracts/format";
+import { formatExactDuration } from "./format";
 
 /**
- * The audit log in words: an action's stored code (kept in JSON, the filter and a tooltip) as a short
- * phrase, and an entry's details as "key: value" text instead of a JSON dump.
+ * The audit log in words, for the web's Admin → Audit log and `tranche admin audit` alike: an action's
+ * stored code (kept in JSON and the API's filter) as a short phrase, and an entry's details as
+ * "key: value" text instead of a JSON dump.
  */
 const ACTIONS: Record<string, string> = {
   "allocation.set": "changed allocations",
@@ -36,6 +37,26 @@ const ACTIONS: Record<string, string> = {
   "user.set-password": "set a password",
   "user.update": "changed a user",
 };
+
+/** Every action as people read it, by its words: the audit filters' choices (the API takes the code). */
+export const AUDIT_ACTIONS: readonly { code: string; words: string }[] = Object.entries(ACTIONS)
+  .map(([code, words]) => ({ code, words }))
+  .sort((a, b) => a.words.localeCompare(b.words));
+
+/**
+ * The actions a filter's text means, for a person who types what the log shows: the action whose words
+ * it is ("Drained a node"), else those whose words contain it ("node": cordoned, drained, … a node); a
+ * code or a code's prefix as the API takes it ("node.drain", "user.") matches its actions too.
+ */
+export function auditActionsMatching(text: string): { code: string; words: string }[] {
+  const t = text.trim().toLowerCase();
+  if (!t) return [];
+  const exact = AUDIT_ACTIONS.filter((a) => a.words === t || a.code.toLowerCase() === t);
+  if (exact.length > 0) return exact;
+  const byCode = AUDIT_ACTIONS.filter((a) => /[.-]$/.test(t) && a.code.toLowerCase().startsWith(t));
+  if (byCode.length > 0) return byCode;
+  return AUDIT_ACTIONS.filter((a) => a.words.includes(t));
+}
 
 export function auditActionText(code: string): string {
   return (
