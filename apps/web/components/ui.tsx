@@ -3,6 +3,7 @@ import { useEffect, useState, type ReactNode } from "react";
 import { formatDuration, gpuHoursNumber } from "@tranche/contracts/format";
 import { reasonLabel } from "@tranche/contracts/reasons";
 import { reasonTimesText } from "../lib/words";
+export { until } from "../lib/words";
 
 export function PageHead({ title, lede, children }: { title: string; lede?: ReactNode; children?: ReactNode }) {
   return (
@@ -51,12 +52,6 @@ export function ago(iso: string | Date | null | undefined, now: number): string 
   if (s < 5) return "just now";
   if (s < 0) return `in ${formatDuration(-s)}`;
   return `${formatDuration(s)} ago`;
-}
-
-export function until(iso: string | null | undefined, now: number): string {
-  if (!iso) return "—";
-  const s = Math.round((Date.parse(iso) - now) / 1000);
-  return s <= 0 ? "now" : formatDuration(s);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { formatDuration, formatExactDuration } from "@tranche/contracts/format";
 import { reasonLabel } from "@tranche/contracts/reasons";
 /** "1 GPU", "2 GPUs", "1,024 starts": a count and its noun, in the number's grammatical number. */
 export function plural(n: number, one: string, many = `${one}s`): string {
@@ -122,4 +123,15 @@ export function preemptionsText(p: {
   const reasons = p.byReason.map((r) => `${reasonLabel(r.reason, { kind: "PREEMPTED" })} (${r.count})`).join(" · ");
   const hours = `${p.gpuHours.toFixed(p.gpuHours < 10 ? 1 : 0)} GPU-h had run`;
   return reasons ? `${hours} · ${reasons}` : hours;
+}
+
+/**
+ * Time left until `iso`: "now", "1 min 59 s", "12 min". Under ten minutes it reads to the second, so a
+ * countdown never says less than is left (a session's 120 s grace read "1 min" a second after it began).
+ */
+export function until(iso: string | null | undefined, now: number): string {
+  if (!iso) return "—";
+  const s = Math.ceil((Date.parse(iso) - now) / 1000);
+  if (s <= 0) return "now";
+  return s < 600 ? formatExactDuration(s) : formatDuration(s);
 }
