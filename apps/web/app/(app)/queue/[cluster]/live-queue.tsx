@@ -476,7 +476,7 @@ export function LiveQueue({ cluster, initial }: { cluster: string; initial: Queu
               </div>
             </div>
           </div>
-          <div className="side-grid">
+          <div className="q-layout">
             <section className="panel q-panel">
               <div className="panel-head" style={{ paddingBottom: 0, borderBottom: 0 }}>
                 <div className="tabs" role="tablist" style={{ marginBottom: 0, flex: 1 }}>
