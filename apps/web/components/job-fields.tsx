@@ -1,5 +1,6 @@
 "use client";
 import type { CSSProperties, ReactNode } from "react";
+import { noBudgetWords } from "../lib/words";
 
 /**
  * The fields the submit form and the start-session form share (cluster, budget, text fields with
@@ -88,11 +89,11 @@ export function BudgetSelect(p: {
       label="Budget"
       value={p.value}
       onChange={p.onChange}
-      error={p.error}
+      error={p.error ?? noBudgetWords(p.budgets) ?? undefined}
       hint="The budget its GPU time is charged to."
     >
       {p.budgets === undefined ? <option value="">Loading your budgets…</option> : null}
-      {p.budgets?.length === 0 ? <option value="">You are not a member of any budget</option> : null}
+      {p.budgets?.length === 0 ? <option value="">No budget</option> : null}
       {p.budgets?.map((b) => (
         <option key={b.id} value={b.path}>
           {b.path}

@@ -135,3 +135,13 @@ export function until(iso: string | null | undefined, now: number): string {
   if (s <= 0) return "now";
   return s < 600 ? formatExactDuration(s) : formatDuration(s);
 }
+
+/**
+ * What a person who charges no budget reads on the Submit and Start-a-session forms, which stay
+ * disabled: whom to ask (a budget's managers add members, and admins), not a dead end. Null while the
+ * budgets load or when there is one.
+ */
+export function noBudgetWords(budgets: readonly unknown[] | undefined): string | null {
+  if (budgets === undefined || budgets.length > 0) return null;
+  return "You are not a member of any budget, so you cannot submit yet. Ask a manager of your group or an admin to add you to a budget.";
+}

@@ -15,6 +15,7 @@ import { useTRPC } from "../../../lib/trpc";
 import { BudgetSelect, ClusterSelect, TextField, type TextFieldProps } from "../../../components/job-fields";
 import { LaneBadge } from "../../../components/ui";
 import { errorText, fieldIssues } from "../../../lib/error-text";
+import { noBudgetWords } from "../../../lib/words";
 
 type Errors = Record<string, string>;
 
@@ -331,7 +332,7 @@ export function SubmitForm() {
             })}
           </div>
           <div className="row">
-            <button className="btn primary" type="submit" disabled={submit.isPending}>
+            <button className="btn primary" type="submit" disabled={submit.isPending || noBudgetWords(budgets.data) !== null}>
               {submit.isPending ? "Submitting…" : "Submit job"}
             </button>
             <span className="muted small">Nothing is stored unless every field is valid.</span>

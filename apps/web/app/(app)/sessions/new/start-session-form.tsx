@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { useTRPC } from "../../../../lib/trpc";
 import { errorText, fieldIssues } from "../../../../lib/error-text";
+import { noBudgetWords } from "../../../../lib/words";
 import { BudgetSelect, ClusterSelect, TextField } from "../../../../components/job-fields";
 
 /** The "Start a session" form: the same request as `tranche session` (the server checks everything). */
@@ -86,7 +87,7 @@ export function StartSessionForm() {
           </div>
         </div>
         <div className="row">
-          <button className="btn primary" type="submit" disabled={start.isPending}>
+          <button className="btn primary" type="submit" disabled={start.isPending || noBudgetWords(budgets.data) !== null}>
             Start a session
           </button>
         </div>
