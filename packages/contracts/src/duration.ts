@@ -3,7 +3,14 @@ import { durationProblem, parseDuration } from "./format";
 import { gotWords, typeError } from "./input";
 import { LIMITS } from "./limits";
 
-export { formatDuration, formatExactDuration, parseDuration, durationProblem, expectedStartWords } from "./format";
+export {
+  formatDuration,
+  formatExactDuration,
+  parseDuration,
+  durationProblem,
+  expectedStartWords,
+  runtimeOrderProblem,
+} from "./format";
 
 /**
  * A duration field: seconds (number) or a string such as "2h"; always yields whole seconds. Missing, it

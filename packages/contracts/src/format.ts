@@ -1,4 +1,4 @@
-import { formatDuration } from "@tranche/scheduler-core/format";
+import { formatDuration, formatExactDuration } from "@tranche/scheduler-core/format";
 
 // Formatting and parsing helpers without zod: browser pages import them from "@tranche/contracts/format"
 // so a page that only shows durations does not ship the schema library.
@@ -20,6 +20,16 @@ export { shareUsed } from "@tranche/scheduler-core/format";
 export function gpuHoursNumber(gpuSeconds: number): string {
   const h = gpuSeconds / 3600;
   return h >= 100 ? Math.round(h).toLocaleString("en-US") : h.toFixed(1);
+}
+
+/**
+ * The form's words for a maximum runtime under the minimum, which the server refuses ("maxRuntime 10 min
+ * is shorter than minRuntime 1 h"): "The maximum runtime (10 min) is shorter than the minimum (1 h)".
+ * Null when there is no maximum or it is at least the minimum.
+ */
+export function runtimeOrderProblem(minRuntime: number, maxRuntime: number | null): string | null {
+  if (maxRuntime === null || maxRuntime >= minRuntime) return null;
+  return `The maximum runtime (${formatExactDuration(maxRuntime)}) is shorter than the minimum (${formatExactDuration(minRuntime)})`;
 }
 
 /** About how long until a forecast start: minutes under 2h, then hours and minutes rounded to 10 min. */

@@ -8,6 +8,7 @@ import {
   explainContract,
   formatExactDuration,
   parseDuration,
+  runtimeOrderProblem,
   submitJobInput,
   type SubmitJobInput,
 } from "@tranche/contracts";
@@ -109,6 +110,8 @@ function validate(f: FormState): { input?: SubmitJobInput; errors: Errors } {
   if (parsed.success) {
     if (f.debug && !f.maxRuntime.trim())
       return { errors: { maxRuntime: "maxRuntime is required in the debug lane (at most 15 min)" } };
+    const order = runtimeOrderProblem(parsed.data.minRuntime, parsed.data.maxRuntime ?? null);
+    if (order) return { errors: { maxRuntime: order } };
     return { input: r.input, errors: {} };
   }
   const errors: Errors = {};
@@ -195,6 +198,8 @@ export function SubmitForm() {
     o: Omit<TextFieldProps, "id" | "label" | "value" | "onChange"> = {},
   ) => <TextField id={k} label={label} value={state[k]} onChange={(v) => set(k, v)} error={errors[k]} {...o} />;
 
+  // Said as soon as it is typed (the server refuses it): the preview would show "killed" before "protected until".
+  const order = runtimeOrderProblem(words.min, words.max);
   const horizon = Math.max(words.max ?? 0, words.min * 1.6, 3600);
   const protW = Math.min(100, (Math.min(words.min, words.max ?? Infinity) / horizon) * 100);
   const restW = words.max !== null ? Math.max(0, ((words.max - Math.min(words.min, words.max)) / horizon) * 100) : 100 - protW;
@@ -294,6 +299,7 @@ export function SubmitForm() {
             {textField("maxRuntime", `Maximum runtime ${state.debug ? "" : "(optional)"}`, {
               placeholder: "none",
               hint: "Killed after this long.",
+              error: errors.maxRuntime ?? order ?? undefined,
             })}
             {textField("priority", "Priority within the budget", {
               numeric: true,
@@ -332,7 +338,11 @@ export function SubmitForm() {
             })}
           </div>
           <div className="row">
-            <button className="btn primary" type="submit" disabled={submit.isPending || noBudgetWords(budgets.data) !== null}>
+            <button
+              className="btn primary"
+              type="submit"
+              disabled={submit.isPending || noBudgetWords(budgets.data) !== null || order !== null}
+            >
               {submit.isPending ? "Submitting…" : "Submit job"}
             </button>
             <span className="muted small">Nothing is stored unless every field is valid.</span>
@@ -353,6 +363,11 @@ export function SubmitForm() {
               <li key={s}>{s}</li>
             ))}
           </ul>
+          {order ? (
+            <p className="field-error" data-testid="runtime-order">
+              {order}.
+            </p>
+          ) : null}
           <div className="timeline-bar" aria-hidden>
             {words.min > 0 ? <div className="prot" style={{ width: `${protW}%` }} /> : null}
             <div className={words.min > 0 ? "intr" : "free"} style={{ width: `${words.min > 0 ? restW : 100}%` }} />
