@@ -145,3 +145,21 @@ export function noBudgetWords(budgets: readonly unknown[] | undefined): string |
   if (budgets === undefined || budgets.length > 0) return null;
   return "You are not a member of any budget, so you cannot submit yet. Ask a manager of your group or an admin to add you to a budget.";
 }
+
+/** Round steps for a duration axis, in seconds: each a whole number of the unit below it. */
+const DURATION_STEPS = [
+  1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400, 172_800, 604_800,
+];
+
+/**
+ * The ticks of a duration axis whose highest value is `maxSeconds`: 0 and at most 5 round steps above
+ * it, the last at or above the highest value. Recharts' own ticks (0, 39.5, 79 s, …) read "0 s, 39 s,
+ * 1 min, 1 min, 2 min" through formatDuration; these, written exactly (formatExactDuration), each read
+ * differently: "0 s, 30 s, 1 min, 1 min 30 s, 2 min".
+ */
+export function durationTicks(maxSeconds: number): number[] {
+  const max = Number.isFinite(maxSeconds) && maxSeconds > 0 ? maxSeconds : 60;
+  const step = DURATION_STEPS.find((s) => Math.ceil(max / s) <= 5) ?? Math.ceil(max / 5 / 604_800) * 604_800;
+  const n = Math.max(1, Math.ceil(max / step));
+  return Array.from({ length: n + 1 }, (_, i) => i * step);
+}

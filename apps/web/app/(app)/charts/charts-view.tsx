@@ -17,12 +17,12 @@ import {
   XAxis,
   YAxis,
 } from "recharts";
-import { formatDuration } from "@tranche/contracts/format";
+import { formatDuration, formatExactDuration } from "@tranche/contracts/format";
 import { defaultPolicy } from "@tranche/scheduler-core";
 import { useTRPC } from "../../../lib/trpc";
 import { PageHead, pct } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
-import { chartGpuHours, plural, preemptionsText } from "../../../lib/words";
+import { chartGpuHours, durationTicks, plural, preemptionsText } from "../../../lib/words";
 
 const hourLabel = (iso: string) => new Date(iso).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" });
 /**
@@ -81,6 +81,10 @@ export function ChartsView() {
       [WAIT.debug90]: q.debugP90 === null ? null : q.debugP90 / 60,
       [WAIT.large90]: q.largeP90 === null ? null : q.largeP90 / 60,
     })) ?? [];
+  // Round ticks, in minutes as the chart's values: each label reads differently.
+  const waitTicks = durationTicks(
+    Math.max(0, ...qw.flatMap((q) => WAIT_ORDER.map((k) => Number(q[k] ?? 0) * 60)).filter(Number.isFinite)),
+  ).map((s) => s / 60);
   const del =
     d?.delivery
       .filter((b) => b.delivery !== null)
@@ -254,7 +258,13 @@ export function ChartsView() {
               <LineChart data={qw}>
                 <CartesianGrid stroke="#eef0f3" vertical={false} />
                 <XAxis dataKey="hour" tick={{ fontSize: 11 }} minTickGap={24} />
-                <YAxis tick={{ fontSize: 11 }} width={52} tickFormatter={(m: number) => formatDuration(Math.round(m * 60))} />
+                <YAxis
+                  tick={{ fontSize: 11 }}
+                  width={60}
+                  ticks={waitTicks}
+                  domain={[0, waitTicks[waitTicks.length - 1]!]}
+                  tickFormatter={(m: number) => formatExactDuration(Math.round(m * 60))}
+                />
                 <Tooltip formatter={(v) => (v === null ? "—" : formatDuration(Math.round(Number(v) * 60)))} />
                 <Legend formatter={legendText} itemSorter={(it) => WAIT_ORDER.indexOf(String(it.value))} />
                 <Line dataKey={WAIT.allMedian} stroke="#3b5bdb" dot={{ r: 2.5 }} connectNulls isAnimationActive={false} />
