@@ -78,13 +78,18 @@ describe("drains, repairs and squatting", () => {
   }, 60_000);
 
   it("a node drained by an operator stays in REPAIR after it empties, whatever it reports, until an operator returns it", async () => {
+    // The drain stamped after the cycle's snapshot time (as a drain that lands while a cycle runs is):
+    // the repair it causes is never stamped before it ("7 s ago ready -> draining" above "8 s ago
+    // draining -> in repair" before).
+    const drainedAt = new Date(Date.now() + 5000);
     await db.prisma.node.update({
       where: { name: "c1-0" },
-      data: { state: "DRAINING", drainIsManual: true, stateReason: "operator: firmware update" },
+      data: { state: "DRAINING", drainIsManual: true, stateReason: "operator: firmware update", stateChangedAt: drainedAt },
     });
     await db.prisma.nodeEvent.create({
       data: {
         nodeId: world.nodeIds["c1-0"]!,
+        at: drainedAt,
         fromState: "READY",
         toState: "DRAINING",
         reason: "operator: firmware update",
@@ -102,6 +107,9 @@ describe("drains, repairs and squatting", () => {
       orderBy: { id: "desc" },
     });
     expect(last).toMatchObject({ fromState: "DRAINING", toState: "REPAIR", automatic: false });
+    expect(last.at.getTime()).toBeGreaterThanOrEqual(drainedAt.getTime());
+    const node = await db.prisma.node.findUniqueOrThrow({ where: { name: "c1-0" } });
+    expect(node.stateChangedAt.getTime()).toBe(last.at.getTime());
   }, 30_000);
 
   it("an allocated job whose GPUs report under 5% busy starts an idle streak from the agent's readings, but is not flagged as squatting before 30 minutes", async () => {

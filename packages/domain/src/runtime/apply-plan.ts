@@ -163,8 +163,12 @@ export async function applyCyclePlan(
           for (const op of wave)
             if (op.runRepairHook)
               op.sentence = `Node ${nodeState.get(op.nodeId)?.name ?? op.nodeId} is empty after draining and goes to repair; no repair hook is configured, so an operator marks it repaired.`;
+        // A move is stamped at the cycle's time, or at the node's last change if that is later: a cycle
+        // that read its snapshot before an operator's drain stamped the repair that drain caused a second
+        // before the drain ("7 s ago ready -> draining" above "8 s ago draining -> in repair").
         const moved = await tx.$queryRaw<{ id: string }[]>`
-          UPDATE node n SET state = u.t::"NodeState", "stateReason" = u.s, "stateChangedAt" = ${nowDate}
+          UPDATE node n SET state = u.t::"NodeState", "stateReason" = u.s,
+            "stateChangedAt" = GREATEST(${nowDate}, n."stateChangedAt")
           FROM unnest(${wave.map((o) => o.nodeId)}::text[], ${wave.map((o) => o.from)}::text[], ${wave.map((o) => o.to)}::text[],
                       ${wave.map((o) => o.sentence)}::text[]) AS u(id, f, t, s)
           WHERE n.id = u.id AND n.state = u.f::"NodeState"
@@ -175,9 +179,10 @@ export async function applyCyclePlan(
         const automatic = applied.map((op) => !(nodeState.get(op.nodeId)?.drainIsManual ?? false) || op.to === "DOWN");
         await tx.$executeRaw`
           INSERT INTO node_event ("nodeId", at, "fromState", "toState", reason, automatic)
-          SELECT u.n, ${nowDate}, u.f::"NodeState", u.t::"NodeState", u.s, u.a
+          SELECT u.n, n."stateChangedAt", u.f::"NodeState", u.t::"NodeState", u.s, u.a
           FROM unnest(${applied.map((o) => o.nodeId)}::text[], ${applied.map((o) => o.from)}::text[], ${applied.map((o) => o.to)}::text[],
-                      ${applied.map((o) => o.sentence)}::text[], ${automatic}::boolean[]) AS u(n, f, t, s, a)`;
+                      ${applied.map((o) => o.sentence)}::text[], ${automatic}::boolean[]) AS u(n, f, t, s, a)
+          JOIN node n ON n.id = u.n`;
         for (const op of applied) {
           const row = nodeState.get(op.nodeId);
           if (row) row.state = op.to;
