@@ -249,7 +249,7 @@ test("an operator drains a node", async ({ page }) => {
   await page.getByTestId("node-b200-3").click();
   await page.getByPlaceholder("Reason (recorded in the audit log)").fill("ECC errors on GPU 5");
   await page.getByRole("button", { name: "Drain" }).click();
-  await expect(page.getByTestId("node-flash")).toContainText(/b200-3: draining\. It is (draining|in repair) now\./);
+  await expect(page.getByTestId("node-flash")).toContainText(/b200-3: drain started\. It is (draining|in repair) now\./);
   // Its state and history in words, not the stored codes (DRAINING, READY → REPAIR).
   const panel = page.getByTestId("node-panel");
   await expect(panel).toContainText(/(Draining|In repair) since/);
@@ -257,9 +257,40 @@ test("an operator drains a node", async ({ page }) => {
   await expect(panel).not.toContainText(/\b(READY|DRAINING|REPAIR)\b/);
   await expect(page.getByTestId("repair-queue")).toContainText("b200-3");
   await expect(page.getByTestId("node-b200-3")).toContainText(/Draining|Repair/);
+  // Once it is in repair, the whole page says so: the repair queue and the history too, in the order it
+  // happened (newest first), as soon as the list shows it (before, the queue said "Draining" and the history stopped).
+  await expect(panel).toContainText("In repair since", { timeout: 20_000 });
+  await expect(page.getByTestId("repair-queue")).toContainText(/b200-3\s*Repair/, { timeout: 2500 });
+  await expect(panel.getByTestId("node-history")).toContainText(/draining → in repair[^]*ready → draining/, { timeout: 2500 });
   // The overview's cluster card counts it in the same words ("10 ready · 1 in repair", not "1 repair").
   await page.goto("/");
   await expect(page.getByTestId("cluster-b200")).toContainText(/10 ready · 1 (draining|in repair)/);
+});
+
+test("the nodes page follows a change made elsewhere: its history and repair queue with its list", async ({ page }) => {
+  await signIn(page, "omar");
+  await page.goto("/nodes");
+  await page.getByTestId("node-b200-5").click();
+  await page.getByPlaceholder("Reason (recorded in the audit log)").fill("fan noise");
+  await page.getByRole("button", { name: "Cordon", exact: true }).click();
+  await expect(page.getByTestId("node-flash")).toContainText("b200-5: cordoned. It is cordoned now.");
+  const panel = page.getByTestId("node-panel");
+  await expect(panel.getByTestId("node-history")).toContainText("ready → cordoned");
+  try {
+    // Drained from elsewhere (the CLI, another operator; the worker's repair after a drain likewise): the
+    // page's list reads it within 2 s, and the history and the repair queue with it (the history was
+    // read only after this page's own actions, the queue every 5 s).
+    const res = await page.request.post("/api/v1/nodes/b200-5/drain", {
+      headers: sameOrigin(page),
+      data: { reason: "bad DIMM" },
+    });
+    expect(res.status()).toBe(200);
+    await expect(panel).toContainText(/(Draining|In repair) since/, { timeout: 10_000 });
+    await expect(panel.getByTestId("node-history")).toContainText("cordoned → draining", { timeout: 3000 });
+    await expect(page.getByTestId("repair-queue")).toContainText("b200-5", { timeout: 3000 });
+  } finally {
+    await page.request.post("/api/v1/nodes/b200-5/repaired", { headers: sameOrigin(page), data: { reason: "e2e: back" } });
+  }
 });
 
 test("the CLI and REST round-trip with a token created in the UI", async ({ page, baseURL }) => {

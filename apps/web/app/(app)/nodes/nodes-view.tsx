@@ -1,6 +1,6 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import type { NodeView } from "@tranche/domain";
 import { useTRPC } from "../../../lib/trpc";
 import { Empty, PageHead, StateBadge, ago, budgetColors, colorFor, useNow, when } from "../../../components/ui";
@@ -52,6 +52,15 @@ export function NodesView() {
   const [flash, setFlash] = useState<{ kind: "ok" | "bad"; text: string; nodeId?: string; state?: string } | null>(null);
   const sel = nodes.data?.find((n) => n.id === selId) ?? null;
   const events = useQuery({ ...trpc.node.events.queryOptions({ nodeId: selId ?? "" }), enabled: !!selId });
+  // One state across the page: when a node changes state (a drain that empties goes to repair a cycle
+  // later), the repair queue and the history are read again with the list, not on clocks of their own
+  // (the header said "In repair" while the queue said "Draining" and the history stopped at "draining").
+  const states = nodes.data?.map((n) => `${n.id}:${n.state}`).join(",");
+  useEffect(() => {
+    if (states === undefined) return;
+    void qc.invalidateQueries({ queryKey: trpc.node.repairQueue.queryKey() });
+    void qc.invalidateQueries({ queryKey: trpc.node.events.queryKey() });
+  }, [states, qc, trpc]);
   const canOperate = me.data?.role === "OPERATOR" || me.data?.role === "ADMIN";
   const done = (verb: string) => ({
     onSuccess: (n: NodeView) => {
@@ -64,7 +73,7 @@ export function NodesView() {
     onError: (e: unknown) => setFlash({ kind: "bad" as const, text: errorText(e) }),
   });
   const cordon = useMutation(trpc.node.cordon.mutationOptions(done("cordoned")));
-  const drain = useMutation(trpc.node.drain.mutationOptions(done("draining")));
+  const drain = useMutation(trpc.node.drain.mutationOptions(done("drain started")));
   const uncordon = useMutation(trpc.node.uncordon.mutationOptions(done("uncordoned")));
   const repaired = useMutation(trpc.node.markRepaired.mutationOptions(done("marked repaired")));
 
@@ -274,7 +283,7 @@ export function NodesView() {
                     </div>
                   ) : null}
                   {events.data?.length ? (
-                    <div>
+                    <div data-testid="node-history">
                       <h3 style={{ marginBottom: "0.4rem" }}>History</h3>
                       {events.data.slice(0, 8).map((e) => (
                         <div key={e.id} className="small" style={{ padding: "0.2rem 0" }}>
