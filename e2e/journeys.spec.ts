@@ -257,11 +257,6 @@ test("an operator drains a node", async ({ page }) => {
   await expect(panel).not.toContainText(/\b(READY|DRAINING|REPAIR)\b/);
   await expect(page.getByTestId("repair-queue")).toContainText("b200-3");
   await expect(page.getByTestId("node-b200-3")).toContainText(/Draining|Repair/);
-  // Once it is in repair, the whole page says so: the repair queue and the history too, in the order it
-  // happened (newest first), as soon as the list shows it (before, the queue said "Draining" and the history stopped).
-  await expect(panel).toContainText("In repair since", { timeout: 20_000 });
-  await expect(page.getByTestId("repair-queue")).toContainText(/b200-3\s*Repair/, { timeout: 2500 });
-  await expect(panel.getByTestId("node-history")).toContainText(/draining → in repair[^]*ready → draining/, { timeout: 2500 });
   // The overview's cluster card counts it in the same words ("10 ready · 1 in repair", not "1 repair").
   await page.goto("/");
   await expect(page.getByTestId("cluster-b200")).toContainText(/10 ready · 1 (draining|in repair)/);
