@@ -3,6 +3,10 @@ import { formatDuration } from "@tranche/contracts/format";
 /** How a command prints: `value` as JSON under --json, else the words `text()` gives (main.ts). */
 export type Out = (value: unknown, text: () => string) => void;
 
+/** The control characters but line breaks and tabs: C0, DEL and C1. */
+// eslint-disable-next-line no-control-regex -- the control characters are what this matches
+const CONTROL_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
 /**
  * Text as a terminal may print it: control characters other than line breaks and tabs removed (ESC,
  * BEL, CR, DEL, C1), so a job name, person's name or reason that someone else wrote cannot retitle,
@@ -10,8 +14,7 @@ export type Out = (value: unknown, text: () => string) => void;
  * (main.ts); --json needs nothing, JSON escapes them.
  */
 export function printable(s: string): string {
-  // eslint-disable-next-line no-control-regex -- the control characters are what this removes
-  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
+  return s.replace(CONTROL_CHARS, "");
 }
 
 /**
@@ -23,8 +26,7 @@ export function printable(s: string): string {
  * `--raw` prints them as they are. Unlike printable(), nothing is dropped: a log is read to debug it.
  */
 export function visible(s: string): string {
-  // eslint-disable-next-line no-control-regex -- the control characters are what this writes out
-  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => {
+  return s.replace(CONTROL_CHARS, (c) => {
     const code = c.charCodeAt(0);
     if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`;
     if (code === 0x7f) return "^?";

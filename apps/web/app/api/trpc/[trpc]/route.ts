@@ -1,5 +1,5 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
-import { appRouter, crossSiteRefusal, enterCalls, TooManyRequests, trpcResponseMeta } from "@tranche/api";
+import { appRouter, crossSiteRefusal, enterCalls, TooManyRequests, trpcResponseMeta, type Context } from "@tranche/api";
 import { DATABASE_UNAVAILABLE_SENTENCE, isDatabaseUnavailable } from "@tranche/db";
 import { formatBytes, LIMITS } from "@tranche/contracts";
 import { TRPCError } from "@trpc/server";
@@ -44,12 +44,13 @@ async function handler(req: Request) {
       { status: 413 },
     );
   // A person's calls in flight are bounded (request-gate.ts); a batch past LIMITS.trpcBatchCalls is a 400 (tRPC's).
-  const calls = callsIn(req);
-  let user: Awaited<ReturnType<typeof signedInUser>> = null;
+  let context: () => Promise<Context>;
   let leave = () => {};
   try {
-    user = await signedInUser(req);
+    const user = await signedInUser(req);
+    const calls = callsIn(req);
     if (user && calls <= LIMITS.trpcBatchCalls) leave = enterCalls(user.id, calls);
+    context = async () => ({ prisma: db(), user, origin: new URL(req.url).origin });
   } catch (e) {
     if (e instanceof TooManyRequests)
       return Response.json(
@@ -57,15 +58,7 @@ async function handler(req: Request) {
         { status: 429, headers: { "retry-after": String(e.retryAfterSec) } },
       );
     // Each call answers what failed (the database away: a 503 with Retry-After), as in the context.
-    const failed: unknown = e;
-    return fetchRequestHandler({
-      endpoint: "/api/trpc",
-      req,
-      router: appRouter,
-      maxBatchSize: LIMITS.trpcBatchCalls,
-      createContext: () => Promise.reject(failed),
-      responseMeta: trpcResponseMeta,
-    });
+    context = () => Promise.reject(e);
   }
   try {
     return await fetchRequestHandler({
@@ -73,7 +66,7 @@ async function handler(req: Request) {
       req,
       router: appRouter,
       maxBatchSize: LIMITS.trpcBatchCalls,
-      createContext: async () => ({ prisma: db(), user, origin: new URL(req.url).origin }),
+      createContext: context,
       responseMeta: trpcResponseMeta,
     });
   } finally {
