@@ -23,9 +23,10 @@ function repoRoot(): string {
 
 /**
  * The session-signing secret: BETTER_AUTH_SECRET when set (production), else a random one created
- * once in .data/auth-secret (mode 600) so a local `npm start` keeps sessions across restarts.
+ * once in .data/auth-secret (mode 600) so a local `npm start` keeps sessions across restarts. It also
+ * keys the device cookies of password sign-in (device-cookie.ts).
  */
-function authSecret(): string {
+export function authSecret(): string {
   const fromEnv = process.env.BETTER_AUTH_SECRET;
   if (fromEnv && fromEnv.length >= 32) return fromEnv;
   const file = join(repoRoot(), ".data", "auth-secret");

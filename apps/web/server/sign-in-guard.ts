@@ -1,6 +1,7 @@
 import type { PrismaClient } from "@tranche/db";
 import { openSignInGate, type SignInLimits, type SignInOutcome } from "@tranche/domain";
 import { clientAddress, type Net } from "./client-address";
+import { issueDeviceCookie, trustedDevice, type DeviceCookies } from "./device-cookie";
 
 export interface AuthRouteDeps {
   /** better-auth's request handler. */
@@ -10,6 +11,8 @@ export interface AuthRouteDeps {
   limits: SignInLimits | null;
   /** TRANCHE_TRUSTED_PROXIES as parsed by parseTrustedProxies. */
   trustedProxies: Net[];
+  /** Device cookies: a browser that signed in to an account is limited on its own (device-cookie.ts). */
+  deviceCookies: DeviceCookies;
 }
 
 function emailOf(body: string, contentType: string): string | null {
@@ -44,9 +47,16 @@ async function withoutToken(res: Response): Promise<Response> {
   return new Response(JSON.stringify(body), { status: res.status, statusText: res.statusText, headers });
 }
 
+function withCookie(res: Response, setCookie: string): Response {
+  const headers = new Headers(res.headers);
+  headers.append("set-cookie", setCookie);
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
+
 /**
  * /api/auth/*: hands the request to better-auth with the real client address (never a client's own
- * header) and, for password sign-ins, behind the failure limits per account and per address.
+ * header) and, for password sign-ins, behind the failure limits per device cookie, per account and per
+ * address; a successful password sign-in gets a device cookie.
  */
 export async function handleAuthRequest(req: Request, deps: AuthRouteDeps): Promise<Response> {
   const address = clientAddress(req.headers, deps.trustedProxies);
@@ -64,7 +74,8 @@ export async function handleAuthRequest(req: Request, deps: AuthRouteDeps): Prom
     return isPasswordSignIn || path.endsWith("/get-session") ? withoutToken(res) : res;
   }
   const email = emailOf(body ?? "", req.headers.get("content-type") ?? "");
-  const gate = await openSignInGate(deps.prisma, { email, address }, deps.limits);
+  const device = trustedDevice(deps.deviceCookies, req.headers.get("cookie"), email);
+  const gate = await openSignInGate(deps.prisma, { email, address, device }, deps.limits);
   if (!gate.ok) {
     const retryAfter = Math.max(1, Math.ceil((gate.retryAt.getTime() - Date.now()) / 1000));
     return Response.json(
@@ -79,6 +90,10 @@ export async function handleAuthRequest(req: Request, deps: AuthRouteDeps): Prom
     await gate.settle("not-a-guess");
     throw e;
   }
-  await gate.settle(outcomeOf(res.status));
-  return withoutToken(res);
+  const outcome = outcomeOf(res.status);
+  await gate.settle(outcome);
+  // A new cookie on every success (a year from now), so a browser in use stays trusted.
+  return outcome === "success" && email
+    ? withCookie(await withoutToken(res), issueDeviceCookie(deps.deviceCookies, email))
+    : withoutToken(res);
 }

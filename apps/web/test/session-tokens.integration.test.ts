@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
 import { DEMO_PASSWORD, seedDemoWorld } from "@tranche/db/setup";
 import { authOptions } from "../server/auth-options";
 import { PEER_HEADER } from "../server/client-address";
+import { deviceCookies } from "../server/device-cookie";
 import { hashSessionToken } from "../server/session-token-hash";
 import { handleAuthRequest } from "../server/sign-in-guard";
 
@@ -23,7 +24,13 @@ afterAll(async () => {
 });
 
 const auth = () => betterAuth(authOptions(db.prisma, SECRET, { BETTER_AUTH_URL: BASE }));
-const deps = () => ({ handler: (r: Request) => auth().handler(r), prisma: db.prisma, limits: null, trustedProxies: [] });
+const deps = () => ({
+  handler: (r: Request) => auth().handler(r),
+  prisma: db.prisma,
+  limits: null,
+  trustedProxies: [],
+  deviceCookies: deviceCookies(SECRET, BASE),
+});
 
 async function call(path: string, o: { body?: unknown; cookie?: string } = {}) {
   const headers: Record<string, string> = { origin: BASE, [PEER_HEADER]: "203.0.113.7" };

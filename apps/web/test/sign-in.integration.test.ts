@@ -5,6 +5,7 @@ import { DEMO_LOGINS, DEMO_PASSWORD, seedDemoWorld } from "@tranche/db/setup";
 import { DEFAULT_SIGN_IN_LIMITS, startSession, type SignInLimits } from "@tranche/domain";
 import { authOptions } from "../server/auth-options";
 import { PEER_HEADER, parseTrustedProxies } from "../server/client-address";
+import { deviceCookies } from "../server/device-cookie";
 import { handleAuthRequest } from "../server/sign-in-guard";
 
 // The web app's /api/auth route end to end: the same better-auth options and sign-in guard as the
@@ -23,14 +24,16 @@ beforeEach(async () => {
   await db.prisma.signInFailure.deleteMany();
 });
 
-function makeApp(opts: { limits?: SignInLimits | null; env?: Record<string, string>; proxies?: string } = {}) {
+function makeApp(opts: { limits?: SignInLimits | null; env?: Record<string, string>; proxies?: string; secret?: string } = {}) {
   const env = { BETTER_AUTH_URL: BASE, ...opts.env };
-  const auth = betterAuth(authOptions(db.prisma, "a".repeat(40), env));
+  const secret = opts.secret ?? "a".repeat(40);
+  const auth = betterAuth(authOptions(db.prisma, secret, env));
   const deps = {
     handler: (r: Request) => auth.handler(r),
     prisma: db.prisma,
     limits: opts.limits === undefined ? DEFAULT_SIGN_IN_LIMITS : opts.limits,
     trustedProxies: parseTrustedProxies(opts.proxies),
+    deviceCookies: deviceCookies(secret, env.BETTER_AUTH_URL),
   };
   const call = async (path: string, o: { body?: unknown; peer?: string; xff?: string; cookie?: string } = {}) => {
     const headers: Record<string, string> = { origin: env.BETTER_AUTH_URL, [PEER_HEADER]: o.peer ?? "203.0.113.7" };
@@ -49,7 +52,7 @@ function makeApp(opts: { limits?: SignInLimits | null; env?: Record<string, stri
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions walk better-auth's JSON
     return { status: res.status, body: (text ? JSON.parse(text) : null) as any, res };
   };
-  const signIn = (email: string, password: string, o: { peer?: string; xff?: string } = {}) =>
+  const signIn = (email: string, password: string, o: { peer?: string; xff?: string; cookie?: string } = {}) =>
     call("/sign-in/email", { body: { email, password }, ...o });
   return { call, signIn };
 }
@@ -59,6 +62,14 @@ const cookieOf = (res: Response) =>
     .getSetCookie()
     .map((c) => c.split(";")[0]!)
     .join("; ");
+
+/** The device cookie a successful sign-in set, as a browser sends it back. */
+const deviceOf = (res: Response) => {
+  const c = res.headers.getSetCookie().find((s) => s.startsWith("tranche.device="));
+  expect(c, "a device cookie").toBeDefined();
+  return c!.split(";")[0]!;
+};
+const hhmm = (iso: string) => iso.slice(11, 16);
 
 describe("password sign-in", () => {
   it("lets the five demo logins sign in one after another from one address, without the token in the JSON", async () => {
@@ -81,8 +92,10 @@ describe("password sign-in", () => {
     const before = Date.now();
     const locked = await app.signIn("maya@tranche.example", DEMO_PASSWORD, { peer: "198.51.100.99" });
     expect(locked.status).toBe(429);
-    expect(locked.body.message).toMatch(
-      /^This account is locked after 5 failed sign-ins; try again in 15 min \(at \d\d:\d\d UTC\)\.$/,
+    expect(locked.body.message).toBe(
+      `Sign-in to this account from this browser is paused until ${hhmm(locked.body.retryAt)} UTC (in 15 min): ` +
+        "it had 5 failed sign-ins from browsers it was not signed in with before. " +
+        "A browser you have signed in with before still works.",
     );
     const retryAt = new Date(locked.body.retryAt as string).getTime();
     expect(retryAt - before).toBeGreaterThan(14 * 60_000);
@@ -142,6 +155,99 @@ describe("password sign-in", () => {
     for (let i = 0; i < 7; i++) expect((await app.signIn("ada@tranche.example", "wrong-password")).status).toBe(401);
     expect((await app.signIn("ada@tranche.example", DEMO_PASSWORD)).status).toBe(200);
     expect(await db.prisma.signInFailure.count()).toBe(0);
+  });
+});
+
+describe("device cookies: nobody locks another person out of their usual browser", () => {
+  const VICTIM = "maya@tranche.example";
+  /** Five wrong passwords for `email` from browsers it never signed in with, each from its own address. */
+  async function guessFiveTimes(app: ReturnType<typeof makeApp>, email: string) {
+    for (let i = 0; i < 5; i++)
+      expect((await app.signIn(email, "wrong-password", { peer: `198.51.100.${i + 1}` })).status).toBe(401);
+  }
+
+  it("gives a browser that signed in a long-lived HttpOnly device cookie for the sign-in route", async () => {
+    const signedIn = await makeApp().signIn(VICTIM, DEMO_PASSWORD);
+    const set = signedIn.res.headers.getSetCookie().find((c) => c.startsWith("tranche.device="))!;
+    expect(set).toMatch(/; Max-Age=31536000; Path=\/api\/auth; HttpOnly; SameSite=Strict$/);
+    const https = await makeApp({ env: { BETTER_AUTH_URL: "https://tranche.example" } }).signIn(VICTIM, DEMO_PASSWORD);
+    expect(https.res.headers.getSetCookie().find((c) => c.startsWith("__Secure-tranche.device="))).toMatch(/; Secure$/);
+  });
+
+  it("an attacker's wrong passwords pause untrusted browsers, while the victim's usual browser still signs in", async () => {
+    const app = makeApp();
+    const victimBrowser = deviceOf((await app.signIn(VICTIM, DEMO_PASSWORD, { peer: "192.0.2.10" })).res);
+    await guessFiveTimes(app, VICTIM);
+    const attacker = await app.signIn(VICTIM, DEMO_PASSWORD, { peer: "198.51.100.99" });
+    expect(attacker.status).toBe(429);
+    expect(attacker.body.message).toMatch(/^Sign-in to this account from this browser is paused until \d\d:\d\d UTC/);
+    const victim = await app.signIn(VICTIM, DEMO_PASSWORD, { peer: "192.0.2.10", cookie: victimBrowser });
+    expect(victim.status).toBe(200);
+    expect(victim.body.user.email).toBe(VICTIM);
+    // The untrusted lock stays: the victim's success does not hand the attacker new guesses.
+    expect((await app.signIn(VICTIM, DEMO_PASSWORD, { peer: "198.51.100.98" })).status).toBe(429);
+  });
+
+  it("an attacker who locks a shared network address does not stop a trusted browser behind it", async () => {
+    const app = makeApp({ limits: { ...DEFAULT_SIGN_IN_LIMITS, address: { maxFailures: 3, windowSec: 600 } } });
+    const office = { peer: "203.0.113.50" };
+    const victimBrowser = deviceOf((await app.signIn(VICTIM, DEMO_PASSWORD, office)).res);
+    for (let i = 0; i < 3; i++)
+      expect((await app.signIn(`nobody${i}@tranche.example`, "wrong-password", office)).status).toBe(401);
+    expect((await app.signIn(VICTIM, DEMO_PASSWORD, office)).status).toBe(429);
+    expect((await app.signIn(VICTIM, DEMO_PASSWORD, { ...office, cookie: victimBrowser })).status).toBe(200);
+  });
+
+  it("wrong passwords from a trusted browser pause only that browser", async () => {
+    const app = makeApp();
+    const laptop = deviceOf((await app.signIn(VICTIM, DEMO_PASSWORD)).res);
+    const desktop = deviceOf((await app.signIn(VICTIM, DEMO_PASSWORD)).res);
+    expect(laptop).not.toBe(desktop);
+    // A success from the browser clears its failures.
+    for (let i = 0; i < 4; i++) expect((await app.signIn(VICTIM, "wrong-password", { cookie: laptop })).status).toBe(401);
+    expect((await app.signIn(VICTIM, DEMO_PASSWORD, { cookie: laptop })).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await app.signIn(VICTIM, "wrong-password", { cookie: laptop })).status).toBe(401);
+    const paused = await app.signIn(VICTIM, DEMO_PASSWORD, { cookie: laptop });
+    expect(paused.status).toBe(429);
+    expect(paused.body.message).toBe(
+      `Sign-in from this browser is paused until ${hhmm(paused.body.retryAt)} UTC (in 15 min) after 5 failed sign-ins here.`,
+    );
+    expect((await app.signIn(VICTIM, DEMO_PASSWORD, { cookie: desktop })).status).toBe(200);
+    expect((await app.signIn(VICTIM, DEMO_PASSWORD, { peer: "192.0.2.77" })).status).toBe(200);
+  });
+
+  it("a device cookie of another account does not help", async () => {
+    const app = makeApp();
+    const adasBrowser = deviceOf((await app.signIn("ada@tranche.example", DEMO_PASSWORD)).res);
+    await guessFiveTimes(app, VICTIM);
+    expect((await app.signIn(VICTIM, DEMO_PASSWORD, { cookie: adasBrowser })).status).toBe(429);
+    // Nor the other way round: guesses with Ada's cookie at Maya's account count as untrusted ones.
+    await db.prisma.signInFailure.deleteMany();
+    for (let i = 0; i < 5; i++)
+      expect((await app.signIn(VICTIM, "wrong-password", { cookie: adasBrowser, peer: `198.51.100.${i + 1}` })).status).toBe(401);
+    expect((await app.signIn(VICTIM, DEMO_PASSWORD)).status).toBe(429);
+    expect((await app.signIn("ada@tranche.example", DEMO_PASSWORD, { cookie: adasBrowser })).status).toBe(200);
+  });
+
+  it("a forged or altered device cookie is untrusted", async () => {
+    const app = makeApp();
+    const genuine = deviceOf((await app.signIn(VICTIM, DEMO_PASSWORD)).res);
+    const [name, value] = genuine.split("=") as [string, string];
+    const [nonce, issued, mac] = value.split(".") as [string, string, string];
+    const flip = (s: string) => (s[0] === "A" ? "B" : "A") + s.slice(1);
+    const otherServer = deviceOf((await makeApp({ secret: "b".repeat(40) }).signIn(VICTIM, DEMO_PASSWORD)).res);
+    const fakes = [
+      `${name}=${nonce}.${issued}.${flip(mac)}`,
+      `${name}=${flip(nonce)}.${issued}.${mac}`,
+      `${name}=${nonce}.${Number(issued) + 1}.${mac}`,
+      `${name}=${nonce}.${issued}`,
+      `${name}=${nonce}.${issued}.${mac}.${mac}`,
+      otherServer,
+    ];
+    await db.prisma.signInFailure.deleteMany();
+    await guessFiveTimes(app, VICTIM);
+    for (const cookie of fakes) expect((await app.signIn(VICTIM, DEMO_PASSWORD, { cookie })).status, cookie).toBe(429);
+    expect((await app.signIn(VICTIM, DEMO_PASSWORD, { cookie: genuine })).status).toBe(200);
   });
 });
 

@@ -4,10 +4,11 @@ import { wholeNumberFromEnv } from "../env-number";
 type Env = Record<string, string | undefined>;
 
 /**
- * Password guessing limits. Only failures count: a sign-in reserves one failure on its account and on
- * its client address before the password is checked (so a burst of parallel guesses cannot all slip
- * past the check) and gives the reservation back when the password was right. A key that collects
- * `maxFailures` failures within `windowSec` is refused for `windowSec` from the next attempt.
+ * Password guessing limits. Only failures count: a sign-in reserves one failure on its keys before the
+ * password is checked (so a burst of parallel guesses cannot all slip past the check) and gives the
+ * reservation back when the password was right. A key that collects `maxFailures` failures within
+ * `windowSec` is refused for `windowSec` from the next attempt. `account` is the rule for each device
+ * cookie and for the account's untrusted browsers (openSignInGate); `address`, for each client address.
  */
 export interface SignInLimits {
   account: { maxFailures: number; windowSec: number };
@@ -45,6 +46,7 @@ export type SignInGate =
 
 const accountKey = (email: string) => `account:${email.trim().toLowerCase()}`;
 const addressKey = (address: string | null) => `address:${address ?? "unknown"}`;
+const deviceKey = (id: string) => `device:${id}`;
 
 /** Reserve one failure on `key`; null when allowed, else the time the key is refused until. */
 async function reserve(
@@ -82,29 +84,75 @@ async function giveBack(prisma: PrismaClient, key: string): Promise<void> {
 }
 
 function waitWords(until: Date, now: Date): string {
+  return `in ${minutesOrSeconds(until, now)} (at ${clock(until)} UTC)`;
+}
+
+function untilWords(until: Date, now: Date): string {
+  return `until ${clock(until)} UTC (in ${minutesOrSeconds(until, now)})`;
+}
+
+function minutesOrSeconds(until: Date, now: Date): string {
   const sec = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
-  const inWords = sec < 90 ? `${sec} s` : `${Math.ceil(sec / 60)} min`;
-  return `in ${inWords} (at ${until.toISOString().slice(11, 16)} UTC)`;
+  return sec < 90 ? `${sec} s` : `${Math.ceil(sec / 60)} min`;
+}
+
+const clock = (d: Date) => d.toISOString().slice(11, 16);
+
+const ELSEWHERE = "A browser you have signed in with before still works.";
+
+/**
+ * An open gate holding one reserved failure on each of `keys`. On "success" the failures of
+ * `clearedOnSuccess` go (the right password was given for it) and the other reservations come back;
+ * "not-a-guess" (a malformed request) gives every reservation back; "failure" keeps them.
+ */
+function opened(prisma: PrismaClient, keys: string[], clearedOnSuccess: string | null): SignInGate {
+  return {
+    ok: true,
+    async settle(outcome) {
+      if (outcome === "failure") return;
+      for (const key of keys) {
+        if (outcome === "success" && key === clearedOnSuccess)
+          await prisma.signInFailure.deleteMany({ where: { key, lockedUntil: null } });
+        else await giveBack(prisma, key);
+      }
+    },
+  };
 }
 
 /**
- * Open the gate for one password sign-in. When it is refused, the message says why and when to try
- * again. When allowed, call `settle` with the outcome: "success" clears the account's failures,
- * "not-a-guess" (a malformed request) gives both reservations back, "failure" keeps them.
+ * Open the gate for one password sign-in. When it is refused, the message says why and until when.
+ *
+ * `device` is the id of a device cookie the web app has checked is valid for this account: a browser
+ * that signed in to it before (OWASP's "device cookies"). Such an attempt counts only on its own
+ * device key, with the account rule, and is refused only when that key is locked, so nobody can lock
+ * a person out of their usual browser by guessing wrong passwords elsewhere. Every other attempt is
+ * untrusted: it counts on the account's key and on its client address, and is refused when either is
+ * locked; a lock of those stops only browsers the account never signed in with.
  */
 export async function openSignInGate(
   prisma: PrismaClient,
-  who: { email: string | null; address: string | null },
+  who: { email: string | null; address: string | null; device?: string | null },
   limits: SignInLimits,
   now: Date = new Date(),
 ): Promise<SignInGate> {
+  if (who.email && who.device) {
+    const device = deviceKey(who.device);
+    const deviceLock = await reserve(prisma, device, limits.account, now);
+    if (deviceLock)
+      return {
+        ok: false,
+        retryAt: deviceLock,
+        message: `Sign-in from this browser is paused ${untilWords(deviceLock, now)} after ${limits.account.maxFailures} failed sign-ins here.`,
+      };
+    return opened(prisma, [device], device);
+  }
   const address = addressKey(who.address);
   const addressLock = await reserve(prisma, address, limits.address, now);
   if (addressLock)
     return {
       ok: false,
       retryAt: addressLock,
-      message: `Too many failed sign-ins from your network address; try again ${waitWords(addressLock, now)}.`,
+      message: `Too many failed sign-ins from your network address; try again ${waitWords(addressLock, now)}. ${ELSEWHERE}`,
     };
   const account = who.email ? accountKey(who.email) : null;
   const accountLock = account ? await reserve(prisma, account, limits.account, now) : null;
@@ -113,17 +161,10 @@ export async function openSignInGate(
     return {
       ok: false,
       retryAt: accountLock,
-      message: `This account is locked after ${limits.account.maxFailures} failed sign-ins; try again ${waitWords(accountLock, now)}.`,
+      message:
+        `Sign-in to this account from this browser is paused ${untilWords(accountLock, now)}: it had ` +
+        `${limits.account.maxFailures} failed sign-ins from browsers it was not signed in with before. ${ELSEWHERE}`,
     };
   }
-  return {
-    ok: true,
-    async settle(outcome) {
-      if (outcome === "failure") return;
-      await giveBack(prisma, address);
-      if (!account) return;
-      if (outcome === "success") await prisma.signInFailure.deleteMany({ where: { key: account, lockedUntil: null } });
-      else await giveBack(prisma, account);
-    },
-  };
+  return opened(prisma, account ? [address, account] : [address], account);
 }

@@ -1,8 +1,10 @@
 import { DATABASE_RETRY_AFTER_SEC, DATABASE_UNAVAILABLE_SENTENCE, isDatabaseUnavailable } from "@tranche/db";
 import { signInLimitsFromEnv } from "@tranche/domain";
-import { auth } from "../../../../server/auth";
+import { auth, authSecret } from "../../../../server/auth";
 import { parseTrustedProxies } from "../../../../server/client-address";
 import { db } from "../../../../server/db";
+import { deviceCookies } from "../../../../server/device-cookie";
+import { publicUrl } from "../../../../server/public-url";
 import { handleAuthRequest, type AuthRouteDeps } from "../../../../server/sign-in-guard";
 
 export const dynamic = "force-dynamic";
@@ -14,6 +16,7 @@ function routeDeps(): AuthRouteDeps {
     prisma: db(),
     limits: signInLimitsFromEnv(),
     trustedProxies: parseTrustedProxies(process.env.TRANCHE_TRUSTED_PROXIES),
+    deviceCookies: deviceCookies(authSecret(), publicUrl()),
   });
 }
 
