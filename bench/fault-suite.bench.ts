@@ -360,7 +360,7 @@ async function main(): Promise<void> {
   log(`submitted ${submitted.length} jobs (${failedRequests} requests failed and were retried); draining up to ${DRAIN_S} s`);
   while (Date.now() - drainStart < DRAIN_S * 1000) {
     const r = await tryQuery<{ n: number }>(
-      `SELECT count(*)::int AS n FROM job WHERE id = ANY($1) AND state NOT IN ('COMPLETED','FAILED','CANCELLED','KILLED','LOST')`,
+      `SELECT count(*)::int AS n FROM job WHERE id = ANY($1) AND state NOT IN ('COMPLETED','FAILED','PREEMPTED','CANCELLED','KILLED','LOST')`,
       [ids],
     );
     if (r && r[0]!.n === 0) break;
@@ -376,7 +376,7 @@ async function main(): Promise<void> {
     [ids],
   )) as { state: string; n: number }[];
   const found = states.reduce((a, s) => a + s.n, 0);
-  const stuck = states.filter((s) => !["COMPLETED", "FAILED", "CANCELLED", "KILLED", "LOST"].includes(s.state));
+  const stuck = states.filter((s) => !["COMPLETED", "FAILED", "PREEMPTED", "CANCELLED", "KILLED", "LOST"].includes(s.state));
   const lostJobs = ids.length - found + stuck.reduce((a, s) => a + s.n, 0) + (submitted.length - ids.length);
   const overlap = await query<{ jobId: number }>(
     `SELECT DISTINCT a."jobId" FROM run_segment a JOIN run_segment b ON a."jobId" = b."jobId" AND a.id < b.id

@@ -199,11 +199,11 @@ describe("the database applier conforms to the core's cluster model", () => {
     expect(s.jobs[victim]!.state).toBe("STOPPING");
     expect(s.jobs[paid]!.state).toBe("RUNNING");
 
-    // Its grace ends (the agent reports it killed): requeued when resumable, FAILED when it asked not to be.
+    // Its grace ends (the agent reports it killed): requeued when resumable, PREEMPTED when it asked not to be.
     await exited(victim, null, t0 + 20);
     c.model = graceEnded(c.model, t0 + 20);
     s = await same();
-    expect(s.jobs[victim]!.state).toBe(victim === free ? "PENDING" : "FAILED");
+    expect(s.jobs[victim]!.state).toBe(victim === free ? "PENDING" : "PREEMPTED");
 
     // The partial-apply bug: an operator cordons the node a START was placed on, after the cycle
     // decided and before its plan is applied. The START is dropped, and so is the PREEMPT made for it.

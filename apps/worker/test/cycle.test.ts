@@ -212,6 +212,13 @@ describe("decideRunOutcome", () => {
     expect(decideRunOutcome(run, exit(2))).toMatchObject({ state: "FAILED", end: "FAIL" });
     expect(decideRunOutcome(run, exit(null, "SIGKILL")).sentence).toBe("Failed (signal SIGKILL).");
   });
+  it("a preempted run the core did not requeue ends PREEMPTED, worded as such, even with retries left", () => {
+    const preempted = { ...run, jobState: "STOPPING", intent: "PREEMPT", requeue: false, retries: { max: 2, used: 0 } };
+    const out = decideRunOutcome(preempted, exit(143));
+    expect(out).toMatchObject({ state: "PREEMPTED", end: "PREEMPT", requeued: false, eventKind: "PREEMPTED_ENDED" });
+    expect(out.retry).toBeUndefined();
+    expect(out.sentence).toBe("Preempted run ended (exit code 143); not requeued (not resumable and did not ask to be).");
+  });
   it("a run that could not be launched fails with LAUNCH_FAILED and its error, even when it may be requeued", () => {
     const out = decideRunOutcome(
       { ...run, resumable: true },
@@ -270,11 +277,11 @@ describe("decideRunOutcome", () => {
       state: "PENDING",
       requeued: true,
     });
-    expect(decideRunOutcome(stopping, exit(143))).toMatchObject({ state: "FAILED", requeued: false, end: "PREEMPT" });
+    expect(decideRunOutcome(stopping, exit(143))).toMatchObject({ state: "PREEMPTED", requeued: false, end: "PREEMPT" });
   });
   it("the requeue decision is the core's (stored with its PREEMPT, or its LOST op's), not the job's fields", () => {
     const stopping = { ...run, jobState: "STOPPING", intent: "PREEMPT" };
-    expect(decideRunOutcome({ ...stopping, resumable: true, requeue: false }, exit(143))).toMatchObject({ state: "FAILED" });
+    expect(decideRunOutcome({ ...stopping, resumable: true, requeue: false }, exit(143))).toMatchObject({ state: "PREEMPTED" });
     expect(decideRunOutcome({ ...stopping, requeue: true }, exit(143))).toMatchObject({ state: "PENDING", requeued: true });
     const lost = { cause: "lost" as const, exitCode: null, signal: null };
     expect(decideRunOutcome({ ...run, resumable: true }, { ...lost, requeue: false })).toMatchObject({ state: "LOST" });

@@ -13,6 +13,7 @@ export const JOB_STATES = [
   "STOPPING",
   "COMPLETED",
   "FAILED",
+  "PREEMPTED",
   "CANCELLED",
   "KILLED",
   "LOST",

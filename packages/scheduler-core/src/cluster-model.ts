@@ -22,7 +22,7 @@ import type {
  */
 
 export type ModelJobState =
-  "PENDING" | "HELD" | "RUNNING" | "STOPPING" | "COMPLETED" | "FAILED" | "CANCELLED" | "KILLED" | "LOST";
+  "PENDING" | "HELD" | "RUNNING" | "STOPPING" | "COMPLETED" | "FAILED" | "PREEMPTED" | "CANCELLED" | "KILLED" | "LOST";
 
 /** The current run of a RUNNING or STOPPING job. */
 export interface ModelRun {

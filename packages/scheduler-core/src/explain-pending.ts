@@ -223,6 +223,7 @@ function dependencyList(d: PendingReasonDetails): string {
 
 const ENDED_WORDS: Record<string, string> = {
   FAILED: "failed",
+  PREEMPTED: "was preempted and not requeued",
   CANCELLED: "was cancelled",
   KILLED: "was killed at its maximum runtime",
   LOST: "was lost with its node",

@@ -12,8 +12,11 @@ export type StopIntent = "PREEMPT" | "KILL" | "CANCEL";
 /** How a run segment ended (the database's SegmentEnd). */
 export type RunEnd = "FINISH" | "FAIL" | "PREEMPT" | "KILL" | "LOST" | "CANCEL";
 
-/** A job's state after its run ended. PENDING = requeued. */
-export type EndedJobState = "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "KILLED" | "LOST";
+/**
+ * A job's state after its run ended. PENDING = requeued. PREEMPTED = the scheduler stopped it and did
+ * not requeue it: not the job's failure, so never FAILED (Slurm's PREEMPTED end state).
+ */
+export type EndedJobState = "PENDING" | "COMPLETED" | "FAILED" | "PREEMPTED" | "CANCELLED" | "KILLED" | "LOST";
 
 export interface RunOutcome {
   end: RunEnd;
@@ -67,7 +70,7 @@ export function runOutcome(
     if (run.intent === "PREEMPT")
       return run.requeue
         ? { end: "PREEMPT", state: "PENDING", requeued: true, stoppedBy: null }
-        : { end: "PREEMPT", state: "FAILED", requeued: false, stoppedBy: null };
+        : { end: "PREEMPT", state: "PREEMPTED", requeued: false, stoppedBy: null };
     if (run.intent === "KILL") return { end: "KILL", state: "KILLED", requeued: false, stoppedBy: null };
     return { end: "CANCEL", state: "CANCELLED", requeued: false, stoppedBy: null };
   }

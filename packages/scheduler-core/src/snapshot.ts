@@ -132,7 +132,7 @@ export interface PendingJob extends JobBase {
 /** What a dependency asks of the other job: "ok" it completes successfully, "any" it ends at all. */
 export type DependencyCondition = "ok" | "any";
 /** Where the other job stands: still to run or running ("WAITING", retries included), or how it ended. */
-export type DependencyState = "WAITING" | "COMPLETED" | "FAILED" | "CANCELLED" | "KILLED" | "LOST";
+export type DependencyState = "WAITING" | "COMPLETED" | "FAILED" | "PREEMPTED" | "CANCELLED" | "KILLED" | "LOST";
 
 export interface JobDependency {
   jobId: string;

@@ -56,7 +56,7 @@ describe("the core's cluster model", () => {
     const { model, plan } = preemptionSetup();
     const noRequeue = plan.map((o) => (o.op === "PREEMPT" ? { ...o, requeue: false } : o));
     const m = graceEnded(applyPlan(model, noRequeue, 10), HOUR);
-    expect(jobStateOf(m, "free")).toBe("FAILED");
+    expect(jobStateOf(m, "free")).toBe("PREEMPTED");
   });
 
   it("ends runs on their exit code, and a killed run as KILLED", () => {

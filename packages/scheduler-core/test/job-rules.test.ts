@@ -14,7 +14,7 @@ function withPending(s: ClusterSnapshot, edit: (j: PendingJob) => PendingJob): C
 
 describe("dependencies (--after)", () => {
   it("an :ok dependency is met only by a successful end, an :any dependency by any end", () => {
-    const ended: DependencyState[] = ["COMPLETED", "FAILED", "CANCELLED", "KILLED", "LOST"];
+    const ended: DependencyState[] = ["COMPLETED", "FAILED", "PREEMPTED", "CANCELLED", "KILLED", "LOST"];
     for (const state of ended) {
       expect(dependencyStatus({ condition: "any", state })).toBe("MET");
       expect(dependencyStatus({ condition: "ok", state })).toBe(state === "COMPLETED" ? "MET" : "NEVER");
@@ -48,6 +48,19 @@ describe("dependencies (--after)", () => {
     expect(r.pending.get("child")!.sentence).toContain("job 81 failed");
   });
 
+  it("a job whose :ok parent was preempted and not requeued never starts, and says the parent was preempted", () => {
+    const s = withPending(makeCluster().nodes(1).budget("a", 1).job(makeJob("child").budget("a").gpus(1)).snapshot(), (j) => ({
+      ...j,
+      dependencies: [{ jobId: "81", condition: "ok", state: "PREEMPTED" }],
+    }));
+    const r = runCycle(s, defaultPolicy, 0);
+    expect(startedIds(r)).toEqual([]);
+    expect(r.pending.get("child")!.code).toBe("DEPENDENCY_NEVER_SATISFIED");
+    expect(r.pending.get("child")!.sentence).toContain("job 81 was preempted and not requeued");
+    const any = withPending(s, (j) => ({ ...j, dependencies: [{ jobId: "81", condition: "any", state: "PREEMPTED" }] }));
+    expect(startedIds(runCycle(any, defaultPolicy, 0))).toEqual(["child"]);
+  });
+
   it("a job whose parents all ended as asked starts like any other", () => {
     const s = withPending(makeCluster().nodes(1).budget("a", 1).job(makeJob("child").budget("a").gpus(1)).snapshot(), (j) => ({
       ...j,
@@ -63,7 +76,7 @@ describe("dependencies (--after)", () => {
     const dep = fc.record({
       jobId: fc.integer({ min: 1, max: 500 }).map(String),
       condition: fc.constantFrom<"ok" | "any">("ok", "any"),
-      state: fc.constantFrom<DependencyState>("WAITING", "COMPLETED", "FAILED", "CANCELLED", "KILLED", "LOST"),
+      state: fc.constantFrom<DependencyState>("WAITING", "COMPLETED", "FAILED", "PREEMPTED", "CANCELLED", "KILLED", "LOST"),
     });
     fc.assert(
       fc.property(fc.array(dep, { maxLength: 8 }), (deps: JobDependency[]) => {

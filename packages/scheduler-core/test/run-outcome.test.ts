@@ -50,7 +50,7 @@ describe("a run's outcome when the platform stopped it (R9 fencing, agent shutdo
       expect(runOutcome({ stopping: true, intent: "KILL", requeue: true }, { cause, exitCode: null }).state).toBe("KILLED");
       expect(runOutcome({ stopping: true, intent: "CANCEL", requeue: true }, { cause, exitCode: null }).state).toBe("CANCELLED");
       expect(runOutcome({ stopping: true, intent: "PREEMPT", requeue: false }, { cause, exitCode: null })).toMatchObject({
-        state: "FAILED",
+        state: "PREEMPTED",
         stoppedBy: null,
       });
     }
@@ -79,6 +79,36 @@ describe("a run's outcome when the platform stopped it (R9 fencing, agent shutdo
     expect([jobStateOf(shut, "r"), jobStateOf(shut, "n")]).toEqual(["PENDING", "LOST"]);
     const exited = runExited(m, "r", 143, 50);
     expect(jobStateOf(exited, "r")).toBe("FAILED");
+  });
+});
+
+describe("a preempted run that is not requeued (R6)", () => {
+  const preempted = (requeue: boolean, retries?: { max: number; used: number }) => ({
+    stopping: true,
+    intent: "PREEMPT" as const,
+    requeue,
+    retries,
+  });
+
+  it("ends PREEMPTED, not FAILED, whatever its exit: the scheduler stopped it, its code did not fail", () => {
+    for (const exitCode of [143, 137, 1, 0, null])
+      expect(runOutcome(preempted(false), { cause: "exit", exitCode })).toEqual({
+        end: "PREEMPT",
+        state: "PREEMPTED",
+        requeued: false,
+        stoppedBy: null,
+      });
+  });
+
+  it("is requeued when the core said so, and is never a retry, retries left or not", () => {
+    expect(runOutcome(preempted(true), { cause: "exit", exitCode: 143 })).toEqual({
+      end: "PREEMPT",
+      state: "PENDING",
+      requeued: true,
+      stoppedBy: null,
+    });
+    const out = runOutcome(preempted(false, { max: 3, used: 0 }), { cause: "exit", exitCode: 143 });
+    expect([out.state, out.requeued, out.retry]).toEqual(["PREEMPTED", false, undefined]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { AGENT_SHUTDOWN, FENCED, LAUNCH_FAILED, UNTRACKED, type JobEventKind } from "@tranche/contracts";
 import type { Tx } from "@tranche/db";
-import { isPreemptReasonCode, requeueAfterPreemption, runOutcome } from "@tranche/scheduler-core";
+import { isPreemptReasonCode, requeueAfterPreemption, runOutcome, type EndedJobState } from "@tranche/scheduler-core";
 import { chargeOpenSegments } from "./charge";
 import { AGENTS_CHANNEL } from "./agent-wait";
 import { fromSec, toSec } from "./time";
@@ -49,7 +49,7 @@ export interface RunEnd {
 export interface RunOutcome {
   end: SegmentEnd;
   /** RUNNING: the old copy of a moved job ended (R12); the job runs on in its new segment. */
-  state: "PENDING" | "COMPLETED" | "FAILED" | "CANCELLED" | "KILLED" | "LOST" | "RUNNING";
+  state: EndedJobState | "RUNNING";
   requeued: boolean;
   eventKind: JobEventKind;
   sentence: string;
@@ -66,7 +66,7 @@ const SENTENCES: Record<string, (how: string) => { eventKind: JobEventKind; sent
     eventKind: "REQUEUED",
     sentence: `Preempted run ended (${how}); requeued with its original submit time.`,
   }),
-  "PREEMPT/FAILED": (how) => ({
+  "PREEMPT/PREEMPTED": (how) => ({
     eventKind: "PREEMPTED_ENDED",
     sentence: `Preempted run ended (${how}); not requeued (not resumable and did not ask to be).`,
   }),
