@@ -130,6 +130,7 @@ export function logText(
 
 const ENDS: Partial<Record<JobView["state"], string>> = {
   FAILED: "failed",
+  PREEMPTED: "was preempted by the scheduler and not requeued",
   CANCELLED: "was cancelled",
   KILLED: "was killed (past its max runtime)",
   LOST: "was lost with its node and not requeued",
@@ -139,6 +140,7 @@ const ENDS: Partial<Record<JobView["state"], string>> = {
 export function endedHow(job: Pick<JobView, "id" | "state" | "exitCode">, readingStderr: boolean): string | null {
   if (job.state === "COMPLETED") return null;
   const code = job.exitCode === null ? "" : ` (exit code ${job.exitCode})`;
-  const stderr = readingStderr ? "" : `; its error output: tranche logs --stderr ${job.id}`;
+  // A preempted job was ended by the scheduler, not by an error of its own: its error output says nothing of why.
+  const stderr = readingStderr || job.state === "PREEMPTED" ? "" : `; its error output: tranche logs --stderr ${job.id}`;
   return `job ${job.id} ${ENDS[job.state] ?? `is ${job.state.toLowerCase()}`}${code}${stderr}`;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LogChunkView } from "@tranche/contracts";
-import { logText, showsControls } from "../src/logs";
+import { endedHow, logText, showsControls } from "../src/logs";
 
 const chunk = (cursor: number, node: string | null, text: string): LogChunkView => ({
   cursor: String(cursor),
@@ -79,5 +79,17 @@ describe("tranche logs", () => {
     expect(showsControls(true, true)).toBe(false);
     expect(showsControls(false, false)).toBe(false);
     expect(showsControls(false, undefined)).toBe(false);
+  });
+});
+
+describe("how a followed job ended (tranche logs --follow)", () => {
+  it("says a job the scheduler preempted and did not requeue was preempted, not that it failed", () => {
+    expect(endedHow({ id: 7, state: "PREEMPTED", exitCode: 143 }, false)).toBe(
+      "job 7 was preempted by the scheduler and not requeued (exit code 143)",
+    );
+    expect(endedHow({ id: 7, state: "FAILED", exitCode: 1 }, false)).toBe(
+      "job 7 failed (exit code 1); its error output: tranche logs --stderr 7",
+    );
+    expect(endedHow({ id: 7, state: "COMPLETED", exitCode: 0 }, false)).toBeNull();
   });
 });
