@@ -89,6 +89,7 @@ describe("a preempted run that is not requeued", () => {
     // The owner is told, as before, and the notification carries the job's end state.
     const n = await db.prisma.notification.findFirstOrThrow({ where: { jobId: victim }, orderBy: { id: "desc" } });
     expect(n.title).toBe(`Job #${victim} (victim) was preempted and not requeued`);
+    expect(n.kind).toBe("PREEMPTED");
     expect((n.details as { event: string; state: string }).state).toBe("PREEMPTED");
     // What the API, the web app and the CLI read.
     expect((await getJob(db.prisma, world.actor, victim)).state).toBe("PREEMPTED");
@@ -99,5 +100,19 @@ describe("a preempted run that is not requeued", () => {
     expect(ok.reasonSentence).toContain(`job ${victim} was preempted and not requeued`);
     const any = await db.prisma.job.findUniqueOrThrow({ where: { id: anyChild } });
     expect(any.reasonCode).not.toMatch(/^DEPENDENCY/);
+  });
+
+  it("files each end under the state it ended in: a kill or a loss is not a failure either", async () => {
+    const jobId = await submit(db.prisma, world, { name: "ends", gpus: 1, command: "true" });
+    const at = new Date();
+    const ended = (kind: string, details: object) =>
+      db.prisma.jobEvent.create({ data: { jobId, at, kind, sentence: kind, details, actorKind: "SCHEDULER" } });
+    await ended("KILLED", {});
+    await ended("LOST", { requeued: false });
+    await ended("FAILED", {});
+    const kinds = (
+      await db.prisma.notification.findMany({ where: { jobId, kind: { not: "STARTED" } }, orderBy: { id: "asc" } })
+    ).map((n) => n.kind);
+    expect(kinds).toEqual(["KILLED", "LOST", "FAILED"]);
   });
 });

@@ -2,7 +2,18 @@ import { z } from "zod";
 import { strictObject, text, typeError } from "./input";
 import { LIMITS } from "./limits";
 
-export const NOTIFICATION_KINDS = ["STARTED", "PREEMPTION_WARNING", "FINISHED", "FAILED", "RETRIED", "SQUATTING"] as const;
+/** A job's start, its preemption warning, how it ended (the end states: FAILED, PREEMPTED, KILLED, LOST), a retry, a squatting flag. */
+export const NOTIFICATION_KINDS = [
+  "STARTED",
+  "PREEMPTION_WARNING",
+  "FINISHED",
+  "FAILED",
+  "PREEMPTED",
+  "KILLED",
+  "LOST",
+  "RETRIED",
+  "SQUATTING",
+] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 /** What the inbox and the webhook carry for one notification. */

@@ -5,12 +5,16 @@ import { useEffect, useState } from "react";
 import { useTRPC } from "../../../lib/trpc";
 import { Empty, PageHead, ago, useNow } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
+import type { NotificationKind } from "@tranche/contracts";
 
-const KIND_LABEL: Record<string, string> = {
+const KIND_LABEL: Record<NotificationKind, string> = {
   STARTED: "started",
   PREEMPTION_WARNING: "preemption warning",
   FINISHED: "finished",
   FAILED: "failed",
+  PREEMPTED: "preempted",
+  KILLED: "killed at its limit",
+  LOST: "lost with its node",
   RETRIED: "retried",
   SQUATTING: "idle GPUs",
 };
@@ -56,7 +60,7 @@ export function NotificationsView() {
                       {n.jobId !== null ? <Link href={`/jobs/${n.jobId}`}>{n.title}</Link> : n.title}
                     </strong>
                     <span className="small muted">
-                      {KIND_LABEL[n.kind] ?? n.kind.toLowerCase()} · {ago(n.createdAt, now)}
+                      {KIND_LABEL[n.kind as NotificationKind] ?? n.kind.toLowerCase()} · {ago(n.createdAt, now)}
                     </span>
                   </div>
                   <div className="small">{n.sentence}</div>
