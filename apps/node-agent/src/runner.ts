@@ -34,6 +34,7 @@ import {
 import { JobCgroups } from "./cgroup";
 import { pathForOtherUser } from "./job-path";
 import type { JobIds } from "./job-identity";
+import { listenerUids, listensAlone } from "./port-listener";
 import { pickPort, sessionLaunch } from "./session";
 import { stopStrays } from "./strays";
 
@@ -115,6 +116,8 @@ export interface LocalJob {
   /** An interactive session: the port picked for its server (before launch), and its working folder. */
   sessionPort?: number;
   sessionDir?: string;
+  /** Its server listens on sessionPort as the job's user (port-listener.ts): from then on the port is reported. */
+  sessionListening?: boolean;
   fakeUtil?: number;
 }
 
@@ -220,6 +223,8 @@ export class JobRunner {
   private logResumeKey = "";
   /** Sessions whose port is being picked (asynchronous: they launch at the tick after). */
   private readonly picking = new Set<string>();
+  /** Sessions whose port another user was found listening on (said once in the log). */
+  private readonly sessionPortTaken = new Set<string>();
 
   constructor(private readonly opts: RunnerOptions) {
     mkdirSync(join(opts.dir, "jobs"), { recursive: true });
@@ -654,10 +659,38 @@ export class JobRunner {
         endedAt: j.status === "EXITED" ? j.endedAt : null,
         ...(j.launchError ? { launchError: j.launchError } : {}),
         ...this.checkpointAt(j.jobId),
-        ...(j.status === "RUNNING" && j.sessionPort !== undefined && j.sessionDir !== undefined
+        ...(j.status === "RUNNING" && j.sessionPort !== undefined && j.sessionDir !== undefined && this.sessionListening(j)
           ? { session: { host: this.opts.sessionHost ?? hostname(), port: j.sessionPort, dir: j.sessionDir } }
           : {}),
       }));
+  }
+
+  /**
+   * Does the session's server listen on its port, as the job's user alone? Until it does the port is
+   * not reported: the proxy would send its owner's requests, with the session's token, to whoever took
+   * the port first (port-listener.ts).
+   */
+  private sessionListening(j: LocalJob): boolean {
+    if (j.sessionListening) return true;
+    if (j.pid === null || j.sessionPort === undefined) return false;
+    let uid: number;
+    try {
+      uid = statSync(`/proc/${j.pid}`).uid; // the job's user: its process runs as it
+    } catch {
+      return false;
+    }
+    if (listensAlone(j.sessionPort, uid)) {
+      j.sessionListening = true;
+      return true;
+    }
+    const others = (listenerUids(j.sessionPort) ?? []).filter((u) => u !== uid);
+    if (others.length > 0 && !this.sessionPortTaken.has(j.segmentId)) {
+      this.sessionPortTaken.add(j.segmentId);
+      this.opts.log(
+        `job ${j.jobId}: port ${j.sessionPort}, picked for its session's server, is taken by uid ${others.join(", ")}; the port is not reported, so no request for the session goes there`,
+      );
+    }
+    return false;
   }
 
   private checkpointRoot(): string {

@@ -27,12 +27,15 @@ export const SHELL_SERVER = fileURLToPath(new URL("../session/shell-server.mjs",
  * ServerApp for JupyterLab and Notebook 7 (jupyter_server), NotebookApp for the classic Notebook 6
  * that Debian 12 and many images ship, which ignores ServerApp's and would otherwise pick its own token
  * and serve at "/", out of the proxy's reach. The token travels in the environment (JUPYTER_TOKEN, read
- * by both), not on the command line, which any user of the node can read in /proc. A job that runs as
+ * by both), not on the command line, which any user of the node can read in /proc (the port is there,
+ * so the agent reports it only once the job's user listens on it: port-listener.ts). A job that runs as
  * root (an agent without user mapping, as in the demo) needs --allow-root, without which Jupyter exits.
  */
 export function jupyterCommand(program: string, asRoot: boolean): string {
   const options = ["--no-browser", "--ip=0.0.0.0", '--port="$TRANCHE_SESSION_PORT"'];
-  for (const app of ["ServerApp", "NotebookApp"]) options.push(`--${app}.base_url="$TRANCHE_SESSION_BASE/"`);
+  // port_retries=0: a port taken meanwhile makes Jupyter exit, not move to one the agent never reports.
+  for (const app of ["ServerApp", "NotebookApp"])
+    options.push(`--${app}.base_url="$TRANCHE_SESSION_BASE/"`, `--${app}.port_retries=0`);
   options.push("--ServerApp.root_dir=.", "--NotebookApp.notebook_dir=.");
   if (asRoot) options.push("--allow-root");
   return `export JUPYTER_TOKEN="$TRANCHE_SESSION_TOKEN"; exec ${quote(program)} ${options.join(" ")}`;

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunAssignment } from "@tranche/contracts";
 import { JobRunner } from "../src/runner";
+import { listensAlone } from "../src/port-listener";
 import { jupyterCommand } from "../src/session";
 import { runAssignment } from "./support/assignment";
 
@@ -97,6 +98,8 @@ describe("sessions on the agent", () => {
     // JupyterLab and Notebook 7 read ServerApp's options; the classic Notebook 6, NotebookApp's.
     for (const app of ["ServerApp", "NotebookApp"]) expect(out).toContain(`arg --${app}.base_url=/api/v1/sessions/7/proxy/`);
     expect(out).toContain("arg --port=8888");
+    // A port taken before Jupyter binds it makes it exit, never move to another that nobody reports.
+    for (const app of ["ServerApp", "NotebookApp"]) expect(out).toContain(`arg --${app}.port_retries=0`);
     expect(out).not.toContain("arg --allow-root");
     // Jupyter refuses to run as root unless told: only a job that runs as root says so.
     expect(run(true)).toContain("arg --allow-root");
@@ -117,5 +120,61 @@ describe("sessions on the agent", () => {
     } finally {
       process.env.PATH = saved;
     }
+  });
+
+  it("reports a session's port only once its server listens there, so the proxy sends its token nowhere else", async () => {
+    const { r, assignment } = setup();
+    const d = mkdtempSync(join(tmpdir(), "tranche-slow-jupyter-"));
+    dirs.push(d);
+    // A stand-in for Jupyter that takes a while to bind its port (Jupyter's imports take seconds, while
+    // its command line shows the port to every user of the node).
+    writeFileSync(
+      join(d, "jupyter-notebook"),
+      `#!/bin/sh\nfor a in "$@"; do case "$a" in --port=*) port="\${a#--port=}";; esac; done\nsleep 1.5\nexec ${JSON.stringify(process.execPath)} -e 'require("http").createServer((q, s) => s.end("up")).listen(Number(process.argv[1]), "0.0.0.0")' "$port"\n`,
+      { mode: 0o755 },
+    );
+    const saved = process.env.PATH;
+    process.env.PATH = `${d}:${saved}`;
+    try {
+      r.reconcile([assignment("JUPYTER")], []);
+      await until(() => r.reports().find((x) => x.status === "RUNNING"));
+      // Running, not listening yet: whoever took the port meanwhile would get the owner's requests.
+      for (let i = 0; i < 10; i++) {
+        expect(r.reports().find((x) => x.session)).toBeUndefined();
+        await new Promise((ok) => setTimeout(ok, 50));
+      }
+      const report = await until(() => r.reports().find((x) => x.session));
+      // Reported once it listens: the first request reaches it.
+      expect(await (await fetch(`http://127.0.0.1:${report.session!.port}/`)).text()).toBe("up");
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
+  it("tells the job's user alone listening on a port from another user there too, or nobody", () => {
+    const table = (rows: [port: number, state: string, uid: number][]) =>
+      [
+        "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode",
+        ...rows.map(
+          ([port, st, uid], i) =>
+            `   ${i}: 00000000:${port.toString(16).toUpperCase().padStart(4, "0")} 00000000:0000 ${st} 00000000:00000000 00:00000000 00000000 ${uid} 0 ${1000 + i} 1 0 100 0 0 10 0`,
+        ),
+      ].join("\n");
+    const read =
+      (v4: string, v6 = table([])) =>
+      (p: string) =>
+        p.endsWith("tcp6") ? v6 : v4;
+    expect(listensAlone(38221, 20001, read(table([[38221, "0A", 20001]])))).toBe(true);
+    expect(listensAlone(38221, 20001, read(table([]), table([[38221, "0A", 20001]])))).toBe(true);
+    // Another user took the port, alone or beside the job (another address, SO_REUSEPORT).
+    expect(listensAlone(38221, 20001, read(table([[38221, "0A", 65534]])))).toBe(false);
+    expect(listensAlone(38221, 20001, read(table([[38221, "0A", 20001]]), table([[38221, "0A", 65534]])))).toBe(false);
+    // Nobody listens: a connection on the port (state 01) is not a listener.
+    expect(listensAlone(38221, 20001, read(table([[38221, "01", 20001]])))).toBe(false);
+    expect(
+      listensAlone(38221, 20001, () => {
+        throw new Error("no /proc");
+      }),
+    ).toBe(false);
   });
 });
