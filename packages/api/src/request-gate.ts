@@ -1,10 +1,25 @@
-import { LIMITS } from "@tranche/contracts";
+import { formatBytes, LIMITS } from "@tranche/contracts";
 import { TooManyRequests } from "./too-many-requests";
 
-// Calls in flight per person, on globalThis: Next may load this module once per route bundle, and
-// the bound is the process's.
-const key = Symbol.for("tranche.callsInFlight");
-const g = globalThis as unknown as { [key]?: Map<string, number> };
+// What each person has in flight, per gate, on globalThis: Next may load this module once per route
+// bundle, and the bounds are the process's.
+const g = globalThis as unknown as Record<symbol, Map<string, number> | undefined>;
+const gate = (name: string): Map<string, number> => (g[Symbol.for(`tranche.${name}`)] ??= new Map());
+
+/** Counts `units` for `userId` in `map`, or throws TooManyRequests (saying `refusal`) past `limit`. */
+function enter(map: Map<string, number>, userId: string, units: number, limit: number, refusal: (now: number) => string) {
+  const now = map.get(userId) ?? 0;
+  if (now + units > limit) throw new TooManyRequests(refusal(now), 1);
+  map.set(userId, now + units);
+  let left = false;
+  return (): void => {
+    if (left) return;
+    left = true;
+    const rest = (map.get(userId) ?? units) - units;
+    if (rest > 0) map.set(userId, rest);
+    else map.delete(userId);
+  };
+}
 
 /**
  * Counts `calls` in flight for `userId`, or throws TooManyRequests when that would pass the bound
@@ -15,20 +30,64 @@ const g = globalThis as unknown as { [key]?: Map<string, number> };
  * the answer is ready).
  */
 export function enterCalls(userId: string, calls = 1, limit = LIMITS.callsInFlightPerUser): () => void {
-  const inFlight = (g[key] ??= new Map());
-  const now = inFlight.get(userId) ?? 0;
-  if (now + calls > limit)
-    throw new TooManyRequests(
+  return enter(
+    gate("callsInFlight"),
+    userId,
+    calls,
+    limit,
+    (now) =>
       `You have ${now} requests in progress, and at most ${limit} calls may run at once for one person; try again in a moment`,
-      1,
+  );
+}
+
+/**
+ * One request of `userId` through the sessions host to a session's server, whose body holds
+ * `bodyBytes` (read whole before it is sent on): counted against LIMITS.sessionRequestsPerUser and
+ * LIMITS.sessionBodyBytesPerUser until its answer's headers are back, or refused with TooManyRequests.
+ * The session's server is its owner's code and may take its time: without a bound one person's
+ * uploads held gigabytes of the process everyone's requests share.
+ */
+export function enterSessionRequest(
+  userId: string,
+  bodyBytes: number,
+  limits = { requests: LIMITS.sessionRequestsPerUser, bytes: LIMITS.sessionBodyBytesPerUser },
+): () => void {
+  const leaveRequest = enter(
+    gate("sessionRequests"),
+    userId,
+    1,
+    limits.requests,
+    (now) =>
+      `You have ${now} requests to your sessions in progress, and at most ${limits.requests} may run at once for one person; try again in a moment`,
+  );
+  if (bodyBytes <= 0) return leaveRequest;
+  try {
+    const leaveBytes = enter(
+      gate("sessionBodyBytes"),
+      userId,
+      bodyBytes,
+      limits.bytes,
+      (now) =>
+        `Your requests to your sessions in progress carry ${formatBytes(now)}, and at most ${formatBytes(limits.bytes)} may be on their way at once for one person; try again in a moment`,
     );
-  inFlight.set(userId, now + calls);
-  let left = false;
-  return () => {
-    if (left) return;
-    left = true;
-    const rest = (inFlight.get(userId) ?? calls) - calls;
-    if (rest > 0) inFlight.set(userId, rest);
-    else inFlight.delete(userId);
-  };
+    return () => {
+      leaveBytes();
+      leaveRequest();
+    };
+  } catch (e) {
+    leaveRequest();
+    throw e;
+  }
+}
+
+/** One WebSocket of `userId` to a session's server, open until the function answered is called (LIMITS.sessionSocketsPerUser). */
+export function enterSessionSocket(userId: string, limit = LIMITS.sessionSocketsPerUser): () => void {
+  return enter(
+    gate("sessionSockets"),
+    userId,
+    1,
+    limit,
+    (now) =>
+      `You have ${now} WebSockets open to your sessions, and at most ${limit} may be open at once for one person; close one first`,
+  );
 }

@@ -6,7 +6,9 @@
 import { createServer, request, type IncomingHttpHeaders, type Server } from "node:http";
 import type { Socket } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { LIMITS } from "@tranche/contracts";
 import { createApiToken, endSessionGrants, issueSessionTicket, newHandoffState, redeemSessionTicket } from "@tranche/domain";
+import { enterSessionSocket } from "../src/request-gate";
 import { isSessionUpgrade, proxySessionUpgrade } from "../src/rest";
 import { makeWorld, runningSession, type World } from "./fixtures";
 
@@ -201,6 +203,46 @@ describe("a session's WebSockets, through the sessions host", () => {
     expect(closed).toBe(false);
     await endSessionGrants(w.db.prisma, w.users.ada.id);
     await expect.poll(() => closed, { timeout: 3000 }).toBe(true);
+    await expect.poll(async () => [await openConnections(front), await openConnections(sessionServer)]).toEqual([0, 0]);
+  });
+
+  it("one person has at most LIMITS.sessionSocketsPerUser open at once (429 past it); a closed one frees its place", async () => {
+    // Each open WebSocket holds two connections of the web process: without a bound one person could
+    // open them until the process has no file descriptors left for anyone (the agents' heartbeats included).
+    const held = Array.from({ length: LIMITS.sessionSocketsPerUser - 1 }, () => enterSessionSocket(w.users.ada.id));
+    try {
+      const last = await new Promise<Socket>((resolve, reject) => {
+        const req = request({
+          host: "127.0.0.1",
+          port: frontPort,
+          path: ws(s1),
+          headers: {
+            host: new URL(SESSIONS).host,
+            connection: "Upgrade",
+            upgrade: "websocket",
+            "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+            "sec-websocket-version": "13",
+            authorization: `Bearer ${tokens.ada}`,
+          },
+        });
+        req.on("upgrade", (_res, s: Socket) => resolve(s));
+        req.on("response", (res) => reject(new Error(`refused: ${res.statusCode}`)));
+        req.end();
+      });
+      const over = await open(ws(s1), { authorization: `Bearer ${tokens.ada}` });
+      expect(over).toEqual({
+        switched: false,
+        status: 429,
+        message: `You have ${LIMITS.sessionSocketsPerUser} WebSockets open to your sessions, and at most ${LIMITS.sessionSocketsPerUser} may be open at once for one person; close one first`,
+      });
+      // Another person's are their own.
+      const maya = Array.from({ length: LIMITS.sessionSocketsPerUser - 1 }, () => enterSessionSocket(w.users.maya.id));
+      maya.forEach((leave) => leave());
+      last.destroy();
+      await expect.poll(async () => (await open(ws(s1), { authorization: `Bearer ${tokens.ada}` })).switched).toBe(true);
+    } finally {
+      held.forEach((leave) => leave());
+    }
     await expect.poll(async () => [await openConnections(front), await openConnections(sessionServer)]).toEqual([0, 0]);
   });
 

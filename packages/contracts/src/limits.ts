@@ -30,6 +30,17 @@ export const LIMITS = {
    */
   callsInFlightPerUser: 16,
   trpcBatchCalls: 16,
+  /**
+   * A person's requests through the sessions host to their sessions' servers, in flight at once per web
+   * process, and the bytes of their bodies held meanwhile (each is read whole, up to 16 MiB, before it
+   * is sent on). Not counted with the calls above: a notebook's page loads dozens of files at once. The
+   * session's server is its owner's code and may never answer: 40 uploads of 16 MiB held 1.7 GB of the
+   * web process (a security audit). WebSockets open at once per person (a kernel or terminal each): each
+   * holds two connections of the web process.
+   */
+  sessionRequestsPerUser: 64,
+  sessionBodyBytesPerUser: 64 * 1024 * 1024,
+  sessionSocketsPerUser: 64,
   /** Characters of a job's command. */
   commandChars: 10_000,
   /** Characters of a job's name. */

@@ -1,7 +1,7 @@
 import { errorResponse, json } from "./io";
 
 /** The most a request through the proxy may carry (uploads to a notebook included). */
-const PROXY_BODY_BYTES = 16 * 1024 * 1024;
+export const PROXY_BODY_BYTES = 16 * 1024 * 1024;
 /** A session's server that does not answer within this is reported as such (long commands included). */
 const PROXY_TIMEOUT_MS = 90_000;
 
@@ -24,6 +24,16 @@ export const SESSION_RESPONSE_HEADERS: Record<string, string> = {
   "cross-origin-resource-policy": "same-origin",
   "referrer-policy": "same-origin",
 };
+
+/**
+ * The bytes a request's body will hold in this process while it is forwarded: its declared length, or
+ * the most a body may carry when it declares none (or more, which is refused before it is read).
+ */
+export function proxiedBodyBytes(req: Request, method: string): number {
+  if (method === "GET" || method === "HEAD") return 0;
+  const declared = Number(req.headers.get("content-length") ?? NaN);
+  return Number.isInteger(declared) && declared >= 0 ? Math.min(declared, PROXY_BODY_BYTES) : PROXY_BODY_BYTES;
+}
 
 /** Forward one request to a session's server (sessionTarget) and its answer back. */
 export async function forwardToSession(

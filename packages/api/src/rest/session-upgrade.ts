@@ -4,6 +4,8 @@ import type { Duplex } from "node:stream";
 import type { PrismaClient } from "@tranche/db";
 import { addressedTo, proxiedSessionId } from "@tranche/contracts";
 import { DomainError, readSessionGrant, sessionTarget, type Actor } from "@tranche/domain";
+import { enterSessionSocket } from "../request-gate";
+import { TooManyRequests } from "../too-many-requests";
 import { bearerActor } from "./bearer";
 import { readCookie } from "./cookies";
 import { errorResponse, json } from "./io";
@@ -59,7 +61,7 @@ export function isSessionUpgrade(req: IncomingMessage, origins: UpgradeDeps["ori
 export async function sessionUpgradeTarget(
   req: IncomingMessage,
   deps: UpgradeDeps,
-): Promise<{ url: string; token: string } | Response> {
+): Promise<{ url: string; token: string; userId: string } | Response> {
   const id = proxiedSessionId(urlOf(req).pathname)!;
   const headers = headersOf(req);
   const origin = headers.get("origin");
@@ -83,7 +85,7 @@ export async function sessionUpgradeTarget(
       if (origin === null) return errorResponse("FORBIDDEN", "A WebSocket opened with the session's cookie must say its Origin");
       actor = g.actor;
     }
-    return await sessionTarget(deps.prisma, actor, id);
+    return { ...(await sessionTarget(deps.prisma, actor, id)), userId: actor.id };
   } catch (e) {
     if (e instanceof DomainError) return errorResponse(e.code, e.message);
     console.error("session WebSocket", id, e);
@@ -100,6 +102,16 @@ export async function proxySessionUpgrade(req: IncomingMessage, socket: Duplex, 
   socket.on("error", () => socket.destroy());
   const target = await sessionUpgradeTarget(req, deps);
   if (target instanceof Response) return refuse(socket, target);
+  // Each open WebSocket holds two connections of this process for as long as it lives: bounded per person.
+  let leave: () => void;
+  try {
+    leave = enterSessionSocket(target.userId);
+  } catch (e) {
+    if (e instanceof TooManyRequests) return refuse(socket, errorResponse("TOO_MANY_REQUESTS", e.message));
+    throw e;
+  }
+  socket.once("close", leave);
+  if (socket.destroyed) return leave();
   const url = new URL(target.url);
   const upstream = connect({ host: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port) });
   upstream.on("error", () => {}); // "close" follows

@@ -11,7 +11,8 @@ import {
 import { bearerActor } from "./bearer";
 import { readCookie, setCookie } from "./cookies";
 import { errorResponse } from "./io";
-import { forwardToSession } from "./session-proxy";
+import { enterSessionRequest } from "../request-gate";
+import { forwardToSession, proxiedBodyBytes } from "./session-proxy";
 import { TICKET_PARAM, proxyBase, redirect } from "./session-routes";
 
 /** The sessions host's own sign-in for one session (its Path is that session's proxy path, proxyBase). */
@@ -72,7 +73,13 @@ export async function serveSessionsHost(
     if (refusal) return errorResponse("FORBIDDEN", refusal);
     actor = g.actor;
   }
-  return forwardToSession(req, method, await sessionTarget(prisma, actor, id));
+  // Counted until the answer's headers are back: a session's server is its owner's code, and may not answer.
+  const leave = enterSessionRequest(actor.id, proxiedBodyBytes(req, method));
+  try {
+    return await forwardToSession(req, method, await sessionTarget(prisma, actor, id));
+  } finally {
+    leave();
+  }
 }
 
 /** Send the browser to the web app for a ticket, remembering its state and where it was going. */
