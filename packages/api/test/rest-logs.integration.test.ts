@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LIMITS } from "@tranche/contracts";
 import { createApiToken } from "@tranche/domain";
+import { enterCalls } from "../src/request-gate";
 import { handleRest } from "../src/rest";
 import { callRest, goodJob, makeWorld, type World } from "./fixtures";
 
@@ -107,5 +109,44 @@ describe("REST /api/v1/jobs/{id}/logs", () => {
     expect(r.status).toBe(403);
     expect(r.body.error.message).toMatch(/visible to its owner, the managers of its budget/);
     expect((await get(`/jobs/999999/logs`)).status).toBe(404);
+  });
+
+  it("a download reads the log a page of at most 32 chunks at a time, and holds a place among its person's calls until it ends", async () => {
+    // A page of the log is what a download holds in the web process while its reader does not read:
+    // pages of 1,000 chunks held 32 MB each, and a download left the bound on calls when it began to
+    // stream, so 20 unread downloads of a 64 MiB log held 1.3 GB (a security audit).
+    const big = (await w.caller("ada").job.submit(goodJob)).id;
+    const text = "x".repeat(32 * 1024 - 1) + "\n";
+    await w.db.prisma.jobLogChunk.createMany({
+      data: Array.from({ length: 40 }, () => ({ jobId: big, stream: "stdout", text })),
+    });
+    const held = enterCalls(w.users.ada.id, LIMITS.callsInFlightPerUser - 1);
+    try {
+      const download = await handleRest(
+        new Request(`http://127.0.0.1:3000/api/v1/jobs/${big}/logs/download`, { headers: { authorization: `Bearer ${ada}` } }),
+        `/jobs/${big}/logs/download`,
+        { prisma: w.db.prisma },
+      );
+      expect(download.status).toBe(200);
+      // Streaming, unread: it keeps its place, so the person's next call is past the bound.
+      expect((await get(`/jobs/${big}/logs?limit=1`)).status).toBe(429);
+      const reader = download.body!.getReader();
+      expect((await reader.read()).value!.byteLength).toBe(32 * text.length);
+      expect((await reader.read()).value!.byteLength).toBe(8 * text.length);
+      expect((await reader.read()).done).toBe(true);
+      // Read to its end, it has left its place.
+      expect((await get(`/jobs/${big}/logs?limit=1`)).status).toBe(200);
+      // So does one its reader abandons.
+      const abandoned = await handleRest(
+        new Request(`http://127.0.0.1:3000/api/v1/jobs/${big}/logs/download`, { headers: { authorization: `Bearer ${ada}` } }),
+        `/jobs/${big}/logs/download`,
+        { prisma: w.db.prisma },
+      );
+      expect((await get(`/jobs/${big}/logs?limit=1`)).status).toBe(429);
+      await abandoned.body!.cancel();
+      expect((await get(`/jobs/${big}/logs?limit=1`)).status).toBe(200);
+    } finally {
+      held();
+    }
   });
 });

@@ -117,6 +117,9 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
     if (auth instanceof Response) return auth;
     const actor = auth;
     const leave = enterCalls(actor.id);
+    // An answer that streams on after this returns (a log download) keeps the call's place until it ends.
+    let kept = false;
+    const keepPlace = () => ((kept = true), leave);
     try {
       const { prisma } = deps;
       const [head, id, tail] = parts;
@@ -180,7 +183,8 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
         }
         if (parts.length === 4 && tail === "logs" && parts[3] === "download" && method === "GET") {
           const { stream } = parse(jobLogDownloadQuery, queryOf(req));
-          return logDownload(jobId, stream, await jobLogText(prisma, actor, jobId, stream));
+          const log = await jobLogText(prisma, actor, jobId, stream);
+          return logDownload(jobId, stream, log, keepPlace());
         }
         if (parts.length === 3 && tail === "events" && method === "GET") {
           noQuery(req, "the job timeline's query");
@@ -226,7 +230,7 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
       if (admin) return admin;
       return errorResponse("NOT_FOUND", `No such endpoint: ${method} /api/v1${path}`);
     } finally {
-      leave();
+      if (!kept) leave();
     }
   } catch (e) {
     if (e instanceof ZodError) {

@@ -109,6 +109,13 @@ async function lastCursor(prisma: PrismaClient, id: number, where: object): Prom
 }
 
 /**
+ * Chunks of one page of a download: at most 32 x 64 Ki characters (2 MiB of text, the agents send 32 KiB
+ * chunks) held per download at once. Pages of 1,000 chunks held 32 MB or more each: 20 downloads of a
+ * 64 MiB log that nobody read held 1.3 GB of the web process (a security audit).
+ */
+const DOWNLOAD_PAGE_CHUNKS = 32;
+
+/**
  * A job's whole kept log as text, read in pages so a long log never sits in memory at once (the
  * download of the job page and of `GET /api/v1/jobs/{id}/logs/download`).
  */
@@ -128,7 +135,7 @@ export async function jobLogText(
       const rows = await prisma.jobLogChunk.findMany({
         where: { jobId: id, id: { gt: after }, ...(stream ? { stream } : {}) },
         orderBy: { id: "asc" },
-        take: 1000,
+        take: DOWNLOAD_PAGE_CHUNKS,
         select: { id: true, text: true },
       });
       if (rows.length === 0) return;
