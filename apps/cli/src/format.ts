@@ -13,8 +13,15 @@ const CONTROL_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
  * clear or recolour the terminal of whoever reads it. Every text answer and error goes through this
  * (main.ts); --json needs nothing, JSON escapes them.
  */
+/**
+ * Characters that reorder the text around them (U+202A..U+202E, U+2066..U+2069): names no longer
+ * take them, and one stored before, or a job's output, must not make the rest of the line read
+ * backwards on a terminal that lays out right-to-left text.
+ */
+const REORDERING_CHARS = /[\u202a-\u202e\u2066-\u2069]/g;
+
 export function printable(s: string): string {
-  return s.replace(CONTROL_CHARS, "");
+  return s.replace(CONTROL_CHARS, "").replace(REORDERING_CHARS, "");
 }
 
 /**
@@ -26,12 +33,15 @@ export function printable(s: string): string {
  * `--raw` prints them as they are. Unlike printable(), nothing is dropped: a log is read to debug it.
  */
 export function visible(s: string): string {
-  return s.replace(CONTROL_CHARS, (c) => {
-    const code = c.charCodeAt(0);
-    if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`;
-    if (code === 0x7f) return "^?";
-    return `<U+${code.toString(16).toUpperCase().padStart(4, "0")}>`;
-  });
+  const named = (c: string) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}>`;
+  return s
+    .replace(CONTROL_CHARS, (c) => {
+      const code = c.charCodeAt(0);
+      if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`;
+      if (code === 0x7f) return "^?";
+      return named(c);
+    })
+    .replace(REORDERING_CHARS, named);
 }
 
 /** Plain-text tables for terminals: columns padded to the widest cell, long cells cut with … */

@@ -33,6 +33,8 @@ describe("CLI words", () => {
     expect(printable("a\u0000b\u0008c\u007fd")).toBe("abcd");
     // Its own layout stays: line breaks and tabs, and every printable character.
     expect(printable("ID\tNAME\n1\tZoë 山田 →")).toBe("ID\tNAME\n1\tZoë 山田 →");
+    // Nor may one reverse the rest of the line on a terminal that lays out right-to-left text.
+    expect(printable("#41  eval \u202Eredro  ada  lab/x  running\u2066\u2069")).toBe("#41  eval redro  ada  lab/x  running");
   });
 
   it("writes a log's control characters out as cat -v does, keeping line breaks and tabs", () => {
@@ -40,5 +42,6 @@ describe("CLI words", () => {
       "^[]0;title^G^[[2J^[[1;32mgreen^[[0m^M\n\tnul^@ del^? csi<U+009B>2J nel<U+0085> é ✓\n",
     );
     expect(visible("plain line\n")).toBe("plain line\n");
+    expect(visible("[h100-1] \u202Eredro\n")).toBe("[h100-1] <U+202E>redro\n");
   });
 });

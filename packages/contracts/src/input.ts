@@ -50,6 +50,23 @@ export function hasControlChars(s: string): boolean {
 export const controlCharsMessage = (field: string) =>
   `${field} must not contain control characters (such as ESC, BEL, tab or a line break)`;
 
+/**
+ * Characters that reorder the text around them: the bidirectional embeddings, overrides and isolates
+ * (U+202A..U+202E, U+2066..U+2069). In a job name that everyone lists, U+202E (right-to-left override)
+ * makes the rest of the name, and on a terminal the rest of the line, read backwards ("eval \u202Eredro"
+ * shows as "eval order"). Letters of right-to-left scripts need none of them.
+ */
+const REORDERING_CHARS = /[\u202a-\u202e\u2066-\u2069]/;
+
+/** Does `s` hold a character that reorders the text around it? */
+export function hasReorderingChars(s: string): boolean {
+  return REORDERING_CHARS.test(s);
+}
+
+/** The message for a name that holds one. */
+export const reorderingCharsMessage = (field: string) =>
+  `${field} must not contain characters that reorder the text around them (U+202A to U+202E, U+2066 to U+2069)`;
+
 /** An object that refuses fields it does not know, naming them and the fields it takes. */
 export function strictObject<S extends z.core.$ZodLooseShape>(shape: S, what: string) {
   const known = Object.keys(shape).join(", ") || "none";

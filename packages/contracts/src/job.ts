@@ -1,7 +1,15 @@
 import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import { z } from "zod";
 import { duration, formatExactDuration } from "./duration";
-import { controlCharsMessage, hasControlChars, strictObject, text, typeError } from "./input";
+import {
+  controlCharsMessage,
+  hasControlChars,
+  hasReorderingChars,
+  reorderingCharsMessage,
+  strictObject,
+  text,
+  typeError,
+} from "./input";
 import { jobRuleFields } from "./job-rules";
 import { LIMITS, formatBytes, utf8Bytes } from "./limits";
 import { JOB_KINDS, sessionView } from "./session";
@@ -175,6 +183,7 @@ export const submitJobInput = strictObject(
       .min(1, "name must not be empty")
       .max(LIMITS.nameChars, `name is longer than ${int(LIMITS.nameChars)} characters`)
       .refine((s) => s.includes("\u0000") || !hasControlChars(s), controlCharsMessage("name"))
+      .refine((s) => !hasReorderingChars(s), reorderingCharsMessage("name"))
       .optional()
       .describe("Job name; without one, the program's name from the command (./train.sh --lr 1: train.sh)"),
     idempotencyKey: text("idempotencyKey")

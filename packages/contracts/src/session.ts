@@ -1,7 +1,15 @@
 import { z } from "zod";
 import { duration } from "./duration";
 import { formatDuration } from "./format";
-import { controlCharsMessage, hasControlChars, strictObject, text, typeError } from "./input";
+import {
+  controlCharsMessage,
+  hasControlChars,
+  hasReorderingChars,
+  reorderingCharsMessage,
+  strictObject,
+  text,
+  typeError,
+} from "./input";
 import { jobIdInput } from "./job-id";
 import { LIMITS } from "./limits";
 
@@ -48,6 +56,7 @@ export const startSessionInput = strictObject(
       .min(1, "name must not be empty")
       .max(LIMITS.nameChars, `name is longer than ${int(LIMITS.nameChars)} characters`)
       .refine((s) => s.includes("\u0000") || !hasControlChars(s), controlCharsMessage("name"))
+      .refine((s) => !hasReorderingChars(s), reorderingCharsMessage("name"))
       .optional(),
     idempotencyKey: text("idempotencyKey")
       .min(1, "idempotencyKey must not be empty")

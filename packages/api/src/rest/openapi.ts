@@ -142,7 +142,7 @@ export function buildOpenApi(serverUrl = "/api/v1") {
               },
               post: {
                 summary: "Submit a job",
-                description: `Strict: an unknown field answers 400 naming it. Limits: body ${formatBytes(LIMITS.requestBytes)} (413), command ${LIMITS.commandChars.toLocaleString("en-US")} characters, name ${LIMITS.nameChars} (no control characters such as ESC), env at most ${LIMITS.envVars} variables of at most ${formatBytes(LIMITS.envValueBytes)} each and ${formatBytes(LIMITS.envTotalBytes)} in all; no string may hold NUL (\\u0000). Idempotency keys are per user.`,
+                description: `Strict: an unknown field answers 400 naming it. Limits: body ${formatBytes(LIMITS.requestBytes)} (413), command ${LIMITS.commandChars.toLocaleString("en-US")} characters, name ${LIMITS.nameChars} (no control characters such as ESC, nor ones that reorder text such as U+202E), env at most ${LIMITS.envVars} variables of at most ${formatBytes(LIMITS.envValueBytes)} each and ${formatBytes(LIMITS.envTotalBytes)} in all; no string may hold NUL (\\u0000). Idempotency keys are per user.`,
                 operationId: "submitJob",
                 requestBody: {
                   required: true,
