@@ -31,7 +31,11 @@ export interface StartForecast {
   at: number | null;
   /** The virtual time of the cycle that takes it (`at` is later when it waits for victims to exit). */
   decidedAt: number | null;
-  /** The jobs whose GPUs it takes (running now or started ahead of it in the replay), by id. */
+  /**
+   * The jobs it waits for, by id: those whose GPUs it takes (running now or started ahead of it in the
+   * replay) that still held them in the cycle before it starts, and, for an array task its array's cap
+   * held, the tasks of its array whose end made room for it.
+   */
   after: string[];
   /** Why `at` is null; null when it is known. */
   unknown: ForecastUnknown | null;
@@ -95,6 +99,9 @@ export function forecastStarts(
   const holder = new Map<string, string>();
   for (const r of snapshot.running)
     for (const p of r.placement) for (const g of p.gpuIndexes) holder.set(`${p.nodeId}/${g}`, r.id);
+  // The jobs holding GPUs at the end of the previous cycle, with their array: a GPU's last holder that
+  // left before then was not in the way (the job waited for something else, e.g. its array's cap).
+  let holding = holdingOf(model);
 
   const cycleTimes: number[] = [];
   // How the jobs that left the replay ended, for the jobs that wait for them (`--after`).
@@ -123,8 +130,12 @@ export function forecastStarts(
         const before = new Set<string>();
         for (const k of keys) {
           const h = holder.get(k);
-          if (h !== undefined && h !== op.jobId) before.add(h);
+          if (h !== undefined && h !== op.jobId && holding.has(h)) before.add(h);
         }
+        // Held by its array's cap last cycle: it waited for the tasks of its array that have left since.
+        const arrayId = state.get(op.jobId)!.job.arrayId;
+        if (lastCodes.get(op.jobId) === "ARRAY_LIMIT" && arrayId != null)
+          for (const [id, a] of holding) if (a === arrayId && !holds(state.get(id))) before.add(id);
         started.set(op.jobId, { at: op.startBy, decidedAt: t, after: [...before].sort(byId) });
       }
       for (const k of keys) holder.set(k, op.jobId);
@@ -133,6 +144,7 @@ export function forecastStarts(
     for (const id of result.pending.keys()) lastCodes.set(id, result.pending.get(id)!.code);
     noteEnded(model, ended);
     model = { ...model, jobs: model.jobs.filter(live) };
+    holding = holdingOf(model);
     if ([...targets].every((id) => started.has(id))) break;
     const event = nextEvent(model, t);
     if (event === null) break;
@@ -174,6 +186,13 @@ const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 const live = (j: ModelJob): boolean =>
   j.state === "PENDING" || j.state === "HELD" || j.state === "RUNNING" || j.state === "STOPPING";
+
+const holds = (j: ModelJob | undefined): boolean => j?.state === "RUNNING" || j?.state === "STOPPING";
+
+/** The jobs holding GPUs (running or leaving), by id, with their array's id (null when none). */
+function holdingOf(model: ClusterModel): Map<string, string | null> {
+  return new Map(model.jobs.filter(holds).map((j) => [j.job.id, j.job.arrayId ?? null]));
+}
 
 /** How the jobs that left ended; a job stopped at its maxRuntime is the replay's stand-in for a completed one. */
 function noteEnded(model: ClusterModel, ended: Map<string, DependencyState>): void {

@@ -142,6 +142,46 @@ describe("forecastStarts", () => {
     expect(starts.find((s) => s.jobId === "p2")!.at).not.toBeNull();
   });
 
+  it("names an array task's own earlier tasks when its array's cap holds it, not a GPU's earlier holder", () => {
+    // One node, mostly free. Tasks t1 and t2 of array t1 (%2) run; u, unrelated, leaves first, and its
+    // GPU stays free until t1 ends and makes room under the cap for t3, which takes u's old GPU.
+    const s = makeCluster()
+      .budget("a", 1)
+      .node("n01", { gpus: 8, lastHeartbeatAt: NOW })
+      .job(
+        makeJob("u")
+          .budget("a")
+          .gpus(1)
+          .minRuntime(600)
+          .maxRuntime(HOUR / 2)
+          .startedAt(NOW)
+          .on("n01", [0])
+          .running(),
+        makeJob("t1").budget("a").gpus(1).minRuntime(600).maxRuntime(HOUR).startedAt(NOW).on("n01", [1]).running(),
+        makeJob("t2")
+          .budget("a")
+          .gpus(1)
+          .minRuntime(600)
+          .maxRuntime(2 * HOUR)
+          .startedAt(NOW)
+          .on("n01", [2])
+          .running(),
+        makeJob("t3")
+          .budget("a")
+          .gpus(1)
+          .minRuntime(600)
+          .maxRuntime(HOUR)
+          .submittedAt(NOW - 10)
+          .pending(),
+      )
+      .snapshot();
+    const task = <J extends { id: string }>(j: J): J => (j.id === "u" ? j : { ...j, arrayId: "t1", arrayMaxRunning: 2 });
+    const snap = { ...s, running: s.running.map(task), pending: s.pending.map(task) };
+    const t3 = forecastStarts(snap, defaultPolicy, NOW, { minStep: 0, stepFraction: 0 }).starts[0]!;
+    expect(t3.at).toBe(NOW + HOUR + GRACE);
+    expect(t3.after).toEqual(["t1"]);
+  });
+
   it("leaves the snapshot as it was", () => {
     const snap = twoNodesFourJobs();
     const before = JSON.stringify(snap);
