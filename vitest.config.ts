@@ -15,6 +15,9 @@ export default defineConfig({
   test: {
     projects: [
       {
+        // The web's tsconfig keeps JSX for Next ("preserve"); a unit test that renders a component to
+        // text (react-dom/server) needs it compiled.
+        oxc: { jsx: { runtime: "automatic" } },
         test: {
           name: "unit",
           include: ["{apps,packages,bench,scripts}/**/*.test.ts"],

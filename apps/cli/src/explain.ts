@@ -1,10 +1,9 @@
 // `tranche explain JOB`: why a job is where it is, in the job page's words.
 import type { Command } from "commander";
 import { explainContract, jobEventTitle, type JobView } from "@tranche/contracts";
-import { expectedStartWords, formatDuration } from "@tranche/contracts/format";
+import { arrayTaskText, expectedStartWords, formatDuration } from "@tranche/contracts/format";
 import { api, loadConfig } from "./client";
 import { gpus, when, type Out } from "./format";
-import { taskText } from "./job-rules";
 
 /** GET /api/v1/jobs/{id}/events: the job, its timeline and its runs. */
 export interface JobDetail {
@@ -22,7 +21,7 @@ export function explainText(d: JobDetail, now = Date.now(), timeZone?: string): 
   const lines = [
     `Job #${j.id} ${j.name}: ${j.state} · ${gpus(j.gpus)} on ${j.cluster} · ${j.budget} · ${explainContract(j).headline}`,
   ];
-  if (j.array) lines.push(`Array #${j.array.id}: ${taskText(j.array)}.`);
+  if (j.array) lines.push(`Array #${j.array.id}: ${arrayTaskText(j.array)}.`);
   if (j.after.length > 0)
     lines.push(`Starts after: ${j.after.map((a) => `#${a.jobId} ${a.condition === "OK" ? "succeeds" : "ends"}`).join(", ")}.`);
   if (j.retries.max > 0) lines.push(`Retries: ${j.retries.used} of ${j.retries.max} used.`);

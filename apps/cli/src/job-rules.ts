@@ -1,10 +1,6 @@
 import type { Command } from "commander";
-import type { JobView } from "@tranche/contracts";
 import { api, loadConfig } from "./client";
 import { ago, table, type Out } from "./format";
-
-/** "task 7 of 0-99%10". */
-export const taskText = (a: NonNullable<JobView["array"]>): string => `task ${a.index} of ${a.spec}`;
 
 /** `tranche depend`, `tranche notifications`, `tranche webhook`, `tranche limit`. */
 export function registerJobRules(program: Command, out: Out): void {

@@ -17,11 +17,12 @@ import {
   submitJobInput,
   type JobView,
 } from "@tranche/contracts";
+import { arrayTaskText } from "@tranche/contracts/format";
 import { reasonLabel } from "@tranche/contracts/reasons";
 import { registerAdmin } from "./admin";
 import { registerBudgets } from "./budgets";
 import { registerExplain } from "./explain";
-import { registerJobRules, taskText } from "./job-rules";
+import { registerJobRules } from "./job-rules";
 import { registerLogs } from "./logs";
 import { registerNodes } from "./nodes";
 import { registerSession } from "./session";
@@ -309,7 +310,7 @@ program
         : table(
             ["ID", "STATE", "CLUSTER", "BUDGET", "GPUS", "AGE", "WHY"],
             jobs.map((j) => [
-              j.array ? `${j.id} (${taskText(j.array)})` : j.id,
+              j.array ? `${j.id} (${arrayTaskText(j.array)})` : j.id,
               j.state,
               j.cluster,
               j.budget,

@@ -32,6 +32,11 @@ export function runtimeOrderProblem(minRuntime: number, maxRuntime: number | nul
   return `The maximum runtime (${formatExactDuration(maxRuntime)}) is shorter than the minimum (${formatExactDuration(minRuntime)})`;
 }
 
+/** A task of a job array, as the job list, the job page and the CLI say it: "task 7 of 0-99%10". */
+export function arrayTaskText(a: { index: number; spec: string }): string {
+  return `task ${a.index} of ${a.spec}`;
+}
+
 /** About how long until a forecast start: minutes under 2h, then hours and minutes rounded to 10 min. */
 export function aboutDuration(seconds: number): string {
   if (seconds < 60) return "under a minute";

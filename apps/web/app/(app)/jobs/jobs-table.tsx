@@ -6,6 +6,7 @@ import { formatDuration, formatExactDuration } from "@tranche/contracts/format";
 import { useTRPC } from "../../../lib/trpc";
 import { Empty, LaneBadge, PageHead, ReasonTag, StateBadge, ago, readable, useNow } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
+import { JobNameCell } from "./job-name-cell";
 
 type Filter = "active" | "finished" | "all";
 
@@ -73,12 +74,7 @@ export function JobsTable() {
             <tbody>
               {jobs.data.map((j) => (
                 <tr key={j.id} data-testid={`job-row-${j.id}`}>
-                  <td className="nowrap">
-                    <Link href={`/jobs/${j.id}`}>
-                      <span className="mono">#{j.id}</span> {j.name}
-                    </Link>
-                    {scope === "all" ? <div className="small muted">{j.user.name}</div> : null}
-                  </td>
+                  <JobNameCell job={j} showUser={scope === "all"} />
                   <td>
                     <StateBadge state={j.state} />
                   </td>

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { explainContract, formatDuration, formatExactDuration } from "@tranche/contracts";
-import { expectedStartWords } from "@tranche/contracts/format";
+import { arrayTaskText, expectedStartWords } from "@tranche/contracts/format";
 import { defaultPolicy } from "@tranche/scheduler-core";
 import { useTRPC } from "../../../../lib/trpc";
 import { JobLogs } from "./job-logs";
@@ -92,11 +92,7 @@ export function JobDetailView({ id }: { id: number }) {
             {job.array ? (
               <>
                 {" "}
-                ·{" "}
-                <span data-testid="array-task">
-                  task {job.array.index} of {job.array.spec}
-                </span>{" "}
-                (array #{job.array.id})
+                · <span data-testid="array-task">{arrayTaskText(job.array)}</span> (array #{job.array.id})
               </>
             ) : null}
           </p>
