@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { NodeEventView, NodeView } from "@tranche/contracts";
-import { formatDuration, nodeStateMeaning, nodeStateText } from "@tranche/contracts/format";
+import { formatDuration, nodeChangeReasonText, nodeStateMeaning, nodeStateText } from "@tranche/contracts/format";
 import { api, loadConfig } from "./client";
 import { ago, table, type Out } from "./format";
 
@@ -114,7 +114,7 @@ export function registerNodes(program: Command, out: Out): void {
                 "Latest changes:",
                 ...r.events.map(
                   (e) =>
-                    `  ${ago(e.at)} ago  ${e.from ? `${nodeStateText(e.from)} -> ` : ""}${nodeStateText(e.to)}  ${e.reason ?? ""}${e.by && !(e.reason ?? "").endsWith(`by ${e.by}`) ? ` (by ${e.by})` : ""}`,
+                    `  ${ago(e.at)} ago  ${e.from ? `${nodeStateText(e.from)} -> ` : ""}${nodeStateText(e.to)}  ${nodeChangeReasonText(e.reason)}${e.by ? ` (by ${e.by})` : ""}`,
                 ),
               ]),
         ].join("\n"),

@@ -110,7 +110,8 @@ describe("POST /api/v1/nodes/{name}/{action}", () => {
     );
     await step("uncordon", undefined, "READY");
     const cordoned = await step("cordon", {}, "CORDONED");
-    expect(cordoned.stateReason).toBe("cordon by Omar Operator");
+    // No reason given is none: the actor is not written into it (the history shows who, beside it).
+    expect(cordoned.stateReason).toBeNull();
     await step("repaired", { reason: "fan replaced" }, "READY");
     const shown = await call("GET", "/nodes/h100-5", { token: tokens.ada });
     expect(shown.body.events.map((e: { to: string; automatic: boolean }) => [e.to, e.automatic])).toEqual([
@@ -120,6 +121,9 @@ describe("POST /api/v1/nodes/{name}/{action}", () => {
       ["DRAINING", false],
     ]);
     expect(shown.body.events[0].reason).toBe("fan replaced");
+    expect(shown.body.events[1].reason).toBeNull();
+    const audit2 = await w.db.prisma.auditLog.findFirstOrThrow({ where: { action: "node.cordon" }, orderBy: { id: "desc" } });
+    expect(audit2.details).toMatchObject({ node: "h100-5", reason: null });
     expect(shown.body.events.map((e: { by: string | null }) => e.by)).toEqual(Array(4).fill("Omar Operator"));
     // The agent's and the scheduler's own changes name nobody.
     const node = await w.db.prisma.node.findUniqueOrThrow({ where: { name: "h100-5" } });
@@ -128,6 +132,20 @@ describe("POST /api/v1/nodes/{name}/{action}", () => {
     });
     const latest = (await call("GET", "/nodes/h100-5", { token: tokens.ada })).body.events[0];
     expect(latest).toMatchObject({ to: "DRAINING", automatic: true, by: null, reason: "GPU 2: XID 79" });
+    // A change stored before, when no reason given was written as one naming the operator, reads as none.
+    const omar = await w.db.prisma.user.findFirstOrThrow({ where: { name: "Omar Operator" } });
+    await w.db.prisma.nodeEvent.create({
+      data: {
+        nodeId: node.id,
+        fromState: "DRAINING",
+        toState: "CORDONED",
+        reason: "cordon by Omar Operator",
+        automatic: false,
+        actorId: omar.id,
+      },
+    });
+    const older = (await call("GET", "/nodes/h100-5", { token: tokens.ada })).body.events[0];
+    expect(older).toMatchObject({ to: "CORDONED", by: "Omar Operator", reason: null });
   });
 
   it("revokes a node's credential by name (operators), as before", async () => {

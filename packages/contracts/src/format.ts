@@ -87,6 +87,11 @@ export function nodeStateText(state: string): string {
   return NODE_STATE_NAMES[state] ?? state.toLowerCase();
 }
 
+/** A change in a node's history: the operator's own words, or that they gave none (who did it is shown beside it). */
+export function nodeChangeReasonText(reason: string | null): string {
+  return reason ?? "no reason given";
+}
+
 /** What a node's state means for its work (R8), after its name: "draining: no new work, ...". */
 const NODE_STATE_MEANINGS: Record<string, string> = {
   READY: "new work may start there",

@@ -120,7 +120,9 @@ export async function applyNodeAction(
       `Cannot ${t.verb} ${node.name}: it is ${nodeStateText(node.state)}, and only ${orList(t.from.map(nodeStateText))} nodes can be ${t.done}`,
     );
   const now = new Date();
-  const why = reason?.trim() || `${t.verb} by ${actor.name}`;
+  // No reason given is stored as none (the event's column takes ""): who made the change is its actor,
+  // shown beside it, never written into the reason as one ("cordon by Omar Operator").
+  const why = reason?.trim() || null;
   await prisma.$transaction(async (tx) => {
     const r = await tx.node.updateMany({
       where: { id: nodeId, state: node.state },
@@ -134,7 +136,7 @@ export async function applyNodeAction(
     });
     if (r.count !== 1) throw conflict(`${node.name} changed state meanwhile; reload and try again`);
     await tx.nodeEvent.create({
-      data: { nodeId, at: now, fromState: node.state, toState: t.to, reason: why, automatic: false, actorId: actor.id },
+      data: { nodeId, at: now, fromState: node.state, toState: t.to, reason: why ?? "", automatic: false, actorId: actor.id },
     });
     await tx.auditLog.create({
       data: {
@@ -196,10 +198,19 @@ export async function getNodeEvents(prisma: PrismaClient, nodeId: string, limit 
     at: e.at.toISOString(),
     from: e.fromState,
     to: e.toState,
-    reason: e.reason,
+    reason: givenReason(e.reason, e.actorId ? (names.get(e.actorId) ?? null) : null),
     automatic: e.automatic,
     by: e.actorId ? (names.get(e.actorId) ?? null) : null,
   }));
+}
+
+/** Older changes made without a reason stored one naming the operator ("cordon by Omar Operator"). */
+const VERBS = Object.values(TRANSITIONS).map((t) => t.verb);
+
+/** A change's reason as given, null when none was: "", or an older stand-in naming the operator shown as `by`. */
+function givenReason(reason: string, by: string | null): string | null {
+  if (reason === "" || (by !== null && VERBS.some((v) => reason === `${v} by ${by}`))) return null;
+  return reason;
 }
 
 /** listNodes for the REST route and the CLI: a cluster that does not exist is an error, not an empty list. */

@@ -5,7 +5,7 @@ import type { NodeView } from "@tranche/domain";
 import { useTRPC } from "../../../lib/trpc";
 import { Empty, PageHead, StateBadge, ago, budgetColors, colorFor, useNow, when } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
-import { nodeStateText } from "../../../lib/words";
+import { nodeChangeReasonText, nodeStateText } from "../../../lib/words";
 
 const STATES = ["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"] as const;
 
@@ -288,12 +288,9 @@ export function NodesView() {
                       {events.data.slice(0, 8).map((e) => (
                         <div key={e.id} className="small" style={{ padding: "0.2rem 0" }}>
                           <span className="muted">{when(e.at)}</span> {e.from ? nodeStateText(e.from) : "—"} →{" "}
-                          <strong>{nodeStateText(e.to)}</strong> · {e.reason}
+                          <strong>{nodeStateText(e.to)}</strong> · {nodeChangeReasonText(e.reason)}
                           {e.by ? (
-                            // A reason of our own default ("cordon by Omar Operator") names them already.
-                            (e.reason ?? "").endsWith(`by ${e.by}`) ? null : (
-                              <span className="faint"> (by {e.by})</span>
-                            )
+                            <span className="faint"> (by {e.by})</span>
                           ) : e.automatic ? (
                             <span className="faint"> (automatic)</span>
                           ) : null}
