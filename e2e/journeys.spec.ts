@@ -165,20 +165,20 @@ test("bad form input shows the specific error and stores nothing", async ({ page
   await page.goto("/submit");
   await fillForm(page, { cluster: "h100", gpus: "0", minRuntime: "2h", command: "python train.py" });
   await page.getByRole("button", { name: "Submit job" }).click();
-  await expect(page.locator("#gpus-error")).toHaveText("gpus must be at least 1");
+  await expect(page.locator("#gpus-error")).toHaveText("The number of GPUs must be at least 1");
   // Checks that need the cluster come back from the server with the same wording, next to the field.
   await page.getByLabel("GPUs", { exact: true }).fill("12");
   await page.getByRole("button", { name: "Submit job" }).click();
   await expect(page.locator("#gpus-error")).toContainText(
-    "gpus 12 spans several nodes but is not a multiple of the node size 8 (use 8 or 16)",
+    "12 GPUs span several nodes but are not a multiple of the node size, 8 (use 8 or 16)",
   );
   await page.getByLabel("GPUs", { exact: true }).fill("8");
   await page.getByLabel("Minimum runtime (protected)").fill("9h");
   await page.getByRole("button", { name: "Submit job" }).click();
-  await expect(page.locator("#minRuntime-error")).toContainText("minRuntime 9 h is above this cluster's cap of 8 h");
+  await expect(page.locator("#minRuntime-error")).toContainText("Minimum runtime 9 h is above the cluster's limit of 8 h");
   await page.getByLabel("Minimum runtime (protected)").fill("soon");
   await page.getByRole("button", { name: "Submit job" }).click();
-  await expect(page.locator("#minRuntime-error")).toContainText('minRuntime "soon" is not a duration');
+  await expect(page.locator("#minRuntime-error")).toContainText('Minimum runtime "soon" is not a duration');
   await expect(page).toHaveURL(/\/submit$/);
   expect(await myJobCount(page.request)).toBe(before);
 });

@@ -12,6 +12,8 @@ import {
   LIMITS,
   MAX_BATCH_JOBS,
   explainContract,
+  fieldIssues,
+  issuesSentence,
   utf8Bytes,
   expectedStartWords,
   submitJobInput,
@@ -257,7 +259,8 @@ async function submitFile(path: string): Promise<void> {
     const parsed = submitJobInput.safeParse(body);
     if (!parsed.success)
       throw new CliError(
-        `${path} line ${i + 1}: ${parsed.error.issues.map((x) => (x.path.length && !x.message.startsWith(String(x.path[0])) ? `${x.path.join(".")}: ${x.message}` : x.message)).join("; ")}`,
+        // REST's words for the same line (each issue led by its field unless it names it already).
+        `${path} line ${i + 1}: ${issuesSentence(fieldIssues(parsed.error))}`,
       );
     jobs.push({ line: i + 1, body });
   });

@@ -62,7 +62,8 @@ export function errorText(error: unknown): string {
   if (issues.length > 0)
     return issues
       .map((i) => {
-        const field = i.path ? (LABEL[i.path] ?? i.path) : "";
+        // A sentence of its own ("Minimum runtime must ...") names its field already.
+        const field = i.path && !/^[A-Z]/.test(i.message) ? (LABEL[i.path] ?? i.path) : "";
         const text =
           /^(must|is|needs|takes)\b/.test(i.message) && field
             ? `${field} ${i.message}`

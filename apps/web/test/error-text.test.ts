@@ -23,6 +23,10 @@ describe("errorText", () => {
     expect(errorText({ message: dump, data: { zodIssues: [{ path: "gpus", message: "must be at least 1" }] } })).toBe(
       "gpus must be at least 1.",
     );
+    // A sentence of its own names its field already: not "Minimum runtime: Minimum runtime must ...".
+    expect(
+      errorText({ data: { zodIssues: [{ path: "minRuntime", message: "Minimum runtime must not be negative, got -1" }] } }),
+    ).toBe("Minimum runtime must not be negative, got -1.");
     expect(errorText({ message: "There is no job 9" })).toBe("There is no job 9");
     expect(errorText({ message: "[not json" })).toBe("[not json");
   });

@@ -72,10 +72,10 @@ describe("a researcher", () => {
   it("gets a specific error for bad contracts and nothing is stored", async () => {
     const before = await w.counts();
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ gpus: 0 }, /gpus must be at least 1/],
-      [{ gpus: 12 }, /not a multiple of the node size 8/],
-      [{ gpus: 300 }, /more than the cluster has \(256 GPUs\)/],
-      [{ minRuntime: "9h" }, /above this cluster's cap of 8 h/],
+      [{ gpus: 0 }, /The number of GPUs must be at least 1/],
+      [{ gpus: 12 }, /not a multiple of the node size, 8/],
+      [{ gpus: 300 }, /more than the cluster has \(256\)/],
+      [{ minRuntime: "9h" }, /Minimum runtime 9 h is above the cluster's limit of 8 h/],
       [{ minRuntime: -5 }, /must not be negative/],
       [{ cluster: "tpu" }, /Unknown cluster 'tpu'/],
       [{ budget: "lab/nope" }, /Unknown budget 'lab\/nope'/],

@@ -42,12 +42,12 @@ describe("tranche session", () => {
     const before = await w.db.prisma.job.count();
     const overCap = await cli([...session, "--min-runtime", "9h"]);
     expect(overCap.code).not.toBe(0);
-    expect(overCap.stderr).toContain("minRuntime 9 h is above this cluster's cap of 8 h");
+    expect(overCap.stderr).toContain("Minimum runtime 9 h is above the cluster's limit of 8 h");
     const notMine = await cli(["session", "--cluster", "h100", "--budget", "lab/vision/video", "--min-runtime", "1h"]);
     expect(notMine.code).not.toBe(0);
     expect(notMine.stderr).toContain("You may not charge budget 'lab/vision/video': you are not one of its members");
     const noGpus = await cli([...session, "--gpus", "0", "--min-runtime", "1h"]);
-    expect(noGpus.stderr).toContain("gpus must be at least 1");
+    expect(noGpus.stderr).toContain("The number of GPUs must be at least 1");
     expect(await w.db.prisma.job.count()).toBe(before);
   });
 });

@@ -44,7 +44,7 @@ describe("tranche submit --file", () => {
     const before = await w.counts();
     const bad = await cli(["submit", "--file", file("bad.jsonl", [goodJob, { ...goodJob, gpus: 0 }])]);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/bad\.jsonl line 2: gpus must be at least 1/);
+    expect(bad.stderr).toMatch(/bad\.jsonl line 2: The number of GPUs must be at least 1/);
     const notJson = await cli(["submit", "--file", file("nj.jsonl", [goodJob, "{nope"])]);
     expect(notJson.stderr).toMatch(/nj\.jsonl line 2: not valid JSON/);
     const forbidden = await cli([

@@ -34,11 +34,11 @@ describe("a missing field of a submission", () => {
     const before = await w.counts();
     const r = await call("POST", "/jobs", { body: { cluster: "h100", gpus: 1 } });
     expect(r.status).toBe(400);
-    expect(r.body.error.message).toBe("budget is required; minRuntime is required (e.g. 2h or 0); command is required");
+    expect(r.body.error.message).toBe("budget is required; Minimum runtime is required (e.g. 2h or 0); command is required");
     expect(r.body.error.issues.map((i: { path: string }) => i.path)).toEqual(["budget", "minRuntime", "command"]);
     const n = await call("POST", "/jobs", { body: { ...goodJob, minRuntime: null } });
     expect(n.status).toBe(400);
-    expect(n.body.error.message).toBe('minRuntime must be whole seconds or a duration such as "2h", got null');
+    expect(n.body.error.message).toBe('Minimum runtime must be whole seconds or a duration such as "2h", got null');
     expect(await w.counts()).toEqual(before);
   });
 });

@@ -61,9 +61,9 @@ describe("REST POST /api/v1/jobs/batch", () => {
   it("one bad item: 400 naming the item and field, nothing stored", async () => {
     const before = await w.counts();
     const cases: [unknown[], string, RegExp][] = [
-      [[goodJob, { ...goodJob, gpus: -1 }], "jobs.1.gpus", /jobs\.1\.gpus: gpus must be at least 1/],
+      [[goodJob, { ...goodJob, gpus: -1 }], "jobs.1.gpus", /jobs\.1\.gpus: The number of GPUs must be at least 1/],
       [[goodJob, goodJob, { ...goodJob, minRuntime: "soon" }], "jobs.2.minRuntime", /not a duration/],
-      [[goodJob, { ...goodJob, gpus: 20 }], "jobs.1.gpus", /^jobs\.1: gpus .*not a multiple of the node size/],
+      [[goodJob, { ...goodJob, gpus: 20 }], "jobs.1.gpus", /^jobs\.1: 20 GPUs .*not a multiple of the node size/],
       [[goodJob, goodJob, goodJob, { ...goodJob, cluster: "nope" }], "jobs.3.cluster", /^jobs\.3: Unknown cluster 'nope'/],
       [[{ ...goodJob, budget: "lab/language" }], "jobs.0.budget", /^jobs\.0: 'lab\/language' is not a budget/],
       [

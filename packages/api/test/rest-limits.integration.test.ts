@@ -168,11 +168,11 @@ describe("REST strict inputs", () => {
   it("out-of-range integers are refused with 400 naming the field, never a 500", async () => {
     const before = await w.counts();
     for (const [patch, path, msg] of [
-      [{ gpus: 2 ** 40 }, "gpus", /gpus must be at most 100,000/],
-      [{ maxRuntime: "100000d" }, "maxRuntime", /maxRuntime must be at most 365 days/],
-      [{ minRuntime: 2 ** 40 }, "minRuntime", /minRuntime must be at most 365 days/],
-      [{ gracePeriod: 2 ** 31 }, "gracePeriod", /gracePeriod must be at most 365 days/],
-      [{ priority: 2 ** 40 }, "priority", /priority must be between -1000 and 1000/],
+      [{ gpus: 2 ** 40 }, "gpus", /The number of GPUs must be at most 100,000/],
+      [{ maxRuntime: "100000d" }, "maxRuntime", /Maximum runtime must be at most 365 days/],
+      [{ minRuntime: 2 ** 40 }, "minRuntime", /Minimum runtime must be at most 365 days/],
+      [{ gracePeriod: 2 ** 31 }, "gracePeriod", /Grace period must be at most 365 days/],
+      [{ priority: 2 ** 40 }, "priority", /Priority must be between -1000 and 1000/],
     ] as const) {
       const r = await call("POST", "/jobs", { token: adaToken, body: { ...goodJob, ...patch } });
       expect(r.status, JSON.stringify(r.body)).toBe(400);

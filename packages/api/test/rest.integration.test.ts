@@ -82,7 +82,7 @@ describe("REST /api/v1", () => {
     expect(debug.body.job).toMatchObject({ minRuntime: 300, maxRuntime: 600, lane: "DEBUG" });
     const shorter = await call("POST", "/jobs", { token: adaToken, body: { ...goodJob, minRuntime: "2h", maxRuntime: "10m" } });
     expect(shorter.status).toBe(400);
-    expect(shorter.body.error.message).toMatch(/maxRuntime 10 min is shorter than minRuntime 2 h/);
+    expect(shorter.body.error.message).toMatch(/Maximum runtime 10 min is shorter than the minimum runtime, 2 h/);
   });
 
   it("names a job without a name after its program: no path, no shell punctuation", async () => {
@@ -102,7 +102,7 @@ describe("REST /api/v1", () => {
   it("rejects bad input with 400, the field named, and stores nothing", async () => {
     const before = await w.counts();
     const cases: [unknown, string, RegExp][] = [
-      [{ ...goodJob, gpus: -1 }, "gpus", /gpus must be at least 1/],
+      [{ ...goodJob, gpus: -1 }, "gpus", /The number of GPUs must be at least 1/],
       [{ ...goodJob, gpus: 3.5 }, "gpus", /whole number/],
       [{ ...goodJob, minRuntime: "soon" }, "minRuntime", /not a duration/],
       [{ ...goodJob, gpus: 20 }, "gpus", /not a multiple of the node size/],

@@ -268,7 +268,7 @@ describe("interactive sessions", () => {
       body: { cluster: "c1", budget: "lab/b", gpus: 1, minRuntime: "9h" },
     });
     expect(overCap.status).toBe(400);
-    expect(overCap.body.error.message).toBe("minRuntime 9 h is above this cluster's cap of 8 h");
+    expect(overCap.body.error.message).toBe("Minimum runtime 9 h is above the cluster's limit of 8 h");
     const unknown = await callRest(w, "POST", "/sessions", {
       token: tokens.ada,
       body: { cluster: "c1", budget: "lab/b", minRuntime: "1h", command: "rm -rf /" },

@@ -15,30 +15,31 @@ export {
 /**
  * A duration field: seconds (number) or a string such as "2h"; always yields whole seconds. Missing, it
  * is "required" with an example (`example`: what a caller would give, "2h or 0" where 0 means something);
- * null or another type is named ("got null").
+ * null or another type is named ("got null"). `label`: the field as its messages name it, the form's and
+ * the CLI's words ("Minimum runtime") where people submit it; the field's own name otherwise.
  */
-export function duration(field: string, example = "2h") {
+export function duration(field: string, example = "2h", label = field) {
   return z
     .union([z.number(), z.string()], {
       error: (iss) =>
         typeError(
           field,
-          `${field} must be whole seconds or a duration such as "2h", got ${gotWords(iss.input)}`,
-          `${field} is required (e.g. ${example})`,
+          `${label} must be whole seconds or a duration such as "2h", got ${gotWords(iss.input)}`,
+          `${label} is required (e.g. ${example})`,
         )(iss),
     })
     .describe(`${field}: whole seconds, or a duration such as "5400s", "90m", "2h", "1h30m"`)
     .transform((v, ctx) => {
       const secs = parseDuration(v);
       if (secs === null) {
-        ctx.issues.push({ code: "custom", input: v, message: durationProblem(field, v) });
+        ctx.issues.push({ code: "custom", input: v, message: durationProblem(label, v) });
         return z.NEVER;
       }
       if (secs > LIMITS.durationSec) {
         ctx.issues.push({
           code: "custom",
           input: v,
-          message: `${field} must be at most ${LIMITS.durationSec / 86_400} days, got ${secs.toLocaleString("en-US")} s`,
+          message: `${label} must be at most ${LIMITS.durationSec / 86_400} days, got ${secs.toLocaleString("en-US")} s`,
         });
         return z.NEVER;
       }

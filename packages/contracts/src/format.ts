@@ -23,8 +23,8 @@ export function gpuHoursNumber(gpuSeconds: number): string {
 }
 
 /**
- * The form's words for a maximum runtime under the minimum, which the server refuses ("maxRuntime 10 min
- * is shorter than minRuntime 1 h"): "The maximum runtime (10 min) is shorter than the minimum (1 h)".
+ * The form's words for a maximum runtime under the minimum, which the server refuses ("Maximum runtime
+ * 10 min is shorter than the minimum runtime, 1 h"): "The maximum runtime (10 min) is shorter than the minimum (1 h)".
  * Null when there is no maximum or it is at least the minimum.
  */
 export function runtimeOrderProblem(minRuntime: number, maxRuntime: number | null): string | null {

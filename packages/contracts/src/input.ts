@@ -104,9 +104,16 @@ export function fieldIssues(err: z.ZodError): FieldIssue[] {
   return out;
 }
 
-/** One sentence for a list of field issues: the first ten, then a count of the rest. */
+/**
+ * One sentence for a list of field issues: the first ten, then a count of the rest. An issue is led by
+ * its field unless it names it already: it starts with the field, or it is a sentence of its own in
+ * people's words ("Minimum runtime must ...") about a top-level field (a nested one keeps its place:
+ * "jobs.1.gpus: ...").
+ */
 export function issuesSentence(issues: FieldIssue[]): string {
-  const shown = issues.slice(0, 10).map((i) => (i.path && !i.message.startsWith(i.path) ? `${i.path}: ${i.message}` : i.message));
+  const named = (i: FieldIssue): boolean =>
+    !i.path || i.message.startsWith(i.path) || (!i.path.includes(".") && /^[A-Z]/.test(i.message));
+  const shown = issues.slice(0, 10).map((i) => (named(i) ? i.message : `${i.path}: ${i.message}`));
   if (issues.length > 10) shown.push(`and ${issues.length - 10} more problems (see issues)`);
   return shown.join("; ");
 }

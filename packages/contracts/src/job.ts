@@ -138,16 +138,16 @@ export const submitJobInput = strictObject(
       .max(LIMITS.keyChars, `budget is longer than ${int(LIMITS.keyChars)} characters`)
       .describe("Budget path (a leaf of the budget tree), e.g. lab/language/pretraining"),
     gpus: z
-      .number({ error: typeError("gpus", "gpus must be a number") })
-      .int("gpus must be a whole number")
-      .min(1, "gpus must be at least 1")
-      .max(LIMITS.jobGpus, `gpus must be at most ${int(LIMITS.jobGpus)}`)
+      .number({ error: typeError("gpus", "The number of GPUs must be a number", "The number of GPUs is required") })
+      .int("The number of GPUs must be a whole number")
+      .min(1, "The number of GPUs must be at least 1")
+      .max(LIMITS.jobGpus, `The number of GPUs must be at most ${int(LIMITS.jobGpus)}`)
       .describe("GPUs, all on one node, or whole nodes"),
-    minRuntime: duration("minRuntime", "2h or 0").describe(
+    minRuntime: duration("minRuntime", "2h or 0", "Minimum runtime").describe(
       "Protected time after each start (seconds or e.g. 2h). 0 = unallocated work: free, preemptible at any moment",
     ),
-    maxRuntime: duration("maxRuntime")
-      .refine((v) => v > 0, "maxRuntime must be positive")
+    maxRuntime: duration("maxRuntime", "2h", "Maximum runtime")
+      .refine((v) => v > 0, "Maximum runtime must be positive")
       .nullish()
       .describe("The job is killed after this long. <= 15 min and <= 8 GPUs puts it in the debug lane"),
     resumable: z
@@ -155,17 +155,17 @@ export const submitJobInput = strictObject(
       .default(RESUMABLE_DEFAULT)
       .describe("It restarts from its own checkpoints: requeued after preemption"),
     priority: z
-      .number({ error: typeError("priority", "priority must be a number") })
-      .int("priority must be a whole number")
-      .min(-1000, "priority must be between -1000 and 1000")
-      .max(1000, "priority must be between -1000 and 1000")
+      .number({ error: typeError("priority", "Priority must be a number", "Priority is required") })
+      .int("Priority must be a whole number")
+      .min(-1000, "Priority must be between -1000 and 1000")
+      .max(1000, "Priority must be between -1000 and 1000")
       .default(0)
       .describe("Orders jobs only within the same budget; higher first"),
     requeue: z
       .boolean({ error: typeError("requeue", "requeue must be true or false") })
       .optional()
       .describe("A non-resumable job asks to be requeued after preemption anyway"),
-    gracePeriod: duration("gracePeriod")
+    gracePeriod: duration("gracePeriod", "2m", "Grace period")
       .nullish()
       .describe("Seconds between SIGTERM and SIGKILL when preempted (at most 10 min)"),
     command: text("command")

@@ -38,14 +38,16 @@ export const startSessionInput = strictObject(
       .min(1, "budget is required")
       .max(LIMITS.keyChars, `budget is longer than ${int(LIMITS.keyChars)} characters`),
     gpus: z
-      .number({ error: typeError("gpus", "gpus must be a number") })
-      .int("gpus must be a whole number")
-      .min(1, "gpus must be at least 1")
-      .max(LIMITS.jobGpus, `gpus must be at most ${int(LIMITS.jobGpus)}`)
+      .number({ error: typeError("gpus", "The number of GPUs must be a number", "The number of GPUs is required") })
+      .int("The number of GPUs must be a whole number")
+      .min(1, "The number of GPUs must be at least 1")
+      .max(LIMITS.jobGpus, `The number of GPUs must be at most ${int(LIMITS.jobGpus)}`)
       .default(1),
-    minRuntime: duration("minRuntime").describe("Protected time after each start (e.g. 4h); capped by the cluster"),
-    maxRuntime: duration("maxRuntime")
-      .refine((v) => v > 0, "maxRuntime must be positive")
+    minRuntime: duration("minRuntime", "2h", "Minimum runtime").describe(
+      "Protected time after each start (e.g. 4h); capped by the cluster",
+    ),
+    maxRuntime: duration("maxRuntime", "2h", "Maximum runtime")
+      .refine((v) => v > 0, "Maximum runtime must be positive")
       .nullish(),
     jupyter: z
       .boolean({ error: typeError("jupyter", "jupyter must be true or false") })

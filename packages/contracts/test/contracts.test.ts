@@ -44,11 +44,11 @@ describe("the submit schema", () => {
   });
   it("gives specific messages", () => {
     const msg = (patch: object) => submitJobInput.safeParse({ ...base, ...patch }).error?.issues[0]?.message;
-    expect(msg({ gpus: 0 })).toBe("gpus must be at least 1");
-    expect(msg({ gpus: 1.5 })).toBe("gpus must be a whole number");
-    expect(msg({ minRuntime: -1 })).toBe("minRuntime must not be negative, got -1");
+    expect(msg({ gpus: 0 })).toBe("The number of GPUs must be at least 1");
+    expect(msg({ gpus: 1.5 })).toBe("The number of GPUs must be a whole number");
+    expect(msg({ minRuntime: -1 })).toBe("Minimum runtime must not be negative, got -1");
     expect(msg({ minRuntime: "later" })).toBe(
-      'minRuntime "later" is not a duration: use whole seconds (5400) or units s, m, h, d (5400s, 90m, 1h30m)',
+      'Minimum runtime "later" is not a duration: use whole seconds (5400) or units s, m, h, d (5400s, 90m, 1h30m)',
     );
     expect(msg({ command: "" })).toBe("command is required");
     expect(msg({ env: { "9X": "1" } })).toMatch(/environment variable names .*'9X'/);

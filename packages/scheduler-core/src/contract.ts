@@ -134,43 +134,56 @@ export function validateJobContractOn(
     Number.isInteger(job.priority)
   )
     return VALID;
+  // In the words of the submit form and the CLI's flags, never the input's field names ("minRuntime"):
+  // people read them (a refused submit, an INVALID_CONTRACT reason); `fields` keeps the names for callers.
   const errors: string[] = [];
+  const fields: string[] = [];
+  const add = (field: string, sentence: string): void => {
+    fields.push(field);
+    errors.push(sentence);
+  };
 
-  if (!isWholeNumber(job.gpus)) errors.push(`gpus must be a whole number, got ${job.gpus}`);
-  else if (job.gpus <= 0) errors.push(`gpus must be at least 1, got ${job.gpus}`);
-  else if (job.gpus > total) errors.push(`gpus ${job.gpus} is more than the cluster has (${total} GPUs)`);
+  if (!isWholeNumber(job.gpus)) add("gpus", `The number of GPUs must be a whole number, got ${job.gpus}`);
+  else if (job.gpus <= 0) add("gpus", `The number of GPUs must be at least 1, got ${job.gpus}`);
+  else if (job.gpus > total) add("gpus", `${job.gpus} GPUs are more than the cluster has (${total})`);
   else if (size > 0 && job.gpus > size && job.gpus % size !== 0)
-    errors.push(
-      `gpus ${job.gpus} spans several nodes but is not a multiple of the node size ${size} (use ${Math.floor(job.gpus / size) * size} or ${Math.ceil(job.gpus / size) * size})`,
+    add(
+      "gpus",
+      `${job.gpus} GPUs span several nodes but are not a multiple of the node size, ${size} (use ${Math.floor(job.gpus / size) * size} or ${Math.ceil(job.gpus / size) * size})`,
     );
 
-  if (!isWholeNumber(job.minRuntime)) errors.push(`minRuntime must be whole seconds, got ${job.minRuntime}`);
-  else if (job.minRuntime < 0) errors.push(`minRuntime must not be negative, got ${job.minRuntime} s`);
+  if (!isWholeNumber(job.minRuntime)) add("minRuntime", `Minimum runtime must be whole seconds, got ${job.minRuntime}`);
+  else if (job.minRuntime < 0) add("minRuntime", `Minimum runtime must not be negative, got ${job.minRuntime} s`);
   else if (job.minRuntime > cap)
-    errors.push(`minRuntime ${formatExactDuration(job.minRuntime)} is above this cluster's cap of ${formatExactDuration(cap)}`);
+    add(
+      "minRuntime",
+      `Minimum runtime ${formatExactDuration(job.minRuntime)} is above the cluster's limit of ${formatExactDuration(cap)}`,
+    );
 
   if (job.maxRuntime !== null) {
     if (!isWholeNumber(job.maxRuntime) || job.maxRuntime <= 0)
-      errors.push(`maxRuntime must be a positive number of seconds, got ${job.maxRuntime}`);
+      add("maxRuntime", `Maximum runtime must be a positive number of seconds, got ${job.maxRuntime}`);
     else if (isWholeNumber(job.minRuntime) && job.maxRuntime < job.minRuntime)
-      errors.push(
-        `maxRuntime ${formatExactDuration(job.maxRuntime)} is shorter than minRuntime ${formatExactDuration(job.minRuntime)}`,
+      add(
+        "maxRuntime",
+        `Maximum runtime ${formatExactDuration(job.maxRuntime)} is shorter than the minimum runtime, ${formatExactDuration(job.minRuntime)}`,
       );
   }
 
   if (job.gracePeriod !== null) {
     if (!isWholeNumber(job.gracePeriod) || job.gracePeriod < 0)
-      errors.push(`gracePeriod must be a non-negative number of seconds, got ${job.gracePeriod}`);
+      add("gracePeriod", `Grace period must be a non-negative number of seconds, got ${job.gracePeriod}`);
     else if (job.gracePeriod > policy.maxGracePeriod)
-      errors.push(
-        `gracePeriod ${formatExactDuration(job.gracePeriod)} is above the maximum of ${formatExactDuration(policy.maxGracePeriod)}`,
+      add(
+        "gracePeriod",
+        `Grace period ${formatExactDuration(job.gracePeriod)} is above the maximum of ${formatExactDuration(policy.maxGracePeriod)}`,
       );
   }
 
   if (!Number.isFinite(job.priority) || !isWholeNumber(job.priority))
-    errors.push(`priority must be a whole number, got ${job.priority}`);
+    add("priority", `Priority must be a whole number, got ${job.priority}`);
 
-  return errors.length === 0 ? { ok: true } : { ok: false, errors };
+  return errors.length === 0 ? { ok: true } : { ok: false, errors, fields };
 }
 
 /**

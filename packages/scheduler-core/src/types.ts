@@ -23,4 +23,7 @@ export type * from "./snapshot";
 export type * from "./window-inputs";
 
 /** Validation outcome shared by the API, the CLI and the trace importers (SPEC §6). */
-export type ValidationResult = { ok: true } | { ok: false; errors: string[] };
+export type ValidationResult =
+  | { ok: true }
+  /** `fields`: each error's input field (gpus, minRuntime, ...), where it has one (a job's contract). */
+  | { ok: false; errors: string[]; fields?: string[] };

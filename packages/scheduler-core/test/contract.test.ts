@@ -33,34 +33,55 @@ describe("validateJobContract", () => {
   });
 
   it("rejects zero and negative GPU counts with a specific message", () => {
-    expect(errorsOf(job({ gpus: 0 }))).toEqual(["gpus must be at least 1, got 0"]);
-    expect(errorsOf(job({ gpus: -3 }))).toEqual(["gpus must be at least 1, got -3"]);
+    expect(errorsOf(job({ gpus: 0 }))).toEqual(["The number of GPUs must be at least 1, got 0"]);
+    expect(errorsOf(job({ gpus: -3 }))).toEqual(["The number of GPUs must be at least 1, got -3"]);
   });
 
   it("rejects more GPUs than the cluster has", () => {
-    expect(errorsOf(job({ gpus: 40 }))).toEqual(["gpus 40 is more than the cluster has (32 GPUs)"]);
+    expect(errorsOf(job({ gpus: 40 }))).toEqual(["40 GPUs are more than the cluster has (32)"]);
   });
 
   it("rejects multi-node sizes that are not whole nodes and suggests the neighbours", () => {
     expect(errorsOf(job({ gpus: 12 }))[0]).toBe(
-      "gpus 12 spans several nodes but is not a multiple of the node size 8 (use 8 or 16)",
+      "12 GPUs span several nodes but are not a multiple of the node size, 8 (use 8 or 16)",
     );
   });
 
   it("rejects a negative minRuntime and one above the cap, honouring a cluster's own cap", () => {
-    expect(errorsOf(job({ minRuntime: -1 }))).toEqual(["minRuntime must not be negative, got -1 s"]);
-    expect(errorsOf(job({ minRuntime: 9 * 3600 }))).toEqual(["minRuntime 9 h is above this cluster's cap of 8 h"]);
+    expect(errorsOf(job({ minRuntime: -1 }))).toEqual(["Minimum runtime must not be negative, got -1 s"]);
+    expect(errorsOf(job({ minRuntime: 9 * 3600 }))).toEqual(["Minimum runtime 9 h is above the cluster's limit of 8 h"]);
     expect(errorsOf(job({ minRuntime: 3 * 3600 }), { maxMinRuntime: 2 * 3600 })).toEqual([
-      "minRuntime 3 h is above this cluster's cap of 2 h",
+      "Minimum runtime 3 h is above the cluster's limit of 2 h",
     ]);
   });
 
   it("rejects a grace period above ten minutes", () => {
-    expect(errorsOf(job({ gracePeriod: 601 }))).toEqual(["gracePeriod 10 min 1 s is above the maximum of 10 min"]);
+    expect(errorsOf(job({ gracePeriod: 601 }))).toEqual(["Grace period 10 min 1 s is above the maximum of 10 min"]);
   });
 
-  it("reports every problem at once", () => {
-    expect(errorsOf(job({ gpus: 0, minRuntime: -5, gracePeriod: 700 }))).toHaveLength(3);
+  it("reports every problem at once, each with the input field it is about", () => {
+    const r = validateJobContract(job({ gpus: 0, minRuntime: -5, gracePeriod: 700 }), nodes, defaultPolicy);
+    expect(r.ok ? [] : r.errors).toHaveLength(3);
+    expect(r.ok ? [] : r.fields).toEqual(["gpus", "minRuntime", "gracePeriod"]);
+  });
+
+  it("says each problem in the submit form's words, never an input field's name", () => {
+    const all = [
+      job({ gpus: 1.5 }),
+      job({ gpus: 40 }),
+      job({ gpus: 12 }),
+      job({ minRuntime: 1.5 }),
+      job({ minRuntime: 9 * 3600 }),
+      job({ maxRuntime: -1 }),
+      job({ minRuntime: 3600, maxRuntime: 600 }),
+      job({ gracePeriod: -1 }),
+      job({ priority: 0.5 }),
+    ].flatMap((c) => errorsOf(c));
+    expect(all).toHaveLength(9);
+    for (const e of all) expect(e).not.toMatch(/\b(gpus|minRuntime|maxRuntime|gracePeriod|priority)\b/);
+    expect(errorsOf(job({ minRuntime: 3600, maxRuntime: 600 }))).toEqual([
+      "Maximum runtime 10 min is shorter than the minimum runtime, 1 h",
+    ]);
   });
 });
 

@@ -83,7 +83,7 @@ describe("R10 explanations", () => {
       NOW,
     );
     expect(r.pending.get("huge")).toMatchObject({ code: "INVALID_CONTRACT", details: { position: null } });
-    expect(r.pending.get("huge")!.sentence).toContain("more than the cluster has (8 GPUs)");
+    expect(r.pending.get("huge")!.sentence).toContain("more than the cluster has (8)");
     expect(r.pending.get("lost")!.sentence).toContain("budget nope is not in this cluster's budget tree");
     expect(r.order).toEqual([]);
   });

@@ -10,12 +10,6 @@ import { jobViewInclude, laneOf, toJobView } from "./job-view";
 import { checkDependencies, expandArray } from "./job-rules-input";
 import { assertWaitingRoom } from "./waiting-cap";
 
-/** Map a core contract error sentence to the input field it is about. */
-function fieldOf(sentence: string): string | undefined {
-  const m = /^(gpus|minRuntime|maxRuntime|gracePeriod|priority)\b/.exec(sentence);
-  return m?.[1];
-}
-
 /**
  * Submit a job (SPEC §2, §6). The input has passed `submitJobInput`; here come the checks that need
  * the database: the cluster and budget exist, the budget is a leaf the caller may charge, and the
@@ -185,7 +179,8 @@ async function submitMany(
       { maxMinRuntime: cluster.maxMinRuntimeSec },
     );
     if (!check.ok) {
-      const field = fieldOf(check.errors[0]!);
+      // The sentences are in people's words; the field (REST's error.field, the form's box) is the input's.
+      const field = check.fields?.[0];
       throw badInput(say(i, check.errors.join("; ")), batch ? where(i, field) : field);
     }
 

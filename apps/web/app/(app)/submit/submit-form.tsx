@@ -109,7 +109,7 @@ function validate(f: FormState): { input?: SubmitJobInput; errors: Errors } {
   const parsed = submitJobInput.safeParse(r.input);
   if (parsed.success) {
     if (f.debug && !f.maxRuntime.trim())
-      return { errors: { maxRuntime: "maxRuntime is required in the debug lane (at most 15 min)" } };
+      return { errors: { maxRuntime: "Maximum runtime is required in the debug lane (at most 15 min)" } };
     const order = runtimeOrderProblem(parsed.data.minRuntime, parsed.data.maxRuntime ?? null);
     if (order) return { errors: { maxRuntime: order } };
     return { input: r.input, errors: {} };
