@@ -335,6 +335,33 @@ describe("POST /api/v1/budgets/{path}/members and /managers", () => {
   });
 });
 
+describe("DELETE /api/v1/budgets/{path}/members and /managers?email=", () => {
+  it("takes exactly one e-mail: a repeated, unknown, missing or malformed parameter is 400 naming it, and nothing changes", async () => {
+    const members = "/budgets/lab/language/pretraining/members";
+    const managers = "/budgets/lab/language/managers";
+    const ada = "email=ada%40tranche.example";
+    const maya = "email=maya%40tranche.example";
+    for (const [path, field, says] of [
+      // The first of a repeated e-mail was removed, and any other parameter was ignored.
+      [`${members}?${ada}&email=omar%40tranche.example`, "email", "email is given twice; give it once"],
+      [`${members}?${ada}&x=1`, "x", "x: unknown field 'x' in a member or manager (fields: email)"],
+      [members, "email", "email is required"],
+      [`${members}?email=`, "email", "email is not an e-mail address"],
+      [`${members}?email=ada`, "email", "email is not an e-mail address"],
+      [`${managers}?${maya}&${maya}`, "email", "email is given twice; give it once"],
+      [`${managers}?${maya}&force=1`, "force", "force: unknown field 'force' in a member or manager (fields: email)"],
+      [managers, "email", "email is required"],
+    ] as const) {
+      const r = await refused(400, "DELETE", path, { token: tokens.admin }, field);
+      expect(r.body.error.message, path).toBe(says);
+    }
+    // One e-mail and nothing else removes that person, as before (Omar, added above).
+    const removed = await call("DELETE", `${members}?email=omar%40tranche.example`, { token: tokens.admin });
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    expect(removed.body.member).toMatchObject({ email: "omar@tranche.example" });
+  });
+});
+
 describe("POST and PATCH /api/v1/users", () => {
   let newId = "";
   it("refuses an operator and bad input", async () => {

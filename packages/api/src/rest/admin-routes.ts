@@ -160,8 +160,10 @@ function adminRoute(
         );
       });
     // DELETE .../members?email=E and .../managers?email=E: the person named by the query (a DELETE
-    // has no body), before the DELETE of a node below, which a path ending in these words would be.
-    const person = () => parse(treeNodePersonInput, { email: new URL(req.url).searchParams.get("email") ?? undefined }).email;
+    // has no body), before the DELETE of a node below, which a path ending in these words would be. The
+    // query is read strictly, as every route's is (queryOf): a repeated e-mail (the first was removed) or
+    // any other parameter (it was ignored) is a 400 naming it, and nothing changes.
+    const person = () => parse(treeNodePersonInput, queryOf(req)).email;
     if (parts.length >= 3 && tail === "members" && method === "DELETE")
       return route(["MANAGER"], "change who may charge a budget", async () =>
         json({ member: await removeBudgetMember(prisma, actor, path(parts.slice(1, -1)), person()) }),
