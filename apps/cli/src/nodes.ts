@@ -77,7 +77,7 @@ export function registerNodes(program: Command, out: Out): void {
         nodes.length === 0
           ? `No nodes${cluster ? ` in ${cluster}` : ""} yet: an agent enrolls its host with an enrollment token (tranche admin enrollment-token CLUSTER).`
           : table(
-              ["NODE", "CLUSTER", "STATE", "GPUS IN USE", "BUSY", "LAST HEARD", "WHY"],
+              ["NODE", "CLUSTER", "STATE", "GPUS IN USE", "UTILIZATION", "LAST HEARD", "WHY"],
               nodes.map((n) => [
                 n.name,
                 n.cluster,
@@ -105,7 +105,7 @@ export function registerNodes(program: Command, out: Out): void {
           ...(n.state !== "READY" && n.stateReason
             ? [`  why: ${n.stateReason}${n.drainIsManual ? " (an operator's drain)" : ""}`]
             : []),
-          `  ${n.health === "HEALTHY" ? "healthy" : "unhealthy"}; last heard ${heard(n.lastHeartbeatAt)}${n.busyPercent === null ? "" : `; GPUs ${Math.round(n.busyPercent)}% busy`}${n.agentVersion ? `; agent ${n.agentVersion}` : ""}`,
+          `  ${n.health === "HEALTHY" ? "healthy" : "unhealthy"}; last heard ${heard(n.lastHeartbeatAt)}${n.busyPercent === null ? "" : `; GPU utilization ${Math.round(n.busyPercent)}%`}${n.agentVersion ? `; agent ${n.agentVersion}` : ""}`,
           `GPUs (${n.usedGpus} of ${n.gpuCount} in use):`,
           ...gpuLines(n.gpus),
           ...(r.events.length === 0

@@ -52,7 +52,7 @@ describe("tranche nodes", () => {
     const r = await cli("ada", ["nodes", "b200"]);
     expect(r.stderr).toBe("");
     const lines = r.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^NODE\s+CLUSTER\s+STATE\s+GPUS IN USE\s+BUSY\s+LAST HEARD\s+WHY$/);
+    expect(lines[0]).toMatch(/^NODE\s+CLUSTER\s+STATE\s+GPUS IN USE\s+UTILIZATION\s+LAST HEARD\s+WHY$/);
     expect(lines).toHaveLength(1 + 11);
     expect(lines[1]).toMatch(/^b200-0\s+b200\s+ready\s+0 of 8\s+-\s+never$/);
     expect(lines[3]).toMatch(/^b200-2\s+b200\s+in repair\s+0 of 8\s+-\s+never\s+GPU 3 has XID 79$/);

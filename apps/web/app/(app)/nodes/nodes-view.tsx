@@ -112,7 +112,7 @@ export function NodesView() {
       </PageHead>
       <div className="tiles tiles-narrow">
         <div className="tile">
-          <div className="tile-label">GPUs busy</div>
+          <div className="tile-label">GPUs in use</div>
           {/* While loading, a dash: "0 / 0" and zero ready nodes would be false. */}
           <div className="tile-value">
             {nodes.data ? used : "—"}{" "}
@@ -165,7 +165,7 @@ export function NodesView() {
                   <GpuGrid n={n} colors={colors} />
                   <div className="small muted" style={{ marginTop: "0.35rem", display: "flex", justifyContent: "space-between" }}>
                     <span>
-                      {n.usedGpus}/{n.gpuCount} busy
+                      {n.usedGpus}/{n.gpuCount} in use
                     </span>
                     <span>
                       {n.health === "UNHEALTHY" ? (
@@ -203,7 +203,7 @@ export function NodesView() {
                     </dd>
                     <dt>Health</dt>
                     <dd>{sel.health.toLowerCase()}</dd>
-                    <dt>GPU busy</dt>
+                    <dt>GPU utilization</dt>
                     <dd>{sel.busyPercent !== null ? `${Math.round(sel.busyPercent)}%` : "—"}</dd>
                     <dt>Agent</dt>
                     <dd>
