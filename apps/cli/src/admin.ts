@@ -3,7 +3,7 @@
 // printed are the server's.
 import type { Command } from "commander";
 import { formatExactDuration, parsePercentToPpm, type SharePreview } from "@tranche/contracts";
-import { shareUsed } from "@tranche/contracts/format";
+import { enrollmentTokenStatusText, shareUsed } from "@tranche/contracts/format";
 import {
   AUDIT_ACTIONS,
   auditActionsMatching,
@@ -430,7 +430,12 @@ export function registerAdmin(program: Command, out: Out): void {
           ? `No enrollment tokens for ${clusterName}.`
           : table(
               ["STATUS", "HOST", "ISSUED", "BY"],
-              r.tokens.map((t) => [t.status, t.nodeName ?? "-", `${ago(t.createdAt)} ago`, t.createdBy ?? "-"]),
+              r.tokens.map((t) => [
+                enrollmentTokenStatusText(t.status),
+                t.nodeName ?? "-",
+                `${ago(t.createdAt)} ago`,
+                t.createdBy ?? "-",
+              ]),
             ),
       );
     });

@@ -147,7 +147,9 @@ describe("tranche admin", () => {
     const { token } = JSON.parse(t.stdout) as { token: string };
     expect(token).toMatch(/^tet_/);
     const list = await cli("omar", ["admin", "enrollment-tokens", "a100"]);
-    expect(list.stdout).toContain("UNUSED");
+    // The status in words, as the clusters page says it, not the stored code (UNUSED).
+    expect(list.stdout).toMatch(/^STATUS\s+HOST\s+ISSUED\s+BY\nnot used yet\s+-\s+/);
+    expect(list.stdout).not.toMatch(/UNUSED|EXPIRED|\bUSED\b/);
     // No database id column: nothing takes an enrollment token's id.
     expect(list.stdout).toMatch(/^STATUS\s+HOST\s+ISSUED\s+BY\n/);
     const ids = await w.db.prisma.enrollmentToken.findMany({ select: { id: true } });

@@ -92,6 +92,17 @@ export function nodeChangeReasonText(reason: string | null): string {
   return reason ?? "no reason given";
 }
 
+/** An enrollment token's status as a person says it, on the clusters page and in `tranche admin enrollment-tokens`. */
+export function enrollmentTokenStatusText(status: string): string {
+  return status === "USED"
+    ? "used"
+    : status === "EXPIRED"
+      ? "expired"
+      : status === "UNUSED"
+        ? "not used yet"
+        : status.toLowerCase();
+}
+
 /** What a node's state means for its work (R8), after its name: "draining: no new work, ...". */
 const NODE_STATE_MEANINGS: Record<string, string> = {
   READY: "new work may start there",

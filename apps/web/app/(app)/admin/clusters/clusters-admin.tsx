@@ -1,6 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { enrollmentTokenStatusText } from "@tranche/contracts/format";
 import { useTRPC } from "../../../../lib/trpc";
 import { PageHead, StateBadge, TableRowState, ago, useNow, when } from "../../../../components/ui";
 import { Notice } from "../../../../components/admin/notice";
@@ -105,7 +106,7 @@ export function ClustersAdmin() {
               {(tokens.data ?? []).map((t) => (
                 <tr key={t.id}>
                   <td>{t.cluster}</td>
-                  <td className="small">{t.status === "USED" ? "used" : t.status === "EXPIRED" ? "expired" : "not used yet"}</td>
+                  <td className="small">{enrollmentTokenStatusText(t.status)}</td>
                   <td>{t.status === "USED" ? t.nodeName : t.nodeName ? `only ${t.nodeName}` : "—"}</td>
                   <td className="small">{ago(t.createdAt, now)}</td>
                   <td className="small">{t.createdBy ?? "—"}</td>
