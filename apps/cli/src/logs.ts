@@ -20,10 +20,10 @@ export function registerLogs(program: Command, json: () => boolean): void {
   program
     .command("logs")
     .description(
-      "a job's output (stdout, or stderr with --stderr); -f follows it until the job ends. On a terminal its control characters show as ^[, ^M instead of acting (--raw: as printed)",
+      "a job's output (stdout, or stderr with --stderr); -f follows it until the job ends and exits with its outcome (0 when it completed, else its exit code, or 1). On a terminal its control characters show as ^[, ^M instead of acting (--raw: as printed)",
     )
     .argument("<job>", "job id")
-    .option("-f, --follow", "keep printing new output until the job ends", false)
+    .option("-f, --follow", "keep printing new output until the job ends; exit with its outcome, as srun does", false)
     .option("--stderr", "the job's stderr instead of its stdout", false)
     .option("--tail <n>", "start with the last N chunks of output instead of the whole log")
     .option(
@@ -55,11 +55,13 @@ export function registerLogs(program: Command, json: () => boolean): void {
         next: (after) => read(`&after=${after}&limit=${PAGE}`),
       });
       // Followed to its end: a job that did not complete says so, since its output alone may not (a
-      // program that was not found prints only to stderr).
-      if (o.follow && !json()) {
+      // program that was not found prints only to stderr), and the exit status says it to a script
+      // (`tranche logs -f 42 && tranche submit ...`), as srun's does.
+      if (o.follow) {
         const { job } = await api<{ job: JobView }>(cfg, "GET", `/jobs/${id}`);
         const how = endedHow(job, o.stderr);
-        if (how) process.stderr.write(`tranche: ${how}\n`);
+        if (how && !json()) process.stderr.write(`tranche: ${how}\n`);
+        process.exitCode = followedExitCode(job);
       }
     });
 }
@@ -135,6 +137,16 @@ const ENDS: Partial<Record<JobView["state"], string>> = {
   KILLED: "was killed (past its max runtime)",
   LOST: "was lost with its node and not requeued",
 };
+
+/**
+ * The exit status of `tranche logs -f` once the job has ended: 0 when it completed; its own exit code when
+ * it ended with one (a failure, or 143 when stopped by SIGTERM); 1 when it ended without one (cancelled
+ * before it started, lost with its node). A script can then chain on the job's success, as with srun.
+ */
+export function followedExitCode(job: Pick<JobView, "state" | "exitCode">): number {
+  if (job.state === "COMPLETED") return 0;
+  return job.exitCode !== null && job.exitCode >= 1 && job.exitCode <= 255 ? job.exitCode : 1;
+}
 
 /** How a followed job ended, in words, when it did not simply complete; null when it completed. */
 export function endedHow(job: Pick<JobView, "id" | "state" | "exitCode">, readingStderr: boolean): string | null {

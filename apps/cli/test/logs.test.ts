@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LogChunkView } from "@tranche/contracts";
-import { endedHow, logText, showsControls } from "../src/logs";
+import { endedHow, followedExitCode, logText, showsControls } from "../src/logs";
 
 const chunk = (cursor: number, node: string | null, text: string): LogChunkView => ({
   cursor: String(cursor),
@@ -79,6 +79,17 @@ describe("tranche logs", () => {
     expect(showsControls(true, true)).toBe(false);
     expect(showsControls(false, false)).toBe(false);
     expect(showsControls(false, undefined)).toBe(false);
+  });
+
+  it("exits with a followed job's outcome: 0 when it completed, its exit code, else 1", () => {
+    expect(followedExitCode({ state: "COMPLETED", exitCode: 0 })).toBe(0);
+    expect(followedExitCode({ state: "FAILED", exitCode: 3 })).toBe(3);
+    expect(followedExitCode({ state: "KILLED", exitCode: 143 })).toBe(143);
+    expect(followedExitCode({ state: "CANCELLED", exitCode: null })).toBe(1);
+    expect(followedExitCode({ state: "LOST", exitCode: null })).toBe(1);
+    // A code no exit status can carry is still a failure.
+    expect(followedExitCode({ state: "FAILED", exitCode: 256 })).toBe(1);
+    expect(followedExitCode({ state: "FAILED", exitCode: 0 })).toBe(1);
   });
 });
 

@@ -115,9 +115,9 @@ describe("tranche logs -f", () => {
     expect((await db.prisma.job.findUniqueOrThrow({ where: { id } })).state).toBe("COMPLETED");
   }, 180_000);
 
-  it("says how a followed job ended when it did not complete, and where its error output is", async () => {
+  it("says how a followed job ended when it did not complete, and where its error output is, and exits with its exit code", async () => {
     const { id, code, out, err } = await followed("echo half way; echo no such file >&2; exit 3");
-    expect(code).toBe(0);
+    expect(code).toBe(3);
     expect(out).toBe("half way\n");
     expect(err).toBe(`tranche: job ${id} failed (exit code 3); its error output: tranche logs --stderr ${id}\n`);
   }, 120_000);
