@@ -31,7 +31,7 @@ import { registerSession } from "./session";
 import { registerTokens } from "./tokens";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
-import { countOption } from "./options";
+import { countOption, durationOption } from "./options";
 import { ago, gpus as gpuWords, printable, stoppingText, table, type Out } from "./format";
 
 const program = new Command();
@@ -106,12 +106,12 @@ program
   .option("--cluster <name>", "cluster name")
   .option("--budget <path>", "budget to charge, e.g. lab/language/pretraining")
   .option("--gpus <n>", "GPUs (one node, or whole nodes)")
-  .option("--min-runtime <duration>", "protected time after each start, e.g. 2h; 0 = unallocated")
-  .option("--max-runtime <duration>", "kill after this long (<= 15m and <= 8 GPUs: debug lane)")
+  .option("--min-runtime <duration>", "protected time after each start, with its unit: 90m, 2h, 1h30m; 0 = unallocated")
+  .option("--max-runtime <duration>", "kill after this long, with its unit (<= 15m and <= 8 GPUs: debug lane)")
   .option("--resumable", "restarts from its own checkpoints: requeued after preemption", false)
   .option("--requeue", "requeue after preemption even though not resumable", false)
   .option("--priority <n>", "order within the budget (higher first)", "0")
-  .option("--grace <duration>", "time between SIGTERM and SIGKILL")
+  .option("--grace <duration>", "time between SIGTERM and SIGKILL, with its unit: 30s, 5m")
   .option("--name <name>", "job name")
   .option("--array <spec>", "a job array: 0-99, 1,3,5-7 or 0-99%10 (at most 10 running); TRANCHE_ARRAY_INDEX in each task's env")
   .addOption(
@@ -186,12 +186,12 @@ program
       cluster: o.cluster,
       budget: o.budget,
       gpus: num(o.gpus, "--gpus"),
-      minRuntime: o.minRuntime,
-      maxRuntime: o.maxRuntime ?? null,
+      minRuntime: durationOption("--min-runtime", o.minRuntime as string),
+      maxRuntime: typeof o.maxRuntime === "string" ? durationOption("--max-runtime", o.maxRuntime) : null,
       resumable: o.resumable === true,
       requeue: o.requeue === true ? true : undefined,
       priority: num(o.priority, "--priority"),
-      gracePeriod: o.grace ?? null,
+      gracePeriod: typeof o.grace === "string" ? durationOption("--grace", o.grace) : null,
       // argv kept exactly: each argument quoted back for the shell the node agent runs it with.
       command: commandText,
       env,

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { formatDuration, startSessionInput, type JobView } from "@tranche/contracts";
 import { api, CliError, loadConfig } from "./client";
 import type { Out } from "./format";
+import { durationOption } from "./options";
 
 export function registerSession(program: Command, out: Out): void {
   program
@@ -33,8 +34,8 @@ export function registerSession(program: Command, out: Out): void {
           cluster: o.cluster,
           budget: o.budget,
           gpus: Number.isFinite(gpus) ? gpus : (o.gpus as unknown as number),
-          minRuntime: o.minRuntime,
-          ...(o.maxRuntime ? { maxRuntime: o.maxRuntime } : {}),
+          minRuntime: durationOption("--min-runtime", o.minRuntime),
+          ...(o.maxRuntime ? { maxRuntime: durationOption("--max-runtime", o.maxRuntime) } : {}),
           jupyter: o.jupyter,
           ...(o.name ? { name: o.name } : {}),
         };
@@ -60,7 +61,9 @@ export function registerSession(program: Command, out: Out): void {
     .requiredOption("--by <duration>", "how much longer, e.g. 1h")
     .action(async (id: string, o: { by: string }) => {
       if (!/^\d{1,10}$/.test(id)) throw new CliError(`job must be a session id (a number), got '${id}'`);
-      const { job } = await api<{ job: JobView }>(loadConfig(), "POST", `/jobs/${id}/extend`, { by: o.by });
+      const { job } = await api<{ job: JobView }>(loadConfig(), "POST", `/jobs/${id}/extend`, {
+        by: durationOption("--by", o.by),
+      });
       out({ job }, () => {
         const left = job.protectedUntil ? Math.max(0, Math.floor((Date.parse(job.protectedUntil) - Date.now()) / 1000)) : 0;
         return `Session #${job.id} is protected for ${formatDuration(left)} more (a new contract of ${formatDuration(job.minRuntime)} after its start, charged to ${job.budget}).`;

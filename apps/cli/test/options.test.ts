@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CliError } from "../src/client";
-import { countOption } from "../src/options";
+import { countOption, durationOption } from "../src/options";
 
 describe("countOption", () => {
   it("takes a positive whole number", () => {
@@ -15,5 +15,21 @@ describe("countOption", () => {
       );
     expect(() => countOption("--tail", "1001", 1000)).toThrow("--tail must be a whole number from 1 to 1,000, got '1001'");
     expect(() => countOption("--limit", "0")).toThrow(CliError);
+  });
+});
+
+describe("durationOption", () => {
+  it("passes a duration with its unit, and 0, on as given", () => {
+    for (const ok of ["90m", "2h", "1h30m", "30s", "0", "0.0", "-1h", "abc"])
+      expect(durationOption("--min-runtime", ok)).toBe(ok);
+  });
+
+  it("refuses a number without its unit, naming the option and the units", () => {
+    expect(() => durationOption("--min-runtime", "90")).toThrow(
+      new CliError(
+        "--min-runtime 90 has no unit: write 90m for minutes, 90h for hours or 90s for seconds (e.g. --min-runtime 2h)",
+      ),
+    );
+    expect(() => durationOption("--by", "1.5")).toThrow("--by 1.5 has no unit");
   });
 });

@@ -75,6 +75,33 @@ describe("tranche: arrays, dependencies, retries", () => {
     expect(await w.counts()).toEqual(before);
   });
 
+  it("refuses a duration option without its unit (Slurm's --time 90 is minutes, ours was seconds), naming it, and sends nothing", async () => {
+    const before = await w.counts();
+    const minRuntime = await cli([...base.slice(0, -1), "90", "--", "true"]);
+    expect([minRuntime.code, minRuntime.stdout, minRuntime.stderr]).toEqual([
+      1,
+      "",
+      "tranche: --min-runtime 90 has no unit: write 90m for minutes, 90h for hours or 90s for seconds (e.g. --min-runtime 2h)\n",
+    ]);
+    for (const [flag, value] of [
+      ["--max-runtime", "30"],
+      ["--grace", "60"],
+    ]) {
+      const r = await cli([...base, flag!, value!, "--", "true"]);
+      expect([r.code, r.stderr], flag).toEqual([1, expect.stringContaining(`tranche: ${flag} ${value} has no unit`)]);
+    }
+    const session = await cli(["session", "--cluster", "h100", "--budget", "lab/language/pretraining", "--min-runtime", "240"]);
+    expect(session.stderr).toContain("tranche: --min-runtime 240 has no unit");
+    const extend = await cli(["extend", "1", "--by", "30"]);
+    expect(extend.stderr).toContain("tranche: --by 30 has no unit");
+    expect(await w.counts()).toEqual(before);
+    // 0 needs no unit (unallocated work), and a unit is read as before.
+    const zero = await cli(["--json", ...base.slice(0, -1), "0", "--max-runtime", "90m", "--grace", "30s", "--", "true"]);
+    expect(zero.code).toBe(0);
+    const { job } = JSON.parse(zero.stdout) as { job: { minRuntime: number; maxRuntime: number; gracePeriod: number } };
+    expect([job.minRuntime, job.maxRuntime, job.gracePeriod]).toEqual([0, 5400, 30]);
+  });
+
   it("lists notifications and marks them read", async () => {
     const r = await cli(["notifications", "--mark-read"]);
     expect(r.code).toBe(0);
