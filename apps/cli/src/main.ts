@@ -19,11 +19,11 @@ import {
   submitJobInput,
   type JobView,
 } from "@tranche/contracts";
-import { arrayTaskText } from "@tranche/contracts/format";
 import { reasonLabel } from "@tranche/contracts/reasons";
 import { registerAdmin } from "./admin";
 import { registerBudgets } from "./budgets";
 import { registerExplain } from "./explain";
+import { JOB_LIST_HEAD, jobListRow } from "./job-list";
 import { registerJobRules } from "./job-rules";
 import { registerLogs } from "./logs";
 import { registerNodes } from "./nodes";
@@ -311,22 +311,8 @@ program
           ? "No jobs."
           : "No pending or running jobs (tranche ls --all shows finished ones)."
         : table(
-            ["ID", "STATE", "CLUSTER", "BUDGET", "GPUS", "AGE", "WHY"],
-            jobs.map((j) => [
-              j.array ? `${j.id} (${arrayTaskText(j.array)})` : j.id,
-              j.state,
-              j.cluster,
-              j.budget,
-              j.gpus,
-              ago(j.submittedAt),
-              j.state === "PENDING" || j.state === "HELD"
-                ? j.reason
-                  ? j.reason.sentence
-                  : "waiting for the next cycle"
-                : j.state === "RUNNING"
-                  ? `running ${ago(j.startedAt)}`
-                  : "",
-            ]),
+            JOB_LIST_HEAD,
+            jobs.map((j) => jobListRow(j)),
           ),
     );
   });

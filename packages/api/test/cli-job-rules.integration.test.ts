@@ -49,7 +49,7 @@ describe("tranche: arrays, dependencies, retries", () => {
       data: { reasonCode: "HELD", reasonSentence: "Held by its owner or an operator: it will not start until released." },
     });
     const ls = await cli(["ls"]);
-    expect(ls.stdout).toMatch(new RegExp(`\\n${id} +HELD .* Held by its owner or an operator`));
+    expect(ls.stdout).toMatch(new RegExp(`\\n${id} +true +HELD .* Held by its owner or an operator`));
     const explain = await cli(["explain", String(id)]);
     expect(explain.stdout).toContain("Why it waits: Held by its owner or an operator");
     expect(`${ls.stdout}${explain.stdout}`).not.toContain("HELD:");
