@@ -1,7 +1,7 @@
 // `tranche explain JOB`: why a job is where it is, in the job page's words.
 import type { Command } from "commander";
 import { explainContract, jobEventTitle, type JobView } from "@tranche/contracts";
-import { arrayTaskText, expectedStartWords, formatDuration } from "@tranche/contracts/format";
+import { arrayTaskText, countdownWords, expectedStartWords } from "@tranche/contracts/format";
 import { api, loadConfig } from "./client";
 import { gpus, when, type Out } from "./format";
 
@@ -37,9 +37,10 @@ export function explainText(d: JobDetail, now = Date.now(), timeZone?: string): 
     }
   }
   if (j.state === "RUNNING" && j.protectedUntil) {
-    const left = Math.round((Date.parse(j.protectedUntil) - now) / 1000);
+    // Never less than is left, as the job page counts it down (9 min 25 s read "9 min").
+    const left = (Date.parse(j.protectedUntil) - now) / 1000;
     lines.push(
-      left > 0 ? `Protected for ${formatDuration(left)} more, then interruptible.` : "Interruptible: its protection has ended.",
+      left > 0 ? `Protected for ${countdownWords(left)} more, then interruptible.` : "Interruptible: its protection has ended.",
     );
   }
   const open = d.segments.find((s) => s.endedAt === null);

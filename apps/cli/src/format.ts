@@ -1,4 +1,4 @@
-import { formatDuration } from "@tranche/contracts/format";
+import { countdownWords, formatDuration } from "@tranche/contracts/format";
 
 /** How a command prints: `value` as JSON under --json, else the words `text()` gives (main.ts). */
 export type Out = (value: unknown, text: () => string) => void;
@@ -75,11 +75,12 @@ export function gpus(n: number): string {
 
 /**
  * What `tranche cancel` says of a running job it stopped: in the words of the job page, with the
- * signals in brackets for those who handle them, and the time left in words, not a timestamp.
+ * signals in brackets for those who handle them, and the time left in words, not a timestamp, never
+ * less than is left (a 2 min grace read "1 min" a second after the cancel).
  */
 export function stoppingText(id: number, graceUntil: string | null, now = Date.now()): string {
-  const left = graceUntil ? Math.max(0, Math.round((Date.parse(graceUntil) - now) / 1000)) : null;
-  const force = left === null ? "" : `, and stopped by force (SIGKILL) in ${formatDuration(left)} if it still runs`;
+  const left = graceUntil ? (Date.parse(graceUntil) - now) / 1000 : null;
+  const force = left === null ? "" : `, and stopped by force (SIGKILL) in ${countdownWords(left)} if it still runs`;
   return `Job #${id} is stopping: asked to stop now (SIGTERM)${force}.`;
 }
 

@@ -1,6 +1,7 @@
 // `tranche session` (start an interactive session) and `tranche extend` (more protection for one).
 import type { Command } from "commander";
 import { formatDuration, startSessionInput, type JobView } from "@tranche/contracts";
+import { countdownWords } from "@tranche/contracts/format";
 import { api, CliError, loadConfig } from "./client";
 import type { Out } from "./format";
 import { durationOption } from "./options";
@@ -65,8 +66,8 @@ export function registerSession(program: Command, out: Out): void {
         by: durationOption("--by", o.by),
       });
       out({ job }, () => {
-        const left = job.protectedUntil ? Math.max(0, Math.floor((Date.parse(job.protectedUntil) - Date.now()) / 1000)) : 0;
-        return `Session #${job.id} is protected for ${formatDuration(left)} more (a new contract of ${formatDuration(job.minRuntime)} after its start, charged to ${job.budget}).`;
+        const left = job.protectedUntil ? (Date.parse(job.protectedUntil) - Date.now()) / 1000 : 0;
+        return `Session #${job.id} is protected for ${countdownWords(left)} more (a new contract of ${formatDuration(job.minRuntime)} after its start, charged to ${job.budget}).`;
       });
     });
 }

@@ -73,4 +73,15 @@ describe("tranche explain", () => {
     expect(none.slice(1, 3)).toEqual(["Why it waits: Waiting for 8 GPUs on one node.", ""]);
     expect(none.join("\n")).not.toMatch(/expected|forecast/i);
   });
+
+  it("counts a running job's protection down as the job page does, never saying less than is left", () => {
+    const running = { state: "RUNNING" as const, startedAt: "2026-12-06T17:50:35Z" };
+    expect(explained({ ...running, protectedUntil: "2026-12-06T18:09:25Z" })[1]).toBe(
+      "Protected for 9 min 25 s more, then interruptible.",
+    );
+    expect(explained({ ...running, protectedUntil: "2026-12-06T19:30:00Z" })[1]).toBe(
+      "Protected for 1 h 30 min more, then interruptible.",
+    );
+    expect(explained({ ...running, protectedUntil: "2026-12-06T17:59:00Z" })[1]).toBe("Interruptible: its protection has ended.");
+  });
 });

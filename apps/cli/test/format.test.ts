@@ -14,6 +14,13 @@ describe("CLI words", () => {
     expect(stoppingText(12, null, now)).toBe("Job #12 is stopping: asked to stop now (SIGTERM).");
   });
 
+  it("never says less time than is left before SIGKILL: a 2 min grace a second in is 1 min 59 s, not 1 min", () => {
+    const now = Date.parse("2026-12-06T14:00:01.300Z");
+    expect(stoppingText(12, "2026-12-06T14:02:00.000Z", now)).toBe(
+      "Job #12 is stopping: asked to stop now (SIGTERM), and stopped by force (SIGKILL) in 1 min 59 s if it still runs.",
+    );
+  });
+
   it("says how long a link or token stays good in words, then the moment in UTC to the minute", () => {
     const now = Date.parse("2026-12-06T17:43:22.859Z");
     expect(validity("2026-12-09T17:43:22.859Z", now)).toBe("valid for 3 d, until 2026-12-09 17:43 UTC");

@@ -1,4 +1,4 @@
-import { formatDuration, formatExactDuration } from "@tranche/contracts/format";
+import { countdownWords } from "@tranche/contracts/format";
 import { reasonLabel } from "@tranche/contracts/reasons";
 /** "1 GPU", "2 GPUs", "1,024 starts": a count and its noun, in the number's grammatical number. */
 export function plural(n: number, one: string, many = `${one}s`): string {
@@ -132,8 +132,7 @@ export function preemptionsText(p: {
 export function until(iso: string | null | undefined, now: number): string {
   if (!iso) return "—";
   const s = Math.ceil((Date.parse(iso) - now) / 1000);
-  if (s <= 0) return "now";
-  return s < 600 ? formatExactDuration(s) : formatDuration(s);
+  return s <= 0 ? "now" : countdownWords(s);
 }
 
 /**

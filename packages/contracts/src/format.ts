@@ -37,6 +37,16 @@ export function arrayTaskText(a: { index: number; spec: string }): string {
   return `task ${a.index} of ${a.spec}`;
 }
 
+/**
+ * Time left in a countdown, in words that never say less than is left: seconds rounded up and, under
+ * ten minutes, read exactly ("1 min 59 s", not "1 min"); further off in whole units ("12 min"). The job
+ * pages (until()) and the CLI (protection left, the grace before SIGKILL) both say it this way.
+ */
+export function countdownWords(seconds: number): string {
+  const s = Math.max(0, Math.ceil(seconds));
+  return s < 600 ? formatExactDuration(s) : formatDuration(s);
+}
+
 /** About how long until a forecast start: minutes under 2h, then hours and minutes rounded to 10 min. */
 export function aboutDuration(seconds: number): string {
   if (seconds < 60) return "under a minute";
