@@ -1,7 +1,7 @@
 // `tranche explain JOB`: why a job is where it is, in the job page's words.
 import type { Command } from "commander";
 import { explainContract, jobEventTitle, type JobView } from "@tranche/contracts";
-import { arrayTaskText, countdownWords, expectedStartWords } from "@tranche/contracts/format";
+import { arrayTaskText, countdownWords, expectedStartWords, lastCheckpointWords } from "@tranche/contracts/format";
 import { api, loadConfig } from "./client";
 import { gpus, when, type Out } from "./format";
 
@@ -14,7 +14,7 @@ export interface JobDetail {
 
 /**
  * The job's state, contract, why it waits and when it is expected to start (the core's forecast, as the
- * job page says it), or how long it stays protected, where it runs, then its timeline.
+ * job page says it), or how long it stays protected, its last checkpoint, where it runs, then its timeline.
  */
 export function explainText(d: JobDetail, now = Date.now(), timeZone?: string): string {
   const j = d.job;
@@ -43,6 +43,9 @@ export function explainText(d: JobDetail, now = Date.now(), timeZone?: string): 
       left > 0 ? `Protected for ${countdownWords(left)} more, then interruptible.` : "Interruptible: its protection has ended.",
     );
   }
+  const checkpoint = lastCheckpointWords(j, now);
+  if (checkpoint)
+    lines.push(`Last checkpoint: ${checkpoint}${j.lastCheckpointAt ? ` (${when(j.lastCheckpointAt, timeZone)})` : ""}.`);
   const open = d.segments.find((s) => s.endedAt === null);
   if (open) lines.push(`Running on ${open.placements.map((p) => `${p.node} [GPUs ${p.gpuIndexes.join(",")}]`).join(", ")}`);
   lines.push("", "Timeline:");

@@ -84,4 +84,20 @@ describe("tranche explain", () => {
     );
     expect(explained({ ...running, protectedUntil: "2026-12-06T17:59:00Z" })[1]).toBe("Interruptible: its protection has ended.");
   });
+
+  it("says when a job last reported a checkpoint, and how to report one while a resumable job has none", () => {
+    const running = { state: "RUNNING" as const, startedAt: "2026-12-06T17:50:35Z", protectedUntil: "2026-12-06T19:30:00Z" };
+    expect(explained({ ...running, lastCheckpointAt: "2026-12-06T17:59:35.400Z" })[2]).toBe(
+      "Last checkpoint: 25 s ago (6 Dec, 17:59:35).",
+    );
+    expect(explained(running)[2]).toBe(
+      "Last checkpoint: none reported yet (touch $TRANCHE_CHECKPOINT_DIR/.tranche-checkpoint after each one).",
+    );
+    // A job that promised no checkpoints, or has not run, hears nothing of them.
+    expect(explained({ ...running, resumable: false }).join("\n")).not.toContain("checkpoint");
+    expect(explained({}).join("\n")).not.toContain("checkpoint");
+    // A requeued job waits to resume from it; an ended one resumes from nothing.
+    expect(explained({ lastCheckpointAt: "2026-12-06T17:59:35Z" })).toContain("Last checkpoint: 25 s ago (6 Dec, 17:59:35).");
+    expect(explained({ state: "COMPLETED", lastCheckpointAt: "2026-12-06T17:59:35Z" }).join("\n")).not.toContain("checkpoint");
+  });
 });

@@ -47,6 +47,25 @@ export function countdownWords(seconds: number): string {
   return s < 600 ? formatExactDuration(s) : formatDuration(s);
 }
 
+/**
+ * A job's last checkpoint, as it reported it (by touching $TRANCHE_CHECKPOINT_DIR/.tranche-checkpoint),
+ * for the job page and `tranche explain` while it runs or waits to resume: "25 s ago"; for a running
+ * resumable job that reported none, how to report one; null otherwise. A researcher sees that the checkpoints are seen, and how much work
+ * a preemption would take back.
+ */
+export function lastCheckpointWords(
+  job: { lastCheckpointAt: string | null; resumable: boolean; state: string },
+  now: number,
+): string | null {
+  // An ended job resumes from nothing: its checkpoint's age would only be noise on its page.
+  if (!["PENDING", "HELD", "RUNNING", "STOPPING"].includes(job.state)) return null;
+  if (job.lastCheckpointAt)
+    return `${formatDuration(Math.max(0, Math.round((now - Date.parse(job.lastCheckpointAt)) / 1000)))} ago`;
+  if (job.resumable && (job.state === "RUNNING" || job.state === "STOPPING"))
+    return "none reported yet (touch $TRANCHE_CHECKPOINT_DIR/.tranche-checkpoint after each one)";
+  return null;
+}
+
 /** About how long until a forecast start: minutes under 2h, then hours and minutes rounded to 10 min. */
 export function aboutDuration(seconds: number): string {
   if (seconds < 60) return "under a minute";

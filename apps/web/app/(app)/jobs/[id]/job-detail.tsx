@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { explainContract, formatDuration, formatExactDuration } from "@tranche/contracts";
-import { arrayTaskText, expectedStartWords } from "@tranche/contracts/format";
+import { arrayTaskText, expectedStartWords, lastCheckpointWords } from "@tranche/contracts/format";
 import { defaultPolicy } from "@tranche/scheduler-core";
 import { useTRPC } from "../../../../lib/trpc";
 import { JobLogs } from "./job-logs";
@@ -69,6 +69,7 @@ export function JobDetailView({ id }: { id: number }) {
   const protectedLeft = job.protectedUntil ? Date.parse(job.protectedUntil) - now : 0;
   const pending = job.state === "PENDING" || job.state === "HELD";
   const running = job.state === "RUNNING" || job.state === "STOPPING";
+  const checkpoint = lastCheckpointWords(job, now);
 
   return (
     <>
@@ -294,6 +295,15 @@ export function JobDetailView({ id }: { id: number }) {
                 <dd>{gracePeriodText(job, defaultPolicy, formatExactDuration)}</dd>
                 <dt>Requeued</dt>
                 <dd>{plural(job.requeueCount, "time")}</dd>
+                {checkpoint ? (
+                  <>
+                    <dt>Last checkpoint</dt>
+                    <dd>
+                      {checkpoint}
+                      {job.lastCheckpointAt ? ` (${when(job.lastCheckpointAt)})` : ""}
+                    </dd>
+                  </>
+                ) : null}
                 <dt>Retries on failure</dt>
                 <dd>{job.retries.max === 0 ? "none" : `${job.retries.used} of ${job.retries.max} used`}</dd>
                 {job.after.length > 0 ? (
