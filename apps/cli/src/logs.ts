@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { formatBytes, nodeLineLabeller, type JobLogPage, type JobView, type LogChunkView } from "@tranche/contracts";
 import { api, CliError, loadConfig } from "./client";
 import type { JobDetail } from "./explain";
+import { tailPage } from "./log-tail";
 import { visible } from "./format";
 import { countOption } from "./options";
 
@@ -25,7 +26,7 @@ export function registerLogs(program: Command, json: () => boolean): void {
     .argument("<job>", "job id")
     .option("-f, --follow", "keep printing new output until the job ends; exit with its outcome, as srun does", false)
     .option("--stderr", "the job's stderr instead of its stdout", false)
-    .option("--tail <n>", "start with the last N chunks of output instead of the whole log")
+    .option("--tail <n>", "start with the last N lines of output instead of the whole log (as tail -n)")
     .option(
       "--raw",
       "print the output's bytes as they are, escape sequences included, also on a terminal (where its control characters are otherwise shown as ^[, ^M; piped output is always as printed)",
@@ -37,7 +38,7 @@ export function registerLogs(program: Command, json: () => boolean): void {
       const cfg = loadConfig();
       const base = `/jobs/${id}/logs?stream=${o.stderr ? "stderr" : "stdout"}`;
       const read = (q: string) => api<JobLogPage>(cfg, "GET", `${base}${q}`);
-      const first = await read(tail !== null ? `&limit=${tail}` : `&after=0&limit=${PAGE}`);
+      const first = tail !== null ? await tailPage(read, tail, tail) : await read(`&after=0&limit=${PAGE}`);
       if (first.droppedBytes > 0 && !json())
         process.stderr.write(
           `tranche: ${formatBytes(first.droppedBytes)} of this job's older output was dropped (log retention); the full output is in its log files on its nodes\n`,

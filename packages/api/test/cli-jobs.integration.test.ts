@@ -73,6 +73,22 @@ describe("tranche logs", () => {
       ["h100-30", "45\n"],
     ]);
   });
+
+  it("--tail N prints the last N lines, as tail -n, however the output came in chunks", async () => {
+    const id = await ranOn(
+      ["h100-28"],
+      [
+        ["h100-28", "step 1\nstep 2\nstep 3\n"],
+        ["h100-28", "step 4\nstep 5\nstep 6\n"],
+        ["h100-28", "step 7\nstep 8\nstep 9\n"],
+      ],
+    );
+    const four = await cli(["logs", "--tail", "4", String(id)]);
+    expect([four.code, four.stderr, four.stdout]).toEqual([0, "", "step 6\nstep 7\nstep 8\nstep 9\n"]);
+    expect((await cli(["logs", "--tail", "20", String(id)])).stdout).toBe(
+      Array.from({ length: 9 }, (_, i) => `step ${i + 1}\n`).join(""),
+    );
+  });
 });
 
 describe("tranche queue --limit", () => {
