@@ -47,9 +47,10 @@ export function registerSession(program: Command, out: Out): void {
         const { job } = await api<{ job: JobView }>(cfg, "POST", "/sessions", body);
         out({ job }, () =>
           [
-            `Started session #${job.id} (${o.jupyter ? "Jupyter" : "shell server"}): ${job.gpus} GPU${job.gpus === 1 ? "" : "s"} on ${job.cluster}, charged to ${job.budget}.`,
+            // Submitted, not started: a session waits in the queue like any job until a cycle starts it.
+            `Submitted session #${job.id} (${o.jupyter ? "Jupyter" : "shell server"}): ${job.gpus} GPU${job.gpus === 1 ? "" : "s"} on ${job.cluster}, charged to ${job.budget}.`,
             `Protected for ${formatDuration(job.minRuntime)} after each start; if preempted after that it comes back with its files.`,
-            `Open it once it runs: ${cfg.url}/jobs/${job.id} (the page links to it and prints SSH instructions).`,
+            `Open it once it runs: ${cfg.url}/jobs/${job.id} (the page links to it and prints SSH instructions); until then, tranche explain ${job.id} says why it waits.`,
           ].join("\n"),
         );
       },

@@ -22,7 +22,9 @@ describe("tranche session", () => {
     const r = await cli([...session, "--gpus", "1", "--min-runtime", "4h"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const id = Number(/Started session #(\d+) \(shell server\)/.exec(r.stdout)![1]);
+    // Pending until a cycle starts it: the CLI says so, not "Started".
+    const id = Number(/^Submitted session #(\d+) \(shell server\)/.exec(r.stdout)![1]);
+    expect(r.stdout).toContain(`until then, tranche explain ${id} says why it waits.`);
     expect(r.stdout).toContain(`1 GPU on h100, charged to lab/language/pretraining.\nProtected for 4 h after each start;`);
     expect(r.stdout).toContain(`${stack.url}/jobs/${id}`);
     const job = await w.db.prisma.job.findUniqueOrThrow({ where: { id } });
