@@ -43,6 +43,9 @@ export function registerLogs(program: Command, json: () => boolean): void {
         process.stderr.write(
           `tranche: ${formatBytes(first.droppedBytes)} of this job's older output was dropped (log retention); the full output is in its log files on its nodes\n`,
         );
+      // Nothing printed and nothing said read as a job that ran and printed nothing.
+      if (!o.follow && !json() && first.chunks.length === 0 && (first.state === "PENDING" || first.state === "HELD"))
+        process.stderr.write(`tranche: job ${id} has not started yet, so it has no output; tranche logs -f ${id} waits for it\n`);
       const nodesOfJob = async () => {
         const d = await api<Pick<JobDetail, "segments">>(cfg, "GET", `/jobs/${id}/events`);
         return d.segments.flatMap((s) => s.placements.map((p) => p.node));

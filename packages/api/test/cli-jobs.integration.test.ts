@@ -74,6 +74,16 @@ describe("tranche logs", () => {
     ]);
   });
 
+  it("says a waiting job has no output yet, rather than print nothing", async () => {
+    const job = await submitJob(stack.w.db.prisma, stack.w.users.ada, submitJobInput.parse({ ...goodJob, name: "waits" }));
+    const r = await cli(["logs", String(job.id)]);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      0,
+      "",
+      `tranche: job ${job.id} has not started yet, so it has no output; tranche logs -f ${job.id} waits for it\n`,
+    ]);
+  });
+
   it("--tail N prints the last N lines, as tail -n, however the output came in chunks", async () => {
     const id = await ranOn(
       ["h100-28"],
