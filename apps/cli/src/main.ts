@@ -39,7 +39,9 @@ program
   .name("tranche")
   .description("Submit and follow GPU jobs on a Tranche cluster")
   .option("--json", "print JSON instead of text")
-  .showHelpAfterError();
+  // One line after a mistyped option or command, as sbatch's "Try sbatch --help": the whole help (45
+  // lines for submit) pushed the error itself off the screen.
+  .showHelpAfterError("(add --help to see the options)");
 
 const json = () => program.opts<{ json?: boolean }>().json === true;
 // Text answers hold what other users wrote (names, reasons): printable() keeps their escapes off the terminal.

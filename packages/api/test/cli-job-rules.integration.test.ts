@@ -102,6 +102,15 @@ describe("tranche: arrays, dependencies, retries", () => {
     expect([job.minRuntime, job.maxRuntime, job.gracePeriod]).toEqual([0, 5400, 30]);
   });
 
+  it("says what was mistyped in a few lines, not the whole help", async () => {
+    const r = await cli([...base, "--time", "2h", "--", "true"]);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      1,
+      "",
+      "error: unknown option '--time'\n(Did you mean one of --file, --name?)\n(add --help to see the options)\n",
+    ]);
+  });
+
   it("lists notifications and marks them read", async () => {
     const r = await cli(["notifications", "--mark-read"]);
     expect(r.code).toBe(0);
