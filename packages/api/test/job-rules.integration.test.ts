@@ -36,6 +36,16 @@ describe("arrays, dependencies and retries at submit (REST)", () => {
     expect(seventh.body.job.env.TRANCHE_ARRAY_INDEX).toBe("7");
     const listed = await call("ada", "GET", "/jobs?limit=5");
     expect(listed.body.jobs[0].array.id).toBe(id);
+    // A task's own id, or a plain job's, is not an array's: the answer names the id to use, and cancels nothing.
+    const byTask = await call("ada", "POST", `/arrays/${tasks[7]!.id}/cancel`);
+    expect([byTask.status, byTask.body.error.message]).toEqual([
+      404,
+      `Job ${tasks[7]!.id} is task 7 of array ${id}; the array goes by its first task's id, ${id}`,
+    ]);
+    const plain = (await call("ada", "POST", "/jobs", goodJob)).body.job.id as number;
+    expect((await call("ada", "POST", `/arrays/${plain}/cancel`)).body.error.message).toBe(`Job ${plain} is not a job array`);
+    expect((await call("ada", "POST", "/arrays/99999/cancel")).body.error.message).toBe("There is no job array 99999");
+    expect(await w.db.prisma.job.count({ where: { arrayJobId: id, state: "CANCELLED" } })).toBe(0);
     const cancelled = await call("ada", "POST", `/arrays/${id}/cancel`);
     expect(cancelled.body).toEqual({ arrayId: id, cancelled: 100, stopping: 0 });
   });

@@ -110,6 +110,19 @@ export async function setDependencies(prisma: PrismaClient, actor: Actor, jobId:
 }
 
 /**
+ * Why `arrayId` names no array, in words that lead to the right id: a list shows each task by its own
+ * id, while an array goes by its first task's ("There is no job array 165" left a researcher who gave a
+ * task's id, or a plain job's, guessing).
+ */
+async function noArrayWords(prisma: PrismaClient, arrayId: number): Promise<string> {
+  const job = await prisma.job.findUnique({ where: { id: arrayId }, select: { arrayJobId: true, arrayIndex: true } });
+  if (job?.arrayJobId != null)
+    return `Job ${arrayId} is task ${job.arrayIndex} of array ${job.arrayJobId}; the array goes by its first task's id, ${job.arrayJobId}`;
+  if (job) return `Job ${arrayId} is not a job array`;
+  return `There is no job array ${arrayId}`;
+}
+
+/**
  * Cancel every task of an array that has not ended: waiting ones at once (one statement), running ones
  * as cancelJob does (SIGTERM, then SIGKILL after their grace). Owners and admins.
  */
@@ -119,7 +132,7 @@ export async function cancelArray(
   arrayId: number,
 ): Promise<{ arrayId: number; cancelled: number; stopping: number }> {
   const head = await prisma.job.findFirst({ where: { arrayJobId: arrayId }, select: { userId: true } });
-  if (!head) throw notFound(`There is no job array ${arrayId}`);
+  if (!head) throw notFound(await noArrayWords(prisma, arrayId));
   if (head.userId !== actor.id && actor.role !== "ADMIN")
     throw forbidden(`Array ${arrayId} is not yours: only its owner or an admin may cancel it`);
   const now = new Date();
