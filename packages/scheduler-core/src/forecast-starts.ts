@@ -1,6 +1,7 @@
 import { effectiveAllocations } from "./budget-tree";
 import { applyPlan, graceEnded, snapshotOf, type ClusterModel, type ModelJob } from "./cluster-model";
 import { isAllocated, protectionEnd, requeueAfterPreemption } from "./contract";
+import { compareJobIds } from "./order-pending";
 import { runCycle } from "./run-cycle";
 import type { ClusterSnapshot, DependencyState, PendingReasonCode, PolicyConfig, RunningJob } from "./types";
 
@@ -136,7 +137,7 @@ export function forecastStarts(
         const arrayId = state.get(op.jobId)!.job.arrayId;
         if (lastCodes.get(op.jobId) === "ARRAY_LIMIT" && arrayId != null)
           for (const [id, a] of holding) if (a === arrayId && !holds(state.get(id))) before.add(id);
-        started.set(op.jobId, { at: op.startBy, decidedAt: t, after: [...before].sort(byId) });
+        started.set(op.jobId, { at: op.startBy, decidedAt: t, after: [...before].sort(compareJobIds) });
       }
       for (const k of keys) holder.set(k, op.jobId);
     }

@@ -65,6 +65,27 @@ describe("forecastStarts", () => {
     expect(at.p4!.after).toEqual(["p2"]);
   });
 
+  it("lists the jobs whose GPUs it takes by id as numbers: #99 before #121", () => {
+    const snap = makeCluster()
+      .budget("a", 1)
+      .node("n01", { gpus: 8, lastHeartbeatAt: NOW })
+      .node("n02", { gpus: 8, lastHeartbeatAt: NOW })
+      .job(
+        makeJob("121").budget("a").gpus(8).minRuntime(HOUR).maxRuntime(HOUR).startedAt(NOW).on("n01").running(),
+        makeJob("99").budget("a").gpus(8).minRuntime(HOUR).maxRuntime(HOUR).startedAt(NOW).on("n02").running(),
+        makeJob("200")
+          .budget("a")
+          .gpus(16)
+          .minRuntime(HOUR)
+          .maxRuntime(HOUR)
+          .submittedAt(NOW - 10)
+          .pending(),
+      )
+      .snapshot();
+    const { starts } = forecastStarts(snap, defaultPolicy, NOW, { minStep: 0, stepFraction: 0 });
+    expect(starts.find((s) => s.jobId === "200")!.after).toEqual(["99", "121"]);
+  });
+
   it("says a job waiting behind running jobs with no max runtime has no known start, and why", () => {
     const snap = makeCluster()
       .node("n01", { gpus: 8, lastHeartbeatAt: NOW })
