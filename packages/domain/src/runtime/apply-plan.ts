@@ -10,6 +10,7 @@ import {
   viableStarts,
 } from "@tranche/scheduler-core";
 import { addCapacity, chargeOpenSegments, chargeRunEnds } from "./charge";
+import { runStarts } from "./run-start";
 import { closeRun } from "./job-lifecycle";
 import { lockJobs, lockNodes } from "./lock-order";
 import type { CycleInput } from "./load-snapshot";
@@ -364,10 +365,11 @@ export async function applyCyclePlan(
       const starts = result.plan.filter((o): o is StartOp => o.op === "START" && go.has(o.jobId));
       let started = 0;
       if (starts.length > 0) {
+        const startOf = await runStarts(tx, starts, now);
         const fresh = starts.filter((s) => !isMove(s));
         const ids = fresh.map((s) => Number(s.jobId));
-        const startedAt = fresh.map((s) => at(s.startBy).toISOString());
-        const protectedUntil = fresh.map((s) => at(s.protectedUntil).toISOString());
+        const startedAt = fresh.map((s) => startOf(s).startedAt.toISOString());
+        const protectedUntil = fresh.map((s) => startOf(s).protectedUntil.toISOString());
         // A start also drops the job's start forecast: one it had while waiting would read as current
         // again if the job were requeued, naming jobs that have ended since (a new one comes with the next).
         const rows = await tx.$queryRaw<{ id: number }[]>`
@@ -386,7 +388,7 @@ export async function applyCyclePlan(
         if (moves.length > 0) {
           const moved = await tx.$queryRaw<{ id: number }[]>`
             UPDATE job j SET state = 'RUNNING', "startedAt" = u.s, "protectedUntil" = u.s, "updatedAt" = now()
-            FROM unnest(${moves.map((s) => Number(s.jobId))}::int[], ${moves.map((s) => at(s.startBy).toISOString())}::timestamptz[]) AS u(id, s)
+            FROM unnest(${moves.map((s) => Number(s.jobId))}::int[], ${moves.map((s) => startOf(s).startedAt.toISOString())}::timestamptz[]) AS u(id, s)
             WHERE j.id = u.id AND j.state = 'STOPPING'
             RETURNING j.id`;
           for (const r of moved) ok.add(String(r.id));
@@ -399,7 +401,7 @@ export async function applyCyclePlan(
             INSERT INTO run_segment ("jobId", "clusterId", "budgetId", gpus, "startedAt", "protectedUntil", charged, "chargedUntil", "startCycleId")
             SELECT u.j, ${clusterId}, u.b, u.g, u.s, u.p, u.c, u.s, ${cycleId}
             FROM unnest(${go.map((s) => Number(s.jobId))}::int[], ${go.map((s) => s.budgetId)}::text[], ${go.map((s) => s.gpus)}::int[],
-                        ${go.map((s) => at(s.startBy).toISOString())}::timestamptz[], ${go.map((s) => (s.charged ? at(s.protectedUntil).toISOString() : null))}::timestamptz[],
+                        ${go.map((s) => startOf(s).startedAt.toISOString())}::timestamptz[], ${go.map((s) => (s.charged ? startOf(s).protectedUntil.toISOString() : null))}::timestamptz[],
                         ${go.map((s) => s.charged)}::boolean[]) AS u(j, b, g, s, p, c)
             RETURNING id, "jobId"`;
           step("starts:segments");
@@ -422,7 +424,7 @@ export async function applyCyclePlan(
           for (const s of go) {
             events.push({
               jobId: Number(s.jobId),
-              at: nowDate,
+              at: startOf(s).decidedAt,
               kind: "STARTED",
               reasonCode: s.reason.code,
               sentence: s.reason.sentence,
@@ -459,9 +461,10 @@ export async function applyCyclePlan(
       if (events.length > 0) {
         await tx.$executeRaw`
           INSERT INTO job_event ("jobId", at, kind, "reasonCode", sentence, details, "actorKind", "cycleId")
-          SELECT u.j, ${nowDate}::timestamptz, u.k, u.r, u.s, u.d::jsonb, 'SCHEDULER', ${cycleId}
-          FROM unnest(${events.map((e) => e.jobId)}::int[], ${events.map((e) => e.kind)}::text[], ${events.map((e) => e.reasonCode)}::text[],
-                      ${events.map((e) => e.sentence)}::text[], ${events.map((e) => JSON.stringify(e.details))}::text[]) AS u(j, k, r, s, d)`;
+          SELECT u.j, u.a, u.k, u.r, u.s, u.d::jsonb, 'SCHEDULER', ${cycleId}
+          FROM unnest(${events.map((e) => e.jobId)}::int[], ${events.map((e) => e.at.toISOString())}::timestamptz[], ${events.map((e) => e.kind)}::text[],
+                      ${events.map((e) => e.reasonCode)}::text[], ${events.map((e) => e.sentence)}::text[],
+                      ${events.map((e) => JSON.stringify(e.details))}::text[]) AS u(j, a, k, r, s, d)`;
       }
       step("events");
 
