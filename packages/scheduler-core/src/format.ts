@@ -56,9 +56,12 @@ export function formatWhen(t: number, now: number): string {
   return t <= now ? "now" : `in ${formatDuration(t - now)}`;
 }
 
-/** "at once", or "within 1 h 5 min": how long a start waits for leaving jobs to exit. */
+/**
+ * "at once", or "within 1 min 30 s": how long a start waits for leaving jobs to exit. Exact: it is an
+ * upper bound (their grace), which rounding down would understate ("within 1 min" for 90 s).
+ */
 export function formatWithin(t: number, now: number): string {
-  return t <= now ? "at once" : `within ${formatDuration(t - now)}`;
+  return t <= now ? "at once" : `within ${formatExactDuration(t - now)}`;
 }
 
 /** A lookback window as people say it: "7 days", "12 hours". */

@@ -153,6 +153,28 @@ const cases: { what: string; result: () => CycleResult }[] = [
       ),
   },
   {
+    what: "a contract in seconds is said exactly: a job protected for 90 s starts, one stopped at 1 h 30 min 30 s has 90 s of grace",
+    result: () =>
+      runCycle(
+        makeCluster()
+          .nodes(1)
+          .budget("a", 1)
+          .job(
+            makeJob("odd").budget("a").gpus(2).minRuntime(90),
+            makeJob("over")
+              .budget("a")
+              .gpus(2)
+              .maxRuntime(5430)
+              .grace(90)
+              .on("n01", [0, 1])
+              .startedAt(NOW - 5430),
+          )
+          .snapshot(),
+        defaultPolicy,
+        NOW,
+      ),
+  },
+  {
     what: "jobs on a node that is down are lost",
     result: () =>
       runCycle(

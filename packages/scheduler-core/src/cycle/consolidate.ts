@@ -1,6 +1,6 @@
 import type { JobState } from "../cluster-state";
 import { requeueAfterPreemption } from "../contract";
-import { formatDuration, plural } from "../format";
+import { formatExactDuration, plural } from "../format";
 import type { PendingEntry } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import type { PreemptOp } from "../types";
@@ -57,7 +57,7 @@ export function consolidate(s: CycleSession): void {
 }
 
 function moveSentence(op: PreemptOp, forWhom: string, gpus: number, to: string): string {
-  return `Moved to make room for ${forWhom}: this unallocated job restarts on ${plural(gpus, "free GPU")} of ${to} as soon as it has exited here (consolidation). Asked to stop now, stopped by force after ${formatDuration(op.gracePeriod)} if still running.`;
+  return `Moved to make room for ${forWhom}: this unallocated job restarts on ${plural(gpus, "free GPU")} of ${to} as soon as it has exited here (consolidation). Asked to stop now, stopped by force after ${formatExactDuration(op.gracePeriod)} if still running.`;
 }
 
 function names(s: CycleSession, slots: Slots): string {

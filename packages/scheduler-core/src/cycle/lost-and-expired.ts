@@ -1,5 +1,5 @@
 import { gracePeriodFor, requeueAfterPreemption } from "../contract";
-import { formatDuration } from "../format";
+import { formatExactDuration } from "../format";
 import type { CycleSession } from "./session";
 
 /**
@@ -42,7 +42,7 @@ export function stopLostAndExpired(s: CycleSession): void {
       gpus: js.job.gpus,
       gracePeriod: grace,
       graceUntil: now + grace,
-      sentence: `Stopped at its maximum runtime of ${formatDuration(js.job.maxRuntime!)}: asked to stop now, stopped by force after ${formatDuration(grace)} if still running; not requeued.`,
+      sentence: `Stopped at its maximum runtime of ${formatExactDuration(js.job.maxRuntime!)}: asked to stop now, stopped by force after ${formatExactDuration(grace)} if still running; not requeued.`,
     });
     s.killed++;
     s.kill(js, grace);

@@ -3,7 +3,7 @@ import type { JobState, NodeBoard } from "../cluster-state";
 import { gracePeriodFor, requeueAfterPreemption, startedRun } from "../contract";
 import type { FairTree } from "../fair-tree";
 import { NEVER } from "./rule-set";
-import { formatDuration, formatWithin, plural, shareUsedText } from "../format";
+import { formatExactDuration, formatWithin, plural, shareUsedText } from "../format";
 import type { PendingEntry, PendingQueues } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import { lostGpuSeconds, SearchScratch, type PreemptionContext } from "../plan-preemptions";
@@ -214,7 +214,7 @@ export class CycleSession {
       gpus: v.job.gpus,
       byJobId,
       reasonCode,
-      sentence: `${why} Asked to stop now, stopped by force after ${formatDuration(grace)} if still running; ${
+      sentence: `${why} Asked to stop now, stopped by force after ${formatExactDuration(grace)} if still running; ${
         requeue ? "requeued with its original submit time" : "not requeued (not resumable)"
       }.`,
       gracePeriod: grace,
@@ -337,7 +337,7 @@ export class CycleSession {
             ? js.protectedUntil >= NEVER
               ? "; not preemptible until it ends"
               : e.job.minRuntime > 0
-                ? `; protected for ${formatDuration(e.job.minRuntime)}`
+                ? `; protected for ${formatExactDuration(e.job.minRuntime)}`
                 : ""
             : "; unallocated: free and preemptible at any moment"
         }${waits.length > 0 ? `; starts once ${plural(waits.length, "leaving job")} ${waits.length === 1 ? "exits" : "exit"}, ${formatWithin(startBy, now)}` : ""}.`,
