@@ -166,7 +166,7 @@ function sentenceFor(input: ReasonInput, nodeSize: number, pos: string, w: Ratio
     case "DEPENDENCY":
       return `Waiting for ${dependencyList(d)} before it can start; it joins the queue only then (${budget}).`;
     case "DEPENDENCY_NEVER_SATISFIED":
-      return `Will never start: ${neverList(d)}. Cancel it, or submit it again without that dependency (${budget}).`;
+      return `Will never start: ${neverList(d)}. Cancel it, or change its dependencies where it waits, keeping its submit time: tranche depend with this job's id, and no --after to drop them all (${budget}).`;
     case "ARRAY_LIMIT":
       return `Array limit: ${plural(d.arrayRunning ?? 0, "task")} of array ${d.arrayId ?? "?"} ${(d.arrayRunning ?? 0) === 1 ? "is" : "are"} running, the most the array allows at once (${d.arrayMaxRunning ?? 0}); this task starts when one of them ends (${pos}).`;
     case "USER_LIMIT":
