@@ -128,6 +128,38 @@ describe("arrays, dependencies and retries at submit (REST)", () => {
     expect(seen.body.error.message).toMatch(/not one of its members/);
   });
 
+  it("refuses an :ok dependency on a job that already ended without success, naming it, and takes :any", async () => {
+    const failed = (await call("ada", "POST", "/jobs", goodJob)).body.job.id as number;
+    await w.db.prisma.job.update({ where: { id: failed }, data: { state: "FAILED" } });
+    const because = (which: string, id: number, state: string) =>
+      `after: ${which} already ended (${state}), so a job that waits for it to succeed could never start: leave it out, or write ${id}:any to start once it has ended`;
+    for (const after of [[String(failed)], [`${failed}:ok`], [`afterok:${failed}`]])
+      await refused(
+        "ada",
+        { ...goodJob, after },
+        "after",
+        new RegExp(`^${because(`job ${failed}`, failed, "failed").replace(/[()]/g, "\\$&")}$`),
+      );
+    // An array whose tasks have all ended, one of them cancelled: the task is named.
+    const array = (await call("ada", "POST", "/jobs", { ...goodJob, gpus: 1, array: "0-2" })).body.job.id as number;
+    const tasks = await w.db.prisma.job.findMany({ where: { arrayJobId: array }, orderBy: { arrayIndex: "asc" } });
+    await w.db.prisma.job.updateMany({ where: { arrayJobId: array }, data: { state: "COMPLETED" } });
+    await w.db.prisma.job.update({ where: { id: tasks[1]!.id }, data: { state: "CANCELLED" } });
+    await refused("ada", { ...goodJob, after: [String(array)] }, "after", /task \d+ of array \d+ already ended \(cancelled\)/);
+    expect((await call("ada", "POST", "/jobs", { ...goodJob, after: [String(array)] })).body.error.message).toBe(
+      because(`task ${tasks[1]!.id} of array ${array}`, array, "cancelled"),
+    );
+    // :any waits only for it to end, so it is taken; a succeeded job is a met :ok dependency.
+    expect((await call("ada", "POST", "/jobs", { ...goodJob, after: [`${failed}:any`] })).status).toBe(201);
+    await w.db.prisma.job.update({ where: { id: tasks[1]!.id }, data: { state: "COMPLETED" } });
+    expect((await call("ada", "POST", "/jobs", { ...goodJob, after: [String(array)] })).status).toBe(201);
+    // tranche depend refuses it the same way, and changes nothing.
+    const waiting = (await call("ada", "POST", "/jobs", goodJob)).body.job.id as number;
+    const put = await call("ada", "PUT", `/jobs/${waiting}/dependencies`, { after: [String(failed)] });
+    expect([put.status, put.body.error.message]).toEqual([400, because(`job ${failed}`, failed, "failed")]);
+    expect(await w.db.prisma.jobDependency.count({ where: { jobId: waiting } })).toBe(0);
+  });
+
   it("reads a manager's subtree once for a whole batch's dependencies, not once per dependency", async () => {
     const video = await w.db.prisma.budgetTreeNode.findUniqueOrThrow({ where: { path: "lab/vision/video" } });
     await w.db.prisma.budgetMember.create({ data: { budgetId: video.id, userId: w.users.victor.id } });
