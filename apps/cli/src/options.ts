@@ -1,3 +1,4 @@
+import { missingUnitProblem } from "@tranche/contracts";
 import { CliError } from "./client";
 
 /**
@@ -15,15 +16,11 @@ export function countOption(option: string, value: string, max?: number): number
 
 /**
  * A duration given as an option (--min-runtime, --max-runtime, --grace, --by): a number must carry its
- * unit, 0 excepted. `--min-runtime 90` was taken as 90 seconds while Slurm's `--time 90` is 90 minutes:
- * a researcher who meant minutes got a job protected for 1 min 30 s, preemptible after that. The value
- * goes on as given; the server's schema reads the rest (units, signs) with its own words. REST and
- * `--file` keep whole seconds, as documented.
+ * unit, 0 excepted (contracts' missingUnitProblem, which the web's forms apply too). The value goes on
+ * as given; the server's schema reads the rest (units, signs) with its own words.
  */
 export function durationOption(option: string, value: string): string {
-  const n = value.trim();
-  if (!/^\d+(\.\d+)?$/.test(n) || Number(n) === 0) return value;
-  throw new CliError(
-    `${option} ${n} has no unit: write ${n}m for minutes, ${n}h for hours or ${n}s for seconds (e.g. ${option} 2h)`,
-  );
+  const problem = missingUnitProblem(option, value);
+  if (problem === null) return value;
+  throw new CliError(`${problem} (e.g. ${option} 2h)`);
 }

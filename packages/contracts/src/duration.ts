@@ -46,3 +46,16 @@ export function duration(field: string, example = "2h", label = field) {
       return secs;
     });
 }
+
+/**
+ * Where people type a duration (the CLI's options, the web's forms), a number must carry its unit, 0
+ * excepted: "90" was taken as 90 seconds while Slurm's `--time 90` is 90 minutes, so a researcher who
+ * meant minutes got a job protected for 1 min 30 s. The words for `label` ("--min-runtime", "Minimum
+ * runtime"), or null when the value has a unit (or is not a number at all: the schema says why).
+ * REST and `--file` keep whole seconds, as documented.
+ */
+export function missingUnitProblem(label: string, value: string): string | null {
+  const n = value.trim();
+  if (!/^\d+(\.\d+)?$/.test(n) || Number(n) === 0) return null;
+  return `${label} ${n} has no unit: write ${n}m for minutes, ${n}h for hours or ${n}s for seconds`;
+}

@@ -2,6 +2,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { missingUnitProblem } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
 import { errorText, fieldIssues } from "../../../../lib/error-text";
 import { noBudgetWords } from "../../../../lib/words";
@@ -38,6 +39,9 @@ export function StartSessionForm() {
         e.preventDefault();
         setErrors({});
         setServerError(null);
+        // A bare number is refused, as on the submit form and in the CLI: "90" read as 90 s, not 90 min.
+        const unit = missingUnitProblem("Minimum runtime", f.minRuntime);
+        if (unit !== null) return setErrors({ minRuntime: unit });
         const gpus = Number(f.gpus);
         start.mutate({ cluster, budget, gpus: Number.isFinite(gpus) ? gpus : 0, minRuntime: f.minRuntime, jupyter: f.jupyter });
       }}

@@ -1,0 +1,104 @@
+import { missingUnitProblem, runtimeOrderProblem, submitJobInput, type SubmitJobInput } from "@tranche/contracts";
+
+/** The submit form's fields as typed, and what they become: a submission, or errors by field. */
+
+export type Errors = Record<string, string>;
+
+export interface FormState {
+  cluster: string;
+  budget: string;
+  gpus: string;
+  minRuntime: string;
+  debug: boolean;
+  maxRuntime: string;
+  resumable: boolean;
+  requeue: boolean;
+  priority: string;
+  gracePeriod: string;
+  command: string;
+  env: string;
+  secretEnv: string;
+  name: string;
+  array: string;
+  after: string;
+  retries: string;
+}
+
+/** KEY=VALUE lines -> object; a malformed line is an error naming the line. */
+function parseEnv(text: string, what = "env"): { env: Record<string, string> } | { error: string } {
+  const env: Record<string, string> = {};
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (!line || line.startsWith("#")) continue;
+    const eq = line.indexOf("=");
+    // A secret's line is not echoed back: it may be the value itself, pasted.
+    if (eq <= 0) return { error: `${what} line ${i + 1}${what === "env" ? ` '${line}'` : ""} is not KEY=VALUE` };
+    env[line.slice(0, eq).trim()] = line.slice(eq + 1);
+  }
+  return { env };
+}
+
+function toInput(f: FormState): { input: SubmitJobInput } | { errors: Errors } {
+  const env = parseEnv(f.env);
+  if ("error" in env) return { errors: { env: env.error } };
+  const secretEnv = parseEnv(f.secretEnv, "secretEnv");
+  if ("error" in secretEnv) return { errors: { secretEnv: secretEnv.error } };
+  const num = (s: string) => (s.trim() === "" ? undefined : Number(s));
+  return {
+    input: {
+      cluster: f.cluster,
+      budget: f.budget,
+      gpus: num(f.gpus) as number,
+      minRuntime: f.minRuntime.trim(),
+      maxRuntime: f.debug || f.maxRuntime.trim() ? f.maxRuntime.trim() : null,
+      resumable: f.resumable,
+      requeue: f.resumable ? undefined : f.requeue,
+      priority: (num(f.priority) ?? 0) as number,
+      gracePeriod: f.gracePeriod.trim() ? f.gracePeriod.trim() : null,
+      command: f.command,
+      env: env.env,
+      secretEnv: secretEnv.env,
+      ...(f.name.trim() ? { name: f.name.trim() } : {}),
+      ...(f.array.trim() ? { array: f.array.trim() } : {}),
+      after: f.after
+        .split(/[\s,]+/)
+        .map((a) => a.trim())
+        .filter((a) => a !== ""),
+      retries: (num(f.retries) ?? 0) as number,
+    },
+  };
+}
+
+/** The duration fields and the words their errors name them by (the form's labels). */
+const DURATIONS = [
+  ["minRuntime", "Minimum runtime"],
+  ["maxRuntime", "Maximum runtime"],
+  ["gracePeriod", "Grace period"],
+] as const;
+
+export function validate(f: FormState): { input?: SubmitJobInput; errors: Errors } {
+  // A bare number is refused, as the CLI refuses it: "90" was taken as 90 s where a Slurm user means 90 min.
+  const units: Errors = {};
+  for (const [k, label] of DURATIONS) {
+    const problem = missingUnitProblem(label, f[k]);
+    if (problem !== null) units[k] = problem;
+  }
+  if (Object.keys(units).length > 0) return { errors: units };
+  const r = toInput(f);
+  if ("errors" in r) return { errors: r.errors };
+  const parsed = submitJobInput.safeParse(r.input);
+  if (parsed.success) {
+    if (f.debug && !f.maxRuntime.trim())
+      return { errors: { maxRuntime: "Maximum runtime is required in the debug lane (at most 15 min)" } };
+    const order = runtimeOrderProblem(parsed.data.minRuntime, parsed.data.maxRuntime ?? null);
+    if (order) return { errors: { maxRuntime: order } };
+    return { input: r.input, errors: {} };
+  }
+  const errors: Errors = {};
+  for (const i of parsed.error.issues) {
+    const k = String(i.path[0] ?? "form");
+    errors[k] ??= i.message;
+  }
+  return { errors };
+}

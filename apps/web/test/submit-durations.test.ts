@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { RESUMABLE_DEFAULT } from "@tranche/contracts";
+import { validate, type FormState } from "../app/(app)/submit/submit-input";
+
+const form = (over: Partial<FormState>): FormState => ({
+  cluster: "h100",
+  budget: "lab/nlp",
+  gpus: "1",
+  minRuntime: "2h",
+  debug: false,
+  maxRuntime: "",
+  resumable: RESUMABLE_DEFAULT,
+  requeue: false,
+  priority: "0",
+  gracePeriod: "",
+  command: "python train.py",
+  env: "",
+  secretEnv: "",
+  name: "",
+  array: "",
+  after: "",
+  retries: "0",
+  ...over,
+});
+
+describe("the submit form's durations", () => {
+  it("refuses a number without its unit, in the CLI's words, and submits nothing", () => {
+    expect(validate(form({ minRuntime: "90" }))).toEqual({
+      errors: { minRuntime: "Minimum runtime 90 has no unit: write 90m for minutes, 90h for hours or 90s for seconds" },
+    });
+    const both = validate(form({ maxRuntime: " 120 ", gracePeriod: "1.5" }));
+    expect(both.input).toBeUndefined();
+    expect(both.errors).toEqual({
+      maxRuntime: "Maximum runtime 120 has no unit: write 120m for minutes, 120h for hours or 120s for seconds",
+      gracePeriod: "Grace period 1.5 has no unit: write 1.5m for minutes, 1.5h for hours or 1.5s for seconds",
+    });
+  });
+
+  it("takes durations with their units, and 0 without one", () => {
+    const ok = validate(form({ minRuntime: "90m", maxRuntime: "2h", gracePeriod: "30s" }));
+    expect(ok.errors).toEqual({});
+    expect(ok.input).toMatchObject({ minRuntime: "90m", maxRuntime: "2h", gracePeriod: "30s" });
+    expect(validate(form({ minRuntime: "0" })).errors).toEqual({});
+  });
+});
