@@ -63,6 +63,29 @@ describe("tranche: arrays, dependencies, retries", () => {
     expect([releasedTwice.code, releasedTwice.stderr]).toEqual([1, `tranche: Job ${id} is not held\n`]);
   });
 
+  it("holds and releases a whole array with --array, and says so when one of its tasks is held alone", async () => {
+    const r = await cli(["--json", ...base, "--array", "0-2", "--", "true"]);
+    const id = (JSON.parse(r.stdout) as { job: { id: number } }).job.id;
+    const one = await cli(["hold", String(id)]);
+    expect(one.stdout).toBe(
+      `Job #${id} is held: the scheduler skips it until it is released (tranche release ${id}).\n` +
+        `It is task 0 of array #${id}: tranche hold --array ${id} holds them all.\n`,
+    );
+    const hold = await cli(["hold", "--array", String(id)]);
+    expect([hold.stderr, hold.stdout]).toEqual([
+      "",
+      `Array #${id}: 2 waiting tasks held: the scheduler skips them until they are released (tranche release --array ${id}).\n`,
+    ]);
+    const states = await w.db.prisma.job.findMany({ where: { arrayJobId: id }, select: { state: true } });
+    expect(states.map((t) => t.state)).toEqual(["HELD", "HELD", "HELD"]);
+    const release = await cli(["release", "--array", String(id)]);
+    expect(release.stdout).toBe(
+      `Array #${id}: 3 held tasks released: back in the queue, in their place by their budget and submit time.\n`,
+    );
+    const twice = await cli(["release", "--array", String(id)]);
+    expect([twice.code, twice.stderr]).toEqual([1, `tranche: Array ${id} has no held task to release (3 waiting)\n`]);
+  });
+
   it("refuses bad input with the server's words and sends nothing", async () => {
     const before = await w.counts();
     const neg = await cli([...base, "--retries", "-1", "--", "true"]);

@@ -10,7 +10,7 @@ const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
   w = await makeWorld("api_job_rules");
-  for (const who of ["ada", "maya", "victor", "other"] as const)
+  for (const who of ["ada", "maya", "victor", "omar", "other"] as const)
     tokens[who] = (await createApiToken(w.db.prisma, w.users[who], { name: "test" })).token;
 });
 afterAll(async () => {
@@ -48,6 +48,64 @@ describe("arrays, dependencies and retries at submit (REST)", () => {
     expect(await w.db.prisma.job.count({ where: { arrayJobId: id, state: "CANCELLED" } })).toBe(0);
     const cancelled = await call("ada", "POST", `/arrays/${id}/cancel`);
     expect(cancelled.body).toEqual({ arrayId: id, cancelled: 100, stopping: 0 });
+  });
+
+  it("holds and releases a whole array, as Slurm's scontrol hold of its id: its waiting tasks, in one go", async () => {
+    const id = (await call("ada", "POST", "/jobs", { ...goodJob, gpus: 1, array: "0-4" })).body.job.id as number;
+    const tasks = await w.db.prisma.job.findMany({ where: { arrayJobId: id }, orderBy: { arrayIndex: "asc" } });
+    await w.db.prisma.job.update({ where: { id: tasks[4]!.id }, data: { state: "RUNNING" } });
+    const states = async () =>
+      (await w.db.prisma.job.findMany({ where: { arrayJobId: id }, orderBy: { arrayIndex: "asc" } })).map((t) => t.state);
+    const events = () => w.db.prisma.jobEvent.count({ where: { job: { arrayJobId: id }, kind: { in: ["HELD", "RELEASED"] } } });
+
+    // Someone else's array, a task's id or no array: refused, nothing held.
+    const theirs = await call("other", "POST", `/arrays/${id}/hold`);
+    expect([theirs.status, theirs.body.error.message]).toEqual([
+      403,
+      `Array ${id} is not yours: only its owner, an operator or an admin may hold it`,
+    ]);
+    const byTask = await call("ada", "POST", `/arrays/${tasks[2]!.id}/hold`);
+    expect([byTask.status, byTask.body.error.message]).toEqual([
+      404,
+      `Job ${tasks[2]!.id} is task 2 of array ${id}; the array goes by its first task's id, ${id}`,
+    ]);
+    expect(await states()).toEqual(["PENDING", "PENDING", "PENDING", "PENDING", "RUNNING"]);
+    expect(await events()).toBe(0);
+
+    const held = await call("ada", "POST", `/arrays/${id}/hold`);
+    expect([held.status, held.body]).toEqual([200, { arrayId: id, held: 4, running: 1 }]);
+    expect(await states()).toEqual(["HELD", "HELD", "HELD", "HELD", "RUNNING"]);
+    const task = await w.db.prisma.job.findUniqueOrThrow({ where: { id: tasks[3]!.id } });
+    expect([task.heldBy, task.reasonCode, task.reasonSentence]).toEqual([
+      w.users.ada.id,
+      "HELD",
+      `Held with its array ${id} by ${w.users.ada.name}: the scheduler skips it until it is released.`,
+    ]);
+    expect(await events()).toBe(4);
+    const again = await call("ada", "POST", `/arrays/${id}/hold`);
+    expect([again.status, again.body.error.message]).toEqual([
+      409,
+      `Array ${id} has no waiting task to hold (4 held, 1 running)`,
+    ]);
+
+    // An operator's hold on one task stays: its owner releases the others.
+    await w.db.prisma.job.update({ where: { id: tasks[0]!.id }, data: { heldBy: w.users.omar.id } });
+    const released = await call("ada", "POST", `/arrays/${id}/release`);
+    expect([released.status, released.body]).toEqual([200, { arrayId: id, released: 3, heldByOperator: 1 }]);
+    expect(await states()).toEqual(["HELD", "PENDING", "PENDING", "PENDING", "RUNNING"]);
+    const notHers = await call("ada", "POST", `/arrays/${id}/release`);
+    expect([notHers.status, notHers.body.error.message]).toEqual([
+      403,
+      `The held tasks of array ${id} were held by an operator or an admin: only an operator or an admin may release them`,
+    ]);
+    expect((await call("omar", "POST", `/arrays/${id}/release`)).body).toEqual({ arrayId: id, released: 1, heldByOperator: 0 });
+    expect(await states()).toEqual(["PENDING", "PENDING", "PENDING", "PENDING", "RUNNING"]);
+    const none = await call("ada", "POST", `/arrays/${id}/release`);
+    expect([none.status, none.body.error.message]).toEqual([
+      409,
+      `Array ${id} has no held task to release (1 running, 4 waiting)`,
+    ]);
+    expect(await events()).toBe(8);
   });
 
   it("takes lists like 1,3,5-7 and dependencies and retries, and shows them on the job", async () => {

@@ -10,6 +10,7 @@ export * from "./jobs/sessions";
 export * from "./jobs/session-handoff";
 export * from "./jobs/job-actions";
 export { cancelArray, setDependencies } from "./jobs/job-rules-input";
+export { holdArray, releaseArray, type ArrayHeld, type ArrayReleased } from "./jobs/array-hold";
 export * from "./jobs/queries";
 export * from "./jobs/job-logs";
 export * from "./jobs/queue";

@@ -10,8 +10,10 @@ import {
 import {
   cancelArray,
   getWebhook,
+  holdArray,
   listNotifications,
   markNotificationsRead,
+  releaseArray,
   requireRole,
   setDependencies,
   setUserLimit,
@@ -41,6 +43,8 @@ export async function handleJobRulesRest(
     const arrayId = parse(jobIdInput, { id }).id;
     if ((parts.length === 2 && method === "DELETE") || (parts.length === 3 && tail === "cancel" && method === "POST"))
       return json(await cancelArray(prisma, actor, arrayId));
+    if (parts.length === 3 && tail === "hold" && method === "POST") return json(await holdArray(prisma, actor, arrayId));
+    if (parts.length === 3 && tail === "release" && method === "POST") return json(await releaseArray(prisma, actor, arrayId));
   }
   if (head === "notifications") {
     if (parts.length === 1 && method === "GET") {

@@ -27,6 +27,22 @@ export function withJobRulePaths<P extends Record<string, object>>(paths: P): P 
         responses: { "200": jsonAnswer("{ arrayId, cancelled, stopping }"), ...errorResponses([401, 403, 404]) },
       },
     },
+    "/arrays/{id}/hold": {
+      post: {
+        summary: "Hold every waiting task of a job array (running ones go on)",
+        operationId: "holdArray",
+        parameters: [id],
+        responses: { "200": jsonAnswer("{ arrayId, held, running }"), ...errorResponses([401, 403, 404, 409]) },
+      },
+    },
+    "/arrays/{id}/release": {
+      post: {
+        summary: "Release the held tasks of a job array that the caller may release",
+        operationId: "releaseArray",
+        parameters: [id],
+        responses: { "200": jsonAnswer("{ arrayId, released, heldByOperator }"), ...errorResponses([401, 403, 404, 409]) },
+      },
+    },
     "/notifications": {
       get: {
         summary: "Your notifications, newest first, with the unread count",

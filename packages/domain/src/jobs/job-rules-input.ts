@@ -156,7 +156,7 @@ export async function setDependencies(prisma: PrismaClient, actor: Actor, jobId:
  * id, while an array goes by its first task's ("There is no job array 165" left a researcher who gave a
  * task's id, or a plain job's, guessing).
  */
-async function noArrayWords(prisma: PrismaClient, arrayId: number): Promise<string> {
+export async function noArrayWords(prisma: PrismaClient, arrayId: number): Promise<string> {
   const job = await prisma.job.findUnique({ where: { id: arrayId }, select: { arrayJobId: true, arrayIndex: true } });
   if (job?.arrayJobId != null)
     return `Job ${arrayId} is task ${job.arrayIndex} of array ${job.arrayJobId}; the array goes by its first task's id, ${job.arrayJobId}`;

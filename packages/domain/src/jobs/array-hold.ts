@@ -1,0 +1,114 @@
+import type { PrismaClient, Tx } from "@tranche/db";
+import type { JobEventKind } from "@tranche/contracts";
+import type { Actor } from "../auth/actor";
+import { conflict, forbidden, notFound } from "../errors";
+import { noArrayWords } from "./job-rules-input";
+
+/**
+ * Hold or release a whole job array (`POST /arrays/{id}/hold`, `/release`, `tranche hold --array`), as
+ * Slurm's `scontrol hold 160` holds every task of array 160: `tranche hold 160` held task 0 alone.
+ * The same rules as one job's hold (setJobHeld), applied to every task in one transaction, rows taken in
+ * id order as every transaction that changes many jobs takes them (lock-order.ts): its owner, operators
+ * and admins; a hold takes the waiting tasks (running and ended ones go on as they are); a release lifts
+ * the holds the caller may lift (an operator's hold only an operator or an admin).
+ */
+
+export interface ArrayHeld {
+  arrayId: number;
+  /** Waiting tasks now held. */
+  held: number;
+  /** Tasks running (or stopping), which a hold does not touch. */
+  running: number;
+}
+
+export interface ArrayReleased {
+  arrayId: number;
+  /** Held tasks now back in the queue. */
+  released: number;
+  /** Tasks an operator or an admin held, which the caller may not release: they stay held. */
+  heldByOperator: number;
+}
+
+async function checkArray(prisma: PrismaClient, actor: Actor, arrayId: number, word: "hold" | "release"): Promise<void> {
+  const head = await prisma.job.findFirst({ where: { arrayJobId: arrayId }, select: { userId: true } });
+  if (!head) throw notFound(await noArrayWords(prisma, arrayId));
+  if (head.userId !== actor.id && actor.role !== "OPERATOR" && actor.role !== "ADMIN")
+    throw forbidden(`Array ${arrayId} is not yours: only its owner, an operator or an admin may ${word} it`);
+}
+
+/** Its tasks by state, in words: "3 held, 2 running, 5 ended". */
+async function tasksWords(tx: Tx, arrayId: number): Promise<string> {
+  const rows = await tx.$queryRaw<{ what: string; n: number }[]>`
+    SELECT CASE WHEN state IN ('RUNNING', 'STOPPING') THEN 'running' WHEN state = 'HELD' THEN 'held'
+                WHEN state = 'PENDING' THEN 'waiting' ELSE 'ended' END AS what, count(*)::int AS n
+    FROM job WHERE "arrayJobId" = ${arrayId} GROUP BY 1 ORDER BY 1`;
+  return rows.map((r) => `${r.n} ${r.what}`).join(", ");
+}
+
+const event = async (tx: Tx, ids: number[], actor: Actor, kind: JobEventKind, sentence: string, arrayId: number) =>
+  tx.$executeRaw`
+    INSERT INTO job_event ("jobId", at, kind, "reasonCode", sentence, details, "actorKind", "actorId")
+    SELECT id, now(), ${kind}::text, ${kind === "HELD" ? "HELD" : null}::text, ${sentence}, ${JSON.stringify({ arrayId })}::jsonb,
+           'USER'::"ActorKind", ${actor.id}
+    FROM unnest(${ids}::int[]) AS id`;
+
+export async function holdArray(prisma: PrismaClient, actor: Actor, arrayId: number): Promise<ArrayHeld> {
+  await checkArray(prisma, actor, arrayId, "hold");
+  const sentence = `Held with its array ${arrayId} by ${actor.name}: the scheduler skips it until it is released.`;
+  return prisma.$transaction(async (tx) => {
+    // A start forecast made while it waited would read as current for a held task: dropped (as setJobHeld).
+    const rows = await tx.$queryRaw<{ id: number }[]>`
+      WITH mine AS (
+        SELECT id FROM job WHERE "arrayJobId" = ${arrayId} AND state = 'PENDING' ORDER BY id FOR UPDATE
+      )
+      UPDATE job j SET state = 'HELD', "heldBy" = ${actor.id}, "reasonCode" = 'HELD', "reasonSentence" = ${sentence},
+             "queuePosition" = NULL, "estimatedStartAt" = NULL, "estimatedStartWhy" = NULL, "estimatedStartAfter" = '{}',
+             "estimatedAt" = NULL, "updatedAt" = now()
+      FROM mine WHERE j.id = mine.id RETURNING j.id`;
+    if (rows.length === 0) throw conflict(`Array ${arrayId} has no waiting task to hold (${await tasksWords(tx, arrayId)})`);
+    await event(
+      tx,
+      rows.map((r) => r.id),
+      actor,
+      "HELD",
+      sentence,
+      arrayId,
+    );
+    const running = await tx.job.count({ where: { arrayJobId: arrayId, state: { in: ["RUNNING", "STOPPING"] } } });
+    return { arrayId, held: rows.length, running };
+  });
+}
+
+export async function releaseArray(prisma: PrismaClient, actor: Actor, arrayId: number): Promise<ArrayReleased> {
+  await checkArray(prisma, actor, arrayId, "release");
+  const anyHold = actor.role === "OPERATOR" || actor.role === "ADMIN";
+  const sentence = `Released with its array ${arrayId} by ${actor.name}: back in order.`;
+  return prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ id: number }[]>`
+      WITH mine AS (
+        SELECT id FROM job WHERE "arrayJobId" = ${arrayId} AND state = 'HELD'
+          AND (${anyHold}::boolean OR "heldBy" IS NULL OR "heldBy" = ${actor.id})
+        ORDER BY id FOR UPDATE
+      )
+      UPDATE job j SET state = 'PENDING', "heldBy" = NULL, "reasonCode" = NULL, "reasonSentence" = NULL,
+             "queuePosition" = NULL, "estimatedStartAt" = NULL, "estimatedStartWhy" = NULL, "estimatedStartAfter" = '{}',
+             "estimatedAt" = NULL, "updatedAt" = now()
+      FROM mine WHERE j.id = mine.id RETURNING j.id`;
+    const heldByOperator = await tx.job.count({ where: { arrayJobId: arrayId, state: "HELD" } });
+    if (rows.length === 0)
+      throw heldByOperator > 0
+        ? forbidden(
+            `The held tasks of array ${arrayId} were held by an operator or an admin: only an operator or an admin may release them`,
+          )
+        : conflict(`Array ${arrayId} has no held task to release (${await tasksWords(tx, arrayId)})`);
+    await event(
+      tx,
+      rows.map((r) => r.id),
+      actor,
+      "RELEASED",
+      sentence,
+      arrayId,
+    );
+    return { arrayId, released: rows.length, heldByOperator };
+  });
+}
