@@ -31,7 +31,7 @@ import { registerSession } from "./session";
 import { registerTokens } from "./tokens";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
-import { countOption, durationOption } from "./options";
+import { countOption, durationOption, slurmTimeOption } from "./options";
 import { ago, gpus as gpuWords, printable, stoppingText, table, type Out } from "./format";
 
 const program = new Command();
@@ -125,6 +125,7 @@ program
       .default([]),
   )
   .option("--retries <n>", "requeue a run that exits non-zero up to n times (0..10)", "0")
+  .addOption(slurmTimeOption())
   .addOption(new Option("--env <KEY=VALUE>", "environment variable (repeatable)").argParser(collect).default([]))
   .addOption(
     new Option(

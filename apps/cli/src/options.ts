@@ -1,3 +1,4 @@
+import { Option } from "commander";
 import { missingUnitProblem } from "@tranche/contracts";
 import { CliError } from "./client";
 
@@ -23,4 +24,19 @@ export function durationOption(option: string, value: string): string {
   const problem = missingUnitProblem(option, value);
   if (problem === null) return value;
   throw new CliError(`${problem} (e.g. ${option} 2h)`);
+}
+
+/** What Slurm's --time becomes here: sbatch --time is a maximum runtime, and tranche protects a minimum too. */
+export const NO_TIME_OPTION =
+  "tranche has no --time: the maximum runtime is --max-runtime (and the protected minimum --min-runtime)";
+
+/**
+ * Slurm's `--time`/`-t` on a command that starts jobs: refused with the options to use instead. Unknown,
+ * it got commander's nearest spellings ("Did you mean one of --file, --name?"), which led nowhere. Hidden
+ * from the help: it is not an option of tranche, only a word a Slurm user reaches for.
+ */
+export function slurmTimeOption(): Option {
+  return new Option("-t, --time <duration>").hideHelp().argParser(() => {
+    throw new CliError(NO_TIME_OPTION);
+  });
 }

@@ -4,7 +4,7 @@ import { formatDuration, startSessionInput, type JobView } from "@tranche/contra
 import { countdownWords } from "@tranche/contracts/format";
 import { api, CliError, loadConfig } from "./client";
 import type { Out } from "./format";
-import { durationOption } from "./options";
+import { durationOption, slurmTimeOption } from "./options";
 
 export function registerSession(program: Command, out: Out): void {
   program
@@ -20,6 +20,7 @@ export function registerSession(program: Command, out: Out): void {
     .option("--max-runtime <duration>", "the session is stopped after this long")
     .option("--jupyter", "run Jupyter instead of the shell server (it must be installed on the nodes)", false)
     .option("--name <name>", "a name for the session")
+    .addOption(slurmTimeOption())
     .action(
       async (o: {
         cluster: string;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CliError } from "../src/client";
-import { countOption, durationOption } from "../src/options";
+import { Command } from "commander";
+import { NO_TIME_OPTION, countOption, durationOption, slurmTimeOption } from "../src/options";
 
 describe("countOption", () => {
   it("takes a positive whole number", () => {
@@ -31,5 +32,30 @@ describe("durationOption", () => {
       ),
     );
     expect(() => durationOption("--by", "1.5")).toThrow("--by 1.5 has no unit");
+  });
+});
+
+describe("slurmTimeOption", () => {
+  const submit = () =>
+    new Command("submit")
+      .exitOverride()
+      .option("--max-runtime <duration>")
+      .addOption(slurmTimeOption())
+      .argument("[command...]")
+      .action(() => undefined);
+
+  it("refuses Slurm's --time and -t, naming the options to use instead", () => {
+    expect(NO_TIME_OPTION).toBe(
+      "tranche has no --time: the maximum runtime is --max-runtime (and the protected minimum --min-runtime)",
+    );
+    for (const args of [["--time", "2h"], ["--time=90"], ["-t", "2h"], ["-t2h"]])
+      expect(() => submit().parse([...args, "--", "true"], { from: "user" }), args.join(" ")).toThrow(
+        new CliError(NO_TIME_OPTION),
+      );
+  });
+
+  it("leaves the command as it was without it, and out of the help", () => {
+    expect(submit().parse(["--max-runtime", "2h", "--", "true"], { from: "user" }).opts()).toEqual({ maxRuntime: "2h" });
+    expect(submit().helpInformation()).not.toContain("--time");
   });
 });

@@ -126,12 +126,27 @@ describe("tranche: arrays, dependencies, retries", () => {
   });
 
   it("says what was mistyped in a few lines, not the whole help", async () => {
-    const r = await cli([...base, "--time", "2h", "--", "true"]);
+    const r = await cli([...base, "--gpu", "2", "--", "true"]);
     expect([r.code, r.stdout, r.stderr]).toEqual([
       1,
       "",
-      "error: unknown option '--time'\n(Did you mean one of --file, --name?)\n(add --help to see the options)\n",
+      "error: unknown option '--gpu'\n(Did you mean --gpus?)\n(add --help to see the options)\n",
     ]);
+  });
+
+  it("answers Slurm's --time and -t with the options to use, and sends nothing", async () => {
+    const before = await w.counts();
+    const words =
+      "tranche: tranche has no --time: the maximum runtime is --max-runtime (and the protected minimum --min-runtime)\n";
+    for (const args of [
+      [...base, "--time", "2h", "--", "true"],
+      [...base, "-t", "90", "--", "true"],
+      ["session", "--cluster", "h100", "--budget", "lab/language/pretraining", "--time", "4h"],
+    ]) {
+      const r = await cli(args);
+      expect([r.code, r.stdout, r.stderr], args.join(" ")).toEqual([1, "", words]);
+    }
+    expect(await w.counts()).toEqual(before);
   });
 
   it("lists notifications and marks them read", async () => {
