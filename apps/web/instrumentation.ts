@@ -8,6 +8,8 @@ export async function register(): Promise<void> {
     console.error(`tranche: ${problem}`);
     process.exit(1);
   }
+  const { exitPromptlyOnSignal } = await import("./server/shutdown");
+  exitPromptlyOnSignal();
   const { sessionsOrigin } = await import("./server/sessions-origin");
   if (sessionsOrigin() === null)
     console.warn(

@@ -99,7 +99,9 @@ export class AgentWakeups {
     const onAbort = () => done(false);
     const timer = setTimeout(() => done(false), timeoutMs);
     set.add(wake);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    // An abort that came first (the server is stopping) fires no event: answer at once.
+    if (signal?.aborted) done(false);
+    else signal?.addEventListener("abort", onAbort, { once: true });
     return { woken, cancel: () => done(false) };
   }
 

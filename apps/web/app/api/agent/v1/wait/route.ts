@@ -1,6 +1,7 @@
 import { LIMITS, readBodyText } from "@tranche/contracts";
 import { AgentWakeups, agentReplyHeaders, handleAgentRequest } from "@tranche/domain/runtime";
 import { agentDb } from "../../../../../server/db";
+import { shutdownSignal } from "../../../../../server/shutdown";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -10,7 +11,8 @@ export const runtime = "nodejs";
 const g = globalThis as unknown as { trancheAgentWakeups?: AgentWakeups };
 
 // Agent long-poll (packages/contracts/src/agent.ts): held up to 25 s, answered when the worker
-// notifies this node. A thin adapter over the domain's handler.
+// notifies this node, or at once when the server is stopping (the agent then retries until a server
+// answers). A thin adapter over the domain's handler.
 export async function POST(req: Request) {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error("DATABASE_URL is not set: start the web app through `npm start`.");
@@ -22,7 +24,7 @@ export async function POST(req: Request) {
       authorization: req.headers.get("authorization"),
       body: await readBodyText(req, LIMITS.agentRequestBytes),
     },
-    { wakeups: (g.trancheAgentWakeups ??= new AgentWakeups(url)), signal: req.signal },
+    { wakeups: (g.trancheAgentWakeups ??= new AgentWakeups(url)), signal: AbortSignal.any([req.signal, shutdownSignal()]) },
   );
   return Response.json(reply.body, { status: reply.status, headers: agentReplyHeaders(reply) });
 }
