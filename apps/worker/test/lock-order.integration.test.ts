@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestDatabase } from "@tranche/db/testing";
-import { applyCyclePlan, loadCycleInput, writeStartForecasts } from "@tranche/domain/runtime";
+import { applyCyclePlan, chargeOpenSegments, closeRun, loadCycleInput, writeStartForecasts } from "@tranche/domain/runtime";
 import { runCycle } from "@tranche/scheduler-core";
 import { startHeartbeatScene, submit, type HeartbeatScene, type World } from "./harness";
 
@@ -189,5 +189,90 @@ describe("reasons and start estimates never wait for a pending job another trans
     });
     expect(estimated.find((j) => j.id === ids[3])!.estimatedAt).not.toBeNull();
     expect(estimated.find((j) => j.id === held)!.estimatedAt).toBeNull();
+  }, 60_000);
+});
+
+/**
+ * The cycle's charge of every open run skips runs whose job a heartbeat holds. It skipped them after
+ * locking their run segment, and a skipped row keeps the locks already taken: the cycle held the run
+ * segment of a job the heartbeat held and waited for a ledger row the heartbeat had charged, while the
+ * heartbeat, closing that job's run, waited for its segment: `deadlock detected` (40P01) in a heartbeat,
+ * seen under the demo's load. Here a heartbeat holds two running jobs and has charged one's exit; the
+ * cycle charges (it waits for that ledger row); then the heartbeat closes the other job's run.
+ */
+describe("the cycle's charge never holds the run of a job a heartbeat holds", () => {
+  let db: TestDatabase;
+  let world: World;
+  let beat: HeartbeatScene["beat"];
+
+  beforeAll(async () => {
+    ({ db, world, beat } = await startHeartbeatScene("lock_charge"));
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it("a heartbeat closing its runs and a cycle charging every run, at once: both commit", async () => {
+    const t = Math.floor(Date.now() / 1000) - 3000;
+    for (const name of ["c1-0", "c1-1"]) expect((await beat(name, t)).status).toBe(200);
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await submit(db.prisma, world, { command: "sleep 600", gpus: 1 }));
+    const input = await loadCycleInput(db.prisma, world.clusterId, t + 1);
+    await applyCyclePlan(db.prisma, input, runCycle(input.snapshot, input.policy, t + 1), "test", {
+      loadMs: 0,
+      decideMs: 0,
+    });
+    const segs = await db.prisma.runSegment.findMany({ where: { jobId: { in: ids }, endedAt: null }, orderBy: { jobId: "asc" } });
+    expect(segs.map((s) => [s.jobId, s.charged])).toEqual(ids.map((id) => [id, true]));
+    const [first, second] = segs;
+
+    let charged!: () => void;
+    const hasCharged = new Promise<void>((r) => (charged = r));
+    let cycleWaits!: () => void;
+    const cycleWaiting = new Promise<void>((r) => (cycleWaits = r));
+    const heartbeat = db.prisma.$transaction(
+      async (tx) => {
+        // The heartbeat's order: its jobs in id order, then the exits' charge (ledger rows), then each run closes.
+        await tx.$queryRaw`SELECT id FROM job WHERE id = ANY(${[first!.jobId, second!.jobId]}::int[]) ORDER BY id FOR UPDATE`;
+        await chargeOpenSegments(tx, new Date((t + 300) * 1000), { segmentIds: [first!.id] });
+        charged();
+        await cycleWaiting;
+        return closeRun(
+          tx,
+          {
+            jobId: second!.jobId,
+            segmentId: second!.id,
+            jobState: "RUNNING",
+            intent: null,
+            resumable: false,
+            requeuePolicy: "NEVER",
+            charged: true,
+            gpus: 1,
+          },
+          { endedAt: new Date((t + 300) * 1000), cause: "exit", exitCode: 0, signal: null, sentence: "On node c1-0:" },
+          { kind: "AGENT", id: null },
+        );
+      },
+      { timeout: 30_000 },
+    );
+    await hasCharged;
+    const cycle = db.prisma.$transaction(
+      (tx) => chargeOpenSegments(tx, new Date((t + 600) * 1000), { clusterId: world.clusterId }, { skipLocked: true }),
+      { timeout: 30_000 },
+    );
+    // The cycle reaches the ledger row the heartbeat charged and waits for it.
+    for (let i = 0; i < 500; i++) {
+      const [row] = await db.prisma.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+      if (row!.n > 0) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    cycleWaits();
+    const [closed, chargedByCycle] = await Promise.allSettled([heartbeat, cycle]);
+    expect(closed.status === "rejected" ? String(closed.reason) : "closed").toBe("closed");
+    expect(chargedByCycle.status === "rejected" ? String(chargedByCycle.reason) : "charged").toBe("charged");
+    // The cycle charged the third job only; the heartbeat's two jobs were left to it.
+    const after = await db.prisma.runSegment.findMany({ where: { jobId: { in: ids } }, orderBy: { jobId: "asc" } });
+    expect(after.map((s) => s.chargedUntil?.getTime())).toEqual([(t + 300) * 1000, (t + 300) * 1000, (t + 600) * 1000]);
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { Prisma, type Tx } from "@tranche/db";
+import type { Tx } from "@tranche/db";
 
 /**
  * Charging (SPEC §2 usage): allocated run segments feed the hourly usage ledger as they run.
@@ -49,23 +49,35 @@ async function charge(
   const ids = c.ends ? c.ends.map((e) => String(e.segmentId)) : null;
   const untils = c.ends ? c.ends.map((e) => e.until.toISOString()) : null;
   // Skipping goes by the job: a job another transaction holds (a heartbeat closing its run) keeps its
-  // segment out of reach, so this charge never waits on a row that transaction will ask for next.
-  const join = c.skipLocked ? Prisma.sql`JOIN job j ON j.id = s."jobId"` : Prisma.empty;
-  const lock = c.skipLocked ? Prisma.sql`FOR UPDATE OF s, j SKIP LOCKED` : Prisma.sql`FOR UPDATE OF s`;
+  // segment out of reach, so this charge never waits on a row that transaction will ask for next. The
+  // jobs are locked first, on their own (lock-order.ts: job before segment): skipping a row of a
+  // `FOR UPDATE OF s, j SKIP LOCKED` kept the segment lock it had already taken, so the cycle held the
+  // run of a job a heartbeat held, then waited for a ledger row that heartbeat had charged while the
+  // heartbeat, closing that run, waited for its segment (40P01).
+  const jobs = c.skipLocked
+    ? (
+        await tx.$queryRaw<{ id: number }[]>`
+          SELECT id FROM job WHERE id IN (
+            SELECT "jobId" FROM run_segment WHERE charged AND "endedAt" IS NULL AND "clusterId" = ${c.clusterId}::text
+              AND GREATEST(COALESCE("chargedUntil", "startedAt"), "startedAt") < ${c.until}::timestamptz)
+          ORDER BY id FOR UPDATE SKIP LOCKED`
+      ).map((j) => j.id)
+    : null;
   // Segments in id order, and ledger rows in (budget, cluster, hour) order: every charge takes its rows
   // in the same order, so two of them wait for each other instead of deadlocking.
   return tx.$executeRaw`
     WITH old AS (
       SELECT s.id, s."budgetId", s."clusterId", s.gpus, GREATEST(COALESCE(s."chargedUntil", s."startedAt"), s."startedAt") AS from_t,
              COALESCE(e.until, ${c.until}::timestamptz) AS to_t
-      FROM run_segment s ${join}
+      FROM run_segment s
       LEFT JOIN unnest(${ids}::bigint[], ${untils}::timestamptz[]) AS e(id, until) ON e.id = s.id
       WHERE s.charged AND s."endedAt" IS NULL
         AND (${c.clusterId}::text IS NULL OR s."clusterId" = ${c.clusterId}::text)
         AND (${ids}::bigint[] IS NULL OR s.id = ANY(${ids}::bigint[]))
+        AND (${jobs}::int[] IS NULL OR s."jobId" = ANY(${jobs}::int[]))
         AND GREATEST(COALESCE(s."chargedUntil", s."startedAt"), s."startedAt") < COALESCE(e.until, ${c.until}::timestamptz)
       ORDER BY s.id
-      ${lock}
+      FOR UPDATE OF s
     ), moved AS (
       UPDATE run_segment s SET "chargedUntil" = old.to_t FROM old WHERE s.id = old.id RETURNING s.id
     ), slices AS (

@@ -5,7 +5,8 @@ import { Prisma, type Tx } from "@tranche/db";
  * agent's heartbeat): the node rows it changes in id order first, then every job row it changes in id
  * order, all before any run segment or ledger row. Two transactions that take rows in the same order
  * wait for each other (only where they share a node or a job) instead of deadlocking. The one step that
- * reaches past its own jobs, the cycle's charge of every open segment, skips segments held by others.
+ * reaches past its own jobs, the cycle's charge of every open segment, locks the jobs no one else holds
+ * (skipping the others) before their segments, never a segment whose job another transaction holds.
  * `FOR NO KEY UPDATE` is what an UPDATE of a node takes anyway, and it still lets other transactions
  * insert rows that reference the node (events, placements).
  *
