@@ -61,7 +61,7 @@ async function main() {
     stopping = true;
     // Agents first, while the web app and the database still answer: they stop their jobs and report them.
     await stopGroups(agentProcs, 20_000);
-    // Then the worker and `next start` (which waits for open connections on SIGTERM: a deadline ends it).
+    // Then the worker and `next start` (which exits within 4 s of SIGTERM, apps/web/server/shutdown.ts; a deadline ends it anyway).
     await stopGroups(serviceProcs, 5_000);
     await server.stop().catch(() => undefined);
     rmSync(CHILDREN_FILE, { force: true });

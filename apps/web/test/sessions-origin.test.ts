@@ -3,6 +3,10 @@ import { register } from "../instrumentation";
 import { sessionsOrigin } from "../server/sessions-origin";
 import { webConfigProblem } from "../server/start-config";
 
+// register() also makes SIGTERM and SIGINT end the process within seconds (shutdown.integration.test.ts): not
+// in this test's worker, which the test runner stops as it likes.
+vi.mock("../server/shutdown", () => ({ exitPromptlyOnSignal: () => {} }));
+
 describe("where interactive sessions are served (TRANCHE_SESSIONS_ORIGIN)", () => {
   afterEach(() => {
     vi.restoreAllMocks();
