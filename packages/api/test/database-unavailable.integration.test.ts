@@ -44,7 +44,12 @@ describe("the routes while the database is away", () => {
         responseMeta: trpcResponseMeta,
       });
     const agent = () =>
-      handleAgentRequest(db, { method: "POST", route: "heartbeat", authorization: "Bearer some-node-credential", body: "{}" });
+      handleAgentRequest(db, {
+        method: "POST",
+        route: "heartbeat",
+        authorization: "Bearer some-node-credential",
+        readBody: async () => "{}",
+      });
 
     expect((await batch("before")).status).toBe(201);
 

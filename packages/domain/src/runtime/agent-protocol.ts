@@ -195,10 +195,34 @@ export async function handleHeartbeat(
   raw: unknown,
   now: Date = new Date(),
 ): Promise<AgentReply<HeartbeatResponse>> {
+  const who = await credentialNode(prisma, credential);
+  return "refused" in who ? who.refused : heartbeatOf(prisma, who.node, raw, now);
+}
+
+type CredentialNode = NonNullable<Awaited<ReturnType<PrismaClient["node"]["findUnique"]>>>;
+
+/** The node a bearer credential was issued to, or the 401 that says what is wrong with it. */
+async function credentialNode(
+  prisma: PrismaClient,
+  credential: string | null,
+): Promise<{ node: CredentialNode } | { refused: AgentReply<never> }> {
   if (!credential)
-    return fail(401, "UNAUTHENTICATED", "Missing node credential: send 'Authorization: Bearer <node credential>'.");
+    return {
+      refused: fail(401, "UNAUTHENTICATED", "Missing node credential: send 'Authorization: Bearer <node credential>'."),
+    };
   const node = await prisma.node.findUnique({ where: { agentCredentialHash: hashSecret(credential) } });
-  if (!node) return fail(401, "UNAUTHENTICATED", "Unknown or revoked node credential: enroll this agent again.");
+  return node
+    ? { node }
+    : { refused: fail(401, "UNAUTHENTICATED", "Unknown or revoked node credential: enroll this agent again.") };
+}
+
+/** A heartbeat from a node whose credential has been checked. */
+async function heartbeatOf(
+  prisma: PrismaClient,
+  node: CredentialNode,
+  raw: unknown,
+  now: Date,
+): Promise<AgentReply<HeartbeatResponse>> {
   const parsed = heartbeatRequestSchema.safeParse(raw);
   if (!parsed.success) return badRequest(parsed.error);
   const hb: HeartbeatRequest = parsed.data;
@@ -449,13 +473,18 @@ export async function handleAgentWait(
   raw: unknown,
   signal?: AbortSignal,
 ): Promise<AgentReply<WaitResponse>> {
-  if (!credential)
-    return fail(401, "UNAUTHENTICATED", "Missing node credential: send 'Authorization: Bearer <node credential>'.");
-  const node = await prisma.node.findUnique({
-    where: { agentCredentialHash: hashSecret(credential) },
-    select: { id: true, name: true },
-  });
-  if (!node) return fail(401, "UNAUTHENTICATED", "Unknown or revoked node credential: enroll this agent again.");
+  const who = await credentialNode(prisma, credential);
+  return "refused" in who ? who.refused : waitOf(prisma, wakeups, who.node, raw, signal);
+}
+
+/** A long-poll from a node whose credential has been checked. */
+async function waitOf(
+  prisma: PrismaClient,
+  wakeups: AgentWakeups,
+  node: { id: string; name: string },
+  raw: unknown,
+  signal?: AbortSignal,
+): Promise<AgentReply<WaitResponse>> {
   const parsed = waitRequestSchema.safeParse(raw);
   if (!parsed.success) return badRequest(parsed.error);
   if (parsed.data.nodeName !== node.name)
@@ -564,35 +593,45 @@ export function agentRequestLimit(route: string): number {
 /** Transport-neutral dispatcher used by the web route handlers and the test gateway. */
 export async function handleAgentRequest(
   prisma: PrismaClient,
-  /** `body` null: the request was larger than agentRequestLimit(route) and was not read whole. */
-  req: { method: string; route: string; authorization: string | null; body: string | null },
+  /**
+   * `readBody` reads the body up to agentRequestLimit(route): null when it is larger (not read whole).
+   * It is called only once the node credential holds, so a caller without one is refused unread.
+   */
+  req: { method: string; route: string; authorization: string | null; readBody: () => Promise<string | null> },
   /** The long-poll (`wait`) needs this process's LISTEN connection; `signal` ends it when the agent hangs up. */
   opts: { wakeups?: AgentWakeups; signal?: AbortSignal } = {},
 ): Promise<AgentReply<unknown>> {
   if (req.method !== "POST") return fail(405 as number, "BAD_REQUEST", `Use POST for /api/agent/v1/${req.route}.`);
-  const limit = agentRequestLimit(req.route);
-  if (req.body === null || Buffer.byteLength(req.body, "utf8") > limit)
-    return fail(
-      413,
-      "TOO_LARGE",
-      `The request body is larger than ${formatBytes(limit)}, the most ${req.route === "enroll" ? "an enrollment" : "an agent"} request may be; nothing was recorded.`,
-    );
-  let raw: unknown;
-  try {
-    raw = req.body ? JSON.parse(req.body) : undefined;
-  } catch {
-    return fail(400, "BAD_REQUEST", "The request body is not valid JSON.");
-  }
-  const bearer = req.authorization?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? null;
-  try {
-    if (req.route === "enroll") return await enrollAgent(prisma, raw);
-    if (req.route === "heartbeat") return await handleHeartbeat(prisma, bearer, raw);
-    if (req.route === "wait" && opts.wakeups) return await handleAgentWait(prisma, opts.wakeups, bearer, raw, opts.signal);
+  const known = req.route === "enroll" || req.route === "heartbeat" || (req.route === "wait" && opts.wakeups);
+  if (!known)
     return fail(
       404,
       "NOT_FOUND",
       `No agent endpoint /api/agent/v1/${req.route} (endpoints: enroll, heartbeat${opts.wakeups ? ", wait" : ""}).`,
     );
+  const bearer = req.authorization?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? null;
+  try {
+    // The credential before the body (enrollment's token is in its body, at most 64 KiB): whoever has
+    // none cannot make this process hold an 8 MiB report while they take their time sending it.
+    const who = req.route === "enroll" ? null : await credentialNode(prisma, bearer);
+    if (who && "refused" in who) return who.refused;
+    const limit = agentRequestLimit(req.route);
+    const body = await req.readBody();
+    if (body === null || Buffer.byteLength(body, "utf8") > limit)
+      return fail(
+        413,
+        "TOO_LARGE",
+        `The request body is larger than ${formatBytes(limit)}, the most ${req.route === "enroll" ? "an enrollment" : "an agent"} request may be; nothing was recorded.`,
+      );
+    let raw: unknown;
+    try {
+      raw = body ? JSON.parse(body) : undefined;
+    } catch {
+      return fail(400, "BAD_REQUEST", "The request body is not valid JSON.");
+    }
+    if (!who) return await enrollAgent(prisma, raw);
+    if (req.route === "wait" && opts.wakeups) return await waitOf(prisma, opts.wakeups, who.node, raw, opts.signal);
+    return await heartbeatOf(prisma, who.node, raw, new Date());
   } catch (e) {
     if (isDatabaseUnavailable(e)) {
       console.error("agent protocol", req.route, "the database cannot be reached:", e instanceof Error ? e.message : e);

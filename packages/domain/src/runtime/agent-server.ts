@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { PrismaClient } from "@tranche/db";
 import { agentReplyHeaders, agentRequestLimit, handleAgentRequest } from "./agent-protocol";
 import { AgentWakeups } from "./agent-wait";
@@ -18,37 +18,29 @@ export async function serveAgentProtocol(
   const server = createServer((req, res) => {
     const hangup = new AbortController();
     res.on("close", () => hangup.abort());
-    // Like the web app's routes: stop keeping a body once it passes the limit (answered 413).
+    // Like the web app's routes: the body is read only once the credential holds, and no further
+    // than the limit (answered 413).
     const m = /^\/api\/agent\/v1\/([a-z-]+)\/?$/.exec(req.url ?? "");
     const route = m?.[1] ?? String(req.url);
-    const limit = agentRequestLimit(route);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (size <= limit) chunks.push(c);
-    });
-    req.on("end", () => {
-      handleAgentRequest(
-        prisma,
-        {
-          method: req.method ?? "GET",
-          route,
-          authorization: req.headers.authorization ?? null,
-          body: size > limit ? null : Buffer.concat(chunks).toString("utf8"),
-        },
-        { wakeups, signal: hangup.signal },
-      ).then(
-        (reply) => {
-          res.writeHead(reply.status, { "content-type": "application/json", ...agentReplyHeaders(reply) });
-          res.end(JSON.stringify(reply.body));
-        },
-        (e: unknown) => {
-          res.writeHead(500, { "content-type": "application/json" });
-          res.end(JSON.stringify({ error: { code: "INTERNAL", message: String(e) } }));
-        },
-      );
-    });
+    handleAgentRequest(
+      prisma,
+      {
+        method: req.method ?? "GET",
+        route,
+        authorization: req.headers.authorization ?? null,
+        readBody: () => readLimited(req, agentRequestLimit(route)),
+      },
+      { wakeups, signal: hangup.signal },
+    ).then(
+      (reply) => {
+        res.writeHead(reply.status, { "content-type": "application/json", ...agentReplyHeaders(reply) });
+        res.end(JSON.stringify(reply.body));
+      },
+      (e: unknown) => {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { code: "INTERNAL", message: String(e) } }));
+      },
+    );
   });
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const addr = server.address();
@@ -64,4 +56,18 @@ export async function serveAgentProtocol(
       });
     },
   };
+}
+
+/** The body as text, or null once it passes `limit` (what is past it is not kept). */
+function readLimited(req: IncomingMessage, limit: number): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size <= limit) chunks.push(c);
+    });
+    req.on("end", () => resolve(size > limit ? null : Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
 }

@@ -11,7 +11,7 @@ export async function POST(req: Request) {
     method: "POST",
     route: "enroll",
     authorization: req.headers.get("authorization"),
-    body: await readBodyText(req, LIMITS.agentEnrollBytes),
+    readBody: () => readBodyText(req, LIMITS.agentEnrollBytes),
   });
   return Response.json(reply.body, { status: reply.status, headers: agentReplyHeaders(reply) });
 }

@@ -11,7 +11,7 @@ export async function POST(req: Request) {
     method: "POST",
     route: "heartbeat",
     authorization: req.headers.get("authorization"),
-    body: await readBodyText(req, LIMITS.agentRequestBytes),
+    readBody: () => readBodyText(req, LIMITS.agentRequestBytes),
   });
   return Response.json(reply.body, { status: reply.status, headers: agentReplyHeaders(reply) });
 }

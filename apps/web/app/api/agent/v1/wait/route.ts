@@ -22,7 +22,7 @@ export async function POST(req: Request) {
       method: "POST",
       route: "wait",
       authorization: req.headers.get("authorization"),
-      body: await readBodyText(req, LIMITS.agentRequestBytes),
+      readBody: () => readBodyText(req, LIMITS.agentRequestBytes),
     },
     { wakeups: (g.trancheAgentWakeups ??= new AgentWakeups(url)), signal: AbortSignal.any([req.signal, shutdownSignal()]) },
   );
