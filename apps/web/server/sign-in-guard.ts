@@ -1,3 +1,4 @@
+import { LIMITS, formatBytes, readBodyText } from "@tranche/contracts";
 import type { PrismaClient } from "@tranche/db";
 import { openSignInGate, type SignInLimits, type SignInOutcome } from "@tranche/domain";
 import { clientAddress, type Net } from "./client-address";
@@ -64,7 +65,16 @@ export async function handleAuthRequest(req: Request, deps: AuthRouteDeps): Prom
   headers.delete("x-tranche-client-address");
   if (address) headers.set("x-tranche-client-address", address);
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
-  const body = hasBody ? await req.text() : undefined;
+  // Read here, bounded: whoever calls is not signed in yet, and better-auth would read a body whole.
+  const body = hasBody ? await readBodyText(req, LIMITS.signedOutRequestBytes) : undefined;
+  if (body === null)
+    return Response.json(
+      {
+        code: "PAYLOAD_TOO_LARGE",
+        message: `The request body is larger than ${formatBytes(LIMITS.signedOutRequestBytes)}, the most a sign-in request takes; nothing was done`,
+      },
+      { status: 413, headers: { "cache-control": "no-store" } },
+    );
   const forwarded = new Request(req.url, { method: req.method, headers, body, signal: req.signal });
   const path = new URL(req.url).pathname;
   const isPasswordSignIn = req.method === "POST" && path.endsWith("/sign-in/email");

@@ -71,6 +71,12 @@ export const LIMITS = {
    * agent route anyone may call without a credential reads no more than this.
    */
   agentEnrollBytes: 64 * 1024,
+  /**
+   * Bytes of a request body from a caller who is not signed in: sign-in and the rest of /api/auth, tRPC
+   * without a session (setting a password from an invitation). Their bodies are a few hundred bytes;
+   * this is what anyone may make the web app hold per connection.
+   */
+  signedOutRequestBytes: 64 * 1024,
   /** Characters of one log chunk. */
   logChunkChars: 65_536,
   /** Log chunks in one heartbeat (the agent sends at most half of them and carries the rest over). */
