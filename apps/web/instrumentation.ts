@@ -17,6 +17,8 @@ export async function register(): Promise<void> {
     );
   const { stampPeerAddresses } = await import("./server/peer-address");
   stampPeerAddresses();
+  const { gateUnproxiedRequests } = await import("./server/unproxied-gate");
+  gateUnproxiedRequests();
   const { serveSessionUpgrades } = await import("./server/session-upgrades");
   serveSessionUpgrades();
 }

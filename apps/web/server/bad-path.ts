@@ -1,7 +1,7 @@
 /**
  * A path whose percent-encoding is malformed (%E0%A4%A, a lone %): Next's route matcher throws while it
  * decodes a dynamic route's parameters and, failing to render a 400 page, answers a plain-text 500
- * "Internal Server Error". The front gate (proxy.ts) answers it first, before any route: 400, in the
+ * "Internal Server Error". The front gate (front-gate.ts) answers it first, before any route: 400, in the
  * API's error shape under /api/ and in plain words elsewhere. Returns null for a path that decodes.
  */
 export function badPathEncoding(pathname: string): Response | null {

@@ -5,7 +5,10 @@ import { addressedTo, isNavigation, proxiedSessionId } from "@tranche/contracts"
  * sign-in, the agent protocol, health or metrics. A session's scripts run on that host; whatever else
  * it answered would be theirs to call. Returns the answer to a request that must not go further, or null.
  */
-export function sessionsHostRefusal(req: Request, origins: { app: string; sessions: string | null }): Response | null {
+export function sessionsHostRefusal(
+  req: Pick<Request, "url" | "method" | "headers">,
+  origins: { app: string; sessions: string | null },
+): Response | null {
   if (!origins.sessions || !addressedTo(req.headers, origins.sessions)) return null;
   const url = new URL(req.url);
   if (proxiedSessionId(url.pathname) !== null) return null;

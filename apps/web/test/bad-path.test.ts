@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { badPathEncoding } from "../server/bad-path";
 
-// The front gate (apps/web/proxy.ts) answers a path Next could not decode before any route: Next's own
-// route matcher throws on it and answers a plain-text 500.
+// The front gate (apps/web/server/front-gate.ts) answers a path Next could not decode before any
+// route: Next's own route matcher throws on it and answers a plain-text 500.
 describe("a URL path with malformed percent-encoding", () => {
   it("is 400 in the API's error shape under /api/, naming the segment", async () => {
     const r = badPathEncoding("/api/v1/budgets/%E0%A4%A/members")!;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { sessionsHostRefusal } from "../server/sessions-gate";
 
-// The front gate (apps/web/proxy.ts) before every route of the web app: on the sessions host only the
-// session proxy passes. `next start` builds every request URL from the address it listens on; the Host
-// header says which name the browser used.
+// The front gate (apps/web/server/front-gate.ts) before every route of the web app: on the sessions
+// host only the session proxy passes. `next start` builds every request URL from the address it
+// listens on; the Host header says which name the browser used.
 const origins = { app: "http://127.0.0.1:3000", sessions: "http://localhost:3000" };
 const at = (host: string, method: string, path: string, headers: Record<string, string> = {}) =>
   sessionsHostRefusal(new Request(`http://127.0.0.1:3000${path}`, { method, headers: { host, ...headers } }), origins);

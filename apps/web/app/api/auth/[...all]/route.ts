@@ -6,6 +6,7 @@ import { db } from "../../../../server/db";
 import { deviceCookies } from "../../../../server/device-cookie";
 import { publicUrl } from "../../../../server/public-url";
 import { handleAuthRequest, type AuthRouteDeps } from "../../../../server/sign-in-guard";
+import { apiRoute } from "../../../../server/api-route";
 
 export const dynamic = "force-dynamic";
 
@@ -33,5 +34,5 @@ async function handle(req: Request): Promise<Response> {
   }
 }
 
-export const GET = handle;
-export const POST = handle;
+export const GET = apiRoute(handle);
+export const POST = apiRoute(handle);

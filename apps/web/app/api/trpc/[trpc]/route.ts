@@ -6,6 +6,8 @@ import { TRPCError } from "@trpc/server";
 import { publicUrl } from "../../../../server/auth-options";
 import { sessionActor } from "../../../../server/auth";
 import { db } from "../../../../server/db";
+import { withBoundedBody } from "../../../../server/bounded-body";
+import { apiRoute } from "../../../../server/api-route";
 
 export const dynamic = "force-dynamic";
 
@@ -22,6 +24,18 @@ async function signedInUser(req: Request) {
 /** The largest tRPC body (the REST batch's): past it a 413 that says so, not a JSON error from a body cut short. */
 const TRPC_BODY_BYTES = LIMITS.batchRequestBytes;
 
+function tooLarge(limit: number): Response {
+  return Response.json(
+    {
+      error: {
+        code: "PAYLOAD_TOO_LARGE",
+        message: `The request body is larger than ${formatBytes(limit)}, the most this endpoint takes; nothing was stored`,
+      },
+    },
+    { status: 413 },
+  );
+}
+
 /** How many procedures a request calls: a batch names them in its path, comma-separated. */
 function callsIn(req: Request): number {
   const path = new URL(req.url).pathname.replace(/^\/api\/trpc\/?/, "");
@@ -33,21 +47,14 @@ async function handler(req: Request) {
   const refusal = req.headers.has("cookie") ? crossSiteRefusal(req, [publicUrl()]) : null;
   if (refusal) return Response.json({ error: { code: "FORBIDDEN", message: refusal } }, { status: 403 });
   const length = Number(req.headers.get("content-length") ?? 0);
-  if (length > TRPC_BODY_BYTES)
-    return Response.json(
-      {
-        error: {
-          code: "PAYLOAD_TOO_LARGE",
-          message: `The request body is larger than ${formatBytes(TRPC_BODY_BYTES)}, the most this endpoint takes; nothing was stored`,
-        },
-      },
-      { status: 413 },
-    );
+  if (length > TRPC_BODY_BYTES) return tooLarge(TRPC_BODY_BYTES);
   // A person's calls in flight are bounded (request-gate.ts); a batch past LIMITS.trpcBatchCalls is a 400 (tRPC's).
   let context: () => Promise<Context>;
   let leave = () => {};
+  let signedIn = false;
   try {
     const user = await signedInUser(req);
+    signedIn = user !== null;
     const calls = callsIn(req);
     if (user && calls <= LIMITS.trpcBatchCalls) leave = enterCalls(user.id, calls);
     context = async () => ({ prisma: db(), user, origin: new URL(req.url).origin });
@@ -61,9 +68,14 @@ async function handler(req: Request) {
     context = () => Promise.reject(e);
   }
   try {
+    // tRPC reads a body whole: read it here first, bounded, so one sent without a length stops at the
+    // limit too. Signed out, a caller can only set a password from an invitation: a few hundred bytes.
+    const limit = signedIn ? TRPC_BODY_BYTES : LIMITS.signedOutRequestBytes;
+    const bounded = await withBoundedBody(req, limit);
+    if (!bounded) return tooLarge(limit);
     return await fetchRequestHandler({
       endpoint: "/api/trpc",
-      req,
+      req: bounded,
       router: appRouter,
       maxBatchSize: LIMITS.trpcBatchCalls,
       createContext: context,
@@ -74,4 +86,5 @@ async function handler(req: Request) {
   }
 }
 
-export { handler as GET, handler as POST };
+const gated = apiRoute(handler);
+export { gated as GET, gated as POST };

@@ -3,6 +3,7 @@ import { publicUrl } from "../../../../server/public-url";
 import { servedOrigins } from "../../../../server/sessions-origin";
 import { sessionActor } from "../../../../server/auth";
 import { db } from "../../../../server/db";
+import { apiRoute } from "../../../../server/api-route";
 
 export const dynamic = "force-dynamic";
 
@@ -16,4 +17,5 @@ async function handler(req: Request, ctx: { params: Promise<{ path?: string[] }>
   });
 }
 
-export { handler as GET, handler as POST, handler as PUT, handler as PATCH, handler as DELETE };
+const gated = apiRoute(handler);
+export { gated as GET, gated as POST, gated as PUT, gated as PATCH, gated as DELETE };

@@ -1,12 +1,13 @@
 import { LIMITS, readBodyText } from "@tranche/contracts";
 import { agentReplyHeaders, handleAgentRequest } from "@tranche/domain/runtime";
 import { agentDb } from "../../../../../server/db";
+import { apiRoute } from "../../../../../server/api-route";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 // Agent protocol (packages/contracts/src/agent.ts): a thin adapter over the domain's handler.
-export async function POST(req: Request) {
+export const POST = apiRoute(async (req: Request) => {
   const reply = await handleAgentRequest(agentDb(), {
     method: "POST",
     route: "heartbeat",
@@ -14,4 +15,4 @@ export async function POST(req: Request) {
     readBody: () => readBodyText(req, LIMITS.agentRequestBytes),
   });
   return Response.json(reply.body, { status: reply.status, headers: agentReplyHeaders(reply) });
-}
+});
