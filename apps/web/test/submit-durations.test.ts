@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RESUMABLE_DEFAULT } from "@tranche/contracts";
-import { validate, type FormState } from "../app/(app)/submit/submit-input";
+import { unitProblems, validate, type FormState } from "../app/(app)/submit/submit-input";
 
 const form = (over: Partial<FormState>): FormState => ({
   cluster: "h100",
@@ -34,6 +34,12 @@ describe("the submit form's durations", () => {
       maxRuntime: "Maximum runtime 120 has no unit: write 120m for minutes, 120h for hours or 120s for seconds",
       gracePeriod: "Grace period 1.5 has no unit: write 1.5m for minutes, 1.5h for hours or 1.5s for seconds",
     });
+  });
+
+  it("says a bare number needs a unit while it is typed, the words Submit would refuse it with", () => {
+    const typed = form({ minRuntime: "90", maxRuntime: "2h" });
+    expect(unitProblems(typed)).toEqual(validate(typed).errors);
+    expect(unitProblems(form({ minRuntime: "90m", gracePeriod: "0" }))).toEqual({});
   });
 
   it("takes durations with their units, and 0 without one", () => {

@@ -7,6 +7,7 @@ import {
   defaultJobName,
   explainContract,
   formatExactDuration,
+  missingUnitProblem,
   parseDuration,
   runtimeOrderProblem,
 } from "@tranche/contracts";
@@ -15,7 +16,7 @@ import { BudgetSelect, ClusterSelect, TextField, type TextFieldProps } from "../
 import { LaneBadge } from "../../../components/ui";
 import { errorText, fieldIssues } from "../../../lib/error-text";
 import { noBudgetWords } from "../../../lib/words";
-import { validate, type Errors, type FormState } from "./submit-input";
+import { unitProblems, validate, type Errors, type FormState } from "./submit-input";
 
 const MIN_PRESETS = ["0", "30m", "2h", "4h", "8h"];
 
@@ -84,11 +85,14 @@ export function SubmitForm() {
   );
 
   const selectedCluster = clusters.data?.find((c) => c.name === cluster);
+  const unitErrors = unitProblems(state);
   const words = useMemo(() => {
     const gpus = Number(state.gpus) || 0;
-    const min = parseDuration(state.minRuntime) ?? 0;
-    const max = state.debug || state.maxRuntime.trim() ? parseDuration(state.maxRuntime) : null;
-    const grace = state.gracePeriod.trim() ? parseDuration(state.gracePeriod) : null;
+    // A bare number has no unit yet (unitProblems): the preview reads no time from it.
+    const read = (v: string) => (missingUnitProblem("", v) === null ? parseDuration(v) : null);
+    const min = read(state.minRuntime) ?? 0;
+    const max = state.debug || state.maxRuntime.trim() ? read(state.maxRuntime) : null;
+    const grace = state.gracePeriod.trim() ? read(state.gracePeriod) : null;
     return {
       w: explainContract({
         gpus,
@@ -108,7 +112,7 @@ export function SubmitForm() {
     k: TextKey,
     label: TextFieldProps["label"],
     o: Omit<TextFieldProps, "id" | "label" | "value" | "onChange"> = {},
-  ) => <TextField id={k} label={label} value={state[k]} onChange={(v) => set(k, v)} error={errors[k]} {...o} />;
+  ) => <TextField id={k} label={label} value={state[k]} onChange={(v) => set(k, v)} error={errors[k] ?? unitErrors[k]} {...o} />;
 
   // Said as soon as it is typed (the server refuses it): the preview would show "killed" before "protected until".
   const order = runtimeOrderProblem(words.min, words.max);

@@ -77,13 +77,22 @@ const DURATIONS = [
   ["gracePeriod", "Grace period"],
 ] as const;
 
-export function validate(f: FormState): { input?: SubmitJobInput; errors: Errors } {
-  // A bare number is refused, as the CLI refuses it: "90" was taken as 90 s where a Slurm user means 90 min.
+/**
+ * The duration fields written as a bare number: refused, as the CLI refuses them ("90" was taken as 90 s
+ * where a Slurm user means 90 min). The form says so as soon as it is typed, and its preview reads no
+ * time from such a field.
+ */
+export function unitProblems(f: FormState): Errors {
   const units: Errors = {};
   for (const [k, label] of DURATIONS) {
     const problem = missingUnitProblem(label, f[k]);
     if (problem !== null) units[k] = problem;
   }
+  return units;
+}
+
+export function validate(f: FormState): { input?: SubmitJobInput; errors: Errors } {
+  const units = unitProblems(f);
   if (Object.keys(units).length > 0) return { errors: units };
   const r = toInput(f);
   if ("errors" in r) return { errors: r.errors };
