@@ -59,6 +59,7 @@ export {
   type ForecastUnknown,
 } from "./forecast-starts";
 export { classifyJob, laneOf, type JobClass } from "./classify-job";
+export { dependencyStatus } from "./cycle/job-rules";
 export { createScheduler, type Scheduler } from "./scheduler";
 export { PendingBacklog, type BacklogChanges } from "./pending-backlog";
 export { parseDuration, durationProblem } from "./duration";

@@ -1,7 +1,9 @@
-import type { PrismaClient } from "@tranche/db";
+import { Prisma, type PrismaClient } from "@tranche/db";
+import { dependencyStatus, type DependencyState } from "@tranche/scheduler-core";
 import { parseArraySpec, parseDependency, type ArraySpec, type JobEventKind } from "@tranche/contracts";
 import { jobAccess, managedBudgetIds, type Actor, type Db } from "../auth/actor";
 import { DomainError, badInput, conflict, forbidden, notFound } from "../errors";
+import { parentStateSql } from "../runtime/dependency-state";
 import { cancelJob } from "./job-actions";
 
 export type Dependency = { parentId: number; condition: "OK" | "ANY" };
@@ -59,8 +61,9 @@ export async function checkDependencies(
  * An `:ok` dependency on a job that has already ended without success could never be met: refused
  * here, naming the job and how it ended, rather than taken and left pending for good (what Slurm does,
  * showing DependencyNeverSatisfied). An array's id stands for its tasks: one of them ended so, and none
- * still to run, is enough, as in the scheduler's rule (load-job-rules.ts). A parent that fails after
- * this check leaves the job pending with DEPENDENCY_NEVER_SATISFIED, as before.
+ * still to run, is enough, read as the scheduler reads it (dependency-state.ts, the core's
+ * dependencyStatus). A parent that fails after this check leaves the job pending with
+ * DEPENDENCY_NEVER_SATISFIED, as before.
  */
 async function refuseEndedParents(
   db: Db,
@@ -69,28 +72,22 @@ async function refuseEndedParents(
 ): Promise<void> {
   const ids = [...new Set(parsed.flat().flatMap((d) => (d.condition === "OK" ? [d.parentId] : [])))];
   if (ids.length === 0) return;
-  const ended = await db.$queryRaw<{ parentId: number; taskId: number; state: string }[]>`
-    SELECT x.id AS "parentId",
-           (array_agg(p.id ORDER BY p.id) FILTER (WHERE p.state <> 'COMPLETED'))[1] AS "taskId",
-           (array_agg(p.state::text ORDER BY p.id) FILTER (WHERE p.state <> 'COMPLETED'))[1] AS state
-    FROM unnest(${ids}::int[]) AS x(id)
-    CROSS JOIN LATERAL (
-      SELECT id, state FROM job WHERE id = x.id
-      UNION ALL
-      SELECT id, state FROM job WHERE "arrayJobId" = x.id AND id <> x.id
-    ) p
-    GROUP BY x.id
-    HAVING NOT bool_or(p.state IN ('PENDING', 'HELD', 'RUNNING', 'STOPPING')) AND bool_or(p.state <> 'COMPLETED')`;
-  if (ended.length === 0) return;
+  const parents = await db.$queryRaw<{ parentId: number; state: string | null; endedTaskId: number | null }[]>`
+    SELECT x.id AS "parentId", s.state, s."endedTaskId"
+    FROM unnest(${ids}::int[]) AS x(id) CROSS JOIN LATERAL (${parentStateSql(Prisma.raw("x.id"))}) s`;
+  // The core's rule decides which can never be met.
+  const ended = parents.filter(
+    (p) => p.state !== null && dependencyStatus({ condition: "ok", state: p.state as DependencyState }) === "NEVER",
+  );
   const byParent = new Map(ended.map((e) => [e.parentId, e]));
   for (let i = 0; i < parsed.length; i++) {
     for (const d of parsed[i]!) {
       const e = d.condition === "OK" ? byParent.get(d.parentId) : undefined;
       if (!e) continue;
-      const which = e.taskId === e.parentId ? `job ${e.parentId}` : `task ${e.taskId} of array ${e.parentId}`;
+      const which = e.endedTaskId === e.parentId ? `job ${e.parentId}` : `task ${e.endedTaskId} of array ${e.parentId}`;
       throw fail(
         i,
-        `after: ${which} already ended (${e.state.toLowerCase()}), so a job that waits for it to succeed could never start: leave it out, or write ${e.parentId}:any to start once it has ended`,
+        `after: ${which} already ended (${e.state!.toLowerCase()}), so a job that waits for it to succeed could never start: leave it out, or write ${e.parentId}:any to start once it has ended`,
       );
     }
   }

@@ -1,5 +1,6 @@
-import type { PrismaClient, Tx } from "@tranche/db";
+import { Prisma, type PrismaClient, type Tx } from "@tranche/db";
 import type { ClusterSnapshot, DependencyState, JobDependency } from "@tranche/scheduler-core";
+import { parentStateSql } from "./dependency-state";
 
 type Db = PrismaClient | Tx;
 
@@ -19,22 +20,11 @@ export async function addJobRules(
     db.$queryRaw<{ id: number; arrayJobId: number; arrayMaxRunning: number | null }[]>`
       SELECT id, "arrayJobId", "arrayMaxRunning" FROM job
       WHERE "clusterId" = ${clusterId} AND "arrayJobId" IS NOT NULL AND state IN ('PENDING', 'HELD', 'RUNNING', 'STOPPING')`,
-    // A dependency on an array's id is a dependency on every task of the array (Slurm's rule). The
-    // parent and its array's tasks are two index lookups (job's primary key, its arrayJobId index):
-    // written as one `OR`, the planner scanned the whole job table once per dependency, and a
-    // researcher's 1,000 jobs of 100 dependencies each held a cycle for minutes.
+    // Each dependency's parent, its array's tasks included (dependency-state.ts).
     db.$queryRaw<{ jobId: number; parentId: number; condition: string; state: string | null }[]>`
       SELECT d."jobId", d."parentId", d.condition, s.state
       FROM job_dependency d JOIN job j ON j.id = d."jobId"
-      CROSS JOIN LATERAL (
-        SELECT CASE WHEN bool_or(p.state IN ('PENDING', 'HELD', 'RUNNING', 'STOPPING')) THEN 'WAITING'
-                    WHEN bool_and(p.state = 'COMPLETED') THEN 'COMPLETED'
-                    ELSE (array_agg(p.state::text ORDER BY p.id) FILTER (WHERE p.state <> 'COMPLETED'))[1] END AS state
-        FROM (
-          SELECT id, state FROM job WHERE id = d."parentId"
-          UNION ALL
-          SELECT id, state FROM job WHERE "arrayJobId" = d."parentId" AND id <> d."parentId"
-        ) p) s
+      CROSS JOIN LATERAL (${parentStateSql(Prisma.raw('d."parentId"'))}) s
       WHERE j."clusterId" = ${clusterId} AND j.state IN ('PENDING', 'HELD')`,
     db.$queryRaw<{ id: string; maxGpusPerUser: number }[]>`
       SELECT id, "maxGpusPerUser" FROM budget_tree_node WHERE "maxGpusPerUser" IS NOT NULL AND "archivedAt" IS NULL`,
