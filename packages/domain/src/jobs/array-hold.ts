@@ -1,6 +1,6 @@
-import type { PrismaClient, Tx } from "@tranche/db";
+import { Prisma, type PrismaClient, type Tx } from "@tranche/db";
 import type { JobEventKind } from "@tranche/contracts";
-import type { Actor } from "../auth/actor";
+import { mayReleaseHold, type Actor } from "../auth/actor";
 import { conflict, forbidden, notFound } from "../errors";
 import { noArrayWords } from "./job-rules-input";
 
@@ -52,18 +52,21 @@ const event = async (tx: Tx, ids: number[], actor: Actor, kind: JobEventKind, se
            'USER'::"ActorKind", ${actor.id}
     FROM unnest(${ids}::int[]) AS id`;
 
+// A start forecast made for the other state would read as current ("in about 2 h" for a task now held):
+// dropped with the hold or the release, as setJobHeld drops it.
+const NO_FORECAST = Prisma.sql`"queuePosition" = NULL, "estimatedStartAt" = NULL, "estimatedStartWhy" = NULL,
+  "estimatedStartAfter" = '{}', "estimatedAt" = NULL`;
+
 export async function holdArray(prisma: PrismaClient, actor: Actor, arrayId: number): Promise<ArrayHeld> {
   await checkArray(prisma, actor, arrayId, "hold");
   const sentence = `Held with its array ${arrayId} by ${actor.name}: the scheduler skips it until it is released.`;
   return prisma.$transaction(async (tx) => {
-    // A start forecast made while it waited would read as current for a held task: dropped (as setJobHeld).
     const rows = await tx.$queryRaw<{ id: number }[]>`
       WITH mine AS (
         SELECT id FROM job WHERE "arrayJobId" = ${arrayId} AND state = 'PENDING' ORDER BY id FOR UPDATE
       )
       UPDATE job j SET state = 'HELD', "heldBy" = ${actor.id}, "reasonCode" = 'HELD', "reasonSentence" = ${sentence},
-             "queuePosition" = NULL, "estimatedStartAt" = NULL, "estimatedStartWhy" = NULL, "estimatedStartAfter" = '{}',
-             "estimatedAt" = NULL, "updatedAt" = now()
+             ${NO_FORECAST}, "updatedAt" = now()
       FROM mine WHERE j.id = mine.id RETURNING j.id`;
     if (rows.length === 0) throw conflict(`Array ${arrayId} has no waiting task to hold (${await tasksWords(tx, arrayId)})`);
     await event(
@@ -81,20 +84,20 @@ export async function holdArray(prisma: PrismaClient, actor: Actor, arrayId: num
 
 export async function releaseArray(prisma: PrismaClient, actor: Actor, arrayId: number): Promise<ArrayReleased> {
   await checkArray(prisma, actor, arrayId, "release");
-  const anyHold = actor.role === "OPERATOR" || actor.role === "ADMIN";
   const sentence = `Released with its array ${arrayId} by ${actor.name}: back in order.`;
   return prisma.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ id: number }[]>`
-      WITH mine AS (
-        SELECT id FROM job WHERE "arrayJobId" = ${arrayId} AND state = 'HELD'
-          AND (${anyHold}::boolean OR "heldBy" IS NULL OR "heldBy" = ${actor.id})
-        ORDER BY id FOR UPDATE
-      )
-      UPDATE job j SET state = 'PENDING', "heldBy" = NULL, "reasonCode" = NULL, "reasonSentence" = NULL,
-             "queuePosition" = NULL, "estimatedStartAt" = NULL, "estimatedStartWhy" = NULL, "estimatedStartAfter" = '{}',
-             "estimatedAt" = NULL, "updatedAt" = now()
-      FROM mine WHERE j.id = mine.id RETURNING j.id`;
-    const heldByOperator = await tx.job.count({ where: { arrayJobId: arrayId, state: "HELD" } });
+    const held = await tx.$queryRaw<{ id: number; heldBy: string | null }[]>`
+      SELECT id, "heldBy" FROM job WHERE "arrayJobId" = ${arrayId} AND state = 'HELD' ORDER BY id FOR UPDATE`;
+    // One job's rule (an operator's hold only an operator or an admin lifts), task by task.
+    const ids = held.filter((j) => mayReleaseHold(actor, j)).map((j) => j.id);
+    const heldByOperator = held.length - ids.length;
+    const rows =
+      ids.length === 0
+        ? []
+        : await tx.$queryRaw<{ id: number }[]>`
+            UPDATE job SET state = 'PENDING', "heldBy" = NULL, "reasonCode" = NULL, "reasonSentence" = NULL,
+                   ${NO_FORECAST}, "updatedAt" = now()
+            WHERE id = ANY(${ids}::int[]) AND state = 'HELD' RETURNING id`;
     if (rows.length === 0)
       throw heldByOperator > 0
         ? forbidden(
