@@ -1,6 +1,7 @@
 import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { unsizedMebibyte } from "./support/unsized-body";
 
 // Next's proxy does not run for /api (it would copy every body), so each API route passes the front
 // gate itself (server/api-route.ts). Every route file is loaded and asked, in each method it exports,
@@ -60,14 +61,7 @@ describe("every API route passes the front gate", () => {
 describe("tRPC", () => {
   it("reads no more than 64 KiB of a signed-out caller's body sent without a length: 413", async () => {
     const route = (await import("../app/api/trpc/[trpc]/route")) as Route;
-    let sent = 0;
-    const mebibyte = new ReadableStream<Uint8Array>({
-      pull(c) {
-        if (sent === 1024 * 1024) return c.close();
-        sent += 16 * 1024;
-        c.enqueue(new Uint8Array(16 * 1024).fill(0x20));
-      },
-    });
+    const { body: mebibyte, sent } = unsizedMebibyte();
     const req = new Request(`${APP}/api/trpc/admin.setPassword`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -77,6 +71,6 @@ describe("tRPC", () => {
     const r = await route.POST!(req, ctx);
     expect(r.status).toBe(413);
     expect(await r.text()).toContain("larger than 64 KiB");
-    expect(sent).toBeLessThan(256 * 1024);
+    expect(sent()).toBeLessThan(256 * 1024);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { PrismaClient } from "@tranche/db";
 import { deviceCookies } from "../server/device-cookie";
 import { handleAuthRequest, type AuthRouteDeps } from "../server/sign-in-guard";
+import { unsizedMebibyte } from "./support/unsized-body";
 
 // /api/auth reads the body itself, bounded: its callers are not signed in, and a body of megabytes held
 // while its sender stalled was memory anyone could take from the web app.
@@ -36,17 +37,10 @@ describe("the sign-in route's body", () => {
 
   it("sent without a length, is read no further than 64 KiB", async () => {
     const d = deps();
-    let sent = 0;
-    const mebibyte = new ReadableStream<Uint8Array>({
-      pull(c) {
-        if (sent === 1024 * 1024) return c.close();
-        sent += 16 * 1024;
-        c.enqueue(new Uint8Array(16 * 1024).fill(0x20));
-      },
-    });
+    const { body: mebibyte, sent } = unsizedMebibyte();
     const r = await handleAuthRequest(signIn(mebibyte), d);
     expect(r.status).toBe(413);
-    expect(sent).toBeLessThan(256 * 1024);
+    expect(sent()).toBeLessThan(256 * 1024);
     expect(d.handler).not.toHaveBeenCalled();
   });
 

@@ -1,25 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { RESUMABLE_DEFAULT } from "@tranche/contracts";
-import { unitProblems, validate, type FormState } from "../app/(app)/submit/submit-input";
+import { NEW_JOB_FORM, unitProblems, validate, type FormState } from "../app/(app)/submit/submit-input";
 
 const form = (over: Partial<FormState>): FormState => ({
+  ...NEW_JOB_FORM,
   cluster: "h100",
   budget: "lab/nlp",
-  gpus: "1",
-  minRuntime: "2h",
-  debug: false,
-  maxRuntime: "",
-  resumable: RESUMABLE_DEFAULT,
-  requeue: false,
-  priority: "0",
-  gracePeriod: "",
   command: "python train.py",
-  env: "",
-  secretEnv: "",
-  name: "",
-  array: "",
-  after: "",
-  retries: "0",
   ...over,
 });
 

@@ -120,6 +120,28 @@ const openConnections = (srv: Server) => new Promise<number>((ok) => srv.getConn
 const ws = (id: number) => `/api/v1/sessions/${id}/proxy/api/kernels/k1/channels?session_id=x`;
 const cookie = (grant: string) => `tranche-session=${grant}; better-auth.session_token=app-login`;
 
+/** A WebSocket to session 1's kernel through the sessions host, kept open; rejects if it is refused. */
+function openSocket(headers: Record<string, string>): Promise<Socket> {
+  return new Promise<Socket>((resolve, reject) => {
+    const req = request({
+      host: "127.0.0.1",
+      port: frontPort,
+      path: ws(s1),
+      headers: {
+        host: new URL(SESSIONS).host,
+        connection: "Upgrade",
+        upgrade: "websocket",
+        "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+        "sec-websocket-version": "13",
+        ...headers,
+      },
+    });
+    req.on("upgrade", (_res, s: Socket) => resolve(s));
+    req.on("response", (res) => reject(new Error(`refused: ${res.statusCode}`)));
+    req.end();
+  });
+}
+
 describe("a session's WebSockets, through the sessions host", () => {
   it("the owner's page opens one: the session's server switches protocols, sees its own token and no cookie, and the bytes pass both ways", async () => {
     const r = await open(ws(s1), { origin: SESSIONS, cookie: cookie(grant1) });
@@ -177,25 +199,7 @@ describe("a session's WebSockets, through the sessions host", () => {
   });
 
   it("one that is open closes once its owner signs out (the sessions host's cookies end with the login)", async () => {
-    const socket = await new Promise<Socket>((resolve, reject) => {
-      const req = request({
-        host: "127.0.0.1",
-        port: frontPort,
-        path: ws(s1),
-        headers: {
-          host: new URL(SESSIONS).host,
-          connection: "Upgrade",
-          upgrade: "websocket",
-          "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
-          "sec-websocket-version": "13",
-          origin: SESSIONS,
-          cookie: cookie(grant1),
-        },
-      });
-      req.on("upgrade", (_res, s: Socket) => resolve(s));
-      req.on("response", (res) => reject(new Error(`refused: ${res.statusCode}`)));
-      req.end();
-    });
+    const socket = await openSocket({ origin: SESSIONS, cookie: cookie(grant1) });
     let closed = false;
     socket.on("close", () => (closed = true));
     // Still open across several checks while the cookie holds.
@@ -211,24 +215,7 @@ describe("a session's WebSockets, through the sessions host", () => {
     // open them until the process has no file descriptors left for anyone (the agents' heartbeats included).
     const held = Array.from({ length: LIMITS.sessionSocketsPerUser - 1 }, () => enterSessionSocket(w.users.ada.id));
     try {
-      const last = await new Promise<Socket>((resolve, reject) => {
-        const req = request({
-          host: "127.0.0.1",
-          port: frontPort,
-          path: ws(s1),
-          headers: {
-            host: new URL(SESSIONS).host,
-            connection: "Upgrade",
-            upgrade: "websocket",
-            "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
-            "sec-websocket-version": "13",
-            authorization: `Bearer ${tokens.ada}`,
-          },
-        });
-        req.on("upgrade", (_res, s: Socket) => resolve(s));
-        req.on("response", (res) => reject(new Error(`refused: ${res.statusCode}`)));
-        req.end();
-      });
+      const last = await openSocket({ authorization: `Bearer ${tokens.ada}` });
       const over = await open(ws(s1), { authorization: `Bearer ${tokens.ada}` });
       expect(over).toEqual({
         switched: false,

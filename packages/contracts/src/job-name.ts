@@ -1,3 +1,6 @@
+import { controlCharsMessage, hasControlChars, hasReorderingChars, reorderingCharsMessage, text } from "./input";
+import { LIMITS } from "./limits";
+
 /**
  * The name a job gets when none is given, from its command: the program's own name, the way people
  * would say it. Leading `VAR=value` words are skipped (they set the environment, they are not the
@@ -27,3 +30,14 @@ export function defaultJobName(command: string): string {
   const name = NAME.exec(base)?.[0] ?? "";
   return name.slice(0, NAME_CHARS).replace(/[._-]+$/, "") || DEFAULT_JOB_NAME;
 }
+
+/**
+ * A name as a job or a session is submitted with: listed to everyone, so no control characters and none
+ * that reorder the text around them ('eval \u202Eredro' read as "eval order").
+ */
+export const jobNameInput = text("name")
+  .trim()
+  .min(1, "name must not be empty")
+  .max(LIMITS.nameChars, `name is longer than ${LIMITS.nameChars.toLocaleString("en-US")} characters`)
+  .refine((s) => s.includes("\u0000") || !hasControlChars(s), controlCharsMessage("name"))
+  .refine((s) => !hasReorderingChars(s), reorderingCharsMessage("name"));

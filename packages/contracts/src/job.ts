@@ -1,15 +1,8 @@
 import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import { z } from "zod";
 import { duration, formatExactDuration } from "./duration";
-import {
-  controlCharsMessage,
-  hasControlChars,
-  hasReorderingChars,
-  reorderingCharsMessage,
-  strictObject,
-  text,
-  typeError,
-} from "./input";
+import { strictObject, text, typeError } from "./input";
+import { jobNameInput } from "./job-name";
 import { jobRuleFields } from "./job-rules";
 import { LIMITS, formatBytes, utf8Bytes } from "./limits";
 import { JOB_KINDS, sessionView } from "./session";
@@ -178,12 +171,7 @@ export const submitJobInput = strictObject(
       .describe(
         "Environment variables whose values are handed to the job's processes but never shown (to anyone) or logged after submit",
       ),
-    name: text("name")
-      .trim()
-      .min(1, "name must not be empty")
-      .max(LIMITS.nameChars, `name is longer than ${int(LIMITS.nameChars)} characters`)
-      .refine((s) => s.includes("\u0000") || !hasControlChars(s), controlCharsMessage("name"))
-      .refine((s) => !hasReorderingChars(s), reorderingCharsMessage("name"))
+    name: jobNameInput
       .optional()
       .describe("Job name; without one, the program's name from the command (./train.sh --lr 1: train.sh)"),
     idempotencyKey: text("idempotencyKey")

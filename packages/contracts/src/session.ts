@@ -1,16 +1,9 @@
 import { z } from "zod";
 import { duration } from "./duration";
 import { formatDuration } from "./format";
-import {
-  controlCharsMessage,
-  hasControlChars,
-  hasReorderingChars,
-  reorderingCharsMessage,
-  strictObject,
-  text,
-  typeError,
-} from "./input";
+import { strictObject, text, typeError } from "./input";
 import { jobIdInput } from "./job-id";
+import { jobNameInput } from "./job-name";
 import { LIMITS } from "./limits";
 
 /**
@@ -53,13 +46,7 @@ export const startSessionInput = strictObject(
       .boolean({ error: typeError("jupyter", "jupyter must be true or false") })
       .default(false)
       .describe("Jupyter instead of the shell server"),
-    name: text("name")
-      .trim()
-      .min(1, "name must not be empty")
-      .max(LIMITS.nameChars, `name is longer than ${int(LIMITS.nameChars)} characters`)
-      .refine((s) => s.includes("\u0000") || !hasControlChars(s), controlCharsMessage("name"))
-      .refine((s) => !hasReorderingChars(s), reorderingCharsMessage("name"))
-      .optional(),
+    name: jobNameInput.optional(),
     idempotencyKey: text("idempotencyKey")
       .min(1, "idempotencyKey must not be empty")
       .max(LIMITS.keyChars, `idempotencyKey is longer than ${int(LIMITS.keyChars)} characters`)

@@ -3,7 +3,6 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
 import {
-  RESUMABLE_DEFAULT,
   defaultJobName,
   explainContract,
   formatExactDuration,
@@ -16,7 +15,7 @@ import { BudgetSelect, ClusterSelect, TextField, type TextFieldProps } from "../
 import { LaneBadge } from "../../../components/ui";
 import { errorText, fieldIssues } from "../../../lib/error-text";
 import { noBudgetWords } from "../../../lib/words";
-import { unitProblems, validate, type Errors, type FormState } from "./submit-input";
+import { NEW_JOB_FORM, unitProblems, validate, type Errors, type FormState } from "./submit-input";
 
 const MIN_PRESETS = ["0", "30m", "2h", "4h", "8h"];
 
@@ -40,25 +39,7 @@ export function SubmitForm() {
   const router = useRouter();
   const clusters = useQuery(trpc.cluster.list.queryOptions());
   const budgets = useQuery(trpc.me.budgets.queryOptions());
-  const [f, setF] = useState<FormState>({
-    cluster: "",
-    budget: "",
-    gpus: "1",
-    minRuntime: "2h",
-    debug: false,
-    maxRuntime: "",
-    resumable: RESUMABLE_DEFAULT,
-    requeue: false,
-    priority: "0",
-    gracePeriod: "",
-    command: "",
-    env: "",
-    secretEnv: "",
-    name: "",
-    array: "",
-    after: "",
-    retries: "0",
-  });
+  const [f, setF] = useState<FormState>(NEW_JOB_FORM);
   const [errors, setErrors] = useState<Errors>({});
   const [serverError, setServerError] = useState<string | null>(null);
   const cluster = f.cluster || clusters.data?.[0]?.name || "";

@@ -1,4 +1,10 @@
-import { missingUnitProblem, runtimeOrderProblem, submitJobInput, type SubmitJobInput } from "@tranche/contracts";
+import {
+  RESUMABLE_DEFAULT,
+  missingUnitProblem,
+  runtimeOrderProblem,
+  submitJobInput,
+  type SubmitJobInput,
+} from "@tranche/contracts";
 
 /** The submit form's fields as typed, and what they become: a submission, or errors by field. */
 
@@ -23,6 +29,27 @@ export interface FormState {
   after: string;
   retries: string;
 }
+
+/** A new job's form as it opens: one GPU, protected for 2 h, the cluster and budget still to choose. */
+export const NEW_JOB_FORM: FormState = {
+  cluster: "",
+  budget: "",
+  gpus: "1",
+  minRuntime: "2h",
+  debug: false,
+  maxRuntime: "",
+  resumable: RESUMABLE_DEFAULT,
+  requeue: false,
+  priority: "0",
+  gracePeriod: "",
+  command: "",
+  env: "",
+  secretEnv: "",
+  name: "",
+  array: "",
+  after: "",
+  retries: "0",
+};
 
 /** KEY=VALUE lines -> object; a malformed line is an error naming the line. */
 function parseEnv(text: string, what = "env"): { env: Record<string, string> } | { error: string } {
