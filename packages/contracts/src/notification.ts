@@ -2,7 +2,12 @@ import { z } from "zod";
 import { strictObject, text, typeError } from "./input";
 import { LIMITS } from "./limits";
 
-/** A job's start, its preemption warning, how it ended (the end states: FAILED, PREEMPTED, KILLED, LOST), a retry, a squatting flag. */
+/**
+ * A job's start, its preemption warning, how it ended (the end states: FAILED, PREEMPTED, KILLED, LOST), a
+ * retry, a squatting flag. A job array notifies its start and its end once, not task by task: its end is
+ * FINISHED, FAILED (a task failed, was killed, lost or preempted without a requeue) or CANCELLED (the
+ * others were cancelled), as an `:ok` dependency on the array reads it.
+ */
 export const NOTIFICATION_KINDS = [
   "STARTED",
   "PREEMPTION_WARNING",
@@ -13,6 +18,7 @@ export const NOTIFICATION_KINDS = [
   "LOST",
   "RETRIED",
   "SQUATTING",
+  "CANCELLED",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 

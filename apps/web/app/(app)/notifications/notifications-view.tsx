@@ -17,6 +17,7 @@ const KIND_LABEL: Record<NotificationKind, string> = {
   LOST: "lost with its node",
   RETRIED: "retried",
   SQUATTING: "idle GPUs",
+  CANCELLED: "cancelled",
 };
 
 /** The inbox (newest first, unread marked) and the webhook the same notifications are POSTed to. */
@@ -32,7 +33,7 @@ export function NotificationsView() {
     <>
       <PageHead
         title="Notifications"
-        lede="Your jobs' starts, preemption warnings, ends and failures, and jobs flagged as idle on their GPUs in budgets you own or manage."
+        lede="Your jobs' starts, preemption warnings, ends and failures (a job array's start and end once for the whole array), and jobs flagged as idle on their GPUs in budgets you own or manage."
       >
         <button className="btn" disabled={mark.isPending || (list.data?.unread ?? 0) === 0} onClick={() => mark.mutate({})}>
           Mark all read
