@@ -73,6 +73,15 @@ describe("arrays, dependencies, retries and notifications on real agents", () =>
       return c.length > 0 ? c.map((x) => x.text).join("") : null;
     });
     expect(log).toBe(`task 7 of ${first}\n`);
+    // Twenty tasks started and ended through the real plan and agents notify twice, not forty times.
+    const notices = await db.prisma.notification.findMany({
+      where: { jobId: { in: tasks.map((t) => t.id) } },
+      orderBy: { id: "asc" },
+    });
+    expect(notices.map((n) => [n.jobId, n.kind, n.title])).toEqual([
+      [first, "STARTED", `Array ${tasks[0]!.name} (#${first}) started: 20 tasks`],
+      [first, "FINISHED", `Array ${tasks[0]!.name} (#${first}) ended: all 20 tasks finished`],
+    ]);
   });
 
   it("a dependent job waits with its reason while its parent runs, and starts after the parent finished", async () => {
