@@ -73,3 +73,84 @@ describe("a run that starts in the second its job's previous run ended", () => {
     expect(Number(ledger._sum.gpuSeconds)).toBe(8 * 20);
   });
 });
+
+/**
+ * A job that waited for its parent (`--after P:ok`), released in the second the parent ended: it starts
+ * when the parent ended, not at the cycle's whole second before it.
+ */
+describe("a dependant that starts in the second its parent ended", () => {
+  let scene: HeartbeatScene;
+  const t0 = Math.floor(Date.now() / 3_600_000) * 3600 - 1800;
+
+  beforeAll(async () => {
+    scene = await startHeartbeatScene("run_start_after");
+  });
+  afterAll(async () => {
+    await scene?.db.drop();
+  });
+
+  async function cycle(now: number) {
+    const { db, world } = scene;
+    const input = await loadCycleInput(db.prisma, world.clusterId, now);
+    await applyCyclePlan(db.prisma, input, runCycle(input.snapshot, input.policy, now), "test", { loadMs: 0, decideMs: 0 });
+  }
+
+  it("starts the dependant when its parent ended, its protection and STARTED event from then", async () => {
+    const { db, world, beat } = scene;
+    const parent = await submit(db.prisma, world, { command: "x", gpus: 8, minRuntime: 5 });
+    const child = await submit(db.prisma, world, { command: "y", gpus: 8, minRuntime: 90, after: [`${parent}:ok`] });
+    await cycle(t0);
+    expect((await db.prisma.job.findUniqueOrThrow({ where: { id: child } })).state).toBe("PENDING");
+    const run = await db.prisma.runSegment.findFirstOrThrow({ where: { jobId: parent } });
+    // The parent succeeds 10.689 s in; the next cycle, in that same second, starts its dependant.
+    const endedAt = new Date((t0 + 10) * 1000 + 689);
+    const r = await beat("c1-0", t0 + 11, [
+      {
+        jobId: parent,
+        segmentId: String(run.id),
+        status: "EXITED",
+        pid: 1,
+        launchedAt: null,
+        exitCode: 0,
+        signal: null,
+        endedAt: endedAt.toISOString(),
+      },
+    ]);
+    expect(r.status).toBe(200);
+    const done = await db.prisma.job.findUniqueOrThrow({ where: { id: parent } });
+    expect([done.state, done.finishedAt]).toEqual(["COMPLETED", endedAt]);
+    await cycle(t0 + 10);
+
+    const seg = await db.prisma.runSegment.findFirstOrThrow({ where: { jobId: child } });
+    expect(seg.startedAt).toEqual(endedAt);
+    expect(seg.protectedUntil).toEqual(new Date(endedAt.getTime() + 90_000));
+    const job = await db.prisma.job.findUniqueOrThrow({ where: { id: child } });
+    expect([job.state, job.startedAt, job.protectedUntil]).toEqual(["RUNNING", endedAt, seg.protectedUntil]);
+    const started = await db.prisma.jobEvent.findFirstOrThrow({ where: { jobId: child, kind: "STARTED" } });
+    expect(started.at.getTime()).toBeGreaterThanOrEqual(endedAt.getTime());
+  });
+
+  it("starts a dependant of an array when the array's last task ended", async () => {
+    const { db, world, beat } = scene;
+    // Beside the first test's dependant (8 GPUs, a whole node): two 4-GPU tasks, then a 4-GPU dependant.
+    const array = await submit(db.prisma, world, { command: "x", gpus: 4, minRuntime: 5, array: "0-1" });
+    const child = await submit(db.prisma, world, { command: "y", gpus: 4, minRuntime: 90, after: [`${array}:ok`] });
+    await cycle(t0 + 100);
+    const runs = await db.prisma.runSegment.findMany({
+      where: { job: { arrayJobId: array } },
+      include: { placements: { include: { node: true } } },
+      orderBy: { jobId: "asc" },
+    });
+    expect(runs).toHaveLength(2);
+    // The tasks succeed 10.300 s and 10.689 s in; the next cycle, in that same second, starts the dependant.
+    const ends = [new Date((t0 + 110) * 1000 + 300), new Date((t0 + 110) * 1000 + 689)];
+    for (const [i, run] of runs.entries()) {
+      const exit = { jobId: run.jobId, segmentId: String(run.id), status: "EXITED", pid: 1, launchedAt: null, exitCode: 0 };
+      const r = await beat(run.placements[0]!.node.name, t0 + 111, [{ ...exit, signal: null, endedAt: ends[i]!.toISOString() }]);
+      expect(r.status).toBe(200);
+    }
+    await cycle(t0 + 110);
+    const job = await db.prisma.job.findUniqueOrThrow({ where: { id: child } });
+    expect([job.state, job.startedAt]).toEqual(["RUNNING", ends[1]]);
+  });
+});
