@@ -1,6 +1,8 @@
 import type { Command } from "commander";
-import { api, loadConfig } from "./client";
+import type { WebhookSetView, WebhookView } from "@tranche/contracts";
+import { api, CliError, loadConfig } from "./client";
 import { ago, table, type Out } from "./format";
+import { webhookWords } from "./webhook-words";
 
 /** `tranche depend`, `tranche notifications`, `tranche webhook`, `tranche limit`. */
 export function registerJobRules(program: Command, out: Out): void {
@@ -50,16 +52,22 @@ export function registerJobRules(program: Command, out: Out): void {
 
   program
     .command("webhook")
-    .description("where your notifications are also POSTed as JSON: tranche webhook https://... | --off | (none: show it)")
+    .description(
+      "where your notifications are also POSTed as JSON, signed: tranche webhook https://... | --new-secret | --off | (none: show it)",
+    )
     .argument("[url]", "an http:// or https:// address")
+    .option("--new-secret", "replace the secret its POSTs are signed with", false)
     .option("--off", "stop sending them", false)
-    .action(async (url: string | undefined, o: { off: boolean }) => {
+    .action(async (url: string | undefined, o: { off: boolean; newSecret: boolean }) => {
+      if ([url !== undefined, o.off, o.newSecret].filter(Boolean).length > 1)
+        throw new CliError("Give one of: an address, --new-secret, --off (or nothing, to show your webhook)");
       const cfg = loadConfig();
-      const r =
-        url || o.off
-          ? await api<{ url: string | null }>(cfg, "PUT", "/me/webhook", { url: o.off ? null : url })
-          : await api<{ url: string | null }>(cfg, "GET", "/me/webhook");
-      out(r, () => (r.url ? `Notifications are POSTed to ${r.url}.` : "No webhook: notifications stay in your inbox."));
+      const r = o.newSecret
+        ? await api<WebhookSetView>(cfg, "POST", "/me/webhook/secret")
+        : url || o.off
+          ? await api<WebhookSetView>(cfg, "PUT", "/me/webhook", { url: o.off ? null : url })
+          : await api<WebhookView>(cfg, "GET", "/me/webhook");
+      out(r, () => webhookWords(r));
     });
 
   program

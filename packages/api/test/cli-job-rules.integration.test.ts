@@ -1,5 +1,6 @@
 // `tranche submit --array/--after/--retries`, `tranche cancel --array`, `tranche hold`/`release`, `tranche
-// depend`, `tranche notifications`: the real CLI process against the REST handler served over HTTP and a real Postgres.
+// depend`, `tranche notifications`, `tranche webhook`: the real CLI process against the REST handler
+// served over HTTP and a real Postgres.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCliStack, type CliStack } from "./cli-stack";
 import type { World } from "./fixtures";
@@ -153,5 +154,32 @@ describe("tranche: arrays, dependencies, retries", () => {
     const r = await cli(["notifications", "--mark-read"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/No notifications\.|unread/);
+  });
+});
+
+describe("tranche webhook", () => {
+  it("prints the signing secret once when the webhook is set or given a new secret, and never when shown", async () => {
+    const stored = () => w.db.prisma.webhookSecret.findUnique({ where: { userId: w.users.ada.id } });
+    const set = await cli(["webhook", "https://hooks.example/t"]);
+    expect(set.stderr).toBe("");
+    const first = /Signing secret \(shown only now; keep it where your receiver can read it\): (whsec_\S+)/.exec(set.stdout)?.[1];
+    expect(first).toBe((await stored())!.secret);
+    const shown = await cli(["webhook"]);
+    expect(shown.stdout).toBe(
+      "Notifications are POSTed to https://hooks.example/t.\nThey are signed; tranche webhook --new-secret replaces the secret.\n",
+    );
+    const rotated = await cli(["webhook", "--new-secret"]);
+    const second = /(whsec_\S+)/.exec(rotated.stdout)?.[1];
+    expect([second, second === first]).toEqual([(await stored())!.secret, false]);
+    // Two things at once is refused before anything is sent.
+    const both = await cli(["webhook", "--off", "--new-secret"]);
+    expect([both.code, both.stderr.trim()]).toEqual([
+      1,
+      "tranche: Give one of: an address, --new-secret, --off (or nothing, to show your webhook)",
+    ]);
+    expect((await stored())!.secret).toBe(second);
+    const off = await cli(["webhook", "--off"]);
+    expect(off.stdout).toBe("No webhook: notifications stay in your inbox.\n");
+    expect(await stored()).toBeNull();
   });
 });

@@ -61,6 +61,20 @@ export const markNotificationsReadInput = strictObject(
 /** The most characters a webhook address may have. */
 export const MAX_WEBHOOK_CHARS = 2000;
 
+/** A user's webhook as they read it back: where notifications are POSTed, and whether they are signed. */
+export interface WebhookView {
+  url: string | null;
+  signed: boolean;
+}
+
+/**
+ * The answer to setting a webhook or asking for a new secret: the signing secret just made ("whsec_..."),
+ * shown this once and never again; null when the webhook was turned off.
+ */
+export interface WebhookSetView extends WebhookView {
+  secret: string | null;
+}
+
 /** A user's webhook: an http(s) address their notifications are POSTed to as JSON, or null for none. */
 export const setWebhookInput = strictObject(
   {

@@ -13,6 +13,7 @@ import {
   holdArray,
   listNotifications,
   markNotificationsRead,
+  newWebhookSecret,
   releaseArray,
   requireRole,
   setDependencies,
@@ -64,6 +65,8 @@ export async function handleJobRulesRest(
     }
     if (method === "PUT") return json(await setWebhook(prisma, actor, parse(setWebhookInput, await readJson(req)).url));
   }
+  if (head === "me" && id === "webhook" && tail === "secret" && parts.length === 3 && method === "POST")
+    return json(await newWebhookSecret(prisma, actor));
   if (head === "budgets" && id === "user-limit" && parts.length === 2 && method === "PUT") {
     // The role before the body (as on the admin routes): a researcher learns nothing of its shape.
     requireRole(actor, ["MANAGER"], "set a budget's per-user limit");

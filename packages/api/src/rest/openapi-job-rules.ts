@@ -63,12 +63,24 @@ export function withJobRulePaths<P extends Record<string, object>>(paths: P): P 
       },
     },
     "/me/webhook": {
-      get: { summary: "Your notification webhook", operationId: "getWebhook", responses: { "200": jsonAnswer("{ url }") } },
+      get: {
+        summary: "Your notification webhook, and whether its POSTs are signed (never the secret)",
+        operationId: "getWebhook",
+        responses: { "200": jsonAnswer("{ url, signed }") },
+      },
       put: {
-        summary: "Set (or with null remove) the address your notifications are POSTed to as JSON",
+        summary:
+          "Set (or with null remove) the address your notifications are POSTed to as JSON; the answer carries its new signing secret, shown only this once",
         operationId: "setWebhook",
         requestBody: body(setWebhookInput),
-        responses: { "200": jsonAnswer("{ url }"), ...errorResponses([400, 401]) },
+        responses: { "200": jsonAnswer("{ url, signed, secret }"), ...errorResponses([400, 401]) },
+      },
+    },
+    "/me/webhook/secret": {
+      post: {
+        summary: "Replace your webhook's signing secret; the answer carries the new one, shown only this once",
+        operationId: "newWebhookSecret",
+        responses: { "200": jsonAnswer("{ url, signed, secret }"), ...errorResponses([400, 401]) },
       },
     },
     "/budgets/user-limit": {

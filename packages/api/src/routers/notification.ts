@@ -1,6 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { listNotificationsInput, markNotificationsReadInput, setWebhookInput } from "@tranche/contracts";
-import { getWebhook, listNotifications, markNotificationsRead, setWebhook, unreadCount } from "@tranche/domain";
+import { getWebhook, listNotifications, markNotificationsRead, newWebhookSecret, setWebhook, unreadCount } from "@tranche/domain";
 import { authedProcedure } from "../trpc";
 
 /** The caller's own inbox and webhook. */
@@ -14,4 +14,5 @@ export const notificationRouter = {
     .mutation(({ ctx, input }) => markNotificationsRead(ctx.prisma, ctx.user, input.ids)),
   webhook: authedProcedure.query(({ ctx }) => getWebhook(ctx.prisma, ctx.user)),
   setWebhook: authedProcedure.input(setWebhookInput).mutation(({ ctx, input }) => setWebhook(ctx.prisma, ctx.user, input.url)),
+  newWebhookSecret: authedProcedure.mutation(({ ctx }) => newWebhookSecret(ctx.prisma, ctx.user)),
 } satisfies TRPCRouterRecord;

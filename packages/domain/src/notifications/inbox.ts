@@ -1,8 +1,6 @@
 import type { PrismaClient } from "@tranche/db";
 import type { NotificationView } from "@tranche/contracts";
 import type { Actor } from "../auth/actor";
-import { badInput } from "../errors";
-import { webhookTargetProblem } from "./webhook-target";
 
 /**
  * A user's inbox. Notifications are written by database triggers from their jobs' events (see the
@@ -48,19 +46,4 @@ export async function markNotificationsRead(prisma: PrismaClient, actor: Actor, 
     data: { readAt: new Date() },
   });
   return { marked: r.count };
-}
-
-/** The caller's webhook (null: none). Notifications written from now on are also POSTed there. */
-export async function setWebhook(prisma: PrismaClient, actor: Actor, url: string | null): Promise<{ url: string | null }> {
-  if (url !== null) {
-    const problem = await webhookTargetProblem(url, { unresolved: "accept" });
-    if (problem !== null) throw badInput(problem, "url");
-  }
-  await prisma.user.update({ where: { id: actor.id }, data: { webhookUrl: url } });
-  return { url };
-}
-
-export async function getWebhook(prisma: PrismaClient, actor: Actor): Promise<{ url: string | null }> {
-  const u = await prisma.user.findUnique({ where: { id: actor.id }, select: { webhookUrl: true } });
-  return { url: u?.webhookUrl ?? null };
 }

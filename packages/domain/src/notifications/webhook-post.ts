@@ -27,17 +27,19 @@ function pinnedLookup(pinned: ResolvedAddress[]): LookupFunction {
  * POSTs `body` as JSON to `url` and answers the HTTP status. It connects only to `pinned` when given
  * (the host's name still goes in the Host header and in TLS, so certificates are checked against the
  * name), follows no redirect (a 3xx is an answer like any other: a webhook may not bounce the request
- * to an address nobody checked), and reads no more of the answer than its status.
+ * to an address nobody checked), and reads no more of the answer than its status. `headers` go with it
+ * (the signature's, webhook-signature.ts).
  */
 export function postWebhook(
   url: string,
   body: string,
-  opts: { timeoutMs: number; pinned: ResolvedAddress[] | null },
+  opts: { timeoutMs: number; pinned: ResolvedAddress[] | null; headers?: Record<string, string> },
 ): Promise<number> {
   const u = new URL(url);
   const options: RequestOptions = {
     method: "POST",
     headers: {
+      ...opts.headers,
       "content-type": "application/json",
       "content-length": Buffer.byteLength(body),
       "user-agent": "tranche-notifications",

@@ -1,5 +1,6 @@
 import type { PrismaClient } from "@tranche/db";
 import { postWebhook } from "./webhook-post";
+import { webhookSignatureHeaders } from "./webhook-signature";
 import { checkWebhookTarget, type HostAddresses, type ResolveHost, type ResolvedAddress } from "./webhook-target";
 
 /** How long one POST may take before it counts as failed. */
@@ -39,6 +40,7 @@ interface ClaimedNotification {
   attempts: number;
   claimedAt: Date;
   url: string | null;
+  secret: string | null;
   email: string;
 }
 
@@ -54,7 +56,8 @@ interface ClaimedNotification {
  * runs, so two workers never claim the same one) and commits: no transaction, row lock or connection is
  * held while receivers answer. Each result is written as soon as its POST ends, only while the claim is
  * still this round's. A claim older than webhookClaimMs (a worker that died mid-round) is taken again,
- * so such a notification may be POSTed twice; its body's id tells the receiver.
+ * so such a notification may be POSTed twice; its body's id (and its webhook-id header) tells the receiver.
+ * Each try is signed with the user's secret (webhook-signature.ts), so a receiver can tell it is ours.
  */
 export async function deliverWebhooks(
   prisma: PrismaClient,
@@ -84,16 +87,19 @@ export async function deliverWebhooks(
       FOR UPDATE OF n SKIP LOCKED
     )
     UPDATE notification n SET "webhookClaimedAt" = now()
-    FROM picked p, "user" u
+    FROM picked p, "user" u LEFT JOIN webhook_secret k ON k."userId" = u.id
     WHERE n.id = p.id AND u.id = n."userId"
     RETURNING n.id, n.kind, n."jobId", n.title, n.sentence, n.details, n."createdAt", n."webhookAttempts" AS attempts,
-              n."webhookClaimedAt" AS "claimedAt", u."webhookUrl" AS url, u.email`;
+              n."webhookClaimedAt" AS "claimedAt", u."webhookUrl" AS url, k.secret, u.email`;
   let sent = 0;
   let failed = 0;
   await Promise.all(
     rows.map(async (r) => {
+      const body = bodyOf(r);
+      // Signed on each try with that try's time; a webhook set before secrets existed has none yet.
+      const headers = r.secret ? webhookSignatureHeaders(r.secret, String(r.id), Math.floor(Date.now() / 1000), body) : {};
       const result: WebhookTry = r.url
-        ? await sendWebhook(r.url, bodyOf(r), r.attempts, { timeoutMs })
+        ? await sendWebhook(r.url, body, r.attempts, { timeoutMs, headers })
         : { ok: false, final: true, why: "the user removed their webhook" };
       // Only while the claim is still this round's: one taken again by another round is that round's.
       const recorded = await prisma.notification.updateMany({
@@ -153,7 +159,12 @@ export async function sendWebhook(
     allowPrivate?: boolean;
     resolve?: ResolveHost;
     hostAddresses?: HostAddresses;
-    post?: (url: string, body: string, o: { timeoutMs: number; pinned: ResolvedAddress[] | null }) => Promise<number>;
+    headers?: Record<string, string>;
+    post?: (
+      url: string,
+      body: string,
+      o: { timeoutMs: number; pinned: ResolvedAddress[] | null; headers?: Record<string, string> },
+    ) => Promise<number>;
   },
 ): Promise<WebhookTry> {
   const started = Date.now();
@@ -168,7 +179,7 @@ export async function sendWebhook(
   // The lookup counts within the try's timeout: one try never takes much longer than timeoutMs.
   const left = Math.max(1, opts.timeoutMs - (Date.now() - started));
   try {
-    const status = await (opts.post ?? postWebhook)(url, body, { timeoutMs: left, pinned: target.pinned });
+    const status = await (opts.post ?? postWebhook)(url, body, { timeoutMs: left, pinned: target.pinned, headers: opts.headers });
     if (status >= 200 && status < 300) return { ok: true, final: true, why: "" };
     return { ok: false, final: last, why: `HTTP ${status}` };
   } catch (e) {

@@ -5,7 +5,7 @@ import { useEffect, useState } from "react";
 import { useTRPC } from "../../../lib/trpc";
 import { Empty, PageHead, ago, useNow } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
-import type { NotificationKind } from "@tranche/contracts";
+import type { NotificationKind, WebhookSetView } from "@tranche/contracts";
 
 const KIND_LABEL: Record<NotificationKind, string> = {
   STARTED: "started",
@@ -88,17 +88,21 @@ function WebhookPanel() {
   const [url, setUrl] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
+  // A secret just made: shown here until the page is left, never again (the server keeps no way to show it).
+  const [secret, setSecret] = useState<string | null>(null);
   useEffect(() => setUrl(current.data?.url ?? ""), [current.data?.url]);
-  const save = useMutation(
-    trpc.notification.setWebhook.mutationOptions({
-      onSuccess: () => {
-        setError(null);
-        setSaved(true);
-        void qc.invalidateQueries({ queryKey: trpc.notification.webhook.queryKey() });
-      },
-      onError: (e) => setError(errorText(e)),
-    }),
-  );
+  const done = {
+    onSuccess: (r: WebhookSetView) => {
+      setError(null);
+      setSaved(true);
+      setSecret(r.secret);
+      void qc.invalidateQueries({ queryKey: trpc.notification.webhook.queryKey() });
+    },
+    onError: (e: unknown) => setError(errorText(e)),
+  };
+  const save = useMutation(trpc.notification.setWebhook.mutationOptions(done));
+  const rotate = useMutation(trpc.notification.newWebhookSecret.mutationOptions(done));
+  const busy = save.isPending || rotate.isPending;
   return (
     <section className="panel">
       <div className="panel-head">
@@ -109,12 +113,14 @@ function WebhookPanel() {
         onSubmit={(e) => {
           e.preventDefault();
           setSaved(false);
+          setSecret(null);
           save.mutate({ url: url.trim() === "" ? null : url.trim() });
         }}
       >
         <p className="small">
           Optional: each notification is also sent as JSON (POST) to this address, for a chat bot or your own scripts. A failing
-          address is tried three times and never delays the scheduler.
+          address is tried three times and never delays the scheduler. Each POST is signed (Standard Webhooks headers), so your
+          receiver can tell it came from Tranche: saving the address makes a new signing secret.
         </p>
         <label className="field">
           <span>Address</span>
@@ -125,11 +131,37 @@ function WebhookPanel() {
             onChange={(e) => setUrl(e.target.value)}
           />
         </label>
+        {secret !== null ? (
+          <div className="stack" data-testid="webhook-secret">
+            <span className="small">
+              Signing secret, shown only now: copy it to your receiver. Saving again or asking for a new one replaces it.
+            </span>
+            <code className="small" style={{ userSelect: "all", wordBreak: "break-all" }}>
+              {secret}
+            </code>
+          </div>
+        ) : current.data?.url && !current.data.signed ? (
+          <p className="small">Its POSTs are not signed yet: make a signing secret for your receiver to check them with.</p>
+        ) : null}
         <div className="row">
           {/* "Turn off" only when one is set: with none, an empty address has nothing to turn off. */}
-          <button className="btn primary" disabled={save.isPending || (url.trim() === "" && !current.data?.url)}>
+          <button className="btn primary" disabled={busy || (url.trim() === "" && !current.data?.url)}>
             {url.trim() === "" && current.data?.url ? "Turn off" : "Save"}
           </button>
+          {current.data?.url ? (
+            <button
+              type="button"
+              className="btn"
+              disabled={busy}
+              onClick={() => {
+                setSaved(false);
+                setSecret(null);
+                rotate.mutate();
+              }}
+            >
+              {current.data.signed ? "New signing secret" : "Make a signing secret"}
+            </button>
+          ) : null}
           {saved && !error ? <span className="small">Saved.</span> : null}
           {error ? (
             <span className="field-error" role="alert">
