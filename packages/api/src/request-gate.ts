@@ -41,6 +41,23 @@ export function enterCalls(userId: string, calls = 1, limit = LIMITS.callsInFlig
 }
 
 /**
+ * One live-queue read of `userId` asking for `rows` pending rows (its limit, or the default): counted
+ * against LIMITS.queueRowsInFlightPerUser until its answer is built, or refused with TooManyRequests. A
+ * read of 10,000 rows builds about 60 MB in the web process, and calls in flight alone let one person
+ * run 16 at once.
+ */
+export function enterQueueRows(userId: string, rows: number, limit = LIMITS.queueRowsInFlightPerUser): () => void {
+  return enter(
+    gate("queueRows"),
+    userId,
+    rows,
+    limit,
+    (now) =>
+      `Your queue reads in progress ask for ${now.toLocaleString("en-US")} pending rows, and one person's may ask for at most ${limit.toLocaleString("en-US")} at once; ask for fewer (limit) or try again in a moment`,
+  );
+}
+
+/**
  * One request of `userId` through the sessions host to a session's server, whose body holds
  * `bodyBytes` (read whole before it is sent on): counted against LIMITS.sessionRequestsPerUser and
  * LIMITS.sessionBodyBytesPerUser until its answer's headers are back, or refused with TooManyRequests.

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS } from "@tranche/contracts";
 import { createApiToken } from "@tranche/domain";
-import { enterCalls } from "../src/request-gate";
+import { TRPCError } from "@trpc/server";
+import { enterCalls, enterQueueRows } from "../src/request-gate";
 import { callRest, makeWorld, type World } from "./fixtures";
 
 // REST counts each request against its person's calls in flight (request-gate.ts), and frees it when
@@ -37,5 +38,37 @@ describe("one person's requests in flight", () => {
     expect((await callRest(w, "GET", "/jobs/999999", { token: adaToken })).status).toBe(404);
     expect((await callRest(w, "POST", "/jobs", { token: adaToken, body: { cluster: "h100" } })).status).toBe(400);
     enterCalls(w.users.ada.id, LIMITS.callsInFlightPerUser)();
+  });
+});
+
+describe("one person's queue reads in flight", () => {
+  it("ask for at most LIMITS.queueRowsInFlightPerUser pending rows together: past it 429, REST and tRPC alike", async () => {
+    // One person's 16 reads of 10,000 rows at once held 1 GB of the web process: a read in flight
+    // (here, one of the web app's pages of 500) leaves room for no read of the most rows.
+    const held = enterQueueRows(w.users.ada.id, 500);
+    try {
+      const refused = await callRest(w, "GET", `/queue/h100?limit=${LIMITS.queueRowsMax}`, { token: adaToken });
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.message).toMatch(
+        /Your queue reads in progress ask for 500 pending rows, and one person's may ask for at most 10,000 at once/,
+      );
+      const trpc = await w
+        .caller("ada")
+        .queue.get({ cluster: "h100", limit: LIMITS.queueRowsMax })
+        .catch((e: unknown) => e);
+      expect(trpc).toBeInstanceOf(TRPCError);
+      expect((trpc as TRPCError).code).toBe("TOO_MANY_REQUESTS");
+      // What fits beside it is read, and another person is not held up.
+      expect((await callRest(w, "GET", `/queue/h100?limit=${LIMITS.queueRowsMax - 500}`, { token: adaToken })).status).toBe(200);
+      expect((await w.caller("ada").queue.page({ cluster: "h100", offset: 0, limit: 500 })).rows).toBeDefined();
+      expect((await callRest(w, "GET", `/queue/h100?limit=${LIMITS.queueRowsMax}`, { token: otherToken })).status).toBe(200);
+    } finally {
+      held();
+    }
+    // Each read, answered or refused, left its rows: the whole bound is free again.
+    enterQueueRows(w.users.ada.id, LIMITS.queueRowsInFlightPerUser)();
+    expect((await callRest(w, "GET", `/queue/h100?limit=${LIMITS.queueRowsMax}`, { token: adaToken })).status).toBe(200);
+    expect((await callRest(w, "GET", "/queue/nope", { token: adaToken })).status).toBe(404);
+    enterQueueRows(w.users.ada.id, LIMITS.queueRowsInFlightPerUser)();
   });
 });

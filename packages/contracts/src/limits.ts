@@ -22,6 +22,13 @@ export const LIMITS = {
   queueRows: 500,
   queueRowsMax: 10_000,
   /**
+   * Pending rows one person's live-queue reads in flight may ask for together, per web process: one read
+   * of the most, or many of the pages the web app asks for. The bound on calls in flight alone let one
+   * person hold 16 reads of 10,000 rows at once: 1 GB of the web process for 15 s, again and again (a
+   * security audit).
+   */
+  queueRowsInFlightPerUser: 10_000,
+  /**
    * Calls one person may have in flight at once in one web process, REST and tRPC together (a tRPC
    * batch counts each call), and calls in one tRPC batch (the web app's client batches no more).
    * A person's requests share the web process's event loop and database pool with everyone else's and

@@ -51,7 +51,7 @@ import { handleSessionRest, isSessionOpen, redirect, type SessionOrigins } from 
 import { serveSessionsHost } from "./sessions-host";
 import { TooLarge, errorResponse, json, noQuery, parse, pathSegment, queryBoolean, queryNumber, queryOf, readJson } from "./io";
 import { TooManyRequests } from "../too-many-requests";
-import { enterCalls } from "../request-gate";
+import { enterCalls, enterQueueRows } from "../request-gate";
 import { logDownload } from "./log-download";
 import { buildOpenApi } from "./openapi";
 
@@ -207,7 +207,12 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
           return errorResponse("BAD_INPUT", issuesSentence(issues), issues);
         }
         const { limit } = parse(queueQuery, params);
-        return json(await getQueue(prisma, cluster, { limit }));
+        const leaveRows = enterQueueRows(actor.id, limit ?? LIMITS.queueRows);
+        try {
+          return json(await getQueue(prisma, cluster, { limit }));
+        } finally {
+          leaveRows();
+        }
       }
       if (head === "budgets" && parts.length === 1 && method === "GET") {
         noQuery(req, "the budget tree's query");
