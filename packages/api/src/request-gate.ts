@@ -58,6 +58,22 @@ export function enterQueueRows(userId: string, rows: number, limit = LIMITS.queu
 }
 
 /**
+ * One job list of `userId` asking for `rows` jobs (its limit, or the default): counted against
+ * LIMITS.jobRowsInFlightPerUser until its answer is built, or refused with TooManyRequests. Each listed
+ * job carries its command and environment, so 1,000 of them can be 72 MB of JSON.
+ */
+export function enterJobRows(userId: string, rows: number, limit = LIMITS.jobRowsInFlightPerUser): () => void {
+  return enter(
+    gate("jobRows"),
+    userId,
+    rows,
+    limit,
+    (now) =>
+      `Your job lists in progress ask for ${now.toLocaleString("en-US")} jobs, and one person's may ask for at most ${limit.toLocaleString("en-US")} at once; ask for fewer (limit) or try again in a moment`,
+  );
+}
+
+/**
  * One request of `userId` through the sessions host to a session's server, whose body holds
  * `bodyBytes` (read whole before it is sent on): counted against LIMITS.sessionRequestsPerUser and
  * LIMITS.sessionBodyBytesPerUser until its answer's headers are back, or refused with TooManyRequests.

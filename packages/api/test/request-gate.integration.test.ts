@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS } from "@tranche/contracts";
 import { createApiToken } from "@tranche/domain";
 import { TRPCError } from "@trpc/server";
-import { enterCalls, enterQueueRows } from "../src/request-gate";
+import { enterCalls, enterJobRows, enterQueueRows } from "../src/request-gate";
 import { callRest, makeWorld, type World } from "./fixtures";
 
 // REST counts each request against its person's calls in flight (request-gate.ts), and frees it when
@@ -70,5 +70,34 @@ describe("one person's queue reads in flight", () => {
     expect((await callRest(w, "GET", `/queue/h100?limit=${LIMITS.queueRowsMax}`, { token: adaToken })).status).toBe(200);
     expect((await callRest(w, "GET", "/queue/nope", { token: adaToken })).status).toBe(404);
     enterQueueRows(w.users.ada.id, LIMITS.queueRowsInFlightPerUser)();
+  });
+});
+
+describe("one person's job lists in flight", () => {
+  it("ask for at most LIMITS.jobRowsInFlightPerUser jobs together: past it 429, REST and tRPC alike", async () => {
+    // A listed job carries its command and environment: 1,000 of them were 72 MB of JSON, and one
+    // person's 16 lists at once held the web process for over a minute. Here lists of 1,500 are in flight.
+    const held = enterJobRows(w.users.ada.id, 1500);
+    try {
+      const refused = await callRest(w, "GET", "/jobs?limit=1000&active=true", { token: adaToken });
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.message).toMatch(
+        /Your job lists in progress ask for 1,500 jobs, and one person's may ask for at most 2,000 at once/,
+      );
+      const trpc = await w
+        .caller("ada")
+        .job.list({ limit: 1000 })
+        .catch((e: unknown) => e);
+      expect(trpc).toBeInstanceOf(TRPCError);
+      expect((trpc as TRPCError).code).toBe("TOO_MANY_REQUESTS");
+      expect((await callRest(w, "GET", "/jobs?limit=1000", { token: otherToken })).status).toBe(200);
+      expect((await callRest(w, "GET", "/jobs", { token: adaToken })).status).toBe(200);
+      expect(await w.caller("ada").job.list({ limit: 500 })).toBeInstanceOf(Array);
+    } finally {
+      held();
+    }
+    enterJobRows(w.users.ada.id, LIMITS.jobRowsInFlightPerUser)();
+    expect((await callRest(w, "GET", "/jobs?cluster=nope", { token: adaToken })).status).toBe(404);
+    enterJobRows(w.users.ada.id, LIMITS.jobRowsInFlightPerUser)();
   });
 });

@@ -225,6 +225,9 @@ export const submitJobBatchInput = strictObject(
 export type SubmitJobBatchInput = z.input<typeof submitJobBatchInput>;
 export type SubmitJobBatch = z.output<typeof submitJobBatchInput>;
 
+/** Jobs a list holds when its query names no limit. */
+export const JOB_LIST_DEFAULT = 100;
+
 export const listJobsInput = strictObject(
   {
     scope: z.enum(["mine", "all"], { error: typeError("scope", "scope must be mine or all") }).default("mine"),
@@ -238,7 +241,7 @@ export const listJobsInput = strictObject(
       .int("limit must be a whole number")
       .min(1, "limit must be between 1 and 1000")
       .max(1000, "limit must be between 1 and 1000")
-      .default(100),
+      .default(JOB_LIST_DEFAULT),
   },
   "a job list query",
 );

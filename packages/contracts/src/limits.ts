@@ -29,6 +29,13 @@ export const LIMITS = {
    */
   queueRowsInFlightPerUser: 10_000,
   /**
+   * Jobs one person's job lists in flight (REST `GET /jobs`, tRPC `job.list`, at most 1,000 each) may ask
+   * for together, per web process. A listed job carries its command and environment (up to 74 KB): a
+   * list of 1,000 was 72 MB of JSON, and one person's 16 at once held the web process for over a minute
+   * (a security audit). Two lists of the most, or ten of the web app's 200.
+   */
+  jobRowsInFlightPerUser: 2_000,
+  /**
    * Calls one person may have in flight at once in one web process, REST and tRPC together (a tRPC
    * batch counts each call), and calls in one tRPC batch (the web app's client batches no more).
    * A person's requests share the web process's event loop and database pool with everyone else's and

@@ -51,7 +51,7 @@ import { handleSessionRest, isSessionOpen, redirect, type SessionOrigins } from 
 import { serveSessionsHost } from "./sessions-host";
 import { TooLarge, errorResponse, json, noQuery, parse, pathSegment, queryBoolean, queryNumber, queryOf, readJson } from "./io";
 import { TooManyRequests } from "../too-many-requests";
-import { enterCalls, enterQueueRows } from "../request-gate";
+import { enterCalls, enterJobRows, enterQueueRows } from "../request-gate";
 import { logDownload } from "./log-download";
 import { buildOpenApi } from "./openapi";
 
@@ -164,7 +164,12 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
         if (parts.length === 1 && method === "GET") {
           const q = queryOf(req);
           const input = parse(listJobsInput, { ...q, limit: queryNumber(q.limit), active: queryBoolean(q.active) });
-          return json({ jobs: await listJobs(prisma, actor, input) });
+          const leaveRows = enterJobRows(actor.id, input.limit);
+          try {
+            return json({ jobs: await listJobs(prisma, actor, input) });
+          } finally {
+            leaveRows();
+          }
         }
         const jobId = parse(jobIdInput, { id }).id;
         if (parts.length === 2 && method === "GET") {

@@ -1,5 +1,6 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import {
+  JOB_LIST_DEFAULT,
   extendSessionInput,
   jobIdInput,
   jobLogsInput,
@@ -21,7 +22,9 @@ import {
   setJobHeld,
   submitJob,
 } from "@tranche/domain";
+import { enterJobRows } from "../request-gate";
 import { authedProcedure } from "../trpc";
+import { withinBound } from "./within-bound";
 
 export const jobRouter = {
   submit: authedProcedure.input(submitJobInput).mutation(({ ctx, input }) => submitJob(ctx.prisma, ctx.user, input)),
@@ -31,7 +34,12 @@ export const jobRouter = {
   extend: authedProcedure
     .input(extendSessionInput)
     .mutation(({ ctx, input }) => extendSession(ctx.prisma, ctx.user, input.id, input.by)),
-  list: authedProcedure.input(listJobsInput.optional()).query(({ ctx, input }) => listJobs(ctx.prisma, ctx.user, input ?? {})),
+  list: authedProcedure.input(listJobsInput.optional()).query(({ ctx, input }) =>
+    withinBound(
+      () => enterJobRows(ctx.user.id, input?.limit ?? JOB_LIST_DEFAULT),
+      () => listJobs(ctx.prisma, ctx.user, input ?? {}),
+    ),
+  ),
   get: authedProcedure.input(jobIdInput).query(({ ctx, input }) => getJob(ctx.prisma, ctx.user, input.id)),
   detail: authedProcedure.input(jobIdInput).query(({ ctx, input }) => getJobDetail(ctx.prisma, ctx.user, input.id)),
   /** One page of the job's kept log: its end by default, or forward/back from a cursor (jobLogsQuery). */

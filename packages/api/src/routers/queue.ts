@@ -1,27 +1,10 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { LIMITS, text } from "@tranche/contracts";
 import { getQueue, getQueuePage } from "@tranche/domain";
 import { enterQueueRows } from "../request-gate";
-import { TooManyRequests } from "../too-many-requests";
 import { authedProcedure } from "../trpc";
-
-/** Runs a queue read of `rows` pending rows within the person's bound (request-gate.ts); past it, 429. */
-async function withinQueueRows<T>(userId: string, rows: number, read: () => Promise<T>): Promise<T> {
-  let leave: () => void;
-  try {
-    leave = enterQueueRows(userId, rows);
-  } catch (e) {
-    if (e instanceof TooManyRequests) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: e.message, cause: e });
-    throw e;
-  }
-  try {
-    return await read();
-  } finally {
-    leave();
-  }
-}
+import { withinBound } from "./within-bound";
 
 export const queueRouter = {
   /** The live queue of one cluster (pending in scheduler order, running, ratios of the latest cycle). */
@@ -30,8 +13,9 @@ export const queueRouter = {
       z.object({ cluster: text("cluster").min(1).max(200), limit: z.number().int().min(0).max(LIMITS.queueRowsMax).optional() }),
     )
     .query(({ ctx, input }) =>
-      withinQueueRows(ctx.user.id, input.limit ?? LIMITS.queueRows, () =>
-        getQueue(ctx.prisma, input.cluster, { limit: input.limit }),
+      withinBound(
+        () => enterQueueRows(ctx.user.id, input.limit ?? LIMITS.queueRows),
+        () => getQueue(ctx.prisma, input.cluster, { limit: input.limit }),
       ),
     ),
   /** A window of the pending list (what a virtualized view shows), optionally filtered. */
@@ -44,5 +28,10 @@ export const queueRouter = {
         filter: text("filter").max(200).optional(),
       }),
     )
-    .query(({ ctx, input }) => withinQueueRows(ctx.user.id, input.limit, () => getQueuePage(ctx.prisma, input.cluster, input))),
+    .query(({ ctx, input }) =>
+      withinBound(
+        () => enterQueueRows(ctx.user.id, input.limit),
+        () => getQueuePage(ctx.prisma, input.cluster, input),
+      ),
+    ),
 } satisfies TRPCRouterRecord;
