@@ -74,6 +74,22 @@ export function enterJobRows(userId: string, rows: number, limit = LIMITS.jobRow
 }
 
 /**
+ * One log page of `userId` asking for `chunks` chunks (its limit, or the default): counted against
+ * LIMITS.logChunksInFlightPerUser until its answer is built, or refused with TooManyRequests. A chunk
+ * holds up to 64 Ki characters, so a page of 1,000 can be 66 MB of JSON.
+ */
+export function enterLogChunks(userId: string, chunks: number, limit = LIMITS.logChunksInFlightPerUser): () => void {
+  return enter(
+    gate("logChunks"),
+    userId,
+    chunks,
+    limit,
+    (now) =>
+      `Your log pages in progress ask for ${now.toLocaleString("en-US")} chunks, and one person's may ask for at most ${limit.toLocaleString("en-US")} at once; ask for fewer (limit) or try again in a moment`,
+  );
+}
+
+/**
  * One request of `userId` through the sessions host to a session's server, whose body holds
  * `bodyBytes` (read whole before it is sent on): counted against LIMITS.sessionRequestsPerUser and
  * LIMITS.sessionBodyBytesPerUser until its answer's headers are back, or refused with TooManyRequests.

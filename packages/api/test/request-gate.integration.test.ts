@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LIMITS } from "@tranche/contracts";
 import { createApiToken } from "@tranche/domain";
 import { TRPCError } from "@trpc/server";
-import { enterCalls, enterJobRows, enterQueueRows } from "../src/request-gate";
-import { callRest, makeWorld, type World } from "./fixtures";
+import { enterCalls, enterJobRows, enterLogChunks, enterQueueRows } from "../src/request-gate";
+import { callRest, goodJob, makeWorld, type World } from "./fixtures";
 
 // REST counts each request against its person's calls in flight (request-gate.ts), and frees it when
 // the answer is ready, whatever the answer.
@@ -99,5 +99,36 @@ describe("one person's job lists in flight", () => {
     enterJobRows(w.users.ada.id, LIMITS.jobRowsInFlightPerUser)();
     expect((await callRest(w, "GET", "/jobs?cluster=nope", { token: adaToken })).status).toBe(404);
     enterJobRows(w.users.ada.id, LIMITS.jobRowsInFlightPerUser)();
+  });
+});
+
+describe("one person's log pages in flight", () => {
+  it("ask for at most LIMITS.logChunksInFlightPerUser chunks together: past it 429, REST and tRPC alike", async () => {
+    // A chunk holds up to 64 Ki characters: a page of 1,000 was 66 MB of JSON, and one person's 16
+    // pages at once held the web process 80 s. Here pages of 1,500 chunks are in flight.
+    const id = (await w.caller("ada").job.submit(goodJob)).id;
+    const held = enterLogChunks(w.users.ada.id, 1500);
+    try {
+      const refused = await callRest(w, "GET", `/jobs/${id}/logs?limit=1000`, { token: adaToken });
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.message).toMatch(
+        /Your log pages in progress ask for 1,500 chunks, and one person's may ask for at most 2,000 at once/,
+      );
+      const trpc = await w
+        .caller("ada")
+        .job.logs({ id, limit: 1000 })
+        .catch((e: unknown) => e);
+      expect(trpc).toBeInstanceOf(TRPCError);
+      expect((trpc as TRPCError).code).toBe("TOO_MANY_REQUESTS");
+      expect((await callRest(w, "GET", `/jobs/${id}/logs`, { token: adaToken })).status).toBe(200);
+      expect((await w.caller("ada").job.logs({ id, limit: 500 })).jobId).toBe(id);
+      expect((await callRest(w, "GET", `/jobs/${id}/logs?limit=1000`, { token: otherToken })).status).toBe(403);
+    } finally {
+      held();
+    }
+    enterLogChunks(w.users.ada.id, LIMITS.logChunksInFlightPerUser)();
+    expect((await callRest(w, "GET", `/jobs/${id}/logs?limit=1000`, { token: adaToken })).status).toBe(200);
+    expect((await callRest(w, "GET", `/jobs/999999/logs?limit=1000`, { token: adaToken })).status).toBe(404);
+    enterLogChunks(w.users.ada.id, LIMITS.logChunksInFlightPerUser)();
   });
 });

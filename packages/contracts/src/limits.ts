@@ -36,6 +36,13 @@ export const LIMITS = {
    */
   jobRowsInFlightPerUser: 2_000,
   /**
+   * Log chunks one person's log pages in flight (REST `GET /jobs/:id/logs`, tRPC `job.logs`, at most 1,000
+   * each) may ask for together, per web process. A chunk holds up to 64 Ki characters: a page of 1,000 was
+   * 66 MB of JSON, and one person's 16 at once held the web process 80 s and grew it by 1.3 GB (a security
+   * audit). Two pages of the CLI's 1,000, or four of the web app's 500.
+   */
+  logChunksInFlightPerUser: 2_000,
+  /**
    * Calls one person may have in flight at once in one web process, REST and tRPC together (a tRPC
    * batch counts each call), and calls in one tRPC batch (the web app's client batches no more).
    * A person's requests share the web process's event loop and database pool with everyone else's and

@@ -8,6 +8,7 @@ import {
 } from "@tranche/db";
 import {
   LIMITS,
+  LOG_PAGE_DEFAULT,
   allocationChangesQuery,
   fieldIssues,
   issuesSentence,
@@ -51,7 +52,7 @@ import { handleSessionRest, isSessionOpen, redirect, type SessionOrigins } from 
 import { serveSessionsHost } from "./sessions-host";
 import { TooLarge, errorResponse, json, noQuery, parse, pathSegment, queryBoolean, queryNumber, queryOf, readJson } from "./io";
 import { TooManyRequests } from "../too-many-requests";
-import { enterCalls, enterJobRows, enterQueueRows } from "../request-gate";
+import { enterCalls, enterJobRows, enterLogChunks, enterQueueRows } from "../request-gate";
 import { logDownload } from "./log-download";
 import { buildOpenApi } from "./openapi";
 
@@ -184,7 +185,12 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
           return json({ job: await setJobHeld(prisma, actor, jobId, tail === "hold") });
         if (parts.length === 3 && tail === "logs" && method === "GET") {
           const q = parse(jobLogsQuery, queryOf(req));
-          return json(await getJobLogPage(prisma, actor, jobId, q));
+          const leaveChunks = enterLogChunks(actor.id, q.limit ?? LOG_PAGE_DEFAULT);
+          try {
+            return json(await getJobLogPage(prisma, actor, jobId, q));
+          } finally {
+            leaveChunks();
+          }
         }
         if (parts.length === 4 && tail === "logs" && parts[3] === "download" && method === "GET") {
           const { stream } = parse(jobLogDownloadQuery, queryOf(req));

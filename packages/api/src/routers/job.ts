@@ -1,6 +1,7 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import {
   JOB_LIST_DEFAULT,
+  LOG_PAGE_DEFAULT,
   extendSessionInput,
   jobIdInput,
   jobLogsInput,
@@ -22,7 +23,7 @@ import {
   setJobHeld,
   submitJob,
 } from "@tranche/domain";
-import { enterJobRows } from "../request-gate";
+import { enterJobRows, enterLogChunks } from "../request-gate";
 import { authedProcedure } from "../trpc";
 import { withinBound } from "./within-bound";
 
@@ -43,7 +44,12 @@ export const jobRouter = {
   get: authedProcedure.input(jobIdInput).query(({ ctx, input }) => getJob(ctx.prisma, ctx.user, input.id)),
   detail: authedProcedure.input(jobIdInput).query(({ ctx, input }) => getJobDetail(ctx.prisma, ctx.user, input.id)),
   /** One page of the job's kept log: its end by default, or forward/back from a cursor (jobLogsQuery). */
-  logs: authedProcedure.input(jobLogsInput).query(({ ctx, input }) => getJobLogPage(ctx.prisma, ctx.user, input.id, input)),
+  logs: authedProcedure.input(jobLogsInput).query(({ ctx, input }) =>
+    withinBound(
+      () => enterLogChunks(ctx.user.id, input.limit ?? LOG_PAGE_DEFAULT),
+      () => getJobLogPage(ctx.prisma, ctx.user, input.id, input),
+    ),
+  ),
   cancel: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => cancelJob(ctx.prisma, ctx.user, input.id)),
   hold: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => setJobHeld(ctx.prisma, ctx.user, input.id, true)),
   /** Cancel every task of a job array that has not ended (`id`: the array's id). */
