@@ -150,6 +150,12 @@ describe("a researcher", () => {
     ])
       expect(await code(p)).toBe("FORBIDDEN");
     expect(await code(c.job.list({ scope: "all" }))).toBe("FORBIDDEN");
+    // The role before the input, as on REST: a researcher learns nothing from a 400 about what they sent.
+    for (const input of [
+      { budget: "lab/language/pretraining", maxGpusPerUser: 0 },
+      { budget: "no/such/budget", maxGpusPerUser: 1 },
+    ])
+      expect(await code(c.budget.setUserLimit(input))).toBe("FORBIDDEN");
   });
 });
 

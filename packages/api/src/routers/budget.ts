@@ -15,7 +15,12 @@ export const budgetRouter = {
   setAllocations: roleProcedure("MANAGER")
     .input(setAllocationsInput)
     .mutation(({ ctx, input }) => setAllocations(ctx.prisma, ctx.user, input)),
-  /** A budget's per-user GPU limit (USER_LIMIT): its managers and admins. */
-  setUserLimit: authedProcedure.input(setUserLimitInput).mutation(({ ctx, input }) => setUserLimit(ctx.prisma, ctx.user, input)),
+  /**
+   * A budget's per-user GPU limit (USER_LIMIT): its managers and admins. The role is checked before the
+   * input, as on REST: anyone else is refused alike, whatever they send.
+   */
+  setUserLimit: roleProcedure("MANAGER")
+    .input(setUserLimitInput)
+    .mutation(({ ctx, input }) => setUserLimit(ctx.prisma, ctx.user, input)),
   whatIf: whatIfProcedure,
 } satisfies TRPCRouterRecord;
