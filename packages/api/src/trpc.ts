@@ -10,7 +10,7 @@ import {
   uniqueViolationFields,
   type PrismaClient,
 } from "@tranche/db";
-import { DomainError, type Actor, type DomainErrorCode, type Role, type WhatIfLimiter } from "@tranche/domain";
+import { DomainError, roleWithArticle, type Actor, type DomainErrorCode, type Role, type WhatIfLimiter } from "@tranche/domain";
 import { TooManyRequests } from "./too-many-requests";
 
 export type { Role };
@@ -119,7 +119,7 @@ export function roleProcedure(...roles: Role[]) {
     if (ctx.user.role !== "ADMIN" && !roles.includes(ctx.user.role))
       throw new TRPCError({
         code: "FORBIDDEN",
-        message: `This needs the ${roles.map((r) => r.toLowerCase()).join(" or ")} role; you are signed in as a ${ctx.user.role.toLowerCase()}.`,
+        message: `This needs the ${roles.map((r) => r.toLowerCase()).join(" or ")} role; you are signed in as ${roleWithArticle(ctx.user.role)}.`,
       });
     return next();
   });

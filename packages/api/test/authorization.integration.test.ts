@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addTreeManager, createUser, MAX_LIVE_TOKENS_PER_USER, updateUser } from "@tranche/domain";
+import { addTreeManager, createUser, listAudit, MAX_LIVE_TOKENS_PER_USER, updateUser } from "@tranche/domain";
 import { createCaller } from "../src";
 import { makeWorld, goodJob, type World } from "./fixtures";
 
@@ -291,6 +291,15 @@ describe("a manager", () => {
 });
 
 describe("an operator", () => {
+  it("is refused an admin's work in words that name the role: 'an operator'", async () => {
+    await expect(w.caller("omar").admin.users()).rejects.toThrow("This needs the admin role; you are signed in as an operator.");
+    await expect(w.caller("omar").admin.audit({})).rejects.toThrow(/you are signed in as an operator\.$/);
+    await expect(w.caller("ada").admin.users()).rejects.toThrow(/you are signed in as a researcher\.$/);
+    await expect(listAudit(w.db.prisma, w.users.omar, {})).rejects.toThrow(
+      "Only admins may read the audit log; you are signed in as an operator.",
+    );
+  });
+
   it("cordons, drains, uncordons and marks repaired, each with a node event and audit row", async () => {
     const c = w.caller("omar");
     const node = await w.db.prisma.node.findFirstOrThrow({ where: { name: "b200-3" } });

@@ -14,10 +14,14 @@ export interface Actor {
 
 export type Db = PrismaClient | Tx;
 
+/** A role as a sentence names it, with its article: "a researcher", "an operator". */
+export const roleWithArticle = (role: Role): string =>
+  `${role === "OPERATOR" || role === "ADMIN" ? "an" : "a"} ${role.toLowerCase()}`;
+
 export function requireRole(actor: Actor, roles: readonly Role[], what: string): void {
   if (actor.role === "ADMIN" || roles.includes(actor.role)) return;
   throw forbidden(
-    `Only ${roles.map((r) => r.toLowerCase() + "s").join(" and ")} may ${what}; you are signed in as a ${actor.role.toLowerCase()}.`,
+    `Only ${roles.map((r) => r.toLowerCase() + "s").join(" and ")} may ${what}; you are signed in as ${roleWithArticle(actor.role)}.`,
   );
 }
 
