@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
   AGENT_PROTOCOL_VERSION,
@@ -371,9 +371,17 @@ export class NodeAgent {
       const sentAt = Date.now();
       const { status, json } = await this.post("heartbeat", body, true);
       if (status === 401) {
-        this.logOnce(`heartbeat refused: ${this.errorLine(json)}; enrolling again`);
-        this.credential = null;
-        rmSync(join(this.opts.dir, "credential"), { force: true });
+        // A refusal may come from another server (a mistyped --server, a proxy that points elsewhere)
+        // as well as from a revocation, so the credential is kept and offered again each beat: deleting
+        // it left no way back but a new token, and the node's jobs were stopped meanwhile. A token, when
+        // the agent has one, enrolls it again, which replaces the credential.
+        if (this.opts.enrollmentToken) {
+          this.logOnce(`heartbeat refused: ${this.errorLine(json)}; enrolling again with the enrollment token`);
+          await this.enroll();
+        } else
+          this.logOnce(
+            `heartbeat refused: ${this.errorLine(json)}; the stored credential is kept and tried again each heartbeat (check --server; if the node was revoked, restart the agent with a new enrollment token)`,
+          );
         return null;
       }
       if (status !== 200) {

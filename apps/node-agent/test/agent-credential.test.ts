@@ -1,0 +1,78 @@
+import { createServer, type Server } from "node:http";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { HeartbeatResponse } from "@tranche/contracts";
+import { NodeAgent } from "../src/agent";
+
+// A heartbeat refused with 401 may come from the wrong server (a mistyped --server, a proxy pointing at
+// another Tranche) as well as from a revocation: the agent deleted its credential at the first one, so
+// it could not rejoin its own control plane without a new token, and its jobs were stopped meanwhile.
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** A control plane that refuses heartbeats while `refuse` is set and records the credentials offered. */
+async function standIn() {
+  const seen = { refuse: true, credentials: [] as string[] };
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      seen.credentials.push(String(req.headers.authorization ?? ""));
+      if (seen.refuse) {
+        res
+          .writeHead(401, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { code: "UNAUTHENTICATED", message: "Unknown or revoked node credential." } }));
+        return;
+      }
+      const answer: HeartbeatResponse = {
+        nodeId: "node-1",
+        nodeName: "n1",
+        state: "READY",
+        serverTime: new Date().toISOString(),
+        heartbeatIntervalSec: 30,
+        run: [],
+        stop: [],
+        acknowledged: [],
+      };
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const address = server.address();
+  if (!address || typeof address === "string") throw new Error("no port");
+  return { url: `http://127.0.0.1:${address.port}`, seen };
+}
+
+describe("a refused heartbeat", () => {
+  it("keeps the stored credential and offers it again, so the agent recovers once its own server answers", async () => {
+    const cp = await standIn();
+    const dir = mkdtempSync(join(tmpdir(), "tranche-agent-cred-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, "credential"), "tnc_kept", { mode: 0o600 });
+    const lines: string[] = [];
+    const agent = new NodeAgent({
+      server: cp.url,
+      nodeName: "n1",
+      dir,
+      enrollmentToken: null,
+      fakeGpus: 1,
+      log: (l) => lines.push(l),
+      longPoll: false,
+      cgroups: false,
+    });
+    cleanups.push(() => agent.stop());
+    expect(await agent.beat()).toBeNull();
+    expect(existsSync(join(dir, "credential")) && readFileSync(join(dir, "credential"), "utf8")).toBe("tnc_kept");
+    expect(lines.join("\n")).toContain("the stored credential is kept");
+
+    cp.seen.refuse = false;
+    const answer = await agent.beat();
+    expect(answer?.state).toBe("READY");
+    expect(cp.seen.credentials).toEqual(["Bearer tnc_kept", "Bearer tnc_kept"]);
+  });
+});
