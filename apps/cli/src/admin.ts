@@ -2,7 +2,13 @@
 // enrollment tokens, node credentials, audit log). The server checks roles and input; the messages
 // printed are the server's.
 import type { Command } from "commander";
-import { formatExactDuration, parsePercentToPpm, type SharePreview } from "@tranche/contracts";
+import {
+  formatExactDuration,
+  parsePercentToPpm,
+  revokedNodeSentence,
+  type RevokedNodeView,
+  type SharePreview,
+} from "@tranche/contracts";
 import { enrollmentTokenStatusText, shareUsed } from "@tranche/contracts/format";
 import {
   AUDIT_ACTIONS,
@@ -444,8 +450,8 @@ export function registerAdmin(program: Command, out: Out): void {
     .description("revoke a node's credential: its agent is refused until it enrolls again (operators)")
     .argument("<node>")
     .action(async (node: string) => {
-      const r = await call("POST", `/nodes/${encodeURIComponent(node)}/revoke-credential`);
-      out(r, () => `Revoked the credential of ${node}.`);
+      const r = await call<{ node: RevokedNodeView }>("POST", `/nodes/${encodeURIComponent(node)}/revoke-credential`);
+      out(r, () => revokedNodeSentence(r.node));
     });
   admin
     .command("audit")

@@ -120,4 +120,21 @@ describe("tranche node", () => {
     expect([...kinds.values()].reduce((a, b) => a + b, 0)).toBe(nodes.reduce((a, n) => a + n.gpuCount, 0));
     expect(kinds.get("held_back")).toBe(5);
   });
+
+  it("revoking a ready node's credential cordons it, says so in its history and names the jobs its agent will stop", async () => {
+    // Left READY, the scheduler kept starting work on a node no agent could report for: lost with it.
+    await stack.w.db.prisma.node.update({ where: { name: "b200-6" }, data: { agentCredentialHash: "y".repeat(64) } });
+    await runningOn("b200-6", [0]);
+    const r = await cli("omar", ["admin", "revoke-node", "b200-6"]);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe(
+      "Revoked the credential of b200-6; it is cordoned, so nothing new starts there. Its agent is refused from its next heartbeat and stops the job running there at its heartbeat timeout: resumable jobs are requeued, the others end lost. It rejoins only with a new enrollment token.\n",
+    );
+    const node = await stack.w.db.prisma.node.findUniqueOrThrow({ where: { name: "b200-6" } });
+    expect(node).toMatchObject({ state: "CORDONED", agentCredentialHash: null });
+    const history = (await cli("ada", ["node", "show", "b200-6"])).stdout.trimEnd().split("\n");
+    expect(history.at(-1)).toMatch(
+      /^ {2}\d+ s ago {2}ready -> cordoned {2}Its credential was revoked: nothing new starts here, .* \(by Omar Operator\)$/,
+    );
+  });
 });

@@ -85,3 +85,25 @@ export interface NodeEventView {
   /** The operator who made the change, null for the scheduler's and the agent's own. */
   by: string | null;
 }
+
+/** What revoking a node's credential did (POST /nodes/{name}/revoke-credential). */
+export interface RevokedNodeView {
+  node: string;
+  cluster: string;
+  revoked: true;
+  cordoned: boolean;
+  runningJobs: number;
+}
+
+/**
+ * The sentence the web app and the CLI say after a revocation: the running jobs are stopped by their
+ * agent at its heartbeat timeout, so the operator hears of them before, not from their owners.
+ */
+export function revokedNodeSentence(r: RevokedNodeView): string {
+  const cordoned = r.cordoned ? "; it is cordoned, so nothing new starts there" : "";
+  const jobs =
+    r.runningJobs === 0
+      ? "No job runs there."
+      : `Its agent is refused from its next heartbeat and stops the ${r.runningJobs === 1 ? "job" : `${r.runningJobs} jobs`} running there at its heartbeat timeout: resumable jobs are requeued, the others end lost.`;
+  return `Revoked the credential of ${r.node}${cordoned}. ${jobs} It rejoins only with a new enrollment token.`;
+}

@@ -18,6 +18,7 @@ export * from "./jobs/in-use";
 export * from "./budgets/tree";
 export * from "./budgets/set-allocations";
 export * from "./nodes/nodes";
+export * from "./nodes/revoke-credential";
 export * from "./tokens/api-tokens";
 export * from "./budgets/what-if";
 export * from "./budgets/what-if-limit";

@@ -219,22 +219,3 @@ export async function listEnrollmentTokens(
     status: r.usedAt ? "USED" : r.expiresAt.getTime() <= now ? "EXPIRED" : "UNUSED",
   }));
 }
-
-/** Revoke a node's credential: its agent is refused from its next call on and must enroll again. */
-export async function revokeNodeCredential(prisma: PrismaClient, actor: Actor, nodeName: string) {
-  requireRole(actor, ["OPERATOR"], "revoke node credentials");
-  return prisma.$transaction(async (tx) => {
-    const node = await tx.node.findUnique({ where: { name: nodeName }, include: { cluster: { select: { name: true } } } });
-    if (!node) throw notFound(`There is no node '${nodeName}'`);
-    if (!node.agentCredentialHash) throw conflict(`Node ${nodeName} has no credential to revoke`);
-    await tx.node.update({ where: { id: node.id }, data: { agentCredentialHash: null } });
-    await writeAudit(
-      tx,
-      actor,
-      "node.revoke-credential",
-      { type: "node", id: node.id, label: node.name },
-      { cluster: node.cluster.name },
-    );
-    return { node: node.name, cluster: node.cluster.name, revoked: true };
-  });
-}

@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { enrollmentTokenStatusText } from "@tranche/contracts/format";
+import { revokedNodeSentence } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
 import { PageHead, StateBadge, TableRowState, ago, useNow, when } from "../../../../components/ui";
 import { Notice } from "../../../../components/admin/notice";
@@ -37,7 +38,7 @@ export function ClustersAdmin() {
   );
   const revoke = useMutation(
     trpc.admin.revokeNodeCredential.mutationOptions({
-      onSuccess: (r) => n.ok(`Revoked the credential of ${r.node}; its agent must enroll again.`),
+      onSuccess: (r) => n.ok(revokedNodeSentence(r)),
       onError: n.fail,
     }),
   );
