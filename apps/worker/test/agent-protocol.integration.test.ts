@@ -179,5 +179,20 @@ describe("the agent protocol", () => {
     const n = await db.prisma.node.findUniqueOrThrow({ where: { name: "c1-1" } });
     expect(n.health).toBe("UNHEALTHY");
     expect(n.healthDetails).toEqual({ errors: ["nvidia-smi failed: GPU is lost"], driverVersion: null });
+
+    // The drain says what the agent reported, in the node's reason and its history: "reported itself
+    // unhealthy" alone sent the operator to the host to find out, and the words were gone once it recovered.
+    expect(await acquireOrRenewLease(db.prisma, "test", 30)).toBe(true);
+    const input = await loadCycleInput(db.prisma, world.clusterId, Math.floor(Date.now() / 1000));
+    await applyCyclePlan(db.prisma, input, runCycle(input.snapshot, input.policy, input.now), "test", {
+      loadMs: 0,
+      decideMs: 0,
+    });
+    const drained = await db.prisma.node.findUniqueOrThrow({ where: { name: "c1-1" } });
+    const said = "Node c1-1 reported itself unhealthy (nvidia-smi failed: GPU is lost) and is draining";
+    expect(drained.state).toBe("DRAINING");
+    expect(drained.stateReason).toContain(said);
+    const event = await db.prisma.nodeEvent.findFirstOrThrow({ where: { nodeId: drained.id }, orderBy: { id: "desc" } });
+    expect(event.reason).toContain(said);
   });
 });

@@ -107,3 +107,21 @@ export function revokedNodeSentence(r: RevokedNodeView): string {
       : `Its agent is refused from its next heartbeat and stops the ${r.runningJobs === 1 ? "job" : `${r.runningJobs} jobs`} running there at its heartbeat timeout: resumable jobs are requeued, the others end lost.`;
   return `Revoked the credential of ${r.node}${cordoned}. ${jobs} It rejoins only with a new enrollment token.`;
 }
+
+/** The longest run of agent words a node's reason carries (a failing nvidia-smi may print a page). */
+const MAX_HEALTH_CHARS = 300;
+
+/**
+ * What an agent said was wrong, from a node's stored `healthDetails` ({ errors: string[] }), as one
+ * phrase for its state reason; null when it gave no words (or the column holds something else).
+ */
+export function healthErrors(details: unknown): string | null {
+  const errors = (details as { errors?: unknown } | null)?.errors;
+  if (!Array.isArray(errors)) return null;
+  const text = errors
+    .filter((e): e is string => typeof e === "string" && e.trim() !== "")
+    .map((e) => e.trim())
+    .join("; ");
+  if (text === "") return null;
+  return text.length > MAX_HEALTH_CHARS ? `${text.slice(0, MAX_HEALTH_CHARS - 1)}…` : text;
+}

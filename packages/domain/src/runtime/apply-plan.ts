@@ -1,5 +1,5 @@
 import type { PrismaClient, Tx } from "@tranche/db";
-import type { JobEventKind } from "@tranche/contracts";
+import { healthErrors, type JobEventKind } from "@tranche/contracts";
 import {
   type CycleResult,
   type LostOp,
@@ -145,7 +145,7 @@ export async function applyCyclePlan(
       // Node transitions as they stand now (an operator may have moved a node meanwhile).
       const nodeRows = await tx.node.findMany({
         where: { clusterId },
-        select: { id: true, name: true, state: true, drainIsManual: true },
+        select: { id: true, name: true, state: true, drainIsManual: true, healthDetails: true },
       });
       const nodeState = new Map(nodeRows.map((n) => [n.id, n]));
       const repairNodes: { id: string; name: string }[] = [];
@@ -164,6 +164,15 @@ export async function applyCyclePlan(
           for (const op of wave)
             if (op.runRepairHook)
               op.sentence = `Node ${nodeState.get(op.nodeId)?.name ?? op.nodeId} is empty after draining and goes to repair; no repair hook is configured, so an operator marks it repaired.`;
+        // The core sees only that a node is unhealthy: the agent's own words go into the reason and the
+        // history, so an operator reads what failed without the host, and still after it recovers.
+        for (const op of wave)
+          if (op.reason === "UNHEALTHY_REPORT") {
+            const node = nodeState.get(op.nodeId);
+            const errors = healthErrors(node?.healthDetails);
+            if (node && errors)
+              op.sentence = `Node ${node.name} reported itself unhealthy (${errors}) and is draining: nothing new starts there, and its jobs leave as their contracts allow.`;
+          }
         // A move is stamped at the cycle's time, or at the node's last change if that is later: a cycle
         // that read its snapshot before an operator's drain stamped the repair that drain caused a second
         // before the drain ("7 s ago ready -> draining" above "8 s ago draining -> in repair").
