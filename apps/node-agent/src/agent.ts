@@ -309,6 +309,14 @@ export class NodeAgent {
       return false;
     }
     const probe = await this.gpus.probe(new Map());
+    // Without GPUs the control plane refuses the enrollment as a malformed report ("a node needs at least
+    // one GPU"), which hid why: say what the probe found wrong, and keep the one-time token unsent.
+    if (probe.gpus.length === 0) {
+      this.logOnce(
+        `cannot enroll: no GPUs found (${probe.health.errors.join("; ") || "nvidia-smi lists none"}); on a host without GPUs, --fake-gpus N pretends to have N`,
+      );
+      return false;
+    }
     const { status, json } = await this.post(
       "enroll",
       { token: this.opts.enrollmentToken, nodeName: this.opts.nodeName, agentVersion: AGENT_VERSION, gpus: probe.gpus },

@@ -69,7 +69,11 @@ export class NvidiaSmi implements GpuSource {
     return new Promise((resolve) => {
       execFile(this.binary, NVIDIA_SMI_QUERY, { timeout: 10_000 }, (err, stdout, stderr) => {
         if (err) {
-          const why = (stderr || err.message).split("\n")[0]!.trim();
+          // A missing binary said "spawn nvidia-smi ENOENT": name what to do instead.
+          const why =
+            (err as NodeJS.ErrnoException).code === "ENOENT"
+              ? `${this.binary} was not found (install the NVIDIA driver's nvidia-smi, or name it with --nvidia-smi PATH)`
+              : (stderr || err.message).split("\n")[0]!.trim();
           resolve({ gpus: this.lastGood, health: { healthy: false, errors: [`nvidia-smi failed: ${why}`] }, busyPercent: null });
           return;
         }
