@@ -45,7 +45,7 @@ import { NodeAgent } from "./agent";
 import { startFenceWatch } from "./fence-watch";
 import { closedToOthers } from "./job-path";
 import { lookupUser, parseUidRange, prepareUidClaims, UID_CLAIM_DIR, type JobIdentity } from "./job-identity";
-import { OptionError, parseAgentOptions, type AgentOptions } from "./options";
+import { OptionError, parseAgentOptions, usageFromSource, type AgentOptions } from "./options";
 
 function fail(message: string): never {
   console.error(`tranche-agent: ${message}`);
@@ -60,13 +60,7 @@ try {
   throw e;
 }
 if (opts.mode === "help") {
-  console.log(
-    readFileSync(new URL(import.meta.url), "utf8")
-      .split("\n")
-      .filter((l) => l.startsWith("//"))
-      .map((l) => l.slice(3))
-      .join("\n"),
-  );
+  console.log(usageFromSource(readFileSync(new URL(import.meta.url), "utf8")));
   process.exit(0);
 }
 const { server, stateDir, names, fakeGpus } = opts;

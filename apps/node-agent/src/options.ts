@@ -182,3 +182,13 @@ export function parseAgentOptions(argv: string[], env: NodeJS.ProcessEnv = proce
     sessionHost: sessionHost(args["session-host"], env),
   };
 }
+
+/**
+ * `--help`: the comment block that opens main.ts. Only that block: every `//` line of the file also
+ * printed the code's own comments ("Job isolation: who jobs run as ...") under the options.
+ */
+export function usageFromSource(source: string): string {
+  const lines = source.split("\n");
+  const end = lines.findIndex((l) => !l.startsWith("//"));
+  return (end < 0 ? lines : lines.slice(0, end)).map((l) => l.slice(3)).join("\n");
+}

@@ -1,6 +1,8 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseAgentOptions } from "../src/options";
 
@@ -12,6 +14,16 @@ describe("the agent's options", () => {
   it("refuses an unknown option, naming it", () => {
     expect(() => parseAgentOptions([...server, "--cluster", "h100"], {})).toThrow("Unknown option '--cluster'");
   });
+
+  it("--help prints the options and the notes under them, not the code's own comments", () => {
+    const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+    const help = execFileSync(process.execPath, ["--import", "tsx", main, "--help"], { encoding: "utf8" });
+    expect(help).toContain("  --help                        this text");
+    expect(help).toContain("Stopping the agent (SIGTERM/SIGINT) leaves job processes running");
+    // Comments further down main.ts, for whoever reads the code.
+    expect(help).not.toContain("Job isolation");
+    expect(help).not.toContain("Last resort");
+  }, 60_000);
 
   it("needs a control-plane URL, except for --help", () => {
     expect(() => parseAgentOptions([], {})).toThrow("--server must be the control plane's URL");
