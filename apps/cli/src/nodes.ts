@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { NodeEventView, NodeView } from "@tranche/contracts";
+import { healthErrors, type NodeEventView, type NodeView } from "@tranche/contracts";
 import { formatDuration, nodeChangeReasonText, nodeStateMeaning, nodeStateText } from "@tranche/contracts/format";
 import { api, loadConfig } from "./client";
 import { ago, table, type Out } from "./format";
@@ -8,6 +8,12 @@ import { ago, table, type Out } from "./format";
 const heard = (iso: string | null) => (iso ? `${ago(iso)} ago` : "never");
 
 type Gpu = NodeView["gpus"][number];
+
+/** What an unhealthy node's agent reported (" (nvidia-smi failed: ...)"): shown nowhere else once it drains by hand. */
+const agentSaid = (n: NodeView) => {
+  const errors = healthErrors(n.healthDetails);
+  return errors ? ` (${errors})` : "";
+};
 
 /** Seconds of protection a GPU's job has left (0 when interruptible or unallocated). */
 const protectionLeft = (g: Gpu, now: number) =>
@@ -105,7 +111,7 @@ export function registerNodes(program: Command, out: Out): void {
           ...(n.state !== "READY" && n.stateReason
             ? [`  why: ${n.stateReason}${n.drainIsManual ? " (an operator's drain)" : ""}`]
             : []),
-          `  ${n.health === "HEALTHY" ? "healthy" : "unhealthy"}; last heard ${heard(n.lastHeartbeatAt)}${n.busyPercent === null ? "" : `; GPU utilization ${Math.round(n.busyPercent)}%`}${n.agentVersion ? `; agent ${n.agentVersion}` : ""}`,
+          `  ${n.health === "HEALTHY" ? "healthy" : `unhealthy${agentSaid(n)}`}; last heard ${heard(n.lastHeartbeatAt)}${n.busyPercent === null ? "" : `; GPU utilization ${Math.round(n.busyPercent)}%`}${n.agentVersion ? `; agent ${n.agentVersion}` : ""}`,
           `GPUs (${n.usedGpus} of ${n.gpuCount} in use):`,
           ...gpuLines(n.gpus),
           ...(r.events.length === 0

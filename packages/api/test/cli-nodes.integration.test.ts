@@ -65,6 +65,23 @@ describe("tranche nodes", () => {
 });
 
 describe("tranche node", () => {
+  it("shows what an unhealthy node's agent reported, beside its health", async () => {
+    // Drained by hand before it turned unhealthy, its reason is the operator's: the agent's words were
+    // stored but shown nowhere, so finding them meant logging into the host.
+    await stack.w.db.prisma.node.update({
+      where: { name: "b200-8" },
+      data: {
+        state: "DRAINING",
+        drainIsManual: true,
+        stateReason: "fan failure",
+        health: "UNHEALTHY",
+        healthDetails: { errors: ["GPU 3 has XID 79", "nvidia-smi failed: GPU is lost"], driverVersion: null },
+      },
+    });
+    const lines = (await cli("ada", ["node", "show", "b200-8"])).stdout.split("\n");
+    expect(lines[2]).toMatch(/^ {2}unhealthy \(GPU 3 has XID 79; nvidia-smi failed: GPU is lost\); last heard never/);
+  });
+
   it("drains a node with a reason, shows it with its jobs and history, and returns it", async () => {
     // Two running jobs on b200-5, as its agent would have reported them: the drain waits for them.
     const a = await runningOn("b200-5", [0, 1]);
