@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { healthErrors, type NodeEventView, type NodeView } from "@tranche/contracts";
+import { healthErrors, type NodeEventView, type NodeState, type NodeView } from "@tranche/contracts";
 import { formatDuration, nodeChangeReasonText, nodeStateMeaning, nodeStateText } from "@tranche/contracts/format";
-import { api, loadConfig } from "./client";
+import { api, CliError, loadConfig } from "./client";
 import { ago, table, type Out } from "./format";
 
 /** "3 s ago", or "never" for a node never heard from. */
@@ -70,30 +70,59 @@ function actionText(n: NodeView, now = Date.now()): string {
   }
 }
 
+const STATE_WORDS: Record<string, NodeState> = {
+  ready: "READY",
+  cordoned: "CORDONED",
+  draining: "DRAINING",
+  repair: "REPAIR",
+  down: "DOWN",
+};
+
+/** `--state draining,down`: the node states asked for; a word it does not know is an error naming the ones it does. */
+export function parseNodeStates(raw: string): Set<NodeState> {
+  const out = new Set<NodeState>();
+  for (const word of raw.split(",").map((w) => w.trim().toLowerCase())) {
+    const state = STATE_WORDS[word];
+    if (!state)
+      throw new CliError(`--state takes ${Object.keys(STATE_WORDS).join(", ")} (comma-separated), got '${word || raw}'`);
+    out.add(state);
+  }
+  return out;
+}
+
 /** `tranche nodes` and `tranche node ...`: the nodes page's view and its operators' buttons. */
 export function registerNodes(program: Command, out: Out): void {
   program
     .command("nodes")
     .description("the nodes of a cluster (or of all): state and why, GPUs in use, last heartbeat")
     .argument("[cluster]", "cluster name")
-    .action(async (cluster: string | undefined) => {
+    .option(
+      "--state <states>",
+      "only nodes in these states, comma-separated (as sinfo -t): ready, cordoned, draining, repair, down",
+    )
+    .action(async (cluster: string | undefined, opts: { state?: string }) => {
+      // Checked before any request: a typo answers at once and names the words it takes.
+      const states = opts.state === undefined ? null : parseNodeStates(opts.state);
       const q = cluster === undefined ? "" : `?${new URLSearchParams({ cluster })}`;
-      const { nodes } = await api<{ nodes: NodeView[] }>(loadConfig(), "GET", `/nodes${q}`);
+      const all = (await api<{ nodes: NodeView[] }>(loadConfig(), "GET", `/nodes${q}`)).nodes;
+      const nodes = states ? all.filter((n) => states.has(n.state)) : all;
       out({ nodes }, () =>
-        nodes.length === 0
-          ? `No nodes${cluster ? ` in ${cluster}` : ""} yet: an agent enrolls its host with an enrollment token (tranche admin enrollment-token CLUSTER).`
-          : table(
-              ["NODE", "CLUSTER", "STATE", "GPUS IN USE", "UTILIZATION", "LAST HEARD", "WHY"],
-              nodes.map((n) => [
-                n.name,
-                n.cluster,
-                nodeStateText(n.state) + (n.health === "UNHEALTHY" ? " (unhealthy)" : ""),
-                `${n.usedGpus} of ${n.gpuCount}`,
-                n.busyPercent === null ? "-" : `${Math.round(n.busyPercent)}%`,
-                heard(n.lastHeartbeatAt),
-                n.state === "READY" ? "" : (n.stateReason ?? ""),
-              ]),
-            ),
+        nodes.length === 0 && states
+          ? `No ${[...states].map((s) => nodeStateText(s)).join(" or ")} nodes${cluster ? ` in ${cluster}` : ""}.`
+          : nodes.length === 0
+            ? `No nodes${cluster ? ` in ${cluster}` : ""} yet: an agent enrolls its host with an enrollment token (tranche admin enrollment-token CLUSTER).`
+            : table(
+                ["NODE", "CLUSTER", "STATE", "GPUS IN USE", "UTILIZATION", "LAST HEARD", "WHY"],
+                nodes.map((n) => [
+                  n.name,
+                  n.cluster,
+                  nodeStateText(n.state) + (n.health === "UNHEALTHY" ? " (unhealthy)" : ""),
+                  `${n.usedGpus} of ${n.gpuCount}`,
+                  n.busyPercent === null ? "-" : `${Math.round(n.busyPercent)}%`,
+                  heard(n.lastHeartbeatAt),
+                  n.state === "READY" ? "" : (n.stateReason ?? ""),
+                ]),
+              ),
       );
     });
 

@@ -64,6 +64,26 @@ describe("tranche nodes", () => {
   });
 });
 
+describe("tranche nodes --state", () => {
+  it("lists only the nodes in the states asked for, as sinfo -t, and names the words it takes", async () => {
+    // An operator's morning question, "which nodes are out?", had no answer but reading every row.
+    await stack.w.db.prisma.node.update({ where: { name: "b200-9" }, data: { state: "DOWN", stateReason: "no heartbeat" } });
+    const r = await cli("omar", ["nodes", "b200", "--state", "down,Repair"]);
+    expect(r.stderr).toBe("");
+    const names = r.stdout
+      .trimEnd()
+      .split("\n")
+      .slice(1)
+      .map((l) => l.split(/\s+/)[0]);
+    expect(names).toEqual(expect.arrayContaining(["b200-9"]));
+    const states = (await stack.w.db.prisma.node.findMany({ where: { name: { in: names as string[] } } })).map((n) => n.state);
+    expect(new Set(states)).toEqual(new Set(states.filter((s) => s === "DOWN" || s === "REPAIR")));
+    const typo = await cli("omar", ["nodes", "--state", "drainin"]);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toBe("tranche: --state takes ready, cordoned, draining, repair, down (comma-separated), got 'drainin'\n");
+  });
+});
+
 describe("tranche node", () => {
   it("shows what an unhealthy node's agent reported, beside its health", async () => {
     // Drained by hand before it turned unhealthy, its reason is the operator's: the agent's words were
