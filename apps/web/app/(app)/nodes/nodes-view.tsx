@@ -6,6 +6,7 @@ import { useTRPC } from "../../../lib/trpc";
 import { Empty, PageHead, StateBadge, ago, budgetColors, colorFor, useNow, when } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
 import { nodeChangeReasonText, nodeStateText } from "../../../lib/words";
+import { NodeHealth } from "./node-health";
 
 const STATES = ["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"] as const;
 
@@ -202,7 +203,9 @@ export function NodesView() {
                       {sel.stateReason ? <div className="small muted">{sel.stateReason}</div> : null}
                     </dd>
                     <dt>Health</dt>
-                    <dd>{sel.health.toLowerCase()}</dd>
+                    <dd>
+                      <NodeHealth node={sel} />
+                    </dd>
                     <dt>GPU utilization</dt>
                     <dd>{sel.busyPercent !== null ? `${Math.round(sel.busyPercent)}%` : "—"}</dd>
                     <dt>Agent</dt>
