@@ -148,6 +148,27 @@ describe("POST /api/v1/nodes/{name}/{action}", () => {
     expect(older).toMatchObject({ to: "CORDONED", by: "Omar Operator", reason: null });
   });
 
+  it("refuses to mark repaired a node whose agent is silent, which would go down again at once", async () => {
+    // It answered "ready: new work may start there", and the next cycle took it DOWN again.
+    const fiveMinutesAgo = new Date(Date.now() - 300_000);
+    await w.db.prisma.node.update({
+      where: { name: "h100-7" },
+      data: { state: "DOWN", stateReason: "missed heartbeats", lastHeartbeatAt: fiveMinutesAgo },
+    });
+    await refused(
+      409,
+      "POST",
+      "/nodes/h100-7/repaired",
+      { token: tokens.omar, body: { reason: "fan replaced" } },
+      "Cannot mark h100-7 repaired: its agent has not been heard from for 5 min, so it would go down again at once. Start its agent first (a down node turns ready by itself at its agent's first healthy report).",
+    );
+    // Heard from a moment ago (its agent is back, the node still in repair by hand): it may.
+    await w.db.prisma.node.update({ where: { name: "h100-7" }, data: { state: "REPAIR", lastHeartbeatAt: new Date() } });
+    const r = await call("POST", "/nodes/h100-7/repaired", { token: tokens.omar, body: { reason: "fan replaced" } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.node.state).toBe("READY");
+  });
+
   it("revokes a node's credential by name (operators), as before", async () => {
     await w.db.prisma.node.update({ where: { name: "h100-6" }, data: { agentCredentialHash: "x".repeat(64) } });
     await refused(403, "POST", "/nodes/h100-6/revoke-credential", { token: tokens.ada }, "revoke node credentials");

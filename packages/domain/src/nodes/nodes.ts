@@ -1,6 +1,7 @@
 import type { PrismaClient } from "@tranche/db";
 import type { GpuCell, NodeAction, NodeEventView, NodeState, NodeView } from "@tranche/contracts";
-import { nodeStateText } from "@tranche/contracts/format";
+import { formatDuration, nodeStateText } from "@tranche/contracts/format";
+import { nodeDownAfterSec } from "../runtime/agent-protocol";
 import { requireRole, type Actor } from "../auth/actor";
 import { clusterIdNamed } from "../cluster-named";
 import { conflict, notFound } from "../errors";
@@ -120,6 +121,13 @@ export async function applyNodeAction(
       `Cannot ${t.verb} ${node.name}: it is ${nodeStateText(node.state)}, and only ${orList(t.from.map(nodeStateText))} nodes can be ${t.done}`,
     );
   const now = new Date();
+  // A node whose agent is silent went back DOWN at the next cycle: the answer "ready: new work may start
+  // there" was untrue, and its history gained two lines that undo each other.
+  const silentSec = node.lastHeartbeatAt ? (now.getTime() - node.lastHeartbeatAt.getTime()) / 1000 : 0;
+  if (action === "markRepaired" && silentSec > nodeDownAfterSec())
+    throw conflict(
+      `Cannot mark ${node.name} repaired: its agent has not been heard from for ${formatDuration(silentSec)}, so it would go down again at once. Start its agent first${node.state === "DOWN" ? " (a down node turns ready by itself at its agent's first healthy report)" : ""}.`,
+    );
   // No reason given is stored as none (the event's column takes ""): who made the change is its actor,
   // shown beside it, never written into the reason as one ("cordon by Omar Operator").
   const why = reason?.trim() || null;

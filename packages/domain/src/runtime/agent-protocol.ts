@@ -56,9 +56,8 @@ export const heartbeatIntervalSec = (): number => Math.max(1, Number(process.env
 export function fenceFor(policy: Pick<PolicyConfig, "heartbeatTimeout" | "fenceGrace">): { afterSec: number; graceSec: number } {
   return { afterSec: Math.max(1, Math.floor(policy.heartbeatTimeout)), graceSec: Math.max(0, Math.floor(policy.fenceGrace) - 2) };
 }
-let fenceCache: { raw: string | undefined; fence: { afterSec: number; graceSec: number } } | null = null;
-/** The fence of this process's policy (the worker's TRANCHE_POLICY overrides, when the web app shares them). */
-function currentFence(): { afterSec: number; graceSec: number } {
+let fenceCache: { raw: string | undefined; fence: { afterSec: number; graceSec: number }; downAfterSec: number } | null = null;
+function policyCache() {
   const raw = process.env.TRANCHE_POLICY;
   if (!fenceCache || fenceCache.raw !== raw) {
     let overrides = {};
@@ -67,9 +66,18 @@ function currentFence(): { afterSec: number; graceSec: number } {
     } catch {
       // The worker refuses a malformed TRANCHE_POLICY with its own message; agents get the defaults.
     }
-    fenceCache = { raw, fence: fenceFor(resolvePolicy(overrides)) };
+    const policy = resolvePolicy(overrides);
+    fenceCache = { raw, fence: fenceFor(policy), downAfterSec: policy.heartbeatTimeout + policy.fenceGrace };
   }
-  return fenceCache.fence;
+  return fenceCache;
+}
+/** The fence of this process's policy (the worker's TRANCHE_POLICY overrides, when the web app shares them). */
+function currentFence(): { afterSec: number; graceSec: number } {
+  return policyCache().fence;
+}
+/** Seconds of silence after which the worker declares a node DOWN (R9: heartbeat timeout plus fence grace). */
+export function nodeDownAfterSec(): number {
+  return policyCache().downAfterSec;
 }
 /** The stop grace for processes the control plane does not know (or no longer runs). */
 const ORPHAN_GRACE_SEC = 10;
