@@ -276,6 +276,16 @@ describe("Owed share first (R2, R4)", () => {
     expect(startsOf(debug).map((s) => s.placement[0]!.nodeId)).toEqual(["n13"]);
   });
 
+  it("the reserve is a share of the GPUs that may take work: cordoning most of a pool does not close it", () => {
+    // 13 nodes = 104 GPUs, 12 cordoned: an 8% reserve of the healthy GPUs is 8, the one open node's all.
+    // Of the 8 open GPUs it is 0, so a 4-GPU job starts on the open node.
+    const reserve = { ...defaultPolicy, debugReserve: 0.08 };
+    let cluster = makeCluster().budget("a", 0.5).budget("b", 0.5);
+    for (let i = 1; i <= 12; i++) cluster = cluster.node(`n${String(i).padStart(2, "0")}`, { state: "CORDONED" });
+    const result = runCycle(cluster.node("n13").job(makeJob("b-4").budget("b").gpus(4)).snapshot(), reserve, NOW);
+    expect(startsOf(result).map((s) => s.placement[0]!.nodeId)).toEqual(["n13"]);
+  });
+
   it("the reserve yields to a job of several nodes whose reservation is due: one that needs the whole cluster starts", () => {
     // 8 nodes = 64 GPUs: the 2% default reserve is 1 GPU, so 64 GPUs never fit beside it.
     const r = runCycle(

@@ -16,9 +16,13 @@ function reserveOf(s: CycleSession, lane: JobLane): number {
   return lane === "DEBUG" ? 0 : debugReserveGpus(s);
 }
 
-/** The reserve of this cluster now, whole GPUs. */
+/**
+ * The reserve of this cluster now, whole GPUs: a share of the GPUs that may take new work. A share of
+ * the healthy GPUs counted cordoned and draining nodes too, so an operator who cordoned most of a pool
+ * (32 of 33 nodes) left a reserve larger than the GPUs still open, and no work outside the lane started.
+ */
 export function debugReserveGpus(s: CycleSession): number {
-  return s.policy.debugReserve <= 0 ? 0 : Math.floor(s.policy.debugReserve * s.tree.capacity);
+  return s.policy.debugReserve <= 0 ? 0 : Math.floor(s.policy.debugReserve * s.board.schedulableGpus);
 }
 
 /**
