@@ -24,7 +24,8 @@ import type { ClusterSnapshot, DependencyState, PendingReasonCode, PolicyConfig,
  *   entitlement as time passes (allocation x healthy GPUs), and nothing leaves the lookback window.
  */
 
-export type ForecastUnknown = "HELD" | "INVALID_CONTRACT" | "DEPENDENCY" | "NO_KNOWN_END" | "HORIZON" | "BEYOND";
+export type ForecastUnknown =
+  "HELD" | "INVALID_CONTRACT" | "DEPENDENCY" | "OVER_USER_LIMIT" | "NO_KNOWN_END" | "HORIZON" | "BEYOND";
 
 export interface StartForecast {
   jobId: string;
@@ -76,6 +77,7 @@ const WHY: Record<ForecastUnknown, string> = {
   HELD: "it is held",
   INVALID_CONTRACT: "it can never fit this cluster",
   DEPENDENCY: "it waits for a job whose end is not known (or that can no longer satisfy it)",
+  OVER_USER_LIMIT: "it needs more GPUs than its budget's per-user limit allows, so it cannot start until that limit is raised",
   NO_KNOWN_END: "the running jobs it waits for have no known end (no max runtime)",
   HORIZON: "it does not start within the forecast horizon",
   BEYOND: "it is too far back in the queue to forecast",
@@ -108,6 +110,9 @@ export function forecastStarts(
   // How the jobs that left the replay ended, for the jobs that wait for them (`--after`).
   const ended = new Map<string, DependencyState>();
   let lastCodes = new Map<string, PendingReasonCode>();
+  // Jobs the last cycle held back with a per-user limit smaller than the job itself: no end of another
+  // job lets them start, so the running jobs are not what they wait for.
+  let overLimit = new Set<string>();
   let t = now;
   let outOfTime = false;
   let order: string[] = [];
@@ -142,7 +147,11 @@ export function forecastStarts(
       for (const k of keys) holder.set(k, op.jobId);
     }
     lastCodes = new Map();
-    for (const id of result.pending.keys()) lastCodes.set(id, result.pending.get(id)!.code);
+    overLimit = new Set();
+    for (const [id, reason] of result.pending) {
+      lastCodes.set(id, reason.code);
+      if (reason.code === "USER_LIMIT" && reason.details.gpus > (reason.details.userLimit ?? Infinity)) overLimit.add(id);
+    }
     noteEnded(model, ended);
     model = { ...model, jobs: model.jobs.filter(live) };
     holding = holdingOf(model);
@@ -167,9 +176,11 @@ export function forecastStarts(
           ? "INVALID_CONTRACT"
           : code === "DEPENDENCY" || code === "DEPENDENCY_NEVER_SATISFIED"
             ? "DEPENDENCY"
-            : outOfTime
-              ? "HORIZON"
-              : "NO_KNOWN_END";
+            : overLimit.has(p.id)
+              ? "OVER_USER_LIMIT"
+              : outOfTime
+                ? "HORIZON"
+                : "NO_KNOWN_END";
     return { jobId: p.id, at: null, decidedAt: null, after: [], unknown, why: WHY[unknown] };
   });
   return { starts, cycleTimes, order };

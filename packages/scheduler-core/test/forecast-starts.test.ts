@@ -116,6 +116,40 @@ describe("forecastStarts", () => {
     expect(starts.find((s) => s.jobId === "h1")!.unknown).toBe("HELD");
   });
 
+  it("says a job larger than its budget's per-user limit waits for that limit, not for running jobs", () => {
+    // Seen live: a 4-GPU job under a 2-per-person limit read "the running jobs it waits for have no
+    // known end", though no end of any job would let it start.
+    const s = makeCluster()
+      .node("n01", { gpus: 8, lastHeartbeatAt: NOW })
+      .budget("a", 1)
+      .job(
+        makeJob("r1").budget("a").user("ada").gpus(2).minRuntime(HOUR).maxRuntime(HOUR).startedAt(NOW).on("n01").running(),
+        makeJob("fits")
+          .budget("a")
+          .user("ada")
+          .gpus(2)
+          .minRuntime(HOUR)
+          .submittedAt(NOW - 20)
+          .pending(),
+        makeJob("big")
+          .budget("a")
+          .user("ada")
+          .gpus(4)
+          .minRuntime(HOUR)
+          .submittedAt(NOW - 10)
+          .pending(),
+      )
+      .snapshot();
+    const snap = { ...s, tree: s.tree.map((n) => (n.id === "a" ? { ...n, maxGpusPerUser: 2 } : n)) };
+    const { starts } = forecastStarts(snap, defaultPolicy, NOW, { minStep: 0, stepFraction: 0 });
+    const big = starts.find((x) => x.jobId === "big")!;
+    expect(big.at).toBeNull();
+    expect(big.unknown).toBe("OVER_USER_LIMIT");
+    expect(big.why).toMatch(/per-user limit/);
+    // A job that fits the limit still waits for the user's running job, and gets its time.
+    expect(starts.find((x) => x.jobId === "fits")!.at).toBe(NOW + HOUR + GRACE);
+  });
+
   it("starts a job that waits for another once that one leaves the replay at its max runtime", () => {
     const parent = makeJob("r1").budget("a").gpus(8).minRuntime(HOUR).maxRuntime(HOUR).startedAt(NOW).on("n01").running();
     const child = {
