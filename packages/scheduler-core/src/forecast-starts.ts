@@ -25,7 +25,7 @@ import type { ClusterSnapshot, DependencyState, PendingReasonCode, PolicyConfig,
  */
 
 export type ForecastUnknown =
-  "HELD" | "INVALID_CONTRACT" | "DEPENDENCY" | "OVER_USER_LIMIT" | "NO_KNOWN_END" | "HORIZON" | "BEYOND";
+  "HELD" | "INVALID_CONTRACT" | "DEPENDENCY" | "OVER_USER_LIMIT" | "NODES_OUT" | "NO_KNOWN_END" | "HORIZON" | "BEYOND";
 
 export interface StartForecast {
   jobId: string;
@@ -78,6 +78,7 @@ const WHY: Record<ForecastUnknown, string> = {
   INVALID_CONTRACT: "it can never fit this cluster",
   DEPENDENCY: "it waits for a job whose end is not known (or that can no longer satisfy it)",
   OVER_USER_LIMIT: "it needs more GPUs than its budget's per-user limit allows, so it cannot start until that limit is raised",
+  NODES_OUT: "the cluster's ready nodes cannot hold it while the others are draining, cordoned, in repair or down",
   NO_KNOWN_END: "the running jobs it waits for have no known end (no max runtime)",
   HORIZON: "it does not start within the forecast horizon",
   BEYOND: "it is too far back in the queue to forecast",
@@ -178,9 +179,11 @@ export function forecastStarts(
             ? "DEPENDENCY"
             : overLimit.has(p.id)
               ? "OVER_USER_LIMIT"
-              : outOfTime
-                ? "HORIZON"
-                : "NO_KNOWN_END";
+              : code === "CLUSTER_DRAINING"
+                ? "NODES_OUT"
+                : outOfTime
+                  ? "HORIZON"
+                  : "NO_KNOWN_END";
     return { jobId: p.id, at: null, decidedAt: null, after: [], unknown, why: WHY[unknown] };
   });
   return { starts, cycleTimes, order };

@@ -150,6 +150,29 @@ describe("forecastStarts", () => {
     expect(starts.find((x) => x.jobId === "fits")!.at).toBe(NOW + HOUR + GRACE);
   });
 
+  it("says a job the ready nodes cannot hold waits for the nodes that are out, not for running jobs", () => {
+    // Seen live: a whole-cluster job with one node in repair read "the running jobs it waits for have
+    // no known end", though it waits for that node to come back.
+    const snap = makeCluster()
+      .budget("a", 1)
+      .node("n01", { gpus: 8, lastHeartbeatAt: NOW })
+      .node("n02", { gpus: 8, lastHeartbeatAt: NOW, state: "CORDONED" })
+      .job(
+        makeJob("whole")
+          .budget("a")
+          .gpus(16)
+          .minRuntime(HOUR)
+          .maxRuntime(HOUR)
+          .submittedAt(NOW - 10)
+          .pending(),
+      )
+      .snapshot();
+    const whole = forecastStarts(snap, defaultPolicy, NOW).starts.find((x) => x.jobId === "whole")!;
+    expect(whole.at).toBeNull();
+    expect(whole.unknown).toBe("NODES_OUT");
+    expect(whole.why).toMatch(/draining, cordoned, in repair or down/);
+  });
+
   it("starts a job that waits for another once that one leaves the replay at its max runtime", () => {
     const parent = makeJob("r1").budget("a").gpus(8).minRuntime(HOUR).maxRuntime(HOUR).startedAt(NOW).on("n01").running();
     const child = {
