@@ -170,6 +170,9 @@ function sentenceFor(input: ReasonInput, nodeSize: number, pos: string, w: Ratio
     case "ARRAY_LIMIT":
       return `Array limit: ${plural(d.arrayRunning ?? 0, "task")} of array ${d.arrayId ?? "?"} ${(d.arrayRunning ?? 0) === 1 ? "is" : "are"} running, the most the array allows at once (${d.arrayMaxRunning ?? 0}); this task starts when one of them ends (${pos}).`;
     case "USER_LIMIT":
+      // A job larger than the limit waits for the limit itself: no end of the user's other jobs helps.
+      if (d.gpus > (d.userLimit ?? Infinity))
+        return `Per-user limit: this job needs ${plural(d.gpus, "GPU")}, more than the ${d.userLimit} per person that the managers of budget ${input.budgetPath} allow, so it cannot start until they raise the limit (${pos}).`;
       return `Per-user limit: ${input.userId} already holds ${plural(d.userGpus ?? 0, "GPU")} in budget ${input.budgetPath}, whose managers allow ${d.userLimit ?? 0} per person, and this job needs ${d.gpus} more (${pos}).`;
     case "NO_ENTITLEMENT":
       return `Budget ${input.budgetPath} has no share of this cluster, so this job runs only as unallocated work, on GPUs no allocated job can use; ${needText(d, nodeSize)} (${pos}).`;

@@ -192,6 +192,19 @@ describe("per-user GPU limits of a budget", () => {
     );
   });
 
+  it("tells a job larger than the limit that only a higher limit lets it start, not its user's other jobs ending", () => {
+    // Seen live: "already holds 2 GPUs ..., whose managers allow 2 per person, and this job needs 4 more"
+    // read as if the job would start once the user's running job ended; it never can under that limit.
+    const r = runCycle(limited(2, [makeJob("big").budget("a").user("ada").gpus(4).submittedAt(0)]), defaultPolicy, 0);
+    const reason = r.pending.get("big")!;
+    expect(reason.code).toBe("USER_LIMIT");
+    expect(reason.sentence).toMatch(
+      /^Per-user limit: this job needs 4 GPUs, more than the 2 per person that the managers of budget /,
+    );
+    expect(reason.sentence).toMatch(/cannot start until they raise the limit/);
+    expect(reason.sentence).not.toMatch(/already holds/);
+  });
+
   it("without a limit nothing changes", () => {
     const jobs = [makeJob("a1").budget("a").user("ada").gpus(8), makeJob("a2").budget("a").user("ada").gpus(8)];
     expect(startedIds(runCycle(limited(null, jobs), defaultPolicy, 0)).sort()).toEqual(["a1", "a2"]);

@@ -71,6 +71,11 @@ const cases: { what: string; code: PendingReasonCode; details: PendingReasonDeta
     code: "USER_LIMIT",
     details: { ...base, gpus: 8, userGpus: 16, userLimit: 16 },
   },
+  {
+    what: "the job alone needs more than the budget allows per person",
+    code: "USER_LIMIT",
+    details: { ...base, gpus: 4, userGpus: 0, userLimit: 2 },
+  },
   { what: "fits the cluster, not its ready nodes", code: "CLUSTER_DRAINING", details: { ...base, largestFreeGpus: 0 } },
   {
     what: "debug lane, its user at the cap",
