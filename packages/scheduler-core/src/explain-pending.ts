@@ -199,11 +199,15 @@ function gpuHours(gpuSeconds: number): string {
   return plural(Math.round((gpuSeconds / 3600) * 10) / 10, "GPU-hour");
 }
 
-/** A lower bound, never said as if it were the expected start. */
+/**
+ * A lower bound, never said as if it were the expected start. It counts each run as holding its GPUs
+ * until its protection or maxRuntime ends, but a run may end on its own sooner (seen live: "cannot start
+ * for at least 7 h 59 min" for a job that started 4 min later), so the sentence says so.
+ */
 function startText(earliestStart: number | null, now: number): string {
   if (earliestStart === null) return "no start time can be estimated yet";
   if (earliestStart <= now) return "it may start as soon as GPUs free up";
-  return `it cannot start for at least ${formatDuration(earliestStart - now)}`;
+  return `it cannot start for at least ${formatDuration(earliestStart - now)} unless the jobs holding the GPUs end sooner on their own`;
 }
 
 /** When the reserved job can start, as a person says it, and why this job may not use the gap until then. */

@@ -54,7 +54,9 @@ describe("R10 explanations", () => {
     );
     expect(r.pending.get("p")!.code).toBe("CONTRACTS");
     expect(r.pending.get("p")!.details.earliestStart).toBe(NOW + 2 * HOUR);
-    expect(r.pending.get("p")!.sentence).toContain("it cannot start for at least 2 h;");
+    expect(r.pending.get("p")!.sentence).toContain(
+      "it cannot start for at least 2 h unless the jobs holding the GPUs end sooner on their own;",
+    );
     expect(r.pending.get("p")!.sentence).not.toMatch(/t=\d/);
   });
 

@@ -172,6 +172,14 @@ describe("pending reason sentences (golden)", () => {
     expect(text).not.toMatch(/free block( is)? \d+(?! GPU)/);
   });
 
+  it("never states a wait that running jobs ending on their own could cut short as certain", () => {
+    // The earliest start counts protected and bounded runs as holding their GPUs to their end; a job
+    // read "cannot start for at least 7 h 59 min" and started 4 min later, when those runs finished.
+    const waits = render().match(/cannot start for at least [^;(]*/g) ?? [];
+    expect(waits.length).toBeGreaterThan(0);
+    for (const w of waits) expect(w).toMatch(/unless the jobs holding the GPUs end sooner on their own/);
+  });
+
   it("says a budget's ratio by what it means, never as a bare number", () => {
     const text = render();
     expect(text).not.toMatch(/projected ratio|ratio \d/);
