@@ -63,7 +63,7 @@ describe("tranche explain", () => {
     });
     expect(lines.slice(1, 3)).toEqual([
       "Why it waits: Waiting for 8 GPUs on one node.",
-      "Expected to start in about 1 h 15 min, after #491 (6 Dec, 19:15:00).",
+      "Expected to start within about 1 h 15 min (sooner if running jobs end early), after #491 (6 Dec, 19:15:00).",
     ]);
   });
 

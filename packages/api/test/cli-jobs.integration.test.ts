@@ -137,7 +137,9 @@ describe("tranche explain", () => {
     const r = await cli(["explain", String(job.id)]);
     expect([r.code, r.stderr]).toEqual([0, ""]);
     expect(r.stdout).toMatch(
-      new RegExp(`\\nExpected to start in about 1 h 15 min, after #${ahead} \\(\\d+ \\w+, \\d\\d:\\d\\d:\\d\\d\\)\\.\\n`),
+      new RegExp(
+        `\\nExpected to start within about 1 h 15 min \\(sooner if running jobs end early\\), after #${ahead} \\(\\d+ \\w+, \\d\\d:\\d\\d:\\d\\d\\)\\.\\n`,
+      ),
     );
 
     // No forecast made yet: no line for it.

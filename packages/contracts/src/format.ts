@@ -75,8 +75,9 @@ export function aboutDuration(seconds: number): string {
 
 /**
  * The core's start forecast in plain words, for the job page, the queue and the CLI: "expected to start
- * in about 40 min, after #81 and #94". It is an upper bound on the wait if nothing new arrives; an
- * unknown one says why; a job with no forecast yet says so (never a lower bound shown as the expected time).
+ * within about 40 min (sooner if running jobs end early), after #81 and #94". It is an upper bound on the
+ * wait if nothing new arrives, and says so; an unknown one says why; a job with no forecast yet says so
+ * (never a lower bound shown as the expected time).
  * A known start with a why comes from elsewhere than the forecast, and says where ("..., when the GPUs
  * reserved for it free up").
  */
@@ -90,8 +91,10 @@ export function expectedStartWords(
     return opts.short ? "unknown" : `start time unknown: ${f.estimatedStartWhy}`;
   }
   const s = Math.round((Date.parse(f.estimatedStartAt) - nowMs) / 1000);
-  const when = s <= 30 ? "now" : `in about ${aboutDuration(s)}`;
-  if (opts.short) return when === "now" ? "now" : `~${aboutDuration(s)}`;
+  // An upper bound on the wait, not a likely time: it counts each running job as using all its time
+  // (measured live, every forecast job started sooner), so the words say which way it errs.
+  const when = s <= 30 ? "now" : `within about ${aboutDuration(s)} (sooner if running jobs end early)`;
+  if (opts.short) return s <= 30 ? "now" : `~${aboutDuration(s)}`;
   const after = f.estimatedStartAfter ?? [];
   const list = after.slice(0, 3).map((id) => `#${id}`);
   const more = after.length > 3 ? ` and ${after.length - 3} more` : "";
