@@ -115,6 +115,15 @@ describe("REST start forecast", () => {
     expect(job).toMatchObject({ ...expected, estimatedAt: new Date(now * 1000).toISOString() });
     const queue = await callRest(w, "GET", "/queue/h100", { token });
     expect((queue.body.pending as { id: number }[]).find((r) => r.id === id)).toMatchObject(expected);
+    // The queue's reservations read as its rows do: the job's id as a number, nodes by name, the start
+    // in ISO 8601 (they were the cycle's stored form: Unix seconds and internal node ids).
+    const names = new Map((await w.db.prisma.node.findMany()).map((n) => [n.id, n.name]));
+    expect((queue.body.reservations as { jobId: number }[]).find((r) => r.jobId === id)).toEqual({
+      jobId: id,
+      gpus: reservation!.gpus,
+      nodes: reservation!.nodeIds.map((n) => names.get(n)),
+      from: expected.estimatedStartAt,
+    });
   });
 
   it("a debug-lane job holding the reservation is not shown its start: that one counts on victims R5 may refuse", async () => {

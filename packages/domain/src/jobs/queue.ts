@@ -5,6 +5,7 @@ import { notFound } from "../errors";
 import { NO_FORECAST_FACTS, forecastFacts, type ForecastFacts } from "./forecast-facts";
 import { reasonDetailsView, startForecastView } from "./job-view";
 import { awaitingExitIds } from "./in-use";
+import { queueReservations, type QueueReservation } from "./queue-reservations";
 import { userNameSql } from "../user-name";
 
 export interface QueuePendingRow {
@@ -82,7 +83,7 @@ export interface QueueView {
   pending: QueuePendingRow[];
   running: QueueRunningRow[];
   ratios: QueueRatio[];
-  reservations: unknown;
+  reservations: QueueReservation[];
   /** runningGpus: GPUs in use (launched and leaving jobs); awaitingGpus: held by starts waiting for exits. */
   counts: { pending: number; held: number; running: number; pendingGpus: number; runningGpus: number; awaitingGpus: number };
   /** true when `pending` holds every pending job (no limit cut it) */
@@ -350,7 +351,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
     pending: pendingView,
     running: runningRows,
     ratios,
-    reservations: cycle?.reservations ?? [],
+    reservations: await queueReservations(prisma, cluster.id, cycle?.reservations),
     complete: pending.length < limit,
     counts: {
       pending: pendingCounts.find((c) => c.state === "PENDING")?._count._all ?? 0,
