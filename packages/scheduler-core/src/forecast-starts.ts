@@ -1,6 +1,7 @@
 import { effectiveAllocations } from "./budget-tree";
 import { applyPlan, graceEnded, snapshotOf, type ClusterModel, type ModelJob } from "./cluster-model";
 import { isAllocated, protectionEnd, requeueAfterPreemption } from "./contract";
+import { formatDuration } from "./format";
 import { compareJobIds } from "./order-pending";
 import { runCycle } from "./run-cycle";
 import type { ClusterSnapshot, DependencyState, PendingReasonCode, PolicyConfig, RunningJob } from "./types";
@@ -164,6 +165,10 @@ export function forecastStarts(
     t = next;
   }
 
+  // How far the replay looked, in the words: its bound is cycles as well as days, so "the horizon" alone
+  // read as a week to a person whose job the replay stopped looking for after a few hours.
+  const last = cycleTimes.length > 0 ? cycleTimes[cycleTimes.length - 1]! : now;
+  const reached = `it does not start within the next ${formatDuration(Math.max(60, last - now))} that the forecast looks ahead`;
   const starts = snapshot.pending.map((p): StartForecast => {
     const s = started.get(p.id);
     if (s) return { jobId: p.id, at: s.at, decidedAt: s.decidedAt, after: s.after, unknown: null, why: null };
@@ -184,7 +189,7 @@ export function forecastStarts(
                 : outOfTime
                   ? "HORIZON"
                   : "NO_KNOWN_END";
-    return { jobId: p.id, at: null, decidedAt: null, after: [], unknown, why: WHY[unknown] };
+    return { jobId: p.id, at: null, decidedAt: null, after: [], unknown, why: unknown === "HORIZON" ? reached : WHY[unknown] };
   });
   return { starts, cycleTimes, order };
 }

@@ -201,6 +201,9 @@ describe("forecastStarts", () => {
     const { starts, cycleTimes } = forecastStarts(twoNodesFourJobs(), defaultPolicy, NOW, { maxSteps: 2 });
     expect(cycleTimes).toHaveLength(2);
     expect(starts.find((s) => s.jobId === "p4")!.unknown).toBe("HORIZON");
+    // It says how far it looked: "the forecast horizon" alone read as a week, where two cycles looked 1 h.
+    expect(cycleTimes[1]).toBe(NOW + HOUR);
+    expect(starts.find((s) => s.jobId === "p4")!.why).toBe("it does not start within the next 1 h that the forecast looks ahead");
   });
 
   it("steps at least a minute, and a tenth of the time since now, so its cycles grow with the log of the horizon", () => {
