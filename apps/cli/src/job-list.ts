@@ -1,7 +1,7 @@
 // `tranche ls`: one row per job, as squeue and sacct show them: its name beside its id, and for an ended
 // job how it ended (exit code, maximum runtime), which the state alone does not say.
 import type { JobView } from "@tranche/contracts";
-import { arrayTaskText } from "@tranche/contracts/format";
+import { arrayTaskText, jobEndedText } from "@tranche/contracts/format";
 import { ago } from "./format";
 
 export const JOB_LIST_HEAD = ["ID", "NAME", "STATE", "CLUSTER", "BUDGET", "GPUS", "AGE", "WHY"];
@@ -11,22 +11,12 @@ const NAME_CHARS = 24;
 
 const cut = (s: string) => (s.length > NAME_CHARS ? `${s.slice(0, NAME_CHARS - 1)}…` : s);
 
-/** How an ended job ended, beyond its state: "exit code 3", "at its maximum runtime"; "" when the state says it. */
-function endedWords(j: Pick<JobView, "state" | "exitCode">): string {
-  if (j.state === "KILLED") return "at its maximum runtime";
-  if (j.state === "LOST") return "lost with its node";
-  if (j.state === "PREEMPTED") return "preempted, not requeued";
-  if (j.state === "FAILED" && j.exitCode !== null) return `exit code ${j.exitCode}`;
-  return "";
-}
-
 /** The WHY column: a waiting job's reason, a running job's time, an ended job's outcome and when. */
 function why(j: JobView, now: number): string {
   if (j.state === "PENDING" || j.state === "HELD") return j.reason ? j.reason.sentence : "waiting for the next cycle";
   if (j.state === "RUNNING") return `running ${ago(j.startedAt, now)}`;
   if (j.state === "STOPPING") return "";
-  const ended = j.finishedAt ? `ended ${ago(j.finishedAt, now)} ago` : "";
-  return [endedWords(j), ended].filter(Boolean).join(", ");
+  return jobEndedText(j, j.finishedAt ? `${ago(j.finishedAt, now)} ago` : null);
 }
 
 export function jobListRow(j: JobView, now = Date.now()): (string | number)[] {

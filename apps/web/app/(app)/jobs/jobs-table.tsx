@@ -6,6 +6,7 @@ import { formatDuration, formatExactDuration } from "@tranche/contracts/format";
 import { useTRPC } from "../../../lib/trpc";
 import { Empty, LaneBadge, PageHead, ReasonTag, StateBadge, ago, readable, useNow } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
+import { JobEnded } from "./job-ended";
 import { JobNameCell } from "./job-name-cell";
 
 type Filter = "active" | "finished" | "all";
@@ -106,7 +107,7 @@ export function JobsTable() {
                             : ""}
                       </span>
                     ) : (
-                      <span className="muted">Ended {ago(j.finishedAt, now)}</span>
+                      <JobEnded job={j} now={now} />
                     )}
                   </td>
                 </tr>
