@@ -9,7 +9,8 @@ export interface NavMatch {
   match?: string;
 }
 
-const JOB_PAGE = /^\/jobs\/\d+/;
+// A job array's page (/arrays/120) sits where its tasks' pages do.
+const JOB_PAGE = /^\/(jobs|arrays)\/\d+/;
 
 export function isCurrentNav(path: string, item: NavMatch, jobPageUnder: string | null): boolean {
   if (JOB_PAGE.test(path)) return item.href === jobPageUnder;

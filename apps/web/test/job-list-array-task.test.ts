@@ -15,10 +15,10 @@ const cell = (j: Parameters<typeof JobNameCell>[0]["job"], showUser = false): st
   );
 
 describe("the jobs list's Job cell", () => {
-  it("says which task of which array a task is, in the words of the job page and `tranche ls`", () => {
+  it("says which task of which array a task is, in the words of the job page and `tranche ls`, linking to the array", () => {
     const html = cell({ ...job, array: { id: 120, index: 3, spec: "0-99%10" } });
     expect(arrayTaskText({ index: 3, spec: "0-99%10" })).toBe("task 3 of 0-99%10");
-    expect(html).toContain("task 3 of 0-99%10 (array #120)");
+    expect(html).toContain('task 3 of 0-99%10 (<a href="/arrays/120">array #120</a>)');
     expect(html).toContain('href="/jobs/123"');
   });
 

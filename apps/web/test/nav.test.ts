@@ -19,6 +19,12 @@ describe("the sidebar entry a page sits under", () => {
     expect(isCurrentNav("/jobs/42", QUEUE, under)).toBe(false);
   });
 
+  it("puts an array's page where its tasks' pages are", () => {
+    expect(isCurrentNav("/arrays/120", MY_JOBS, jobPageUnder("user-ada", "user-ada"))).toBe(true);
+    expect(isCurrentNav("/arrays/120", QUEUE, jobPageUnder("user-ada", "user-omar"))).toBe(true);
+    expect(isCurrentNav("/arrays/120", MY_JOBS, jobPageUnder("user-ada", "user-omar"))).toBe(false);
+  });
+
   it("highlights nothing on a job page until the viewer and the job are known", () => {
     expect(jobPageUnder(undefined, "user-ada")).toBeNull();
     expect(isCurrentNav("/jobs/42", MY_JOBS, null)).toBe(false);

@@ -236,6 +236,12 @@ export const listJobsInput = strictObject(
     cluster: text("cluster")
       .max(LIMITS.keyChars, `cluster is longer than ${int(LIMITS.keyChars)} characters`)
       .optional(),
+    /** The tasks of one job array (its id, its first task's id). */
+    array: z
+      .number({ error: typeError("array", "array must be a job array's id") })
+      .int("array must be a whole number")
+      .positive("array must be a job array's id")
+      .optional(),
     limit: z
       .number({ error: typeError("limit", "limit must be a number") })
       .int("limit must be a whole number")

@@ -164,7 +164,12 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
         }
         if (parts.length === 1 && method === "GET") {
           const q = queryOf(req);
-          const input = parse(listJobsInput, { ...q, limit: queryNumber(q.limit), active: queryBoolean(q.active) });
+          const input = parse(listJobsInput, {
+            ...q,
+            limit: queryNumber(q.limit),
+            array: queryNumber(q.array),
+            active: queryBoolean(q.active),
+          });
           const leaveRows = enterJobRows(actor.id, input.limit);
           try {
             return json({ jobs: await listJobs(prisma, actor, input) });

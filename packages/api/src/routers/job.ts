@@ -14,8 +14,11 @@ import {
   cancelArray,
   cancelJob,
   getJob,
+  getArrayView,
   getJobDetail,
   extendSession,
+  holdArray,
+  releaseArray,
   getJobLogPage,
   listJobs,
   startSession,
@@ -54,6 +57,12 @@ export const jobRouter = {
   hold: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => setJobHeld(ctx.prisma, ctx.user, input.id, true)),
   /** Cancel every task of a job array that has not ended (`id`: the array's id). */
   cancelArray: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => cancelArray(ctx.prisma, ctx.user, input.id)),
+  /** A job array's tasks by state and what the caller may do to them all (`id`: the array's id). */
+  array: authedProcedure.input(jobIdInput).query(({ ctx, input }) => getArrayView(ctx.prisma, ctx.user, input.id)),
+  /** Hold every waiting task of a job array, as POST /arrays/{id}/hold does. */
+  holdArray: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => holdArray(ctx.prisma, ctx.user, input.id)),
+  /** Release every held task of a job array the caller may release, as POST /arrays/{id}/release does. */
+  releaseArray: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => releaseArray(ctx.prisma, ctx.user, input.id)),
   /** Replace a pending job's dependencies (refused when it would close a cycle). */
   setDependencies: authedProcedure
     .input(setDependenciesInput.extend({ id: jobIdInput.shape.id }))

@@ -84,6 +84,10 @@ export function jobAccess(
   return actor.role === "OPERATOR" ? "command" : "none";
 }
 
+/** Who may hold or release a job, or a whole array: its owner, operators and admins. */
+export const mayHold = (actor: Actor, job: { userId: string }): boolean =>
+  actor.id === job.userId || actor.role === "OPERATOR" || actor.role === "ADMIN";
+
 /** Operators and admins release any held job; its owner only a hold of their own. */
 export const mayReleaseHold = (actor: Actor, job: { heldBy: string | null }): boolean =>
   actor.role === "OPERATOR" || actor.role === "ADMIN" || job.heldBy === null || job.heldBy === actor.id;

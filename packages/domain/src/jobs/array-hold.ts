@@ -1,6 +1,6 @@
 import { Prisma, type PrismaClient, type Tx } from "@tranche/db";
 import type { JobEventKind } from "@tranche/contracts";
-import { mayReleaseHold, type Actor } from "../auth/actor";
+import { mayHold, mayReleaseHold, type Actor } from "../auth/actor";
 import { conflict, forbidden, notFound } from "../errors";
 import { noArrayWords } from "./job-rules-input";
 
@@ -32,7 +32,7 @@ export interface ArrayReleased {
 async function checkArray(prisma: PrismaClient, actor: Actor, arrayId: number, word: "hold" | "release"): Promise<void> {
   const head = await prisma.job.findFirst({ where: { arrayJobId: arrayId }, select: { userId: true } });
   if (!head) throw notFound(await noArrayWords(prisma, arrayId));
-  if (head.userId !== actor.id && actor.role !== "OPERATOR" && actor.role !== "ADMIN")
+  if (!mayHold(actor, head))
     throw forbidden(`Array ${arrayId} is not yours: only its owner, an operator or an admin may ${word} it`);
 }
 

@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@tranche/db";
 import { formatExactDuration, type JobEventKind, type JobView } from "@tranche/contracts";
 import { defaultPolicy, gracePeriodFor } from "@tranche/scheduler-core";
-import { mayReleaseHold, type Actor } from "../auth/actor";
+import { mayHold, mayReleaseHold, type Actor } from "../auth/actor";
 import { conflict, forbidden, notFound } from "../errors";
 import { forecastFactsOf } from "./forecast-facts";
 import { jobViewInclude, toJobView } from "./job-view";
@@ -93,7 +93,7 @@ export async function cancelJob(prisma: PrismaClient, actor: Actor, id: number):
 /** Hold (PENDING -> HELD) or release (HELD -> PENDING). Owners, operators and admins. */
 export async function setJobHeld(prisma: PrismaClient, actor: Actor, id: number, held: boolean): Promise<JobView> {
   const job = await loadJob(prisma, id);
-  if (actor.id !== job.userId && actor.role !== "OPERATOR" && actor.role !== "ADMIN")
+  if (!mayHold(actor, job))
     throw forbidden(`Job ${id} is not yours: only its owner, an operator or an admin may ${held ? "hold" : "release"} it`);
   // An operator's hold (a job that breaks nodes, say) would mean nothing if its owner could lift it.
   if (!held && job.state === "HELD" && !mayReleaseHold(actor, job))

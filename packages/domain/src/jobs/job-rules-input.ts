@@ -161,6 +161,10 @@ export async function noArrayWords(prisma: PrismaClient, arrayId: number): Promi
   return `There is no job array ${arrayId}`;
 }
 
+/** Who may cancel a whole array: its owner and admins. */
+export const mayCancelArray = (actor: Actor, head: { userId: string }): boolean =>
+  head.userId === actor.id || actor.role === "ADMIN";
+
 /**
  * Cancel every task of an array that has not ended: waiting ones at once (one statement), running ones
  * as cancelJob does (SIGTERM, then SIGKILL after their grace). Owners and admins.
@@ -172,8 +176,7 @@ export async function cancelArray(
 ): Promise<{ arrayId: number; cancelled: number; stopping: number }> {
   const head = await prisma.job.findFirst({ where: { arrayJobId: arrayId }, select: { userId: true } });
   if (!head) throw notFound(await noArrayWords(prisma, arrayId));
-  if (head.userId !== actor.id && actor.role !== "ADMIN")
-    throw forbidden(`Array ${arrayId} is not yours: only its owner or an admin may cancel it`);
+  if (!mayCancelArray(actor, head)) throw forbidden(`Array ${arrayId} is not yours: only its owner or an admin may cancel it`);
   const now = new Date();
   const cancelled = await prisma.$transaction(async (tx) => {
     // Rows in id order, as every transaction that changes many jobs takes them (lock-order.ts).

@@ -6,6 +6,7 @@ import { jobViewInclude, laneOf, maskJobView, toJobView } from "./job-view";
 import { forecastFactsOf } from "./forecast-facts";
 import { userNameSql } from "../user-name";
 import { clusterIdNamed } from "../cluster-named";
+import { noArrayWords } from "./job-rules-input";
 
 /** What the actor may read of one job (see jobAccess). */
 export async function accessToJob(db: Db, actor: Actor, job: { userId: string; budgetId: string }): Promise<JobAccess> {
@@ -56,6 +57,12 @@ export async function listJobs(prisma: PrismaClient, actor: Actor, input: ListJo
   else if (input.active === false) where.push(`j.state NOT IN ('PENDING','HELD','RUNNING','STOPPING')`);
   // An unknown cluster is a 404, as the queue answers, not an empty list a typo would hide behind.
   if (input.cluster) where.push(`j."clusterId" = ${p(await clusterIdNamed(prisma, input.cluster))}`);
+  // An id that names no array is a 404 too, saying which id to use when it names a task or a plain job.
+  if (input.array !== undefined) {
+    if (!(await prisma.job.findFirst({ where: { arrayJobId: input.array }, select: { id: true } })))
+      throw notFound(await noArrayWords(prisma, input.array));
+    where.push(`j."arrayJobId" = ${p(input.array)}`);
+  }
   const limit = p(Math.max(1, Math.min(input.limit ?? 100, 1000)));
   const rows = await prisma.$queryRawUnsafe<{ jobs: string }[]>(
     `SELECT COALESCE(json_agg(${JOB_VIEW_JSON} ORDER BY j.id DESC), '[]')::text AS jobs

@@ -4,7 +4,7 @@ import { arrayTaskText } from "@tranche/contracts/format";
 
 /**
  * The Job cell of the jobs list: the job's id and name, linking to its page; for a task of a job array,
- * which task of which array (the words of the job page and `tranche ls`); its owner when the list shows
+ * which task of which array (the words of the job page and `tranche ls`), linking to the array's page; its owner when the list shows
  * everyone's jobs.
  */
 export function JobNameCell({
@@ -21,7 +21,7 @@ export function JobNameCell({
       </Link>
       {job.array ? (
         <div className="small muted" data-testid="array-task">
-          {arrayTaskText(job.array)} (array #{job.array.id})
+          {arrayTaskText(job.array)} (<Link href={`/arrays/${job.array.id}`}>array #{job.array.id}</Link>)
         </div>
       ) : null}
       {showUser ? <div className="small muted">{job.user.name}</div> : null}

@@ -8,26 +8,44 @@ import { Empty, LaneBadge, PageHead, ReasonTag, StateBadge, ago, readable, useNo
 import { errorText } from "../../../lib/error-text";
 import { JobEnded } from "./job-ended";
 import { JobNameCell } from "./job-name-cell";
+import { ArrayPanel } from "../arrays/[id]/array-panel";
+import { jobPageUnder } from "../../../lib/nav";
+import { useNavHighlight } from "../../../components/nav-highlight";
 
 type Filter = "active" | "finished" | "all";
 
-export function JobsTable() {
+/**
+ * My jobs, or with `array` one job array's page: its tasks (all of them at first, up to 1,000, by index),
+ * under the panel that holds, releases or cancels them all.
+ */
+export function JobsTable({ array }: { array?: number } = {}) {
   const trpc = useTRPC();
   const now = useNow(5000);
-  const [filter, setFilter] = useState<Filter>("active");
+  const [filter, setFilter] = useState<Filter>(array ? "all" : "active");
   const me = useQuery(trpc.me.get.queryOptions());
-  const [scope, setScope] = useState<"mine" | "all">("mine");
+  const [chosenScope, setScope] = useState<"mine" | "all">("mine");
+  // Whoever may list everyone's jobs sees every task of an array, whoever submitted it.
+  const scope = array && me.data && me.data.role !== "RESEARCHER" ? "all" : chosenScope;
   const jobs = useQuery({
-    ...trpc.job.list.queryOptions({ scope, active: filter === "all" ? undefined : filter === "active", limit: 200 }),
+    ...trpc.job.list.queryOptions({
+      scope,
+      active: filter === "all" ? undefined : filter === "active",
+      limit: array ? 1000 : 200,
+      ...(array ? { array } : {}),
+    }),
     refetchInterval: 2000,
   });
+  const rows = array ? [...(jobs.data ?? [])].sort((a, b) => (a.array?.index ?? 0) - (b.array?.index ?? 0)) : jobs.data;
+  // An array's page sits where its tasks' pages do: under My jobs for its owner, else the live queue.
+  const arrayView = useQuery({ ...trpc.job.array.queryOptions({ id: array ?? 0 }), enabled: array !== undefined });
+  useNavHighlight(array ? jobPageUnder(me.data?.id, arrayView.data?.owner.id) : null);
   return (
     <>
       <PageHead
-        title={scope === "mine" ? "My jobs" : "All jobs"}
+        title={array ? `Array #${array}` : scope === "mine" ? "My jobs" : "All jobs"}
         lede="Pending jobs show the scheduler's latest reason; running ones show their protection."
       >
-        {me.data && me.data.role !== "RESEARCHER" ? (
+        {!array && me.data && me.data.role !== "RESEARCHER" ? (
           <div className="seg" role="group" aria-label="Whose jobs">
             <button type="button" aria-pressed={scope === "mine"} onClick={() => setScope("mine")}>
               Mine
@@ -51,12 +69,13 @@ export function JobsTable() {
           Submit a job
         </Link>
       </PageHead>
+      {array ? <ArrayPanel id={array} /> : null}
       <section className="panel">
         {jobs.isPending ? (
           <div className="panel-body muted">Loading…</div>
         ) : jobs.isError ? (
           <div className="panel-body error">{errorText(jobs.error)}</div>
-        ) : jobs.data.length === 0 ? (
+        ) : !rows || rows.length === 0 ? (
           <Empty title={filter === "active" ? "No pending or running jobs" : "No jobs here yet"}>
             <Link href="/submit">Submit a job</Link>, from the web or with <code>tranche submit</code>.
           </Empty>
@@ -73,7 +92,7 @@ export function JobsTable() {
               </tr>
             </thead>
             <tbody>
-              {jobs.data.map((j) => (
+              {rows.map((j) => (
                 <tr key={j.id} data-testid={`job-row-${j.id}`}>
                   <JobNameCell job={j} showUser={scope === "all"} />
                   <td>

@@ -93,7 +93,8 @@ export function JobDetailView({ id }: { id: number }) {
             {job.array ? (
               <>
                 {" "}
-                · <span data-testid="array-task">{arrayTaskText(job.array)}</span> (array #{job.array.id})
+                · <span data-testid="array-task">{arrayTaskText(job.array)}</span> (
+                <Link href={`/arrays/${job.array.id}`}>array #{job.array.id}</Link>)
               </>
             ) : null}
           </p>
