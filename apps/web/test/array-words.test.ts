@@ -3,22 +3,36 @@ import {
   arrayCounts,
   arrayHeldText,
   arrayReleasedText,
-  arrayStatesText,
+  arrayListCutText,
+  arrayStateParts,
   holdArrayQuestion,
   releaseArrayQuestion,
 } from "../lib/array-words";
 
 describe("the array page's words", () => {
-  it("says where the tasks stand, in a job's order, leaving out states no task is in", () => {
-    expect(arrayStatesText({ COMPLETED: 70, PENDING: 17, FAILED: 7, RUNNING: 3, HELD: 0 })).toBe(
-      "17 pending, 3 running, 70 completed, 7 failed",
-    );
-    expect(arrayStatesText({ PENDING: 1200 })).toBe("1,200 pending");
+  it("says where the tasks stand, in a job's order, leaving out states no task is in but the chosen one", () => {
+    const text = (...a: Parameters<typeof arrayStateParts>) => arrayStateParts(...a).map((p) => p.text);
+    expect(text({ COMPLETED: 70, PENDING: 17, FAILED: 7, RUNNING: 3, HELD: 0 })).toEqual([
+      "17 pending",
+      "3 running",
+      "70 completed",
+      "7 failed",
+    ]);
+    expect(arrayStateParts({ PENDING: 1200 })).toEqual([{ state: "PENDING", text: "1,200 pending" }]);
+    // The state chosen as the filter stays, at 0, once its tasks have moved on.
+    expect(text({ PENDING: 9, RUNNING: 1 }, "HELD")).toEqual(["9 pending", "0 held", "1 running"]);
     expect(arrayCounts({ PENDING: 17, HELD: 2, RUNNING: 2, STOPPING: 1, COMPLETED: 78 })).toEqual({
       pending: 17,
       running: 3,
       active: 22,
     });
+  });
+
+  it("says when the list shows only part of the tasks chosen", () => {
+    expect(arrayListCutText(1000, 10000)).toBe(
+      "Showing 1,000 of these 10,000 tasks, the last by index: choose a state above to see fewer at once.",
+    );
+    expect(arrayListCutText(100, 100)).toBeNull();
   });
 
   it("asks before a hold or a release, saying how many tasks it touches", () => {

@@ -2,13 +2,14 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import type { JobState } from "@tranche/contracts";
 import { formatDuration, formatExactDuration } from "@tranche/contracts/format";
 import { useTRPC } from "../../../lib/trpc";
 import { Empty, LaneBadge, PageHead, ReasonTag, StateBadge, ago, readable, useNow } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
 import { JobEnded } from "./job-ended";
 import { JobNameCell } from "./job-name-cell";
-import { ArrayPanel } from "../arrays/[id]/array-panel";
+import { ArrayListCut, ArrayPanel } from "../arrays/[id]/array-panel";
 import { jobPageUnder } from "../../../lib/nav";
 import { useNavHighlight } from "../../../components/nav-highlight";
 
@@ -21,7 +22,9 @@ type Filter = "active" | "finished" | "all";
 export function JobsTable({ array }: { array?: number } = {}) {
   const trpc = useTRPC();
   const now = useNow(5000);
-  const [filter, setFilter] = useState<Filter>(array ? "all" : "active");
+  const [filter, setFilter] = useState<Filter>("active");
+  // An array's page filters by state from its counts ("5 failed"); null: all its tasks.
+  const [state, setState] = useState<JobState | null>(null);
   const me = useQuery(trpc.me.get.queryOptions());
   const [chosenScope, setScope] = useState<"mine" | "all">("mine");
   // Whoever may list everyone's jobs sees every task of an array, whoever submitted it.
@@ -29,9 +32,8 @@ export function JobsTable({ array }: { array?: number } = {}) {
   const jobs = useQuery({
     ...trpc.job.list.queryOptions({
       scope,
-      active: filter === "all" ? undefined : filter === "active",
       limit: array ? 1000 : 200,
-      ...(array ? { array } : {}),
+      ...(array ? { array, ...(state ? { state } : {}) } : { active: filter === "all" ? undefined : filter === "active" }),
     }),
     refetchInterval: 2000,
   });
@@ -55,13 +57,15 @@ export function JobsTable({ array }: { array?: number } = {}) {
             </button>
           </div>
         ) : null}
-        <div className="seg" role="group" aria-label="Filter">
-          {(["active", "finished", "all"] as const).map((f) => (
-            <button key={f} type="button" aria-pressed={filter === f} onClick={() => setFilter(f)}>
-              {f[0]!.toUpperCase() + f.slice(1)}
-            </button>
-          ))}
-        </div>
+        {array ? null : (
+          <div className="seg" role="group" aria-label="Filter">
+            {(["active", "finished", "all"] as const).map((f) => (
+              <button key={f} type="button" aria-pressed={filter === f} onClick={() => setFilter(f)}>
+                {f[0]!.toUpperCase() + f.slice(1)}
+              </button>
+            ))}
+          </div>
+        )}
         <Link className="btn" href="/sessions/new">
           Start a session
         </Link>
@@ -69,14 +73,22 @@ export function JobsTable({ array }: { array?: number } = {}) {
           Submit a job
         </Link>
       </PageHead>
-      {array ? <ArrayPanel id={array} /> : null}
+      {array ? <ArrayPanel id={array} state={state} onState={setState} /> : null}
       <section className="panel">
         {jobs.isPending ? (
           <div className="panel-body muted">Loading…</div>
         ) : jobs.isError ? (
           <div className="panel-body error">{errorText(jobs.error)}</div>
         ) : !rows || rows.length === 0 ? (
-          <Empty title={filter === "active" ? "No pending or running jobs" : "No jobs here yet"}>
+          <Empty
+            title={
+              array && state
+                ? `None of its tasks is ${state.toLowerCase()} now`
+                : filter === "active" && !array
+                  ? "No pending or running jobs"
+                  : "No jobs here yet"
+            }
+          >
             <Link href="/submit">Submit a job</Link>, from the web or with <code>tranche submit</code>.
           </Empty>
         ) : (
@@ -134,6 +146,7 @@ export function JobsTable({ array }: { array?: number } = {}) {
             </tbody>
           </table>
         )}
+        {array && arrayView.data && rows?.length ? <ArrayListCut shown={rows.length} of={arrayView.data} state={state} /> : null}
       </section>
     </>
   );

@@ -1,6 +1,7 @@
 "use client";
 import Link from "next/link";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { JobState } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
 import { errorText } from "../../../../lib/error-text";
 import { plural } from "../../../../lib/words";
@@ -8,7 +9,8 @@ import {
   arrayCounts,
   arrayHeldText,
   arrayReleasedText,
-  arrayStatesText,
+  arrayListCutText,
+  arrayStateParts,
   holdArrayQuestion,
   releaseArrayQuestion,
 } from "../../../../lib/array-words";
@@ -19,8 +21,17 @@ import { useNotice } from "../../../../components/admin/use-action";
  * An array's tasks at a glance and what can be done to them all (`tranche hold --array`, `release
  * --array`, `cancel --array`): a researcher with 100 tasks held, released or cancelled them one job
  * page at a time. Each button asks first, saying how many tasks it touches, and says what it did.
+ * The counts by state choose which tasks the list below shows ("5 failed": those five, not 100 rows).
  */
-export function ArrayPanel({ id }: { id: number }) {
+export function ArrayPanel({
+  id,
+  state,
+  onState,
+}: {
+  id: number;
+  state: JobState | null;
+  onState: (s: JobState | null) => void;
+}) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const view = useQuery({ ...trpc.job.array.queryOptions({ id }), refetchInterval: 2000 });
@@ -58,7 +69,22 @@ export function ArrayPanel({ id }: { id: number }) {
           <strong>{a.name}</strong> · {plural(a.tasks, "task")} ({a.spec}) on{" "}
           <Link href={`/queue/${a.cluster}`}>{a.cluster}</Link> · by {a.owner.name}
         </p>
-        <p data-testid="array-states">{arrayStatesText(a.states)}</p>
+        <div
+          className="seg"
+          role="group"
+          aria-label="Tasks by state"
+          data-testid="array-states"
+          style={{ marginBottom: "0.8rem" }}
+        >
+          <button type="button" aria-pressed={state === null} onClick={() => onState(null)}>
+            All {plural(a.tasks, "task")}
+          </button>
+          {arrayStateParts(a.states, state).map((p) => (
+            <button key={p.state} type="button" aria-pressed={state === p.state} onClick={() => onState(p.state)}>
+              {p.text}
+            </button>
+          ))}
+        </div>
         <div className="row">
           {a.mayHold && pending > 0 ? (
             <button
@@ -97,4 +123,18 @@ export function ArrayPanel({ id }: { id: number }) {
       </div>
     </section>
   );
+}
+
+/** Under an array's list: that it shows only part of the tasks chosen (an array has up to 10,000; a list 1,000). */
+export function ArrayListCut({
+  shown,
+  of,
+  state,
+}: {
+  shown: number;
+  of: { tasks: number; states: Partial<Record<JobState, number>> };
+  state: JobState | null;
+}) {
+  const text = arrayListCutText(shown, state ? (of.states[state] ?? 0) : of.tasks);
+  return text ? <div className="panel-body muted small">{text}</div> : null;
 }
