@@ -438,3 +438,88 @@ test("a job or cluster that does not exist is a real 404 page, not a page that l
   expect(huge.status()).toBe(413);
   expect(await huge.text()).toContain("The request body is larger than");
 });
+
+test("a researcher holds and releases a whole array from its page, and sees how an ended job ended", async ({ page }) => {
+  test.setTimeout(150_000);
+  await signIn(page, "ada");
+  const submit = async (data: Record<string, unknown>): Promise<number> => {
+    const res = await page.request.post("/api/v1/jobs", {
+      headers: sameOrigin(page),
+      data: {
+        cluster: "h100",
+        budget: "lab/language/pretraining",
+        gpus: 1,
+        minRuntime: "10m",
+        resumable: true,
+        env: {},
+        ...data,
+      },
+    });
+    expect(res.status()).toBe(201);
+    return ((await res.json()) as { job: { id: number } }).job.id;
+  };
+  const states = async (query: string): Promise<string[]> => {
+    const res = await page.request.get(`/api/v1/jobs?${query}`);
+    return ((await res.json()) as { jobs: { state: string }[] }).jobs.map((j) => j.state);
+  };
+  const failing = await submit({ name: "exits-7", command: "exit 7" });
+  // Ten tasks, one at a time: one runs, nine wait behind it.
+  const array = await submit({ name: "sweep", command: "sleep 600", array: "0-9%1" });
+  await expect.poll(() => states(`array=${array}`), { timeout: 45_000 }).toContain("RUNNING");
+
+  // My jobs' finished tab says how the failed job ended, in tranche ls's words.
+  await expect.poll(async () => (await states("active=false&limit=20")).length, { timeout: 45_000 }).toBeGreaterThan(0);
+  await page.goto("/jobs");
+  await page.getByRole("group", { name: "Filter" }).getByRole("button", { name: "Finished" }).click();
+  await expect(page.getByTestId(`job-row-${failing}`)).toContainText(/Exit code 7, ended (just now|.+ ago)/, {
+    timeout: 45_000,
+  });
+
+  // From a task in My jobs to its array's page.
+  await page.getByRole("group", { name: "Filter" }).getByRole("button", { name: "Active" }).click();
+  await page
+    .getByTestId(`job-row-${array}`)
+    .getByRole("link", { name: `array #${array}` })
+    .click();
+  await expect(page).toHaveURL(new RegExp(`/arrays/${array}$`));
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Array #${array}`);
+  await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "My jobs" })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
+  const byState = page.getByRole("group", { name: "Tasks by state" }).getByRole("button");
+  await expect(byState).toHaveText(["All 10 tasks", "9 pending", "1 running"], { timeout: 15_000 });
+  const rows = page.getByRole("table", { name: "Jobs" }).locator("tbody tr");
+  await expect(rows).toHaveCount(10);
+  // Its counts choose which tasks the list shows: the one running, then all ten again.
+  await byState.filter({ hasText: "1 running" }).click();
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText("Running");
+  await byState.filter({ hasText: "All 10 tasks" }).click();
+  await expect(rows).toHaveCount(10);
+
+  // Each button says first how many tasks it touches, then what it did.
+  const asked: string[] = [];
+  page.on("dialog", (d) => {
+    asked.push(d.message());
+    void d.accept();
+  });
+  await page.getByRole("button", { name: "Hold all pending tasks" }).click();
+  await expect(page.getByRole("status")).toHaveText("Held 9 pending tasks; 1 was already running.");
+  expect(asked.at(-1)).toBe(
+    `Hold the 9 pending tasks of array #${array}? They will not start until released; 1 running task goes on.`,
+  );
+  await expect(byState).toHaveText(["All 10 tasks", "9 held", "1 running"]);
+  expect(await states(`array=${array}`)).toEqual(expect.arrayContaining(["HELD", "RUNNING"]));
+  await expect(page.getByRole("button", { name: "Hold all pending tasks" })).toHaveCount(0);
+
+  await page.getByRole("button", { name: "Release all held tasks" }).click();
+  await expect(page.getByRole("status")).toHaveText("Released 9 held tasks.");
+  expect(asked.at(-1)).toBe(`Release the 9 held tasks of array #${array}? They go back in the queue.`);
+  await expect(byState).toHaveText(["All 10 tasks", "9 pending", "1 running"]);
+
+  // Cancelled whole, so it holds no GPU for the journeys after this one.
+  await page.getByRole("button", { name: "Cancel the whole array" }).click();
+  await expect(page.getByRole("status")).toHaveText("Cancelled 9 waiting tasks; 1 running task asked to stop.");
+  expect(await states(`array=${array}&active=true`)).not.toContain("PENDING");
+});
