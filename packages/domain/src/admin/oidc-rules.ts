@@ -1,4 +1,4 @@
-import type { PrismaClient } from "@tranche/db";
+import type { PrismaClient, Tx } from "@tranche/db";
 import { requireRole, ROLES, type Actor, type Role } from "../auth/actor";
 import { badInput, conflict, notFound } from "../errors";
 import { writeAudit } from "./audit";
@@ -112,4 +112,16 @@ export async function applyOidcRules(
     );
     return { role, budgets: budgets.map((b) => b.path) };
   });
+}
+
+/**
+ * The rules name budgets by path, so a rename or move of a tree node rewrites the paths under it in every
+ * rule (in the caller's transaction). Left alone, a rule would name a budget that no longer exists, and
+ * newcomers would silently get none; or, once someone reuses the old name, a different budget.
+ */
+export async function followTreePathInOidcRules(tx: Tx, from: string, to: string): Promise<void> {
+  await tx.$executeRaw`UPDATE oidc_role_rule SET "budgetPaths" = ARRAY(
+      SELECT CASE WHEN p = ${from} OR starts_with(p, ${from + "/"}) THEN ${to} || substr(p, ${from.length + 1}) ELSE p END
+      FROM unnest("budgetPaths") WITH ORDINALITY AS t(p, i) ORDER BY i)
+    WHERE EXISTS (SELECT 1 FROM unnest("budgetPaths") AS q(p) WHERE p = ${from} OR starts_with(p, ${from + "/"}))`;
 }

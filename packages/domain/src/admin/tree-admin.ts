@@ -4,6 +4,7 @@ import { requireRole, type Actor } from "../auth/actor";
 import { badInput, conflict, notFound } from "../errors";
 import { forgetCachedNames } from "../jobs/submit-job";
 import { writeAudit } from "./audit";
+import { followTreePathInOidcRules } from "./oidc-rules";
 
 /**
  * Editing the shape of the budget tree (admins). Every change runs in one transaction that first takes
@@ -147,6 +148,7 @@ export async function updateTreeNode(prisma: PrismaClient, actor: Actor, path: s
     // Every path in the subtree starts with the node's path: rewrite that prefix in one statement.
     await tx.$executeRaw`UPDATE budget_tree_node SET path = ${newPath} || substr(path, ${node.path.length + 1})
       WHERE path = ${node.path} OR starts_with(path, ${node.path + "/"})`;
+    await followTreePathInOidcRules(tx, node.path, newPath);
     await tx.budgetTreeNode.update({ where: { id: node.id }, data: { name, parentId: parent?.id ?? null } });
     const action = moving ? "tree.move" : "tree.rename";
     await writeAudit(
