@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import {
   formatExactDuration,
   parsePercentToPpm,
+  removedMemberText,
   revokedNodeSentence,
   type RevokedNodeView,
   type SharePreview,
@@ -305,8 +306,11 @@ export function registerAdmin(program: Command, out: Out): void {
     .argument("<path>")
     .argument("<email>")
     .action(async (path: string, email: string) => {
-      const r = await call("DELETE", `/budgets/${enc(path)}/members?email=${encodeURIComponent(email)}`);
-      out(r, () => `${email} may no longer charge ${path}.`);
+      const r = await call<{ member: { jobsLeft: number } }>(
+        "DELETE",
+        `/budgets/${enc(path)}/members?email=${encodeURIComponent(email)}`,
+      );
+      out(r, () => removedMemberText(email, path, r.member.jobsLeft));
     });
   budget
     .command("remove-manager")

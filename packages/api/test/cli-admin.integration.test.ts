@@ -71,7 +71,7 @@ describe("tranche admin", () => {
     expect(refused.stdout).toBe("");
     // Taken back from the command line too: a member, then a manager, each once (again: not found).
     const removed = await cli("admin", ["admin", "budget", "remove-member", "lab/robotics/arms", "rin@lab.example"]);
-    expect(removed.stdout).toContain("rin@lab.example may no longer charge lab/robotics/arms.");
+    expect(removed.stdout).toContain("rin@lab.example may no longer submit to lab/robotics/arms.");
     expect(await w.db.prisma.budgetMember.count({ where: { user: { email: "rin@lab.example" } } })).toBe(0);
     const again = await cli("admin", ["admin", "budget", "remove-member", "lab/robotics/arms", "rin@lab.example"]);
     expect(again.code).not.toBe(0);

@@ -73,6 +73,7 @@ const KEYS: Record<string, string> = {
   debugMaxGpusPerUser: "debug GPUs per user",
   debugVictimMaxGpuHours: "most work a debug job may make a preempted run lose (GPU-hours)",
   expiresAt: "expires",
+  jobsLeft: "their jobs still waiting or running there",
   nodeName: "only for host",
 };
 

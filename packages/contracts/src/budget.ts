@@ -163,3 +163,14 @@ export interface AllocationHistoryRow {
   actor: string | null;
   note: string | null;
 }
+
+/**
+ * What removing a member did, for the CLI and the web app alike: it stops new submissions only, so the
+ * jobs of theirs already waiting or running go on charged to the budget, and the sentence says so.
+ */
+export function removedMemberText(email: string, budget: string, jobsLeft: number): string {
+  const head = `${email} may no longer submit to ${budget}.`;
+  if (jobsLeft === 0) return head;
+  const jobs = jobsLeft === 1 ? "1 job of theirs is" : `${jobsLeft.toLocaleString("en-US")} jobs of theirs are`;
+  return `${head} ${jobs} still waiting or running there and stay charged to it; cancel them if they should not run.`;
+}

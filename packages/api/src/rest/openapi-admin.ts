@@ -184,7 +184,9 @@ function adminPaths(): Paths {
         operationId: "removeBudgetMember",
         parameters: [treePathParam, personParam],
         responses: {
-          "200": ok("The membership removed", { member: { type: "object" } }),
+          "200": ok("The membership removed; jobsLeft: the person's jobs still waiting or running there, which go on", {
+            member: { type: "object" },
+          }),
           ...errorResponses([400, 401, 403, 404]),
         },
       },

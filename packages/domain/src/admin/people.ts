@@ -1,4 +1,5 @@
 import type { PrismaClient, Tx } from "@tranche/db";
+import { ACTIVE_JOB_STATES } from "@tranche/contracts";
 import { managesTreeNode, requireRole, type Actor } from "../auth/actor";
 import { badInput, conflict, forbidden, notFound } from "../errors";
 import { writeAudit } from "./audit";
@@ -48,8 +49,19 @@ export async function removeBudgetMember(prisma: PrismaClient, actor: Actor, pat
     const user = await tx.user.findUnique({ where: { email } });
     const gone = user ? await tx.budgetMember.deleteMany({ where: { budgetId: node.id, userId: user.id } }) : { count: 0 };
     if (gone.count === 0) throw notFound(`${email} is not a member of '${node.path}'`);
-    await writeAudit(tx, actor, "budget.member.remove", { type: "budget_tree_node", id: node.id, label: node.path }, { email });
-    return { budget: node.path, email };
+    // Removal stops new submissions only: jobs already waiting or running go on, charged to the budget.
+    // The answer counts them, so whoever removed the person is not told the budget is rid of them.
+    const jobsLeft = await tx.job.count({
+      where: { budgetId: node.id, userId: user!.id, state: { in: [...ACTIVE_JOB_STATES] } },
+    });
+    await writeAudit(
+      tx,
+      actor,
+      "budget.member.remove",
+      { type: "budget_tree_node", id: node.id, label: node.path },
+      { email, jobsLeft },
+    );
+    return { budget: node.path, email, jobsLeft };
   });
 }
 

@@ -1,6 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { removedMemberText } from "@tranche/contracts";
 import { useTRPC } from "../../../lib/trpc";
 import type { useNotice } from "../../../components/admin/use-action";
 import { FormRow, RowInput } from "../../../components/admin/form-row";
@@ -51,7 +52,11 @@ export function NodePeople({
           <h3>Members (may charge this budget)</h3>
           {list(
             people.data?.members ?? [],
-            (email) => removeMember.mutate({ path, email }, opts(`Removed ${email}.`)),
+            (email) =>
+              removeMember.mutate(
+                { path, email },
+                { onSuccess: (r) => (n.ok(removedMemberText(email, path, r.jobsLeft)), refresh()), onError: n.fail },
+              ),
             "Nobody yet.",
           )}
           <FormRow onSubmit={() => addMember.mutate({ path, email: member }, opts(`${member} may now charge ${path}.`))}>
