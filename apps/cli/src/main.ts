@@ -22,6 +22,7 @@ import {
 import { reasonLabel } from "@tranche/contracts/reasons";
 import { registerAdmin } from "./admin";
 import { registerBudgets } from "./budgets";
+import { registerReport } from "./report";
 import { registerExplain } from "./explain";
 import { JOB_LIST_HEAD, jobListRow } from "./job-list";
 import { registerJobRules } from "./job-rules";
@@ -424,6 +425,7 @@ registerLogs(program, json);
 registerSession(program, out);
 registerNodes(program, out);
 registerBudgets(program, out);
+registerReport(program, out);
 registerTokens(program, out);
 registerAdmin(program, out);
 

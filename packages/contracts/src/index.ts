@@ -10,6 +10,7 @@ export * from "./job-rules";
 export * from "./notification";
 export * from "./job-events";
 export * from "./budget";
+export * from "./measures";
 export * from "./node";
 export * from "./token";
 export * from "./api-error";

@@ -15,6 +15,7 @@ import {
   jobIdInput,
   jobLogDownloadQuery,
   jobLogsQuery,
+  measuresQuery,
   queueQuery,
   revokeTokenInput,
   listJobsInput,
@@ -28,6 +29,7 @@ import {
   cancelJob,
   clusterPolicyView,
   getBudgetTree,
+  getChartData,
   getJob,
   getJobDetail,
   getJobLogPage,
@@ -229,6 +231,17 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
         } finally {
           leaveRows();
         }
+      }
+      // The charts page's measures as data: delivery per budget over the window, usage against what each
+      // budget earned, occupancy and waits; a manager's report (`tranche report`, or a script's export).
+      if (head === "measures" && parts.length === 2 && method === "GET") {
+        const cluster = clusterName.safeParse(id);
+        if (!cluster.success) {
+          const issues = fieldIssues(cluster.error).map((i) => ({ ...i, path: "cluster" }));
+          return errorResponse("BAD_INPUT", issuesSentence(issues), issues);
+        }
+        const { hours } = parse(measuresQuery, queryOf(req));
+        return json(await getChartData(prisma, cluster.data, hours));
       }
       if (head === "budgets" && parts.length === 1 && method === "GET") {
         noQuery(req, "the budget tree's query");

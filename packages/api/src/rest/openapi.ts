@@ -1,5 +1,6 @@
 import {
   LIMITS,
+  MEASURES_MAX_HOURS,
   LOG_PAGE_DEFAULT,
   LOG_PAGE_MAX,
   MAX_BATCH_JOBS,
@@ -285,6 +286,27 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                 ],
                 responses: {
                   "200": jsonAnswer("Queue"),
+                  ...errorResponses([400, 401, 404]),
+                },
+              },
+            },
+            "/measures/{cluster}": {
+              get: {
+                summary:
+                  "The charts page's measures of a cluster as data: delivery per budget (owed and delivered GPU-hours) over the window, usage against earned entitlement over 7 days, occupancy, queue waits, preemptions",
+                operationId: "getMeasures",
+                parameters: [
+                  { name: "cluster", in: "path", required: true, schema: { type: "string" } },
+                  {
+                    name: "hours",
+                    in: "query",
+                    required: false,
+                    description: `The window, whole hours back from now (default 24, at most ${MEASURES_MAX_HOURS})`,
+                    schema: { type: "integer", minimum: 1, maximum: MEASURES_MAX_HOURS },
+                  },
+                ],
+                responses: {
+                  "200": jsonAnswer("Measures"),
                   ...errorResponses([400, 401, 404]),
                 },
               },
