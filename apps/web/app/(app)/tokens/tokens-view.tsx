@@ -130,7 +130,11 @@ export function TokensView() {
             <h2>Use it</h2>
           </div>
           <div className="panel-body small">
-            <p style={{ marginTop: 0 }}>From the command line:</p>
+            <p style={{ marginTop: 0 }}>
+              From the command line: the <code>tranche</code> command comes with Tranche&apos;s repository (its README says how to
+              put it on your PATH), never from npm&apos;s registry, where a package of that name is someone else&apos;s and would
+              get your token.
+            </p>
             <pre className="logs" style={{ borderRadius: 8 }}>
               {/* Short lines: the panel is narrow at 1280 px and a wrapped line broke "--token" in two. */}
               {`tranche login --url ${origin || "http://127.0.0.1:3000"} \\
