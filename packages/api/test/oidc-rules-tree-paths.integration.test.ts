@@ -51,4 +51,12 @@ describe("OIDC mapping rules after the tree changes", () => {
     await createTreeNode(w.db.prisma, admin, { parent: "lab/nlp", name: "pretraining" });
     expect(await newcomerBudgets("pat@uni.example", ["pre"])).toEqual(["lab/nlp/pretrain-old"]);
   });
+
+  it("make nobody a member of a node that has become a group since the rule named it", async () => {
+    const admin = w.users.admin;
+    await createOidcRule(w.db.prisma, admin, { match: "GROUP", value: "vid", role: "RESEARCHER", budgets: ["lab/vision/video"] });
+    await w.db.prisma.budgetMember.deleteMany({ where: { budget: { path: "lab/vision/video" } } });
+    await createTreeNode(w.db.prisma, admin, { parent: "lab/vision/video", name: "tracking" });
+    expect(await newcomerBudgets("lou@uni.example", ["vid"])).toEqual([]);
+  });
 });

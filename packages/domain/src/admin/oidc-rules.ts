@@ -98,8 +98,10 @@ export async function applyOidcRules(
     const current = await tx.user.findUniqueOrThrow({ where: { id: userId }, select: { role: true } });
     const role = higher(current.role as Role, ruled);
     const u = await tx.user.update({ where: { id: userId }, data: { role } });
+    // Budgets only: a node a rule names may have got children since (its name was a budget's when the rule
+    // was written), and membership of a group lets nobody submit, while it would block the group's shape.
     const budgets = await tx.budgetTreeNode.findMany({
-      where: { path: { in: paths }, archivedAt: null },
+      where: { path: { in: paths }, archivedAt: null, children: { none: { archivedAt: null } } },
       select: { id: true, path: true },
     });
     await tx.budgetMember.createMany({ data: budgets.map((b) => ({ budgetId: b.id, userId })), skipDuplicates: true });
