@@ -11,6 +11,7 @@ import { errorText } from "../../../lib/error-text";
 import { shareBoxProblem } from "../../../lib/share-boxes";
 import { NO_SHARE, plural, readOnlyText } from "../../../lib/words";
 import { UserLimits } from "./user-limits";
+import { BudgetMembers } from "./budget-members";
 
 function flatten(n: BudgetTreeNodeView, depth = 0, out: { node: BudgetTreeNodeView; depth: number }[] = []) {
   out.push({ node: n, depth });
@@ -265,6 +266,7 @@ export function BudgetsView() {
         </section>
       ) : null}
       {selected ? <UserLimits key={selected.id} node={selected} /> : null}
+      {selected ? <BudgetMembers key={`members-${selected.id}`} node={selected} /> : null}
 
       <div className="side-grid">
         <section className="panel scroll-x">
