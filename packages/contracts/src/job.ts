@@ -259,7 +259,8 @@ export const jobView = z.object({
   name: z.string(),
   cluster: z.string(),
   budget: z.string(),
-  user: z.object({ id: z.string(), name: z.string(), email: z.string() }),
+  /** email: null for those who may not read the job's command (see command), who see the name only. */
+  user: z.object({ id: z.string(), name: z.string(), email: z.string().nullable() }),
   gpus: z.number().int(),
   minRuntime: z.number().int(),
   maxRuntime: z.number().int().nullable(),

@@ -31,7 +31,7 @@ export const queueRouter = {
     .query(({ ctx, input }) =>
       withinBound(
         () => enterQueueRows(ctx.user.id, input.limit),
-        () => getQueuePage(ctx.prisma, input.cluster, input),
+        () => getQueuePage(ctx.prisma, ctx.user, input.cluster, input),
       ),
     ),
 } satisfies TRPCRouterRecord;

@@ -88,6 +88,18 @@ export function jobAccess(
 export const mayHold = (actor: Actor, job: { userId: string }): boolean =>
   actor.id === job.userId || actor.role === "OPERATOR" || actor.role === "ADMIN";
 
+/**
+ * The jobs whose owner's e-mail the actor may see, as SQL over job alias `j` (jobAccess other than
+ * "none": everyone's for admins and operators, else their own and, for a manager, those charged to
+ * `managedBudgets`), pushing its values with `p`. For searches by e-mail, which must not tell anyone
+ * whose e-mail a job they may not read carries.
+ */
+export function ownerEmailVisibleSql(actor: Actor, managedBudgets: ReadonlySet<string>, p: (v: unknown) => string): string {
+  if (actor.role === "ADMIN" || actor.role === "OPERATOR") return "TRUE";
+  const mine = `j."userId" = ${p(actor.id)}`;
+  return actor.role === "MANAGER" ? `(${mine} OR j."budgetId" = ANY(${p([...managedBudgets])}::text[]))` : mine;
+}
+
 /** Operators and admins release any held job; its owner only a hold of their own. */
 export const mayReleaseHold = (actor: Actor, job: { heldBy: string | null }): boolean =>
   actor.role === "OPERATOR" || actor.role === "ADMIN" || job.heldBy === null || job.heldBy === actor.id;

@@ -152,13 +152,19 @@ export function laneOf(job: { gpus: number; minRuntimeSec: number; maxRuntimeSec
   ).lane;
 }
 
-/** What `access` lets a reader see of a job's command and env (see jobAccess); changes the view in place. */
-export function maskJobView<V extends Pick<JobView, "command" | "env" | "secretEnvNames">>(v: V, access: JobAccess): V {
+/**
+ * What `access` lets a reader see of a job's command, env and owner (see jobAccess); changes the view
+ * in place. The owner's sign-in e-mail goes to those who may read the command (its owner, admins,
+ * operators, its managers); to everyone else the owner is a display name, as job ids are sequential
+ * and would otherwise hand any signed-in person every user's e-mail.
+ */
+export function maskJobView<V extends Pick<JobView, "command" | "env" | "secretEnvNames" | "user">>(v: V, access: JobAccess): V {
   if (access === "command") v.env = Object.fromEntries(Object.keys(v.env).map((k) => [k, "***"]));
   if (access === "none") {
     v.command = "(hidden)";
     v.env = {};
     v.secretEnvNames = [];
+    v.user = { ...v.user, email: null };
   }
   return v;
 }

@@ -2,6 +2,7 @@ import { LIMITS } from "@tranche/contracts";
 import type { PrismaClient } from "@tranche/db";
 import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import { notFound } from "../errors";
+import { managedBudgetIds, ownerEmailVisibleSql, type Actor } from "../auth/actor";
 import { NO_FORECAST_FACTS, forecastFacts, type ForecastFacts } from "./forecast-facts";
 import { reasonDetailsView, startForecastView } from "./job-view";
 import { awaitingExitIds } from "./in-use";
@@ -142,9 +143,11 @@ const PENDING_ORDER = `j."queuePosition" ASC NULLS LAST, j."submittedAt" ASC, j.
 
 /**
  * One window of a cluster's pending jobs (PENDING and HELD) in the scheduler's order, optionally
- * filtered by budget path, user name or email, or job id. Only the ids are sorted (a narrow top-N
- * sort of the cluster's pending jobs); the page's rows are joined afterwards, so a page costs the same
- * at offset 0 and 9,900 and the join touches `limit` rows, not 10,000.
+ * filtered by budget path, user name, job id, or the owner's e-mail on the jobs `emailVisible` lets
+ * the reader see it of (else the filter would tell anyone whose e-mail a name has, a letter at a time).
+ * Only the ids are sorted (a narrow top-N sort of the cluster's pending jobs); the page's rows are
+ * joined afterwards, so a page costs the same at offset 0 and 9,900 and the join touches `limit` rows,
+ * not 10,000.
  */
 async function pendingWindow(
   prisma: PrismaClient,
@@ -152,6 +155,7 @@ async function pendingWindow(
   offset: number,
   limit: number,
   filter: string,
+  emailVisible: (p: (v: unknown) => string) => string,
 ): Promise<{ rows: PendingSqlRow[]; total: number | null }> {
   const params: unknown[] = [clusterId];
   const p = (v: unknown) => (params.push(v), `$${params.length}`);
@@ -161,7 +165,7 @@ async function pendingWindow(
     const like = p(`%${filter.replace(/[\\%_]/g, (c) => "\\" + c)}%`);
     const id = /^#?\d{1,9}$/.test(filter) ? Number(filter.replace("#", "")) : null;
     join = `JOIN budget_tree_node b ON b.id = j."budgetId" JOIN "user" u ON u.id = j."userId"`;
-    where += ` AND (b.path ILIKE ${like} OR u.name ILIKE ${like} OR u.email ILIKE ${like}${id !== null ? ` OR j.id = ${p(id)}` : ""})`;
+    where += ` AND (b.path ILIKE ${like} OR u.name ILIKE ${like} OR (u.email ILIKE ${like} AND ${emailVisible(p)})${id !== null ? ` OR j.id = ${p(id)}` : ""})`;
   }
   const filterParams = [...params];
   const lim = p(limit);
@@ -246,15 +250,16 @@ export interface QueuePage {
  */
 export async function getQueuePage(
   prisma: PrismaClient,
+  actor: Actor,
   clusterName: string,
   opts: { offset: number; limit: number; filter?: string },
 ): Promise<QueuePage> {
-  const cluster = await findCluster(prisma, clusterName);
+  const [cluster, managed] = await Promise.all([findCluster(prisma, clusterName), managedBudgetIds(prisma, actor)]);
   const filter = (opts.filter ?? "").trim().slice(0, 200);
   const offset = Math.max(0, Math.floor(opts.offset));
   const limit = Math.max(0, Math.min(Math.floor(opts.limit), 1000));
   const [w, total] = await Promise.all([
-    pendingWindow(prisma, cluster.id, offset, limit, filter),
+    pendingWindow(prisma, cluster.id, offset, limit, filter, (p) => ownerEmailVisibleSql(actor, managed, p)),
     filter ? Promise.resolve(null) : prisma.job.count({ where: { clusterId: cluster.id, state: { in: ["PENDING", "HELD"] } } }),
   ]);
   return { total: w.total ?? total ?? 0, offset, rows: await pendingRows(prisma, cluster.id, w.rows) };
@@ -272,7 +277,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
   const limit = Math.max(0, Math.min(opts.limit ?? LIMITS.queueRows, LIMITS.queueRowsMax));
   const nowMs = Date.now();
   const [pending, pendingCounts, running, cycle, tree, awaiting] = await Promise.all([
-    pendingWindow(prisma, cluster.id, 0, limit, "").then((w) => w.rows),
+    pendingWindow(prisma, cluster.id, 0, limit, "", () => "FALSE").then((w) => w.rows),
     prisma.job.groupBy({
       by: ["state"],
       where: { clusterId: cluster.id, state: { in: ["PENDING", "HELD"] } },
