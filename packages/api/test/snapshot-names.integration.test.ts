@@ -97,6 +97,22 @@ describe("snapshot user names", () => {
     );
   });
 
+  it("names a person without a name by a stand-in, never by their e-mail", async () => {
+    // A row written before names were checked: sentences reach every reader, who may not see e-mails.
+    await w.db.prisma.user.update({ where: { id: w.users.ada.id }, data: { name: "" } });
+    try {
+      const now = Math.floor(Date.now() / 1000);
+      const { snapshot, policy } = await loadCycleInput(w.db.prisma, clusterId, now);
+      const ada = [...snapshot.pending, ...snapshot.running].filter((j) => j.userId === w.users.ada.id);
+      expect(ada.map((j) => j.userName)).toEqual(["(no name)", "(no name)"]);
+      const capped = [...runCycle(snapshot, policy, now).pending.values()].filter((r) => r.code === "DEBUG_USER_CAP");
+      expect(capped[0]!.sentence).toMatch(/^Debug lane cap: user \(no name\) already holds/);
+      expect(capped[0]!.sentence).not.toContain(w.users.ada.email);
+    } finally {
+      await w.db.prisma.user.update({ where: { id: w.users.ada.id }, data: { name: "Ada Researcher" } });
+    }
+  });
+
   it("caps a long stored name wherever it repeats per job: snapshot, queue, job list, GPU cells", async () => {
     // A name written before names were checked (no entry point accepts it now): 5,000 characters.
     const long = "Ada " + "A".repeat(4996);

@@ -8,6 +8,13 @@ import { LIMITS } from "@tranche/contracts";
  */
 export const userNameSql = (alias: string) => `left(${alias}.name, ${LIMITS.personNameChars})`;
 
+/**
+ * The name a scheduler sentence gives a person (userNameSql), and for a row with no name (written
+ * before names were checked) a plain stand-in: never their e-mail, as sentences reach every
+ * signed-in reader of the queue and job pages, who are shown display names only.
+ */
+export const sentenceNameSql = (alias: string) => `COALESCE(NULLIF(${userNameSql(alias)}, ''), '(no name)')`;
+
 /** The same cap in JS (by characters, as Postgres's left() counts them). */
 export function shownUserName(name: string): string {
   if (name.length <= LIMITS.personNameChars) return name;

@@ -83,7 +83,7 @@ export interface JobBase extends JobContract {
   /** Leaf of the budget tree the job is charged to. */
   budgetId: string;
   userId: string;
-  /** The user's display name (e.g. an email), used in sentences instead of userId when present. */
+  /** The user's display name, used in sentences instead of userId (never their e-mail: sentences reach every reader). */
   userName?: string;
   /** Original submit time; kept across requeues (R6). */
   submittedAt: number;

@@ -1,5 +1,4 @@
-import type { PrismaClient, Tx } from "@tranche/db";
-import { LIMITS } from "@tranche/contracts";
+import { Prisma, type PrismaClient, type Tx } from "@tranche/db";
 import {
   PPM,
   computeEntitlements,
@@ -17,7 +16,7 @@ import {
 import { addJobRules } from "./load-job-rules";
 import { resolveClusterPolicy } from "./policy";
 import { toSec, toSecOrNull } from "./time";
-import { userNameSql } from "../user-name";
+import { sentenceNameSql } from "../user-name";
 
 /**
  * Phase 1 of a cycle: read one cluster's state from Postgres into the core's ClusterSnapshot.
@@ -95,12 +94,13 @@ interface RunningRow {
 }
 
 // The user's display name comes along (one join) so sentences name people, not database ids; capped
-// (userNameSql), as it repeats once per job: an overlong stored name must not blow up the cycle's text.
+// (sentenceNameSql), as it repeats once per job: an overlong stored name must not blow up the cycle's
+// text. Never the e-mail, which sentences would show every reader.
 const PENDING_SQL = `
   SELECT json_agg(json_build_array(j.id, j.name, j."budgetId", j."userId", j.gpus, j."minRuntimeSec", j."maxRuntimeSec", j.resumable,
          j.priority, j."requeuePolicy", j."gracePeriodSec", j.state, floor(extract(epoch FROM j."submittedAt")),
          floor(extract(epoch FROM j."queuedAt")), j."requeueCount", j."reasonCode", j."queuePosition", j."reasonCycleId"::text,
-         COALESCE(NULLIF(${userNameSql("u")}, ''), u.email)))::text AS rows
+         ${sentenceNameSql("u")}))::text AS rows
   FROM job j JOIN "user" u ON u.id = j."userId" WHERE j."clusterId" = $1 AND j.state IN ('PENDING', 'HELD')`;
 
 /** The healthy-capacity rule of the measures: READY/CORDONED/DRAINING nodes that report healthy. */
@@ -290,7 +290,7 @@ export async function loadCycleInput(
       FROM node WHERE "clusterId" = ${clusterId}`,
     windowRows(db, clusterId, now, policy),
     db.$queryRaw<RunningRow[]>`
-      SELECT j.id, j.name, j."budgetId", j."userId", COALESCE(NULLIF(left(u.name, ${LIMITS.personNameChars}::int), ''), u.email) AS "userName", j.gpus, j."minRuntimeSec", j."maxRuntimeSec", j.resumable, j.priority,
+      SELECT j.id, j.name, j."budgetId", j."userId", ${Prisma.raw(sentenceNameSql("u"))} AS "userName", j.gpus, j."minRuntimeSec", j."maxRuntimeSec", j.resumable, j.priority,
              j."requeuePolicy"::text AS "requeuePolicy", j."gracePeriodSec", j.state::text AS state, j."submittedAt", j."graceUntil",
              j."squattingSince", j."lastCheckpointAt",
              s.id AS "segmentId", s."startedAt" AS "segStartedAt", s.charged, s."chargedUntil", s."endReason"::text AS "endReason",
