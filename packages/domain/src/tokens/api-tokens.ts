@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { ApiTokenView } from "@tranche/contracts";
-import type { PrismaClient } from "@tranche/db";
+import type { PrismaClient, Tx } from "@tranche/db";
 import type { Actor, Role } from "../auth/actor";
 import { wholeNumberFromEnv } from "../env-number";
 import { badInput, conflict, forbidden, notFound } from "../errors";
@@ -8,11 +8,19 @@ import { badInput, conflict, forbidden, notFound } from "../errors";
 export type { ApiTokenView } from "@tranche/contracts";
 
 export const TOKEN_PREFIX = "trn_";
-/**
- * Live tokens (not revoked, not expired) one person may hold: enough for every machine and script,
- * and a loop that creates tokens cannot grow the table without end.
- */
+/** Live tokens (not revoked, not expired) one person may hold: enough for every machine and script. */
 export const MAX_LIVE_TOKENS_PER_USER = 100;
+/**
+ * Ended tokens (revoked or expired) are kept this many days, so their owner sees what ended lately;
+ * listings leave older ones out, and making a token deletes them.
+ */
+export const ENDED_TOKEN_KEEP_DAYS = 30;
+/**
+ * Ended tokens one person keeps at most, newest first: a loop that makes and revokes tokens would
+ * otherwise grow the table at its request rate for the 30 days. With the live cap, a person holds at
+ * most 200 rows, so the table cannot grow without end.
+ */
+export const MAX_ENDED_TOKENS_PER_USER = 100;
 
 /** sha256 of the whole token: tokens are 32 random bytes, so a fast hash is the right tool. */
 export function hashToken(token: string): string {
@@ -71,6 +79,7 @@ export async function createApiToken(
       throw conflict(
         `You already hold ${MAX_LIVE_TOKENS_PER_USER} live API tokens, the most one person may; revoke one you no longer use first`,
       );
+    await dropEndedTokens(tx, actor.id);
     const t = await tx.apiToken.create({
       data: { userId: actor.id, name: input.name, prefix: token.slice(0, 10), tokenHash: hashToken(token), expiresAt },
     });
@@ -88,8 +97,38 @@ export async function createApiToken(
   return { token, apiToken: view(row) };
 }
 
+/**
+ * Deletes the person's ended tokens past ENDED_TOKEN_KEEP_DAYS, and past the newest
+ * MAX_ENDED_TOKENS_PER_USER (one about to be made may push one more out). A token ends when revoked
+ * or when it expires, whichever came first. Done as tokens are made, as spent session hand-offs are.
+ */
+async function dropEndedTokens(tx: Tx, userId: string): Promise<void> {
+  const cutoff = new Date(Date.now() - ENDED_TOKEN_KEEP_DAYS * 86_400_000);
+  await tx.$executeRaw`
+    DELETE FROM api_token WHERE id IN (
+      SELECT id FROM (
+        SELECT id, "endedAt", row_number() OVER (ORDER BY "endedAt" DESC, id DESC) AS n
+        FROM (
+          SELECT id, LEAST("revokedAt", CASE WHEN "expiresAt" <= now() THEN "expiresAt" END) AS "endedAt"
+          FROM api_token WHERE "userId" = ${userId}) a
+        WHERE "endedAt" IS NOT NULL) e
+      WHERE "endedAt" < ${cutoff} OR n >= ${MAX_ENDED_TOKENS_PER_USER})`;
+}
+
+/** The person's live tokens and those that ended in the last ENDED_TOKEN_KEEP_DAYS, newest first. */
 export async function listApiTokens(prisma: PrismaClient, actor: Actor): Promise<ApiTokenView[]> {
-  const rows = await prisma.apiToken.findMany({ where: { userId: actor.id }, orderBy: { createdAt: "desc" } });
+  const since = new Date(Date.now() - ENDED_TOKEN_KEEP_DAYS * 86_400_000);
+  const rows = await prisma.apiToken.findMany({
+    where: {
+      userId: actor.id,
+      AND: [
+        { OR: [{ revokedAt: null }, { revokedAt: { gte: since } }] },
+        { OR: [{ expiresAt: null }, { expiresAt: { gte: since } }] },
+      ],
+    },
+    orderBy: { createdAt: "desc" },
+    take: MAX_LIVE_TOKENS_PER_USER + MAX_ENDED_TOKENS_PER_USER,
+  });
   return rows.map(view);
 }
 
