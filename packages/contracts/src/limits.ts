@@ -104,6 +104,15 @@ export const LIMITS = {
   logChunksPerBeat: 500,
   /** Bytes (UTF-8) of all log chunks in one heartbeat (the agent sends at most half of it and carries the rest over). */
   logBytesPerBeat: 4 * 1024 * 1024,
+  /** Live API tokens (not revoked, not expired) one person may hold: enough for every machine and script. */
+  liveApiTokensPerUser: 100,
+  /**
+   * Ended API tokens (revoked or expired) kept and listed per person: for this many days, at most the
+   * newest this many. A loop that makes and revokes tokens would otherwise grow the table at its
+   * request rate (a security audit).
+   */
+  endedApiTokenDays: 30,
+  endedApiTokensPerUser: 100,
 } as const;
 
 /** The largest value of a Postgres `integer` column: ids, counts and seconds stored as int. */

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { ApiTokenView } from "@tranche/contracts";
+import { LIMITS, type ApiTokenView } from "@tranche/contracts";
 import type { PrismaClient, Tx } from "@tranche/db";
 import type { Actor, Role } from "../auth/actor";
 import { wholeNumberFromEnv } from "../env-number";
@@ -8,19 +8,14 @@ import { badInput, conflict, forbidden, notFound } from "../errors";
 export type { ApiTokenView } from "@tranche/contracts";
 
 export const TOKEN_PREFIX = "trn_";
-/** Live tokens (not revoked, not expired) one person may hold: enough for every machine and script. */
-export const MAX_LIVE_TOKENS_PER_USER = 100;
 /**
- * Ended tokens (revoked or expired) are kept this many days, so their owner sees what ended lately;
- * listings leave older ones out, and making a token deletes them.
+ * Live tokens one person may hold; ended ones (revoked or expired) each person keeps, for so many days
+ * and at most so many, deleted as tokens are made (LIMITS). So a person holds at most 200 rows, and a
+ * loop that makes (and revokes) tokens cannot grow the table without end.
  */
-export const ENDED_TOKEN_KEEP_DAYS = 30;
-/**
- * Ended tokens one person keeps at most, newest first: a loop that makes and revokes tokens would
- * otherwise grow the table at its request rate for the 30 days. With the live cap, a person holds at
- * most 200 rows, so the table cannot grow without end.
- */
-export const MAX_ENDED_TOKENS_PER_USER = 100;
+export const MAX_LIVE_TOKENS_PER_USER = LIMITS.liveApiTokensPerUser;
+export const ENDED_TOKEN_KEEP_DAYS = LIMITS.endedApiTokenDays;
+export const MAX_ENDED_TOKENS_PER_USER = LIMITS.endedApiTokensPerUser;
 
 /** sha256 of the whole token: tokens are 32 random bytes, so a fast hash is the right tool. */
 export function hashToken(token: string): string {
