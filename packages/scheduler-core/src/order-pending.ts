@@ -99,6 +99,13 @@ export function queuesOf(entries: readonly PendingEntry[], treeSize: number): Pe
   return queues;
 }
 
+/** A plain array of n small integers (packed: V8 keeps them unboxed). */
+function filled(n: number, value: number): number[] {
+  const a: number[] = [];
+  for (let i = 0; i < n; i++) a.push(value);
+  return a;
+}
+
 /**
  * R2 fair-tree order, taken one job at a time: from the root, at every level go to the child that
  * still has a pending job in this lane, owed work first (a leaf of its subtree under its own owed
@@ -110,8 +117,10 @@ export function queuesOf(entries: readonly PendingEntry[], treeSize: number): Pe
  */
 export class PendingQueues {
   private readonly queues: PendingEntry[][][]; // [lane][treeNode]
-  private readonly cursor: Int32Array[]; // [lane][treeNode]
-  private readonly remaining: Int32Array[]; // [lane][treeNode] pending jobs left in the subtree
+  // The per-lane tables are plain arrays: made every cycle, a typed array of a tree's size costs a
+  // backing store of its own (the 12 of a cycle were 4-5% of the 60-day replay's profile).
+  private readonly cursor: number[][]; // [lane][treeNode]
+  private readonly remaining: number[][]; // [lane][treeNode] pending jobs left in the subtree
   /**
    * Per lane: the budget of the last pick and the tree version it was made at. While no ratio moved
    * (same version) and that budget still has jobs, the walk from the root would end there again: every
@@ -124,7 +133,7 @@ export class PendingQueues {
    * Per lane and tree node: how many leaves of its subtree are under their owed share with jobs left
    * (owed work, R2's first tier). Recounted when the tree's version moved or a leaf ran out of jobs.
    */
-  private readonly owed: Int32Array[];
+  private readonly owed: number[][];
   private readonly owedVersion = [-1, -1, -1];
   /**
    * Per lane: jobs the pick cache took from `lagLeaf` whose subtree counts (`remaining`) are not yet
@@ -135,7 +144,7 @@ export class PendingQueues {
   private readonly lag = new Int32Array(3);
 
   /** Per lane and budget: the queue is shared with a scheduler's memory (kept-queues.ts), copied before add() changes it. */
-  private readonly shared: Uint8Array[] | null;
+  private readonly shared: number[][] | null;
   /** Per lane and budget: the queue's columns (entry-columns.ts), looked up on first use. */
   private readonly cols: (EntryColumns | undefined)[][] = [[], [], []];
   /** The lane, budget and index in its queue of the entry next() returned last. */
@@ -154,11 +163,12 @@ export class PendingQueues {
     kept: PendingEntry[][][] | null,
     private readonly columnsOf: (queue: readonly PendingEntry[]) => EntryColumns,
   ) {
-    this.shared = kept !== null ? [0, 1, 2].map(() => new Uint8Array(tree.size).fill(1)) : null;
-    this.queues = kept !== null ? kept.map((lane) => lane.slice()) : queuesOf(entries, tree.size);
-    this.cursor = [0, 1, 2].map(() => new Int32Array(tree.size));
-    this.remaining = [0, 1, 2].map(() => new Int32Array(tree.size));
-    this.owed = [0, 1, 2].map(() => new Int32Array(tree.size));
+    const n = tree.size;
+    this.shared = kept !== null ? [filled(n, 1), filled(n, 1), filled(n, 1)] : null;
+    this.queues = kept !== null ? kept.map((lane) => lane.slice()) : queuesOf(entries, n);
+    this.cursor = [filled(n, 0), filled(n, 0), filled(n, 0)];
+    this.remaining = [filled(n, 0), filled(n, 0), filled(n, 0)];
+    this.owed = [filled(n, 0), filled(n, 0), filled(n, 0)];
     for (let l = 0; l < 3; l++) {
       const remaining = this.remaining[l]!;
       const lane = this.queues[l]!;
@@ -326,7 +336,7 @@ export class PendingQueues {
   }
 
   /** The owed-work counts of a lane, recounted if a start, a stop or a leaf running out moved them. */
-  private owedWork(l: number): Int32Array {
+  private owedWork(l: number): number[] {
     const owed = this.owed[l]!;
     const tree = this.tree;
     if (this.owedVersion[l] === tree.version) return owed;

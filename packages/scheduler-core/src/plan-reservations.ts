@@ -79,7 +79,8 @@ export function nodeReleases(board: NodeBoard, node: number, releaseOf: ReleaseO
   const gpuCount = board.nodes[node]!.gpuCount;
   const now = board.now;
   const times = out ?? new Array<number>(gpuCount);
-  times.length = gpuCount;
+  // Set only when it differs: a length write is a runtime call even when it changes nothing.
+  if (times.length !== gpuCount) times.length = gpuCount;
   for (let i = 0; i < gpuCount; i++) times[i] = now;
   const jobs = board.jobsOn[node]!;
   for (let j = 0; j < jobs.length; j++) {

@@ -67,12 +67,15 @@ export class SearchScratch {
    * needs more cannot succeed either, so the caller skips its search.
    */
   room = 0;
-  private readonly seen: Int32Array;
-  private readonly value: Int8Array;
+  // Plain arrays: one scratch is made every cycle, and a typed array costs a backing store of its own.
+  private readonly seen: number[] = [];
+  private readonly value: number[] = [];
 
   constructor(treeSize: number) {
-    this.seen = new Int32Array(treeSize);
-    this.value = new Int8Array(treeSize);
+    for (let b = 0; b < treeSize; b++) {
+      this.seen.push(0);
+      this.value.push(0);
+    }
   }
 
   begin(): void {
