@@ -1,5 +1,6 @@
 import { probeEntry, type EntryColumns } from "../entry-columns";
 import type { PendingEntry } from "../order-pending";
+import type { JobLimits } from "./job-rules";
 import type { ReasonExtras } from "./reason-drafts";
 import type { BlockedCode } from "./reason-precedence";
 import type { CycleSession } from "./session";
@@ -103,6 +104,51 @@ export class BlockedMemo {
         return false;
     }
     return true;
+  }
+
+  /**
+   * The first entry after entry k of `cols` (a job whose kind is not null) and before `end` that is
+   * not of k's kind (sameKind) or that a limit may hold (JobLimits.mayBlock): the entries between
+   * share k's outcome while nothing moves. The same answer as asking sameKind of each entry in turn,
+   * with what stays the same along the run read once: the walk over a blocked backlog asks this of
+   * most of its jobs (test/same-kind.test.ts compares the two).
+   */
+  kindRunEnd(cols: EntryColumns, k: number, end: number, limits: JobLimits): number {
+    const s = this.s;
+    const g = cols.gpus[k]!;
+    const budget = cols.budget[k]!;
+    const lane = cols.lane[k]!;
+    // Every entry of the run is of k's budget: a limit on it may hold each one.
+    if (limits.mayBlock(false, budget)) return k + 1;
+    const overCap = s.mayBeOverDebugCap(g, budget);
+    const reservations = s.reservations;
+    const list = reservations.list;
+    const minK = cols.minRuntime[k]!;
+    const maxK = cols.maxRuntime[k]!;
+    // The reservations whose holder has k's GPUs and budget (one of the run may be it, by id), and
+    // what byStart says of k's runtimes for each reservation.
+    let holderIds: string[] | null = null;
+    const atStartK: number[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const r = list[i]!;
+      if (r.holder.gpus === g && r.holder.budget === budget) (holderIds ??= []).push(r.holder.id);
+      atStartK.push(reservations.byStart(r, minK, maxK < 0 ? null : maxK));
+    }
+    const { gpus: gpusOf, budget: budgetOf, lane: laneOf, capped, ids, minRuntime, maxRuntime } = cols;
+    let j = k + 1;
+    for (; j < end; j++) {
+      if (capped[j] || gpusOf[j] !== g || budgetOf[j] !== budget || laneOf[j] !== lane) break;
+      if (overCap && s.overDebugCap.has(ids[j]!)) break;
+      if (holderIds !== null && holderIds.includes(ids[j]!)) break;
+      const minJ = minRuntime[j]!;
+      const maxJ = maxRuntime[j]!;
+      if (minJ === minK && maxJ === maxK) continue;
+      let alike = true;
+      for (let i = 0; i < list.length && alike; i++)
+        alike = reservations.byStart(list[i]!, minJ, maxJ < 0 ? null : maxJ) === atStartK[i];
+      if (!alike) break;
+    }
+    return j;
   }
 
   /** The shared outcome of this job's kind, if one was kept in the state as it stands. */

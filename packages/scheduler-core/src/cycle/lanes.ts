@@ -65,7 +65,7 @@ export function runLanes(s: CycleSession, shareBlocked = true): void {
  * R3: GPUs freed later in the cycle go to blocked allocated jobs, in order, before unallocated work.
  * A retry that fails serves the later jobs of its kind while nothing moved, as in the lanes
  * (blocked-memo.ts: a try reads the job only through its kind; the same run's jobs of its kind are
- * passed by at once, sameKindEnd), and the settled jobs are passed over (SettledJobs). Both are off
+ * passed by at once, BlockedMemo.kindRunEnd), and the settled jobs are passed over (SettledJobs). Both are off
  * with shared outcomes (`shareBlocked`), so the test that turns them off checks them too.
  */
 function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
@@ -98,7 +98,7 @@ function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
       // at once (none of them is tried, so the board, the memo and SettledJobs stay as they are).
       if (failed !== null) {
         if ((debug ? failed.get(reasons.entryOf(i)!) : failed.getAt(cols, k)) !== undefined) {
-          if (!debug) o = sameKindEnd(s, failed, cols, k, runEnd) - first - 1;
+          if (!debug) o = failed.kindRunEnd(cols, k, runEnd, s.limits) - first - 1;
           continue;
         }
         failed.mark();
@@ -107,21 +107,10 @@ function retryBlockedAllocated(s: CycleSession, shareBlocked: boolean): void {
       if (tryStart(s, e, reasons.positionOf(i), reasons.ratioOf(i), true, true) === "STARTED") reasons.markStarted(i);
       else if (failed !== null) {
         failed.keep(e, NOT_RETRIED);
-        if (!debug && failed.getAt(cols, k) !== undefined) o = sameKindEnd(s, failed, cols, k, runEnd) - first - 1;
+        if (!debug && failed.getAt(cols, k) !== undefined) o = failed.kindRunEnd(cols, k, runEnd, s.limits) - first - 1;
       }
     }
   }
-}
-
-/**
- * The first entry after entry k of `cols` (a job with a shared outcome in `blocked`), and before
- * `end`, that is not of k's kind (BlockedMemo.sameKind) or that a limit may hold: the entries
- * between share k's outcome while nothing moves.
- */
-function sameKindEnd(s: CycleSession, blocked: BlockedMemo, cols: EntryColumns, k: number, end: number): number {
-  let j = k + 1;
-  while (j < end && !s.limits.mayBlock(cols.capped[j]!, cols.budget[j]!) && blocked.sameKind(cols, j, k)) j++;
-  return j;
 }
 
 /**
@@ -195,7 +184,7 @@ function takeSharedRun(s: CycleSession, fits: StartFits, lane: JobLane, blocked:
     const shared = blocked.getAt(cols, k);
     if (shared === undefined) break;
     // Of its kind, its GPUs too: READY nodes for them as for it.
-    const end = sameKindEnd(s, blocked, cols, k, queue.length);
+    const end = blocked.kindRunEnd(cols, k, queue.length, s.limits);
     const position = order.length + 1;
     order.pushEntries(queue, k, end - k);
     tellShared(s, queue, cols, k, end - k, allocated, shared, position, ratio, largestFree);

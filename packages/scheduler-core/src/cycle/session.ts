@@ -83,7 +83,12 @@ export class CycleSession {
 
   /** Is the job of these GPUs, budget and id a debug job over its user's cap? */
   isOverDebugCapJob(gpus: number, budget: number, id: string): boolean {
-    return this.overDebugCap.size > 0 && this.overDebugCapKinds.has(gpus * this.tree.size + budget) && this.overDebugCap.has(id);
+    return this.mayBeOverDebugCap(gpus, budget) && this.overDebugCap.has(id);
+  }
+
+  /** May a job of these GPUs and budget be a debug job over its user's cap (then its id says)? */
+  mayBeOverDebugCap(gpus: number, budget: number): boolean {
+    return this.overDebugCap.size > 0 && this.overDebugCapKinds.has(gpus * this.tree.size + budget);
   }
 
   /** The jobs of the next `count` reason drafts did not start: entries k.. of `cols` (for the retry, R3). */
