@@ -214,9 +214,13 @@ export class KeptAdmission {
     this.queues.clear();
   }
 
-  /** With the backlog's changes: the kept entries, in queue order (a copy). */
-  keptEntries(): PendingEntry[] {
-    return this.keptSorted.slice();
+  /**
+   * With the backlog's changes: the kept entries, in queue order; not a copy (one of up to 20,000
+   * entries a cycle was 2% of the 60-day replay's CPU), and changed in place by the next cycle's
+   * admission, so what outlives the cycle copies them.
+   */
+  keptEntries(): readonly PendingEntry[] {
+    return this.keptSorted;
   }
 
   /** With the backlog's changes: the columns of keptEntries' entries, valid until the next cycle's admission. */

@@ -2,6 +2,7 @@ import { makeCluster, makeJob, preemptionsOf, reservesOf, startedIds, type JobBu
 import { describe, expect, it } from "vitest";
 import { createScheduler, defaultPolicy } from "../src/index";
 import { FIFO, PRIORITY, type RuleSet } from "../src/baselines/index";
+import { PendingBacklog } from "../src/pending-backlog";
 import { runCycleWith } from "../src/run-cycle";
 import type { ClusterSnapshot, CycleResult, PendingJob } from "../src/types";
 import { WorkingMemory } from "../src/working-memory";
@@ -91,6 +92,36 @@ describe("a baseline's waiting jobs, noted and explained when first read (baseli
       return kept;
     });
     expect(compared).toBeGreaterThan(10);
+  });
+
+  it("with the caller's backlog, reads after its next cycle the entries its cycle walked", () => {
+    // With a backlog, admission's kept entries are the cycle's own (CycleSession.entries), and the next
+    // cycle's admission changes them in place: the walk's deferred reasons must read their own copy.
+    for (const rules of [PRIORITY, FIFO]) {
+      const scheduler = createScheduler(defaultPolicy, rules);
+      const backlog = new PendingBacklog();
+      let previous: { kept: CycleResult; eager: CycleResult } | null = null;
+      let compared = 0;
+      replayOverloaded(
+        43,
+        25,
+        steadyOverload({ gpus: [1, 2, 4, 8, 16], unallocated: 0.4 }),
+        (snap, now) => {
+          const eager = cycle({ ...snap, backlog: undefined }, now, rules, false).result;
+          const kept = scheduler.runCycle(snap, now);
+          if (previous !== null) {
+            expect(previous.kept.order, rules.name).toEqual(previous.eager.order);
+            expect(reasonsOf(previous.kept), rules.name).toBe(reasonsOf(previous.eager));
+            if (previous.kept.pending.size > 20) compared++;
+          }
+          previous = { kept, eager };
+          return kept;
+        },
+        undefined,
+        backlog,
+      );
+      expect(compared, rules.name).toBeGreaterThan(10);
+    }
   });
 });
 

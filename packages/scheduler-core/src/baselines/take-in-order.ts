@@ -50,10 +50,13 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
     const r = reservations.list[0]!;
     return (reservedExtras ??= { earliestStart: null, reservedForJobId: r.jobId, reservedFrom: r.from });
   };
-  const list = s.entriesInQueueOrder && rules.compare === compareEntries ? s.entries : inOrder(s.entries, rules.compare);
+  // Admission's own array when in queue order (CycleSession.entries): copied, since the deferred
+  // reasons read `list` after the cycle.
+  const entries = s.entriesInQueueOrder ? s.entries.slice() : s.entries;
+  const list = s.entriesInQueueOrder && rules.compare === compareEntries ? entries : inOrder(entries, rules.compare);
   // What the walk reads of a job that waits, as columns: admission's kept ones when `list` is its
   // entries (made on a baseline's first ask, then kept with them; fairshare never asks).
-  const cols = list === s.entries && s.entriesInQueueOrder ? s.admission.columns() : EntryColumns.of(list);
+  const cols = list === entries && s.entriesInQueueOrder ? s.admission.columns() : EntryColumns.of(list);
   const waiting = new WaitingNotes(s, list, s.order.length, fits);
   const n = list.length;
   // Runs of jobs that wait together, and the closed tail (quiet-runs.ts, closed-tail.ts): off with
@@ -154,7 +157,10 @@ function runAs(e: PendingEntry, charged: boolean): PendingEntry {
 }
 
 /** The entries in the regime's order: the caller's array itself when it is in that order already (the simulator's is). */
-function inOrder(entries: PendingEntry[], compare: (a: PendingEntry, b: PendingEntry) => number): PendingEntry[] {
+function inOrder(
+  entries: readonly PendingEntry[],
+  compare: (a: PendingEntry, b: PendingEntry) => number,
+): readonly PendingEntry[] {
   return isSorted(entries, compare) ? entries : entries.slice().sort(compare);
 }
 

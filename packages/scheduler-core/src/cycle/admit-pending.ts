@@ -28,19 +28,20 @@ export function admitPending(s: CycleSession, shape: ClusterShape): void {
       if (entry === null || entry.admitted === null) kept.stayLoose(job);
       if (entry !== null && entry.admitted === null) loose.push(entry);
     }
-    s.entries = kept.keptEntries();
     s.entriesInQueueOrder = loose.length === 0;
-    for (const e of loose) s.entries.push(e);
+    s.entries = loose.length === 0 ? kept.keptEntries() : kept.keptEntries().concat(loose);
   } else {
+    const entries: PendingEntry[] = [];
     for (let k = 0; k < snapshot.pending.length; k++) {
       const job = snapshot.pending[k]!;
       const known = kept.entryOf(job, s.tree);
-      if (known !== null) s.entries.push(known);
+      if (known !== null) entries.push(known);
       else {
         const entry = admitOne(s, shape, job);
-        if (entry !== null) s.entries.push(entry);
+        if (entry !== null) entries.push(entry);
       }
     }
+    s.entries = entries;
   }
   kept.finish(snapshot.pending);
   s.reasons.sortById();

@@ -45,10 +45,12 @@ export class CycleSession {
   /** The fair-tree order of every job the lanes looked at (CycleResult.order). */
   readonly order = new OrderList();
   /** Pending jobs that may be ordered (valid, not held), with budget and lane; set by admitPending. */
-  entries: PendingEntry[] = [];
+  entries: readonly PendingEntry[] = [];
   /**
    * `entries` are admission's kept entries as it gives them with a backlog, in queue order
    * (compareEntries): a baseline then skips its check and reads their columns (`admission.columns()`).
+   * They are then admission's own array, which its next cycle changes in place: what outlives the
+   * cycle (a baseline's deferred reasons) reads a copy.
    */
   entriesInQueueOrder = false;
   /** The fair-tree queues over `entries` (fairshare's phase 6 builds them; baselines keep one global order). */
