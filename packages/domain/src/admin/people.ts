@@ -25,21 +25,24 @@ async function assertMayEditMembers(tx: Tx, actor: Actor, node: { id: string; pa
 
 /** POST /budgets/{path}/members: the user may charge this budget. */
 export async function addBudgetMember(prisma: PrismaClient, actor: Actor, path: string, email: string) {
-  return prisma.$transaction(async (tx) => {
-    // The tree lock: a node cannot get children while it is getting a member (budgets are the leaves).
-    await lockTree(tx);
-    const node = await liveNodeByPath(tx, path);
-    await assertMayEditMembers(tx, actor, node);
-    const children = await tx.budgetTreeNode.count({ where: { parentId: node.id, archivedAt: null } });
-    if (children > 0)
-      throw conflict(`'${node.path}' is a group of ${children} nodes, not a budget; add members to one of its budgets (leaves)`);
-    const user = await activeUserByEmail(tx, email);
-    const existing = await tx.budgetMember.findUnique({ where: { budgetId_userId: { budgetId: node.id, userId: user.id } } });
-    if (existing) throw conflict(`email: ${email} is already a member of '${node.path}'`, "email");
-    await tx.budgetMember.create({ data: { budgetId: node.id, userId: user.id } });
-    await writeAudit(tx, actor, "budget.member.add", { type: "budget_tree_node", id: node.id, label: node.path }, { email });
-    return { budget: node.path, email };
-  });
+  return prisma.$transaction((tx) => addBudgetMemberIn(tx, actor, path, email));
+}
+
+/** addBudgetMember inside the caller's transaction (a lab import's). */
+export async function addBudgetMemberIn(tx: Tx, actor: Actor, path: string, email: string) {
+  // The tree lock: a node cannot get children while it is getting a member (budgets are the leaves).
+  await lockTree(tx);
+  const node = await liveNodeByPath(tx, path);
+  await assertMayEditMembers(tx, actor, node);
+  const children = await tx.budgetTreeNode.count({ where: { parentId: node.id, archivedAt: null } });
+  if (children > 0)
+    throw conflict(`'${node.path}' is a group of ${children} nodes, not a budget; add members to one of its budgets (leaves)`);
+  const user = await activeUserByEmail(tx, email);
+  const existing = await tx.budgetMember.findUnique({ where: { budgetId_userId: { budgetId: node.id, userId: user.id } } });
+  if (existing) throw conflict(`email: ${email} is already a member of '${node.path}'`, "email");
+  await tx.budgetMember.create({ data: { budgetId: node.id, userId: user.id } });
+  await writeAudit(tx, actor, "budget.member.add", { type: "budget_tree_node", id: node.id, label: node.path }, { email });
+  return { budget: node.path, email };
 }
 
 export async function removeBudgetMember(prisma: PrismaClient, actor: Actor, path: string, email: string) {
@@ -68,19 +71,23 @@ export async function removeBudgetMember(prisma: PrismaClient, actor: Actor, pat
 /** POST /budgets/{path}/managers: the user (a manager) manages this subtree. */
 export async function addTreeManager(prisma: PrismaClient, actor: Actor, path: string, email: string) {
   requireRole(actor, ["ADMIN"], "choose who manages a subtree");
-  return prisma.$transaction(async (tx) => {
-    const node = await liveNodeByPath(tx, path);
-    const user = await activeUserByEmail(tx, email);
-    if (user.role !== "MANAGER" && user.role !== "ADMIN")
-      throw badInput(`email: ${email} is a ${user.role.toLowerCase()}; give them the manager role first`, "email");
-    const existing = await tx.budgetManager.findUnique({
-      where: { treeNodeId_userId: { treeNodeId: node.id, userId: user.id } },
-    });
-    if (existing) throw conflict(`email: ${email} already manages '${node.path}'`, "email");
-    await tx.budgetManager.create({ data: { treeNodeId: node.id, userId: user.id } });
-    await writeAudit(tx, actor, "tree.manager.add", { type: "budget_tree_node", id: node.id, label: node.path }, { email });
-    return { node: node.path, email };
+  return prisma.$transaction((tx) => addTreeManagerIn(tx, actor, path, email));
+}
+
+/** addTreeManager inside the caller's transaction (a lab import's). */
+export async function addTreeManagerIn(tx: Tx, actor: Actor, path: string, email: string) {
+  requireRole(actor, ["ADMIN"], "choose who manages a subtree");
+  const node = await liveNodeByPath(tx, path);
+  const user = await activeUserByEmail(tx, email);
+  if (user.role !== "MANAGER" && user.role !== "ADMIN")
+    throw badInput(`email: ${email} is a ${user.role.toLowerCase()}; give them the manager role first`, "email");
+  const existing = await tx.budgetManager.findUnique({
+    where: { treeNodeId_userId: { treeNodeId: node.id, userId: user.id } },
   });
+  if (existing) throw conflict(`email: ${email} already manages '${node.path}'`, "email");
+  await tx.budgetManager.create({ data: { treeNodeId: node.id, userId: user.id } });
+  await writeAudit(tx, actor, "tree.manager.add", { type: "budget_tree_node", id: node.id, label: node.path }, { email });
+  return { node: node.path, email };
 }
 
 export async function removeTreeManager(prisma: PrismaClient, actor: Actor, path: string, email: string) {

@@ -73,36 +73,39 @@ async function assertNameFree(tx: Tx, parentId: string | null, name: string, exc
 
 /** POST /budgets: a new node under `parent` (or the root of an empty tree), with one audit row. */
 export async function createTreeNode(prisma: PrismaClient, actor: Actor, input: { parent?: string; name: string }) {
-  requireRole(actor, ["ADMIN"], "change the budget tree");
-  const node = await prisma.$transaction(async (tx) => {
-    await lockTree(tx);
-    let parent: TreeNodeRow | null = null;
-    if (input.parent) {
-      parent = await liveNodeByPath(tx, input.parent, "parent");
-      await assertCanHaveChildren(tx, parent, "parent");
-    } else {
-      const root = await tx.budgetTreeNode.findFirst({ where: { parentId: null, archivedAt: null }, select: { path: true } });
-      if (root) throw badInput(`parent is required: the tree already has its root '${root.path}'`, "parent");
-    }
-    await assertNameFree(tx, parent?.id ?? null, input.name);
-    const path = parent ? `${parent.path}/${input.name}` : input.name;
-    const created = await tx.budgetTreeNode.create({ data: { name: input.name, path, parentId: parent?.id ?? null } });
-    // The root always holds all of every cluster (the core reads it as 100%); record it so views agree.
-    if (!parent) {
-      const clusters = await tx.cluster.findMany({ select: { id: true } });
-      for (const c of clusters) await giveRootWholeCluster(tx, actor, created.id, c.id);
-    }
-    await writeAudit(
-      tx,
-      actor,
-      "tree.create",
-      { type: "budget_tree_node", id: created.id, label: path },
-      { parent: parent?.path ?? null },
-    );
-    return created;
-  });
+  const node = await prisma.$transaction((tx) => createTreeNodeIn(tx, actor, input));
   forgetCachedNames();
   return { id: node.id, name: node.name, path: node.path, parentId: node.parentId };
+}
+
+/** createTreeNode inside the caller's transaction (a lab import's); the caller forgets cached names after. */
+export async function createTreeNodeIn(tx: Tx, actor: Actor, input: { parent?: string; name: string }) {
+  requireRole(actor, ["ADMIN"], "change the budget tree");
+  await lockTree(tx);
+  let parent: TreeNodeRow | null = null;
+  if (input.parent) {
+    parent = await liveNodeByPath(tx, input.parent, "parent");
+    await assertCanHaveChildren(tx, parent, "parent");
+  } else {
+    const root = await tx.budgetTreeNode.findFirst({ where: { parentId: null, archivedAt: null }, select: { path: true } });
+    if (root) throw badInput(`parent is required: the tree already has its root '${root.path}'`, "parent");
+  }
+  await assertNameFree(tx, parent?.id ?? null, input.name);
+  const path = parent ? `${parent.path}/${input.name}` : input.name;
+  const created = await tx.budgetTreeNode.create({ data: { name: input.name, path, parentId: parent?.id ?? null } });
+  // The root always holds all of every cluster (the core reads it as 100%); record it so views agree.
+  if (!parent) {
+    const clusters = await tx.cluster.findMany({ select: { id: true } });
+    for (const c of clusters) await giveRootWholeCluster(tx, actor, created.id, c.id);
+  }
+  await writeAudit(
+    tx,
+    actor,
+    "tree.create",
+    { type: "budget_tree_node", id: created.id, label: path },
+    { parent: parent?.path ?? null },
+  );
+  return created;
 }
 
 export async function giveRootWholeCluster(tx: Tx, actor: Actor | null, rootId: string, clusterId: string): Promise<void> {

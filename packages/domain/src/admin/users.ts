@@ -77,16 +77,24 @@ export async function createUser(
   input: { email: string; name: string; role: CreateUserInput["role"] & string },
   origin: string,
 ): Promise<{ user: UserView } & PasswordLink> {
+  return prisma.$transaction((tx) => createUserIn(tx, actor, input, origin));
+}
+
+/** createUser inside the caller's transaction (a lab import's). */
+export async function createUserIn(
+  tx: Tx,
+  actor: Actor,
+  input: { email: string; name: string; role: CreateUserInput["role"] & string },
+  origin: string,
+): Promise<{ user: UserView } & PasswordLink> {
   requireRole(actor, ["ADMIN"], "create users");
   const name = checkedName(input.name);
-  return prisma.$transaction(async (tx) => {
-    if (await tx.user.findUnique({ where: { email: input.email } }))
-      throw conflict(`email: a user '${input.email}' already exists`, "email");
-    const u = await tx.user.create({ data: { email: input.email, name, role: input.role } });
-    const link = await issuePasswordLink(tx, u.id, actor.id, origin);
-    await writeAudit(tx, actor, "user.create", { type: "user", id: u.id, label: u.email }, { role: u.role, name: u.name });
-    return { user: view(u, false), ...link };
-  });
+  if (await tx.user.findUnique({ where: { email: input.email } }))
+    throw conflict(`email: a user '${input.email}' already exists`, "email");
+  const u = await tx.user.create({ data: { email: input.email, name, role: input.role } });
+  const link = await issuePasswordLink(tx, u.id, actor.id, origin);
+  await writeAudit(tx, actor, "user.create", { type: "user", id: u.id, label: u.email }, { role: u.role, name: u.name });
+  return { user: view(u, false), ...link };
 }
 
 /** A new set-password link for an existing user (the old one ends). */
@@ -103,52 +111,55 @@ export async function resetPasswordLink(prisma: PrismaClient, actor: Actor, user
 
 /** PATCH /users/{id}: name, role, disabled. An admin cannot demote or disable themselves or the last admin. */
 export async function updateUser(prisma: PrismaClient, actor: Actor, userId: string, input: UpdateUserInput): Promise<UserView> {
+  return prisma.$transaction((tx) => updateUserIn(tx, actor, userId, input));
+}
+
+/** updateUser inside the caller's transaction (a lab import's). */
+export async function updateUserIn(tx: Tx, actor: Actor, userId: string, input: UpdateUserInput): Promise<UserView> {
   requireRole(actor, ["ADMIN"], "change users");
   if (input.name !== undefined) input = { ...input, name: checkedName(input.name) };
-  return prisma.$transaction(async (tx) => {
-    // Serialise admin changes so two admins demoting each other cannot leave no admin.
-    await tx.$queryRaw`SELECT 1 AS ok FROM (SELECT pg_advisory_xact_lock(7262002::bigint)) l`;
-    const u = await tx.user.findUnique({ where: { id: userId } });
-    if (!u) throw notFound(`There is no user '${userId}'`);
-    const losesAdmin = u.role === "ADMIN" && ((input.role !== undefined && input.role !== "ADMIN") || input.disabled === true);
-    if (losesAdmin && u.id === actor.id)
-      throw badInput(
-        `${input.disabled ? "disabled" : "role"}: you cannot ${input.disabled ? "disable" : "demote"} yourself; another admin must`,
-        input.disabled ? "disabled" : "role",
-      );
-    if (losesAdmin) {
-      const others = await tx.user.count({ where: { role: "ADMIN", disabledAt: null, id: { not: u.id } } });
-      if (others === 0) throw conflict(`${u.email} is the last admin; make someone else an admin first`);
-    }
-    const changes: Record<string, { from: unknown; to: unknown }> = {};
-    if (input.name !== undefined && input.name !== u.name) changes.name = { from: u.name, to: input.name };
-    if (input.role !== undefined && input.role !== u.role) changes.role = { from: u.role, to: input.role };
-    if (input.disabled !== undefined && input.disabled !== (u.disabledAt !== null))
-      changes.disabled = { from: u.disabledAt !== null, to: input.disabled };
-    const hasPassword = (await tx.account.count({ where: { userId: u.id, providerId: "credential" } })) > 0;
-    if (Object.keys(changes).length === 0) return view(u, hasPassword);
-    const next = await tx.user.update({
-      where: { id: u.id },
-      data: {
-        ...(changes.name ? { name: input.name } : {}),
-        ...(changes.role ? { role: input.role } : {}),
-        ...(changes.disabled ? { disabledAt: input.disabled ? new Date() : null } : {}),
-      },
-    });
-    if (input.disabled === true) await tx.session.deleteMany({ where: { userId: u.id } });
-    await writeAudit(
-      tx,
-      actor,
-      input.disabled === true && changes.disabled ? "user.disable" : "user.update",
-      {
-        type: "user",
-        id: u.id,
-        label: u.email,
-      },
-      { changes },
+  // Serialise admin changes so two admins demoting each other cannot leave no admin.
+  await tx.$queryRaw`SELECT 1 AS ok FROM (SELECT pg_advisory_xact_lock(7262002::bigint)) l`;
+  const u = await tx.user.findUnique({ where: { id: userId } });
+  if (!u) throw notFound(`There is no user '${userId}'`);
+  const losesAdmin = u.role === "ADMIN" && ((input.role !== undefined && input.role !== "ADMIN") || input.disabled === true);
+  if (losesAdmin && u.id === actor.id)
+    throw badInput(
+      `${input.disabled ? "disabled" : "role"}: you cannot ${input.disabled ? "disable" : "demote"} yourself; another admin must`,
+      input.disabled ? "disabled" : "role",
     );
-    return view(next, hasPassword);
+  if (losesAdmin) {
+    const others = await tx.user.count({ where: { role: "ADMIN", disabledAt: null, id: { not: u.id } } });
+    if (others === 0) throw conflict(`${u.email} is the last admin; make someone else an admin first`);
+  }
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  if (input.name !== undefined && input.name !== u.name) changes.name = { from: u.name, to: input.name };
+  if (input.role !== undefined && input.role !== u.role) changes.role = { from: u.role, to: input.role };
+  if (input.disabled !== undefined && input.disabled !== (u.disabledAt !== null))
+    changes.disabled = { from: u.disabledAt !== null, to: input.disabled };
+  const hasPassword = (await tx.account.count({ where: { userId: u.id, providerId: "credential" } })) > 0;
+  if (Object.keys(changes).length === 0) return view(u, hasPassword);
+  const next = await tx.user.update({
+    where: { id: u.id },
+    data: {
+      ...(changes.name ? { name: input.name } : {}),
+      ...(changes.role ? { role: input.role } : {}),
+      ...(changes.disabled ? { disabledAt: input.disabled ? new Date() : null } : {}),
+    },
   });
+  if (input.disabled === true) await tx.session.deleteMany({ where: { userId: u.id } });
+  await writeAudit(
+    tx,
+    actor,
+    input.disabled === true && changes.disabled ? "user.disable" : "user.update",
+    {
+      type: "user",
+      id: u.id,
+      label: u.email,
+    },
+    { changes },
+  );
+  return view(next, hasPassword);
 }
 
 /** Whether a set-password link can still be used (the page says so before anyone types a password). */
