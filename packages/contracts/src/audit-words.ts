@@ -11,6 +11,7 @@ const ACTIONS: Record<string, string> = {
   "budget.member.remove": "removed a budget member",
   "budget.userLimit": "changed a per-user GPU limit",
   "cluster.create": "created a cluster",
+  "lab.import": "imported a lab file",
   "cluster.policy": "changed a cluster's policy",
   "enrollment-token.issue": "issued an enrollment token",
   "node.cordon": "cordoned a node",

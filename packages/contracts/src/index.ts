@@ -19,5 +19,6 @@ export * from "./logs";
 export * from "./log-lines";
 export * from "./queue";
 export * from "./admin";
+export * from "./lab-import";
 export * from "./session";
 export * from "./session-origin";

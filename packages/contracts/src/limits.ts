@@ -113,6 +113,15 @@ export const LIMITS = {
    */
   endedApiTokenDays: 30,
   endedApiTokensPerUser: 100,
+  /**
+   * A lab file (`tranche admin import`, `POST /admin/import`): its bytes, its users and its tree entries,
+   * and the people named as members or managers of one entry. The whole file is applied in one
+   * transaction that holds the tree's lock: a lab of a few hundred people fits many times over.
+   */
+  importBytes: 1024 * 1024,
+  importUsers: 2_000,
+  importTreeEntries: 2_000,
+  importPeoplePerEntry: 2_000,
 } as const;
 
 /** The largest value of a Postgres `integer` column: ids, counts and seconds stored as int. */

@@ -10,6 +10,8 @@ export class DomainError extends Error {
     readonly code: DomainErrorCode,
     message: string,
     readonly field?: string,
+    /** Several problems at once (a lab file's), each naming its place; the message sums them up. */
+    readonly issues?: { path: string; message: string }[],
   ) {
     super(message);
   }

@@ -6,6 +6,7 @@ import {
   createTreeNodeInput,
   createUserInput,
   issueEnrollmentTokenInput,
+  labImportQuery,
   oidcRuleInput,
   previewAllocationInput,
   putAllocationInput,
@@ -37,13 +38,15 @@ import {
   type Actor,
   type Role,
   listNodePeople,
+  importLab,
   removeBudgetMember,
   removeTreeManager,
   resetPasswordLink,
   type WhatIfLimiter,
 } from "@tranche/domain";
 import { inWhatIfTurn } from "../what-if-turn";
-import { decodePathSegment, json, noQuery, parse, queryNumber, queryOf, readJson } from "./io";
+import { decodePathSegment, json, noQuery, parse, queryBoolean, queryNumber, queryOf, readJson } from "./io";
+import { readLabFile } from "./lab-file";
 
 /** Where set-password links point: the public URL when configured, else the URL the request came to. */
 export const publicOrigin = (req: Request) =>
@@ -220,6 +223,14 @@ function adminRoute(
         return json({ deleted: second });
       });
   }
+  // A lab file: users, tree, managers, members and shares in one transaction (dryRun: what it would do).
+  if (head === "admin" && second === "import" && parts.length === 2 && method === "POST")
+    return route(ADMIN, "import a lab file", async () => {
+      const q = queryOf(req);
+      const { dryRun } = parse(labImportQuery, { ...q, dryRun: queryBoolean(q.dryRun) });
+      const result = await importLab(prisma, actor, await readLabFile(req), { dryRun, origin: publicOrigin(req) });
+      return json({ import: result }, dryRun ? 200 : 201);
+    });
   if (head === "audit" && parts.length === 1 && method === "GET")
     return route(ADMIN, "read the audit log", async () => {
       const q = queryOf(req);

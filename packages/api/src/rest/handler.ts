@@ -277,7 +277,7 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
       return json({ error: { code: "TOO_MANY_REQUESTS", message: e.message } }, 429, { "retry-after": String(e.retryAfterSec) });
     if (e instanceof DomainError || (e instanceof Error && e.name === "DomainError")) {
       const d = e as DomainError;
-      return errorResponse(d.code, d.message, d.field ? [{ path: d.field, message: d.message }] : undefined);
+      return errorResponse(d.code, d.message, d.issues ?? (d.field ? [{ path: d.field, message: d.message }] : undefined));
     }
     const duplicate = uniqueViolationFields(e);
     if (duplicate) {

@@ -1,4 +1,4 @@
-import type { Prisma, PrismaClient } from "@tranche/db";
+import type { Prisma, PrismaClient, Tx } from "@tranche/db";
 import { requireRole, type Actor } from "../auth/actor";
 import { setAllocations } from "../budgets/set-allocations";
 import { DomainError, badInput, conflict, notFound } from "../errors";
@@ -126,7 +126,7 @@ export async function setShare(
  * One node's share of its parent's allocation as the change of the parent's allocations that the
  * drag UI sends (setShare, and previewShare's what-if).
  */
-export async function shareAsAllocations(prisma: PrismaClient, path: string, input: { cluster: string; share: number }) {
+export async function shareAsAllocations(prisma: PrismaClient | Tx, path: string, input: { cluster: string; share: number }) {
   const node = await liveNodeByPath(prisma, path);
   if (!node.parentId)
     throw badInput("share: the root always holds the whole of every cluster; set the shares of its children", "share");

@@ -6,3 +6,4 @@ export * from "./users";
 export * from "./oidc-rules";
 export * from "./clusters";
 export * from "./preview-share";
+export * from "./lab-import";
