@@ -21,6 +21,7 @@ import {
 import { api, CliError, loadConfig } from "./client";
 import { ago, printable, table, validity, when, type Out } from "./format";
 import { countOption } from "./options";
+import { registerLabImport } from "./lab-file";
 
 const enc = (path: string) => path.split("/").map(encodeURIComponent).join("/");
 
@@ -125,6 +126,8 @@ interface UserRow {
 export function registerAdmin(program: Command, out: Out): void {
   const admin = program.command("admin").description("administration: the budget tree, users, clusters, enrollment, audit");
   const call = <T>(method: string, path: string, body?: unknown) => api<T>(loadConfig(), method, path, body);
+
+  registerLabImport(admin, out);
 
   const cluster = admin.command("cluster").description("clusters");
   cluster

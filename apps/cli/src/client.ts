@@ -11,6 +11,8 @@ export class CliError extends Error {
   constructor(
     message: string,
     readonly exitCode = 1,
+    /** The server's list of problems, each naming its place, where it sent one. */
+    readonly issues: { path: string; message: string }[] = [],
   ) {
     super(message);
   }
@@ -52,12 +54,21 @@ export function saveConfig(c: Config): string {
 
 /** Call /api/v1; turns the JSON error body into a CliError with the server's message. */
 export async function api<T>(cfg: Config, method: string, path: string, body?: unknown): Promise<T> {
+  return send<T>(cfg, method, path, body !== undefined ? { text: JSON.stringify(body), type: "application/json" } : undefined);
+}
+
+/** Call /api/v1 with a body sent as it is (a YAML file), of the given content type. */
+export async function apiText<T>(cfg: Config, method: string, path: string, text: string, type: string): Promise<T> {
+  return send<T>(cfg, method, path, { text, type });
+}
+
+async function send<T>(cfg: Config, method: string, path: string, body?: { text: string; type: string }): Promise<T> {
   let res: Response;
   try {
     res = await fetch(`${cfg.url}/api/v1${path}`, {
       method,
-      headers: { authorization: `Bearer ${cfg.token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
+      headers: { authorization: `Bearer ${cfg.token}`, ...(body ? { "content-type": body.type } : {}) },
+      body: body?.text,
     });
   } catch (e) {
     throw new CliError(`Cannot reach ${cfg.url}: ${(e as Error).message}`);
@@ -70,9 +81,10 @@ export async function api<T>(cfg: Config, method: string, path: string, body?: u
     throw new CliError(`${cfg.url} answered ${res.status} with something that is not JSON; is it a Tranche server?`);
   }
   if (!res.ok) {
-    const msg = (json as { error?: { message?: string } } | null)?.error?.message ?? `HTTP ${res.status}`;
+    const error = (json as { error?: { message?: string; issues?: { path: string; message: string }[] } } | null)?.error;
+    const msg = error?.message ?? `HTTP ${res.status}`;
     if (res.status === 401) throw new CliError(`${msg}. Run \`tranche login\` with a valid token.`);
-    throw new CliError(msg);
+    throw new CliError(msg, 1, error?.issues ?? []);
   }
   return json as T;
 }
