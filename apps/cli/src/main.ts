@@ -6,6 +6,7 @@
 //   tranche session --cluster h100 --budget lab/nlp --gpus 1 --min-runtime 4h [--jupyter] | tranche extend 42 --by 1h
 //   tranche budgets h100 | tranche nodes h100 | tranche node show h100-3 | tranche node drain h100-3 --reason "fan failure"
 //   tranche admin budget create lab/vision/video | tranche admin user create --email E --name N ...
+//   tranche admin import lab.yaml [--dry-run]   (users, tree, managers, members, shares from one file)
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import {

@@ -163,6 +163,18 @@ describe("POST /admin/import", () => {
     expect(await rows()).toEqual(before);
   });
 
+  it("refuses a file over its limits, naming them, and changes nothing", async () => {
+    const before = await rows();
+    const big = await post(adminToken, "#".repeat(1024 * 1024 + 1));
+    expect(big.status).toBe(413);
+    expect(big.body.error.message).toMatch(/larger than 1 MiB/);
+    const users = Array.from({ length: 2001 }, (_, i) => ({ email: `p${i}@lab.example`, name: `P ${i}` }));
+    const many = await post(adminToken, JSON.stringify({ users }), { type: "application/json" });
+    expect(many.status).toBe(400);
+    expect(many.body.error.issues).toEqual([{ path: "users", message: "users holds more than 2,000 entries" }]);
+    expect(await rows()).toEqual(before);
+  });
+
   it("reads JSON as well, and names an unreadable YAML file's line", async () => {
     const json = await post(adminToken, JSON.stringify({ users: [], tree: [{ path: "lab/vision", shares: { h100: "55%" } }] }), {
       type: "application/json",

@@ -293,6 +293,26 @@ function adminPaths(): Paths {
         responses: { "200": ok("Entries", { entries: { type: "array" } }), ...errorResponses([400, 401, 403]) },
       },
     },
+    "/admin/import": {
+      post: {
+        summary: "Set up users, the tree, managers, members and shares from one lab file, all or nothing (admins)",
+        description:
+          "The body is a lab file (docs/admin-guide.md, docs/examples/lab.yaml) as YAML (content type application/yaml) or JSON, at most 1 MiB. Every problem is answered at once (400, each issue naming its place, such as tree[3].shares.h100) and then nothing changes. Users and tree nodes that exist are matched, not duplicated; nothing the file does not name is removed. ?dryRun=true answers what would change (200) and changes nothing.",
+        operationId: "importLab",
+        parameters: [
+          { name: "dryRun", in: "query", required: false, description: "true: change nothing", schema: { type: "boolean" } },
+        ],
+        requestBody: {
+          required: true,
+          content: { "application/yaml": { schema: { type: "string" } }, "application/json": { schema: { type: "object" } } },
+        },
+        responses: {
+          "201": ok("What changed, and a set-password link for each user created", { import: { type: "object" } }),
+          "200": ok("Dry run: what would change", { import: { type: "object" } }),
+          ...errorResponses([400, 401, 403, 413]),
+        },
+      },
+    },
   };
 }
 
