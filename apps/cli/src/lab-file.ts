@@ -1,9 +1,10 @@
+// `tranche admin export [--cluster X] > lab.yaml`: the lab as a lab file, to edit and import again.
 // `tranche admin import FILE [--dry-run]`: a lab file (users, tree, managers, members, shares; YAML or
 // JSON, docs/admin-guide.md) sent whole to POST /admin/import, which applies all of it or nothing.
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { labImportSummary, type LabImportResult } from "@tranche/contracts";
-import { apiText, CliError, loadConfig } from "./client";
+import { labFileYaml, labImportSummary, type LabFile, type LabImportResult } from "@tranche/contracts";
+import { api, apiText, CliError, loadConfig } from "./client";
 import { printable, type Out } from "./format";
 
 function readText(file: string): string {
@@ -27,6 +28,16 @@ function importText(r: LabImportResult): string {
 }
 
 export function registerLabImport(admin: Command, out: Out): void {
+  admin
+    .command("export")
+    .description("print the lab as a lab file (YAML) to edit and import again: users, tree, managers, members, shares (admins)")
+    .option("--cluster <name>", "the shares on this cluster only")
+    .action(async (o: { cluster?: string }) => {
+      const q = o.cluster ? `?cluster=${encodeURIComponent(o.cluster)}` : "";
+      const r = await api<{ lab: LabFile }>(loadConfig(), "GET", `/admin/export${q}`);
+      out(r.lab, () => labFileYaml(r.lab).trimEnd());
+    });
+
   admin
     .command("import")
     .description("set up users, the tree, managers, members and shares from one YAML or JSON file, all or nothing (admins)")

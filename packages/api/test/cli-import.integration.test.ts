@@ -50,6 +50,16 @@ describe("tranche admin import", () => {
     expect(again.stdout).toContain("Imported: nothing to change.");
   });
 
+  it("exports the lab as YAML that imports again changing nothing", async () => {
+    const exported = await stack.cli(["admin", "export"]);
+    expect(exported.stderr).toBe("");
+    expect(exported.stdout).toMatch(/^users:\n {2}- \{ email: "/);
+    expect(exported.stdout).toContain('  - path: "lab/quantum/qubits"\n    members: ["rin@lab.example"]\n');
+    const again = await stack.cli(["admin", "import", file("exported.yaml", exported.stdout)]);
+    expect(again.stderr).toBe("");
+    expect(again.stdout).toContain("Imported: nothing to change.");
+  });
+
   it("lists every problem of a file on its own line, and changes nothing", async () => {
     const bad = file(
       "bad.yaml",

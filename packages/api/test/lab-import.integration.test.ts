@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
+import { labFileYaml, type LabFile } from "@tranche/contracts";
 import { createAdminWithPassword, createApiToken, createCluster, createUser, type Actor } from "@tranche/domain";
 import { handleRest } from "../src/rest";
 import { TEST_ORIGINS } from "./fixtures";
@@ -141,6 +142,43 @@ describe("POST /admin/import", () => {
     const r = await post(adminToken, EXAMPLE);
     expect(r.status).toBe(201);
     expect(r.body.import.changes).toEqual([]);
+    expect(await rows()).toEqual(before);
+  });
+
+  it("exports the lab as a lab file that imports again changing nothing", async () => {
+    const get = (token: string, query = "") =>
+      handleRest(
+        new Request(`http://127.0.0.1:3000/api/v1/admin/export${query}`, { headers: { authorization: `Bearer ${token}` } }),
+        "/admin/export",
+        { prisma: db.prisma, origins: TEST_ORIGINS },
+      );
+    expect((await get(researcherToken)).status).toBe(403);
+    const res = await get(adminToken);
+    expect(res.status).toBe(200);
+    const { lab } = (await res.json()) as { lab: LabFile };
+    expect(lab.users).toHaveLength(42);
+    expect(lab.tree.map((n) => n.path)).toEqual([
+      "lab",
+      "lab/language",
+      "lab/language/evaluation",
+      "lab/language/pretraining",
+      "lab/vision",
+      "lab/vision/detection",
+      "lab/vision/generative",
+    ]);
+    expect(lab.tree[4]).toEqual({
+      path: "lab/vision",
+      managers: ["ana.ruiz@lab.example", "bo.ruiz@lab.example"],
+      shares: { b200: "40%", h100: "55%" },
+    });
+    const h100 = (await (await get(adminToken, "?cluster=h100")).json()) as { lab: LabFile };
+    expect(h100.lab.tree[4]!.shares).toEqual({ h100: "55%" });
+    expect((await get(adminToken, "?cluster=a100")).status).toBe(404);
+
+    const before = await rows();
+    const again = await post(adminToken, labFileYaml(lab));
+    expect(again.status).toBe(201);
+    expect(again.body.import.changes).toEqual([]);
     expect(await rows()).toEqual(before);
   });
 

@@ -93,3 +93,37 @@ export function labImportSummary(r: LabImportResult): string {
   ].filter((x): x is string => !!x);
   return parts.length > 0 ? parts.join(", ") : "nothing to change";
 }
+
+/** A lab file as `GET /admin/export` answers it: what `importLab` reads, from the current state. */
+export interface LabFile {
+  users: { email: string; name: string; role: (typeof ROLE_NAMES)[number] }[];
+  tree: { path: string; managers?: string[]; members?: string[]; shares?: Record<string, string> }[];
+}
+
+/** `GET /admin/export`'s query: the shares on one cluster only (`--cluster`), else on every cluster. */
+export const labExportQuery = strictObject(
+  { cluster: z.string().trim().min(1, "cluster is empty").max(LIMITS.keyChars).optional() },
+  "the export's query",
+);
+
+/**
+ * A lab file as YAML, one line per user and a few per tree node, for an admin to edit and import again.
+ * Every text is written double-quoted as JSON writes it (YAML reads JSON's escapes the same), so a name
+ * holding ':' or '#' reads back as it was.
+ */
+export function labFileYaml(file: LabFile): string {
+  const q = (s: string) => JSON.stringify(s);
+  const list = (xs: string[]) => `[${xs.map(q).join(", ")}]`;
+  const lines = ["users:"];
+  if (file.users.length === 0) lines[0] = "users: []";
+  for (const u of file.users) lines.push(`  - { email: ${q(u.email)}, name: ${q(u.name)}, role: ${u.role} }`);
+  lines.push(file.tree.length === 0 ? "tree: []" : "tree:");
+  for (const n of file.tree) {
+    lines.push(`  - path: ${q(n.path)}`);
+    if (n.managers?.length) lines.push(`    managers: ${list(n.managers)}`);
+    if (n.members?.length) lines.push(`    members: ${list(n.members)}`);
+    const shares = Object.entries(n.shares ?? {});
+    if (shares.length > 0) lines.push(`    shares: { ${shares.map(([c, s]) => `${q(c)}: ${s}`).join(", ")} }`);
+  }
+  return lines.join("\n") + "\n";
+}

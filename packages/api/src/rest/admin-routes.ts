@@ -7,6 +7,7 @@ import {
   createUserInput,
   issueEnrollmentTokenInput,
   labImportQuery,
+  labExportQuery,
   oidcRuleInput,
   previewAllocationInput,
   putAllocationInput,
@@ -39,6 +40,7 @@ import {
   type Role,
   listNodePeople,
   importLab,
+  exportLab,
   removeBudgetMember,
   removeTreeManager,
   resetPasswordLink,
@@ -230,6 +232,12 @@ function adminRoute(
       const { dryRun } = parse(labImportQuery, { ...q, dryRun: queryBoolean(q.dryRun) });
       const result = await importLab(prisma, actor, await readLabFile(req), { dryRun, origin: publicOrigin(req) });
       return json({ import: result }, dryRun ? 200 : 201);
+    });
+  // The lab as a lab file, to edit and import again (the shares on one cluster with ?cluster=).
+  if (head === "admin" && second === "export" && parts.length === 2 && method === "GET")
+    return route(ADMIN, "export the lab", async () => {
+      const { cluster } = parse(labExportQuery, queryOf(req));
+      return json({ lab: await exportLab(prisma, actor, cluster ? { cluster } : {}) });
     });
   if (head === "audit" && parts.length === 1 && method === "GET")
     return route(ADMIN, "read the audit log", async () => {

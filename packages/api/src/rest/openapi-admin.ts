@@ -293,6 +293,27 @@ function adminPaths(): Paths {
         responses: { "200": ok("Entries", { entries: { type: "array" } }), ...errorResponses([400, 401, 403]) },
       },
     },
+    "/admin/export": {
+      get: {
+        summary: "The lab as a lab file (admins): every user, every tree node with its managers, members and shares",
+        description:
+          "The format POST /admin/import reads, to edit and import again. ?cluster= keeps the shares on that cluster only.",
+        operationId: "exportLab",
+        parameters: [
+          {
+            name: "cluster",
+            in: "query",
+            required: false,
+            description: "Shares on this cluster only",
+            schema: { type: "string" },
+          },
+        ],
+        responses: {
+          "200": ok("The lab file", { lab: { type: "object" } }),
+          ...errorResponses([400, 401, 403, 404]),
+        },
+      },
+    },
     "/admin/import": {
       post: {
         summary: "Set up users, the tree, managers, members and shares from one lab file, all or nothing (admins)",

@@ -7,3 +7,4 @@ export * from "./oidc-rules";
 export * from "./clusters";
 export * from "./preview-share";
 export * from "./lab-import";
+export * from "./lab-export";
