@@ -223,4 +223,16 @@ describe("POST /admin/import", () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toMatch(/not valid YAML/);
   });
+
+  it("lets siblings trade share on a cluster whatever their order in the file", async () => {
+    const r = await post(
+      adminToken,
+      "tree:\n  - { path: lab/language, shares: { h100: 55% } }\n  - { path: lab/vision, shares: { h100: 45% } }\n",
+    );
+    expect(r.status).toBe(201);
+    expect(r.body.import.changes).toEqual([
+      "set lab/language's share on h100 to 55% (was 45%)",
+      "set lab/vision's share on h100 to 45% (was 55%)",
+    ]);
+  });
 });
