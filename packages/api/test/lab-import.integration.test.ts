@@ -142,6 +142,9 @@ describe("POST /admin/import", () => {
     const r = await post(adminToken, EXAMPLE);
     expect(r.status).toBe(201);
     expect(r.body.import.changes).toEqual([]);
+    // A user listed without a role keeps theirs: the file is not read as a demotion to researcher.
+    const noRole = await post(adminToken, "users:\n  - { email: ana.ruiz@lab.example, name: Ana Ruiz }\n");
+    expect(noRole.body.import.changes).toEqual([]);
     expect(await rows()).toEqual(before);
   });
 

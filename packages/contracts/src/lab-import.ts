@@ -26,7 +26,8 @@ export const labFileUser = strictObject(
   {
     email: treeNodePersonInput.shape.email,
     name: personName("name"),
-    role: z.enum(ROLE_NAMES, { error: `role must be one of ${ROLE_NAMES.join(", ")}` }).default("RESEARCHER"),
+    // Left out: a new user is a researcher, an existing one keeps their role (a file is no demotion).
+    role: z.enum(ROLE_NAMES, { error: `role must be one of ${ROLE_NAMES.join(", ")}` }).optional(),
   },
   "a user",
 );

@@ -182,18 +182,22 @@ function stepper(tx: Tx, problems: Problem[]): Step {
 async function importUser(tx: Tx, actor: Actor, u: LabFileUser & { at: number }, origin: string, r: LabImportResult, step: Step) {
   const existing = await tx.user.findUnique({ where: { email: u.email } });
   if (!existing) {
-    const made = await step(`users[${u.at}]`, () => createUserIn(tx, actor, u, origin));
+    const role = u.role ?? "RESEARCHER";
+    const made = await step(`users[${u.at}]`, () => createUserIn(tx, actor, { email: u.email, name: u.name, role }, origin));
     if (!made) return;
     r.usersCreated++;
-    r.changes.push(`create user ${u.email} (${u.role.toLowerCase()})`);
+    r.changes.push(`create user ${u.email} (${role.toLowerCase()})`);
     r.passwordLinks.push({ email: u.email, setPasswordUrl: made.setPasswordUrl, expiresAt: made.expiresAt });
     return;
   }
-  if (existing.name === u.name && existing.role === u.role) return;
-  const changed = await step(`users[${u.at}]`, () => updateUserIn(tx, actor, existing.id, { name: u.name, role: u.role }));
+  const role = u.role ?? existing.role;
+  if (existing.name === u.name && existing.role === role) return;
+  const changed = await step(`users[${u.at}]`, () =>
+    updateUserIn(tx, actor, existing.id, { name: u.name, ...(u.role ? { role: u.role } : {}) }),
+  );
   if (!changed) return;
   r.usersChanged++;
-  r.changes.push(`change user ${u.email} (${u.role.toLowerCase()}, ${u.name})`);
+  r.changes.push(`change user ${u.email} (${role.toLowerCase()}, ${u.name})`);
 }
 
 async function importNode(tx: Tx, actor: Actor, n: Node, r: LabImportResult, step: Step) {
