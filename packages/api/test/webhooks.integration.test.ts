@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { deliverWebhooks, setWebhook, WEBHOOK_PER_USER, type Actor } from "@tranche/domain";
+import { deliverWebhooks, listNotifications, setWebhook, updateUser, WEBHOOK_PER_USER, type Actor } from "@tranche/domain";
 import { makeWorld, type World } from "./fixtures";
 
 // Webhook delivery rounds over a real Postgres: who gets a round's places, and how a round claims its
@@ -187,5 +187,35 @@ describe("webhook delivery rounds", () => {
     expect(n).toMatchObject({ webhookState: "FAILED", webhookAttempts: 3, webhookClaimedAt: null });
     expect(warnings.filter((m) => /HTTP 500 \(will retry\)/.test(m))).toHaveLength(2);
     expect(warnings.filter((m) => /HTTP 500 \(giving up\)/.test(m))).toHaveLength(1);
+  });
+
+  it("a disabled account's notifications are not POSTed, stay in its inbox, and say why once it is enabled again", async () => {
+    const got: string[] = [];
+    const url = await receiver((_req, res, body) => {
+      got.push(body.id);
+      res.writeHead(200).end();
+    });
+    await setWebhook(w.db.prisma, w.users.omar, url);
+    await setWebhook(w.db.prisma, w.users.maya, url);
+    const [before] = await pending(w.users.omar, 1);
+    const [mayas] = await pending(w.users.maya, 1);
+    await updateUser(w.db.prisma, w.users.admin, w.users.omar.id, { disabled: true });
+    try {
+      const [after] = await pending(w.users.omar, 1); // a job of theirs that ends after they were disabled
+      expect(await deliverWebhooks(w.db.prisma, quiet, { timeoutMs: 1_000 })).toEqual({ sent: 1, failed: 0 });
+      expect(got).toEqual([String(mayas)]);
+      const omars = await w.db.prisma.notification.findMany({ where: { id: { in: [before!, after!] } } });
+      expect(omars.map((n) => n.webhookState)).toEqual(["ACCOUNT_DISABLED", "ACCOUNT_DISABLED"]);
+      // Enabled again: nothing is sent late, and the inbox says why.
+      await updateUser(w.db.prisma, w.users.admin, w.users.omar.id, { disabled: false });
+      expect(await deliverWebhooks(w.db.prisma, quiet, { timeoutMs: 1_000 })).toEqual({ sent: 0, failed: 0 });
+      const inbox = await listNotifications(w.db.prisma, w.users.omar);
+      expect(inbox.notifications.map((n) => n.webhookNotSent)).toEqual([
+        "Not sent to your webhook: your account was disabled at the time.",
+        "Not sent to your webhook: your account was disabled at the time.",
+      ]);
+    } finally {
+      await w.db.prisma.user.update({ where: { id: w.users.omar.id }, data: { disabledAt: null } });
+    }
   });
 });

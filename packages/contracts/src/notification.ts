@@ -32,6 +32,8 @@ export interface NotificationView {
   createdAt: string;
   read: boolean;
   details: Record<string, unknown>;
+  /** Why it was not POSTed to the owner's webhook, in words (its account was disabled then); null otherwise. */
+  webhookNotSent: string | null;
 }
 
 export const listNotificationsInput = strictObject(

@@ -27,6 +27,7 @@ export * from "./measures/charts";
 export * from "./admin";
 export * from "./notifications/inbox";
 export * from "./notifications/webhooks";
+export * from "./notifications/webhook-disabled";
 export * from "./notifications/webhook-setting";
 export * from "./notifications/webhook-signature";
 export * from "./notifications/webhook-target";

@@ -1,6 +1,7 @@
 import type { PrismaClient } from "@tranche/db";
 import type { NotificationView } from "@tranche/contracts";
 import type { Actor } from "../auth/actor";
+import { webhookNotSentWords } from "./webhook-disabled";
 
 /**
  * A user's inbox. Notifications are written by database triggers from their jobs' events (see the
@@ -30,6 +31,7 @@ export async function listNotifications(
       createdAt: n.createdAt.toISOString(),
       read: n.readAt !== null,
       details: (n.details ?? {}) as Record<string, unknown>,
+      webhookNotSent: webhookNotSentWords(n.webhookState),
     })),
     unread,
   };

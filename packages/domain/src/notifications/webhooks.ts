@@ -1,4 +1,5 @@
 import type { PrismaClient } from "@tranche/db";
+import { dropDisabledAccountsWebhooks } from "./webhook-disabled";
 import { postWebhook } from "./webhook-post";
 import { webhookSignatureHeaders } from "./webhook-signature";
 import { checkWebhookTarget, type HostAddresses, type ResolveHost, type ResolvedAddress } from "./webhook-target";
@@ -58,6 +59,7 @@ interface ClaimedNotification {
  * still this round's. A claim older than webhookClaimMs (a worker that died mid-round) is taken again,
  * so such a notification may be POSTed twice; its body's id (and its webhook-id header) tells the receiver.
  * Each try is signed with the user's secret (webhook-signature.ts), so a receiver can tell it is ours.
+ * A disabled account's notifications are not POSTed (webhook-disabled.ts).
  */
 export async function deliverWebhooks(
   prisma: PrismaClient,
@@ -66,6 +68,7 @@ export async function deliverWebhooks(
 ): Promise<{ sent: number; failed: number }> {
   const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const claimMs = webhookClaimMs(timeoutMs);
+  await dropDisabledAccountsWebhooks(prisma, claimMs);
   // The window function numbers each user's waiting notifications; Postgres takes no FOR UPDATE beside
   // a window function, so it runs in its own CTE and the locking SELECT joins it. That SELECT repeats
   // the conditions on the row itself: a row another round claimed and committed after this statement
@@ -88,7 +91,7 @@ export async function deliverWebhooks(
     )
     UPDATE notification n SET "webhookClaimedAt" = now()
     FROM picked p, "user" u LEFT JOIN webhook_secret k ON k."userId" = u.id
-    WHERE n.id = p.id AND u.id = n."userId"
+    WHERE n.id = p.id AND u.id = n."userId" AND u."disabledAt" IS NULL
     RETURNING n.id, n.kind, n."jobId", n.title, n.sentence, n.details, n."createdAt", n."webhookAttempts" AS attempts,
               n."webhookClaimedAt" AS "claimedAt", u."webhookUrl" AS url, k.secret, u.email`;
   let sent = 0;

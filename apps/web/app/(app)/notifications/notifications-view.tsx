@@ -65,6 +65,7 @@ export function NotificationsView() {
                     </span>
                   </div>
                   <div className="small">{n.sentence}</div>
+                  {n.webhookNotSent ? <div className="small muted">{n.webhookNotSent}</div> : null}
                   {n.read ? null : (
                     <button className="linkbtn small" onClick={() => mark.mutate({ ids: [n.id] })}>
                       Mark read
