@@ -77,6 +77,9 @@ const mapDomainErrors = t.middleware(async ({ next }) => {
     const cause = result.error.cause;
     throw new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
   }
+  // Too fast (API tokens made an hour): 429, and trpcResponseMeta says when to try again.
+  if (!result.ok && result.error.cause instanceof TooManyRequests)
+    throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: result.error.cause.message, cause: result.error.cause });
   // A duplicate made by a concurrent request (the use-case's own check could not see it): 409, as any duplicate.
   const duplicate = result.ok ? null : uniqueViolationFields(result.error.cause);
   if (duplicate) throw new TRPCError({ code: "CONFLICT", message: duplicateSentence(duplicate) });

@@ -122,6 +122,12 @@ export const LIMITS = {
   importUsers: 2_000,
   importTreeEntries: 2_000,
   importPeoplePerEntry: 2_000,
+  /**
+   * API tokens one person may make in an hour (429 past it). Making and revoking a token writes two
+   * audit rows, and the audit log is kept whole: a loop would grow it at its request rate (an audit).
+   * Tokens a command on the server makes (npm run admin) are not counted against it.
+   */
+  apiTokensMadePerUserPerHour: 20,
 } as const;
 
 /** The largest value of a Postgres `integer` column: ids, counts and seconds stored as int. */

@@ -1,6 +1,7 @@
 // @tranche/domain: server use-cases with their invariants and transactions. Adapters (tRPC, REST,
 // CLI through REST) stay thin: parse with @tranche/contracts, resolve the Actor, call these.
 export * from "./errors";
+export * from "./too-many-requests";
 export * from "./auth/actor";
 export * from "./auth/sign-in-limits";
 export * from "./jobs/job-view";

@@ -4,6 +4,9 @@ import type { PrismaClient, Tx } from "@tranche/db";
 import type { Actor, Role } from "../auth/actor";
 import { wholeNumberFromEnv } from "../env-number";
 import { badInput, conflict, forbidden, notFound } from "../errors";
+import { checkTokenPace } from "./token-pace";
+
+export { API_TOKENS_PER_HOUR } from "./token-pace";
 
 export type { ApiTokenView } from "@tranche/contracts";
 
@@ -74,6 +77,7 @@ export async function createApiToken(
       throw conflict(
         `You already hold ${MAX_LIVE_TOKENS_PER_USER} live API tokens, the most one person may; revoke one you no longer use first`,
       );
+    if (!madeBy) await checkTokenPace(tx, actor.id);
     await dropEndedTokens(tx, actor.id);
     const t = await tx.apiToken.create({
       data: { userId: actor.id, name: input.name, prefix: token.slice(0, 10), tokenHash: hashToken(token), expiresAt },
