@@ -275,6 +275,9 @@ describe("per-user GPU limits of a budget", () => {
     expect(snap.tree.find((n) => n.id === b.id)!.maxGpusPerUser).toBe(16);
     const audit = await w.db.prisma.auditLog.findFirst({ where: { action: "budget.userLimit" } });
     expect(audit?.details).toMatchObject({ from: null, to: 16 });
+    // The same limit again answers as before and writes no second audit row.
+    expect((await call("maya", "PUT", "/budgets/user-limit", body)).body).toEqual(body);
+    expect(await w.db.prisma.auditLog.count({ where: { action: "budget.userLimit" } })).toBe(1);
   });
 });
 

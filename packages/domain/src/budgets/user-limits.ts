@@ -6,7 +6,8 @@ import { badInput, forbidden } from "../errors";
 
 /**
  * Set or remove a budget's per-user GPU limit (the core's USER_LIMIT): the managers of the budget or of
- * a group above it, and admins. Only a budget (a leaf) takes one. Audited; the next cycle applies it.
+ * a group above it, and admins. Only a budget (a leaf) takes one. Audited when it changes; the next cycle
+ * applies it.
  */
 export async function setUserLimit(
   prisma: PrismaClient,
@@ -22,6 +23,9 @@ export async function setUserLimit(
     throw badInput(`'${b.path}' is a group of budgets; a per-user limit is set on a budget (a leaf)`, "budget");
   if (!(await managesTreeNode(prisma, actor, b.id)))
     throw forbidden(`You do not manage '${b.path}': only its managers or an admin may set its per-user limit`);
+  // The same limit again changes nothing and writes nothing: each call once wrote an audit row, so a
+  // script that PUTs its limit in a loop grew the audit log (kept whole) at its request rate.
+  if (b.maxGpusPerUser === input.maxGpusPerUser) return { budget: b.path, maxGpusPerUser: b.maxGpusPerUser };
   await prisma.$transaction(async (tx) => {
     await tx.budgetTreeNode.update({ where: { id: b.id }, data: { maxGpusPerUser: input.maxGpusPerUser } });
     await writeAudit(
