@@ -20,7 +20,7 @@ export default defineConfig({
         oxc: { jsx: { runtime: "automatic" } },
         test: {
           name: "unit",
-          include: ["{apps,packages,bench,scripts}/**/*.test.ts"],
+          include: ["{apps,packages,bench,scripts,e2e}/**/*.test.ts"],
           exclude: ["**/node_modules/**", "**/*.integration.test.ts", "apps/web/.next/**"],
           // The property tests replay hundreds of cycles: seconds on a quiet machine, several times that
           // on a busy one. A limit, not a timing: no test asserts how fast anything runs.

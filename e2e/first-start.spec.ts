@@ -7,10 +7,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test, type Page } from "@playwright/test";
+import { e2ePorts } from "./support/stack-options";
 
 const ROOT = join(import.meta.dirname, "..");
-const PORT = Number(process.env.E2E_PORT ?? 3100) + 7;
-const URL = `http://127.0.0.1:${PORT}`;
+// Its ports follow E2E_PORT and E2E_PG_PORT (stack-options.ts), and the stack moves to free ones, so it
+// never takes another stack's: the address it serves on is the one its READY line gives.
+const { firstStartWeb, firstStartPg } = e2ePorts();
+let URL = "";
 const ADMIN = { email: "root@lab.example", name: "Root Admin", password: "root admin password" };
 let stack: ChildProcess | null = null;
 let agent: ChildProcess | null = null;
@@ -27,10 +30,11 @@ test.beforeAll(async () => {
       join(ROOT, "e2e/support/stack.ts"),
       "--empty",
       "--worker",
+      "--free-port",
       "--port",
-      String(PORT),
+      String(firstStartWeb),
       "--pg-port",
-      "54369",
+      String(firstStartPg),
       "--data",
       ".data/e2e-empty-postgres",
     ],
@@ -41,7 +45,10 @@ test.beforeAll(async () => {
     stack!.stdout!.on("data", (d: Buffer) => {
       buf += d.toString();
       const m = /READY (\{.*\})/.exec(buf);
-      if (m) resolve((JSON.parse(m[1]!) as { databaseUrl: string }).databaseUrl);
+      if (!m) return;
+      const ready = JSON.parse(m[1]!) as { url: string; databaseUrl: string };
+      URL = ready.url;
+      resolve(ready.databaseUrl);
     });
     stack!.once("exit", (code) => reject(new Error(`the empty stack exited with ${code}`)));
   });

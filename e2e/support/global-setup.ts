@@ -2,13 +2,15 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { e2ePorts } from "./stack-options";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const PID_FILE = join(ROOT, ".data", "e2e-stack.pid");
-export const E2E_PORT = Number(process.env.E2E_PORT ?? 3100);
+export const { web: E2E_PORT, pg: E2E_PG_PORT } = e2ePorts();
 
 /**
- * Start the e2e stack (fresh embedded Postgres on 54349, demo world, `next start` on 127.0.0.1:3100) as
+ * Start the e2e stack (fresh embedded Postgres on E2E_PG_PORT, 54349, or the next free port; demo world;
+ * `next start` on 127.0.0.1:E2E_PORT, 3100) as
  * a child process and wait for it to say READY. globalTeardown stops it by the pid we record.
  */
 export default async function globalSetup(): Promise<void> {
@@ -22,7 +24,7 @@ export default async function globalSetup(): Promise<void> {
     "--port",
     String(E2E_PORT),
     "--pg-port",
-    "54349",
+    String(E2E_PG_PORT),
     "--data",
     ".data/e2e-postgres",
     ...(process.env.E2E_WORKER === "0" ? [] : ["--worker"]),

@@ -1,7 +1,9 @@
 // A throwaway Tranche for e2e tests and benchmarks: a fresh embedded PostgreSQL (own data folder and
 // port), migrated and seeded with the demo world, and the BUILT web app under `next start`.
 // Run: node --import tsx e2e/support/stack.ts [--port 3100] [--pg-port 54349] [--data .data/e2e-postgres]
-//   [--worker] [--empty]   (--empty: migrations only, no demo world, as a lab's first start with TRANCHE_DEMO=0)
+//   [--worker] [--empty] [--free-port]   (--empty: migrations only, no demo world, as a lab's first start
+//   with TRANCHE_DEMO=0; --free-port: the first free web port from --port on; --data: absolute, or under
+//   the repository root)
 // Prints one line `READY {"url":...,"databaseUrl":...}` when serving; SIGTERM/SIGINT stop everything.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
@@ -13,6 +15,7 @@ import { createPrismaClient } from "@tranche/db";
 import { prepareDemoAgents } from "@tranche/domain/runtime";
 import { migrateDeploy, portIsFree, repoRoot, seedDemoWorld, startEmbeddedPostgres } from "@tranche/db/setup";
 import { CHILDREN_FILE, stopGroups } from "./process-groups";
+import { stackDataDir } from "./stack-options";
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -20,9 +23,10 @@ const arg = (name: string, def: string) => {
   return i >= 0 && args[i + 1] ? args[i + 1]! : def;
 };
 const root = repoRoot();
-const port = Number(arg("port", "3100"));
+const wantedPort = Number(arg("port", "3100"));
 const wantedPgPort = Number(arg("pg-port", "54349"));
-const dataDir = join(root, arg("data", ".data/e2e-postgres"));
+const dataDir = stackDataDir(root, arg("data", ".data/e2e-postgres"));
+const freePort = args.includes("--free-port");
 const withWorker = args.includes("--worker");
 const empty = args.includes("--empty");
 const log = (l: string) => process.stderr.write(`[stack] ${l}\n`);
@@ -35,6 +39,10 @@ async function main() {
   let pgPort = wantedPgPort;
   while (!(await portIsFree(pgPort)) && pgPort < wantedPgPort + 50) pgPort++;
   if (pgPort !== wantedPgPort) log(`port ${wantedPgPort} is in use; the e2e database listens on ${pgPort}`);
+  // The demo stack keeps its web port (the journeys' baseURL is E2E_PORT); a stack of its own may move.
+  let port = wantedPort;
+  while (freePort && !(await portIsFree(port)) && port < wantedPort + 50) port++;
+  if (port !== wantedPort) log(`port ${wantedPort} is in use; the web app listens on ${port}`);
   const server = await startEmbeddedPostgres({ dataDir, port: pgPort, database: "postgres", log });
   // A fresh database every run, so tests see exactly the demo world.
   const admin = new pg.Client({ connectionString: server.url });
