@@ -1,6 +1,12 @@
 import type { Command } from "commander";
 import { healthErrors, type NodeEventView, type NodeState, type NodeView } from "@tranche/contracts";
-import { formatDuration, nodeChangeReasonText, nodeStateMeaning, nodeStateText } from "@tranche/contracts/format";
+import {
+  formatDuration,
+  nodeChangeReasonText,
+  nodeReasonWords,
+  nodeStateMeaning,
+  nodeStateText,
+} from "@tranche/contracts/format";
 import { api, CliError, loadConfig } from "./client";
 import { ago, table, type Out } from "./format";
 
@@ -120,7 +126,7 @@ export function registerNodes(program: Command, out: Out): void {
                   `${n.usedGpus} of ${n.gpuCount}`,
                   n.busyPercent === null ? "-" : `${Math.round(n.busyPercent)}%`,
                   heard(n.lastHeartbeatAt),
-                  n.state === "READY" ? "" : (n.stateReason ?? ""),
+                  n.state === "READY" ? "" : (nodeReasonWords(n, Date.now()) ?? ""),
                 ]),
               ),
       );
@@ -137,8 +143,8 @@ export function registerNodes(program: Command, out: Out): void {
       out(r, () =>
         [
           `${n.name} (cluster ${n.cluster}): ${nodeStateMeaning(n.state)}, for ${ago(n.stateChangedAt)}`,
-          ...(n.state !== "READY" && n.stateReason
-            ? [`  why: ${n.stateReason}${n.drainIsManual ? " (an operator's drain)" : ""}`]
+          ...(n.state !== "READY" && nodeReasonWords(n, Date.now())
+            ? [`  why: ${nodeReasonWords(n, Date.now())}${n.drainIsManual ? " (an operator's drain)" : ""}`]
             : []),
           `  ${n.health === "HEALTHY" ? "healthy" : `unhealthy${agentSaid(n)}`}; last heard ${heard(n.lastHeartbeatAt)}${n.busyPercent === null ? "" : `; GPU utilization ${Math.round(n.busyPercent)}%`}${n.agentVersion ? `; agent ${n.agentVersion}` : ""}`,
           `GPUs (${n.usedGpus} of ${n.gpuCount} in use):`,

@@ -104,7 +104,7 @@ export function chartGpuHours(hours: number): number {
 }
 
 /** A node's state as a person says it ("in repair", not REPAIR); the stored code stays in JSON. */
-export { nodeChangeReasonText, nodeStateText } from "@tranche/contracts/format";
+export { nodeChangeReasonText, nodeReasonWords, nodeStateText } from "@tranche/contracts/format";
 
 /** A fair-share ratio of a budget with no entitlement on the cluster (usage over nothing: unbounded). */
 export const NO_SHARE = "no share";

@@ -3,6 +3,8 @@ import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
 import { applyCyclePlan, acquireOrRenewLease, issueEnrollmentTokens, loadCycleInput } from "@tranche/domain/runtime";
 import { runCycle } from "@tranche/scheduler-core";
 import type { HeartbeatRequestInput } from "@tranche/contracts";
+import { nodeReasonWords } from "@tranche/contracts/format";
+import { getRepairQueue, listNodes } from "@tranche/domain";
 import { fakeGpus, makeWorld, startGateway, submit, type World } from "./harness";
 
 describe("the agent protocol", () => {
@@ -194,5 +196,22 @@ describe("the agent protocol", () => {
     expect(drained.stateReason).toContain(said);
     const event = await db.prisma.nodeEvent.findFirstOrThrow({ where: { nodeId: drained.id }, orderBy: { id: "desc" } });
     expect(event.reason).toContain(said);
+
+    // Healthy again before its jobs have left: it stays draining (R8), and its reason no longer reads as
+    // if it were still unhealthy, while its history keeps what the agent said.
+    const stateChangedAt = drained.stateChangedAt.getTime();
+    expect((await post("heartbeat", beat("c1-1"), cred["c1-1"])).status).toBe(200);
+    const [view] = await listNodes(db.prisma, undefined, "c1-1");
+    expect(view!.state).toBe("DRAINING");
+    expect(view!.stateReason).toContain(said);
+    const healthyAt = Date.parse(view!.healthyAgainAt!);
+    expect(healthyAt).toBeGreaterThanOrEqual(stateChangedAt);
+    // Seen 8 minutes after it turned healthy, the drain having come a minute before that.
+    const seen = { ...view!, stateChangedAt: new Date(healthyAt - 60_000).toISOString() };
+    expect(nodeReasonWords(seen, healthyAt + 8 * 60_000)).toBe(
+      "Reported itself unhealthy 9 min ago; healthy again for the last 8 min; returns to service once its jobs have left.",
+    );
+    const [queued] = (await getRepairQueue(db.prisma)).filter((r) => r.name === "c1-1");
+    expect(queued!.healthyAgainAt).toBe(view!.healthyAgainAt);
   });
 });

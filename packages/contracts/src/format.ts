@@ -127,6 +127,22 @@ export function nodeChangeReasonText(reason: string | null): string {
   return reason ?? "no reason given";
 }
 
+/**
+ * Why a node is in its state, for the nodes page and `tranche nodes` / `tranche node show`: its reason as
+ * stored, except for a node drained for its own unhealthy report that has been healthy since. That one
+ * stays draining until its jobs have left (R8), and "reported itself unhealthy and is draining" alone
+ * read as if it were still unhealthy: it says when it was unhealthy, since when it is healthy, and when
+ * it comes back.
+ */
+export function nodeReasonWords(
+  n: { state: string; stateReason: string | null; stateChangedAt: string; healthyAgainAt: string | null },
+  now: number,
+): string | null {
+  if (n.state !== "DRAINING" || !n.healthyAgainAt) return n.stateReason;
+  const since = (iso: string) => formatDuration(Math.max(0, Math.round((now - Date.parse(iso)) / 1000)));
+  return `Reported itself unhealthy ${since(n.stateChangedAt)} ago; healthy again for the last ${since(n.healthyAgainAt)}; returns to service once its jobs have left.`;
+}
+
 /** An enrollment token's status as a person says it, on the clusters page and in `tranche admin enrollment-tokens`. */
 export function enrollmentTokenStatusText(status: string): string {
   return status === "USED"

@@ -68,6 +68,11 @@ export interface NodeView {
   stateReason: string | null;
   stateChangedAt: string;
   drainIsManual: boolean;
+  /**
+   * When a node drained for its own unhealthy report turned healthy again, while it is still draining (it
+   * returns to service once its jobs have left, R8); null otherwise. nodeReasonWords says it.
+   */
+  healthyAgainAt: string | null;
   healthDetails: unknown;
   gpus: GpuCell[];
   usedGpus: number;

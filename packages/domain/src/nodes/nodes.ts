@@ -9,6 +9,21 @@ import { shownUserName } from "../user-name";
 
 export type { GpuCell, NodeView } from "@tranche/contracts";
 
+/**
+ * When a node drained for its own unhealthy report turned healthy again, while it is still draining (it
+ * stays DRAINING until its jobs have left, R8); null otherwise. A drain an operator made keeps its reason.
+ */
+function healthyAgainAt(n: {
+  state: string;
+  health: string;
+  drainIsManual: boolean;
+  stateChangedAt: Date;
+  healthChangedAt: Date | null;
+}): string | null {
+  if (n.state !== "DRAINING" || n.drainIsManual || n.health !== "HEALTHY" || !n.healthChangedAt) return null;
+  return n.healthChangedAt.getTime() >= n.stateChangedAt.getTime() ? n.healthChangedAt.toISOString() : null;
+}
+
 /** Every node of a cluster (or all) with which job and budget holds each GPU. */
 export async function listNodes(prisma: PrismaClient, clusterName?: string, nodeName?: string): Promise<NodeView[]> {
   const nodes = await prisma.node.findMany({
@@ -69,6 +84,7 @@ export async function listNodes(prisma: PrismaClient, clusterName?: string, node
       stateReason: n.stateReason,
       stateChangedAt: n.stateChangedAt.toISOString(),
       drainIsManual: n.drainIsManual,
+      healthyAgainAt: healthyAgainAt(n),
       healthDetails: n.healthDetails,
       gpus,
       usedGpus: gpus.filter((g) => g.jobId !== null).length,
@@ -139,7 +155,9 @@ export async function applyNodeAction(
         stateReason: why,
         stateChangedAt: now,
         drainIsManual: action === "drain" ? true : t.to === "READY" ? false : node.drainIsManual,
-        ...(action === "markRepaired" ? { health: "HEALTHY" as const } : {}),
+        ...(action === "markRepaired"
+          ? { health: "HEALTHY" as const, ...(node.health !== "HEALTHY" ? { healthChangedAt: now } : {}) }
+          : {}),
       },
     });
     if (r.count !== 1) throw conflict(`${node.name} changed state meanwhile; reload and try again`);
@@ -169,6 +187,8 @@ export interface RepairQueueRow {
   since: string;
   reason: string | null;
   manual: boolean;
+  /** As NodeView's: when a node drained for an unhealthy report turned healthy again. */
+  healthyAgainAt: string | null;
 }
 
 /**
@@ -189,6 +209,7 @@ export async function getRepairQueue(prisma: PrismaClient, clusterName?: string)
     since: n.stateChangedAt.toISOString(),
     reason: n.stateReason,
     manual: n.drainIsManual,
+    healthyAgainAt: healthyAgainAt(n),
   }));
 }
 

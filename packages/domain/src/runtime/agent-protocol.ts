@@ -325,6 +325,8 @@ async function heartbeatOf(
         data: {
           lastHeartbeatAt: now,
           health: hb.health.healthy ? "HEALTHY" : "UNHEALTHY",
+          // Since when: a node drained for an unhealthy report says how long it has been healthy again.
+          ...(node.health !== (hb.health.healthy ? "HEALTHY" : "UNHEALTHY") ? { healthChangedAt: now } : {}),
           healthDetails: { errors: hb.health.errors, driverVersion: hb.health.driverVersion ?? null },
           gpuInventory: hb.gpus,
           busyPercent: hb.busyPercent,

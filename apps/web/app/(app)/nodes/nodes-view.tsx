@@ -5,7 +5,7 @@ import type { NodeView } from "@tranche/domain";
 import { useTRPC } from "../../../lib/trpc";
 import { Empty, PageHead, StateBadge, ago, budgetColors, colorFor, useNow, when } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
-import { nodeChangeReasonText, nodeStateText } from "../../../lib/words";
+import { nodeChangeReasonText, nodeReasonWords, nodeStateText } from "../../../lib/words";
 import { NodeHealth } from "./node-health";
 
 const STATES = ["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"] as const;
@@ -200,7 +200,7 @@ export function NodesView() {
                     <dt>State</dt>
                     <dd>
                       {sentenceCase(nodeStateText(sel.state))} since {when(sel.stateChangedAt)}
-                      {sel.stateReason ? <div className="small muted">{sel.stateReason}</div> : null}
+                      {nodeReasonWords(sel, now) ? <div className="small muted">{nodeReasonWords(sel, now)}</div> : null}
                     </dd>
                     <dt>Health</dt>
                     <dd>
@@ -322,7 +322,13 @@ export function NodesView() {
                       <td className="small">
                         <span className="mono">{r.name}</span> <StateBadge state={r.state} />
                         <div className="muted">
-                          {[r.reason, ago(r.since, now), r.manual ? "manual" : "automatic"].filter(Boolean).join(" · ")}
+                          {[
+                            nodeReasonWords({ ...r, stateReason: r.reason, stateChangedAt: r.since }, now),
+                            ago(r.since, now),
+                            r.manual ? "manual" : "automatic",
+                          ]
+                            .filter(Boolean)
+                            .join(" · ")}
                         </div>
                       </td>
                     </tr>
