@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@tranche/db/testing";
-import { createApiToken, hashToken, readApiToken, type Actor } from "@tranche/domain";
+import { API_TOKENS_PER_HOUR, createApiToken, hashToken, readApiToken, type Actor } from "@tranche/domain";
 import { freshGeneratorToken, GENERATOR_TOKEN } from "../src/demo-token";
 
 describe("the demo workload's generator token", () => {
@@ -34,5 +34,12 @@ describe("the demo workload's generator token", () => {
       targetId: old.id,
       details: { name: GENERATOR_TOKEN },
     });
+  });
+  it("is not counted against the hourly limit on the tokens a person makes", async () => {
+    for (let i = 0; i < API_TOKENS_PER_HOUR + 2; i++) await freshGeneratorToken(db.prisma, actor);
+    const creates = await db.prisma.auditLog.findMany({
+      where: { action: "token.create", details: { path: ["madeBy"], equals: "the demo workload generator" } },
+    });
+    expect(creates.length).toBeGreaterThanOrEqual(API_TOKENS_PER_HOUR + 2);
   });
 });
