@@ -456,8 +456,13 @@ export function registerAdmin(program: Command, out: Out): void {
     .command("revoke-node")
     .description("revoke a node's credential: its agent is refused until it enrolls again (operators)")
     .argument("<node>")
-    .action(async (node: string) => {
-      const r = await call<{ node: RevokedNodeView }>("POST", `/nodes/${encodeURIComponent(node)}/revoke-credential`);
+    .option("--reason <text>", "why (kept in the node's history and the audit log)")
+    .action(async (node: string, o: { reason?: string }) => {
+      const r = await call<{ node: RevokedNodeView }>(
+        "POST",
+        `/nodes/${encodeURIComponent(node)}/revoke-credential`,
+        o.reason === undefined ? {} : { reason: o.reason },
+      );
       out(r, () => revokedNodeSentence(r.node));
     });
   admin

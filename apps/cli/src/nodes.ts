@@ -155,7 +155,7 @@ export function registerNodes(program: Command, out: Out): void {
                 "Latest changes:",
                 ...r.events.map(
                   (e) =>
-                    `  ${ago(e.at)} ago  ${e.from ? `${nodeStateText(e.from)} -> ` : ""}${nodeStateText(e.to)}  ${nodeChangeReasonText(e.reason)}${e.by ? ` (by ${e.by})` : ""}`,
+                    `  ${ago(e.at)} ago  ${e.from && e.from !== e.to ? `${nodeStateText(e.from)} -> ` : ""}${nodeStateText(e.to)}  ${nodeChangeReasonText(e.reason)}${e.by ? ` (by ${e.by})` : ""}`,
                 ),
               ]),
         ].join("\n"),

@@ -174,4 +174,19 @@ describe("tranche node", () => {
       /^ {2}\d+ s ago {2}ready -> cordoned {2}Its credential was revoked: nothing new starts here, .* \(by Omar Operator\)$/,
     );
   });
+
+  it("revoking a credential with --reason keeps the reason in the node's history and the audit log", async () => {
+    // Every other node action recorded why; a revocation did not, and a node that was not READY got no line.
+    const { prisma } = stack.w.db;
+    await prisma.node.update({ where: { name: "b200-7" }, data: { state: "DOWN", agentCredentialHash: "z".repeat(64) } });
+    const r = await cli("omar", ["admin", "revoke-node", "b200-7", "--reason", "host reinstalled"]);
+    expect(r.stderr).toBe("");
+    const history = (await cli("ada", ["node", "show", "b200-7"])).stdout.trimEnd().split("\n");
+    expect(history.at(-1)).toMatch(
+      /^ {2}\d+ s ago {2}down {2}Its credential was revoked \(host reinstalled\): its agent is refused until it enrolls again with a new token\. \(by Omar Operator\)$/,
+    );
+    const node = await prisma.node.findUniqueOrThrow({ where: { name: "b200-7" } });
+    const audit = await prisma.auditLog.findFirstOrThrow({ where: { action: "node.revoke-credential", targetId: node.id } });
+    expect(audit.details).toMatchObject({ target: "b200-7", reason: "host reinstalled" });
+  });
 });

@@ -1,6 +1,14 @@
 import type { PrismaClient } from "@tranche/db";
 import { NODE_ACTION_WORDS, nodeActionBody, nodeListQuery } from "@tranche/contracts";
-import { applyNodeAction, getNodeNamed, listNodesOf, requireNodeAction, revokeNodeCredential, type Actor } from "@tranche/domain";
+import {
+  applyNodeAction,
+  getNodeNamed,
+  listNodesOf,
+  requireNodeAction,
+  requireRole,
+  revokeNodeCredential,
+  type Actor,
+} from "@tranche/domain";
 import { json, noQuery, parse, queryOf, readJson } from "./io";
 
 /**
@@ -26,7 +34,11 @@ export async function handleNodeRest(
     return json(await getNodeNamed(prisma, name!));
   }
   if (parts.length !== 3 || method !== "POST") return null;
-  if (action === "revoke-credential") return json({ node: await revokeNodeCredential(prisma, actor, name!) });
+  if (action === "revoke-credential") {
+    requireRole(actor, ["OPERATOR"], "revoke node credentials");
+    const { reason } = parse(nodeActionBody, await readJson(req, { optional: true }));
+    return json({ node: await revokeNodeCredential(prisma, actor, name!, reason) });
+  }
   const nodeAction = Object.hasOwn(NODE_ACTION_WORDS, action!) ? NODE_ACTION_WORDS[action!]! : null;
   if (nodeAction === null) return null;
   // The role before the body: a researcher learns nothing of the input's shape from a 400.

@@ -63,7 +63,8 @@ export function withNodePaths<P extends Record<string, object>>(paths: P): P & R
           "Revoke a node's credential (operators): its agent is refused until it enrolls again; a READY node is cordoned, and `runningJobs` counts the jobs its agent will stop at its heartbeat timeout",
         operationId: "revokeNodeCredential",
         parameters: [name],
-        responses: { "200": nodeAnswer("Done"), ...errorResponses([401, 403, 404, 409]) },
+        requestBody: { required: false, content: { "application/json": { schema: schema(nodeActionBody, "input") } } },
+        responses: { "200": nodeAnswer("Done"), ...errorResponses([400, 401, 403, 404, 409]) },
       },
     },
   };

@@ -7,6 +7,7 @@ import {
   createTreeNodeInput,
   createUserInput,
   issueEnrollmentTokenInput,
+  nodeActionBody,
   oidcRuleInput,
   putAllocationInput,
   setPasswordInput,
@@ -105,8 +106,8 @@ export const adminRouter = {
     .input(z.object({ cluster: z.string().optional() }).optional())
     .query(({ ctx, input }) => listEnrollmentTokens(ctx.prisma, ctx.user, input?.cluster)),
   revokeNodeCredential: operator
-    .input(z.object({ node: z.string().min(1) }))
-    .mutation(({ ctx, input }) => revokeNodeCredential(ctx.prisma, ctx.user, input.node)),
+    .input(z.object({ node: z.string().min(1), reason: nodeActionBody.shape.reason }))
+    .mutation(({ ctx, input }) => revokeNodeCredential(ctx.prisma, ctx.user, input.node, input.reason)),
 
   audit: admin.input(auditQueryInput).query(({ ctx, input }) => listAudit(ctx.prisma, ctx.user, input)),
 } satisfies TRPCRouterRecord;

@@ -10,28 +10,45 @@ import { writeAudit } from "../admin/audit";
  * left READY, the scheduler kept starting work on a node no agent could report for, and those jobs were
  * lost with it when it went down for silence (its history said only "missed heartbeats").
  */
-export async function revokeNodeCredential(prisma: PrismaClient, actor: Actor, nodeName: string): Promise<RevokedNodeView> {
+export async function revokeNodeCredential(
+  prisma: PrismaClient,
+  actor: Actor,
+  nodeName: string,
+  reason?: string,
+): Promise<RevokedNodeView> {
   requireRole(actor, ["OPERATOR"], "revoke node credentials");
+  // Kept in the node's history and the audit log, as every other node action's reason is.
+  const why = reason?.trim() || null;
   const result = await prisma.$transaction(async (tx) => {
     const node = await tx.node.findUnique({ where: { name: nodeName }, include: { cluster: { select: { name: true } } } });
     if (!node) throw notFound(`There is no node '${nodeName}'`);
     if (!node.agentCredentialHash) throw conflict(`Node ${nodeName} has no credential to revoke`);
     const now = new Date();
     const cordon = node.state === "READY";
-    const reason =
-      "Its credential was revoked: nothing new starts here, and its agent is refused until it enrolls again with a new token.";
+    const revoked = `Its credential was revoked${why ? ` (${why})` : ""}`;
+    const history = cordon
+      ? `${revoked}: nothing new starts here, and its agent is refused until it enrolls again with a new token.`
+      : `${revoked}: its agent is refused until it enrolls again with a new token.`;
     const r = await tx.node.updateMany({
       where: { id: node.id, state: node.state },
       data: {
         agentCredentialHash: null,
-        ...(cordon ? { state: "CORDONED" as const, stateReason: reason, stateChangedAt: now } : {}),
+        ...(cordon ? { state: "CORDONED" as const, stateReason: history, stateChangedAt: now } : {}),
       },
     });
     if (r.count !== 1) throw conflict(`${node.name} changed state meanwhile; reload and try again`);
-    if (cordon)
-      await tx.nodeEvent.create({
-        data: { nodeId: node.id, at: now, fromState: "READY", toState: "CORDONED", reason, automatic: false, actorId: actor.id },
-      });
+    // A node that stays in its state gets a line too: a revocation (and its reason) is part of its history.
+    await tx.nodeEvent.create({
+      data: {
+        nodeId: node.id,
+        at: now,
+        fromState: node.state,
+        toState: cordon ? "CORDONED" : node.state,
+        reason: history,
+        automatic: false,
+        actorId: actor.id,
+      },
+    });
     const [running] = await tx.$queryRaw<{ n: bigint }[]>`
       SELECT count(DISTINCT s."jobId") AS n FROM segment_placement p
       JOIN run_segment s ON s.id = p."segmentId" AND s."endedAt" IS NULL
@@ -41,7 +58,7 @@ export async function revokeNodeCredential(prisma: PrismaClient, actor: Actor, n
       actor,
       "node.revoke-credential",
       { type: "node", id: node.id, label: node.name },
-      { cluster: node.cluster.name, ...(cordon ? { from: "READY", to: "CORDONED" } : {}) },
+      { cluster: node.cluster.name, reason: why, ...(cordon ? { from: "READY", to: "CORDONED" } : {}) },
     );
     return {
       clusterId: node.clusterId,

@@ -290,7 +290,9 @@ export function NodesView() {
                       <h3 style={{ marginBottom: "0.4rem" }}>History</h3>
                       {events.data.slice(0, 8).map((e) => (
                         <div key={e.id} className="small" style={{ padding: "0.2rem 0" }}>
-                          <span className="muted">{when(e.at)}</span> {e.from ? nodeStateText(e.from) : "—"} →{" "}
+                          <span className="muted">{when(e.at)}</span>{" "}
+                          {/* A line that left the state as it was (a revocation, an agent enrolling again) names it once. */}
+                          {e.from !== e.to ? `${e.from ? nodeStateText(e.from) : "—"} → ` : null}
                           <strong>{nodeStateText(e.to)}</strong> · {nodeChangeReasonText(e.reason)}
                           {e.by ? (
                             <span className="faint"> (by {e.by})</span>

@@ -25,6 +25,7 @@ export function ClustersAdmin() {
   const [cluster, setCluster] = useState("");
   const [expiresIn, setExpiresIn] = useState("1h");
   const [issued, setIssued] = useState<{ cluster: string; token: string; expiresAt: string } | null>(null);
+  const [revokeReason, setRevokeReason] = useState("");
   const clusterName = cluster || clusters.data?.[0]?.name || "";
   const issue = useMutation(
     trpc.admin.issueEnrollmentToken.mutationOptions({
@@ -119,6 +120,13 @@ export function ClustersAdmin() {
         <section className="panel">
           <div className="panel-head">
             <h2>Hosts</h2>
+            <input
+              className="input"
+              aria-label="Reason for a revocation"
+              placeholder="Reason for a revocation (kept in the node's history)"
+              value={revokeReason}
+              onChange={(e) => setRevokeReason(e.target.value)}
+            />
           </div>
           <table className="table" aria-label="Hosts">
             <thead>
@@ -143,7 +151,7 @@ export function ClustersAdmin() {
                   <td className="num">{h.gpuCount}</td>
                   <td className="small">{h.lastHeartbeatAt ? ago(h.lastHeartbeatAt, now) : "never"}</td>
                   <td className="num">
-                    <button className="btn small danger" onClick={() => revoke.mutate({ node: h.name })}>
+                    <button className="btn small danger" onClick={() => revoke.mutate({ node: h.name, reason: revokeReason })}>
                       Revoke credential
                     </button>
                   </td>
