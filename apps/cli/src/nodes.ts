@@ -1,5 +1,12 @@
 import type { Command } from "commander";
-import { healthErrors, type NodeEventView, type NodeState, type NodeView } from "@tranche/contracts";
+import {
+  healthErrors,
+  retiredNodeSentence,
+  type NodeEventView,
+  type NodeState,
+  type NodeView,
+  type RetiredNodeView,
+} from "@tranche/contracts";
 import {
   formatDuration,
   nodeChangeReasonText,
@@ -106,10 +113,12 @@ export function registerNodes(program: Command, out: Out): void {
       "--state <states>",
       "only nodes in these states, comma-separated (as sinfo -t): ready, cordoned, draining, repair, down",
     )
-    .action(async (cluster: string | undefined, opts: { state?: string }) => {
+    .option("--all", "retired nodes too (left out otherwise)")
+    .action(async (cluster: string | undefined, opts: { state?: string; all?: boolean }) => {
       // Checked before any request: a typo answers at once and names the words it takes.
       const states = opts.state === undefined ? null : parseNodeStates(opts.state);
-      const q = cluster === undefined ? "" : `?${new URLSearchParams({ cluster })}`;
+      const query = new URLSearchParams({ ...(cluster === undefined ? {} : { cluster }), ...(opts.all ? { retired: "1" } : {}) });
+      const q = query.size === 0 ? "" : `?${query}`;
       const all = (await api<{ nodes: NodeView[] }>(loadConfig(), "GET", `/nodes${q}`)).nodes;
       const nodes = states ? all.filter((n) => states.has(n.state)) : all;
       out({ nodes }, () =>
@@ -186,4 +195,20 @@ export function registerNodes(program: Command, out: Out): void {
         );
         out({ node: n }, () => actionText(n));
       });
+  node
+    .command("retire")
+    .description(
+      "take an empty node out of service for good: its agent is refused, it leaves scheduling and the lists, its history is kept (operators)",
+    )
+    .argument("<node>", "node name")
+    .option("--reason <text>", "why (kept in the node's history and the audit log)")
+    .action(async (name: string, o: { reason?: string }) => {
+      const r = await api<{ node: RetiredNodeView }>(
+        loadConfig(),
+        "POST",
+        `/nodes/${encodeURIComponent(name)}/retire`,
+        o.reason === undefined ? {} : { reason: o.reason },
+      );
+      out(r, () => retiredNodeSentence(r.node));
+    });
 }

@@ -1,4 +1,5 @@
 import type { PrismaClient } from "@tranche/db";
+import { IN_SERVICE } from "@tranche/domain";
 import { VERSION } from "./version";
 
 // Agents count as connected while their last heartbeat is younger than the heartbeat timeout (SPEC: 30 s).
@@ -26,8 +27,8 @@ export async function healthResponse(prisma: PrismaClient, detailed: boolean): P
     }
     const since = new Date(Date.now() - HEARTBEAT_TIMEOUT_MS);
     const [connected, nodes] = await Promise.all([
-      prisma.node.count({ where: { lastHeartbeatAt: { gte: since } } }),
-      prisma.node.count(),
+      prisma.node.count({ where: { ...IN_SERVICE, lastHeartbeatAt: { gte: since } } }),
+      prisma.node.count({ where: IN_SERVICE }),
     ]);
     agents = { connected, nodes };
     const last = worker.leader !== null ? lease?.lastCycleAt : null;

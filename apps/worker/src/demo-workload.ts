@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { createPrismaClient } from "@tranche/db";
 import { DEMO_LOGINS } from "@tranche/db/setup";
 import { submitJobInput } from "@tranche/contracts";
-import { submitJob, type Actor } from "@tranche/domain";
+import { IN_SERVICE, submitJob, type Actor } from "@tranche/domain";
 import { freshGeneratorToken } from "./demo-token";
 
 const { values } = parseArgs({ options: { server: { type: "string" }, rate: { type: "string" }, seed: { type: "string" } } });
@@ -143,7 +143,7 @@ async function main(): Promise<void> {
     return;
   }
   log(`demo-workload: ${submitters.length} budgets submitting through ${server}/api/v1/jobs, demand ~${DEMAND_FACTOR}x capacity`);
-  const clusters = await prisma.cluster.findMany({ include: { nodes: { select: { gpuCount: true } } } });
+  const clusters = await prisma.cluster.findMany({ include: { nodes: { where: IN_SERVICE, select: { gpuCount: true } } } });
   let n = 0;
   let failures = 0;
   let degraded = false;

@@ -19,6 +19,7 @@ const ACTIONS: Record<string, string> = {
   "node.uncordon": "returned a node to service",
   "node.markRepaired": "marked a node repaired",
   "node.revoke-credential": "revoked a host's credential",
+  "node.retire": "retired a node",
   "oidc-rule.create": "added a single sign-on rule",
   "oidc-rule.delete": "removed a single sign-on rule",
   "seed.demo-world": "seeded the demo world",

@@ -116,6 +116,7 @@ const NODE_STATE_NAMES: Record<string, string> = {
   DRAINING: "draining",
   REPAIR: "in repair",
   DOWN: "down",
+  RETIRED: "retired",
 };
 
 export function nodeStateText(state: string): string {
@@ -161,6 +162,7 @@ const NODE_STATE_MEANINGS: Record<string, string> = {
   DRAINING: "no new work, its jobs leave as their contracts allow",
   REPAIR: "empty, waiting for a repair",
   DOWN: "not heard from",
+  RETIRED: "out of service for good, kept for its history",
 };
 
 export function nodeStateMeaning(state: string): string {

@@ -1,4 +1,5 @@
 import { LIMITS } from "./limits";
+import { z } from "zod";
 import { strictObject, text } from "./input";
 
 export const NODE_ACTIONS = ["cordon", "drain", "uncordon", "markRepaired"] as const;
@@ -17,16 +18,33 @@ export const nodeActionInput = strictObject(
 /** REST POST /nodes/{name}/{action}: the node is in the path; the body, when sent, says why. */
 export const nodeActionBody = strictObject({ reason }, "a node action");
 
-/** REST GET /nodes?cluster=: one cluster's nodes, or every cluster's. */
+/** REST GET /nodes?cluster=&retired=1: one cluster's nodes, or every cluster's; retired ones only when asked. */
 export const nodeListQuery = strictObject(
   {
     cluster: text("cluster")
       .min(1, "cluster is empty")
       .max(LIMITS.keyChars, `cluster is longer than ${LIMITS.keyChars} characters`)
       .optional(),
+    retired: z
+      .enum(["0", "1"], { error: "retired takes 1 (list retired nodes too) or 0" })
+      .optional()
+      .transform((v) => v === "1"),
   },
   "the node list's query",
 );
+
+/** What retiring a node did (POST /nodes/{name}/retire). */
+export interface RetiredNodeView {
+  node: string;
+  cluster: string;
+  /** Its state before: a retired node's history keeps where it was left. */
+  from: NodeState;
+}
+
+/** The sentence the web app and the CLI say after a retirement. */
+export function retiredNodeSentence(r: RetiredNodeView): string {
+  return `Retired ${r.node}: its agent is refused, and it is left out of scheduling, capacity and the node lists (\`tranche nodes --all\` shows it). Its history and its jobs' placements are kept. A token issued for ${r.node} brings it back.`;
+}
 
 /**
  * The REST path word of each action (POST /nodes/{name}/{word}): "repaired" reads better in a URL and
@@ -39,7 +57,8 @@ export const NODE_ACTION_WORDS: Record<string, NodeAction> = {
   repaired: "markRepaired",
 };
 
-export type NodeState = "READY" | "CORDONED" | "DRAINING" | "REPAIR" | "DOWN";
+/** RETIRED: taken out of service for good; kept for its history, left out of scheduling and the default lists. */
+export type NodeState = "READY" | "CORDONED" | "DRAINING" | "REPAIR" | "DOWN" | "RETIRED";
 
 /** One GPU of a node and the job that holds it (the nodes page's grid, REST GET /nodes). */
 export interface GpuCell {

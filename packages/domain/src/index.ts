@@ -21,6 +21,8 @@ export * from "./budgets/tree";
 export * from "./budgets/set-allocations";
 export * from "./nodes/nodes";
 export * from "./nodes/revoke-credential";
+export * from "./nodes/retire";
+export * from "./nodes/in-service";
 export * from "./tokens/api-tokens";
 export * from "./budgets/what-if";
 export * from "./budgets/what-if-limit";

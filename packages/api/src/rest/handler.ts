@@ -34,6 +34,7 @@ import {
   getJobDetail,
   getJobLogPage,
   getQueue,
+  IN_SERVICE,
   jobLogText,
   listAllocationChanges,
   listApiTokens,
@@ -141,7 +142,7 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
         noQuery(req, "the cluster list's query");
         const clusters = await prisma.cluster.findMany({
           orderBy: { name: "asc" },
-          include: { nodes: { select: { gpuCount: true, state: true } } },
+          include: { nodes: { where: IN_SERVICE, select: { gpuCount: true, state: true } } },
         });
         return json({
           clusters: clusters.map((c) => ({

@@ -6,6 +6,7 @@ import {
   listNodesOf,
   requireNodeAction,
   requireRole,
+  retireNode,
   revokeNodeCredential,
   type Actor,
 } from "@tranche/domain";
@@ -26,14 +27,19 @@ export async function handleNodeRest(
   const [head, name, action] = parts;
   if (head !== "nodes") return null;
   if (parts.length === 1 && method === "GET") {
-    const { cluster } = parse(nodeListQuery, queryOf(req));
-    return json({ nodes: await listNodesOf(prisma, cluster) });
+    const { cluster, retired } = parse(nodeListQuery, queryOf(req));
+    return json({ nodes: await listNodesOf(prisma, cluster, { retired }) });
   }
   if (parts.length === 2 && method === "GET") {
     noQuery(req, "a node's query");
     return json(await getNodeNamed(prisma, name!));
   }
   if (parts.length !== 3 || method !== "POST") return null;
+  if (action === "retire") {
+    requireRole(actor, ["OPERATOR"], "retire nodes");
+    const { reason } = parse(nodeActionBody, await readJson(req, { optional: true }));
+    return json({ node: await retireNode(prisma, actor, { name: name! }, reason) });
+  }
   if (action === "revoke-credential") {
     requireRole(actor, ["OPERATOR"], "revoke node credentials");
     const { reason } = parse(nodeActionBody, await readJson(req, { optional: true }));

@@ -24,7 +24,7 @@ export function withNodePaths<P extends Record<string, object>>(paths: P): P & R
     "/nodes": {
       get: {
         summary:
-          "Nodes (every cluster's, or ?cluster=), as the nodes page shows them: state and why, health, heartbeat, and which job, budget and user hold each GPU",
+          "Nodes (every cluster's, or ?cluster=; retired ones with ?retired=1), as the nodes page shows them: state and why, health, heartbeat, and which job, budget and user hold each GPU",
         operationId: "listNodes",
         parameters: queryParams(nodeListQuery),
         responses: {
@@ -57,6 +57,19 @@ export function withNodePaths<P extends Record<string, object>>(paths: P): P & R
       "Mark a node repaired (operators): from REPAIR, DOWN, DRAINING or CORDONED back to READY, healthy",
       "markNodeRepaired",
     ),
+    "/nodes/{name}/retire": {
+      post: {
+        summary:
+          "Retire an empty node for good (operators): its agent is refused, scheduling, capacity and the node lists leave it out (?retired=1 lists it), its history and its jobs' placements are kept; 409 naming the jobs while any runs or is placed there",
+        operationId: "retireNode",
+        parameters: [name],
+        requestBody: { required: false, content: { "application/json": { schema: schema(nodeActionBody, "input") } } },
+        responses: {
+          "200": nodeAnswer("What was retired: { node, cluster, from }"),
+          ...errorResponses([400, 401, 403, 404, 409]),
+        },
+      },
+    },
     "/nodes/{name}/revoke-credential": {
       post: {
         summary:

@@ -1,5 +1,5 @@
 import type { TRPCRouterRecord } from "@trpc/server";
-import { clusterPolicyView, gpusInUse } from "@tranche/domain";
+import { clusterPolicyView, gpusInUse, IN_SERVICE } from "@tranche/domain";
 import { authedProcedure } from "../trpc";
 
 export const clusterRouter = {
@@ -7,7 +7,7 @@ export const clusterRouter = {
   list: authedProcedure.query(async ({ ctx }) => {
     const clusters = await ctx.prisma.cluster.findMany({
       orderBy: { name: "asc" },
-      include: { nodes: { select: { state: true, gpuCount: true } } },
+      include: { nodes: { where: IN_SERVICE, select: { state: true, gpuCount: true } } },
     });
     const stats = await Promise.all(
       clusters.map(async (c) => {

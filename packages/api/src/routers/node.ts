@@ -1,7 +1,7 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
 import { nodeActionInput, text } from "@tranche/contracts";
-import { applyNodeAction, getNodeEvents, getRepairQueue, listNodes } from "@tranche/domain";
+import { applyNodeAction, getNodeEvents, getRepairQueue, listNodes, retireNode } from "@tranche/domain";
 import { authedProcedure, roleProcedure } from "../trpc";
 
 const operator = roleProcedure("OPERATOR");
@@ -29,4 +29,7 @@ export const nodeRouter = {
   markRepaired: operator
     .input(nodeActionInput)
     .mutation(({ ctx, input }) => applyNodeAction(ctx.prisma, ctx.user, { id: input.nodeId }, "markRepaired", input.reason)),
+  retire: operator
+    .input(nodeActionInput)
+    .mutation(({ ctx, input }) => retireNode(ctx.prisma, ctx.user, { id: input.nodeId }, input.reason)),
 } satisfies TRPCRouterRecord;

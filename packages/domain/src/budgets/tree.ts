@@ -1,3 +1,4 @@
+import { IN_SERVICE } from "../nodes/in-service";
 import type { AllocationHistoryRow, BudgetTreeNodeView, BudgetTreeResult } from "@tranche/contracts";
 import type { PrismaClient } from "@tranche/db";
 import { managedRootIds, type Actor } from "../auth/actor";
@@ -21,7 +22,7 @@ export async function getBudgetTree(prisma: PrismaClient, actor: Actor | null): 
       include: { allocations: true },
       orderBy: { name: "asc" },
     }),
-    prisma.cluster.findMany({ orderBy: { name: "asc" }, include: { nodes: { select: { gpuCount: true } } } }),
+    prisma.cluster.findMany({ orderBy: { name: "asc" }, include: { nodes: { where: IN_SERVICE, select: { gpuCount: true } } } }),
     prisma.budgetMember.groupBy({ by: ["budgetId"], _count: { _all: true } }),
   ]);
   const memberCount = new Map(members.map((m) => [m.budgetId, m._count._all]));

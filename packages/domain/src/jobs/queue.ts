@@ -231,7 +231,7 @@ async function findCluster(prisma: PrismaClient, clusterName: string) {
   const [cluster] = await prisma.$queryRaw<{ id: string; name: string; gpuType: string; gpus: number; readyGpus: number }[]>`
     SELECT c.id, c.name, c."gpuType", COALESCE(SUM(n."gpuCount"), 0)::int AS gpus,
            COALESCE(SUM(n."gpuCount") FILTER (WHERE n.state = 'READY'), 0)::int AS "readyGpus"
-    FROM cluster c LEFT JOIN node n ON n."clusterId" = c.id
+    FROM cluster c LEFT JOIN node n ON n."clusterId" = c.id AND n.state <> 'RETIRED'
     WHERE c.name = ${clusterName} GROUP BY c.id`;
   if (!cluster) throw notFound(`Unknown cluster '${clusterName}'`);
   return cluster;

@@ -1,3 +1,4 @@
+import { IN_SERVICE } from "../nodes/in-service";
 import type { PrismaClient } from "@tranche/db";
 import { defaultJobName, explainContract, type JobEventKind, type JobView, type SubmitJob } from "@tranche/contracts";
 import { defaultPolicy, validateJobContract } from "@tranche/scheduler-core";
@@ -414,7 +415,7 @@ async function cachedCluster(prisma: PrismaClient, name: string) {
   if (hit && hit.until > Date.now()) return hit.value;
   const c = await prisma.cluster.findUnique({
     where: { name },
-    select: { id: true, name: true, maxMinRuntimeSec: true, nodes: { select: { gpuCount: true } } },
+    select: { id: true, name: true, maxMinRuntimeSec: true, nodes: { where: IN_SERVICE, select: { gpuCount: true } } },
   });
   if (clusterCache.size > 1000) clusterCache.clear();
   clusterCache.set(name, { until: Date.now() + CACHE_MS, value: c });

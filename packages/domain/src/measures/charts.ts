@@ -1,3 +1,4 @@
+import { IN_SERVICE } from "../nodes/in-service";
 import type { PrismaClient } from "@tranche/db";
 import {
   computeDelivery,
@@ -106,7 +107,7 @@ export async function getChartData(
 ): Promise<ChartData> {
   const cluster = await prisma.cluster.findUnique({
     where: { name: clusterName },
-    include: { nodes: { select: { gpuCount: true, state: true, health: true } } },
+    include: { nodes: { where: IN_SERVICE, select: { gpuCount: true, state: true, health: true } } },
   });
   if (!cluster) throw notFound(`Unknown cluster '${clusterName}'`);
   const now = Math.floor(nowMs / 1000);

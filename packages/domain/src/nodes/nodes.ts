@@ -6,6 +6,7 @@ import { requireRole, type Actor } from "../auth/actor";
 import { clusterIdNamed } from "../cluster-named";
 import { conflict, notFound } from "../errors";
 import { shownUserName } from "../user-name";
+import { IN_SERVICE } from "./in-service";
 
 export type { GpuCell, NodeView } from "@tranche/contracts";
 
@@ -24,10 +25,21 @@ function healthyAgainAt(n: {
   return n.healthChangedAt.getTime() >= n.stateChangedAt.getTime() ? n.healthChangedAt.toISOString() : null;
 }
 
-/** Every node of a cluster (or all) with which job and budget holds each GPU. */
-export async function listNodes(prisma: PrismaClient, clusterName?: string, nodeName?: string): Promise<NodeView[]> {
+/**
+ * Every node of a cluster (or all) with which job and budget holds each GPU. Retired nodes only when
+ * asked for (`retired`), or by name: a retired node's page and history stay readable.
+ */
+export async function listNodes(
+  prisma: PrismaClient,
+  clusterName?: string,
+  nodeName?: string,
+  opts: { retired?: boolean } = {},
+): Promise<NodeView[]> {
   const nodes = await prisma.node.findMany({
-    where: { ...(clusterName ? { cluster: { name: clusterName } } : {}), ...(nodeName ? { name: nodeName } : {}) },
+    where: {
+      ...(clusterName ? { cluster: { name: clusterName } } : {}),
+      ...(nodeName ? { name: nodeName } : opts.retired ? {} : IN_SERVICE),
+    },
     include: {
       cluster: { select: { name: true } },
       placements: {
@@ -243,9 +255,13 @@ function givenReason(reason: string, by: string | null): string | null {
 }
 
 /** listNodes for the REST route and the CLI: a cluster that does not exist is an error, not an empty list. */
-export async function listNodesOf(prisma: PrismaClient, clusterName?: string): Promise<NodeView[]> {
+export async function listNodesOf(
+  prisma: PrismaClient,
+  clusterName?: string,
+  opts: { retired?: boolean } = {},
+): Promise<NodeView[]> {
   if (clusterName !== undefined) await clusterIdNamed(prisma, clusterName);
-  return listNodes(prisma, clusterName);
+  return listNodes(prisma, clusterName, undefined, opts);
 }
 
 /** One node by name with its latest state changes (REST GET /nodes/{name}, `tranche node show`). */

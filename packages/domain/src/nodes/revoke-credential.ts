@@ -22,6 +22,7 @@ export async function revokeNodeCredential(
   const result = await prisma.$transaction(async (tx) => {
     const node = await tx.node.findUnique({ where: { name: nodeName }, include: { cluster: { select: { name: true } } } });
     if (!node) throw notFound(`There is no node '${nodeName}'`);
+    if (node.state === "RETIRED") throw conflict(`${node.name} is retired: its agent is refused already; nothing was changed`);
     if (!node.agentCredentialHash) throw conflict(`Node ${nodeName} has no credential to revoke`);
     const now = new Date();
     const cordon = node.state === "READY";

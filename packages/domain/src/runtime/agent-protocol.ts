@@ -19,6 +19,7 @@ import { defaultPolicy, gracePeriodFor, nodeStateAfterReport, resolvePolicy, typ
 import type { z } from "zod";
 import { assignmentsDigest, type AgentWakeups } from "./agent-wait";
 import { hashSecret, newNodeCredential } from "./credentials";
+import { enrollRetired } from "./enroll-retired";
 import { closeRun } from "./job-lifecycle";
 import { storeJobLogs } from "./job-logs";
 import { applySquattingRule, recordCheckpoints, recordSessions } from "./job-reports";
@@ -131,8 +132,10 @@ export async function enrollAgent(prisma: PrismaClient, raw: unknown): Promise<A
       `Node ${req.nodeName} belongs to another cluster than the token's (${token.cluster.name}).`,
     );
   // Re-enrolling replaces the node's credential: only a token issued for that node may do it. An
-  // unbound token enrolls new hosts only, so whoever holds one cannot take over an existing node.
-  if (existing && !token.nodeName) return alreadyEnrolled(req.nodeName);
+  // unbound token enrolls new hosts only, so whoever holds one cannot take over an existing node (nor a
+  // retired one's name and history).
+  if (existing && !token.nodeName)
+    return existing.state === "RETIRED" ? retiredName(req.nodeName) : alreadyEnrolled(req.nodeName);
 
   const credential = newNodeCredential();
   const node = await prisma
@@ -143,6 +146,7 @@ export async function enrollAgent(prisma: PrismaClient, raw: unknown): Promise<A
       });
       if (used.count !== 1) return null;
       const data = { agentCredentialHash: hashSecret(credential), agentVersion: req.agentVersion, gpuInventory: req.gpus };
+      if (existing?.state === "RETIRED") return enrollRetired(tx, existing.id, data, req.agentVersion);
       if (existing) return tx.node.update({ where: { id: existing.id }, data });
       // A new host starts DOWN: its first healthy heartbeat makes it READY.
       return tx.node.create({
@@ -174,6 +178,20 @@ export async function enrollAgent(prisma: PrismaClient, raw: unknown): Promise<A
     },
   };
 }
+
+const retiredRefusal = (nodeName: string): AgentReply<never> =>
+  fail(
+    401,
+    "NODE_RETIRED",
+    `Node ${nodeName} is retired: an operator took it out of service, and its agent is refused. To bring this host back as ${nodeName}, enroll it again with a token issued for node ${nodeName}.`,
+  );
+
+const retiredName = (nodeName: string): AgentReply<never> =>
+  fail(
+    409,
+    "NODE_RETIRED",
+    `Node ${nodeName} is retired and this enrollment token was not issued for it; nothing was changed. To bring it back, ask an operator for a token issued for node ${nodeName}, or enroll this host under another name.`,
+  );
 
 const alreadyEnrolled = (nodeName: string): AgentReply<never> =>
   fail(
@@ -207,7 +225,9 @@ export async function handleHeartbeat(
   return "refused" in who ? who.refused : heartbeatOf(prisma, who.node, raw, now);
 }
 
-type CredentialNode = NonNullable<Awaited<ReturnType<PrismaClient["node"]["findUnique"]>>>;
+type NodeRow = NonNullable<Awaited<ReturnType<PrismaClient["node"]["findUnique"]>>>;
+/** A node whose agent may speak: never a retired one. */
+type CredentialNode = Omit<NodeRow, "state"> & { state: Exclude<NodeRow["state"], "RETIRED"> };
 
 /** The node a bearer credential was issued to, or the 401 that says what is wrong with it. */
 async function credentialNode(
@@ -219,9 +239,10 @@ async function credentialNode(
       refused: fail(401, "UNAUTHENTICATED", "Missing node credential: send 'Authorization: Bearer <node credential>'."),
     };
   const node = await prisma.node.findUnique({ where: { agentCredentialHash: hashSecret(credential) } });
-  return node
-    ? { node }
-    : { refused: fail(401, "UNAUTHENTICATED", "Unknown or revoked node credential: enroll this agent again.") };
+  if (!node) return { refused: fail(401, "UNAUTHENTICATED", "Unknown or revoked node credential: enroll this agent again.") };
+  // A retired node keeps its credential's hash only so that its agent hears why it is refused.
+  if (node.state === "RETIRED") return { refused: retiredRefusal(node.name) };
+  return { node: { ...node, state: node.state } };
 }
 
 /** A heartbeat from a node whose credential has been checked. */

@@ -1,3 +1,4 @@
+import { IN_SERVICE } from "../nodes/in-service";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PrismaClient } from "@tranche/db";
@@ -16,7 +17,7 @@ export async function prepareDemoAgents(
 ): Promise<{ cluster: string; nodes: string[]; prefix: string; tokenFile: string; issued: number }[]> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const clusters = await prisma.cluster.findMany({
-    include: { nodes: { select: { name: true, agentCredentialHash: true } } },
+    include: { nodes: { where: IN_SERVICE, select: { name: true, agentCredentialHash: true } } },
     orderBy: { name: "asc" },
   });
   const out = [];

@@ -261,7 +261,7 @@ export async function loadWindowTree(
   const policy = resolveClusterPolicy(cluster, {});
   const [nodes, rows, open] = await Promise.all([
     db.$queryRaw<Pick<NodeRow, "gpuCount" | "state" | "health">[]>`
-      SELECT "gpuCount", state::text AS state, health::text AS health FROM node WHERE "clusterId" = ${clusterId}`,
+      SELECT "gpuCount", state::text AS state, health::text AS health FROM node WHERE "clusterId" = ${clusterId} AND state <> 'RETIRED'`,
     windowRows(db, clusterId, now, policy),
     db.$queryRaw<{ budgetId: string; gpus: number; charged: boolean; segStartedAt: Date; chargedUntil: Date | null }[]>`
       SELECT s."budgetId", s.gpus, s.charged, s."startedAt" AS "segStartedAt", s."chargedUntil"
@@ -287,7 +287,8 @@ export async function loadCycleInput(
   const [nodes, window, runningRows, pendingRows, lastCycle] = await Promise.all([
     db.$queryRaw<NodeRow[]>`
       SELECT id, name, "gpuCount", state::text AS state, health::text AS health, "lastHeartbeatAt", "stateChangedAt"
-      FROM node WHERE "clusterId" = ${clusterId}`,
+      -- A retired node is kept for its history only: the core never sees it, so no rule needs to know of it.
+      FROM node WHERE "clusterId" = ${clusterId} AND state <> 'RETIRED'`,
     windowRows(db, clusterId, now, policy),
     db.$queryRaw<RunningRow[]>`
       SELECT j.id, j.name, j."budgetId", j."userId", ${Prisma.raw(sentenceNameSql("u"))} AS "userName", j.gpus, j."minRuntimeSec", j."maxRuntimeSec", j.resumable, j.priority,

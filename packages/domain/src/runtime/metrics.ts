@@ -1,3 +1,4 @@
+import { IN_SERVICE } from "../nodes/in-service";
 import { Gauge, Registry } from "prom-client";
 import type { PrismaClient } from "@tranche/db";
 import { PREEMPT_REASON_CODES } from "@tranche/scheduler-core";
@@ -63,7 +64,12 @@ export async function renderMetrics(prisma: PrismaClient, now = new Date()): Pro
       prisma.$queryRaw<{ charged: boolean; gpus: bigint }[]>`
         SELECT s.charged, SUM(s.gpus)::bigint AS gpus FROM run_segment s
         WHERE s."clusterId" = ${c.id} AND s."endedAt" IS NULL AND s."startedAt" <= ${now} GROUP BY s.charged`,
-      prisma.node.groupBy({ by: ["state", "health"], where: { clusterId: c.id }, _sum: { gpuCount: true }, _count: true }),
+      prisma.node.groupBy({
+        by: ["state", "health"],
+        where: { clusterId: c.id, ...IN_SERVICE },
+        _sum: { gpuCount: true },
+        _count: true,
+      }),
       prisma.job.groupBy({
         by: ["state"],
         where: { clusterId: c.id, state: { in: ["PENDING", "HELD", "RUNNING", "STOPPING"] } },
@@ -75,7 +81,7 @@ export async function renderMetrics(prisma: PrismaClient, now = new Date()): Pro
         { reason: string | null; n: bigint }[]
       >`SELECT e."reasonCode" AS reason, COUNT(*)::bigint AS n FROM job_event e JOIN job j ON j.id = e."jobId"
         WHERE j."clusterId" = ${c.id} AND e.kind = 'PREEMPTED' GROUP BY e."reasonCode"`,
-      prisma.node.count({ where: { clusterId: c.id, lastHeartbeatAt: { gte: since } } }),
+      prisma.node.count({ where: { clusterId: c.id, ...IN_SERVICE, lastHeartbeatAt: { gte: since } } }),
       prisma.$queryRaw<{ budget: string; n: bigint }[]>`
         SELECT b.path AS budget, COUNT(j."squattingSince")::bigint AS n FROM job j JOIN budget_tree_node b ON b.id = j."budgetId"
         WHERE j."clusterId" = ${c.id} AND j.state = 'RUNNING' GROUP BY b.path`,

@@ -6,6 +6,7 @@ import { useTRPC } from "../../../lib/trpc";
 import { Empty, PageHead, StateBadge, ago, budgetColors, colorFor, useNow, when } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
 import { nodeChangeReasonText, nodeReasonWords, nodeStateText } from "../../../lib/words";
+import { retiredNodeSentence } from "@tranche/contracts";
 import { NodeHealth } from "./node-health";
 
 const STATES = ["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"] as const;
@@ -77,6 +78,19 @@ export function NodesView() {
   const drain = useMutation(trpc.node.drain.mutationOptions(done("drain started")));
   const uncordon = useMutation(trpc.node.uncordon.mutationOptions(done("uncordoned")));
   const repaired = useMutation(trpc.node.markRepaired.mutationOptions(done("marked repaired")));
+  // A retired node leaves the list, and the panel with it: the answer is said where the panel was.
+  const retire = useMutation(
+    trpc.node.retire.mutationOptions({
+      onSuccess: (r) => {
+        setSelId(null);
+        setReason("");
+        setFlash({ kind: "ok", text: retiredNodeSentence(r) });
+        void qc.invalidateQueries({ queryKey: trpc.node.list.queryKey() });
+        void qc.invalidateQueries({ queryKey: trpc.node.repairQueue.queryKey() });
+      },
+      onError: (e: unknown) => setFlash({ kind: "bad", text: errorText(e) }),
+    }),
+  );
 
   const counts = useMemo(() => {
     const c: Record<string, number> = {};
@@ -191,9 +205,17 @@ export function NodesView() {
             </div>
             <div className="panel-body">
               {!sel ? (
-                <p className="muted" style={{ margin: 0 }}>
-                  Click a node to see its health and jobs{canOperate ? ", and to cordon, drain or return it to service" : ""}.
-                </p>
+                <>
+                  <p className="muted" style={{ margin: 0 }}>
+                    Click a node to see its health and jobs
+                    {canOperate ? ", and to cordon, drain, return it to service or retire it" : ""}.
+                  </p>
+                  {flash && !flash.nodeId ? (
+                    <div className={`alert ${flash.kind}`} role="status" data-testid="node-flash">
+                      {flash.text}
+                    </div>
+                  ) : null}
+                </>
               ) : (
                 <div className="stack" style={{ gap: "0.8rem" }}>
                   <dl className="kv">
@@ -267,10 +289,22 @@ export function NodesView() {
                         >
                           Mark repaired
                         </button>
+                        <button
+                          className="btn danger"
+                          disabled={sel.usedGpus > 0}
+                          title={sel.usedGpus > 0 ? "Drain it first: only an empty node can be retired" : undefined}
+                          onClick={() => {
+                            if (window.confirm(`Retire ${sel.name} for good? Its history is kept.`))
+                              retire.mutate({ nodeId: sel.id, reason });
+                          }}
+                        >
+                          Retire
+                        </button>
                       </div>
                       <p className="small muted" style={{ margin: 0 }}>
                         Drain: nothing new starts; each job leaves as soon as it is interruptible (protected jobs finish their
-                        protection). Empty nodes go to repair.
+                        protection). Empty nodes go to repair. Retire: an empty node leaves service for good (its history is kept;
+                        a token issued for its name brings it back).
                       </p>
                     </>
                   ) : null}
