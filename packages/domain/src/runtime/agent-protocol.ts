@@ -20,6 +20,7 @@ import type { z } from "zod";
 import { assignmentsDigest, type AgentWakeups } from "./agent-wait";
 import { hashSecret, newNodeCredential } from "./credentials";
 import { enrollRetired } from "./enroll-retired";
+import { agentEnrolledAgainText, agentRestartedText } from "./agent-history-words";
 import { closeRun } from "./job-lifecycle";
 import { storeJobLogs } from "./job-logs";
 import { applySquattingRule, recordCheckpoints, recordSessions } from "./job-reports";
@@ -147,7 +148,21 @@ export async function enrollAgent(prisma: PrismaClient, raw: unknown): Promise<A
       if (used.count !== 1) return null;
       const data = { agentCredentialHash: hashSecret(credential), agentVersion: req.agentVersion, gpuInventory: req.gpus };
       if (existing?.state === "RETIRED") return enrollRetired(tx, existing.id, data, req.agentVersion);
-      if (existing) return tx.node.update({ where: { id: existing.id }, data });
+      if (existing) {
+        // The node's history says when its agent came back this way, not only its state changes. A node
+        // no agent has spoken for yet (seeded, or made before its host) is enrolled, not enrolled again.
+        if (existing.agentVersion !== null)
+          await tx.nodeEvent.create({
+            data: {
+              nodeId: existing.id,
+              fromState: existing.state,
+              toState: existing.state,
+              reason: agentEnrolledAgainText(req.agentVersion),
+              automatic: true,
+            },
+          });
+        return tx.node.update({ where: { id: existing.id }, data });
+      }
       // A new host starts DOWN: its first healthy heartbeat makes it READY.
       return tx.node.create({
         data: {
@@ -363,6 +378,18 @@ async function heartbeatOf(
         },
       });
       if (node.health === "HEALTHY" && !hb.health.healthy) wake = true;
+      // Another version reporting is an agent that was restarted (upgraded): a line in the node's history.
+      if (node.agentVersion !== null && node.agentVersion !== hb.agentVersion)
+        await tx.nodeEvent.create({
+          data: {
+            nodeId: node.id,
+            at: now,
+            fromState: state,
+            toState: state,
+            reason: agentRestartedText(hb.agentVersion, node.agentVersion),
+            automatic: true,
+          },
+        });
 
       // Exits and statuses. The runs that end are charged up to their ends first, all in one statement
       // (charge.ts): charged one by one in the order reported, two agents' heartbeats took two budgets'
