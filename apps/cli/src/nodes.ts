@@ -1,6 +1,8 @@
 import type { Command } from "commander";
 import {
   healthErrors,
+  NODE_STATE_WORDS,
+  parseNodeStateWords,
   retiredNodeSentence,
   type NodeEventView,
   type NodeState,
@@ -83,24 +85,11 @@ function actionText(n: NodeView, now = Date.now()): string {
   }
 }
 
-const STATE_WORDS: Record<string, NodeState> = {
-  ready: "READY",
-  cordoned: "CORDONED",
-  draining: "DRAINING",
-  repair: "REPAIR",
-  down: "DOWN",
-};
-
 /** `--state draining,down`: the node states asked for; a word it does not know is an error naming the ones it does. */
-export function parseNodeStates(raw: string): Set<NodeState> {
-  const out = new Set<NodeState>();
-  for (const word of raw.split(",").map((w) => w.trim().toLowerCase())) {
-    const state = STATE_WORDS[word];
-    if (!state)
-      throw new CliError(`--state takes ${Object.keys(STATE_WORDS).join(", ")} (comma-separated), got '${word || raw}'`);
-    out.add(state);
-  }
-  return out;
+export function parseNodeStates(raw: string): NodeState[] {
+  const r = parseNodeStateWords(raw);
+  if ("error" in r) throw new CliError(`--state ${r.error}`);
+  return r.states;
 }
 
 /** `tranche nodes` and `tranche node ...`: the nodes page's view and its operators' buttons. */
@@ -111,16 +100,19 @@ export function registerNodes(program: Command, out: Out): void {
     .argument("[cluster]", "cluster name")
     .option(
       "--state <states>",
-      "only nodes in these states, comma-separated (as sinfo -t): ready, cordoned, draining, repair, down",
+      `only nodes in these states, comma-separated (as sinfo -t): ${Object.keys(NODE_STATE_WORDS).join(", ")}`,
     )
     .option("--all", "retired nodes too (left out otherwise)")
     .action(async (cluster: string | undefined, opts: { state?: string; all?: boolean }) => {
-      // Checked before any request: a typo answers at once and names the words it takes.
+      // Checked before any request: a typo answers at once and names the words it takes. The server filters.
       const states = opts.state === undefined ? null : parseNodeStates(opts.state);
-      const query = new URLSearchParams({ ...(cluster === undefined ? {} : { cluster }), ...(opts.all ? { retired: "1" } : {}) });
+      const query = new URLSearchParams({
+        ...(cluster === undefined ? {} : { cluster }),
+        ...(states ? { state: states.map((s) => s.toLowerCase()).join(",") } : {}),
+        ...(opts.all ? { retired: "1" } : {}),
+      });
       const q = query.size === 0 ? "" : `?${query}`;
-      const all = (await api<{ nodes: NodeView[] }>(loadConfig(), "GET", `/nodes${q}`)).nodes;
-      const nodes = states ? all.filter((n) => states.has(n.state)) : all;
+      const nodes = (await api<{ nodes: NodeView[] }>(loadConfig(), "GET", `/nodes${q}`)).nodes;
       out({ nodes }, () =>
         nodes.length === 0 && states
           ? `No ${[...states].map((s) => nodeStateText(s)).join(" or ")} nodes${cluster ? ` in ${cluster}` : ""}.`

@@ -80,7 +80,9 @@ describe("tranche nodes --state", () => {
     expect(new Set(states)).toEqual(new Set(states.filter((s) => s === "DOWN" || s === "REPAIR")));
     const typo = await cli("omar", ["nodes", "--state", "drainin"]);
     expect(typo.code).toBe(1);
-    expect(typo.stderr).toBe("tranche: --state takes ready, cordoned, draining, repair, down (comma-separated), got 'drainin'\n");
+    expect(typo.stderr).toBe(
+      "tranche: --state takes ready, cordoned, draining, repair, down, retired (comma-separated), got 'drainin'\n",
+    );
   });
 });
 

@@ -53,7 +53,34 @@ describe("GET /api/v1/nodes", () => {
     await refused(401, "GET", "/nodes", {}, "Authentication required");
     await refused(404, "GET", "/nodes?cluster=a100", { token: tokens.ada }, "There is no cluster 'a100'");
     await refused(400, "GET", "/nodes?cluster=", { token: tokens.ada }, "cluster");
-    await refused(400, "GET", "/nodes?state=READY", { token: tokens.ada }, "unknown field 'state'");
+    await refused(
+      400,
+      "GET",
+      "/nodes?state=ready,drainin",
+      { token: tokens.ada },
+      "state takes ready, cordoned, draining, repair, down, retired (comma-separated), got 'drainin'",
+    );
+    await refused(400, "GET", "/nodes?retired=yes", { token: tokens.ada }, "retired takes 1");
+    await refused(400, "GET", "/nodes?status=down", { token: tokens.ada }, "unknown field 'status'");
+  });
+  it("lists only the nodes in the states asked for (?state=down,repair), as tranche nodes --state", async () => {
+    // The CLI filtered locally; scripts had to fetch every node of every cluster to find the few out.
+    const { prisma } = w.db;
+    await prisma.node.update({ where: { name: "h100-20" }, data: { state: "DOWN", stateReason: "no heartbeat" } });
+    await prisma.node.update({ where: { name: "h100-21" }, data: { state: "REPAIR", stateReason: "fan" } });
+    await prisma.node.update({ where: { name: "h100-22" }, data: { state: "RETIRED" } });
+    const out = await call("GET", "/nodes?cluster=h100&state=Down,repair", { token: tokens.ada });
+    expect(out.status).toBe(200);
+    const expected = await prisma.node.findMany({ where: { cluster: { name: "h100" }, state: { in: ["DOWN", "REPAIR"] } } });
+    const names = out.body.nodes.map((n: { name: string }) => n.name);
+    expect(names).toEqual(expect.arrayContaining(["h100-20", "h100-21"]));
+    expect([...names].sort()).toEqual(expected.map((n) => n.name).sort());
+    const retired = await call("GET", "/nodes?state=retired", { token: tokens.ada });
+    expect(retired.body.nodes.map((n: { name: string }) => n.name)).toEqual(["h100-22"]);
+    await prisma.node.updateMany({
+      where: { name: { in: ["h100-20", "h100-21", "h100-22"] } },
+      data: { state: "READY", stateReason: null },
+    });
   });
   it("shows one node with its latest changes; an unknown one is 404", async () => {
     const r = await call("GET", "/nodes/b200-3", { token: tokens.ada });

@@ -18,7 +18,34 @@ export const nodeActionInput = strictObject(
 /** REST POST /nodes/{name}/{action}: the node is in the path; the body, when sent, says why. */
 export const nodeActionBody = strictObject({ reason }, "a node action");
 
-/** REST GET /nodes?cluster=&retired=1: one cluster's nodes, or every cluster's; retired ones only when asked. */
+/**
+ * The words of the node states, as `tranche nodes --state` and REST `GET /nodes?state=` take them (and as
+ * people say them: "repair", not REPAIR).
+ */
+export const NODE_STATE_WORDS: Record<string, NodeState> = {
+  ready: "READY",
+  cordoned: "CORDONED",
+  draining: "DRAINING",
+  repair: "REPAIR",
+  down: "DOWN",
+  retired: "RETIRED",
+};
+
+/** "draining,down" -> the states, or the error naming the words it takes ("got 'drainin'"). */
+export function parseNodeStateWords(raw: string): { states: NodeState[] } | { error: string } {
+  const states = new Set<NodeState>();
+  for (const word of raw.split(",").map((w) => w.trim().toLowerCase())) {
+    const state = Object.hasOwn(NODE_STATE_WORDS, word) ? NODE_STATE_WORDS[word] : undefined;
+    if (!state) return { error: `takes ${Object.keys(NODE_STATE_WORDS).join(", ")} (comma-separated), got '${word || raw}'` };
+    states.add(state);
+  }
+  return { states: [...states] };
+}
+
+/**
+ * REST GET /nodes?cluster=&state=&retired=1: one cluster's nodes, or every cluster's; only those in the
+ * states named (as `tranche nodes --state`); retired ones only when asked (or named as a state).
+ */
 export const nodeListQuery = strictObject(
   {
     cluster: text("cluster")
@@ -29,6 +56,15 @@ export const nodeListQuery = strictObject(
       .enum(["0", "1"], { error: "retired takes 1 (list retired nodes too) or 0" })
       .optional()
       .transform((v) => v === "1"),
+    state: text("state")
+      .max(200, "state is longer than 200 characters")
+      .transform((raw, ctx) => {
+        const r = parseNodeStateWords(raw);
+        if ("states" in r) return r.states;
+        ctx.addIssue({ code: "custom", message: `state ${r.error}` });
+        return z.NEVER;
+      })
+      .optional(),
   },
   "the node list's query",
 );

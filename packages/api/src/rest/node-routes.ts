@@ -27,8 +27,8 @@ export async function handleNodeRest(
   const [head, name, action] = parts;
   if (head !== "nodes") return null;
   if (parts.length === 1 && method === "GET") {
-    const { cluster, retired } = parse(nodeListQuery, queryOf(req));
-    return json({ nodes: await listNodesOf(prisma, cluster, { retired }) });
+    const { cluster, retired, state } = parse(nodeListQuery, queryOf(req));
+    return json({ nodes: await listNodesOf(prisma, cluster, { retired, states: state }) });
   }
   if (parts.length === 2 && method === "GET") {
     noQuery(req, "a node's query");

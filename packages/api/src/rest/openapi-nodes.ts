@@ -24,7 +24,7 @@ export function withNodePaths<P extends Record<string, object>>(paths: P): P & R
     "/nodes": {
       get: {
         summary:
-          "Nodes (every cluster's, or ?cluster=; retired ones with ?retired=1), as the nodes page shows them: state and why, health, heartbeat, and which job, budget and user hold each GPU",
+          "Nodes (every cluster's, or ?cluster=; only those in ?state=draining,down; retired ones with ?retired=1), as the nodes page shows them: state and why, health, heartbeat, and which job, budget and user hold each GPU",
         operationId: "listNodes",
         parameters: queryParams(nodeListQuery),
         responses: {

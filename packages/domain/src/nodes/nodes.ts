@@ -10,6 +10,12 @@ import { IN_SERVICE } from "./in-service";
 
 export type { GpuCell, NodeView } from "@tranche/contracts";
 
+/** Which nodes a list holds: retired ones too, or only those in these states. */
+export interface NodeListOptions {
+  retired?: boolean;
+  states?: NodeState[];
+}
+
 /**
  * When a node drained for its own unhealthy report turned healthy again, while it is still draining (it
  * stays DRAINING until its jobs have left, R8); null otherwise. A drain an operator made keeps its reason.
@@ -33,12 +39,14 @@ export async function listNodes(
   prisma: PrismaClient,
   clusterName?: string,
   nodeName?: string,
-  opts: { retired?: boolean } = {},
+  opts: NodeListOptions = {},
 ): Promise<NodeView[]> {
   const nodes = await prisma.node.findMany({
     where: {
       ...(clusterName ? { cluster: { name: clusterName } } : {}),
-      ...(nodeName ? { name: nodeName } : opts.retired ? {} : IN_SERVICE),
+      // States named are taken as they are: "retired" among them lists the retired nodes.
+      ...(nodeName ? { name: nodeName } : opts.states ? {} : opts.retired ? {} : IN_SERVICE),
+      ...(opts.states ? { state: { in: opts.states } } : {}),
     },
     include: {
       cluster: { select: { name: true } },
@@ -255,11 +263,7 @@ function givenReason(reason: string, by: string | null): string | null {
 }
 
 /** listNodes for the REST route and the CLI: a cluster that does not exist is an error, not an empty list. */
-export async function listNodesOf(
-  prisma: PrismaClient,
-  clusterName?: string,
-  opts: { retired?: boolean } = {},
-): Promise<NodeView[]> {
+export async function listNodesOf(prisma: PrismaClient, clusterName?: string, opts: NodeListOptions = {}): Promise<NodeView[]> {
   if (clusterName !== undefined) await clusterIdNamed(prisma, clusterName);
   return listNodes(prisma, clusterName, undefined, opts);
 }
