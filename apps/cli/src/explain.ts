@@ -1,7 +1,7 @@
 // `tranche explain JOB`: why a job is where it is, in the job page's words.
 import type { Command } from "commander";
 import { explainContract, jobEventTitle, type JobView } from "@tranche/contracts";
-import { arrayTaskText, countdownWords, expectedStartWords, lastCheckpointWords } from "@tranche/contracts/format";
+import { arrayTaskText, countdownWords, expectedStartWords, lastCheckpointWords, stateWords } from "@tranche/contracts/format";
 import { api, loadConfig } from "./client";
 import { gpus, when, type Out } from "./format";
 
@@ -19,7 +19,7 @@ export interface JobDetail {
 export function explainText(d: JobDetail, now = Date.now(), timeZone?: string): string {
   const j = d.job;
   const lines = [
-    `Job #${j.id} ${j.name}: ${j.state} · ${gpus(j.gpus)} on ${j.cluster} · ${j.budget} · ${explainContract(j).headline}`,
+    `Job #${j.id} ${j.name}: ${stateWords(j.state)} · ${gpus(j.gpus)} on ${j.cluster} · ${j.budget} · ${explainContract(j).headline}`,
   ];
   if (j.array) lines.push(`Array #${j.array.id}: ${arrayTaskText(j.array)}.`);
   if (j.after.length > 0)

@@ -67,6 +67,11 @@ describe("tranche explain", () => {
     ]);
   });
 
+  it("says the state in words, as the web's badge does, not as its code", () => {
+    expect(explained({})[0]).toMatch(/^Job #492 pretrain-7b: Pending · 8 GPUs on h100 · /);
+    expect(explained({ state: "COMPLETED", reason: null })[0]).toMatch(/^Job #492 pretrain-7b: Completed · /);
+  });
+
   it("says why the start cannot be forecast, and nothing of a forecast the scheduler has not made yet", () => {
     expect(explained({ state: "HELD", estimatedStartWhy: "it is held" })[2]).toBe("Start time unknown: it is held.");
     const none = explained({});

@@ -1,6 +1,6 @@
 "use client";
 import { useEffect, useState, type ReactNode } from "react";
-import { formatDuration, gpuHoursNumber } from "@tranche/contracts/format";
+import { formatDuration, gpuHoursNumber, stateWords } from "@tranche/contracts/format";
 import { reasonLabel } from "@tranche/contracts/reasons";
 import { reasonTimesText } from "../lib/words";
 export { until } from "../lib/words";
@@ -18,7 +18,7 @@ export function PageHead({ title, lede, children }: { title: string; lede?: Reac
 }
 
 export function StateBadge({ state }: { state: string }) {
-  return <span className={`badge b-${state}`}>{state.charAt(0) + state.slice(1).toLowerCase()}</span>;
+  return <span className={`badge b-${state}`}>{stateWords(state)}</span>;
 }
 
 export function LaneBadge({ lane }: { lane: "DEBUG" | "ALLOCATED" | "UNALLOCATED" }) {

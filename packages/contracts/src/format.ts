@@ -35,6 +35,14 @@ export function runtimeOrderProblem(minRuntime: number, maxRuntime: number | nul
   return `The maximum runtime (${formatExactDuration(maxRuntime)}) is shorter than the minimum (${formatExactDuration(minRuntime)})`;
 }
 
+/**
+ * A job's state as people read it ("Pending", "Completed"): the web's badge and `tranche explain` say it
+ * this way; the code ("PENDING") stays for --json and the API.
+ */
+export function stateWords(state: string): string {
+  return state.charAt(0) + state.slice(1).toLowerCase();
+}
+
 /** A task of a job array, as the job list, the job page and the CLI say it: "task 7 of 0-99%10". */
 export function arrayTaskText(a: { index: number; spec: string }): string {
   return `task ${a.index} of ${a.spec}`;
