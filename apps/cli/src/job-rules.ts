@@ -3,6 +3,7 @@ import type { WebhookSetView, WebhookView } from "@tranche/contracts";
 import { api, CliError, loadConfig } from "./client";
 import { ago, table, type Out } from "./format";
 import { webhookWords } from "./webhook-words";
+import { perUserLimitArg } from "./options";
 
 /** `tranche depend`, `tranche notifications`, `tranche webhook`, `tranche limit`. */
 export function registerJobRules(program: Command, out: Out): void {
@@ -76,7 +77,7 @@ export function registerJobRules(program: Command, out: Out): void {
     .argument("<budget>", "budget path")
     .argument("<gpus>", "GPUs one user's jobs in it may hold at once, or none")
     .action(async (budget: string, gpus: string) => {
-      const maxGpusPerUser = gpus === "none" ? null : Number(gpus);
+      const maxGpusPerUser = perUserLimitArg(gpus);
       const r = await api<{ budget: string; maxGpusPerUser: number | null }>(loadConfig(), "PUT", "/budgets/user-limit", {
         budget,
         maxGpusPerUser,

@@ -40,3 +40,15 @@ export function slurmTimeOption(): Option {
     throw new CliError(NO_TIME_OPTION);
   });
 }
+
+/**
+ * `tranche limit PATH GPUS`: a whole number of GPUs, at least 1, or `none` to remove the limit. Checked
+ * here because the server's words are the API's ("or null for no limit"), and `abc` became NaN, which
+ * JSON sends as null: it removed the limit instead of refusing.
+ */
+export function perUserLimitArg(value: string): number | null {
+  if (value === "none") return null;
+  const n = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
+  if (n >= 1) return n;
+  throw new CliError(`The GPU limit must be a whole number of at least 1, or none for no limit; got '${value}'`);
+}

@@ -1,7 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { CliError } from "../src/client";
 import { Command } from "commander";
-import { NO_TIME_OPTION, countOption, durationOption, slurmTimeOption } from "../src/options";
+import { NO_TIME_OPTION, countOption, durationOption, perUserLimitArg, slurmTimeOption } from "../src/options";
+import { registerJobRules } from "../src/job-rules";
 
 describe("countOption", () => {
   it("takes a positive whole number", () => {
@@ -57,5 +58,32 @@ describe("slurmTimeOption", () => {
   it("leaves the command as it was without it, and out of the help", () => {
     expect(submit().parse(["--max-runtime", "2h", "--", "true"], { from: "user" }).opts()).toEqual({ maxRuntime: "2h" });
     expect(submit().helpInformation()).not.toContain("--time");
+  });
+});
+
+describe("tranche limit's GPUs", () => {
+  it("takes a whole number of at least 1, or none", () => {
+    expect(perUserLimitArg("16")).toBe(16);
+    expect(perUserLimitArg("none")).toBeNull();
+  });
+
+  it("refuses anything else before any request, naming none (not the API's null)", async () => {
+    vi.stubEnv("TRANCHE_URL", "http://127.0.0.1:9");
+    vi.stubEnv("TRANCHE_TOKEN", "trn_test");
+    const sent: unknown[] = [];
+    vi.stubGlobal("fetch", async (...a: unknown[]) => (sent.push(a), new Response("{}")));
+    try {
+      for (const bad of ["-1", "0", "abc", "2.5", "null", ""]) {
+        const program = new Command().exitOverride();
+        registerJobRules(program, () => {});
+        await expect(program.parseAsync(["limit", "lab/nlp/p1", bad], { from: "user" }), bad).rejects.toThrow(
+          new CliError(`The GPU limit must be a whole number of at least 1, or none for no limit; got '${bad}'`),
+        );
+      }
+      expect(sent).toEqual([]);
+    } finally {
+      vi.unstubAllGlobals();
+      vi.unstubAllEnvs();
+    }
   });
 });
