@@ -1,7 +1,7 @@
 // `tranche ls`: one row per job, as squeue and sacct show them: its name beside its id, and for an ended
 // job how it ended (exit code, maximum runtime), which the state alone does not say.
-import type { JobView } from "@tranche/contracts";
-import { arrayTaskText, jobEndedText } from "@tranche/contracts/format";
+import type { ArrayRowView, JobView } from "@tranche/contracts";
+import { arrayRowText, arrayTaskText, jobEndedText } from "@tranche/contracts/format";
 import { ago } from "./format";
 
 export const JOB_LIST_HEAD = ["ID", "NAME", "STATE", "CLUSTER", "BUDGET", "GPUS", "AGE", "WHY"];
@@ -29,5 +29,23 @@ export function jobListRow(j: JobView, now = Date.now()): (string | number)[] {
     j.gpus,
     ago(j.submittedAt, now),
     why(j, now),
+  ];
+}
+
+/**
+ * A job array as one row (as squeue folds an array's pending tasks into one line): a 100-task array took
+ * 100 rows of `tranche ls` and pushed the other jobs off its limit. WHY says where its tasks stand and how
+ * to list them; AGE is since one of them last started, ended or was submitted.
+ */
+export function arrayListRow(a: ArrayRowView, now = Date.now()): (string | number)[] {
+  return [
+    `${a.id} (array ${a.spec})`,
+    cut(a.name),
+    "ARRAY",
+    a.cluster,
+    a.budget,
+    a.gpus,
+    ago(a.lastActivityAt, now),
+    `${arrayRowText(a)} (tranche ls --array ${a.id})`,
   ];
 }

@@ -18,14 +18,16 @@ import {
   utf8Bytes,
   expectedStartWords,
   submitJobInput,
+  type JobRowsView,
   type JobView,
 } from "@tranche/contracts";
+import { jobListRows } from "@tranche/contracts/format";
 import { reasonLabel } from "@tranche/contracts/reasons";
 import { registerAdmin } from "./admin";
 import { registerBudgets } from "./budgets";
 import { registerReport } from "./report";
 import { registerExplain } from "./explain";
-import { JOB_LIST_HEAD, jobListRow } from "./job-list";
+import { JOB_LIST_HEAD, arrayListRow, jobListRow } from "./job-list";
 import { registerJobRules } from "./job-rules";
 import { registerLogs } from "./logs";
 import { registerNodes } from "./nodes";
@@ -299,25 +301,40 @@ async function submitFile(path: string): Promise<void> {
 
 program
   .command("ls")
-  .description("your jobs (active by default)")
+  .description("your jobs (active by default), each job array as one line")
   .option("--all", "include finished jobs", false)
   .option("--everyone", "everyone's jobs (managers, operators, admins)", false)
   .option("--cluster <name>", "only this cluster")
+  .option("--array <id>", "the tasks of this job array, one line each")
+  .option("--tasks", "every task of every array, one line each (as before arrays were one line)", false)
   .option("--limit <n>", "at most this many", "50")
-  .action(async (o: { all: boolean; everyone: boolean; cluster?: string; limit: string }) => {
+  .action(async (o: { all: boolean; everyone: boolean; cluster?: string; array?: string; tasks: boolean; limit: string }) => {
     const limit = countOption("--limit", o.limit);
     const q = new URLSearchParams({ limit: String(limit), scope: o.everyone ? "all" : "mine" });
     if (!o.all) q.set("active", "true");
     if (o.cluster) q.set("cluster", o.cluster);
-    const { jobs } = await api<{ jobs: JobView[] }>(loadConfig(), "GET", `/jobs?${q}`);
-    out({ jobs }, () =>
-      jobs.length === 0
-        ? o.all
-          ? "No jobs."
-          : "No pending or running jobs (tranche ls --all shows finished ones)."
+    if (o.array !== undefined) q.set("array", String(countOption("--array", o.array)));
+    const none = o.all ? "No jobs." : "No pending or running jobs (tranche ls --all shows finished ones).";
+    // --json keeps its task-per-job list, as scripts read it; the text folds each array into one line.
+    if (json() || o.tasks || o.array !== undefined) {
+      const { jobs } = await api<{ jobs: JobView[] }>(loadConfig(), "GET", `/jobs?${q}`);
+      return out({ jobs }, () =>
+        jobs.length === 0
+          ? none
+          : table(
+              JOB_LIST_HEAD,
+              jobs.map((j) => jobListRow(j)),
+            ),
+      );
+    }
+    q.set("arrays", "rows");
+    const rows = await api<JobRowsView>(loadConfig(), "GET", `/jobs?${q}`);
+    out(rows, () =>
+      rows.jobs.length + rows.arrays.length === 0
+        ? none
         : table(
             JOB_LIST_HEAD,
-            jobs.map((j) => jobListRow(j)),
+            jobListRows(rows).map((r) => (r.array ? arrayListRow(r.array) : jobListRow(r.job))),
           ),
     );
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { JobView } from "@tranche/contracts";
-import { JOB_LIST_HEAD, jobListRow } from "../src/job-list";
+import { JOB_LIST_HEAD, arrayListRow, jobListRow } from "../src/job-list";
 
 const NOW = Date.parse("2026-12-07T07:00:00Z");
 
@@ -45,5 +45,32 @@ describe("tranche ls rows", () => {
     );
     expect(row({}).WHY).toBe("waiting for the next cycle");
     expect(row({ state: "RUNNING", startedAt: "2026-12-07T06:59:30Z" }).WHY).toBe("running 30 s");
+  });
+});
+
+describe("tranche ls: a job array as one line", () => {
+  it("says where its tasks stand and how to list them, in the web's words", () => {
+    const a = {
+      id: 120,
+      name: "sweep",
+      spec: "0-99%10",
+      cluster: "b200",
+      budget: "lab/nlp",
+      user: { id: "u", name: "Rita" },
+      gpus: 1,
+      tasks: 100,
+      states: { PENDING: 48, RUNNING: 20, COMPLETED: 27, FAILED: 5 },
+      lastActivityAt: "2026-12-07T06:58:00Z",
+    };
+    expect(Object.fromEntries(JOB_LIST_HEAD.map((h, i) => [h, arrayListRow(a, NOW)[i]]))).toEqual({
+      ID: "120 (array 0-99%10)",
+      NAME: "sweep",
+      STATE: "ARRAY",
+      CLUSTER: "b200",
+      BUDGET: "lab/nlp",
+      GPUS: 1,
+      AGE: "2 min",
+      WHY: "array of 100: 48 pending, 20 running, 27 completed, 5 failed (tranche ls --array 120)",
+    });
   });
 });

@@ -1,22 +1,10 @@
-import { JOB_STATES, type JobState } from "@tranche/contracts";
+import type { JobState } from "@tranche/contracts";
 import { plural } from "./words";
 
 // The array page's words: where its tasks stand, what a button will do before it is pressed, and what it did.
 
-/**
- * Where an array's tasks stand, in the order a job goes through its states ("17 pending", "3 running",
- * "5 failed"): its page's filter, one button per state. A state no task is in is left out, unless it is
- * the one chosen (its tasks may all have moved on: "0 held").
- */
-export function arrayStateParts(
-  states: Partial<Record<JobState, number>>,
-  chosen: JobState | null = null,
-): { state: JobState; text: string }[] {
-  return JOB_STATES.filter((s) => (states[s] ?? 0) > 0 || s === chosen).map((s) => ({
-    state: s,
-    text: `${(states[s] ?? 0).toLocaleString("en-US")} ${s.toLowerCase()}`,
-  }));
-}
+// Where its tasks stand ("17 pending"): shared with the job lists and `tranche ls`.
+export { arrayStateParts } from "@tranche/contracts/format";
 
 /** Under an array's list when it shows fewer tasks than were chosen; null when it shows them all. */
 export function arrayListCutText(shown: number, chosen: number): string | null {

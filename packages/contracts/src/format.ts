@@ -16,6 +16,9 @@ export { shareUsed } from "@tranche/scheduler-core/format";
 // How an ended job ended ("exit code 7, ended 2 min ago"), for `tranche ls` and the web's job lists.
 export { jobEndWords, jobEndedText } from "./job-end-words";
 
+// A job array's tasks by state, and its one row in a job list, for its page, the web's lists and `tranche ls`.
+export { arrayRowText, arrayStateParts, jobListRows } from "./array-words";
+
 /**
  * GPU-seconds as GPU-hours, the number the Budgets page and `tranche budgets` print: one decimal under 100
  * (3.5, 0.4), whole hours with thousands separators from 100 on (30,000). No unit: each adds its own.

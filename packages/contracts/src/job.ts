@@ -7,19 +7,9 @@ import { jobRuleFields } from "./job-rules";
 import { LIMITS, formatBytes, utf8Bytes } from "./limits";
 import { JOB_KINDS, sessionView } from "./session";
 
-export const JOB_STATES = [
-  "PENDING",
-  "HELD",
-  "RUNNING",
-  "STOPPING",
-  "COMPLETED",
-  "FAILED",
-  "PREEMPTED",
-  "CANCELLED",
-  "KILLED",
-  "LOST",
-] as const;
-export type JobState = (typeof JOB_STATES)[number];
+// In a file without zod, so the words of contracts/format may use them (array-words.ts).
+import { JOB_STATES, type JobState } from "./job-states";
+export { JOB_STATES, type JobState };
 export const ACTIVE_JOB_STATES = ["PENDING", "HELD", "RUNNING", "STOPPING"] as const satisfies readonly JobState[];
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -248,6 +238,11 @@ export const listJobsInput = strictObject(
       .min(1, "limit must be between 1 and 1000")
       .max(1000, "limit must be between 1 and 1000")
       .default(JOB_LIST_DEFAULT),
+    /**
+     * "tasks" (the default, as before): every task of an array is a job of the list. "rows": an array is
+     * one row of `arrays` (its tasks counted by state), so a 100-task array takes one row of the limit.
+     */
+    arrays: z.enum(["tasks", "rows"], { error: typeError("arrays", "arrays must be tasks or rows") }).default("tasks"),
   },
   "a job list query",
 );
@@ -320,6 +315,31 @@ export const jobView = z.object({
   session: sessionView.nullable(),
 });
 export type JobView = z.infer<typeof jobView>;
+
+/**
+ * A job array as one row of a job list (listJobsInput's arrays: "rows"): what it is, where its tasks
+ * stand (counted by the database) and when one of them last started, ended or was submitted.
+ */
+export interface ArrayRowView {
+  /** The array's id: its first task's id (rows sort by it among the jobs' ids). */
+  id: number;
+  name: string;
+  spec: string;
+  cluster: string;
+  budget: string;
+  user: { id: string; name: string };
+  /** GPUs each task asks for. */
+  gpus: number;
+  tasks: number;
+  states: Partial<Record<JobState, number>>;
+  lastActivityAt: string;
+}
+
+/** A job list with arrays as rows: its single jobs and its arrays, together at most the list's limit. */
+export interface JobRowsView {
+  jobs: JobView[];
+  arrays: ArrayRowView[];
+}
 
 export interface ContractPolicy {
   debugMaxRuntime: number;

@@ -14,6 +14,7 @@ export { cancelArray, mayCancelArray, setDependencies } from "./jobs/job-rules-i
 export { holdArray, releaseArray, type ArrayHeld, type ArrayReleased } from "./jobs/array-hold";
 export { getArrayView, type ArrayView } from "./jobs/array-view";
 export * from "./jobs/queries";
+export * from "./jobs/job-list-rows";
 export * from "./jobs/job-logs";
 export * from "./jobs/queue";
 export * from "./jobs/in-use";

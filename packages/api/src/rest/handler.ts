@@ -39,6 +39,7 @@ import {
   listAllocationChanges,
   listApiTokens,
   listJobs,
+  listJobRows,
   revokeApiToken,
   setJobHeld,
   submitJob,
@@ -175,7 +176,10 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
           });
           const leaveRows = enterJobRows(actor.id, input.limit);
           try {
-            return json({ jobs: await listJobs(prisma, actor, input) });
+            // arrays=rows: each array one row of `arrays`; without it, every task a job of `jobs`, as before.
+            return json(
+              input.arrays === "rows" ? await listJobRows(prisma, actor, input) : { jobs: await listJobs(prisma, actor, input) },
+            );
           } finally {
             leaveRows();
           }

@@ -21,6 +21,7 @@ import {
   releaseArray,
   getJobLogPage,
   listJobs,
+  listJobRows,
   startSession,
   setDependencies,
   setJobHeld,
@@ -42,6 +43,13 @@ export const jobRouter = {
     withinBound(
       () => enterJobRows(ctx.user.id, input?.limit ?? JOB_LIST_DEFAULT),
       () => listJobs(ctx.prisma, ctx.user, input ?? {}),
+    ),
+  ),
+  /** The same list with each job array as one row, its tasks counted by state (My jobs, All jobs). */
+  rows: authedProcedure.input(listJobsInput.optional()).query(({ ctx, input }) =>
+    withinBound(
+      () => enterJobRows(ctx.user.id, input?.limit ?? JOB_LIST_DEFAULT),
+      () => listJobRows(ctx.prisma, ctx.user, input ?? {}),
     ),
   ),
   get: authedProcedure.input(jobIdInput).query(({ ctx, input }) => getJob(ctx.prisma, ctx.user, input.id)),

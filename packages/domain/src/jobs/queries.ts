@@ -45,30 +45,54 @@ const JOB_VIEW_JSON = `json_build_object(
 
 /** The caller's jobs (or everyone's, for operators, managers and admins), newest first. */
 export async function listJobs(prisma: PrismaClient, actor: Actor, input: ListJobsInput = {}): Promise<JobView[]> {
-  const scope = input.scope ?? "mine";
-  if (scope === "all" && actor.role === "RESEARCHER") throw forbidden("Researchers list only their own jobs");
-  // One SQL statement: listing is what scripts poll, so it avoids the ORM's per-relation queries.
-  const where: string[] = [];
-  const params: unknown[] = [];
-  const p = (v: unknown) => (params.push(v), `$${params.length}`);
-  if (scope === "mine") where.push(`j."userId" = ${p(actor.id)}`);
-  if (input.state) where.push(`j.state = ${p(input.state)}::"JobState"`);
-  else if (input.active === true) where.push(`j.state IN ('PENDING','HELD','RUNNING','STOPPING')`);
-  else if (input.active === false) where.push(`j.state NOT IN ('PENDING','HELD','RUNNING','STOPPING')`);
-  // An unknown cluster is a 404, as the queue answers, not an empty list a typo would hide behind.
-  if (input.cluster) where.push(`j."clusterId" = ${p(await clusterIdNamed(prisma, input.cluster))}`);
+  const where = await jobListWhere(prisma, actor, input);
+  if (input.state) where.sql.push(`j.state = ${where.p(input.state)}::"JobState"`);
+  else if (input.active === true) where.sql.push(`j.state IN ${ACTIVE_SQL}`);
+  else if (input.active === false) where.sql.push(`j.state NOT IN ${ACTIVE_SQL}`);
   // An id that names no array is a 404 too, saying which id to use when it names a task or a plain job.
   if (input.array !== undefined) {
     if (!(await prisma.job.findFirst({ where: { arrayJobId: input.array }, select: { id: true } })))
       throw notFound(await noArrayWords(prisma, input.array));
-    where.push(`j."arrayJobId" = ${p(input.array)}`);
+    where.sql.push(`j."arrayJobId" = ${where.p(input.array)}`);
   }
-  const limit = p(Math.max(1, Math.min(input.limit ?? 100, 1000)));
+  return jobViewsWhere(prisma, actor, where, Math.max(1, Math.min(input.limit ?? 100, 1000)));
+}
+
+export const ACTIVE_SQL = `('PENDING','HELD','RUNNING','STOPPING')`;
+
+/** A list's conditions on the job row `j`, as SQL, with their parameters ($1...). */
+export interface JobListWhere {
+  sql: string[];
+  params: unknown[];
+  p: (v: unknown) => string;
+}
+
+/** Whose jobs and which cluster's: the conditions every job list starts from. */
+export async function jobListWhere(prisma: PrismaClient, actor: Actor, input: ListJobsInput): Promise<JobListWhere> {
+  const scope = input.scope ?? "mine";
+  if (scope === "all" && actor.role === "RESEARCHER") throw forbidden("Researchers list only their own jobs");
+  const where = newWhere();
+  if (scope === "mine") where.sql.push(`j."userId" = ${where.p(actor.id)}`);
+  // An unknown cluster is a 404, as the queue answers, not an empty list a typo would hide behind.
+  if (input.cluster) where.sql.push(`j."clusterId" = ${where.p(await clusterIdNamed(prisma, input.cluster))}`);
+  return where;
+}
+
+/** No conditions yet: p(value) adds a parameter and says its place ($1, $2...). */
+export function newWhere(): JobListWhere {
+  const params: unknown[] = [];
+  return { sql: [], params, p: (v) => (params.push(v), `$${params.length}`) };
+}
+
+/** The jobs that meet `where`, newest first, at most `limit`, as the caller may read them. */
+export async function jobViewsWhere(prisma: PrismaClient, actor: Actor, where: JobListWhere, limit: number): Promise<JobView[]> {
+  // One SQL statement: listing is what scripts poll, so it avoids the ORM's per-relation queries.
+  const n = where.p(limit);
   const rows = await prisma.$queryRawUnsafe<{ jobs: string }[]>(
     `SELECT COALESCE(json_agg(${JOB_VIEW_JSON} ORDER BY j.id DESC), '[]')::text AS jobs
-     FROM (SELECT * FROM job j ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY j.id DESC LIMIT ${limit}) j
+     FROM (SELECT * FROM job j ${where.sql.length ? `WHERE ${where.sql.join(" AND ")}` : ""} ORDER BY j.id DESC LIMIT ${n}) j
        JOIN cluster c ON c.id = j."clusterId" JOIN budget_tree_node b ON b.id = j."budgetId" JOIN "user" u ON u.id = j."userId"`,
-    ...params,
+    ...where.params,
   );
   const jobs = JSON.parse(rows[0]?.jobs ?? "[]") as (Omit<JobView, "lane"> & { lane?: JobView["lane"]; budgetId?: string })[];
   const managed = await managedBudgetIds(prisma, actor);

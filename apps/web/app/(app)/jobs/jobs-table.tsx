@@ -3,12 +3,12 @@ import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import type { JobState } from "@tranche/contracts";
-import { formatDuration, formatExactDuration } from "@tranche/contracts/format";
+import { jobListRows } from "@tranche/contracts/format";
 import { useTRPC } from "../../../lib/trpc";
-import { Empty, LaneBadge, PageHead, ReasonTag, StateBadge, ago, readable, useNow } from "../../../components/ui";
+import { Empty, PageHead, useNow } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
-import { JobEnded } from "./job-ended";
-import { JobNameCell } from "./job-name-cell";
+import { ArrayRow } from "./array-row";
+import { JobRow } from "./job-row";
 import { ArrayListCut, ArrayPanel } from "../arrays/[id]/array-panel";
 import { jobPageUnder } from "../../../lib/nav";
 import { useNavHighlight } from "../../../components/nav-highlight";
@@ -29,15 +29,24 @@ export function JobsTable({ array }: { array?: number } = {}) {
   const [chosenScope, setScope] = useState<"mine" | "all">("mine");
   // Whoever may list everyone's jobs sees every task of an array, whoever submitted it.
   const scope = array && me.data && me.data.role !== "RESEARCHER" ? "all" : chosenScope;
-  const jobs = useQuery({
-    ...trpc.job.list.queryOptions({
-      scope,
-      limit: array ? 1000 : 200,
-      ...(array ? { array, ...(state ? { state } : {}) } : { active: filter === "all" ? undefined : filter === "active" }),
-    }),
+  // An array's page lists its tasks by index; My jobs and All jobs list an array as one row (job.rows), so
+  // a 100-task array takes one of the 200 rows and the single jobs stay in view.
+  const tasks = useQuery({
+    ...trpc.job.list.queryOptions({ scope, limit: 1000, array: array ?? 0, ...(state ? { state } : {}) }),
+    enabled: array !== undefined,
     refetchInterval: 2000,
   });
-  const rows = array ? [...(jobs.data ?? [])].sort((a, b) => (a.array?.index ?? 0) - (b.array?.index ?? 0)) : jobs.data;
+  const listed = useQuery({
+    ...trpc.job.rows.queryOptions({ scope, limit: 200, active: filter === "all" ? undefined : filter === "active" }),
+    enabled: array === undefined,
+    refetchInterval: 2000,
+  });
+  const jobs = array ? tasks : listed;
+  const rows = array
+    ? [...(tasks.data ?? [])]
+        .sort((a, b) => (a.array?.index ?? 0) - (b.array?.index ?? 0))
+        .map((job) => ({ id: job.id, job, array: undefined }))
+    : listed.data && jobListRows(listed.data);
   // An array's page sits where its tasks' pages do: under My jobs for its owner, else the live queue.
   const arrayView = useQuery({ ...trpc.job.array.queryOptions({ id: array ?? 0 }), enabled: array !== undefined });
   useNavHighlight(array ? jobPageUnder(me.data?.id, arrayView.data?.owner.id) : null);
@@ -104,45 +113,13 @@ export function JobsTable({ array }: { array?: number } = {}) {
               </tr>
             </thead>
             <tbody>
-              {rows.map((j) => (
-                <tr key={j.id} data-testid={`job-row-${j.id}`}>
-                  <JobNameCell job={j} showUser={scope === "all"} />
-                  <td>
-                    <StateBadge state={j.state} />
-                  </td>
-                  <td className="small">
-                    <div>{j.budget}</div>
-                    <div className="muted">on {j.cluster}</div>
-                  </td>
-                  <td className="num">{j.gpus}</td>
-                  <td className="small">
-                    <LaneBadge lane={j.lane} />
-                    <div className="muted nowrap">
-                      {j.minRuntime > 0 ? `protected ${formatExactDuration(j.minRuntime)}` : "interruptible"}
-                      {j.resumable ? " · resumable" : ""}
-                    </div>
-                  </td>
-                  <td className="small" style={{ minWidth: 260, maxWidth: 560 }}>
-                    {j.state === "PENDING" || j.state === "HELD" ? (
-                      <span className="sentence-cell sentence-clamp" title={j.reason?.sentence}>
-                        {j.reason ? <ReasonTag code={j.reason.code} details={j.reason.details} /> : null}{" "}
-                        {j.reason ? readable(j.reason.sentence) : "Waiting for the scheduler's next cycle."}
-                      </span>
-                    ) : j.state === "RUNNING" || j.state === "STOPPING" ? (
-                      <span>
-                        Started {ago(j.startedAt, now)}
-                        {j.protectedUntil && Date.parse(j.protectedUntil) > now
-                          ? ` · protected ${formatDuration(Math.round((Date.parse(j.protectedUntil) - now) / 1000))} more`
-                          : j.minRuntime > 0
-                            ? " · interruptible"
-                            : ""}
-                      </span>
-                    ) : (
-                      <JobEnded job={j} now={now} />
-                    )}
-                  </td>
-                </tr>
-              ))}
+              {rows.map((r) =>
+                r.array ? (
+                  <ArrayRow key={`array-${r.array.id}`} array={r.array} showUser={scope === "all"} now={now} />
+                ) : (
+                  <JobRow key={r.job.id} job={r.job} showUser={scope === "all"} now={now} />
+                ),
+              )}
             </tbody>
           </table>
         )}

@@ -1,0 +1,48 @@
+import type { JobView } from "@tranche/contracts";
+import { formatDuration, formatExactDuration } from "@tranche/contracts/format";
+import { LaneBadge, ReasonTag, StateBadge, ago, readable } from "../../../components/ui";
+import { JobEnded } from "./job-ended";
+import { JobNameCell } from "./job-name-cell";
+
+/** One job of a jobs list (My jobs, All jobs, an array's page): its state, contract and where it stands. */
+export function JobRow({ job: j, showUser, now }: { job: JobView; showUser: boolean; now: number }) {
+  return (
+    <tr data-testid={`job-row-${j.id}`}>
+      <JobNameCell job={j} showUser={showUser} />
+      <td>
+        <StateBadge state={j.state} />
+      </td>
+      <td className="small">
+        <div>{j.budget}</div>
+        <div className="muted">on {j.cluster}</div>
+      </td>
+      <td className="num">{j.gpus}</td>
+      <td className="small">
+        <LaneBadge lane={j.lane} />
+        <div className="muted nowrap">
+          {j.minRuntime > 0 ? `protected ${formatExactDuration(j.minRuntime)}` : "interruptible"}
+          {j.resumable ? " · resumable" : ""}
+        </div>
+      </td>
+      <td className="small" style={{ minWidth: 260, maxWidth: 560 }}>
+        {j.state === "PENDING" || j.state === "HELD" ? (
+          <span className="sentence-cell sentence-clamp" title={j.reason?.sentence}>
+            {j.reason ? <ReasonTag code={j.reason.code} details={j.reason.details} /> : null}{" "}
+            {j.reason ? readable(j.reason.sentence) : "Waiting for the scheduler's next cycle."}
+          </span>
+        ) : j.state === "RUNNING" || j.state === "STOPPING" ? (
+          <span>
+            Started {ago(j.startedAt, now)}
+            {j.protectedUntil && Date.parse(j.protectedUntil) > now
+              ? ` · protected ${formatDuration(Math.round((Date.parse(j.protectedUntil) - now) / 1000))} more`
+              : j.minRuntime > 0
+                ? " · interruptible"
+                : ""}
+          </span>
+        ) : (
+          <JobEnded job={j} now={now} />
+        )}
+      </td>
+    </tr>
+  );
+}
