@@ -10,7 +10,7 @@ import {
   type RevokedNodeView,
   type SharePreview,
 } from "@tranche/contracts";
-import { enrollmentTokenStatusText, shareUsed } from "@tranche/contracts/format";
+import { enrollmentTokenStatusText, shareUsedCell } from "@tranche/contracts/format";
 import {
   AUDIT_ACTIONS,
   auditActionsMatching,
@@ -37,9 +37,6 @@ function parseShare(text: string): number {
   if (!Number.isFinite(n)) throw new CliError(`--share '${text}' is not a fraction such as 0.3 or a percentage such as 30%`);
   return n;
 }
-
-/** A budget's ratio in the words of the reason sentences: "1.4 times its share", "40% of its share". */
-const usedText = (ratio: number | null) => (ratio === null ? "no share here" : shareUsed(ratio));
 
 const placeText = (at: number | null, starts: boolean) => (at === null ? "-" : `${at}${starts ? ", starts" : ""}`);
 
@@ -68,7 +65,7 @@ function previewText(p: SharePreview): string {
     "",
     table(
       ["tree node", "has used, now", "with the change"],
-      p.ratios.map((x) => [x.path, usedText(x.before), usedText(x.after)]),
+      p.ratios.map((x) => [x.path, shareUsedCell(x.before), shareUsedCell(x.after)]),
     ),
   ];
   if (p.order.length > 0)

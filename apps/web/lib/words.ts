@@ -1,4 +1,4 @@
-import { countdownWords } from "@tranche/contracts/format";
+import { countdownWords, shareUsedCell } from "@tranche/contracts/format";
 import { reasonLabel } from "@tranche/contracts/reasons";
 /** "1 GPU", "2 GPUs", "1,024 starts": a count and its noun, in the number's grammatical number. */
 export function plural(n: number, one: string, many = `${one}s`): string {
@@ -108,6 +108,14 @@ export { nodeChangeReasonText, nodeReasonWords, nodeStateText } from "@tranche/c
 
 /** A fair-share ratio of a budget with no entitlement on the cluster (usage over nothing: unbounded). */
 export const NO_SHARE = "no share";
+
+/**
+ * The Budgets page's ratio and what-if cells: no figures yet ("—"), or the ratio in `tranche budgets`'s
+ * and the what-if's words ("27% of its share", "no share here"), not a bare 0.27.
+ */
+export function ratioText(r: number | null | undefined): string {
+  return r === undefined ? "—" : shareUsedCell(r);
+}
 
 /**
  * The window's preemptions in words: the GPU-hours the stopped runs had run, then how many for each

@@ -1,4 +1,4 @@
-import { formatDuration, formatExactDuration } from "@tranche/scheduler-core/format";
+import { formatDuration, formatExactDuration, shareUsed } from "@tranche/scheduler-core/format";
 
 // Formatting and parsing helpers without zod: browser pages import them from "@tranche/contracts/format"
 // so a page that only shows durations does not ship the schema library.
@@ -12,6 +12,15 @@ export { formatDuration, formatExactDuration } from "@tranche/scheduler-core/for
 
 // A budget's ratio in words, as the reason sentences say it (the CLI's what-if).
 export { shareUsed } from "@tranche/scheduler-core/format";
+
+/**
+ * A ratio column's cell, on the Budgets page and in the CLI's what-if: "27% of its share", "1.4 times its
+ * share", and "no share here" where the budget has no share on the cluster (no entitlement). A bare "0.27"
+ * said nothing to a reader who had not read the scheduling model.
+ */
+export function shareUsedCell(ratio: number | null): string {
+  return ratio === null ? "no share here" : shareUsed(ratio);
+}
 
 // How an ended job ended ("exit code 7, ended 2 min ago"), for `tranche ls` and the web's job lists.
 export { jobEndWords, jobEndedText } from "./job-end-words";

@@ -9,7 +9,7 @@ import { AllocationStrip, PPM, type StripItem } from "./allocation-strip";
 import { ofCluster } from "../../../lib/budget-shares";
 import { errorText } from "../../../lib/error-text";
 import { shareBoxProblem } from "../../../lib/share-boxes";
-import { NO_SHARE, plural, readOnlyText } from "../../../lib/words";
+import { plural, ratioText, readOnlyText } from "../../../lib/words";
 import { UserLimits } from "./user-limits";
 import { BudgetMembers } from "./budget-members";
 
@@ -21,11 +21,6 @@ function flatten(n: BudgetTreeNodeView, depth = 0, out: { node: BudgetTreeNodeVi
 
 /** What a share in the tree marked "unsaved" is. */
 const UNSAVED_TITLE = "Not saved yet: the share being edited above. Usage and ratios are from the saved shares.";
-
-/** No figures yet ("—"), no share on this cluster (no entitlement: the ratio is unbounded), or the ratio. */
-function ratioText(r: number | null | undefined) {
-  return r === undefined ? "—" : r === null ? NO_SHARE : r.toFixed(2);
-}
 
 export function BudgetsView() {
   const trpc = useTRPC();
@@ -297,7 +292,7 @@ export function BudgetsView() {
                   className="num"
                   title="Usage ÷ entitlement over the last 7 days (the live queue also shows the projected ratio that orders it)"
                 >
-                  7-day ratio
+                  Share used (7 d)
                 </th>
               </tr>
             </thead>
@@ -427,7 +422,7 @@ function WhatIfPanel({ r }: { r: WhatIfResult }) {
           <thead>
             <tr>
               <th>Node</th>
-              <th className="num">Projected ratio now</th>
+              <th className="num">Share used now (projected)</th>
               <th className="num">With change</th>
             </tr>
           </thead>
