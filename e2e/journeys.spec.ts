@@ -475,12 +475,12 @@ test("a researcher holds and releases a whole array from its page, and sees how 
     timeout: 45_000,
   });
 
-  // From a task in My jobs to its array's page.
+  // My jobs shows the array as one row saying where its tasks stand, not a row per task; it leads to its page.
   await page.getByRole("group", { name: "Filter" }).getByRole("button", { name: "Active" }).click();
-  await page
-    .getByTestId(`job-row-${array}`)
-    .getByRole("link", { name: `array #${array}` })
-    .click();
+  const arrayRow = page.getByTestId(`array-row-${array}`);
+  await expect(arrayRow).toContainText("array of 10: 9 pending, 1 running", { timeout: 15_000 });
+  await expect(page.getByTestId(`job-row-${array}`)).toHaveCount(0);
+  await arrayRow.getByRole("link", { name: "see its 10 tasks" }).click();
   await expect(page).toHaveURL(new RegExp(`/arrays/${array}$`));
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Array #${array}`);
   await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "My jobs" })).toHaveAttribute(
