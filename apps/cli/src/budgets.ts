@@ -47,6 +47,10 @@ export function budgetsText(tree: BudgetTreeResult, cluster: string, now = Date.
       s?.ratio === null || s?.ratio === undefined ? (s?.effective === 0 ? "no share" : "-") : shareUsed(s.ratio),
     ];
   });
+  // Per-user limits hold on every cluster: a researcher whose job waits on one (USER_LIMIT) sees it here.
+  const limits = flatten(tree.root)
+    .filter(({ node }) => node.maxGpusPerUser !== null)
+    .map(({ node }) => `  ${perUserLimitText(node.path, node.maxGpusPerUser)}`);
   return (
     `Budgets on ${cluster} (${c.gpus} GPUs; ${when}):\n` +
     table(
@@ -54,8 +58,16 @@ export function budgetsText(tree: BudgetTreeResult, cluster: string, now = Date.
       rows,
       width,
     ) +
+    (limits.length ? `\n\nPer-user limits (tranche limit):\n${limits.join("\n")}` : "") +
     (isYoungCluster(c, now) ? `\n\n${YOUNG_CLUSTER_NOTE}` : "")
   );
+}
+
+/** A budget's per-user limit, as `tranche limit` answers and `tranche budgets` lists it. */
+export function perUserLimitText(budget: string, maxGpusPerUser: number | null): string {
+  return maxGpusPerUser === null
+    ? `${budget}: no per-user limit.`
+    : `${budget}: each user's jobs may hold at most ${gpus(maxGpusPerUser)} at once.`;
 }
 
 /**

@@ -4,6 +4,7 @@ import { api, CliError, loadConfig } from "./client";
 import { ago, table, type Out } from "./format";
 import { webhookWords } from "./webhook-words";
 import { perUserLimitArg } from "./options";
+import { perUserLimitText } from "./budgets";
 
 /** `tranche depend`, `tranche notifications`, `tranche webhook`, `tranche limit`. */
 export function registerJobRules(program: Command, out: Out): void {
@@ -82,10 +83,6 @@ export function registerJobRules(program: Command, out: Out): void {
         budget,
         maxGpusPerUser,
       });
-      out(r, () =>
-        r.maxGpusPerUser === null
-          ? `${r.budget}: no per-user limit.`
-          : `${r.budget}: each user's jobs may hold at most ${r.maxGpusPerUser} GPUs at once.`,
-      );
+      out(r, () => perUserLimitText(r.budget, r.maxGpusPerUser));
     });
 }

@@ -123,6 +123,24 @@ describe("tranche budgets", () => {
     expect(text).toMatch(/biology .* 0\.5 \/ 0\.4 .* 13% of its share/);
   });
 
+  it("lists the budgets that have a per-user limit, in tranche limit's words, and nothing when none has", () => {
+    const now = Date.parse("2026-12-06T18:00:00Z");
+    const limited = { ...node("lab/nlp", { ppm: 500_000, effective: 0.5 }), maxGpusPerUser: 16 };
+    const tree: BudgetTreeResult = {
+      clusters: [
+        { id: "c", name: "h100", gpuType: "H100", gpus: 8, cycleAt: "2026-12-06T17:59:57Z", createdAt: "2026-12-01T00:00:00Z" },
+      ],
+      managedPaths: [],
+      root: node("lab", {}, [limited, node("lab/vision", { ppm: 500_000, effective: 0.5 })]),
+    };
+    const text = budgetsText(tree, "h100", now, 200);
+    expect(text.split("\n").slice(-2)).toEqual([
+      "Per-user limits (tranche limit):",
+      "  lab/nlp: each user's jobs may hold at most 16 GPUs at once.",
+    ]);
+    expect(budgetsText({ ...tree, root: node("lab", {}, [node("lab/vision", {})]) }, "h100", now, 200)).not.toContain("Per-user");
+  });
+
   it("prints every cluster's tree when none is named, and the one named when one is", () => {
     const now = Date.parse("2026-12-06T18:00:00Z");
     const cluster = (name: string) => ({
