@@ -25,7 +25,7 @@ const row = (showUser = false) =>
 describe("a job array's row in My jobs", () => {
   it("says where its tasks stand and when one last moved, linking to its page", () => {
     const html = row();
-    expect(html).toContain('<a href="/arrays/120"><span class="mono">array #120</span> sweep</a>');
+    expect(html).toContain('<a href="/arrays/120">array <span class="mono">#120</span> sweep</a>');
     expect(html).toContain("array of 100: 48 pending, 20 running, 27 completed, 5 failed");
     expect(html).toContain("last activity 2 min ago");
     expect(html).toContain('<a href="/arrays/120">see its 100 tasks</a>');

@@ -13,7 +13,7 @@ export function ArrayRow({ array: a, showUser, now }: { array: ArrayRowView; sho
     <tr data-testid={`array-row-${a.id}`}>
       <td className="nowrap">
         <Link href={`/arrays/${a.id}`}>
-          <span className="mono">array #{a.id}</span> {a.name}
+          array <span className="mono">#{a.id}</span> {a.name}
         </Link>
         <div className="small muted">tasks {a.spec}</div>
         {showUser ? <div className="small muted">{a.user.name}</div> : null}
