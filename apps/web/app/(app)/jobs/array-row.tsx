@@ -2,6 +2,7 @@ import Link from "next/link";
 import type { ArrayRowView } from "@tranche/contracts";
 import { arrayRowText } from "@tranche/contracts/format";
 import { ago } from "../../../components/ui";
+import { plural } from "../../../lib/words";
 
 /**
  * A job array as one row of My jobs and All jobs: its name, where its tasks stand ("array of 100: 48
@@ -21,8 +22,8 @@ export function ArrayRow({ array: a, showUser, now }: { array: ArrayRowView; sho
       <td colSpan={5} className="small">
         <div data-testid="array-row-states">{arrayRowText(a)}</div>
         <div className="muted">
-          {a.budget} on {a.cluster} · {a.gpus} GPU{a.gpus === 1 ? "" : "s"} a task · last activity {ago(a.lastActivityAt, now)} ·{" "}
-          <Link href={`/arrays/${a.id}`}>see its {a.tasks === 1 ? "task" : `${a.tasks.toLocaleString("en-US")} tasks`}</Link>
+          {a.budget} on {a.cluster} · {plural(a.gpus, "GPU")} a task · last activity {ago(a.lastActivityAt, now)} ·{" "}
+          <Link href={`/arrays/${a.id}`}>see its {a.tasks === 1 ? "task" : plural(a.tasks, "task")}</Link>
         </div>
       </td>
     </tr>
