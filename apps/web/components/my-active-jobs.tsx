@@ -2,13 +2,18 @@
 import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "../lib/trpc";
-import { Empty, LaneBadge, StateBadge, ago, readable, useNow } from "./ui";
+import { Empty, useNow } from "./ui";
 import { errorText } from "../lib/error-text";
+import { JobRowsTable } from "../app/(app)/jobs/job-rows-table";
 
+/**
+ * The dashboard's active jobs: the same rows as My jobs (job.rows), so a job array is one row saying where
+ * its tasks stand, not twenty of the panel's rows.
+ */
 export function MyActiveJobs() {
   const trpc = useTRPC();
   const now = useNow(5000);
-  const jobs = useQuery({ ...trpc.job.list.queryOptions({ scope: "mine", active: true, limit: 20 }), refetchInterval: 2000 });
+  const jobs = useQuery({ ...trpc.job.rows.queryOptions({ scope: "mine", active: true, limit: 20 }), refetchInterval: 2000 });
   return (
     <section className="panel">
       <div className="panel-head">
@@ -22,47 +27,12 @@ export function MyActiveJobs() {
         <div className="panel-body muted">Loading…</div>
       ) : jobs.isError ? (
         <div className="panel-body error">{errorText(jobs.error)}</div>
-      ) : jobs.data.length === 0 ? (
+      ) : jobs.data.jobs.length + jobs.data.arrays.length === 0 ? (
         <Empty title="Nothing pending or running">
           <Link href="/submit">Submit a job</Link> to get GPU time from one of your budgets.
         </Empty>
       ) : (
-        <table className="table">
-          <thead>
-            <tr>
-              <th>Job</th>
-              <th>State</th>
-              <th>Cluster · budget</th>
-              <th className="num">GPUs</th>
-              <th>Why / since</th>
-            </tr>
-          </thead>
-          <tbody>
-            {jobs.data.map((j) => (
-              <tr key={j.id}>
-                <td>
-                  <Link href={`/jobs/${j.id}`}>
-                    #{j.id} {j.name}
-                  </Link>{" "}
-                  <LaneBadge lane={j.lane} />
-                </td>
-                <td>
-                  <StateBadge state={j.state} />
-                </td>
-                <td className="small">
-                  {j.cluster} · {j.budget}
-                </td>
-                <td className="num">{j.gpus}</td>
-                <td className="small">
-                  {j.state === "PENDING" || j.state === "HELD"
-                    ? readable(j.reason?.sentence ?? "") ||
-                      `Submitted ${ago(j.submittedAt, now)}; waiting for the scheduler's next cycle.`
-                    : `Started ${ago(j.startedAt, now)}`}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <JobRowsTable rows={jobs.data} showUser={false} now={now} />
       )}
     </section>
   );

@@ -7,8 +7,7 @@ import { jobListRows } from "@tranche/contracts/format";
 import { useTRPC } from "../../../lib/trpc";
 import { Empty, PageHead, useNow } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
-import { ArrayRow } from "./array-row";
-import { JobRow } from "./job-row";
+import { JobsTableRows } from "./job-rows-table";
 import { ArrayListCut, ArrayPanel } from "../arrays/[id]/array-panel";
 import { jobPageUnder } from "../../../lib/nav";
 import { useNavHighlight } from "../../../components/nav-highlight";
@@ -101,27 +100,7 @@ export function JobsTable({ array }: { array?: number } = {}) {
             <Link href="/submit">Submit a job</Link>, from the web or with <code>tranche submit</code>.
           </Empty>
         ) : (
-          <table className="table" aria-label="Jobs">
-            <thead>
-              <tr>
-                <th>Job</th>
-                <th>State</th>
-                <th>Budget</th>
-                <th className="num">GPUs</th>
-                <th>Contract</th>
-                <th>Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) =>
-                r.array ? (
-                  <ArrayRow key={`array-${r.array.id}`} array={r.array} showUser={scope === "all"} now={now} />
-                ) : (
-                  <JobRow key={r.job.id} job={r.job} showUser={scope === "all"} now={now} />
-                ),
-              )}
-            </tbody>
-          </table>
+          <JobsTableRows rows={rows} showUser={scope === "all"} now={now} />
         )}
         {array && arrayView.data && rows?.length ? <ArrayListCut shown={rows.length} of={arrayView.data} state={state} /> : null}
       </section>
