@@ -106,9 +106,6 @@ export function chartGpuHours(hours: number): number {
 /** A node's state as a person says it ("in repair", not REPAIR); the stored code stays in JSON. */
 export { nodeChangeReasonText, nodeReasonWords, nodeStateText } from "@tranche/contracts/format";
 
-/** A fair-share ratio of a budget with no entitlement on the cluster (usage over nothing: unbounded). */
-export const NO_SHARE = "no share";
-
 /**
  * The Budgets page's ratio and what-if cells: no figures yet ("—"), or the ratio in `tranche budgets`'s
  * and the what-if's words ("27% of its share", "no share here"), not a bare 0.27.

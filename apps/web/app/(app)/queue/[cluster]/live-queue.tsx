@@ -4,7 +4,7 @@ import { keepPreviousData, useQueries, useQuery } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef, useState } from "react";
 import { expectedStartWords, formatDuration } from "@tranche/contracts/format";
-import type { QueuePendingRow, QueueRunningRow, QueueRatio, QueueView } from "@tranche/domain";
+import type { QueuePendingRow, QueueRunningRow, QueueView } from "@tranche/domain";
 import { useTRPC } from "../../../../lib/trpc";
 import {
   Empty,
@@ -18,7 +18,8 @@ import {
   useNow,
 } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
-import { NO_SHARE, plural, promisedText, reasonTimesText, runningTabLabel } from "../../../../lib/words";
+import { Ratios } from "./ratios";
+import { plural, promisedText, reasonTimesText, runningTabLabel } from "../../../../lib/words";
 
 const ROW = 50;
 /** An opened pending row, until it is measured: it grows to the whole reason, budget path and job name. */
@@ -326,64 +327,6 @@ function RunningList({ rows, now }: { rows: QueueRunningRow[]; now: number }) {
         </div>
       </div>
     </>
-  );
-}
-
-// A ratio the cycle could not give (no entitlement: usage over nothing) reads as the budgets page says it.
-const ratioText = (r: number | null) => (r === null ? NO_SHARE : r.toFixed(2));
-
-/**
- * Both ratios of every budget: the 7-day ratio (usage ÷ entitlement so far) and the projected ratio,
- * which adds an hour of the GPUs it holds now: the projected one orders the queue once budgets under
- * their share have gone first (R2) and is the one reasons quote, so the two differ most for budgets
- * running a lot right now.
- */
-function Ratios({ ratios }: { ratios: QueueRatio[] }) {
-  if (ratios.length === 0)
-    return <div className="panel-body muted small">Fair-share ratios appear after the first scheduling cycle.</div>;
-  const max = Math.max(2, ...ratios.map((r) => (r.ratio !== null && r.depth > 0 ? r.ratio : 0)));
-  return (
-    <div className="panel-body" style={{ maxHeight: 640, overflow: "auto" }}>
-      <div className="ratio-row ratio-head small muted">
-        <span>Budget</span>
-        <span />
-        <span className="num" title="Usage ÷ entitlement over the last 7 days">
-          7-day
-        </span>
-        <span className="num" title="With an hour of the GPUs it holds now added: this orders the queue">
-          projected
-        </span>
-      </div>
-      {ratios
-        .filter((r) => r.depth > 0)
-        .map((r) => (
-          <div
-            key={r.treeNodeId}
-            className="ratio-row"
-            title={`usage ${Math.round(r.usageGpuSeconds / 3600)} GPU·h / entitlement ${Math.round(r.entitlementGpuSeconds / 3600)} GPU·h · holds ${plural(r.heldGpus, "GPU")}`}
-          >
-            <span className="ellipsis" style={{ paddingLeft: (r.depth - 1) * 14, fontWeight: r.depth === 1 ? 650 : 400 }}>
-              {r.name}
-            </span>
-            <span className={`meter ${r.ratio !== null && r.ratio > 1 ? "over" : ""}`}>
-              <span style={{ width: `${r.ratio === null ? 100 : Math.min(100, (r.ratio / max) * 100)}%` }} />
-              <i className="mark" style={{ left: `${(1 / max) * 100}%` }} />
-            </span>
-            <span className="num small" data-testid={`ratio-7d-${r.path}`}>
-              {ratioText(r.ratio)}
-            </span>
-            <span className="num small strong" data-testid={`ratio-projected-${r.path}`}>
-              {ratioText(r.projectedRatio)}
-            </span>
-          </div>
-        ))}
-      <p className="small muted" style={{ marginBottom: 0 }}>
-        7-day ratio = usage ÷ entitlement over the last 7 days; the bar&apos;s mark is 1.0 (exactly its share). The projected
-        ratio adds an hour of the GPUs the budget holds now. Budgets holding less than their share of the cluster go first; among
-        them, and after them, the lower projected ratio goes first. Reasons say the projected ratio in words: how much of its
-        share a budget has used, counting the next hour of what it runs now.
-      </p>
-    </div>
   );
 }
 
