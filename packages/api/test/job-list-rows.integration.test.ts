@@ -60,6 +60,15 @@ describe("a job list with arrays as rows", () => {
     expect(await w.caller("other").job.rows({})).toEqual({ jobs: [], arrays: [] });
   });
 
+  it("tRPC job.list refuses arrays: rows, naming job.rows, where it would have answered tasks", async () => {
+    const ada = w.caller("ada").job;
+    await expect(ada.list({ arrays: "rows" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("ask job.rows for each array as one row"),
+    });
+    expect(Array.isArray(await ada.list({ arrays: "tasks", limit: 1 }))).toBe(true);
+  });
+
   it("answers GET /jobs?arrays=rows the same; without it, every task is a job, as before", async () => {
     const id = (await w.caller("ada").job.submit({ ...goodJob, gpus: 1, array: "0-9" })).id;
     const token = (await createApiToken(w.db.prisma, w.users.ada, { name: "rows" })).token;

@@ -31,6 +31,13 @@ import { enterJobRows, enterLogChunks } from "../request-gate";
 import { authedProcedure } from "../trpc";
 import { withinBound } from "./within-bound";
 
+// job.list answers every task of an array as a job; job.rows is the list with each array as one row. Asked
+// of job.list, arrays: "rows" would be ignored and the caller would get tasks where it asked for rows.
+const listTasksInput = listJobsInput.refine((input) => input.arrays !== "rows", {
+  message: "job.list lists every task of an array as a job: ask job.rows for each array as one row",
+  path: ["arrays"],
+});
+
 export const jobRouter = {
   submit: authedProcedure.input(submitJobInput).mutation(({ ctx, input }) => submitJob(ctx.prisma, ctx.user, input)),
   /** An interactive session (a shell server or Jupyter) reached through the proxy. */
@@ -39,7 +46,7 @@ export const jobRouter = {
   extend: authedProcedure
     .input(extendSessionInput)
     .mutation(({ ctx, input }) => extendSession(ctx.prisma, ctx.user, input.id, input.by)),
-  list: authedProcedure.input(listJobsInput.optional()).query(({ ctx, input }) =>
+  list: authedProcedure.input(listTasksInput.optional()).query(({ ctx, input }) =>
     withinBound(
       () => enterJobRows(ctx.user.id, input?.limit ?? JOB_LIST_DEFAULT),
       () => listJobs(ctx.prisma, ctx.user, input ?? {}),
