@@ -90,6 +90,11 @@ describe("tranche node retire", () => {
     expect(after.snapshot.nodes).toHaveLength(before.snapshot.nodes.length - 1);
     expect(await gpusOf()).toBe(gpusBefore - 8);
 
+    // The Nodes page (tRPC node.list) leaves it out unless asked, as GET /nodes does without retired=1.
+    const onPage = async (retired?: boolean) =>
+      (await stack.w.caller("ada").node.list({ cluster: "b200", retired })).map((n) => [n.name, n.state]);
+    expect(await onPage()).not.toContainEqual(["b200-4", "RETIRED"]);
+    expect(await onPage(true)).toContainEqual(["b200-4", "RETIRED"]);
     const listed = (await cli("ada", ["nodes", "b200"])).stdout;
     expect(listed).not.toMatch(/^b200-4\s/m);
     expect((await cli("ada", ["nodes", "b200", "--all"])).stdout).toMatch(/^b200-4\s+b200\s+retired\s+0 of 8\s/m);

@@ -7,9 +7,10 @@ import { authedProcedure, roleProcedure } from "../trpc";
 const operator = roleProcedure("OPERATOR");
 
 export const nodeRouter = {
+  // retired: the retired nodes too (the Nodes page's "Show retired nodes", GET /nodes?retired=1).
   list: authedProcedure
-    .input(z.object({ cluster: text("cluster").max(200).optional() }).optional())
-    .query(({ ctx, input }) => listNodes(ctx.prisma, input?.cluster)),
+    .input(z.object({ cluster: text("cluster").max(200).optional(), retired: z.boolean().optional() }).optional())
+    .query(({ ctx, input }) => listNodes(ctx.prisma, input?.cluster, undefined, { retired: input?.retired })),
   // One cluster's nodes, as the nodes page shows them (all clusters without one).
   repairQueue: authedProcedure
     .input(z.object({ cluster: text("cluster").max(200).optional() }).optional())

@@ -3,33 +3,14 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
 import type { NodeView } from "@tranche/domain";
 import { useTRPC } from "../../../lib/trpc";
-import { Empty, PageHead, StateBadge, ago, budgetColors, colorFor, useNow, when } from "../../../components/ui";
+import { Empty, PageHead, StateBadge, ago, budgetColors, useNow, when } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
 import { nodeChangeReasonText, nodeReasonWords, nodeStateText } from "../../../lib/words";
 import { retiredNodeSentence } from "@tranche/contracts";
+import { NodeCard } from "./node-card";
 import { NodeHealth } from "./node-health";
 
 const STATES = ["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"] as const;
-
-function GpuGrid({ n, colors }: { n: NodeView; colors: Map<string, string> }) {
-  const off = n.state === "DOWN" || n.state === "REPAIR";
-  return (
-    <div className="gpus" style={{ gridTemplateColumns: `repeat(${Math.min(8, n.gpuCount)}, 1fr)` }}>
-      {n.gpus.map((g) => (
-        <span
-          key={g.index}
-          className={`gpu ${g.jobId !== null && g.charged === false ? "unalloc" : ""} ${off && g.jobId === null ? "off" : ""} ${g.squattingSince ? "squatting" : ""}`}
-          style={g.budget ? { background: colors.get(g.budget) ?? colorFor(g.budget), borderColor: "transparent" } : undefined}
-          title={
-            g.jobId !== null
-              ? `GPU ${g.index}: job #${g.jobId} ${g.jobName ?? ""} · ${g.budget} · ${g.user}${g.charged ? "" : " (unallocated)"}${g.squattingSince ? " · likely squatting: under 5% busy for 30 minutes" : ""}`
-              : `GPU ${g.index}: free`
-          }
-        />
-      ))}
-    </div>
-  );
-}
 
 export function NodesView() {
   const trpc = useTRPC();
@@ -39,8 +20,10 @@ export function NodesView() {
   const clusters = useQuery(trpc.cluster.list.queryOptions());
   const [cluster, setCluster] = useState("");
   const clusterName = cluster || clusters.data?.[0]?.name || "";
+  // Retired nodes are out of service for good: listed, greyed, only when asked for.
+  const [showRetired, setShowRetired] = useState(false);
   const nodes = useQuery({
-    ...trpc.node.list.queryOptions({ cluster: clusterName }),
+    ...trpc.node.list.queryOptions({ cluster: clusterName, retired: showRetired }),
     enabled: !!clusterName,
     refetchInterval: 2000,
   });
@@ -103,8 +86,10 @@ export function NodesView() {
     return [...m.entries()].sort((a, b) => b[1] - a[1]);
   }, [nodes.data]);
   const colors = useMemo(() => budgetColors(budgets.map(([b]) => b)), [budgets]);
-  const used = (nodes.data ?? []).reduce((s, n) => s + n.usedGpus, 0);
-  const total = (nodes.data ?? []).reduce((s, n) => s + n.gpuCount, 0);
+  // A retired node's GPUs are no part of the cluster's capacity, shown or not.
+  const inService = (nodes.data ?? []).filter((n) => n.state !== "RETIRED");
+  const used = inService.reduce((s, n) => s + n.usedGpus, 0);
+  const total = inService.reduce((s, n) => s + n.gpuCount, 0);
 
   return (
     <>
@@ -148,6 +133,10 @@ export function NodesView() {
           <div className="panel-head">
             <h2 className="nowrap">{clusterName ? `${clusterName} nodes` : "Nodes"}</h2>
             <span className="spacer" />
+            <label className="small nowrap">
+              <input type="checkbox" checked={showRetired} onChange={(e) => setShowRetired(e.target.checked)} /> Show retired
+              nodes
+            </label>
             {/* Every budget on the map: a colour without its name in the legend tells nobody anything. */}
             <div className="legend">
               {budgets.map(([b, n]) => (
@@ -165,34 +154,14 @@ export function NodesView() {
             {nodes.data && nodes.data.length === 0 ? <Empty title="No nodes in this cluster" /> : null}
             <div className="node-grid" data-testid="node-grid">
               {nodes.data?.map((n) => (
-                <button
+                <NodeCard
                   key={n.id}
-                  type="button"
-                  className={`node-card s-${n.state}`}
-                  aria-pressed={n.id === selId}
-                  data-testid={`node-${n.name}`}
-                  onClick={() => (setSelId(n.id), setFlash(null))}
-                >
-                  <div className="node-top">
-                    <span className="node-name">{n.name}</span>
-                    <StateBadge state={n.state} />
-                  </div>
-                  <GpuGrid n={n} colors={colors} />
-                  <div className="small muted" style={{ marginTop: "0.35rem", display: "flex", justifyContent: "space-between" }}>
-                    <span>
-                      {n.usedGpus}/{n.gpuCount} in use
-                    </span>
-                    <span>
-                      {n.health === "UNHEALTHY" ? (
-                        <span className="error">unhealthy</span>
-                      ) : n.lastHeartbeatAt ? (
-                        `♥ ${ago(n.lastHeartbeatAt, now)}`
-                      ) : (
-                        "no agent yet"
-                      )}
-                    </span>
-                  </div>
-                </button>
+                  node={n}
+                  colors={colors}
+                  selected={n.id === selId}
+                  now={now}
+                  onSelect={() => (setSelId(n.id), setFlash(null))}
+                />
               ))}
             </div>
           </div>
@@ -252,7 +221,11 @@ export function NodesView() {
                       {sel.usedGpus === 0 ? <span className="muted">none</span> : null}
                     </dd>
                   </dl>
-                  {canOperate ? (
+                  {sel.state === "RETIRED" ? (
+                    <p className="small muted" style={{ margin: 0 }}>
+                      Retired: out of service for good, its history kept. A token issued for its name brings it back.
+                    </p>
+                  ) : canOperate ? (
                     <>
                       <input
                         className="input"
