@@ -61,7 +61,7 @@ export function NodesView() {
   const drain = useMutation(trpc.node.drain.mutationOptions(done("drain started")));
   const uncordon = useMutation(trpc.node.uncordon.mutationOptions(done("uncordoned")));
   const repaired = useMutation(trpc.node.markRepaired.mutationOptions(done("marked repaired")));
-  // A retired node leaves the list, and the panel with it: the answer is said where the panel was.
+  // A retired node leaves the list unless retired nodes are shown, and the panel goes: the answer is said where the panel was.
   const retire = useMutation(
     trpc.node.retire.mutationOptions({
       onSuccess: (r) => {
