@@ -7,6 +7,7 @@ import { clusterIdNamed } from "../cluster-named";
 import { conflict, notFound } from "../errors";
 import { shownUserName } from "../user-name";
 import { IN_SERVICE } from "./in-service";
+import { changeNode } from "./node-change";
 
 export type { GpuCell, NodeView } from "@tranche/contracts";
 
@@ -168,8 +169,11 @@ export async function applyNodeAction(
   // shown beside it, never written into the reason as one ("cordon by Omar Operator").
   const why = reason?.trim() || null;
   await prisma.$transaction(async (tx) => {
-    const r = await tx.node.updateMany({
-      where: { id: nodeId, state: node.state },
+    await changeNode(tx, node, {
+      to: t.to,
+      at: now,
+      reason: why,
+      actorId: actor.id,
       data: {
         state: t.to,
         stateReason: why,
@@ -179,10 +183,6 @@ export async function applyNodeAction(
           ? { health: "HEALTHY" as const, ...(node.health !== "HEALTHY" ? { healthChangedAt: now } : {}) }
           : {}),
       },
-    });
-    if (r.count !== 1) throw conflict(`${node.name} changed state meanwhile; reload and try again`);
-    await tx.nodeEvent.create({
-      data: { nodeId, at: now, fromState: node.state, toState: t.to, reason: why ?? "", automatic: false, actorId: actor.id },
     });
     await tx.auditLog.create({
       data: {

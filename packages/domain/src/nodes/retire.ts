@@ -4,6 +4,7 @@ import { requireRole, type Actor } from "../auth/actor";
 import { writeAudit } from "../admin/audit";
 import { conflict, notFound } from "../errors";
 import { lockNodes } from "../runtime/lock-order";
+import { changeNode } from "./node-change";
 
 /** Jobs named in a refusal, at most this many ("and 12 more"). */
 const NAMED_JOBS = 10;
@@ -44,21 +45,12 @@ export async function retireNode(
       );
     }
     const now = new Date();
-    const r = await tx.node.updateMany({
-      where: { id: node.id, state: node.state },
+    await changeNode(tx, node, {
+      to: "RETIRED",
+      at: now,
+      reason: why,
+      actorId: actor.id,
       data: { state: "RETIRED", stateReason: why, stateChangedAt: now, drainIsManual: false },
-    });
-    if (r.count !== 1) throw conflict(`${node.name} changed state meanwhile; reload and try again`);
-    await tx.nodeEvent.create({
-      data: {
-        nodeId: node.id,
-        at: now,
-        fromState: node.state,
-        toState: "RETIRED",
-        reason: why ?? "",
-        automatic: false,
-        actorId: actor.id,
-      },
     });
     await writeAudit(
       tx,

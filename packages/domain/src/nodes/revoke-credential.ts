@@ -3,6 +3,7 @@ import type { PrismaClient } from "@tranche/db";
 import { requireRole, type Actor } from "../auth/actor";
 import { conflict, notFound } from "../errors";
 import { writeAudit } from "../admin/audit";
+import { changeNode } from "./node-change";
 
 /**
  * Revoke a node's credential: its agent is refused from its next call on and must enroll again. A READY
@@ -30,24 +31,15 @@ export async function revokeNodeCredential(
     const history = cordon
       ? `${revoked}: nothing new starts here, and its agent is refused until it enrolls again with a new token.`
       : `${revoked}: its agent is refused until it enrolls again with a new token.`;
-    const r = await tx.node.updateMany({
-      where: { id: node.id, state: node.state },
+    // A node that stays in its state gets a line too: a revocation (and its reason) is part of its history.
+    await changeNode(tx, node, {
+      to: cordon ? "CORDONED" : node.state,
+      at: now,
+      reason: history,
+      actorId: actor.id,
       data: {
         agentCredentialHash: null,
         ...(cordon ? { state: "CORDONED" as const, stateReason: history, stateChangedAt: now } : {}),
-      },
-    });
-    if (r.count !== 1) throw conflict(`${node.name} changed state meanwhile; reload and try again`);
-    // A node that stays in its state gets a line too: a revocation (and its reason) is part of its history.
-    await tx.nodeEvent.create({
-      data: {
-        nodeId: node.id,
-        at: now,
-        fromState: node.state,
-        toState: cordon ? "CORDONED" : node.state,
-        reason: history,
-        automatic: false,
-        actorId: actor.id,
       },
     });
     const [running] = await tx.$queryRaw<{ n: bigint }[]>`
