@@ -159,7 +159,7 @@ describe("POST /api/v1/clusters", () => {
 });
 
 describe("POST /api/v1/budgets", () => {
-  it("refuses no token, a manager and a researcher", async () => {
+  it("refuses no token, a manager above their subtree and a researcher", async () => {
     await refusesWrongCallers(ROUTES.createBudget);
   });
   it("refuses an unknown parent, a duplicate sibling, a bad name, a second root and a budget with members as parent", async () => {
@@ -198,7 +198,7 @@ describe("POST /api/v1/budgets", () => {
 });
 
 describe("PATCH /api/v1/budgets/{path}", () => {
-  it("refuses no token and a manager", async () => {
+  it("refuses no token and a manager outside their subtree", async () => {
     await refusesWrongCallers(ROUTES.updateBudget);
   });
   it("refuses a cycle, a duplicate name, an empty change and an unknown node", async () => {
@@ -243,8 +243,8 @@ describe("PATCH /api/v1/budgets/{path}", () => {
 });
 
 describe("DELETE /api/v1/budgets/{path}", () => {
-  it("refuses a manager; refuses a budget with pending jobs and a node with children, with the counts", async () => {
-    await refused(403, "DELETE", "/budgets/lab/language/arms", { token: tokens.maya });
+  it("refuses a manager outside their subtree; refuses a budget with pending jobs and a node with children, with the counts", async () => {
+    await refused(403, "DELETE", "/budgets/lab/language/arms", { token: tokens.victor });
     const job = await call("POST", "/jobs", { token: tokens.ada, body: goodJob });
     expect(job.status).toBe(201);
     const busy = await refused(409, "DELETE", "/budgets/lab/language/pretraining", { token: tokens.admin });

@@ -20,6 +20,8 @@ import {
   addBudgetMember,
   addTreeManager,
   archiveTreeNode,
+  assertMayAddUnder,
+  assertMayReshape,
   createCluster,
   updateClusterPolicy,
   createOidcRule,
@@ -123,10 +125,16 @@ function adminRoute(
     }
   }
   if (head === "budgets") {
+    // Shaping the tree: admins, and managers below the nodes they manage. A manager's subtree is
+    // checked on the path (the parent a body names) before the rest is read, so one outside it is
+    // refused as a researcher is, whatever else they sent; the use-case checks again under the lock.
     if (parts.length === 1 && method === "POST")
-      return route(ADMIN, "change the budget tree", async () =>
-        json({ node: await createTreeNode(prisma, actor, parse(createTreeNodeInput, await readJson(req))) }, 201),
-      );
+      return route(["MANAGER"], "change the budget tree", async () => {
+        const body = await readJson(req);
+        const parent = body && typeof body === "object" ? (body as Record<string, unknown>).parent : undefined;
+        await assertMayAddUnder(prisma, actor, typeof parent === "string" ? parent : undefined);
+        return json({ node: await createTreeNode(prisma, actor, parse(createTreeNodeInput, body)) }, 201);
+      });
     const tail = parts.at(-1)!;
     const path = (segments: string[]) => parse(treePath("path"), segments.join("/"));
     // The what-if of a share: what the budgets page's drag previews, for scripts and the CLI.
@@ -179,11 +187,13 @@ function adminRoute(
       );
     if (parts.length >= 2) {
       if (method === "DELETE")
-        return route(ADMIN, "change the budget tree", async () =>
-          json({ node: await archiveTreeNode(prisma, actor, path(parts.slice(1))) }),
-        );
+        return route(["MANAGER"], "change the budget tree", async () => {
+          await assertMayReshape(prisma, actor, parts.slice(1).join("/"));
+          return json({ node: await archiveTreeNode(prisma, actor, path(parts.slice(1))) });
+        });
       if (method === "PATCH")
-        return route(ADMIN, "change the budget tree", async () => {
+        return route(["MANAGER"], "change the budget tree", async () => {
+          await assertMayReshape(prisma, actor, parts.slice(1).join("/"));
           const at = path(parts.slice(1));
           return json({ node: await updateTreeNode(prisma, actor, at, parse(updateTreeNodeInput, await readJson(req))) });
         });

@@ -116,7 +116,8 @@ function adminPaths(): Paths {
     },
     "/budgets": {
       post: {
-        summary: "Create a tree node under a parent (admins); budgets are the leaves",
+        summary:
+          "Create a tree node under a parent (admins; managers under a node they manage or below it); budgets are the leaves",
         description:
           'Body `{ "parent": "lab/x", "name": "y" }`. Refused: an unknown parent, a sibling of the same name, a parent that is a budget with jobs or members.',
         operationId: "createTreeNode",
@@ -126,7 +127,8 @@ function adminPaths(): Paths {
     },
     "/budgets/{path}": {
       patch: {
-        summary: "Rename and/or move a tree node with its subtree (admins)",
+        summary:
+          "Rename and/or move a tree node with its subtree (admins; managers strictly inside their subtree, both ends of a move)",
         description:
           "Refused: a move under itself (a cycle), a duplicate sibling name, shares that would exceed 100% under the new parent.",
         operationId: "updateTreeNode",
@@ -135,7 +137,8 @@ function adminPaths(): Paths {
         responses: { "200": ok("The node", { node: { type: "object" } }), ...errorResponses([400, 401, 403, 404, 409]) },
       },
       delete: {
-        summary: "Archive a tree node (admins); refused with the count while it has children or pending or running jobs",
+        summary:
+          "Archive a tree node (admins; managers strictly inside their subtree); refused with the count while it has children or pending or running jobs",
         operationId: "archiveTreeNode",
         parameters: [treePathParam],
         responses: { "200": ok("The archived node", { node: { type: "object" } }), ...errorResponses([401, 403, 404, 409]) },

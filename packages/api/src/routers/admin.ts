@@ -20,6 +20,8 @@ import {
   addBudgetMember,
   addTreeManager,
   archiveTreeNode,
+  assertMayAddUnder,
+  assertMayReshape,
   completePasswordSetup,
   createCluster,
   updateClusterPolicy,
@@ -44,23 +46,42 @@ import {
 import { publicProcedure, roleProcedure } from "../trpc";
 
 // The web app's Admin section. The domain checks every role (admins; operators for enrollment and
-// node credentials; managers inside their subtree for members and shares); these are thin. Each
+// node credentials; managers inside their subtree for members, shares and the tree's shape); these are thin. Each
 // procedure also names its role, checked before its input is parsed: a caller without the role gets
 // FORBIDDEN, never a BAD_REQUEST that describes the input (as on the REST admin routes).
 const admin = roleProcedure("ADMIN");
 const operator = roleProcedure("OPERATOR");
 const manager = roleProcedure("MANAGER");
 
+/**
+ * Shaping the tree (admins; managers below the nodes they manage): the subtree is checked on the raw
+ * input's path before the rest of the input is parsed, so a manager outside it is refused as a
+ * researcher is, whatever else they sent. Anything but a string is in nobody's subtree. The domain
+ * checks again under the tree's lock.
+ */
+const treeShaper = (field: "parent" | "path") =>
+  manager.use(async ({ ctx, getRawInput, next }) => {
+    const raw: unknown = await getRawInput();
+    const at = raw && typeof raw === "object" ? (raw as Record<string, unknown>)[field] : undefined;
+    if (field === "parent") await assertMayAddUnder(ctx.prisma, ctx.user, typeof at === "string" ? at : undefined);
+    else await assertMayReshape(ctx.prisma, ctx.user, typeof at === "string" ? at : "");
+    return next();
+  });
+
 const at = { path: treePath("path") };
 const origin = (o: string | undefined) =>
   process.env.TRANCHE_PUBLIC_URL ?? process.env.BETTER_AUTH_URL ?? o ?? "http://127.0.0.1:3000";
 
 export const adminRouter = {
-  createNode: admin.input(createTreeNodeInput).mutation(({ ctx, input }) => createTreeNode(ctx.prisma, ctx.user, input)),
-  updateNode: admin
+  createNode: treeShaper("parent")
+    .input(createTreeNodeInput)
+    .mutation(({ ctx, input }) => createTreeNode(ctx.prisma, ctx.user, input)),
+  updateNode: treeShaper("path")
     .input(z.object({ ...at, change: updateTreeNodeInput }))
     .mutation(({ ctx, input }) => updateTreeNode(ctx.prisma, ctx.user, input.path, input.change)),
-  archiveNode: admin.input(z.object(at)).mutation(({ ctx, input }) => archiveTreeNode(ctx.prisma, ctx.user, input.path)),
+  archiveNode: treeShaper("path")
+    .input(z.object(at))
+    .mutation(({ ctx, input }) => archiveTreeNode(ctx.prisma, ctx.user, input.path)),
   setShare: manager
     .input(putAllocationInput.extend(at))
     .mutation(({ ctx, input }) => setShare(ctx.prisma, ctx.user, input.path, input)),

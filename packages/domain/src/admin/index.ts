@@ -1,6 +1,7 @@
 // Administration: the tree's shape, members and managers, users, OIDC mapping, clusters, enrollment, audit.
 export * from "./audit";
 export * from "./tree-admin";
+export * from "./tree-scope";
 export * from "./people";
 export * from "./users";
 export * from "./oidc-rules";

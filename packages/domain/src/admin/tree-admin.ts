@@ -1,13 +1,15 @@
 import type { Tx, PrismaClient } from "@tranche/db";
 import { ACTIVE_JOB_STATES, PPM, formatPpm, type UpdateTreeNodeInput } from "@tranche/contracts";
-import { requireRole, type Actor } from "../auth/actor";
+import type { Actor } from "../auth/actor";
 import { badInput, conflict, notFound } from "../errors";
 import { forgetCachedNames } from "../jobs/submit-job";
 import { writeAudit } from "./audit";
 import { followTreePathInOidcRules } from "./oidc-rules";
+import { assertMayAddUnder, assertMayReshape, requireTreeShaper } from "./tree-scope";
 
 /**
- * Editing the shape of the budget tree (admins). Every change runs in one transaction that first takes
+ * Editing the shape of the budget tree (admins anywhere, managers below the nodes they manage:
+ * tree-scope.ts). Every change runs in one transaction that first takes
  * one advisory lock for the whole tree, so two admins moving nodes at once cannot build a cycle or two
  * siblings of the same name between their checks and their writes. Budgets are the leaves; a node
  * that jobs are charged to, or that has members, cannot get children.
@@ -80,8 +82,10 @@ export async function createTreeNode(prisma: PrismaClient, actor: Actor, input: 
 
 /** createTreeNode inside the caller's transaction (a lab import's); the caller forgets cached names after. */
 export async function createTreeNodeIn(tx: Tx, actor: Actor, input: { parent?: string; name: string }) {
-  requireRole(actor, ["ADMIN"], "change the budget tree");
+  requireTreeShaper(actor);
   await lockTree(tx);
+  // Under the lock: the subtree is checked against the paths as they are when the node is added.
+  await assertMayAddUnder(tx, actor, input.parent);
   let parent: TreeNodeRow | null = null;
   if (input.parent) {
     parent = await liveNodeByPath(tx, input.parent, "parent");
@@ -124,9 +128,12 @@ export async function giveRootWholeCluster(tx: Tx, actor: Actor | null, rootId: 
 
 /** PATCH /budgets/{path}: rename and/or move a node with its whole subtree (paths follow). */
 export async function updateTreeNode(prisma: PrismaClient, actor: Actor, path: string, input: UpdateTreeNodeInput) {
-  requireRole(actor, ["ADMIN"], "change the budget tree");
+  requireTreeShaper(actor);
   const result = await prisma.$transaction(async (tx) => {
     await lockTree(tx);
+    // Both ends of a move inside the actor's subtree: nothing moves out of it, nothing foreign in.
+    await assertMayReshape(tx, actor, path);
+    if (input.parent !== undefined) await assertMayAddUnder(tx, actor, input.parent);
     const node = await liveNodeByPath(tx, path);
     let parent: TreeNodeRow | null = node.parentId
       ? await tx.budgetTreeNode.findUniqueOrThrow({
@@ -186,9 +193,10 @@ async function assertSharesFit(tx: Tx, node: TreeNodeRow, target: TreeNodeRow): 
 
 /** DELETE /budgets/{path}: archive a node with no live children and no pending or running jobs. */
 export async function archiveTreeNode(prisma: PrismaClient, actor: Actor, path: string) {
-  requireRole(actor, ["ADMIN"], "change the budget tree");
+  requireTreeShaper(actor);
   const result = await prisma.$transaction(async (tx) => {
     await lockTree(tx);
+    await assertMayReshape(tx, actor, path);
     const node = await liveNodeByPath(tx, path);
     const children = await tx.budgetTreeNode.count({ where: { parentId: node.id, archivedAt: null } });
     if (children > 0)
