@@ -194,10 +194,12 @@ export function registerAdmin(program: Command, out: Out): void {
       },
     );
 
-  const budget = admin.command("budget").description("the budget tree (budgets are its leaves)");
+  const budget = admin
+    .command("budget")
+    .description("the budget tree (budgets are its leaves); managers may act within the subtree they manage");
   budget
     .command("create")
-    .description("create a tree node: tranche admin budget create lab/vision/video (admins)")
+    .description("create a tree node: tranche admin budget create lab/vision/video (admins; managers below a node they manage)")
     .argument("<path>", "the new node's path; its parent must exist")
     .action(async (path: string) => {
       const parts = path.replace(/^\/+|\/+$/g, "").split("/");
@@ -210,7 +212,7 @@ export function registerAdmin(program: Command, out: Out): void {
     });
   budget
     .command("rename")
-    .description("rename a tree node (admins)")
+    .description("rename a tree node (admins; managers strictly inside their subtree, not the node they manage)")
     .argument("<path>")
     .argument("<new-name>")
     .action(async (path: string, name: string) => {
@@ -219,7 +221,7 @@ export function registerAdmin(program: Command, out: Out): void {
     });
   budget
     .command("move")
-    .description("move a tree node with its subtree under another parent (admins)")
+    .description("move a tree node with its subtree under another parent (admins; managers within their subtree)")
     .argument("<path>")
     .argument("<new-parent>")
     .action(async (path: string, parent: string) => {
@@ -228,7 +230,9 @@ export function registerAdmin(program: Command, out: Out): void {
     });
   budget
     .command("archive")
-    .description("archive a tree node without children or pending and running jobs (admins)")
+    .description(
+      "archive a tree node without children or pending and running jobs (admins; managers strictly inside their subtree)",
+    )
     .argument("<path>")
     .action(async (path: string) => {
       const r = await call<{ node: { path: string } }>("DELETE", `/budgets/${enc(path)}`);

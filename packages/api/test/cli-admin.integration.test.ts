@@ -6,12 +6,12 @@ import { createApiToken } from "@tranche/domain";
 import { startCliStack, type CliStack } from "./cli-stack";
 import type { World } from "./fixtures";
 
-type Who = "admin" | "omar" | "ada";
+type Who = "admin" | "omar" | "ada" | "maya";
 let stack: CliStack<Who>;
 let w: World;
 
 beforeAll(async () => {
-  stack = await startCliStack("api_cli_admin", { users: ["admin", "omar", "ada"], tmpPrefix: "tranche-cli-admin-" });
+  stack = await startCliStack("api_cli_admin", { users: ["admin", "omar", "ada", "maya"], tmpPrefix: "tranche-cli-admin-" });
   w = stack.w;
 });
 afterAll(() => stack?.stop());
@@ -197,6 +197,41 @@ describe("tranche admin", () => {
       expect(r.stderr).toContain(message);
     }
     expect((await w.db.prisma.cluster.findUniqueOrThrow({ where: { name: "a100" } })).debugMaxGpusPerUser).toBe(16);
+  });
+
+  it("lets a manager shape the tree below the node they manage, and says so in its help", async () => {
+    // Commander wraps the help at 80 columns: read it as one line.
+    const help = (await cli("maya", ["admin", "budget", "--help"])).stdout.replace(/\s+/g, " ");
+    expect(help).toContain("managers may act within the subtree they manage");
+    expect(help).toMatch(/create <path> .*\(admins; managers below a node they manage\)/);
+    expect(help).toMatch(/archive <path> .*\(admins; managers strictly inside their subtree\)/);
+    const made = await cli("maya", ["admin", "budget", "create", "lab/language/long-context"]);
+    expect(made.stderr).toBe("");
+    expect(made.stdout).toBe("Created lab/language/long-context.\n");
+    expect((await cli("maya", ["admin", "budget", "create", "lab/language/long-context/student"])).code).toBe(0);
+    const renamed = await cli("maya", ["admin", "budget", "rename", "lab/language/long-context/student", "student-a"]);
+    expect(renamed.stdout).toBe("Renamed lab/language/long-context/student to lab/language/long-context/student-a.\n");
+    expect((await cli("maya", ["admin", "budget", "archive", "lab/language/long-context/student-a"])).stdout).toBe(
+      "Archived lab/language/long-context/student-a.\n",
+    );
+    const audit = await w.db.prisma.auditLog.findMany({
+      where: { action: { startsWith: "tree." } },
+      orderBy: { id: "desc" },
+      take: 4,
+    });
+    expect(audit.map((a) => a.action)).toEqual(["tree.archive", "tree.rename", "tree.create", "tree.create"]);
+    expect(new Set(audit.map((a) => a.actorId))).toEqual(new Set([stack.w.users.maya.id]));
+    // Her own node and a sibling's subtree: refused, in words, and nothing changes.
+    const before = await w.counts();
+    const own = await cli("maya", ["admin", "budget", "rename", "lab/language", "nlp"]);
+    expect(own.code).toBe(1);
+    expect(own.stderr).toContain("You manage 'lab/language' itself: only admins may rename, move or archive it");
+    const sibling = await cli("maya", ["admin", "budget", "create", "lab/vision/x"]);
+    expect(sibling.code).toBe(1);
+    expect(sibling.stderr).toContain("You do not manage 'lab/vision'");
+    const out = await cli("maya", ["admin", "budget", "move", "lab/language/long-context", "lab/vision"]);
+    expect(out.code).toBe(1);
+    expect(await w.counts()).toEqual(before);
   });
 
   it("prints the server's refusal and exits 1: wrong role, bad input, a share that is not a number", async () => {
