@@ -2,7 +2,8 @@ import { expect, test } from "@playwright/test";
 import { signIn } from "./support/helpers";
 
 // A manager names, adds and removes the members of the budgets they manage on the Budgets page (the
-// one web page that did it was the admins' tree page); a manager of another subtree sees no names.
+// one web page that did it was the admins' tree page), and adds, renames and archives budgets there; a
+// manager of another subtree sees no names and no way to shape it.
 test("a manager adds and removes a member of a budget they manage on the budgets page", async ({ page }) => {
   await signIn(page, "maya");
   await page.goto("/budgets");
@@ -19,6 +20,20 @@ test("a manager adds and removes a member of a budget they manage on the budgets
   await row.getByRole("button", { name: "Remove omar@tranche.example from lab/language/evaluation" }).click();
   await expect(row.getByRole("status")).toHaveText("omar@tranche.example may no longer submit to lab/language/evaluation.");
   await expect(row).not.toContainText("omar@tranche.example>");
+  // She shapes her subtree too: a new budget, renamed, then archived; her own node keeps its name.
+  const shape = page.getByTestId("tree-shape");
+  await expect(shape).toContainText("Shape lab/language");
+  await expect(shape.getByRole("button", { name: "Rename" })).toHaveCount(0);
+  await shape.getByLabel("New budget under lab/language").fill("long-context");
+  await shape.getByRole("button", { name: "Add a budget here" }).click();
+  await expect(shape.getByRole("status")).toHaveText("Created lab/language/long-context.");
+  await page.getByTestId("tree-row-lab/language/long-context").click();
+  await shape.getByLabel("New name for lab/language/long-context").fill("long-ctx");
+  await shape.getByRole("button", { name: "Rename" }).click();
+  await expect(shape.getByRole("status")).toHaveText("Renamed lab/language/long-context to lab/language/long-ctx.");
+  await shape.getByRole("button", { name: "Archive long-ctx" }).click();
+  await expect(shape.getByRole("status")).toHaveText("Archived lab/language/long-ctx.");
+  await expect(page.getByTestId("tree-row-lab/language/long-ctx")).toHaveCount(0);
 });
 
 test("a manager of another subtree gets no members panel for it", async ({ page }) => {
@@ -28,4 +43,5 @@ test("a manager of another subtree gets no members panel for it", async ({ page 
   await page.getByTestId("tree-row-lab/language").click();
   await expect(page.getByTestId("read-only")).toBeVisible();
   await expect(page.getByTestId("budget-members")).toHaveCount(0);
+  await expect(page.getByTestId("tree-shape")).toHaveCount(0);
 });

@@ -12,6 +12,7 @@ import { shareBoxProblem } from "../../../lib/share-boxes";
 import { plural, ratioText, readOnlyText } from "../../../lib/words";
 import { UserLimits } from "./user-limits";
 import { BudgetMembers } from "./budget-members";
+import { TreeShape } from "./tree-shape";
 
 function flatten(n: BudgetTreeNodeView, depth = 0, out: { node: BudgetTreeNodeView; depth: number }[] = []) {
   out.push({ node: n, depth });
@@ -260,6 +261,7 @@ export function BudgetsView() {
           </div>
         </section>
       ) : null}
+      {selected ? <TreeShape node={selected} onArchived={(parentId) => setSelectedId(parentId)} /> : null}
       {selected ? <UserLimits key={selected.id} node={selected} /> : null}
       {selected ? <BudgetMembers key={`members-${selected.id}`} node={selected} /> : null}
 
@@ -307,8 +309,12 @@ export function BudgetsView() {
                 return (
                   <tr
                     key={node.id}
-                    onClick={() => node.children.length && setSelectedId(node.id)}
-                    style={{ cursor: node.children.length ? "pointer" : undefined, background: isSel ? "#f5f7ff" : undefined }}
+                    // A budget is picked only where it may be shaped (given children, renamed, archived).
+                    onClick={() => (node.children.length || node.managesChildren) && setSelectedId(node.id)}
+                    style={{
+                      cursor: node.children.length || node.managesChildren ? "pointer" : undefined,
+                      background: isSel ? "#f5f7ff" : undefined,
+                    }}
                     data-testid={`tree-row-${node.path}`}
                   >
                     <td className="nowrap" style={{ paddingLeft: `${0.8 + depth * 1.2}rem` }}>

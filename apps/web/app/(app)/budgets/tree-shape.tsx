@@ -1,0 +1,93 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import type { BudgetTreeNodeView } from "@tranche/domain";
+import { useTRPC } from "../../../lib/trpc";
+import { errorText } from "../../../lib/error-text";
+import { Notice } from "../../../components/admin/notice";
+import { useNotice } from "../../../components/admin/use-action";
+import { FormRow, RowInput } from "../../../components/admin/form-row";
+
+/**
+ * The tree's shape where the signed-in person manages it (admins: everywhere): a new budget under the
+ * selected node; renaming or archiving the node itself only strictly inside their subtree, never the
+ * node they were given. The same procedures as the admins' tree page; the server checks again.
+ */
+export function TreeShape({ node, onArchived }: { node: BudgetTreeNodeView; onArchived: (parentId: string | null) => void }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const n = useNotice();
+  const [childName, setChildName] = useState("");
+  const [newName, setNewName] = useState("");
+  const fail = (e: unknown) => n.fail({ message: errorText(e) });
+  const refresh = () => void qc.invalidateQueries({ queryKey: trpc.budget.tree.queryKey() });
+  const create = useMutation(trpc.admin.createNode.mutationOptions({ onError: fail }));
+  const update = useMutation(trpc.admin.updateNode.mutationOptions({ onError: fail }));
+  const archive = useMutation(trpc.admin.archiveNode.mutationOptions({ onError: fail }));
+  // Names typed belong to the node they were typed for; the last message stays ("Archived ..." is
+  // said after the selection has moved to the parent).
+  useEffect(() => (setChildName(""), setNewName("")), [node.id]);
+  if (!node.managesChildren) return null;
+  return (
+    <section className="panel" data-testid="tree-shape" style={{ marginBottom: "1.25rem" }}>
+      <div className="panel-head">
+        <h2>
+          Shape <span className="mono">{node.path}</span>
+        </h2>
+        <span className="muted small">budgets and groups inside the subtree you manage</span>
+      </div>
+      <div className="panel-body stack">
+        <Notice notice={n.notice} />
+        <FormRow
+          onSubmit={() =>
+            create.mutate(
+              { parent: node.path, name: childName.trim() },
+              { onSuccess: (r) => (n.ok(`Created ${r.path}.`), setChildName(""), refresh()) },
+            )
+          }
+        >
+          <RowInput
+            label={`New budget under ${node.path}`}
+            placeholder="name, e.g. long-context"
+            value={childName}
+            onChange={setChildName}
+          />
+          <button className="btn" disabled={create.isPending || childName.trim() === ""}>
+            Add a budget here
+          </button>
+        </FormRow>
+        {node.editable ? (
+          <>
+            <FormRow
+              onSubmit={() =>
+                update.mutate(
+                  { path: node.path, change: { name: newName.trim() } },
+                  { onSuccess: (r) => (n.ok(`Renamed ${node.path} to ${r.path}.`), setNewName(""), refresh()) },
+                )
+              }
+            >
+              <RowInput label={`New name for ${node.path}`} placeholder="new name" value={newName} onChange={setNewName} />
+              <button className="btn" disabled={update.isPending || newName.trim() === ""}>
+                Rename
+              </button>
+            </FormRow>
+            <div>
+              <button
+                className="btn danger small"
+                disabled={archive.isPending}
+                onClick={() =>
+                  archive.mutate(
+                    { path: node.path },
+                    { onSuccess: (r) => (n.ok(`Archived ${r.path}.`), onArchived(node.parentId), refresh()) },
+                  )
+                }
+              >
+                Archive {node.name}
+              </button>
+            </div>
+          </>
+        ) : null}
+      </div>
+    </section>
+  );
+}
