@@ -46,9 +46,9 @@ import {
 import { publicProcedure, roleProcedure } from "../trpc";
 
 // The web app's Admin section. The domain checks every role (admins; operators for enrollment and
-// node credentials; managers inside their subtree for members, shares and the tree's shape); these are thin. Each
-// procedure also names its role, checked before its input is parsed: a caller without the role gets
-// FORBIDDEN, never a BAD_REQUEST that describes the input (as on the REST admin routes).
+// node credentials; managers inside their subtree for members, shares and the tree's shape); these are
+// thin. Each procedure also names its role, checked before its input is parsed: a caller without the
+// role gets FORBIDDEN, never a BAD_REQUEST that describes the input (as on the REST admin routes).
 const admin = roleProcedure("ADMIN");
 const operator = roleProcedure("OPERATOR");
 const manager = roleProcedure("MANAGER");

@@ -9,9 +9,9 @@ import { assertMayAddUnder, assertMayReshape, requireTreeShaper } from "./tree-s
 
 /**
  * Editing the shape of the budget tree (admins anywhere, managers below the nodes they manage:
- * tree-scope.ts). Every change runs in one transaction that first takes
- * one advisory lock for the whole tree, so two admins moving nodes at once cannot build a cycle or two
- * siblings of the same name between their checks and their writes. Budgets are the leaves; a node
+ * tree-scope.ts). Every change runs in one transaction that first takes one advisory lock for the whole
+ * tree, so two people moving nodes at once cannot build a cycle or two siblings of the same name between
+ * their checks and their writes. Budgets are the leaves; a node
  * that jobs are charged to, or that has members, cannot get children.
  */
 
