@@ -261,15 +261,24 @@ export async function applyCyclePlan(
       // node of its placement is READY now. A PREEMPT made for a start that will not happen is not
       // applied either: its victim keeps running instead of being stopped for nothing.
       // A move (R12) relaunches a job that is still RUNNING: its state is read (and locked) too.
+      // The revision fence: a waiting job whose contract was changed after the snapshot (update-job.ts
+      // counts up job.revision in the same statement that changes it, on a PENDING or HELD row) reads
+      // here as changed, not PENDING, so neither its start nor a preemption made for it is applied: 8
+      // GPUs placed for a job that now asks 4, or a run charged to its old budget, never happen. The row
+      // is locked from lockJobs above until the commit, so an update either committed before this read
+      // (and is seen) or waits and then finds the job RUNNING (and is refused). One compare per start.
       const startIds = result.plan.filter((o) => o.op === "START").map((o) => Number(o.jobId));
       const stateNow =
         startIds.length === 0
           ? new Map<string, string>()
           : new Map(
               (
-                await tx.$queryRaw<{ id: number; state: string }[]>`
-                  SELECT id, state::text AS state FROM job WHERE id = ANY(${startIds}::int[]) AND state IN ('PENDING', 'RUNNING') FOR UPDATE`
-              ).map((r) => [String(r.id), r.state]),
+                await tx.$queryRaw<{ id: number; state: string; revision: number }[]>`
+                  SELECT id, state::text AS state, revision FROM job WHERE id = ANY(${startIds}::int[]) AND state IN ('PENDING', 'RUNNING') FOR UPDATE`
+              ).map((r) => [
+                String(r.id),
+                r.state === "PENDING" && input.revisions.get(String(r.id)) !== r.revision ? "CHANGED" : r.state,
+              ]),
             );
       const go = viableStarts(
         result.plan,
@@ -464,6 +473,7 @@ export async function applyCyclePlan(
         tx,
         chooseReasons(input, result.pending, options.reasonWriteCap ?? 1500, options.newReasonWriteCap ?? 2500),
         cycleId,
+        input.revisions,
       );
 
       step("reasons");

@@ -40,6 +40,12 @@ export interface CycleInput {
   now: number;
   /** job id -> its open run segment (running and stopping jobs). */
   segments: Map<string, { segmentId: bigint; charged: boolean; endReason: string | null }>;
+  /**
+   * Pending job id -> the revision of its contract this snapshot read. The plan is applied only to the
+   * jobs still at that revision (apply-plan.ts): one changed meanwhile (update-job.ts) waits for the next
+   * cycle, decided on its new values. Kept out of the core's snapshot: the fence is the runtime's.
+   */
+  revisions: Map<string, number>;
   /** job id -> the reason currently stored (so unchanged reasons are not rewritten). */
   storedReasons: Map<string, { code: string | null; position: number | null; cycleId: bigint | null }>;
   nodeNames: Map<string, string>;
@@ -100,7 +106,7 @@ const PENDING_SQL = `
   SELECT json_agg(json_build_array(j.id, j.name, j."budgetId", j."userId", j.gpus, j."minRuntimeSec", j."maxRuntimeSec", j.resumable,
          j.priority, j."requeuePolicy", j."gracePeriodSec", j.state, floor(extract(epoch FROM j."submittedAt")),
          floor(extract(epoch FROM j."queuedAt")), j."requeueCount", j."reasonCode", j."queuePosition", j."reasonCycleId"::text,
-         ${sentenceNameSql("u")}))::text AS rows
+         ${sentenceNameSql("u")}, j.revision))::text AS rows
   FROM job j JOIN "user" u ON u.id = j."userId" WHERE j."clusterId" = $1 AND j.state IN ('PENDING', 'HELD')`;
 
 /** The healthy-capacity rule of the measures: READY/CORDONED/DRAINING nodes that report healthy. */
@@ -345,6 +351,7 @@ export async function loadCycleInput(
     };
   });
   const storedReasons: CycleInput["storedReasons"] = new Map();
+  const revisions: CycleInput["revisions"] = new Map();
   type PendingTuple = [
     number,
     string,
@@ -365,6 +372,7 @@ export async function loadCycleInput(
     number | null,
     string | null,
     string,
+    number,
   ];
   const tuples = JSON.parse(pendingRows[0]?.rows ?? "[]") as PendingTuple[];
   const pending: PendingJob[] = tuples.map((r) => {
@@ -388,8 +396,10 @@ export async function loadCycleInput(
       queuePosition,
       reasonCycleId,
       userName,
+      revision,
     ] = r;
     const id = String(jobId);
+    revisions.set(id, revision);
     storedReasons.set(id, {
       code: reasonCode,
       position: queuePosition,
@@ -434,6 +444,7 @@ export async function loadCycleInput(
     policy,
     now,
     segments,
+    revisions,
     storedReasons,
     nodeNames: new Map(nodes.map((n) => [n.id, n.name])),
     healthyGpus,

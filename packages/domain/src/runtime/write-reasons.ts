@@ -43,17 +43,26 @@ export function chooseReasons(
  * cancelling or holding the job, a bulk cancel, the start forecast) are skipped rather than waited
  * for: the write never waits, so it can never close a deadlock with a transaction that holds some of
  * these rows and waits for a job the cycle has locked (lock-order.ts). A skipped row keeps its older
- * reason, is among the stalest next cycle, and is rewritten then.
+ * reason, is among the stalest next cycle, and is rewritten then. A job whose contract changed since
+ * the snapshot (its revision moved on, update-job.ts) is skipped too: the reason was decided for its
+ * old values, and the next cycle decides one for the new.
  */
-export async function writeReasons(tx: Tx, chosen: readonly [string, PendingReason][], cycleId: bigint): Promise<number> {
+export async function writeReasons(
+  tx: Tx,
+  chosen: readonly [string, PendingReason][],
+  cycleId: bigint,
+  revisions: ReadonlyMap<string, number>,
+): Promise<number> {
   if (chosen.length === 0) return 0;
   const ids: number[] = [];
   const codes: string[] = [];
   const sentences: string[] = [];
   const details: string[] = [];
   const positions: (number | null)[] = [];
+  const revs: (number | null)[] = [];
   for (const [jobId, reason] of chosen) {
     ids.push(Number(jobId));
+    revs.push(revisions.get(jobId) ?? null);
     codes.push(reason.code);
     sentences.push(reason.sentence);
     details.push(JSON.stringify(reason.details));
@@ -62,6 +71,6 @@ export async function writeReasons(tx: Tx, chosen: readonly [string, PendingReas
   return tx.$executeRaw`
     WITH free AS (${pendingJobsFree(ids)})
     UPDATE job j SET "reasonCode" = u.c, "reasonSentence" = u.s, "reasonDetails" = u.d::jsonb, "queuePosition" = u.p, "reasonCycleId" = ${cycleId}
-    FROM unnest(${ids}::int[], ${codes}::text[], ${sentences}::text[], ${details}::text[], ${positions}::int[]) AS u(id, c, s, d, p)
-    WHERE j.id = u.id AND j.id IN (SELECT id FROM free)`;
+    FROM unnest(${ids}::int[], ${codes}::text[], ${sentences}::text[], ${details}::text[], ${positions}::int[], ${revs}::int[]) AS u(id, c, s, d, p, r)
+    WHERE j.id = u.id AND j.id IN (SELECT id FROM free) AND j.revision = COALESCE(u.r, j.revision)`;
 }
