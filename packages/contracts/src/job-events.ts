@@ -6,6 +6,7 @@
 export const JOB_EVENT_KINDS = [
   "SUBMITTED",
   "DEPENDENCIES_SET",
+  "UPDATED",
   "HELD",
   "RELEASED",
   "STARTED",
@@ -29,6 +30,7 @@ export type JobEventKind = (typeof JOB_EVENT_KINDS)[number];
 const TITLES: Record<JobEventKind, string> = {
   SUBMITTED: "Submitted",
   DEPENDENCIES_SET: "Waits for other jobs",
+  UPDATED: "Changed while waiting",
   HELD: "Held",
   RELEASED: "Released",
   STARTED: "Started",

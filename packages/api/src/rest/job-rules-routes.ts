@@ -6,6 +6,7 @@ import {
   setDependenciesInput,
   setUserLimitInput,
   setWebhookInput,
+  updateJobInput,
 } from "@tranche/contracts";
 import {
   cancelArray,
@@ -19,12 +20,14 @@ import {
   setDependencies,
   setUserLimit,
   setWebhook,
+  updateArray,
+  updateJob,
   type Actor,
 } from "@tranche/domain";
 import { json, noQuery, parse, queryBoolean, queryNumber, queryOf, readJson } from "./io";
 
 /**
- * REST for arrays, dependencies, notifications, webhooks and per-user limits (handler.ts routes the
+ * REST for job updates, arrays, dependencies, notifications, webhooks and per-user limits (handler.ts routes the
  * rest). Returns null for any other path.
  */
 export async function handleJobRulesRest(
@@ -39,6 +42,14 @@ export async function handleJobRulesRest(
     const jobId = parse(jobIdInput, { id }).id;
     const input = parse(setDependenciesInput, await readJson(req));
     return json({ jobId, after: await setDependencies(prisma, actor, jobId, input.after) });
+  }
+  // A waiting job changed in place (or, with array: true, every waiting task of an array).
+  if (head === "jobs" && parts.length === 2 && method === "PATCH") {
+    const jobId = parse(jobIdInput, { id }).id;
+    const input = parse(updateJobInput, await readJson(req));
+    return json(
+      input.array ? await updateArray(prisma, actor, jobId, input) : { job: await updateJob(prisma, actor, jobId, input) },
+    );
   }
   if (head === "arrays" && id !== undefined) {
     const arrayId = parse(jobIdInput, { id }).id;

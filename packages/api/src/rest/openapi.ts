@@ -11,6 +11,7 @@ import {
   listJobsInput,
   submitJobBatchInput,
   submitJobInput,
+  updateJobInput,
 } from "@tranche/contracts";
 import { adminSchemas, withAdminPaths } from "./openapi-admin";
 import { withJobRulePaths } from "./openapi-job-rules";
@@ -185,6 +186,19 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                 responses: {
                   "200": jobAnswer("The job"),
                   ...errorResponses([401, 404]),
+                },
+              },
+              patch: {
+                summary:
+                  "Change a waiting (pending or held) job's GPUs, runtimes, priority, name or budget; it keeps its id and its place in the queue",
+                description:
+                  "Its owner, operators and admins (as for hold). Fields left out stay as they are; maxRuntime null removes the limit. Every value is checked as at submit (400 naming the field; 403 when the job's owner may not charge the new budget), and one bad value changes nothing. A running or ended job answers 409 saying what may be done instead. With array: true the id is a job array's, every task of it that still waits is changed, and the answer is { arrayId, updated, notWaiting }.",
+                operationId: "updateJob",
+                parameters: [jobId],
+                requestBody: { required: true, content: { "application/json": { schema: schema(updateJobInput, "input") } } },
+                responses: {
+                  "200": jobAnswer("The job after the change (with array: true, { arrayId, updated, notWaiting })"),
+                  ...errorResponses([400, 401, 403, 404, 409]),
                 },
               },
             },

@@ -9,6 +9,7 @@ import {
   setDependenciesInput,
   startSessionInput,
   submitJobInput,
+  updateJobInput,
 } from "@tranche/contracts";
 import {
   cancelArray,
@@ -26,6 +27,8 @@ import {
   setDependencies,
   setJobHeld,
   submitJob,
+  updateArray,
+  updateJob,
 } from "@tranche/domain";
 import { enterJobRows, enterLogChunks } from "../request-gate";
 import { authedProcedure } from "../trpc";
@@ -82,5 +85,11 @@ export const jobRouter = {
   setDependencies: authedProcedure
     .input(setDependenciesInput.extend({ id: jobIdInput.shape.id }))
     .mutation(({ ctx, input }) => setDependencies(ctx.prisma, ctx.user, input.id, input.after)),
+  /** Change a waiting job in place (PATCH /jobs/{id}); array: true changes every waiting task of an array. */
+  update: authedProcedure
+    .input(updateJobInput.safeExtend({ id: jobIdInput.shape.id }))
+    .mutation(async ({ ctx, input: { id, ...input } }) =>
+      input.array ? await updateArray(ctx.prisma, ctx.user, id, input) : await updateJob(ctx.prisma, ctx.user, id, input),
+    ),
   release: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => setJobHeld(ctx.prisma, ctx.user, input.id, false)),
 } satisfies TRPCRouterRecord;

@@ -154,18 +154,12 @@ async function submitMany(
         where(i, "cluster"),
       );
     }
-    const budget = await cachedBudget(prisma, input.budget);
-    if (!budget) throw badInput(say(i, `Unknown budget '${input.budget}'`), where(i, "budget"));
-    if (budget.children > 0)
-      throw badInput(
-        say(i, `'${input.budget}' is not a budget but a group of budgets; charge one of its leaves`),
-        where(i, "budget"),
-      );
+    const budget = await leafBudget(prisma, input.budget, (m) => badInput(say(i, m), where(i, "budget")));
     budgetPaths.set(budget.id, budget.path);
 
     const maxRuntime = input.maxRuntime ?? null;
     const gracePeriod = input.gracePeriod ?? null;
-    const check = validateJobContract(
+    checkContract(
       {
         gpus: input.gpus,
         minRuntime: input.minRuntime,
@@ -175,15 +169,9 @@ async function submitMany(
         requeueOnPreempt: input.requeue ?? false,
         gracePeriod,
       },
-      cluster.nodes,
-      defaultPolicy,
-      { maxMinRuntime: cluster.maxMinRuntimeSec },
+      cluster,
+      (m, field) => badInput(say(i, m), batch ? where(i, field) : field),
     );
-    if (!check.ok) {
-      // The sentences are in people's words; the field (REST's error.field, the form's box) is the input's.
-      const field = check.fields?.[0];
-      throw badInput(say(i, check.errors.join("; ")), batch ? where(i, field) : field);
-    }
 
     const requeue = input.resumable || input.requeue === true;
     const array = arrays[i] ?? null;
@@ -409,7 +397,7 @@ export function forgetCachedNames(): void {
   generation++;
 }
 
-async function cachedCluster(prisma: PrismaClient, name: string) {
+export async function cachedCluster(prisma: PrismaClient, name: string) {
   const clusterCache = remember(prisma).clusters;
   const hit = clusterCache.get(name);
   if (hit && hit.until > Date.now()) return hit.value;
@@ -434,6 +422,32 @@ async function cachedBudget(prisma: PrismaClient, path: string) {
   if (budgetCache.size > 10_000) budgetCache.clear();
   budgetCache.set(path, { until: Date.now() + CACHE_MS, value });
   return value;
+}
+
+/** A budget a job may be charged to, by its path: a leaf, not archived; else `fail` says why. */
+export async function leafBudget(
+  prisma: PrismaClient,
+  path: string,
+  fail: (message: string) => DomainError,
+): Promise<{ id: string; path: string }> {
+  const budget = await cachedBudget(prisma, path);
+  if (!budget) throw fail(`Unknown budget '${path}'`);
+  if (budget.children > 0) throw fail(`'${path}' is not a budget but a group of budgets; charge one of its leaves`);
+  return budget;
+}
+
+/**
+ * A contract against its cluster's nodes and bounds: the core's validateJobContract, so the API takes
+ * only what the scheduler can place. `fail` gets its sentences, in people's words, and the first field
+ * they name (REST's error.field, the form's box).
+ */
+export function checkContract(
+  contract: Parameters<typeof validateJobContract>[0],
+  cluster: NonNullable<CachedCluster>,
+  fail: (message: string, field: string | undefined) => DomainError,
+): void {
+  const check = validateJobContract(contract, cluster.nodes, defaultPolicy, { maxMinRuntime: cluster.maxMinRuntimeSec });
+  if (!check.ok) throw fail(check.errors.join("; "), check.fields?.[0]);
 }
 
 /** " Array 0-99%10: 100 tasks, at most 10 at once. After job 81 succeeds. Retried up to 2 times." */
