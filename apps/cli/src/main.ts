@@ -3,6 +3,7 @@
 //   tranche submit --cluster h100 --budget lab/language/pretraining --gpus 8 --min-runtime 2h --resumable -- python train.py
 //   tranche submit --file jobs.jsonl          (one JSON job per line, sent in batches of 1,000)
 //   tranche ls | tranche queue h100 | tranche explain 42 | tranche logs -f 42 | tranche cancel 42 | tranche hold [--array] 42 | tranche release [--array] 42
+//   tranche update 42 --gpus 4 --max-runtime 2h   (a waiting job, keeping its place; --array: every waiting task)
 //   tranche session --cluster h100 --budget lab/nlp --gpus 1 --min-runtime 4h [--jupyter] | tranche extend 42 --by 1h
 //   tranche budgets h100 | tranche nodes h100 | tranche node show h100-3 | tranche node drain h100-3 --reason "fan failure"
 //   tranche admin budget create lab/vision/video | tranche admin user create --email E --name N ...
@@ -33,6 +34,7 @@ import { registerLogs } from "./logs";
 import { registerNodes } from "./nodes";
 import { registerSession } from "./session";
 import { registerTokens } from "./tokens";
+import { registerUpdate } from "./update";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
 import { countOption, durationOption, slurmTimeOption } from "./options";
@@ -438,6 +440,7 @@ for (const [word, description, said, arraySaid] of heldChanges)
     });
 
 registerExplain(program, out);
+registerUpdate(program, out);
 registerJobRules(program, out);
 registerLogs(program, json);
 registerSession(program, out);

@@ -1,5 +1,5 @@
 // `tranche submit --array/--after/--retries`, `tranche cancel --array`, `tranche hold`/`release`, `tranche
-// depend`, `tranche notifications`, `tranche webhook`: the real CLI process against the REST handler
+// update`, `tranche depend`, `tranche notifications`, `tranche webhook`: the real CLI process against the REST handler
 // served over HTTP and a real Postgres.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCliStack, type CliStack } from "./cli-stack";
@@ -154,6 +154,76 @@ describe("tranche: arrays, dependencies, retries", () => {
     const r = await cli(["notifications", "--mark-read"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/No notifications\.|unread/);
+  });
+});
+
+describe("tranche update", () => {
+  it("changes a waiting job in place, says what it now asks for, and the timeline says who changed what", async () => {
+    const sub = await cli(["--json", ...base, "--max-runtime", "2h", "--", "true"]);
+    const id = (JSON.parse(sub.stdout) as { job: { id: number } }).job.id;
+    const before = await w.db.prisma.job.findUniqueOrThrow({ where: { id } });
+    const r = await cli([
+      "update",
+      String(id),
+      "--gpus",
+      "2",
+      "--max-runtime",
+      "none",
+      "--priority",
+      "3",
+      "--budget",
+      "lab/language/evaluation",
+    ]);
+    expect([r.code, r.stderr]).toEqual([0, ""]);
+    expect(r.stdout).toBe(
+      `Job #${id} (true) is changed and keeps its place in the queue: 2 GPUs on h100, charged to lab/language/evaluation, protected 1 h, no maximum runtime, priority 3.\n` +
+        "Protected for 1 h after each start, then interruptible.\n" +
+        `Follow it with: tranche explain ${id}\n`,
+    );
+    const after = await w.db.prisma.job.findUniqueOrThrow({ where: { id } });
+    expect([after.gpus, after.maxRuntimeSec, after.priority, after.submittedAt]).toEqual([2, null, 3, before.submittedAt]);
+    const explain = await cli(["explain", String(id)]);
+    expect(explain.stdout).toMatch(
+      /Changed while waiting +Ada Researcher changed GPUs 1 -> 2, max runtime 2 h -> none, priority 0 -> 3, budget lab\/language\/pretraining -> lab\/language\/evaluation\./,
+    );
+  });
+
+  it("changes every waiting task of an array with --array", async () => {
+    const sub = await cli(["--json", ...base, "--array", "0-2", "--", "true"]);
+    const id = (JSON.parse(sub.stdout) as { job: { id: number } }).job.id;
+    const r = await cli(["update", "--array", String(id), "--name", "sweep"]);
+    expect([r.stderr, r.stdout]).toEqual(["", `Array #${id}: 3 waiting tasks changed, each keeping its place in the queue.\n`]);
+    const names = await w.db.prisma.job.findMany({ where: { arrayJobId: id }, select: { name: true } });
+    expect(names.map((n) => n.name)).toEqual(["sweep", "sweep", "sweep"]);
+  });
+
+  it("refuses bad input before any request, and a job that does not wait with the server's words", async () => {
+    const before = await w.counts();
+    const cases: [string[], string][] = [
+      [
+        ["update", "1"],
+        "tranche: nothing to change: give at least one of gpus, minRuntime, maxRuntime, priority, name, budget\n",
+      ],
+      [["update", "1", "--gpus", "two"], "tranche: --gpus must be a whole number, got 'two'\n"],
+      [
+        ["update", "1", "--max-runtime", "90"],
+        "tranche: --max-runtime 90 has no unit: write 90m for minutes, 90h for hours or 90s for seconds (e.g. --max-runtime 2h)\n",
+      ],
+      [["update", "1", "--priority", "5000"], "tranche: Priority must be between -1000 and 1000\n"],
+    ];
+    for (const [args, words] of cases) {
+      const r = await cli(args);
+      expect([args.join(" "), r.code, r.stdout, r.stderr]).toEqual([args.join(" "), 1, "", words]);
+    }
+    expect(await w.counts()).toEqual(before);
+    const sub = await cli(["--json", ...base, "--", "true"]);
+    const id = (JSON.parse(sub.stdout) as { job: { id: number } }).job.id;
+    await w.db.prisma.job.update({ where: { id }, data: { state: "RUNNING" } });
+    const running = await cli(["update", String(id), "--gpus", "2"]);
+    expect([running.code, running.stderr]).toEqual([
+      1,
+      `tranche: Job ${id} is running: only a job that waits to start (pending or held) can be changed; to run it with other values, cancel it and submit it again\n`,
+    ]);
   });
 });
 

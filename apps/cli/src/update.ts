@@ -1,0 +1,87 @@
+// `tranche update`: change a waiting job in place (Slurm's scontrol update), keeping its place in the queue.
+import type { Command } from "commander";
+import { explainContract, formatExactDuration, updateJobInput, type JobView } from "@tranche/contracts";
+import { api, CliError, loadConfig } from "./client";
+import { gpus as gpuWords, type Out } from "./format";
+import { durationOption, slurmTimeOption } from "./options";
+
+interface UpdateOptions {
+  gpus?: string;
+  minRuntime?: string;
+  maxRuntime?: string;
+  priority?: string;
+  name?: string;
+  budget?: string;
+  array: boolean;
+}
+
+const whole = (option: string, v: string) => {
+  if (!/^-?\d{1,15}$/.test(v.trim())) throw new CliError(`${option} must be a whole number, got '${v}'`);
+  return Number(v);
+};
+
+/** The request body: only the options given; `--max-runtime none` removes the limit. */
+export function updateBody(o: UpdateOptions): Record<string, unknown> {
+  return {
+    ...(o.gpus !== undefined ? { gpus: whole("--gpus", o.gpus) } : {}),
+    ...(o.minRuntime !== undefined ? { minRuntime: durationOption("--min-runtime", o.minRuntime) } : {}),
+    ...(o.maxRuntime !== undefined
+      ? { maxRuntime: o.maxRuntime.trim() === "none" ? null : durationOption("--max-runtime", o.maxRuntime) }
+      : {}),
+    ...(o.priority !== undefined ? { priority: whole("--priority", o.priority) } : {}),
+    ...(o.name !== undefined ? { name: o.name } : {}),
+    ...(o.budget !== undefined ? { budget: o.budget } : {}),
+    ...(o.array ? { array: true } : {}),
+  };
+}
+
+/** What the job now asks for, in the words of `tranche submit`'s answer. */
+export function updatedText(job: JobView): string {
+  const runtimes = `protected ${formatExactDuration(job.minRuntime)}, ${job.maxRuntime === null ? "no maximum runtime" : `killed after ${formatExactDuration(job.maxRuntime)}`}`;
+  return (
+    `Job #${job.id} (${job.name}) is changed and keeps its place in the queue: ${gpuWords(job.gpus)} on ${job.cluster}, charged to ${job.budget}, ${runtimes}, priority ${job.priority}.\n` +
+    `${explainContract(job).headline}\nFollow it with: tranche explain ${job.id}`
+  );
+}
+
+export function registerUpdate(program: Command, out: Out): void {
+  program
+    .command("update")
+    .description(
+      "change a job that waits to start (pending or held), keeping its place in the queue:\n" +
+        "tranche update 42 --gpus 4 --max-runtime 2h (only the options given change; its owner, operators, admins)",
+    )
+    .argument("<job>", "job id (with --array: the array's id)")
+    .option("--gpus <n>", "GPUs (one node, or whole nodes)")
+    .option("--min-runtime <duration>", "protected time after each start, with its unit: 90m, 2h; 0 = unallocated")
+    .option(
+      "--max-runtime <duration|none>",
+      "kill after this long, with its unit (<= 15m and <= 8 GPUs: debug lane); none: no limit",
+    )
+    .option("--priority <n>", "order within the budget (higher first)")
+    .option("--name <name>", "job name")
+    .option("--budget <path>", "budget to charge instead (a leaf the job's owner is a member of)")
+    .option("--array", "change every task of the array <job> that waits to start", false)
+    .addOption(slurmTimeOption())
+    .action(async (id: string, o: UpdateOptions) => {
+      const body = updateBody(o);
+      // The server's own schema: bad input fails here with its words, before any request.
+      const parsed = updateJobInput.safeParse(body);
+      if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => i.message).join("; "));
+      const path = `/jobs/${encodeURIComponent(id)}`;
+      if (o.array) {
+        const r = await api<{ arrayId: number; updated: number; notWaiting: number }>(loadConfig(), "PATCH", path, body);
+        out(
+          r,
+          () =>
+            `Array #${r.arrayId}: ${r.updated} waiting task${r.updated === 1 ? "" : "s"} changed, each keeping its place in the queue` +
+            (r.notWaiting
+              ? `; ${r.notWaiting} that no longer wait${r.notWaiting === 1 ? "s" : ""} (running or ended) left as before.`
+              : "."),
+        );
+        return;
+      }
+      const { job } = await api<{ job: JobView }>(loadConfig(), "PATCH", path, body);
+      out({ job }, () => updatedText(job));
+    });
+}
