@@ -19,7 +19,8 @@ afterAll(async () => {
 
 const patch = (u: (typeof who)[number], id: number, body: unknown) =>
   callRest(w, "PATCH", `/jobs/${id}`, { token: tokens[u]!, body });
-const adaJob = async (over: object = {}) => (await w.caller("ada").job.submit({ ...goodJob, minRuntime: "30m", maxRuntime: "1h", ...over })).id;
+const adaJob = async (over: object = {}) =>
+  (await w.caller("ada").job.submit({ ...goodJob, minRuntime: "30m", maxRuntime: "1h", ...over })).id;
 const row = (id: number) => w.db.prisma.job.findUniqueOrThrow({ where: { id } });
 const updates = (id: number) => w.db.prisma.jobEvent.count({ where: { jobId: id, kind: "UPDATED" } });
 
@@ -215,11 +216,12 @@ describe("array: true changes every task of an array that still waits", () => {
     ]);
     const e = await w.db.prisma.jobEvent.findFirstOrThrow({ where: { jobId: tasks[1]!.id, kind: "UPDATED" } });
     expect(e.sentence).toBe(`Ada Researcher changed GPUs 1 -> 2 (with its array ${id}).`);
-    expect(await w.caller("omar").job.update({ id, array: true, priority: 3 })).toEqual({
-      arrayId: id,
-      updated: 4,
-      notWaiting: 1,
+    expect(await w.caller("omar").job.updateArray({ id, priority: 3 })).toEqual({ arrayId: id, updated: 4, notWaiting: 1 });
+    await expect(w.caller("ada").job.update({ id, array: true, priority: 4 })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("job.update changes one job: ask job.updateArray"),
     });
+    await expect(w.caller("other").job.updateArray({ id, priority: 4 })).rejects.toMatchObject({ code: "FORBIDDEN" });
     expect((await patch("ada", tasks[1]!.id, { array: true, gpus: 1 })).body.error.message).toBe(
       `Job ${tasks[1]!.id} is task 1 of array ${id}; the array goes by its first task's id, ${id}`,
     );

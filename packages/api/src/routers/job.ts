@@ -41,6 +41,13 @@ const listTasksInput = listJobsInput.refine((input) => input.arrays !== "rows", 
   path: ["arrays"],
 });
 
+// job.update answers one job; array: true would make it answer an array's count instead, so it is refused
+// with the procedure that does that, as job.list refuses arrays: "rows".
+const updateOneInput = updateJobInput.safeExtend({ id: jobIdInput.shape.id }).refine((input) => input.array !== true, {
+  message: "job.update changes one job: ask job.updateArray to change every waiting task of an array",
+  path: ["array"],
+});
+
 export const jobRouter = {
   submit: authedProcedure.input(submitJobInput).mutation(({ ctx, input }) => submitJob(ctx.prisma, ctx.user, input)),
   /** An interactive session (a shell server or Jupyter) reached through the proxy. */
@@ -85,11 +92,13 @@ export const jobRouter = {
   setDependencies: authedProcedure
     .input(setDependenciesInput.extend({ id: jobIdInput.shape.id }))
     .mutation(({ ctx, input }) => setDependencies(ctx.prisma, ctx.user, input.id, input.after)),
-  /** Change a waiting job in place (PATCH /jobs/{id}); array: true changes every waiting task of an array. */
+  /** Change a waiting job in place, keeping its place in the queue (PATCH /jobs/{id}). */
   update: authedProcedure
+    .input(updateOneInput)
+    .mutation(({ ctx, input: { id, ...input } }) => updateJob(ctx.prisma, ctx.user, id, input)),
+  /** Change every waiting task of a job array (`id`: the array's id), as PATCH /jobs/{id} with array: true. */
+  updateArray: authedProcedure
     .input(updateJobInput.safeExtend({ id: jobIdInput.shape.id }))
-    .mutation(async ({ ctx, input: { id, ...input } }) =>
-      input.array ? await updateArray(ctx.prisma, ctx.user, id, input) : await updateJob(ctx.prisma, ctx.user, id, input),
-    ),
+    .mutation(({ ctx, input: { id, ...input } }) => updateArray(ctx.prisma, ctx.user, id, input)),
   release: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => setJobHeld(ctx.prisma, ctx.user, input.id, false)),
 } satisfies TRPCRouterRecord;

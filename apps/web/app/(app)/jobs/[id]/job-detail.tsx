@@ -21,6 +21,7 @@ import { useNavHighlight } from "../../../../components/nav-highlight";
 const DOT: Record<JobEventKind, string> = {
   SUBMITTED: "",
   DEPENDENCIES_SET: "",
+  UPDATED: "",
   HELD: "muted",
   RELEASED: "",
   STARTED: "ok",
