@@ -9,6 +9,7 @@ import { defaultPolicy } from "@tranche/scheduler-core";
 import { useTRPC } from "../../../../lib/trpc";
 import { JobLogs } from "./job-logs";
 import { SessionPanel } from "./session-panel";
+import { EditJob } from "./edit-job";
 import { LaneBadge, ReasonTag, ReasonTimes, StateBadge, ago, readable, until, useNow, when } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
 import { gracePeriodText, labelAddsToTitle, minRuntimeText, placementText, plural, runEndText } from "../../../../lib/words";
@@ -48,6 +49,8 @@ export function JobDetailView({ id }: { id: number }) {
   const detail = useQuery({ ...trpc.job.detail.queryOptions({ id }), refetchInterval: 2000 });
   const me = useQuery(trpc.me.get.queryOptions());
   const [msg, setMsg] = useState<string | null>(null);
+  const [editing, setEditing] = useState(false);
+  const [changed, setChanged] = useState<string | null>(null);
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.job.detail.queryKey({ id }) });
   const opts = {
     onSuccess: () => {
@@ -101,6 +104,18 @@ export function JobDetailView({ id }: { id: number }) {
           </p>
         </div>
         <div className="row">
+          {/* Who may hold a job may change it while it waits (update-job.ts). */}
+          {detail.data.canHold && pending && !editing ? (
+            <button
+              className="btn"
+              onClick={() => {
+                setChanged(null);
+                setEditing(true);
+              }}
+            >
+              Edit
+            </button>
+          ) : null}
           {detail.data.canHold && job.state === "PENDING" ? (
             <button className="btn" onClick={() => hold.mutate({ id })} disabled={hold.isPending}>
               Hold
@@ -156,6 +171,24 @@ export function JobDetailView({ id }: { id: number }) {
       {msg ? (
         <div className="alert bad" role="alert" style={{ marginBottom: "1rem" }}>
           {msg}
+        </div>
+      ) : null}
+      {changed ? (
+        <div className="alert ok" role="status" style={{ marginBottom: "1rem" }}>
+          {changed}
+        </div>
+      ) : null}
+      {editing && pending ? (
+        <div style={{ marginBottom: "1rem" }}>
+          <EditJob
+            job={job}
+            mine={me.data?.id === job.user.id}
+            onDone={(message) => {
+              setEditing(false);
+              setChanged(message);
+              void refresh();
+            }}
+          />
         </div>
       ) : null}
 
