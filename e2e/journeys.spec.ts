@@ -67,6 +67,23 @@ test("a researcher submits a job, sees it in the queue with the scheduler's reas
   await expect(row.locator("[data-code=CONTRACTS]")).toHaveText("waiting for protected jobs");
   await expect(row).toContainText("protected jobs");
 
+  // Asked too much: Ada edits the waiting job in place, and it keeps its id and its place in the queue.
+  await page.goto(`/jobs/${id}`);
+  await page.getByRole("button", { name: "Edit", exact: true }).click();
+  const edit = page.getByTestId("edit-job");
+  await expect(edit.getByLabel("GPUs", { exact: true })).toHaveValue("8");
+  await expect(edit.getByLabel("Minimum runtime (protected)")).toHaveValue("2h");
+  await edit.getByLabel("GPUs", { exact: true }).fill("0");
+  await edit.getByRole("button", { name: "Save changes" }).click();
+  await expect(edit).toContainText("The number of GPUs must be at least 1");
+  await edit.getByLabel("GPUs", { exact: true }).fill("4");
+  await edit.getByLabel("Maximum runtime (optional)").fill("3h");
+  await edit.getByRole("button", { name: "Save changes" }).click();
+  await expect(page.getByRole("status")).toHaveText(`Job #${id} is changed and keeps its place in the queue.`);
+  await expect(page.getByText(/changed GPUs 8 -> 4, max runtime none -> 3 h\./)).toBeVisible();
+  await expect(page.getByText(`#${id} · 4 GPUs on`)).toBeVisible();
+  await expect(page.getByTestId("job-reason")).toContainText("waiting for protected jobs", { timeout: 15_000 });
+
   // On the idle h100 the same kind of job starts at the next cycle.
   await page.goto("/submit");
   await fillForm(page, { cluster: "h100", gpus: "8", minRuntime: "1h", command: "sleep 120" });
