@@ -201,7 +201,10 @@ describe("array: true changes every task of an array that still waits", () => {
     await w.db.prisma.job.update({ where: { id: tasks[4]!.id }, data: { state: "RUNNING" } });
     await w.caller("ada").job.hold({ id: tasks[3]!.id });
     const bad = await patch("ada", id, { array: true, gpus: 12 });
-    expect(bad.status).toBe(400);
+    expect([bad.status, bad.body.error.message]).toEqual([
+      400,
+      `Task 0 (job ${id}): 12 GPUs span several nodes but are not a multiple of the node size, 8 (use 8 or 16)`,
+    ]);
     expect(await w.db.prisma.jobEvent.count({ where: { job: { arrayJobId: id }, kind: "UPDATED" } })).toBe(0);
     expect((await patch("other", id, { array: true, gpus: 2 })).status).toBe(403);
     const r = await patch("ada", id, { array: true, gpus: 2 });

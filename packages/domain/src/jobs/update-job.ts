@@ -39,6 +39,7 @@ const JOB_FIELDS = {
   gracePeriodSec: true,
   budgetId: true,
   arrayJobId: true,
+  arrayIndex: true,
   cluster: { select: { name: true } },
   budget: { select: { path: true } },
   user: { select: { name: true, role: true } },
@@ -60,6 +61,7 @@ type Row = {
   gracePeriodSec: number | null;
   budgetId: string;
   arrayJobId: number | null;
+  arrayIndex: number | null;
   cluster: { name: string };
   budget: { path: string };
   user: { name: string; role: string };
@@ -145,7 +147,7 @@ async function checkedValues(
         gracePeriod: r.gracePeriodSec,
       },
       cluster,
-      (m, field) => badInput(rows.length > 1 ? `Task ${r.id}: ${m}` : m, field),
+      (m, field) => badInput(rows.length > 1 ? `Task ${r.arrayIndex} (job ${r.id}): ${m}` : m, field),
     );
     return { values, budgetPath: budget?.path ?? r.budget.path };
   });
