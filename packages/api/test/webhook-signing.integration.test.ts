@@ -2,11 +2,11 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiToken, deliverWebhooks, type Actor } from "@tranche/domain";
+import { claimWebhooks, createApiToken, deliverWebhooks, sendClaimed, WEBHOOK_TIMEOUT_MS, type Actor } from "@tranche/domain";
 import { callRest, makeWorld, type World } from "./fixtures";
 
 // Signed webhooks end to end: the secret the REST answer shows once signs what the worker POSTs, a new
-// one replaces it at once, and no one else (an admin included) ever reads it.
+// one signs beside it for a day and then alone, and no one else (an admin included) ever reads it.
 
 let w: World;
 let server: Server;
@@ -97,7 +97,7 @@ describe("signed webhooks", () => {
     }
   });
 
-  it("a new secret, asked for or by setting the webhook again, signs the next POST and the old one no longer does", async () => {
+  it("a new secret signs the next POST beside the old one for a day, then alone", async () => {
     const rotated = await call("ada", "POST", "/me/webhook/secret");
     expect(rotated.status).toBe(200);
     expect(rotated.body).toMatchObject({ url, signed: true });
@@ -107,17 +107,49 @@ describe("signed webhooks", () => {
     await notify(w.users.ada);
     await deliverWebhooks(w.db.prisma, quiet);
     const [a] = got.splice(0);
+    // Two signatures, the new secret's first: a receiver with either verifies it.
+    expect(String(a!.headers["webhook-signature"]).split(" ")).toHaveLength(2);
     expect(verifies(second, a!.headers, a!.body)).toBe(true);
-    expect(verifies(first, a!.headers, a!.body)).toBe(false);
+    expect(verifies(first, a!.headers, a!.body)).toBe(true);
+    const stored = await w.db.prisma.webhookSecret.findUniqueOrThrow({ where: { userId: w.users.ada.id } });
+    const hours = (stored.previousUntil!.getTime() - stored.createdAt.getTime()) / 3_600_000;
+    expect([stored.previousSecret, hours]).toEqual([first, 24]);
 
+    // The day over, the old secret signs no more.
+    await w.db.prisma.webhookSecret.update({
+      where: { userId: w.users.ada.id },
+      data: { previousUntil: new Date(Date.now() - 1_000) },
+    });
+    await notify(w.users.ada);
+    await deliverWebhooks(w.db.prisma, quiet);
+    const [b] = got.splice(0);
+    expect(String(b!.headers["webhook-signature"]).split(" ")).toHaveLength(1);
+    expect(verifies(second, b!.headers, b!.body)).toBe(true);
+    expect(verifies(first, b!.headers, b!.body)).toBe(false);
+  });
+
+  it("setting the webhook again makes a new secret, the one it replaces still signing beside it", async () => {
     const again = await call("ada", "PUT", "/me/webhook", { url });
     const third = again.body.secret as string;
-    expect([third === second, third === first]).toEqual([false, false]);
+    const second = (await w.db.prisma.webhookSecret.findUniqueOrThrow({ where: { userId: w.users.ada.id } })).previousSecret!;
+    expect([third === second, third === first, second === first]).toEqual([false, false, false]);
     await notify(w.users.ada);
     await deliverWebhooks(w.db.prisma, quiet);
     const [b] = got.splice(0);
     expect(verifies(third, b!.headers, b!.body)).toBe(true);
-    expect(verifies(second, b!.headers, b!.body)).toBe(false);
+    expect(verifies(second, b!.headers, b!.body)).toBe(true);
+    // Only the secret just replaced: the one before it signs no more.
+    expect(verifies(first, b!.headers, b!.body)).toBe(false);
+  });
+
+  it("a POST claimed before a new secret was made but sent after is signed with the new one", async () => {
+    await notify(w.users.ada);
+    const claimed = await claimWebhooks(w.db.prisma, WEBHOOK_TIMEOUT_MS);
+    expect(claimed).toHaveLength(1);
+    const made = (await call("ada", "POST", "/me/webhook/secret")).body.secret as string;
+    expect(await sendClaimed(w.db.prisma, quiet, claimed, WEBHOOK_TIMEOUT_MS)).toEqual({ sent: 1, failed: 0 });
+    const [c] = got.splice(0);
+    expect(verifies(made, c!.headers, c!.body)).toBe(true);
   });
 
   it("no one else reads the secret: not another user, not an admin's lists, not the audit log", async () => {

@@ -38,4 +38,10 @@ describe("webhook signatures (Standard Webhooks)", () => {
     expect(webhookSignatureHeaders(s, "1", 2, "x")["webhook-signature"]).toBe(`v1,${expected}`);
     expect(new Set(Array.from({ length: 50 }, makeWebhookSecret)).size).toBe(50);
   });
+
+  it("signs with several secrets as the specification's space-separated list, the first given first", () => {
+    const [next, old] = [makeWebhookSecret(), makeWebhookSecret()];
+    const one = (s: string) => webhookSignatureHeaders(s, "1", 2, "x")["webhook-signature"];
+    expect(webhookSignatureHeaders([next, old], "1", 2, "x")["webhook-signature"]).toBe(`${one(next)} ${one(old)}`);
+  });
 });

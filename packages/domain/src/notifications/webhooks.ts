@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@tranche/db";
 import { dropDisabledAccountsWebhooks } from "./webhook-disabled";
 import { postWebhook } from "./webhook-post";
-import { webhookSignatureHeaders } from "./webhook-signature";
+import { webhookSignatureHeaders, webhookSigningSecrets } from "./webhook-signature";
 import { checkWebhookTarget, type HostAddresses, type ResolveHost, type ResolvedAddress } from "./webhook-target";
 
 /** How long one POST may take before it counts as failed. */
@@ -30,8 +30,10 @@ export interface WebhookLog {
   warn(message: string): void;
 }
 
-interface ClaimedNotification {
+/** A notification a round claimed, with where its user's webhook was at the claim. */
+export interface ClaimedNotification {
   id: bigint;
+  userId: string;
   kind: string;
   jobId: number | null;
   title: string;
@@ -41,7 +43,6 @@ interface ClaimedNotification {
   attempts: number;
   claimedAt: Date;
   url: string | null;
-  secret: string | null;
   email: string;
 }
 
@@ -58,8 +59,8 @@ interface ClaimedNotification {
  * held while receivers answer. Each result is written as soon as its POST ends, only while the claim is
  * still this round's. A claim older than webhookClaimMs (a worker that died mid-round) is taken again,
  * so such a notification may be POSTed twice; its body's id (and its webhook-id header) tells the receiver.
- * Each try is signed with the user's secret (webhook-signature.ts), so a receiver can tell it is ours.
- * A disabled account's notifications are not POSTed (webhook-disabled.ts).
+ * Each try is signed with the user's secrets as they are when it is sent (webhook-signature.ts), so a
+ * receiver can tell it is ours. A disabled account's notifications are not POSTed (webhook-disabled.ts).
  */
 export async function deliverWebhooks(
   prisma: PrismaClient,
@@ -67,13 +68,18 @@ export async function deliverWebhooks(
   opts: { timeoutMs?: number } = {},
 ): Promise<{ sent: number; failed: number }> {
   const timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  await dropDisabledAccountsWebhooks(prisma, webhookClaimMs(timeoutMs));
+  return sendClaimed(prisma, log, await claimWebhooks(prisma, timeoutMs), timeoutMs);
+}
+
+/** Claims a round's notifications (deliverWebhooks says which and how) and commits the claim. */
+export async function claimWebhooks(prisma: PrismaClient, timeoutMs: number): Promise<ClaimedNotification[]> {
   const claimMs = webhookClaimMs(timeoutMs);
-  await dropDisabledAccountsWebhooks(prisma, claimMs);
   // The window function numbers each user's waiting notifications; Postgres takes no FOR UPDATE beside
   // a window function, so it runs in its own CTE and the locking SELECT joins it. That SELECT repeats
   // the conditions on the row itself: a row another round claimed and committed after this statement
   // began is re-read when locked, and those conditions (not the CTE's old numbering) then leave it out.
-  const rows = await prisma.$queryRaw<ClaimedNotification[]>`
+  return prisma.$queryRaw<ClaimedNotification[]>`
     WITH waiting AS (
       SELECT n.id, row_number() OVER (PARTITION BY n."userId" ORDER BY n.id) AS place
       FROM notification n
@@ -90,19 +96,32 @@ export async function deliverWebhooks(
       FOR UPDATE OF n SKIP LOCKED
     )
     UPDATE notification n SET "webhookClaimedAt" = now()
-    FROM picked p, "user" u LEFT JOIN webhook_secret k ON k."userId" = u.id
+    FROM picked p, "user" u
     WHERE n.id = p.id AND u.id = n."userId" AND u."disabledAt" IS NULL
-    RETURNING n.id, n.kind, n."jobId", n.title, n.sentence, n.details, n."createdAt", n."webhookAttempts" AS attempts,
-              n."webhookClaimedAt" AS "claimedAt", u."webhookUrl" AS url, k.secret, u.email`;
+    RETURNING n.id, n."userId", n.kind, n."jobId", n.title, n.sentence, n.details, n."createdAt",
+              n."webhookAttempts" AS attempts, n."webhookClaimedAt" AS "claimedAt", u."webhookUrl" AS url, u.email`;
+}
+
+/** POSTs notifications a round claimed, together, and records each one's result. */
+export async function sendClaimed(
+  prisma: PrismaClient,
+  log: WebhookLog,
+  rows: ClaimedNotification[],
+  timeoutMs: number,
+): Promise<{ sent: number; failed: number }> {
   let sent = 0;
   let failed = 0;
   await Promise.all(
     rows.map(async (r) => {
       const body = bodyOf(r);
-      // Signed on each try with that try's time; a webhook set before secrets existed has none yet.
-      const headers = r.secret ? webhookSignatureHeaders(r.secret, String(r.id), Math.floor(Date.now() / 1000), body) : {};
+      // Signed on each try with that try's time and the secrets of that moment, not the claim's: a secret
+      // made after the claim signs it. A webhook set before secrets existed has none yet.
+      const sign = async () => {
+        const secrets = await webhookSigningSecrets(prisma, r.userId);
+        return secrets.length > 0 ? webhookSignatureHeaders(secrets, String(r.id), Math.floor(Date.now() / 1000), body) : {};
+      };
       const result: WebhookTry = r.url
-        ? await sendWebhook(r.url, body, r.attempts, { timeoutMs, headers })
+        ? await sendWebhook(r.url, body, r.attempts, { timeoutMs, sign })
         : { ok: false, final: true, why: "the user removed their webhook" };
       // Only while the claim is still this round's: one taken again by another round is that round's.
       const recorded = await prisma.notification.updateMany({
@@ -162,7 +181,8 @@ export async function sendWebhook(
     allowPrivate?: boolean;
     resolve?: ResolveHost;
     hostAddresses?: HostAddresses;
-    headers?: Record<string, string>;
+    /** The headers that sign this try, made once its target is checked, just before the POST. */
+    sign?: () => Promise<Record<string, string>>;
     post?: (
       url: string,
       body: string,
@@ -182,7 +202,8 @@ export async function sendWebhook(
   // The lookup counts within the try's timeout: one try never takes much longer than timeoutMs.
   const left = Math.max(1, opts.timeoutMs - (Date.now() - started));
   try {
-    const status = await (opts.post ?? postWebhook)(url, body, { timeoutMs: left, pinned: target.pinned, headers: opts.headers });
+    const headers = opts.sign ? await opts.sign() : undefined;
+    const status = await (opts.post ?? postWebhook)(url, body, { timeoutMs: left, pinned: target.pinned, headers });
     if (status >= 200 && status < 300) return { ok: true, final: true, why: "" };
     return { ok: false, final: last, why: `HTTP ${status}` };
   } catch (e) {
