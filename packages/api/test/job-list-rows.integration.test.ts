@@ -83,9 +83,32 @@ describe("a job list with arrays as rows", () => {
     const bad = await callRest(w, "GET", `/jobs?arrays=rows&array=${id}`, { token });
     expect([bad.status, bad.body.error.message]).toEqual([
       400,
-      `arrays=rows lists each array as one row: leave it out to list the tasks of array ${id}`,
+      `arrays=rows lists each array as one row: ask for arrays=tasks to list the tasks of array ${id}`,
     ]);
     const typo = await callRest(w, "GET", "/jobs?arrays=collapsed", { token });
     expect([typo.status, typo.body.error.message]).toEqual([400, "arrays must be tasks or rows"]);
+  });
+
+  it("tRPC job.rows asked for arrays: tasks lists every task as a job, as GET /jobs?arrays=tasks does", async () => {
+    const ada = w.caller("ada").job;
+    const id = (await ada.submit({ ...goodJob, gpus: 1, array: "0-4" })).id;
+    const token = (await createApiToken(w.db.prisma, w.users.ada, { name: "tasks" })).token;
+    const rest = await callRest(w, "GET", `/jobs?arrays=tasks&array=${id}`, { token });
+    const asTasks = await ada.rows({ arrays: "tasks", array: id });
+    expect(asTasks.arrays).toEqual([]);
+    expect(asTasks.jobs.map((j) => [j.id, j.array?.index])).toEqual(
+      rest.body.jobs.map((j: { id: number; array: { index: number } }) => [j.id, j.array.index]),
+    );
+    expect(asTasks.jobs).toHaveLength(5);
+    // One array's tasks as rows is refused, saying how to ask for them, as REST says it.
+    await expect(ada.rows({ array: id })).rejects.toMatchObject({
+      message: `arrays=rows lists each array as one row: ask for arrays=tasks to list the tasks of array ${id}`,
+    });
+    // Without it, job.rows still lists the array as one row; a typo is refused as REST refuses it.
+    expect((await ada.rows({ limit: 1 })).arrays.map((a) => [a.id, a.tasks])).toEqual([[id, 5]]);
+    await expect(ada.rows({ arrays: "collapsed" as "rows" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("arrays must be tasks or rows"),
+    });
   });
 });

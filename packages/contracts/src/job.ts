@@ -218,35 +218,39 @@ export type SubmitJobBatch = z.output<typeof submitJobBatchInput>;
 /** Jobs a list holds when its query names no limit. */
 export const JOB_LIST_DEFAULT = 100;
 
-export const listJobsInput = strictObject(
-  {
-    scope: z.enum(["mine", "all"], { error: typeError("scope", "scope must be mine or all") }).default("mine"),
-    state: z.enum(JOB_STATES, { error: `state must be one of ${JOB_STATES.join(", ")}` }).optional(),
-    active: z.boolean({ error: typeError("active", "active must be true or false") }).optional(),
-    cluster: text("cluster")
-      .max(LIMITS.keyChars, `cluster is longer than ${int(LIMITS.keyChars)} characters`)
-      .optional(),
-    /** The tasks of one job array (its id, its first task's id). */
-    array: z
-      .number({ error: typeError("array", "array must be a job array's id") })
-      .int("array must be a whole number")
-      .positive("array must be a job array's id")
-      .optional(),
-    limit: z
-      .number({ error: typeError("limit", "limit must be a number") })
-      .int("limit must be a whole number")
-      .min(1, "limit must be between 1 and 1000")
-      .max(1000, "limit must be between 1 and 1000")
-      .default(JOB_LIST_DEFAULT),
-    /**
-     * "tasks" (the default, as before): every task of an array is a job of the list. "rows": an array is
-     * one row of `arrays` (its tasks counted by state), so a 100-task array takes one row of the limit.
-     */
-    arrays: z.enum(["tasks", "rows"], { error: typeError("arrays", "arrays must be tasks or rows") }).default("tasks"),
-  },
-  "a job list query",
-);
+const listJobsShape = {
+  scope: z.enum(["mine", "all"], { error: typeError("scope", "scope must be mine or all") }).default("mine"),
+  state: z.enum(JOB_STATES, { error: `state must be one of ${JOB_STATES.join(", ")}` }).optional(),
+  active: z.boolean({ error: typeError("active", "active must be true or false") }).optional(),
+  cluster: text("cluster")
+    .max(LIMITS.keyChars, `cluster is longer than ${int(LIMITS.keyChars)} characters`)
+    .optional(),
+  /** The tasks of one job array (its id, its first task's id). */
+  array: z
+    .number({ error: typeError("array", "array must be a job array's id") })
+    .int("array must be a whole number")
+    .positive("array must be a job array's id")
+    .optional(),
+  limit: z
+    .number({ error: typeError("limit", "limit must be a number") })
+    .int("limit must be a whole number")
+    .min(1, "limit must be between 1 and 1000")
+    .max(1000, "limit must be between 1 and 1000")
+    .default(JOB_LIST_DEFAULT),
+};
+
+/**
+ * "tasks": every task of an array is a job of the list. "rows": an array is one row of `arrays` (its tasks
+ * counted by state), so a 100-task array takes one row of the limit.
+ */
+const arraysAs = (byDefault: "tasks" | "rows") =>
+  z.enum(["tasks", "rows"], { error: typeError("arrays", "arrays must be tasks or rows") }).default(byDefault);
+
+/** A job list's query (GET /jobs, job.list): arrays as tasks unless asked for rows, as before. */
+export const listJobsInput = strictObject({ ...listJobsShape, arrays: arraysAs("tasks") }, "a job list query");
 export type ListJobsInput = z.input<typeof listJobsInput>;
+/** job.rows' query: the same, arrays as rows unless asked for tasks (as GET /jobs?arrays=tasks answers them). */
+export const listJobRowsInput = strictObject({ ...listJobsShape, arrays: arraysAs("rows") }, "a job list query");
 
 /** What the API returns for a job (REST and tRPC). */
 export const jobView = z.object({

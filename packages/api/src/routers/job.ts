@@ -5,6 +5,7 @@ import {
   extendSessionInput,
   jobIdInput,
   jobLogsInput,
+  listJobRowsInput,
   listJobsInput,
   setDependenciesInput,
   startSessionInput,
@@ -62,8 +63,8 @@ export const jobRouter = {
       () => listJobs(ctx.prisma, ctx.user, input ?? {}),
     ),
   ),
-  /** The same list with each job array as one row, its tasks counted by state (My jobs, All jobs). */
-  rows: authedProcedure.input(listJobsInput.optional()).query(({ ctx, input }) =>
+  /** The same list with each job array as one row, its tasks counted by state (My jobs, All jobs); arrays: "tasks" lists tasks. */
+  rows: authedProcedure.input(listJobRowsInput.optional()).query(({ ctx, input }) =>
     withinBound(
       () => enterJobRows(ctx.user.id, input?.limit ?? JOB_LIST_DEFAULT),
       () => listJobRows(ctx.prisma, ctx.user, input ?? {}),

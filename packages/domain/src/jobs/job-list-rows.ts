@@ -3,7 +3,7 @@ import type { ArrayRowView, JobRowsView, JobState, ListJobsInput } from "@tranch
 import type { Actor } from "../auth/actor";
 import { badInput } from "../errors";
 import { userNameSql } from "../user-name";
-import { ACTIVE_SQL, jobListWhere, jobViewsWhere, newWhere } from "./queries";
+import { ACTIVE_SQL, jobListWhere, jobViewsWhere, listJobs, newWhere } from "./queries";
 
 /**
  * A job list with each job array as one row (listJobsInput's arrays: "rows"): My jobs showed one row per
@@ -12,10 +12,15 @@ import { ACTIVE_SQL, jobListWhere, jobViewsWhere, newWhere } from "./queries";
  *
  * An array is in the list when one of its tasks meets the filter (a state: one task in it; active: one
  * task not ended); `active: false` lists the arrays whose tasks have all ended, as it lists jobs that have.
+ * Asked for arrays: "tasks", it lists as GET /jobs?arrays=tasks does: every task a job, no array a row.
  */
 export async function listJobRows(prisma: PrismaClient, actor: Actor, input: ListJobsInput = {}): Promise<JobRowsView> {
+  if (input.arrays === "tasks") return { jobs: await listJobs(prisma, actor, input), arrays: [] };
   if (input.array !== undefined)
-    throw badInput(`arrays=rows lists each array as one row: leave it out to list the tasks of array ${input.array}`, "arrays");
+    throw badInput(
+      `arrays=rows lists each array as one row: ask for arrays=tasks to list the tasks of array ${input.array}`,
+      "arrays",
+    );
   const where = await jobListWhere(prisma, actor, input);
   const limit = Math.max(1, Math.min(input.limit ?? 100, 1000));
   // The state's condition on a single job (j) and on an array's tasks (t); active: false is its negation
