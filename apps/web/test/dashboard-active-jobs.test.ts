@@ -1,10 +1,10 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { ArrayRowView, JobRowsView } from "@tranche/contracts";
 import { JobRowsTable } from "../app/(app)/jobs/job-rows-table";
+import { MyActiveJobs } from "../components/my-active-jobs";
+import { renderWithAnswers } from "./support/render-with-answers";
 
 const NOW = Date.parse("2026-12-07T10:00:00Z");
 const array: ArrayRowView = {
@@ -21,12 +21,15 @@ const array: ArrayRowView = {
 };
 
 describe("the dashboard's active jobs", () => {
-  it("asks for arrays as rows and shows them with My jobs' table", () => {
-    const source = readFileSync(join(__dirname, "../components/my-active-jobs.tsx"), "utf8");
-    // job.list gives one row per task: a 100-task array filled the panel's 20 rows.
-    expect(source).toContain("trpc.job.rows.queryOptions");
-    expect(source).not.toContain("trpc.job.list");
-    expect(source).toContain("<JobRowsTable");
+  it("asks job.rows for your active jobs, each array one row, and shows them with My jobs' table", () => {
+    // job.list gave one row per task: a 100-task array filled the panel's 20 rows.
+    const mine = { scope: "mine", active: true, limit: 20 } as const;
+    const { html, asked } = renderWithAnswers(createElement(MyActiveJobs), (api, qc) => {
+      qc.setQueryData(api.job.rows.queryKey(mine), { jobs: [], arrays: [array] });
+    });
+    expect(asked).toEqual([{ path: "job.rows", input: mine }]);
+    expect(html.match(/<tr data-testid=/g)).toHaveLength(1);
+    expect(html).toContain("array of 100: 80 pending, 20 running");
   });
 
   it("shows an array as one row saying where its tasks stand", () => {

@@ -1,10 +1,10 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { NodeView } from "@tranche/domain";
 import { NodeCard } from "../app/(app)/nodes/node-card";
+import { NodesView } from "../app/(app)/nodes/nodes-view";
+import { renderWithAnswers } from "./support/render-with-answers";
 
 const NOW = Date.parse("2026-12-07T10:00:00Z");
 const node = (state: string): NodeView =>
@@ -25,10 +25,20 @@ const card = (state: string) =>
   );
 
 describe("retired nodes on the Nodes page", () => {
-  it("are listed only with 'Show retired nodes', through node.list's retired option", () => {
-    const source = readFileSync(join(__dirname, "../app/(app)/nodes/nodes-view.tsx"), "utf8");
-    expect(source).toContain("Show retired");
-    expect(source).toContain("trpc.node.list.queryOptions({ cluster: clusterName, retired: showRetired })");
+  it("are left out until 'Show retired nodes' is ticked: unticked at first, the page asks node.list without them", () => {
+    const inService = { ...node("READY"), id: "n1", name: "b200-1" };
+    const { html, asked } = renderWithAnswers(createElement(NodesView), (api, qc) => {
+      qc.setQueryData(api.me.get.queryKey(), { role: "OPERATOR" } as never);
+      qc.setQueryData(api.cluster.list.queryKey(), [{ id: "c1", name: "b200" }] as never);
+      qc.setQueryData(api.node.list.queryKey({ cluster: "b200", retired: false }), [inService]);
+      qc.setQueryData(api.node.list.queryKey({ cluster: "b200", retired: true }), [inService, node("RETIRED")]);
+    });
+    expect(asked.filter((q) => q.path === "node.list")).toEqual([
+      { path: "node.list", input: { cluster: "b200", retired: false } },
+    ]);
+    expect(html).toContain("b200-1");
+    expect(html).not.toContain("b200-4");
+    expect(html).toMatch(/<input type="checkbox"\/> Show retired\s+nodes/);
   });
 
   it("show a retired node greyed, its state in words and since when, not its last heartbeat", () => {
