@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import {
@@ -78,6 +79,8 @@ export class NodeAgent {
   /** The `assignments` digest of the latest heartbeat response: what the long-poll waits to change. */
   private assignments: string | null = null;
   private polling = false;
+  /** Made anew at each start: the server tells a restarted agent by it (a crash loop under one version). */
+  private readonly startId = randomUUID();
   private pollAbort: AbortController | null = null;
   private beatWaiters: (() => void)[] = [];
   /** R9 fencing, as the control plane last said (defaults: SPEC's 30 s timeout, 10 s grace less the margin). */
@@ -370,6 +373,7 @@ export class NodeAgent {
       const body: HeartbeatRequestInput = {
         nodeName: this.opts.nodeName,
         agentVersion: AGENT_VERSION,
+        agentStartId: this.startId,
         health: probe.health,
         gpus: probe.gpus,
         busyPercent: probe.busyPercent,

@@ -148,6 +148,11 @@ export const heartbeatRequestSchema = z.object({
   /** The node this agent speaks for: must be the node its credential was issued to. */
   nodeName: z.string().regex(NODE_NAME),
   agentVersion: text("agentVersion").max(64),
+  /**
+   * An id the agent makes anew each time its process starts: a heartbeat with another one than the last is
+   * an agent that restarted (a crash, an OOM kill), which its node's history says. Older agents send none.
+   */
+  agentStartId: text("agentStartId").min(1).max(64).optional(),
   health: agentHealthSchema,
   gpus: z.array(gpuInfoSchema).max(64),
   /** Mean GPU utilization over the node's GPUs, 0..100; null when unknown. */

@@ -11,9 +11,16 @@ export function agentEnrolledAgainText(agentVersion: string): string {
   return v ? `Agent enrolled again (version ${v}).` : "Agent enrolled again.";
 }
 
-/** A heartbeat from another agent version than the last one: the agent was restarted, upgraded or downgraded. */
-export function agentRestartedText(agentVersion: string, before: string | null): string {
+/**
+ * A heartbeat from another start of the agent than the last (or from another version: upgraded or
+ * downgraded), `times` restarts counted on one line over `minutes` (agent-restarts.ts). `before` is the
+ * version before them, said only when it differs.
+ */
+export function agentRestartedText(agentVersion: string, before: string | null, times = 1, minutes = 0): string {
   const v = version(agentVersion);
-  const was = version(before);
-  return v ? `Agent restarted (version ${v}${was ? `, was ${was}` : ""}).` : "Agent restarted.";
+  const was = version(before) === v ? null : version(before);
+  const versions = v ? ` (version ${v}${was ? `, was ${was}` : ""})` : "";
+  if (times <= 1) return `Agent restarted${versions}.`;
+  const span = Math.max(1, minutes);
+  return `Agent restarted ${times} times in ${span} minute${span === 1 ? "" : "s"}${versions}.`;
 }

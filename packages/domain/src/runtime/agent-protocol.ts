@@ -20,7 +20,8 @@ import type { z } from "zod";
 import { assignmentsDigest, type AgentWakeups } from "./agent-wait";
 import { hashSecret, newNodeCredential } from "./credentials";
 import { enrollRetired } from "./enroll-retired";
-import { agentEnrolledAgainText, agentRestartedText } from "./agent-history-words";
+import { agentEnrolledAgainText } from "./agent-history-words";
+import { noteAgentRestart } from "./agent-restarts";
 import { closeRun } from "./job-lifecycle";
 import { storeJobLogs } from "./job-logs";
 import { applySquattingRule, recordCheckpoints, recordSessions } from "./job-reports";
@@ -146,7 +147,13 @@ export async function enrollAgent(prisma: PrismaClient, raw: unknown): Promise<A
         data: { usedAt: new Date(), nodeName: req.nodeName },
       });
       if (used.count !== 1) return null;
-      const data = { agentCredentialHash: hashSecret(credential), agentVersion: req.agentVersion, gpuInventory: req.gpus };
+      // The enrolling agent's first heartbeat brings its start id: its line is the enrollment's, not a restart's.
+      const data = {
+        agentCredentialHash: hashSecret(credential),
+        agentVersion: req.agentVersion,
+        agentStartId: null,
+        gpuInventory: req.gpus,
+      };
       if (existing?.state === "RETIRED") return enrollRetired(tx, existing.id, data, req.agentVersion);
       if (existing) {
         // The node's history says when its agent came back this way, not only its state changes. A node
@@ -313,6 +320,11 @@ async function heartbeatOf(
       // or write beside (the ones it mentions, and those placed here whose squatting flag it may set), in
       // id order, before any segment or ledger row.
       await lockNodes(tx, { nodeIds: [node.id] });
+      // Read again under the lock: two heartbeats of one restarted agent must not both count the restart.
+      const agentBefore = await tx.node.findUniqueOrThrow({
+        where: { id: node.id },
+        select: { agentVersion: true, agentStartId: true },
+      });
       const placedHere = await tx.$queryRaw<{ jobId: number }[]>`
         SELECT s."jobId" FROM segment_placement p JOIN run_segment s ON s.id = p."segmentId" AND s."endedAt" IS NULL
         WHERE p."nodeId" = ${node.id}`;
@@ -356,6 +368,8 @@ async function heartbeatOf(
           },
         });
       }
+      // Another start of the agent (a crash, an OOM kill, an upgrade): a line in the node's history.
+      await noteAgentRestart(tx, node.id, agentBefore, hb, state, now);
       await tx.node.update({
         where: { id: node.id },
         data: {
@@ -367,6 +381,7 @@ async function heartbeatOf(
           gpuInventory: hb.gpus,
           busyPercent: hb.busyPercent,
           agentVersion: hb.agentVersion,
+          agentStartId: hb.agentStartId ?? null,
           ...(transition
             ? {
                 state: transition.to,
@@ -378,18 +393,6 @@ async function heartbeatOf(
         },
       });
       if (node.health === "HEALTHY" && !hb.health.healthy) wake = true;
-      // Another version reporting is an agent that was restarted (upgraded): a line in the node's history.
-      if (node.agentVersion !== null && node.agentVersion !== hb.agentVersion)
-        await tx.nodeEvent.create({
-          data: {
-            nodeId: node.id,
-            at: now,
-            fromState: state,
-            toState: state,
-            reason: agentRestartedText(hb.agentVersion, node.agentVersion),
-            automatic: true,
-          },
-        });
 
       // Exits and statuses. The runs that end are charged up to their ends first, all in one statement
       // (charge.ts): charged one by one in the order reported, two agents' heartbeats took two budgets'
