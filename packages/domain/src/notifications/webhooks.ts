@@ -201,8 +201,9 @@ export async function sendWebhook(
   if (target.problem !== null) return { ok: false, final: target.retry === true ? last : true, why: target.problem };
   // The lookup counts within the try's timeout: one try never takes much longer than timeoutMs.
   const left = Math.max(1, opts.timeoutMs - (Date.now() - started));
+  // Outside the try: a database that cannot say the secrets fails the round, not this notification's try.
+  const headers = opts.sign ? await opts.sign() : undefined;
   try {
-    const headers = opts.sign ? await opts.sign() : undefined;
     const status = await (opts.post ?? postWebhook)(url, body, { timeoutMs: left, pinned: target.pinned, headers });
     if (status >= 200 && status < 300) return { ok: true, final: true, why: "" };
     return { ok: false, final: last, why: `HTTP ${status}` };
