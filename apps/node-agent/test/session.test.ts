@@ -127,10 +127,12 @@ describe("sessions on the agent", () => {
     const d = mkdtempSync(join(tmpdir(), "tranche-slow-jupyter-"));
     dirs.push(d);
     // A stand-in for Jupyter that takes a while to bind its port (Jupyter's imports take seconds, while
-    // its command line shows the port to every user of the node).
+    // its command line shows the port to every user of the node): it binds only once the test says so,
+    // so a loaded machine cannot make it listen before the checks below.
+    const go = join(d, "go");
     writeFileSync(
       join(d, "jupyter-notebook"),
-      `#!/bin/sh\nfor a in "$@"; do case "$a" in --port=*) port="\${a#--port=}";; esac; done\nsleep 1.5\nexec ${JSON.stringify(process.execPath)} -e 'require("http").createServer((q, s) => s.end("up")).listen(Number(process.argv[1]), "0.0.0.0")' "$port"\n`,
+      `#!/bin/sh\nfor a in "$@"; do case "$a" in --port=*) port="\${a#--port=}";; esac; done\nwhile [ ! -f ${JSON.stringify(go)} ]; do sleep 0.05; done\nexec ${JSON.stringify(process.execPath)} -e 'require("http").createServer((q, s) => s.end("up")).listen(Number(process.argv[1]), "0.0.0.0")' "$port"\n`,
       { mode: 0o755 },
     );
     const saved = process.env.PATH;
@@ -143,6 +145,7 @@ describe("sessions on the agent", () => {
         expect(r.reports().find((x) => x.session)).toBeUndefined();
         await new Promise((ok) => setTimeout(ok, 50));
       }
+      writeFileSync(go, "");
       const report = await until(() => r.reports().find((x) => x.session));
       // Reported once it listens: the first request reaches it.
       expect(await (await fetch(`http://127.0.0.1:${report.session!.port}/`)).text()).toBe("up");
