@@ -142,14 +142,22 @@ const worker = new Worker(prisma, {
 // Users' notification webhooks, on their own timer (never inside a cycle).
 const webhooks = new WebhookSender(prisma, log);
 
+/** A stop's goodbyes to the database (the lease, the pools) end by then. */
+const STOP_DEADLINE_MS = 2000;
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log(`stopping (${signal})`);
+  // Each goodbye below waits on the database, which may never answer (a server gone silent): the
+  // worker stops anyway by then, as its supervisor expects. Nothing is lost: the lease runs out, a
+  // cycle's open transaction rolls back, and a webhook round's claimed notifications are sent later.
+  setTimeout(() => {
+    log("stopped without waiting longer for the database, which does not answer");
+    process.exit(0);
+  }, STOP_DEADLINE_MS).unref();
   await worker.stop();
-  await webhooks.stop();
-  await prisma.$disconnect().catch(() => undefined);
+  await Promise.allSettled([webhooks.stop(), prisma.$disconnect()]);
   process.exit(0);
 }
 for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(sig, () => void shutdown(sig));

@@ -1,6 +1,6 @@
 // Test databases: integration tests get a fresh, migrated database each, cloned from a template that
 // the global setup (scripts/test-db-setup.ts) migrated once. Cloning takes ~100 ms; migrating ~2 s.
-import { rmSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
 import pg from "pg";
@@ -73,6 +73,12 @@ export interface OwnPostgres {
   stop(): Promise<void>;
   /** Starts it again on the same port and data. */
   start(): Promise<void>;
+  /**
+   * Sends `sig` to the server's every process (postmaster and backends): SIGKILL is a crash with no
+   * goodbye to any client, SIGSTOP a server gone silent (a frozen host, one dropped from the network),
+   * which answers nothing and closes nothing until SIGCONT.
+   */
+  signal(sig: NodeJS.Signals): void;
   dispose(): Promise<void>;
 }
 
@@ -95,6 +101,15 @@ export async function startOwnPostgres(label: string): Promise<OwnPostgres> {
     async start() {
       server = await up();
     },
+    signal(sig) {
+      for (const pid of serverProcesses(dataDir)) {
+        try {
+          process.kill(pid, sig);
+        } catch {
+          // gone already
+        }
+      }
+    },
     async dispose() {
       await prisma?.$disconnect();
       await server?.stop();
@@ -110,6 +125,28 @@ export async function startOwnPostgres(label: string): Promise<OwnPostgres> {
     await own.dispose();
     throw e;
   }
+}
+
+/** The postmaster of the server in `dataDir` and its children (none when it is not running). */
+function serverProcesses(dataDir: string): number[] {
+  let postmaster: number;
+  try {
+    postmaster = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+  } catch {
+    return [];
+  }
+  const children = readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === postmaster;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+  return [postmaster, ...children];
 }
 
 function freePort(): Promise<number> {
