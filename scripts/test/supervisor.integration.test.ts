@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -88,6 +88,28 @@ describe("the platform supervisor", () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(sup.pids().sleeper).toBe(second); // no restart after stopAll
   }, 30_000);
+
+  it("stops every service when its terminal is closed: SIGHUP, with its output going nowhere", async () => {
+    const platform = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "support", "sleepers-platform.ts")], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = new Promise<number | null>((r) => platform.once("exit", (code) => r(code)));
+    let out = "";
+    platform.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    await until("the platform to start", () => out.includes("Press Ctrl-C"), 30_000);
+    const services = Object.values(JSON.parse(/^\{.*\}$/m.exec(out)![0]) as Record<string, number>);
+    expect(services.every(alive)).toBe(true);
+    try {
+      // What a closed terminal does: a hangup, and every write after it fails (EPIPE here, EIO on a tty).
+      platform.stdout.destroy();
+      platform.stderr.destroy();
+      platform.kill("SIGHUP");
+      await until("the platform and its services to be gone", () => ![platform.pid!, ...services].some(alive));
+      expect(await exited).toBe(0);
+    } finally {
+      for (const pid of [platform.pid!, ...services].filter(alive)) process.kill(pid, "SIGKILL"); // a failed stop leaves none behind
+    }
+  }, 60_000);
 
   /** An embedded PostgreSQL of its own (openDatabase as npm start runs it), its postmaster's pid, a stop. */
   async function ownDatabase() {
