@@ -10,6 +10,7 @@ export { maxWaitingJobsPerUser } from "./jobs/waiting-cap";
 export * from "./jobs/sessions";
 export * from "./jobs/session-handoff";
 export * from "./jobs/job-actions";
+export { actOnJobs } from "./jobs/bulk-actions";
 export { cancelArray, mayCancelArray, setDependencies } from "./jobs/job-rules-input";
 export { holdArray, releaseArray, type ArrayHeld, type ArrayReleased } from "./jobs/array-hold";
 export { getArrayView, type ArrayView } from "./jobs/array-view";

@@ -1,5 +1,6 @@
 import type { PrismaClient } from "@tranche/db";
 import {
+  jobActionInput,
   jobIdInput,
   listNotificationsInput,
   markNotificationsReadInput,
@@ -9,6 +10,7 @@ import {
   updateJobInput,
 } from "@tranche/contracts";
 import {
+  actOnJobs,
   cancelArray,
   getWebhook,
   holdArray,
@@ -27,7 +29,7 @@ import {
 import { json, noQuery, parse, queryBoolean, queryNumber, queryOf, readJson } from "./io";
 
 /**
- * REST for job updates, arrays, dependencies, notifications, webhooks and per-user limits (handler.ts routes the
+ * REST for job updates, many jobs at once, arrays, dependencies, notifications, webhooks and per-user limits (handler.ts routes the
  * rest). Returns null for any other path.
  */
 export async function handleJobRulesRest(
@@ -38,6 +40,8 @@ export async function handleJobRulesRest(
   prisma: PrismaClient,
 ): Promise<Response | null> {
   const [head, id, tail] = parts;
+  if (head === "jobs" && parts.length === 2 && id === "actions" && method === "POST")
+    return json(await actOnJobs(prisma, actor, parse(jobActionInput, await readJson(req))));
   if (head === "jobs" && parts.length === 3 && tail === "dependencies" && method === "PUT") {
     const jobId = parse(jobIdInput, { id }).id;
     const input = parse(setDependenciesInput, await readJson(req));

@@ -1,4 +1,10 @@
-import { markNotificationsReadInput, setDependenciesInput, setUserLimitInput, setWebhookInput } from "@tranche/contracts";
+import {
+  jobActionInput,
+  markNotificationsReadInput,
+  setDependenciesInput,
+  setUserLimitInput,
+  setWebhookInput,
+} from "@tranche/contracts";
 import { errorResponses, jsonAnswer, schema } from "./openapi-parts";
 
 const body = (s: Parameters<typeof schema>[0]) => ({
@@ -7,9 +13,21 @@ const body = (s: Parameters<typeof schema>[0]) => ({
 });
 const id = { name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } };
 
-/** OpenAPI paths of job-rules-routes.ts: dependencies, arrays, notifications, webhooks, per-user limits. */
+/** OpenAPI paths of job-rules-routes.ts: many jobs at once, dependencies, arrays, notifications, webhooks, per-user limits. */
 export function withJobRulePaths<P extends Record<string, object>>(paths: P): P & Record<string, object> {
   const more: Record<string, object> = {
+    "/jobs/actions": {
+      post: {
+        summary:
+          "Cancel, hold or release many jobs: by ids (each refused one listed with its reason, the others acted on) or by a filter of your jobs (everyone's: filter.everyone, for those who may act on others' jobs); at most 1,000 jobs per request. dryRun with a filter: the jobs it selects, nothing changed",
+        operationId: "actOnJobs",
+        requestBody: body(jobActionInput),
+        responses: {
+          "200": jsonAnswer("{ action, done: [id], refused: [{ id, reason }] }, or with dryRun { action, jobs: [id] }"),
+          ...errorResponses([400, 401, 403, 404]),
+        },
+      },
+    },
     "/jobs/{id}/dependencies": {
       put: {
         summary: "Replace a waiting job's dependencies (refused when it would make a cycle)",

@@ -3,6 +3,7 @@ import {
   JOB_LIST_DEFAULT,
   LOG_PAGE_DEFAULT,
   extendSessionInput,
+  jobActionInput,
   jobIdInput,
   jobLogsInput,
   listJobRowsInput,
@@ -13,6 +14,7 @@ import {
   updateJobInput,
 } from "@tranche/contracts";
 import {
+  actOnJobs,
   cancelArray,
   cancelJob,
   getJob,
@@ -81,6 +83,8 @@ export const jobRouter = {
   ),
   cancel: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => cancelJob(ctx.prisma, ctx.user, input.id)),
   hold: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => setJobHeld(ctx.prisma, ctx.user, input.id, true)),
+  /** Cancel, hold or release many jobs by ids or a filter, as POST /jobs/actions does. */
+  act: authedProcedure.input(jobActionInput).mutation(({ ctx, input }) => actOnJobs(ctx.prisma, ctx.user, input)),
   /** Cancel every task of a job array that has not ended (`id`: the array's id). */
   cancelArray: authedProcedure.input(jobIdInput).mutation(({ ctx, input }) => cancelArray(ctx.prisma, ctx.user, input.id)),
   /** A job array's tasks by state and what the caller may do to them all (`id`: the array's id). */

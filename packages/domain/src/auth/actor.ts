@@ -84,6 +84,9 @@ export function jobAccess(
   return actor.role === "OPERATOR" ? "command" : "none";
 }
 
+/** Who may cancel a job: its owner (SPEC R4) and admins. */
+export const mayCancel = (actor: Actor, job: { userId: string }): boolean => actor.id === job.userId || actor.role === "ADMIN";
+
 /** Who may hold or release a job, or a whole array: its owner, operators and admins. */
 export const mayHold = (actor: Actor, job: { userId: string }): boolean =>
   actor.id === job.userId || actor.role === "OPERATOR" || actor.role === "ADMIN";

@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@tranche/db";
-import { formatExactDuration, type JobEventKind, type JobView } from "@tranche/contracts";
+import { formatExactDuration, type JobEventKind, type JobState, type JobView } from "@tranche/contracts";
 import { defaultPolicy, gracePeriodFor } from "@tranche/scheduler-core";
-import { mayHold, mayReleaseHold, type Actor } from "../auth/actor";
+import { mayCancel, mayHold, mayReleaseHold, type Actor } from "../auth/actor";
 import { conflict, forbidden, notFound } from "../errors";
 import { forecastFactsOf } from "./forecast-facts";
 import { jobViewInclude, toJobView } from "./job-view";
@@ -13,11 +13,24 @@ async function loadJob(prisma: PrismaClient, id: number) {
   return job;
 }
 
-/** Owners end their jobs early (SPEC R4); admins may too. */
-function assertMayCancel(actor: Actor, ownerId: string, id: number): void {
-  if (actor.id !== ownerId && actor.role !== "ADMIN")
-    throw forbidden(`Job ${id} is not yours: only its owner or an admin may cancel it`);
+/** What the rules below read of a job: one job's actions load it whole, many jobs' actions only this. */
+export interface JobToChange {
+  id: number;
+  userId: string;
+  state: JobState;
+  heldBy: string | null;
+  gracePeriodSec: number | null;
+  graceUntil: Date | null;
 }
+
+export const JOB_TO_CHANGE = {
+  id: true,
+  userId: true,
+  state: true,
+  heldBy: true,
+  gracePeriodSec: true,
+  graceUntil: true,
+} as const;
 
 /**
  * Cancel a job. PENDING/HELD -> CANCELLED at once. RUNNING -> STOPPING with graceUntil = now + its
@@ -25,8 +38,16 @@ function assertMayCancel(actor: Actor, ownerId: string, id: number): void {
  * The state change is conditional on the state read, so a race with the worker fails cleanly.
  */
 export async function cancelJob(prisma: PrismaClient, actor: Actor, id: number): Promise<JobView> {
-  const job = await loadJob(prisma, id);
-  assertMayCancel(actor, job.userId, id);
+  await cancelLoaded(prisma, actor, await loadJob(prisma, id));
+  const after = await loadJob(prisma, id);
+  return toJobView(after, await forecastFactsOf(prisma, after), await accessToJob(prisma, actor, after));
+}
+
+/** cancelJob's rule and change, on a job already read (throws as cancelJob does). */
+export async function cancelLoaded(prisma: PrismaClient, actor: Actor, job: JobToChange): Promise<void> {
+  const { id } = job;
+  // Owners end their jobs early (SPEC R4); admins may too.
+  if (!mayCancel(actor, job)) throw forbidden(`Job ${id} is not yours: only its owner or an admin may cancel it`);
   const now = new Date();
   if (job.state === "PENDING" || job.state === "HELD") {
     await prisma.$transaction(async (tx) => {
@@ -86,13 +107,18 @@ export async function cancelJob(prisma: PrismaClient, actor: Actor, id: number):
   } else {
     throw conflict(`Job ${id} has already finished (${job.state.toLowerCase()})`);
   }
-  const after = await loadJob(prisma, id);
-  return toJobView(after, await forecastFactsOf(prisma, after), await accessToJob(prisma, actor, after));
 }
 
 /** Hold (PENDING -> HELD) or release (HELD -> PENDING). Owners, operators and admins. */
 export async function setJobHeld(prisma: PrismaClient, actor: Actor, id: number, held: boolean): Promise<JobView> {
-  const job = await loadJob(prisma, id);
+  await setHeldLoaded(prisma, actor, await loadJob(prisma, id), held);
+  const after = await loadJob(prisma, id);
+  return toJobView(after, await forecastFactsOf(prisma, after), await accessToJob(prisma, actor, after));
+}
+
+/** setJobHeld's rules and change, on a job already read (throws as setJobHeld does). */
+export async function setHeldLoaded(prisma: PrismaClient, actor: Actor, job: JobToChange, held: boolean): Promise<void> {
+  const { id } = job;
   if (!mayHold(actor, job))
     throw forbidden(`Job ${id} is not yours: only its owner, an operator or an admin may ${held ? "hold" : "release"} it`);
   // An operator's hold (a job that breaks nodes, say) would mean nothing if its owner could lift it.
@@ -136,6 +162,4 @@ export async function setJobHeld(prisma: PrismaClient, actor: Actor, id: number,
       },
     });
   });
-  const after = await loadJob(prisma, id);
-  return toJobView(after, await forecastFactsOf(prisma, after), await accessToJob(prisma, actor, after));
 }
