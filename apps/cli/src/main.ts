@@ -4,6 +4,7 @@
 //   tranche submit --file jobs.jsonl          (one JSON job per line, sent in batches of 1,000)
 //   tranche ls | tranche queue h100 | tranche explain 42 | tranche logs -f 42 | tranche cancel 42 | tranche hold [--array] 42 | tranche release [--array] 42
 //   tranche update 42 --gpus 4 --max-runtime 2h   (a waiting job, keeping its place; --array: every waiting task)
+//   tranche cancel 41 42 43 | tranche hold --state pending --name sweep [--cluster C] [--budget PATH] [--everyone] [--yes]
 //   tranche session --cluster h100 --budget lab/nlp --gpus 1 --min-runtime 4h [--jupyter] | tranche extend 42 --by 1h
 //   tranche budgets h100 | tranche nodes h100 | tranche node show h100-3 | tranche node drain h100-3 --reason "fan failure"
 //   tranche admin budget create lab/vision/video | tranche admin user create --email E --name N ...
@@ -28,6 +29,7 @@ import { registerAdmin } from "./admin";
 import { registerBudgets } from "./budgets";
 import { registerReport } from "./report";
 import { registerExplain } from "./explain";
+import { registerJobActions } from "./job-actions";
 import { JOB_LIST_HEAD, arrayListRow, jobListRow } from "./job-list";
 import { registerJobRules } from "./job-rules";
 import { registerLogs } from "./logs";
@@ -38,7 +40,7 @@ import { registerUpdate } from "./update";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
 import { countOption, durationOption, slurmTimeOption } from "./options";
-import { ago, gpus as gpuWords, printable, stoppingText, table, type Out } from "./format";
+import { ago, gpus as gpuWords, printable, table, type Out } from "./format";
 
 const program = new Command();
 program
@@ -372,73 +374,7 @@ program
     );
   });
 
-program
-  .command("cancel")
-  .description("cancel a job (a running one is asked to stop (SIGTERM), then stopped by force (SIGKILL) after its grace period)")
-  .argument("<job>", "job id (with --array: the array's id)")
-  .option("--array", "cancel every task of the array <job> that has not ended", false)
-  .action(async (id: string, o: { array: boolean }) => {
-    if (o.array) {
-      const r = await api<{ arrayId: number; cancelled: number; stopping: number }>(
-        loadConfig(),
-        "POST",
-        `/arrays/${encodeURIComponent(id)}/cancel`,
-      );
-      out(r, () => `Array #${r.arrayId}: ${r.cancelled} waiting tasks cancelled, ${r.stopping} running tasks stopping.`);
-      return;
-    }
-    const { job } = await api<{ job: JobView }>(loadConfig(), "POST", `/jobs/${encodeURIComponent(id)}/cancel`);
-    out({ job }, () =>
-      job.state === "STOPPING" ? stoppingText(job.id, job.graceUntil) : `Job #${job.id} ${job.state.toLowerCase()}.`,
-    );
-  });
-
-// Hold and release: one POST on the job each, said in words; --array: every task of an array, as
-// cancel --array (Slurm's scontrol hold 160 holds the whole array; tranche hold 160 held task 0 alone).
-const tasks = (n: number, what: string) => `${n} ${what} task${n === 1 ? "" : "s"}`;
-const heldChanges: [
-  word: "hold" | "release",
-  description: string,
-  said: (job: JobView) => string,
-  arraySaid: (r: { arrayId: number; held?: number; running?: number; released?: number; heldByOperator?: number }) => string,
-][] = [
-  [
-    "hold",
-    "hold a pending job: the scheduler skips it until you release it (its owner, operators, admins)",
-    (job) =>
-      `Job #${job.id} is held: the scheduler skips it until it is released (tranche release ${job.id}).` +
-      (job.array
-        ? `\nIt is task ${job.array.index} of array #${job.array.id}: tranche hold --array ${job.array.id} holds them all.`
-        : ""),
-    (r) =>
-      `Array #${r.arrayId}: ${tasks(r.held ?? 0, "waiting")} held: the scheduler skips them until they are released (tranche release --array ${r.arrayId})` +
-      (r.running ? `; ${tasks(r.running, "running")} go on.` : "."),
-  ],
-  [
-    "release",
-    "release a held job back into the queue, in its place by its budget and submit time",
-    (job) => `Job #${job.id} is released: back in the queue, in its place by its budget and submit time.`,
-    (r) =>
-      `Array #${r.arrayId}: ${tasks(r.released ?? 0, "held")} released: back in the queue, in their place by their budget and submit time` +
-      (r.heldByOperator ? `; ${tasks(r.heldByOperator, "other")} held by an operator stay held.` : "."),
-  ],
-];
-for (const [word, description, said, arraySaid] of heldChanges)
-  program
-    .command(word)
-    .description(description)
-    .argument("<job>", "job id (with --array: the array's id)")
-    .option("--array", `${word} every task of the array <job> that ${word === "hold" ? "waits to start" : "is held"}`, false)
-    .action(async (id: string, o: { array: boolean }) => {
-      if (o.array) {
-        const r = await api<Parameters<typeof arraySaid>[0]>(loadConfig(), "POST", `/arrays/${encodeURIComponent(id)}/${word}`);
-        out(r, () => arraySaid(r));
-        return;
-      }
-      const { job } = await api<{ job: JobView }>(loadConfig(), "POST", `/jobs/${encodeURIComponent(id)}/${word}`);
-      out({ job }, () => said(job));
-    });
-
+registerJobActions(program, out);
 registerExplain(program, out);
 registerUpdate(program, out);
 registerJobRules(program, out);

@@ -1,6 +1,6 @@
 // POST /api/v1/jobs/actions and tRPC job.act: cancel, hold or release many jobs by ids or by a filter,
 // each job by its one-job rule, against a real Postgres.
-import { TRPCError } from "@trpc/server";
+import type { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { submitJobInput, type JobState } from "@tranche/contracts";
 import { createApiToken, submitJob, type Actor } from "@tranche/domain";
