@@ -456,6 +456,78 @@ test("a job or cluster that does not exist is a real 404 page, not a page that l
   expect(await huge.text()).toContain("The request body is larger than");
 });
 
+test("a researcher ticks several jobs in My jobs and holds, releases and cancels them together", async ({ page }) => {
+  test.setTimeout(120_000);
+  await signIn(page, "ada");
+  const submit = async (data: Record<string, unknown>): Promise<number> => {
+    const res = await page.request.post("/api/v1/jobs", {
+      headers: sameOrigin(page),
+      data: {
+        cluster: "h100",
+        budget: "lab/language/pretraining",
+        gpus: 1,
+        minRuntime: "10m",
+        resumable: true,
+        env: {},
+        ...data,
+      },
+    });
+    expect(res.status()).toBe(201);
+    return ((await res.json()) as { job: { id: number } }).job.id;
+  };
+  const stateOf = async (id: number): Promise<string> =>
+    ((await (await page.request.get(`/api/v1/jobs/${id}`)).json()) as { job: { state: string } }).job.state;
+  // One job runs; three wait for it to succeed, so they stay pending whatever else the cluster does.
+  const parent = await submit({ name: "bulk-parent", command: "sleep 600" });
+  const kids = [
+    await submit({ name: "bulk-kid", command: "true", after: [`${parent}:ok`] }),
+    await submit({ name: "bulk-kid", command: "true", after: [`${parent}:ok`] }),
+    await submit({ name: "bulk-kid", command: "true", after: [`${parent}:ok`] }),
+  ];
+  await expect.poll(() => stateOf(parent), { timeout: 45_000 }).toBe("RUNNING");
+
+  const asked: string[] = [];
+  page.on("dialog", (d) => {
+    asked.push(d.message());
+    void d.accept();
+  });
+  const tick = async (ids: number[]) => {
+    for (const id of ids) await page.getByLabel(`Select job #${id}`).check();
+  };
+  const bulk = page.getByTestId("bulk-actions");
+  await page.goto("/jobs");
+  await expect(page.getByTestId(`job-row-${parent}`)).toContainText("Running", { timeout: 15_000 });
+
+  // A hold takes the waiting jobs and says, job by job, why it left the running one alone.
+  await tick([kids[0]!, kids[1]!, parent]);
+  await expect(bulk).toContainText("3 selected:");
+  await bulk.getByRole("button", { name: "Hold selected" }).click();
+  expect(asked.at(-1)).toBe("Hold 3 jobs?");
+  await expect(bulk.getByRole("alert")).toContainText(
+    `Held 2 jobs: #${kids[0]}, #${kids[1]}; the scheduler skips them until they are released.`,
+  );
+  await expect(bulk.getByRole("alert")).toContainText(`#${parent}: Only a pending job can be held; job ${parent} is running`);
+  await expect(page.getByTestId(`job-row-${kids[0]}`)).toContainText("Held");
+  expect([await stateOf(kids[0]!), await stateOf(kids[1]!), await stateOf(kids[2]!)]).toEqual(["HELD", "HELD", "PENDING"]);
+
+  await tick([kids[0]!, kids[1]!]);
+  await bulk.getByRole("button", { name: "Release selected" }).click();
+  expect(asked.at(-1)).toBe("Release 2 jobs?");
+  await expect(bulk.getByRole("status")).toHaveText(
+    `Released 2 jobs: #${kids[0]}, #${kids[1]}; back in the queue, in their place by their budget and submit time.`,
+  );
+
+  // Cancelled together, so they hold no GPU for the journeys after this one.
+  await tick([parent, ...kids]);
+  await bulk.getByRole("button", { name: "Cancel selected" }).click();
+  expect(asked.at(-1)).toBe("Cancel 4 jobs?");
+  await expect(bulk.getByRole("status")).toHaveText(
+    `Cancelled 4 jobs: #${parent}, #${kids[0]}, #${kids[1]}, #${kids[2]}; a running one stops within its grace period.`,
+  );
+  expect(await Promise.all(kids.map(stateOf))).toEqual(["CANCELLED", "CANCELLED", "CANCELLED"]);
+  expect(["STOPPING", "CANCELLED"]).toContain(await stateOf(parent));
+});
+
 test("a researcher holds and releases a whole array from its page, and sees how an ended job ended", async ({ page }) => {
   test.setTimeout(150_000);
   await signIn(page, "ada");

@@ -8,6 +8,7 @@ import {
   type JobActionResult,
   type JobView,
 } from "@tranche/contracts";
+import { jobActionDoneText, jobActionDoneWord, jobActionQuestion, jobActionRefusedText } from "@tranche/contracts/format";
 import { api, CliError, loadConfig } from "./client";
 import { askYesNo } from "./confirm";
 import { stoppingText, type Out } from "./format";
@@ -17,7 +18,6 @@ import { stoppingText, type Out } from "./format";
 // as Slurm's scancel takes them. Many jobs go in one POST /jobs/actions, each job by its one-job rule.
 
 const tasks = (n: number, what: string) => `${n} ${what} task${n === 1 ? "" : "s"}`;
-const jobs = (n: number) => `${n} job${n === 1 ? "" : "s"}`;
 
 interface ArrayAnswer {
   arrayId: number;
@@ -31,14 +31,10 @@ interface ArrayAnswer {
 
 interface Words {
   description: string;
-  /** "cancelled", as a sentence says what was done. */
-  done: string;
   /** What --array does, for its help. */
   arrayHelp: string;
   said: (job: JobView) => string;
   arraySaid: (r: ArrayAnswer) => string;
-  /** After the jobs done: what happens to them now. */
-  after: string;
 }
 
 const WORDS: Record<JobAction, Words> = {
@@ -46,18 +42,15 @@ const WORDS: Record<JobAction, Words> = {
     description:
       "cancel jobs (a running one is asked to stop (SIGTERM), then stopped by force (SIGKILL) after its grace period): " +
       "tranche cancel 42, tranche cancel 41 42 43, or your jobs by a filter: tranche cancel --state pending --cluster h100",
-    done: "cancelled",
     arrayHelp: "cancel every task of the array <job> that has not ended",
     said: (job) =>
       job.state === "STOPPING" ? stoppingText(job.id, job.graceUntil) : `Job #${job.id} ${job.state.toLowerCase()}.`,
     arraySaid: (r) => `Array #${r.arrayId}: ${r.cancelled} waiting tasks cancelled, ${r.stopping} running tasks stopping.`,
-    after: "a running one stops within its grace period",
   },
   hold: {
     description:
       "hold pending jobs: the scheduler skips them until you release them (their owner, operators, admins); " +
       "one, several (tranche hold 41 42) or your jobs by a filter (tranche hold --state pending --name sweep)",
-    done: "held",
     arrayHelp: "hold every task of the array <job> that waits to start",
     said: (job) =>
       `Job #${job.id} is held: the scheduler skips it until it is released (tranche release ${job.id}).` +
@@ -67,19 +60,16 @@ const WORDS: Record<JobAction, Words> = {
     arraySaid: (r) =>
       `Array #${r.arrayId}: ${tasks(r.held ?? 0, "waiting")} held: the scheduler skips them until they are released (tranche release --array ${r.arrayId})` +
       (r.running ? `; ${tasks(r.running, "running")} go on.` : "."),
-    after: "the scheduler skips them until they are released",
   },
   release: {
     description:
       "release held jobs back into the queue, in their place by their budget and submit time; " +
       "one, several (tranche release 41 42) or your jobs by a filter (tranche release --state held --cluster h100)",
-    done: "released",
     arrayHelp: "release every task of the array <job> that is held",
     said: (job) => `Job #${job.id} is released: back in the queue, in its place by its budget and submit time.`,
     arraySaid: (r) =>
       `Array #${r.arrayId}: ${tasks(r.released ?? 0, "held")} released: back in the queue, in their place by their budget and submit time` +
       (r.heldByOperator ? `; ${tasks(r.heldByOperator, "other")} held by an operator stay held.` : "."),
-    after: "back in the queue, in their place by their budget and submit time",
   },
 };
 
@@ -91,28 +81,6 @@ interface Options {
   budget?: string;
   everyone: boolean;
   yes: boolean;
-}
-
-/** At most this many ids in a sentence; the rest are counted (--json lists them all). */
-const SHOWN = 20;
-const idList = (ids: number[]) =>
-  ids
-    .slice(0, SHOWN)
-    .map((id) => `#${id}`)
-    .join(", ") + (ids.length > SHOWN ? ` and ${ids.length - SHOWN} more` : "");
-
-export function resultText(r: JobActionResult): string {
-  const w = WORDS[r.action];
-  if (r.done.length === 0) return `No job was ${w.done}.`;
-  const word = w.done[0]!.toUpperCase() + w.done.slice(1);
-  return `${word} ${jobs(r.done.length)}: ${idList(r.done)}; ${w.after}.`;
-}
-
-/** The refused jobs, one line each with its reason: the error a command with refusals ends with. */
-export function refusedText(r: JobActionResult): string {
-  return [`${jobs(r.refused.length)} not ${WORDS[r.action].done}:`, ...r.refused.map((x) => `  #${x.id}: ${x.reason}`)].join(
-    "\n",
-  );
 }
 
 function jobId(arg: string): number {
@@ -157,8 +125,9 @@ export function registerJobActions(program: Command, out: Out): void {
         const chosen = filter ? await confirmFilter(action, filter, o.yes, out) : ids.map(jobId);
         if (chosen.length === 0) return;
         const r = await api<JobActionResult>(loadConfig(), "POST", "/jobs/actions", { action, ids: chosen });
-        out(r, () => resultText(r));
-        if (r.refused.length > 0) throw new CliError(refusedText(r));
+        out(r, () => jobActionDoneText(r));
+        const refused = jobActionRefusedText(r);
+        if (refused) throw new CliError(refused);
       });
   }
 }
@@ -175,17 +144,16 @@ function filterOf(o: Options): JobActionFilter | undefined {
  */
 async function confirmFilter(action: JobAction, filter: JobActionFilter, yes: boolean, out: Out): Promise<number[]> {
   const { jobs: ids } = await api<JobActionPreview>(loadConfig(), "POST", "/jobs/actions", { action, filter, dryRun: true });
-  const word = action[0]!.toUpperCase() + action.slice(1);
   if (ids.length === 0) {
-    out({ action, done: [], refused: [] }, () => `No ${filter.everyone ? "" : "job of yours "}matches: nothing to ${action}.`);
+    out({ action, done: [], refused: [] }, () => `No job ${filter.everyone ? "" : "of yours "}matches: nothing to ${action}.`);
     return [];
   }
   if (yes) return ids;
   if (!process.stdin.isTTY)
     throw new CliError(
-      `${word} ${jobs(ids.length)}? There is no terminal to ask on: add --yes to ${action} them (nothing was ${WORDS[action].done}).`,
+      `${jobActionQuestion(action, ids.length)} There is no terminal to ask on: add --yes to ${action} them (nothing was ${jobActionDoneWord(action)}).`,
     );
-  if (await askYesNo(`${word} ${jobs(ids.length)}?`)) return ids;
-  out({ action, done: [], refused: [] }, () => `Nothing was ${WORDS[action].done}.`);
+  if (await askYesNo(jobActionQuestion(action, ids.length))) return ids;
+  out({ action, done: [], refused: [] }, () => `Nothing was ${jobActionDoneWord(action)}.`);
   return [];
 }

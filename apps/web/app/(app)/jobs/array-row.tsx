@@ -9,9 +9,21 @@ import { plural } from "../../../lib/words";
  * pending, 20 running, 27 completed, 5 failed") and when one last moved, linking to its page, which lists
  * the tasks. A row per task let one 100-task array push every other job out of the list.
  */
-export function ArrayRow({ array: a, showUser, now }: { array: ArrayRowView; showUser: boolean; now: number }) {
+export function ArrayRow({
+  array: a,
+  showUser,
+  now,
+  selecting = false,
+}: {
+  array: ArrayRowView;
+  showUser: boolean;
+  now: number;
+  /** The list has tick boxes: an array has none (its page acts on all its tasks), only its cell. */
+  selecting?: boolean;
+}) {
   return (
     <tr data-testid={`array-row-${a.id}`}>
+      {selecting ? <td /> : null}
       <td className="nowrap">
         <Link href={`/arrays/${a.id}`}>
           array <span className="mono">#{a.id}</span> {a.name}

@@ -5,9 +5,32 @@ import { JobEnded } from "./job-ended";
 import { JobNameCell } from "./job-name-cell";
 
 /** One job of a jobs list (My jobs, All jobs, an array's page): its state, contract and where it stands. */
-export function JobRow({ job: j, showUser, now }: { job: JobView; showUser: boolean; now: number }) {
+export function JobRow({
+  job: j,
+  showUser,
+  now,
+  select,
+}: {
+  job: JobView;
+  showUser: boolean;
+  now: number;
+  /** A tick box to choose it for Hold/Release/Cancel selected (`can`: false for a job those cannot change). */
+  select?: { can: boolean; on: boolean; set: (on: boolean) => void };
+}) {
   return (
     <tr data-testid={`job-row-${j.id}`}>
+      {select ? (
+        <td>
+          {select.can ? (
+            <input
+              type="checkbox"
+              aria-label={`Select job #${j.id}`}
+              checked={select.on}
+              onChange={(e) => select.set(e.target.checked)}
+            />
+          ) : null}
+        </td>
+      ) : null}
       <JobNameCell job={j} showUser={showUser} />
       <td>
         <StateBadge state={j.state} />

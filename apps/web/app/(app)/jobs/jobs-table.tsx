@@ -7,7 +7,8 @@ import { jobListRows } from "@tranche/contracts/format";
 import { useTRPC } from "../../../lib/trpc";
 import { Empty, PageHead, useNow } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
-import { JobsTableRows } from "./job-rows-table";
+import { JobsTableRows, type Selection } from "./job-rows-table";
+import { BulkActions, SELECTABLE } from "./bulk-actions";
 import { ArrayListCut, ArrayPanel } from "../arrays/[id]/array-panel";
 import { jobPageUnder } from "../../../lib/nav";
 import { useNavHighlight } from "../../../components/nav-highlight";
@@ -49,6 +50,25 @@ export function JobsTable({ array }: { array?: number } = {}) {
   // An array's page sits where its tasks' pages do: under My jobs for its owner, else the live queue.
   const arrayView = useQuery({ ...trpc.job.array.queryOptions({ id: array ?? 0 }), enabled: array !== undefined });
   useNavHighlight(array ? jobPageUnder(me.data?.id, arrayView.data?.owner.id) : null);
+  // My jobs' ticked jobs; an array's page acts on all its tasks from its panel instead.
+  const [chosen, setChosen] = useState<ReadonlySet<number>>(new Set());
+  const selection: Selection | undefined = array
+    ? undefined
+    : {
+        chosen,
+        toggle: (ids, on) =>
+          setChosen((was) => {
+            const next = new Set(was);
+            for (const id of ids)
+              if (on) next.add(id);
+              else next.delete(id);
+            return next;
+          }),
+      };
+  // Only the ticked jobs still listed and changeable: one that ended or left the list is not acted on unseen.
+  const ticked = (rows ?? []).flatMap((r) =>
+    r.job && chosen.has(r.job.id) && SELECTABLE.includes(r.job.state) ? [r.job.id] : [],
+  );
   return (
     <>
       <PageHead
@@ -83,6 +103,7 @@ export function JobsTable({ array }: { array?: number } = {}) {
       </PageHead>
       {array ? <ArrayPanel id={array} state={state} onState={setState} /> : null}
       <section className="panel">
+        {selection && rows && rows.length > 0 ? <BulkActions ids={ticked} onDone={() => setChosen(new Set())} /> : null}
         {jobs.isPending ? (
           <div className="panel-body muted">Loading…</div>
         ) : jobs.isError ? (
@@ -100,7 +121,7 @@ export function JobsTable({ array }: { array?: number } = {}) {
             <Link href="/submit">Submit a job</Link>, from the web or with <code>tranche submit</code>.
           </Empty>
         ) : (
-          <JobsTableRows rows={rows} showUser={scope === "all"} now={now} />
+          <JobsTableRows rows={rows} showUser={scope === "all"} now={now} selection={selection} />
         )}
         {array && arrayView.data && rows?.length ? <ArrayListCut shown={rows.length} of={arrayView.data} state={state} /> : null}
       </section>
