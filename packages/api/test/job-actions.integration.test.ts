@@ -73,6 +73,16 @@ describe("by ids", () => {
     ]);
   });
 
+  it("says in words, not a timestamp, that a job is already stopping", async () => {
+    const stopping = await jobOf(w.users.ada, "STOPPING");
+    await w.db.prisma.job.update({ where: { id: stopping }, data: { graceUntil: new Date(Date.now() + 3_600_000) } });
+    const r = await act("ada", { action: "cancel", ids: [stopping] });
+    expect(r.body.refused).toHaveLength(1);
+    expect(r.body.refused[0].reason).toMatch(
+      new RegExp(`^Job ${stopping} is already stopping: stopped by force in (1 h|59 min \\d+ s) if it has not exited$`),
+    );
+  });
+
   it("holds waiting jobs and releases held ones, refusing those in another state or under an operator's hold", async () => {
     const ada = w.users.ada;
     const [a, b, running] = [await jobOf(ada), await jobOf(ada), await jobOf(ada, "RUNNING")];

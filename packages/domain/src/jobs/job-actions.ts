@@ -101,8 +101,10 @@ export async function cancelLoaded(prisma: PrismaClient, actor: Actor, job: JobT
       FROM segment_placement p JOIN run_segment s ON s.id = p."segmentId" AND s."endedAt" IS NULL
       WHERE s."jobId" = ${id} HAVING count(*) > 0`.catch(() => undefined);
   } else if (job.state === "STOPPING") {
+    // In words, not a timestamp: this reaches people (the CLI, My jobs' list of refused jobs).
+    const left = job.graceUntil ? Math.max(0, Math.ceil((job.graceUntil.getTime() - now.getTime()) / 1000)) : null;
     throw conflict(
-      `Job ${id} is already stopping (SIGKILL at ${job.graceUntil?.toISOString() ?? "the end of its grace period"})`,
+      `Job ${id} is already stopping: stopped by force ${left === null ? "at the end of its grace period" : `in ${formatExactDuration(left)}`} if it has not exited`,
     );
   } else {
     throw conflict(`Job ${id} has already finished (${job.state.toLowerCase()})`);
