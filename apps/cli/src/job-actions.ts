@@ -42,7 +42,7 @@ const WORDS: Record<JobAction, Words> = {
     description:
       "cancel jobs (a running one is asked to stop (SIGTERM), then stopped by force (SIGKILL) after its grace period): " +
       "tranche cancel 42, tranche cancel 41 42 43, or your jobs by a filter: tranche cancel --state pending --cluster h100",
-    arrayHelp: "cancel every task of the array <job> that has not ended",
+    arrayHelp: "cancel every task of the array (its id given) that has not ended",
     said: (job) =>
       job.state === "STOPPING" ? stoppingText(job.id, job.graceUntil) : `Job #${job.id} ${job.state.toLowerCase()}.`,
     arraySaid: (r) => `Array #${r.arrayId}: ${r.cancelled} waiting tasks cancelled, ${r.stopping} running tasks stopping.`,
@@ -51,7 +51,7 @@ const WORDS: Record<JobAction, Words> = {
     description:
       "hold pending jobs: the scheduler skips them until you release them (their owner, operators, admins); " +
       "one, several (tranche hold 41 42) or your jobs by a filter (tranche hold --state pending --name sweep)",
-    arrayHelp: "hold every task of the array <job> that waits to start",
+    arrayHelp: "hold every task of the array (its id given) that waits to start",
     said: (job) =>
       `Job #${job.id} is held: the scheduler skips it until it is released (tranche release ${job.id}).` +
       (job.array
@@ -65,7 +65,7 @@ const WORDS: Record<JobAction, Words> = {
     description:
       "release held jobs back into the queue, in their place by their budget and submit time; " +
       "one, several (tranche release 41 42) or your jobs by a filter (tranche release --state held --cluster h100)",
-    arrayHelp: "release every task of the array <job> that is held",
+    arrayHelp: "release every task of the array (its id given) that is held",
     said: (job) => `Job #${job.id} is released: back in the queue, in its place by its budget and submit time.`,
     arraySaid: (r) =>
       `Array #${r.arrayId}: ${tasks(r.released ?? 0, "held")} released: back in the queue, in their place by their budget and submit time` +
