@@ -175,22 +175,55 @@ function takeSharedRun(s: CycleSession, fits: StartFits, lane: JobLane, blocked:
   const { queue, from } = run;
   const cols = queues.takenColumns();
   const allocated = lane !== "UNALLOCATED";
-  const { order, limits } = s;
+  const { limits } = s;
   const ratio = s.tree.projectedRatio(queues.takenBudget);
   const largestFree = s.board.largestFree();
   let k = from;
+  // The runs told outcomes of the same words, in a row, are told as one (sameWords): queues where
+  // kinds alternate (1, 2, 1, 4 GPUs...) end a run every few jobs (philly-overload: 6 a run).
+  let rowFrom = from;
+  let told: BlockedOutcome | null = null;
   while (k < queue.length) {
     if (!fits.readyNodes(cols.gpus[k]!) || limits.mayBlock(cols.capped[k]!, cols.budget[k]!)) break;
     const shared = blocked.getAt(cols, k);
     if (shared === undefined) break;
+    if (told !== null && !sameWords(told, shared)) {
+      tellRun(s, queue, cols, rowFrom, k - rowFrom, allocated, told, ratio, largestFree);
+      rowFrom = k;
+    }
+    told = shared;
     // Of its kind, its GPUs too: READY nodes for them as for it.
-    const end = blocked.kindRunEnd(cols, k, queue.length, s.limits);
-    const position = order.length + 1;
-    order.pushEntries(queue, k, end - k);
-    tellShared(s, queue, cols, k, end - k, allocated, shared, position, ratio, largestFree);
-    k = end;
+    k = blocked.kindRunEnd(cols, k, queue.length, s.limits);
   }
+  if (told !== null) tellRun(s, queue, cols, rowFrom, k - rowFrom, allocated, told, ratio, largestFree);
   queues.skip(lane, k - from);
+}
+
+/**
+ * Outcomes whose reasons read alike: a reason row keeps the code and extras of its drafts (the extras
+ * by reference, as pushRun does), and whether each asks for an estimate; the rest is the row's ratio
+ * and free GPUs, the same along takeSharedRun's loop. Nothing in the loop reads the order, the
+ * reasons or the retry's list, so telling a run later, with the next ones, changes none of them.
+ */
+function sameWords(a: BlockedOutcome, b: BlockedOutcome): boolean {
+  return a === b || (a.code === b.code && a.extras === b.extras && a.estimate === b.estimate);
+}
+
+/** Entries k.. of `queue`, `count` of them, ordered next and told `shared` (takeSharedRun). */
+function tellRun(
+  s: CycleSession,
+  queue: readonly PendingEntry[],
+  cols: EntryColumns,
+  k: number,
+  count: number,
+  allocated: boolean,
+  shared: BlockedOutcome,
+  ratio: number,
+  largestFree: number,
+): void {
+  const position = s.order.length + 1;
+  s.order.pushEntries(queue, k, count);
+  tellShared(s, queue, cols, k, count, allocated, shared, position, ratio, largestFree);
 }
 
 /**
