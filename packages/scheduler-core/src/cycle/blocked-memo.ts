@@ -38,6 +38,11 @@ export class BlockedMemo {
   private attempts = -1;
   /** The entry getAt reads a job's columns into. */
   private readonly probe = probeEntry();
+  /**
+   * kindRunEnd's answers of byStart for its first entry, one per reservation (only the first
+   * list.length are read): one array for the lane, not one a run (millions of runs on philly-overload).
+   */
+  private readonly atStartK: number[] = [];
 
   constructor(private readonly s: CycleSession) {}
 
@@ -128,11 +133,11 @@ export class BlockedMemo {
     // The reservations whose holder has k's GPUs and budget (one of the run may be it, by id), and
     // what byStart says of k's runtimes for each reservation.
     let holderIds: string[] | null = null;
-    const atStartK: number[] = [];
+    const atStartK = this.atStartK;
     for (let i = 0; i < list.length; i++) {
       const r = list[i]!;
       if (r.holder.gpus === g && r.holder.budget === budget) (holderIds ??= []).push(r.holder.id);
-      atStartK.push(reservations.byStart(r, minK, maxK < 0 ? null : maxK));
+      atStartK[i] = reservations.byStart(r, minK, maxK < 0 ? null : maxK);
     }
     const { gpus: gpusOf, budget: budgetOf, lane: laneOf, capped, ids, minRuntime, maxRuntime } = cols;
     let j = k + 1;
