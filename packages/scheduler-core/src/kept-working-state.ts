@@ -159,24 +159,36 @@ export function update(
   const { board, totals, protectedJobs } = k;
   board.now = now;
   const seen = k.seen;
-  let changed = seen.length !== list.length;
-  for (let i = 0; i < list.length && !changed; i++) changed = seen[i] !== list[i];
+  // Only the stretch between the longest common prefix and suffix (by object) can have changed: the
+  // jobs outside it are last cycle's, in their places. Merging that stretch alone, in place, spares
+  // copying both arrays every cycle in which a job started or stopped (most of a replay's cycles).
+  let lo = 0;
+  const common = Math.min(seen.length, list.length);
+  while (lo < common && seen[lo] === list[lo]) lo++;
   let arrived: JobState[] | null = null;
-  if (changed) {
+  if (lo < seen.length || lo < list.length) {
+    let seenEnd = seen.length;
+    let listEnd = list.length;
+    while (seenEnd > lo && listEnd > lo && seen[seenEnd - 1] === list[listEnd - 1]) {
+      seenEnd--;
+      listEnd--;
+    }
+    // The job after the stretch must follow its last one in id order, as in a merge of the whole lists.
+    if (listEnd > lo && listEnd < list.length && !(list[listEnd - 1]!.id < list[listEnd]!.id)) return false;
     const old = k.jobs;
     const jobs: JobState[] = [];
     let gone: JobState[] | null = null;
-    let j = 0;
+    let j = lo;
     let afterArrival = false;
-    for (let i = 0; i < list.length; i++) {
+    for (let i = lo; i < listEnd; i++) {
       const job = list[i]!;
-      if (j >= seen.length || seen[j] !== job) {
+      if (j >= seenEnd || seen[j] !== job) {
         // Kept jobs before it in id order have ended, or it arrived (the kept ones keep their order).
         if (i > 0 && !(list[i - 1]!.id < job.id)) return false;
-        while (j < seen.length && seen[j]!.id < job.id) (gone ??= []).push(old[j++]!);
-        if (j < seen.length && seen[j] !== job && seen[j]!.id === job.id) (gone ??= []).push(old[j++]!); // same id, another object
+        while (j < seenEnd && seen[j]!.id < job.id) (gone ??= []).push(old[j++]!);
+        if (j < seenEnd && seen[j] !== job && seen[j]!.id === job.id) (gone ??= []).push(old[j++]!); // same id, another object
       }
-      if (j < seen.length && seen[j] === job) {
+      if (j < seenEnd && seen[j] === job) {
         if (afterArrival && !(list[i - 1]!.id < job.id)) return false;
         afterArrival = false;
         jobs.push(old[j++]!);
@@ -188,7 +200,7 @@ export function update(
       (arrived ??= []).push(js);
       afterArrival = true;
     }
-    while (j < seen.length) (gone ??= []).push(old[j++]!);
+    while (j < seenEnd) (gone ??= []).push(old[j++]!);
     if (gone !== null)
       for (const js of gone) {
         totals.remove(js, k.now);
@@ -197,8 +209,8 @@ export function update(
         if (at >= 0) protectedJobs.splice(at, 1);
         board.remove(js);
       }
-    k.jobs = jobs;
-    k.seen = list.slice();
+    replaceRange(old, lo, seenEnd - lo, jobs);
+    replaceRange(seen, lo, seenEnd - lo, list.slice(lo, listEnd));
   }
   let dirty: Set<number> | null = null;
   while (protectedJobs.length > 0 && protectedJobs[protectedJobs.length - 1]!.protectedUntil <= now) {
@@ -216,4 +228,21 @@ export function update(
   if (dirty !== null) for (const node of dirty) board.refresh(node);
   k.now = now;
   return true;
+}
+
+/** Puts `items` in the place of `count` items of `xs` from `at`, in place. */
+function replaceRange<T>(xs: T[], at: number, count: number, items: readonly T[]): void {
+  if (items.length === count) {
+    for (let i = 0; i < count; i++) xs[at + i] = items[i]!;
+    return;
+  }
+  // splice's arguments are spread onto the stack: a long stretch (a fresh list) goes through a copy.
+  if (items.length <= 4096) {
+    xs.splice(at, count, ...items);
+    return;
+  }
+  const tail = xs.slice(at + count);
+  xs.length = at;
+  for (const x of items) xs.push(x);
+  for (const x of tail) xs.push(x);
 }
