@@ -41,38 +41,57 @@ export class EventQueue<T> {
     return { t, item };
   }
 
+  /**
+   * Sift-up and sift-down move the entries in the way one step at a time and write the moving entry
+   * once, where it lands: the same heap as swapping it along, without a swap's three array pairs a
+   * level (a destructuring swap was the queue's largest cost in the 60-day replay's profile).
+   */
+  private up(i: number): void {
+    const { times, seqs, items } = this;
+    const t = times[i]!;
+    const seq = seqs[i]!;
+    const item = items[i]!;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const tp = times[p]!;
+      if (!(t < tp || (t === tp && seq < seqs[p]!))) break;
+      times[i] = tp;
+      seqs[i] = seqs[p]!;
+      items[i] = items[p]!;
+      i = p;
+    }
+    times[i] = t;
+    seqs[i] = seq;
+    items[i] = item;
+  }
+
+  private down(i: number): void {
+    const { times, seqs, items } = this;
+    const n = items.length;
+    const t = times[i]!;
+    const seq = seqs[i]!;
+    const item = items[i]!;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      // The smaller child (no two entries have equal keys: seq is unique).
+      const m = r < n && this.less(r, l) ? r : l;
+      const tm = times[m]!;
+      if (!(tm < t || (tm === t && seqs[m]! < seq))) break;
+      times[i] = tm;
+      seqs[i] = seqs[m]!;
+      items[i] = items[m]!;
+      i = m;
+    }
+    times[i] = t;
+    seqs[i] = seq;
+    items[i] = item;
+  }
+
   private less(a: number, b: number): boolean {
     const ta = this.times[a]!;
     const tb = this.times[b]!;
     return ta < tb || (ta === tb && this.seqs[a]! < this.seqs[b]!);
-  }
-
-  private swap(a: number, b: number): void {
-    [this.times[a], this.times[b]] = [this.times[b]!, this.times[a]!];
-    [this.seqs[a], this.seqs[b]] = [this.seqs[b]!, this.seqs[a]!];
-    [this.items[a], this.items[b]] = [this.items[b]!, this.items[a]!];
-  }
-
-  private up(i: number): void {
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.less(i, p)) break;
-      this.swap(i, p);
-      i = p;
-    }
-  }
-
-  private down(i: number): void {
-    const n = this.items.length;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < n && this.less(l, m)) m = l;
-      if (r < n && this.less(r, m)) m = r;
-      if (m === i) break;
-      this.swap(i, m);
-      i = m;
-    }
   }
 }
