@@ -107,10 +107,17 @@ interface ClusterState {
   readonly nodeList: Node[];
   readonly tree: BudgetTreeNode[];
   readonly treeIndex: Map<string, number>;
-  /** For every tree node: its leaves' indexes (to sum usage up) and its effective allocation. */
-  readonly leafIdsOf: string[][];
+  /** For every tree node: its effective allocation. */
   readonly effective: number[];
   readonly usage: Map<string, WindowIntegral>;
+  /**
+   * The usage integrals in `usage`'s order, and per tree node the places there of its leaves (in
+   * tree order; -1 for a leaf with none, the root alone), with one scratch array for a cycle's
+   * integrals: each cycle sums them without a map or a lookup by id.
+   */
+  readonly usageList: WindowIntegral[];
+  readonly leafUsageAt: number[][];
+  readonly usageNow: number[];
   readonly capacity: WindowIntegral;
   /**
    * Running and pending jobs as the arrays the snapshot passes. The running array is kept in id order
@@ -252,6 +259,8 @@ class Simulation {
     const usage = new Map<string, WindowIntegral>();
     for (const n of tree)
       if (leafIdsOf[treeIndex.get(n.id)!]![0] === n.id && n.id !== ROOT_ID) usage.set(n.id, new WindowIntegral(0));
+    const usageIds = [...usage.keys()];
+    const leafUsageAt = leafIdsOf.map((leaves) => leaves.map((id) => usageIds.indexOf(id)));
     return {
       index,
       spec,
@@ -260,9 +269,11 @@ class Simulation {
       nodeList: nodes.map((n) => n.node).sort(byNameThenId),
       tree,
       treeIndex,
-      leafIdsOf,
       effective,
       usage,
+      usageList: [...usage.values()],
+      leafUsageAt,
+      usageNow: usageIds.map(() => 0),
       capacity: new WindowIntegral(0, spec.nodes * spec.gpusPerNode),
       running: new IdSortedList(),
       pending: new PendingBacklog(),
@@ -481,13 +492,14 @@ class Simulation {
     let capSeconds = c.capacity.integral(from, now);
     const elapsed = now - Math.max(0, from);
     if (0 > from && elapsed < policy.projectionHorizon) capSeconds += c.capacity.rate * (policy.projectionHorizon - elapsed);
-    const leafUsage = new Map<string, number>();
-    for (const [id, w] of c.usage) leafUsage.set(id, w.integral(from, now));
+    const leafUsage = c.usageNow;
+    for (let j = 0; j < c.usageList.length; j++) leafUsage[j] = c.usageList[j]!.integral(from, now);
     for (let i = 0; i < c.tree.length; i++) {
       const n = c.tree[i]!;
       n.entitlementGpuSeconds = Math.round(c.effective[i]! * capSeconds);
       let u = 0;
-      for (const leaf of c.leafIdsOf[i]!) u += leafUsage.get(leaf) ?? 0;
+      // In the leaves' order, as the sum by id added them (the same floating-point total).
+      for (const at of c.leafUsageAt[i]!) u += at < 0 ? 0 : leafUsage[at]!;
       n.usageGpuSeconds = u;
     }
     // The live arrays: runCycle is pure and never mutates its input (R11).
