@@ -1,7 +1,7 @@
 /**
  * Decision hashes: the check that a refactoring of the core changes no decision (issue 11).
  *
- *   node --import tsx bench/decision-hash.ts [--skip-full] [--results] [--quick] [--only core|sim]
+ *   node --import tsx bench/decision-hash.ts [--skip-full] [--results] [--quick] [--only core|sim] [--sixty]
  *
  * Prints sha256 of
  *  - JSON.stringify(CycleResult) over the bench snapshots (bench/scheduler-core.bench.ts): seeds 42 and
@@ -11,7 +11,9 @@
  *    small.yaml (fairshare, priority, fifo), philly-merged.yaml (the three policies) and the full
  *    Philly replay (philly-all.yaml, fairshare; --skip-full leaves it out), and the first 8 days of
  *    philly-overload.yaml (fairshare) and its first 14 days with priority. --quick: philly-merged with
- *    fairshare only, no priority on philly-overload (the baselines take minutes there).
+ *    fairshare only, no priority on philly-overload (the baselines take minutes there). --sixty adds all
+ *    60 days of philly-overload.yaml (fairshare; about half a minute on a quiet machine), the replay whose
+ *    speed bench/README.md reports, so a speed change is checked on the very events it timed.
  * Same output before and after a change means the same decisions; any difference names the input.
  */
 import { createHash, type Hash } from "node:crypto";
@@ -129,4 +131,5 @@ if (only !== "core") {
   if (!args.includes("--quick"))
     simHash("apps/simulator/scenarios/philly-overload.yaml", "priority", args.includes("--results"), 14);
   if (!args.includes("--skip-full")) simHash("apps/simulator/scenarios/philly-all.yaml", "fairshare", false);
+  if (args.includes("--sixty")) simHash("apps/simulator/scenarios/philly-overload.yaml", "fairshare", false);
 }
