@@ -16,6 +16,7 @@ export interface Database {
    * services reconnect by themselves), saying so in one line each time. Answers a function that ends
    * the watch: a shutdown calls it first, as Ctrl-C signals the whole process group, Postgres too,
    * and a watch still running would start it again only to stop it (seconds added to every stop).
+   * Once ended (or once stop() began), a restart in flight is waited for silently and never retried.
    */
   keepAlive?(say: (line: string) => void): () => void;
 }
@@ -48,7 +49,11 @@ export async function openDatabase(opts: { log?: (l: string) => void; migrate?: 
     let timer: NodeJS.Timeout | null = null;
     /** A restart in flight: stop() waits for it, so the server it starts is the one stopped. */
     let restart: Promise<void> | null = null;
+    // Once a stop began, a restart in flight is only waited for: its failure (often the stop's own
+    // signal reaching the starting server) is no news, and nothing will try again.
+    let ended = false;
     const endWatch = () => {
+      ended = true;
       if (timer) clearInterval(timer);
       timer = null;
     };
@@ -61,15 +66,18 @@ export async function openDatabase(opts: { log?: (l: string) => void; migrate?: 
         await server.stop();
       },
       keepAlive: (say) => {
+        if (ended) return endWatch;
         timer = setInterval(() => {
-          if (restart || server.alive()) return;
+          if (ended || restart || server.alive()) return;
           say("• PostgreSQL stopped unexpectedly; starting it again (the services wait and reconnect)");
           restart = startEmbeddedPostgres(options)
             .then((s) => {
               server = s;
-              say("• PostgreSQL is running again");
+              if (!ended) say("• PostgreSQL is running again");
             })
-            .catch((e: unknown) => say(`• PostgreSQL did not start again (${(e as Error).message}); retrying in 2 s`))
+            .catch((e: unknown) => {
+              if (!ended) say(`• PostgreSQL did not start again (${(e as Error).message}); retrying in 2 s`);
+            })
             .finally(() => (restart = null));
         }, 2000);
         timer.unref();
