@@ -13,6 +13,11 @@ const PRISMA_UNAVAILABLE = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]
 const PG_UNAVAILABLE = /^(08...|57P0[123]|53300)$/;
 const ADAPTER_UNAVAILABLE = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
 const NODE_UNAVAILABLE = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN"]);
+// node-postgres' own words for a connection the server ended (a shutdown, a crash): they carry no code.
+const PG_CONNECTION_LOST = new Set([
+  "Connection terminated unexpectedly",
+  "Client has encountered a connection error and is not queryable",
+]);
 
 /**
  * Is this error the database being away (restarting, stopped, unreachable) rather than a fault of the
@@ -25,6 +30,7 @@ export function isDatabaseUnavailable(e: unknown, depth = 0): boolean {
     code?: unknown;
     kind?: unknown;
     originalCode?: unknown;
+    severity?: unknown;
     meta?: { driverAdapterError?: unknown };
     cause?: unknown;
   };
@@ -34,6 +40,9 @@ export function isDatabaseUnavailable(e: unknown, depth = 0): boolean {
   if (typeof err.kind === "string" && ADAPTER_UNAVAILABLE.has(err.kind)) return true;
   if (err.kind === "postgres" && typeof err.code === "string" && PG_UNAVAILABLE.test(err.code)) return true;
   if (typeof err.originalCode === "string" && PG_UNAVAILABLE.test(err.originalCode)) return true;
+  // node-postgres used directly (the agents' LISTEN connection): the server's refusal, with its SQLSTATE.
+  if (typeof err.severity === "string" && typeof err.code === "string" && PG_UNAVAILABLE.test(err.code)) return true;
+  if (err.code === undefined && e instanceof Error && PG_CONNECTION_LOST.has(e.message)) return true;
   return isDatabaseUnavailable(err.meta?.driverAdapterError, depth + 1) || isDatabaseUnavailable(err.cause, depth + 1);
 }
 

@@ -22,6 +22,17 @@ describe("isDatabaseUnavailable", () => {
     expect(isDatabaseUnavailable(Object.assign(new Error("connect"), { code: "ECONNREFUSED" }))).toBe(true);
   });
 
+  // node-postgres used directly (the agents' long-poll), and its words for a connection a stop ended:
+  // a heartbeat met the second one mid-transaction during a real stop and answered 500.
+  it("knows node-postgres' refusals and lost connections", () => {
+    const refusal = Object.assign(new Error("the database system is shutting down"), { severity: "FATAL", code: "57P03" });
+    expect(isDatabaseUnavailable(refusal)).toBe(true);
+    expect(isDatabaseUnavailable(new Error("Client has encountered a connection error and is not queryable"))).toBe(true);
+    expect(isDatabaseUnavailable(new Error("Connection terminated unexpectedly"))).toBe(true);
+    const badQuery = Object.assign(new Error('relation "x" does not exist'), { severity: "ERROR", code: "42P01" });
+    expect(isDatabaseUnavailable(badQuery)).toBe(false);
+  });
+
   it("leaves every other failure alone (a unique violation, a bad query, a plain bug)", () => {
     expect(isDatabaseUnavailable(known("P2002"))).toBe(false);
     expect(isDatabaseUnavailable(known("P2010", { kind: "postgres", code: "23505", originalCode: "23505" }))).toBe(false);
