@@ -397,7 +397,12 @@ export class NodeAgent {
         return null;
       }
       if (status !== 200) {
-        this.logOnce(`heartbeat refused (HTTP ${status}) ${this.errorLine(json)}`);
+        // A 503 is the control plane's database away for a while (a restart, a stop), not a refusal.
+        this.logOnce(
+          status === 503
+            ? `heartbeat not taken now (HTTP 503, the server is unavailable) ${this.errorLine(json)}; jobs keep running, next heartbeat tries again`
+            : `heartbeat refused (HTTP ${status}) ${this.errorLine(json)}`,
+        );
         return null;
       }
       const r = heartbeatResponseSchema.parse(json);

@@ -17,11 +17,19 @@ afterEach(async () => {
 
 /** A control plane that refuses heartbeats while `refuse` is set and records the credentials offered. */
 async function standIn() {
-  const seen = { refuse: true, credentials: [] as string[] };
+  const seen = { refuse: true as boolean, away: false as boolean, credentials: [] as string[] };
   const server: Server = createServer((req, res) => {
     req.resume();
     req.on("end", () => {
       seen.credentials.push(String(req.headers.authorization ?? ""));
+      if (seen.away) {
+        res.writeHead(503, { "content-type": "application/json", "retry-after": "5" }).end(
+          JSON.stringify({
+            error: { code: "UNAVAILABLE", message: "The database cannot be reached right now (it may be restarting)." },
+          }),
+        );
+        return;
+      }
       if (seen.refuse) {
         res
           .writeHead(401, { "content-type": "application/json" })
@@ -74,5 +82,32 @@ describe("a refused heartbeat", () => {
     const answer = await agent.beat();
     expect(answer?.state).toBe("READY");
     expect(cp.seen.credentials).toEqual(["Bearer tnc_kept", "Bearer tnc_kept"]);
+  });
+
+  it("says a 503 is the server unavailable for a while, not a refusal, keeps its credential and beats again", async () => {
+    const cp = await standIn();
+    cp.seen.refuse = false;
+    cp.seen.away = true;
+    const dir = mkdtempSync(join(tmpdir(), "tranche-agent-cred-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, "credential"), "tnc_kept", { mode: 0o600 });
+    const lines: string[] = [];
+    const agent = new NodeAgent({
+      server: cp.url,
+      nodeName: "n1",
+      dir,
+      enrollmentToken: null,
+      fakeGpus: 1,
+      log: (l) => lines.push(l),
+      longPoll: false,
+      cgroups: false,
+    });
+    cleanups.push(() => agent.stop());
+    expect(await agent.beat()).toBeNull();
+    expect(lines.join("\n")).toContain("the server is unavailable");
+    expect(lines.join("\n")).not.toContain("refused");
+    expect(readFileSync(join(dir, "credential"), "utf8")).toBe("tnc_kept");
+    cp.seen.away = false;
+    expect((await agent.beat())?.state).toBe("READY");
   });
 });
