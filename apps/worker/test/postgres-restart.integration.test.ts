@@ -43,7 +43,7 @@ describe("a Postgres restart", () => {
 
     await pg.stop();
     await worker.waitForOutput(/database error/, 15_000);
-    await agents.proc.waitForOutput(/HTTP 500|cannot reach|refused/, 15_000);
+    await agents.proc.waitForOutput(/HTTP 50[03]|cannot reach|refused|unavailable/, 15_000);
     await pg.start();
 
     const second = await waitFor(
