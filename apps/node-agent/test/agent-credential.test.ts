@@ -56,24 +56,30 @@ async function standIn() {
   return { url: `http://127.0.0.1:${address.port}`, seen };
 }
 
+/** An agent with no enrollment token whose stored credential is tnc_kept, logging into `lines`. */
+function agentWithCredential(server: string) {
+  const dir = mkdtempSync(join(tmpdir(), "tranche-agent-cred-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, "credential"), "tnc_kept", { mode: 0o600 });
+  const lines: string[] = [];
+  const agent = new NodeAgent({
+    server,
+    nodeName: "n1",
+    dir,
+    enrollmentToken: null,
+    fakeGpus: 1,
+    log: (l) => lines.push(l),
+    longPoll: false,
+    cgroups: false,
+  });
+  cleanups.push(() => agent.stop());
+  return { dir, lines, agent };
+}
+
 describe("a refused heartbeat", () => {
   it("keeps the stored credential and offers it again, so the agent recovers once its own server answers", async () => {
     const cp = await standIn();
-    const dir = mkdtempSync(join(tmpdir(), "tranche-agent-cred-"));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    writeFileSync(join(dir, "credential"), "tnc_kept", { mode: 0o600 });
-    const lines: string[] = [];
-    const agent = new NodeAgent({
-      server: cp.url,
-      nodeName: "n1",
-      dir,
-      enrollmentToken: null,
-      fakeGpus: 1,
-      log: (l) => lines.push(l),
-      longPoll: false,
-      cgroups: false,
-    });
-    cleanups.push(() => agent.stop());
+    const { dir, lines, agent } = agentWithCredential(cp.url);
     expect(await agent.beat()).toBeNull();
     expect(existsSync(join(dir, "credential")) && readFileSync(join(dir, "credential"), "utf8")).toBe("tnc_kept");
     expect(lines.join("\n")).toContain("the stored credential is kept");
@@ -88,21 +94,7 @@ describe("a refused heartbeat", () => {
     const cp = await standIn();
     cp.seen.refuse = false;
     cp.seen.away = true;
-    const dir = mkdtempSync(join(tmpdir(), "tranche-agent-cred-"));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    writeFileSync(join(dir, "credential"), "tnc_kept", { mode: 0o600 });
-    const lines: string[] = [];
-    const agent = new NodeAgent({
-      server: cp.url,
-      nodeName: "n1",
-      dir,
-      enrollmentToken: null,
-      fakeGpus: 1,
-      log: (l) => lines.push(l),
-      longPoll: false,
-      cgroups: false,
-    });
-    cleanups.push(() => agent.stop());
+    const { dir, lines, agent } = agentWithCredential(cp.url);
     expect(await agent.beat()).toBeNull();
     expect(lines.join("\n")).toContain("the server is unavailable");
     expect(lines.join("\n")).not.toContain("refused");

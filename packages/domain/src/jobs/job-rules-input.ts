@@ -1,7 +1,7 @@
 import { Prisma, type PrismaClient } from "@tranche/db";
 import { dependencyStatus, type DependencyState } from "@tranche/scheduler-core";
 import { parseArraySpec, parseDependency, type ArraySpec, type JobEventKind } from "@tranche/contracts";
-import { jobAccess, managedBudgetIds, type Actor, type Db } from "../auth/actor";
+import { jobAccess, managedBudgetIds, mayCancel, type Actor, type Db } from "../auth/actor";
 import { DomainError, badInput, conflict, forbidden, notFound } from "../errors";
 import { parentStateSql } from "../runtime/dependency-state";
 import { cancelJob } from "./job-actions";
@@ -161,9 +161,8 @@ export async function noArrayWords(prisma: PrismaClient, arrayId: number): Promi
   return `There is no job array ${arrayId}`;
 }
 
-/** Who may cancel a whole array: its owner and admins. */
-export const mayCancelArray = (actor: Actor, head: { userId: string }): boolean =>
-  head.userId === actor.id || actor.role === "ADMIN";
+/** Who may cancel a whole array: whoever may cancel its tasks (its owner and admins). */
+export const mayCancelArray = (actor: Actor, head: { userId: string }): boolean => mayCancel(actor, head);
 
 /**
  * Cancel every task of an array that has not ended: waiting ones at once (one statement), running ones
