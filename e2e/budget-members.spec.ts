@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { signIn } from "./support/helpers";
 
 // A manager names, adds and removes the members of the budgets they manage on the Budgets page (the
-// one web page that did it was the admins' tree page), and adds, renames and archives budgets there; a
+// one web page that did it was the admins' tree page), and adds, renames, moves and archives budgets there; a
 // manager of another subtree sees no names and no way to shape it.
 test("a manager adds and removes a member of a budget they manage on the budgets page", async ({ page }) => {
   await signIn(page, "maya");
@@ -31,8 +31,32 @@ test("a manager adds and removes a member of a budget they manage on the budgets
   await shape.getByLabel("New name for lab/language/long-context").fill("long-ctx");
   await shape.getByRole("button", { name: "Rename" }).click();
   await expect(shape.getByRole("status")).toHaveText("Renamed lab/language/long-context to lab/language/long-ctx.");
+  // She moves it into a new group: a budget with members refuses it in the server's words, then the
+  // question says what goes with it before it moves.
+  await page.getByTestId("tree-row-lab/language").click();
+  await shape.getByLabel("New budget under lab/language").fill("agents");
+  await shape.getByRole("button", { name: "Add a budget here" }).click();
+  await expect(shape.getByRole("status")).toHaveText("Created lab/language/agents.");
+  await page.getByTestId("tree-row-lab/language/long-ctx").click();
+  const parent = shape.getByLabel("New parent for lab/language/long-ctx");
+  await expect(parent.locator("option", { hasText: "lab/vision" })).toHaveCount(0);
+  await parent.selectOption("lab/language/pretraining");
+  await shape.getByRole("button", { name: "Move", exact: true }).click();
+  await shape.getByRole("button", { name: "Yes, move it" }).click();
+  await expect(shape.getByRole("alert")).toContainText("'lab/language/pretraining' is a budget with");
+  await expect(page.getByTestId("tree-row-lab/language/long-ctx")).toBeVisible();
+  await parent.selectOption("lab/language/agents");
+  await shape.getByRole("button", { name: "Move", exact: true }).click();
+  await expect(shape.getByTestId("move-confirm")).toContainText(
+    "Move lab/language/long-ctx under lab/language/agents? It becomes lab/language/agents/long-ctx. Its 0 members and the jobs charged to it go with it.",
+  );
+  await shape.getByRole("button", { name: "Yes, move it" }).click();
+  await expect(shape.getByRole("status")).toHaveText("Moved lab/language/long-ctx to lab/language/agents/long-ctx.");
+  await expect(page.getByTestId("tree-row-lab/language/agents/long-ctx")).toBeVisible();
   await shape.getByRole("button", { name: "Archive long-ctx" }).click();
-  await expect(shape.getByRole("status")).toHaveText("Archived lab/language/long-ctx.");
+  await expect(shape.getByRole("status")).toHaveText("Archived lab/language/agents/long-ctx.");
+  await shape.getByRole("button", { name: "Archive agents" }).click();
+  await expect(shape.getByRole("status")).toHaveText("Archived lab/language/agents.");
   await expect(page.getByTestId("tree-row-lab/language/long-ctx")).toHaveCount(0);
 });
 

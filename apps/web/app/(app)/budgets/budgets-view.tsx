@@ -261,7 +261,14 @@ export function BudgetsView() {
           </div>
         </section>
       ) : null}
-      {selected ? <TreeShape node={selected} onArchived={(parentId) => setSelectedId(parentId)} /> : null}
+      {selected && tree.data?.root ? (
+        <TreeShape
+          node={selected}
+          root={tree.data.root}
+          clusters={tree.data.clusters.map((c) => c.name)}
+          onArchived={(parentId) => setSelectedId(parentId)}
+        />
+      ) : null}
       {selected ? <UserLimits key={selected.id} node={selected} /> : null}
       {selected ? <BudgetMembers key={`members-${selected.id}`} node={selected} /> : null}
 

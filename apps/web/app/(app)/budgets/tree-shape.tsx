@@ -7,13 +7,24 @@ import { errorText } from "../../../lib/error-text";
 import { Notice } from "../../../components/admin/notice";
 import { useNotice } from "../../../components/admin/use-action";
 import { FormRow, RowInput } from "../../../components/admin/form-row";
+import { MoveNode } from "./move-node";
 
 /**
  * The tree's shape where the signed-in person manages it (admins: everywhere): a new budget under the
- * selected node; renaming or archiving the node itself only strictly inside their subtree, never the
+ * selected node; renaming, moving or archiving the node itself only strictly inside their subtree, never the
  * node they were given. The same procedures as the admins' tree page; the server checks again.
  */
-export function TreeShape({ node, onArchived }: { node: BudgetTreeNodeView; onArchived: (parentId: string | null) => void }) {
+export function TreeShape({
+  node,
+  root,
+  clusters,
+  onArchived,
+}: {
+  node: BudgetTreeNodeView;
+  root: BudgetTreeNodeView;
+  clusters: readonly string[];
+  onArchived: (parentId: string | null) => void;
+}) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const n = useNotice();
@@ -71,6 +82,12 @@ export function TreeShape({ node, onArchived }: { node: BudgetTreeNodeView; onAr
                 Rename
               </button>
             </FormRow>
+            <MoveNode
+              node={node}
+              root={root}
+              clusters={clusters}
+              onDone={(ok, text) => (ok ? n.ok(text) : n.fail({ message: text }))}
+            />
             <div>
               <button
                 className="btn danger small"
