@@ -57,6 +57,8 @@ const t = initTRPC.context<Context>().create({
         ...(internal ? withoutStack(shape.data) : shape.data),
         zodIssues: issues,
         field: isDomainError(cause) ? (cause.field ?? null) : null,
+        // A lab file's problems, each at its place in the file (users[2].email).
+        issues: isDomainError(cause) ? (cause.issues ?? null) : null,
       },
     };
   },

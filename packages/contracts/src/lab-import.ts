@@ -68,6 +68,10 @@ export function labShareToPpm(value: unknown): number | string {
 }
 
 /** What an import changed, or (dry run) would change. Set-password links only when it was applied. */
+/** What a lab file changes, in the order an import applies it. */
+export const LAB_CHANGE_GROUPS = ["users", "tree", "managers", "members", "shares"] as const;
+export type LabChangeGroup = (typeof LAB_CHANGE_GROUPS)[number];
+
 export interface LabImportResult {
   dryRun: boolean;
   usersCreated: number;
@@ -78,6 +82,8 @@ export interface LabImportResult {
   sharesChanged: number;
   /** One plain sentence per change, in the order applied. */
   changes: string[];
+  /** The same sentences by what they change (the web's lab page lists them so). */
+  grouped: Record<LabChangeGroup, string[]>;
   passwordLinks: { email: string; setPasswordUrl: string; expiresAt: string }[];
 }
 

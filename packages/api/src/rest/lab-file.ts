@@ -1,6 +1,6 @@
-import { parse as parseYaml } from "yaml";
 import { LIMITS, readBodyText } from "@tranche/contracts";
 import { DomainError } from "@tranche/domain";
+import { parseLabText } from "../lab-text";
 import { TooLarge } from "./io";
 
 /**
@@ -12,18 +12,5 @@ export async function readLabFile(req: Request): Promise<unknown> {
   if (text === null) throw new TooLarge(LIMITS.importBytes);
   if (!text.trim()) throw new DomainError("BAD_INPUT", "The request body is empty; send a lab file (YAML or JSON)");
   const type = (req.headers.get("content-type") ?? "").toLowerCase();
-  if (/\b(application|text)\/(x-)?yaml\b/.test(type)) {
-    try {
-      // Aliases expand: a small file of aliases to aliases could otherwise grow to gigabytes.
-      return parseYaml(text, { maxAliasCount: 100 });
-    } catch (e) {
-      const line = (e as { linePos?: { line: number }[] }).linePos?.[0]?.line;
-      throw new DomainError("BAD_INPUT", `The lab file is not valid YAML${line ? ` (line ${line})` : ""}`);
-    }
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new DomainError("BAD_INPUT", "The lab file is not valid JSON; send YAML with content type application/yaml");
-  }
+  return parseLabText(text, /\b(application|text)\/(x-)?yaml\b/.test(type) ? "yaml" : "json");
 }

@@ -7,6 +7,7 @@ import {
   createTreeNodeInput,
   createUserInput,
   issueEnrollmentTokenInput,
+  labExportQuery,
   nodeActionBody,
   oidcRuleInput,
   putAllocationInput,
@@ -29,6 +30,8 @@ import {
   createTreeNode,
   createUser,
   deleteOidcRule,
+  exportLab,
+  importLab,
   issueEnrollmentToken,
   listAudit,
   listEnrollmentTokens,
@@ -43,6 +46,7 @@ import {
   updateTreeNode,
   updateUser,
 } from "@tranche/domain";
+import { parsePastedLab } from "../lab-text";
 import { publicProcedure, roleProcedure } from "../trpc";
 
 // The web app's Admin section. The domain checks every role (admins; operators for enrollment and
@@ -69,6 +73,8 @@ const treeShaper = (field: "parent" | "path") =>
   });
 
 const at = { path: treePath("path") };
+// A lab file's text, as pasted or uploaded on the web's lab page; its size is checked in bytes as REST's body is.
+const labText = z.object({ text: z.string({ error: "text: send the lab file's text" }) });
 const origin = (o: string | undefined) =>
   process.env.TRANCHE_PUBLIC_URL ?? process.env.BETTER_AUTH_URL ?? o ?? "http://127.0.0.1:3000";
 
@@ -129,6 +135,19 @@ export const adminRouter = {
   revokeNodeCredential: operator
     .input(z.object({ node: z.string().min(1), reason: nodeActionBody.shape.reason }))
     .mutation(({ ctx, input }) => revokeNodeCredential(ctx.prisma, ctx.user, input.node, input.reason)),
+
+  // The lab file (REST's POST /admin/import and GET /admin/export): the same parser, the same import.
+  labCheck: admin
+    .input(labText)
+    .mutation(({ ctx, input }) =>
+      importLab(ctx.prisma, ctx.user, parsePastedLab(input.text), { dryRun: true, origin: origin(ctx.origin) }),
+    ),
+  labImport: admin
+    .input(labText)
+    .mutation(({ ctx, input }) =>
+      importLab(ctx.prisma, ctx.user, parsePastedLab(input.text), { dryRun: false, origin: origin(ctx.origin) }),
+    ),
+  labExport: admin.input(labExportQuery).query(({ ctx, input }) => exportLab(ctx.prisma, ctx.user, input)),
 
   audit: admin.input(auditQueryInput).query(({ ctx, input }) => listAudit(ctx.prisma, ctx.user, input)),
 } satisfies TRPCRouterRecord;

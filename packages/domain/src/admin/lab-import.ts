@@ -7,6 +7,7 @@ import {
   labFileNode,
   labFileUser,
   labShareToPpm,
+  type LabChangeGroup,
   type LabFileUser,
   type LabImportResult,
 } from "@tranche/contracts";
@@ -113,6 +114,7 @@ export async function importLab(
     managersAdded: 0,
     sharesChanged: 0,
     changes: [],
+    grouped: { users: [], tree: [], managers: [], members: [], shares: [] },
     passwordLinks: [],
   };
   try {
@@ -160,6 +162,12 @@ function refused(problems: Problem[]): DomainError {
   return new DomainError("BAD_INPUT", `${head}: ${issuesSentence(problems)}`, undefined, problems);
 }
 
+/** One change, in the file's order and in its group. */
+function note(r: LabImportResult, group: LabChangeGroup, text: string): void {
+  r.changes.push(text);
+  r.grouped[group].push(text);
+}
+
 type Step = <T>(place: string, run: () => Promise<T>) => Promise<T | undefined>;
 
 /** Runs one single call in a savepoint; a refusal is noted at its place and rolled back alone. */
@@ -186,7 +194,7 @@ async function importUser(tx: Tx, actor: Actor, u: LabFileUser & { at: number },
     const made = await step(`users[${u.at}]`, () => createUserIn(tx, actor, { email: u.email, name: u.name, role }, origin));
     if (!made) return;
     r.usersCreated++;
-    r.changes.push(`create user ${u.email} (${role.toLowerCase()})`);
+    note(r, "users", `create user ${u.email} (${role.toLowerCase()})`);
     r.passwordLinks.push({ email: u.email, setPasswordUrl: made.setPasswordUrl, expiresAt: made.expiresAt });
     return;
   }
@@ -197,7 +205,7 @@ async function importUser(tx: Tx, actor: Actor, u: LabFileUser & { at: number },
   );
   if (!changed) return;
   r.usersChanged++;
-  r.changes.push(`change user ${u.email} (${role.toLowerCase()}, ${u.name})`);
+  note(r, "users", `change user ${u.email} (${role.toLowerCase()}, ${u.name})`);
 }
 
 async function importNode(tx: Tx, actor: Actor, n: Node, r: LabImportResult, step: Step) {
@@ -207,7 +215,7 @@ async function importNode(tx: Tx, actor: Actor, n: Node, r: LabImportResult, ste
   const input = cut < 0 ? { name: n.path } : { parent: n.path.slice(0, cut), name: n.path.slice(cut + 1) };
   if (!(await step(`tree[${n.at}].path`, () => createTreeNodeIn(tx, actor, input)))) return;
   r.nodesCreated++;
-  r.changes.push(`create tree node ${n.path}`);
+  note(r, "tree", `create tree node ${n.path}`);
 }
 
 async function importPeople(tx: Tx, actor: Actor, n: Node, r: LabImportResult, step: Step) {
@@ -222,7 +230,7 @@ async function importPeople(tx: Tx, actor: Actor, n: Node, r: LabImportResult, s
       continue;
     if (!(await step(`tree[${n.at}].members[${i}]`, () => addBudgetMemberIn(tx, actor, n.path, email)))) continue;
     r.membersAdded++;
-    r.changes.push(`add ${email} as a member of ${n.path}`);
+    note(r, "members", `add ${email} as a member of ${n.path}`);
   }
   for (const [i, email] of n.managers.entries()) {
     const user = await tx.user.findUnique({ where: { email }, select: { id: true } });
@@ -234,7 +242,7 @@ async function importPeople(tx: Tx, actor: Actor, n: Node, r: LabImportResult, s
       continue;
     if (!(await step(`tree[${n.at}].managers[${i}]`, () => addTreeManagerIn(tx, actor, n.path, email)))) continue;
     r.managersAdded++;
-    r.changes.push(`add ${email} as a manager of ${n.path}`);
+    note(r, "managers", `add ${email} as a manager of ${n.path}`);
   }
 }
 
@@ -266,7 +274,7 @@ async function importShares(tx: Tx, actor: Actor, nodes: Node[], r: LabImportRes
     );
     for (const c of done?.changed ?? []) {
       r.sharesChanged++;
-      r.changes.push(`set ${c.path}'s share on ${g.cluster} to ${formatPpm(c.toPpm)} (was ${formatPpm(c.fromPpm)})`);
+      note(r, "shares", `set ${c.path}'s share on ${g.cluster} to ${formatPpm(c.toPpm)} (was ${formatPpm(c.fromPpm)})`);
     }
   }
 }
