@@ -32,6 +32,7 @@ const ADMIN: NavItem[] = [
   { href: "/admin", label: "Budget tree", ico: "budgets", match: "/admin/tree" },
   { href: "/admin/users", label: "Users", ico: "tokens", match: "/admin/users" },
   { href: "/admin/clusters", label: "Clusters and hosts", ico: "nodes", match: "/admin/clusters" },
+  { href: "/admin/lab", label: "Lab file", ico: "submit", match: "/admin/lab" },
   { href: "/admin/audit", label: "Audit log", ico: "charts", match: "/admin/audit" },
 ];
 // Operators see the part of the Admin section that is theirs: enrolling hosts.

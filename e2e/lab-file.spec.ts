@@ -1,0 +1,28 @@
+import { expect, test } from "@playwright/test";
+import { signIn } from "./support/helpers";
+
+// An admin sets the lab up from the browser, as `tranche admin import` does: a file with a mistake is
+// refused at its place, a good one is checked, imported, and its budget is on the Budgets page.
+test("an admin checks and imports a small lab file and finds its budget on the budgets page", async ({ page }) => {
+  await signIn(page, "admin");
+  await page.goto("/admin/lab");
+  const file = page.getByRole("textbox", { name: "Lab file" });
+  const importButton = page.getByRole("button", { name: "Import", exact: true });
+  await file.fill("tree:\n  - path: lab/science/oceans\n    members: [nobody@lab.example]\n");
+  await page.getByRole("button", { name: "Check", exact: true }).click();
+  await expect(page.getByTestId("lab-problems")).toContainText("tree[0].members[0]");
+  await expect(importButton).toBeDisabled();
+  await file.fill(
+    'users:\n  - { email: "lin@lab.example", name: "Lin Lee" }\ntree:\n  - path: lab/science/oceans\n    members: ["lin@lab.example"]\n',
+  );
+  await page.getByRole("button", { name: "Check", exact: true }).click();
+  const changes = page.getByTestId("lab-changes");
+  await expect(changes).toContainText("The import would change: 1 user created, 1 tree node created, 1 member added.");
+  await expect(changes.getByRole("region", { name: "Tree" })).toContainText("would create tree node lab/science/oceans");
+  await importButton.click();
+  await expect(changes).toContainText("Imported: 1 user created, 1 tree node created, 1 member added.");
+  await expect(changes.getByRole("region", { name: "Set-password links" })).toContainText("lin@lab.example: http");
+  await expect(importButton).toBeDisabled();
+  await page.goto("/budgets");
+  await expect(page.getByTestId("tree-row-lab/science/oceans")).toBeVisible();
+});
