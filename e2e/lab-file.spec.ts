@@ -1,18 +1,20 @@
+import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 import { signIn } from "./support/helpers";
 
 // An admin sets the lab up from the browser, as `tranche admin import` does: a file with a mistake is
-// refused at its place, a good one is checked, imported, and its budget is on the Budgets page.
+// refused at its place, a good one is checked, imported, is in the lab downloaded as a file, and its
+// budget is on the Budgets page.
 test("an admin checks and imports a small lab file and finds its budget on the budgets page", async ({ page }) => {
   await signIn(page, "admin");
   await page.goto("/admin/lab");
-  const file = page.getByRole("textbox", { name: "Lab file" });
+  const text = page.getByRole("textbox", { name: "Lab file" });
   const importButton = page.getByRole("button", { name: "Import", exact: true });
-  await file.fill("tree:\n  - path: lab/science/oceans\n    members: [nobody@lab.example]\n");
+  await text.fill("tree:\n  - path: lab/science/oceans\n    members: [nobody@lab.example]\n");
   await page.getByRole("button", { name: "Check", exact: true }).click();
   await expect(page.getByTestId("lab-problems")).toContainText("tree[0].members[0]");
   await expect(importButton).toBeDisabled();
-  await file.fill(
+  await text.fill(
     'users:\n  - { email: "lin@lab.example", name: "Lin Lee" }\ntree:\n  - path: lab/science/oceans\n    members: ["lin@lab.example"]\n',
   );
   await page.getByRole("button", { name: "Check", exact: true }).click();
@@ -23,6 +25,13 @@ test("an admin checks and imports a small lab file and finds its budget on the b
   await expect(changes).toContainText("Imported: 1 user created, 1 tree node created, 1 member added.");
   await expect(changes.getByRole("region", { name: "Set-password links" })).toContainText("lin@lab.example: http");
   await expect(importButton).toBeDisabled();
+  // The lab as a file holds what was imported, to edit and import again.
+  const download = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Download the lab as a lab file" }).click();
+  const file = await download;
+  expect(file.suggestedFilename()).toBe("lab.yaml");
+  const saved = readFileSync(await file.path(), "utf8");
+  expect(saved).toContain('  - path: "lab/science/oceans"\n    members: ["lin@lab.example"]\n');
   await page.goto("/budgets");
   await expect(page.getByTestId("tree-row-lab/science/oceans")).toBeVisible();
 });
