@@ -97,7 +97,9 @@ describe("tranche hold --state pending --name sweep", () => {
     // A researcher's --everyone: the server's refusal, nothing changed.
     const everyone = await cli(["release", "--name", "yes-sweep", "--everyone", "--yes"]);
     expect(everyone.code).toBe(1);
-    expect(everyone.stderr).toContain("Only operators and admins may release others' jobs; you are signed in as a researcher");
+    expect(everyone.stderr).toContain(
+      "Only managers (for the budgets they manage), operators and admins may release others' jobs; you are signed in as a researcher",
+    );
     expect(await statesOf([...mine, theirs])).toEqual(["HELD", "HELD", "PENDING"]);
   });
 });

@@ -62,7 +62,7 @@ describe("arrays, dependencies and retries at submit (REST)", () => {
     const theirs = await call("other", "POST", `/arrays/${id}/hold`);
     expect([theirs.status, theirs.body.error.message]).toEqual([
       403,
-      `Array ${id} is not yours: only its owner, an operator or an admin may hold it`,
+      `Array ${id} is not yours: only its owner, a manager of its budget, an operator or an admin may hold it`,
     ]);
     const byTask = await call("ada", "POST", `/arrays/${tasks[2]!.id}/hold`);
     expect([byTask.status, byTask.body.error.message]).toEqual([

@@ -161,7 +161,7 @@ describe("REST /api/v1", () => {
     const before = await w.counts();
     const refused = await call("POST", `/jobs/${id}/release`, { token: adaToken });
     expect(refused.status).toBe(403);
-    expect(refused.body.error.message).toContain("held by an operator or an admin");
+    expect(refused.body.error.message).toContain("held by someone else (an operator, an admin or a manager of its budget)");
     expect(await w.counts()).toEqual(before);
     expect((await call("POST", `/jobs/${id}/release`, { token: omarToken })).body.job.state).toBe("PENDING");
     expect((await call("POST", "/jobs/999999/hold", { token: adaToken })).status).toBe(404);

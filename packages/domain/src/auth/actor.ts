@@ -80,16 +80,28 @@ export function jobAccess(
   managedBudgets: ReadonlySet<string>,
 ): JobAccess {
   if (actor.id === job.userId || actor.role === "ADMIN") return "full";
-  if (actor.role === "MANAGER") return managedBudgets.has(job.budgetId) ? "full" : "none";
+  if (actor.role === "MANAGER") return managesJob(actor, job, managedBudgets) ? "full" : "none";
   return actor.role === "OPERATOR" ? "command" : "none";
 }
 
-/** Who may cancel a job: its owner (SPEC R4) and admins. */
-export const mayCancel = (actor: Actor, job: { userId: string }): boolean => actor.id === job.userId || actor.role === "ADMIN";
+/**
+ * Does the actor manage the job's budget: a manager of a subtree it lies in (`managedBudgets`: their
+ * managedBudgetIds), as Slurm's coordinators act on the jobs of the accounts they coordinate. The one
+ * rule that lets a manager read, hold, release, cancel and change someone else's job.
+ */
+export const managesJob = (actor: Actor, job: { budgetId: string }, managedBudgets: ReadonlySet<string>): boolean =>
+  actor.role === "MANAGER" && managedBudgets.has(job.budgetId);
 
-/** Who may hold or release a job, or a whole array: its owner, operators and admins. */
-export const mayHold = (actor: Actor, job: { userId: string }): boolean =>
-  actor.id === job.userId || actor.role === "OPERATOR" || actor.role === "ADMIN";
+/** Who may cancel a job: its owner (SPEC R4), managers of its budget and admins. */
+export const mayCancel = (
+  actor: Actor,
+  job: { userId: string; budgetId: string },
+  managedBudgets: ReadonlySet<string>,
+): boolean => actor.id === job.userId || actor.role === "ADMIN" || managesJob(actor, job, managedBudgets);
+
+/** Who may hold or release a job, or a whole array, or change a waiting one: its owner, managers of its budget, operators and admins. */
+export const mayHold = (actor: Actor, job: { userId: string; budgetId: string }, managedBudgets: ReadonlySet<string>): boolean =>
+  actor.id === job.userId || actor.role === "OPERATOR" || actor.role === "ADMIN" || managesJob(actor, job, managedBudgets);
 
 /**
  * The jobs whose owner's e-mail the actor may see, as SQL over job alias `j` (jobAccess other than
@@ -103,9 +115,17 @@ export function ownerEmailVisibleSql(actor: Actor, managedBudgets: ReadonlySet<s
   return actor.role === "MANAGER" ? `(${mine} OR j."budgetId" = ANY(${p([...managedBudgets])}::text[]))` : mine;
 }
 
-/** Operators and admins release any held job; its owner only a hold of their own. */
-export const mayReleaseHold = (actor: Actor, job: { heldBy: string | null }): boolean =>
-  actor.role === "OPERATOR" || actor.role === "ADMIN" || job.heldBy === null || job.heldBy === actor.id;
+/**
+ * Which holds the actor may lift, once mayHold lets them at the job: operators and admins any; anyone
+ * else a hold of their own, and a manager also the owner's own hold. A hold by an operator, an admin or a
+ * manager is not the owner's to lift, as a Slurm user cannot release a hold an administrator placed.
+ */
+export const mayReleaseHold = (actor: Actor, job: { userId: string; heldBy: string | null }): boolean =>
+  actor.role === "OPERATOR" ||
+  actor.role === "ADMIN" ||
+  job.heldBy === null ||
+  job.heldBy === actor.id ||
+  (actor.id !== job.userId && job.heldBy === job.userId);
 
 /** Budget (and group) ids in the subtrees a manager manages; empty for everyone else. */
 export async function managedBudgetIds(db: Db, actor: Actor): Promise<Set<string>> {

@@ -1,6 +1,7 @@
 import { Prisma, type PrismaClient, type Tx } from "@tranche/db";
 import type { JobEventKind } from "@tranche/contracts";
-import { mayHold, mayReleaseHold, type Actor } from "../auth/actor";
+import { managedBudgetIds, mayHold, mayReleaseHold, type Actor } from "../auth/actor";
+import { actingAs } from "./acting-as";
 import { conflict, forbidden, notFound } from "../errors";
 import { noArrayWords } from "./job-rules-input";
 
@@ -8,8 +9,8 @@ import { noArrayWords } from "./job-rules-input";
  * Hold or release a whole job array (`POST /arrays/{id}/hold`, `/release`, `tranche hold --array`), as
  * Slurm's `scontrol hold 160` holds every task of array 160: `tranche hold 160` held task 0 alone.
  * The same rules as one job's hold (setJobHeld), applied to every task in one transaction, rows taken in
- * id order as every transaction that changes many jobs takes them (lock-order.ts): its owner, operators
- * and admins; a hold takes the waiting tasks (running and ended ones go on as they are); a release lifts
+ * id order as every transaction that changes many jobs takes them (lock-order.ts): its owner, managers of
+ * its budget, operators and admins; a hold takes the waiting tasks (running and ended ones go on as they are); a release lifts
  * the holds the caller may lift (an operator's hold only an operator or an admin).
  */
 
@@ -29,11 +30,15 @@ export interface ArrayReleased {
   heldByOperator: number;
 }
 
-async function checkArray(prisma: PrismaClient, actor: Actor, arrayId: number, word: "hold" | "release"): Promise<void> {
-  const head = await prisma.job.findFirst({ where: { arrayJobId: arrayId }, select: { userId: true } });
+/** The caller as the tasks' timeline names them, once the rule lets them at the array. */
+async function checkArray(prisma: PrismaClient, actor: Actor, arrayId: number, word: "hold" | "release"): Promise<string> {
+  const head = await prisma.job.findFirst({ where: { arrayJobId: arrayId }, select: { userId: true, budgetId: true } });
   if (!head) throw notFound(await noArrayWords(prisma, arrayId));
-  if (!mayHold(actor, head))
-    throw forbidden(`Array ${arrayId} is not yours: only its owner, an operator or an admin may ${word} it`);
+  if (!mayHold(actor, head, await managedBudgetIds(prisma, actor)))
+    throw forbidden(
+      `Array ${arrayId} is not yours: only its owner, a manager of its budget, an operator or an admin may ${word} it`,
+    );
+  return actingAs(prisma, actor, head);
 }
 
 /** Its tasks by state, in words: "3 held, 2 running, 5 ended". */
@@ -58,8 +63,8 @@ const NO_FORECAST = Prisma.sql`"queuePosition" = NULL, "estimatedStartAt" = NULL
   "estimatedStartAfter" = '{}', "estimatedAt" = NULL`;
 
 export async function holdArray(prisma: PrismaClient, actor: Actor, arrayId: number): Promise<ArrayHeld> {
-  await checkArray(prisma, actor, arrayId, "hold");
-  const sentence = `Held with its array ${arrayId} by ${actor.name}: the scheduler skips it until it is released.`;
+  const by = await checkArray(prisma, actor, arrayId, "hold");
+  const sentence = `Held with its array ${arrayId} by ${by}: the scheduler skips it until it is released.`;
   return prisma.$transaction(async (tx) => {
     const rows = await tx.$queryRaw<{ id: number }[]>`
       WITH mine AS (
@@ -83,11 +88,11 @@ export async function holdArray(prisma: PrismaClient, actor: Actor, arrayId: num
 }
 
 export async function releaseArray(prisma: PrismaClient, actor: Actor, arrayId: number): Promise<ArrayReleased> {
-  await checkArray(prisma, actor, arrayId, "release");
-  const sentence = `Released with its array ${arrayId} by ${actor.name}: back in order.`;
+  const by = await checkArray(prisma, actor, arrayId, "release");
+  const sentence = `Released with its array ${arrayId} by ${by}: back in order.`;
   return prisma.$transaction(async (tx) => {
-    const held = await tx.$queryRaw<{ id: number; heldBy: string | null }[]>`
-      SELECT id, "heldBy" FROM job WHERE "arrayJobId" = ${arrayId} AND state = 'HELD' ORDER BY id FOR UPDATE`;
+    const held = await tx.$queryRaw<{ id: number; userId: string; heldBy: string | null }[]>`
+      SELECT id, "userId", "heldBy" FROM job WHERE "arrayJobId" = ${arrayId} AND state = 'HELD' ORDER BY id FOR UPDATE`;
     // One job's rule (an operator's hold only an operator or an admin lifts), task by task.
     const ids = held.filter((j) => mayReleaseHold(actor, j)).map((j) => j.id);
     const heldByOperator = held.length - ids.length;

@@ -1,6 +1,6 @@
 import type { PrismaClient } from "@tranche/db";
 import type { JobState } from "@tranche/contracts";
-import { mayHold, mayReleaseHold, type Actor } from "../auth/actor";
+import { managedBudgetIds, mayHold, mayReleaseHold, type Actor } from "../auth/actor";
 import { notFound } from "../errors";
 import { shownUserName } from "../user-name";
 import { noArrayWords, mayCancelArray } from "./job-rules-input";
@@ -20,11 +20,11 @@ export interface ArrayView {
   tasks: number;
   /** Tasks by state; a state no task is in is left out. */
   states: Partial<Record<JobState, number>>;
-  /** May the caller hold and release its tasks (its owner, operators, admins). */
+  /** May the caller hold and release its tasks (its owner, managers of its budget, operators, admins). */
   mayHold: boolean;
   /** Of its held tasks, how many the caller may release (an operator's hold only an operator or an admin). */
   releasable: number;
-  /** May the caller cancel it whole (its owner, admins). */
+  /** May the caller cancel it whole (its owner, managers of its budget, admins). */
   mayCancel: boolean;
 }
 
@@ -32,7 +32,14 @@ export async function getArrayView(prisma: PrismaClient, actor: Actor, arrayId: 
   const head = await prisma.job.findFirst({
     where: { arrayJobId: arrayId },
     orderBy: { id: "asc" },
-    select: { userId: true, name: true, arraySpec: true, user: { select: { name: true } }, cluster: { select: { name: true } } },
+    select: {
+      userId: true,
+      budgetId: true,
+      name: true,
+      arraySpec: true,
+      user: { select: { name: true } },
+      cluster: { select: { name: true } },
+    },
   });
   if (!head) throw notFound(await noArrayWords(prisma, arrayId));
   const [byState, heldBy] = await Promise.all([
@@ -40,7 +47,8 @@ export async function getArrayView(prisma: PrismaClient, actor: Actor, arrayId: 
     prisma.job.groupBy({ by: ["heldBy"], where: { arrayJobId: arrayId, state: "HELD" }, _count: { _all: true } }),
   ]);
   const states = Object.fromEntries(byState.map((r) => [r.state, r._count._all])) as ArrayView["states"];
-  const may = mayHold(actor, head);
+  const managed = await managedBudgetIds(prisma, actor);
+  const may = mayHold(actor, head, managed);
   return {
     arrayId,
     name: head.name,
@@ -50,7 +58,11 @@ export async function getArrayView(prisma: PrismaClient, actor: Actor, arrayId: 
     tasks: byState.reduce((n, r) => n + r._count._all, 0),
     states,
     mayHold: may,
-    releasable: may ? heldBy.filter((r) => mayReleaseHold(actor, r)).reduce((n, r) => n + r._count._all, 0) : 0,
-    mayCancel: mayCancelArray(actor, head),
+    releasable: may
+      ? heldBy
+          .filter((r) => mayReleaseHold(actor, { userId: head.userId, heldBy: r.heldBy }))
+          .reduce((n, r) => n + r._count._all, 0)
+      : 0,
+    mayCancel: mayCancelArray(actor, head, managed),
   };
 }

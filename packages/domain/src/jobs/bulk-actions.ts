@@ -27,14 +27,15 @@ export async function actOnJobs(
   input: JobActionRequest,
 ): Promise<JobActionResult | JobActionPreview> {
   const { action } = input;
+  const managed = await managedBudgetIds(prisma, actor);
   const ids = input.filter
-    ? await jobsOfFilter(prisma, actor, action, input.filter)
+    ? await jobsOfFilter(prisma, actor, action, input.filter, managed)
     : [...new Set(input.ids)].sort((a, b) => a - b);
   if (input.dryRun) return { action, jobs: ids };
-  const rows = await prisma.job.findMany({ where: { id: { in: ids } }, select: { ...JOB_TO_CHANGE, budgetId: true } });
+  const rows = await prisma.job.findMany({ where: { id: { in: ids } }, select: JOB_TO_CHANGE });
   const byId = new Map(rows.map((r) => [r.id, r]));
-  const managed = await managedBudgetIds(prisma, actor);
-  const none = (id: number) => (mayActOnOthers(actor, action) ? `There is no job ${id}` : `You have no job ${id}`);
+  // A manager reads "You have no job" as a researcher does: of the jobs they may act on, they have none such.
+  const none = (id: number) => (mayActOnAnyones(actor, action) ? `There is no job ${id}` : `You have no job ${id}`);
   const result: JobActionResult = { action, done: [], refused: [] };
   for (const id of ids) {
     const job = byId.get(id);
@@ -43,7 +44,7 @@ export async function actOnJobs(
       continue;
     }
     try {
-      await applyRule(prisma, actor, job, action);
+      await applyRule(prisma, actor, job, action, managed);
       result.done.push(id);
     } catch (e) {
       if (!(e instanceof DomainError)) throw e;
@@ -54,13 +55,29 @@ export async function actOnJobs(
   return result;
 }
 
-function applyRule(prisma: PrismaClient, actor: Actor, job: JobToChange, action: JobAction): Promise<void> {
-  return action === "cancel" ? cancelLoaded(prisma, actor, job) : setHeldLoaded(prisma, actor, job, action === "hold");
+function applyRule(
+  prisma: PrismaClient,
+  actor: Actor,
+  job: JobToChange,
+  action: JobAction,
+  managed: ReadonlySet<string>,
+): Promise<void> {
+  return action === "cancel"
+    ? cancelLoaded(prisma, actor, job, managed)
+    : setHeldLoaded(prisma, actor, job, action === "hold", managed);
 }
 
-/** Does the action's one-job rule let the actor act on a job of someone else's? (userId "": nobody's.) */
-const mayActOnOthers = (actor: Actor, action: JobAction): boolean =>
-  action === "cancel" ? mayCancel(actor, { userId: "" }) : mayHold(actor, { userId: "" });
+/**
+ * Does the action's one-job rule let the actor act on a job of someone else's in any budget? (userId
+ * "": nobody's, budgetId "": none a manager manages.) Managers act on others' jobs only in theirs.
+ */
+const mayActOnAnyones = (actor: Actor, action: JobAction): boolean => {
+  const nobodys = { userId: "", budgetId: "" };
+  return action === "cancel" ? mayCancel(actor, nobodys, new Set()) : mayHold(actor, nobodys, new Set());
+};
+
+/** May the caller's filter take others' jobs at all (a manager's: those of the budgets they manage)? */
+const mayActOnOthers = (actor: Actor, action: JobAction): boolean => mayActOnAnyones(actor, action) || actor.role === "MANAGER";
 
 const STATES: Record<NonNullable<JobActionFilter["state"]>, JobState> = {
   pending: "PENDING",
@@ -68,11 +85,21 @@ const STATES: Record<NonNullable<JobActionFilter["state"]>, JobState> = {
   held: "HELD",
 };
 
-/** The ids a filter selects now, in id order; more than MAX_JOB_ACTION_JOBS is refused whole. */
-async function jobsOfFilter(prisma: PrismaClient, actor: Actor, action: JobAction, f: JobActionFilter): Promise<number[]> {
+/**
+ * The ids a filter selects now, in id order; more than MAX_JOB_ACTION_JOBS is refused whole. `everyone`
+ * means every job the caller may act on: anyone's for admins (and operators, to hold or release), their
+ * own and those charged to the budgets they manage for a manager.
+ */
+async function jobsOfFilter(
+  prisma: PrismaClient,
+  actor: Actor,
+  action: JobAction,
+  f: JobActionFilter,
+  managed: ReadonlySet<string>,
+): Promise<number[]> {
   if (f.everyone && !mayActOnOthers(actor, action))
     throw forbidden(
-      `Only ${action === "cancel" ? "admins" : "operators and admins"} may ${action} others' jobs; you are signed in as ${roleWithArticle(actor.role)}: leave out everyone to ${action} your own`,
+      `Only ${action === "cancel" ? "managers (for the budgets they manage) and admins" : "managers (for the budgets they manage), operators and admins"} may ${action} others' jobs; you are signed in as ${roleWithArticle(actor.role)}: leave out everyone to ${action} your own`,
     );
   const clusterId = f.cluster === undefined ? undefined : await clusterIdNamed(prisma, f.cluster);
   let budgetId: string | undefined;
@@ -83,7 +110,7 @@ async function jobsOfFilter(prisma: PrismaClient, actor: Actor, action: JobActio
   }
   const rows = await prisma.job.findMany({
     where: {
-      userId: f.everyone ? undefined : actor.id,
+      ...whose(actor, action, f.everyone === true, managed),
       state: f.state ? STATES[f.state] : { in: Object.values(STATES) },
       name: f.name,
       clusterId,
@@ -99,4 +126,11 @@ async function jobsOfFilter(prisma: PrismaClient, actor: Actor, action: JobActio
       "filter",
     );
   return rows.map((r) => r.id);
+}
+
+/** Whose jobs a filter reaches (see jobsOfFilter). */
+function whose(actor: Actor, action: JobAction, everyone: boolean, managed: ReadonlySet<string>) {
+  if (!everyone) return { userId: actor.id };
+  if (mayActOnAnyones(actor, action)) return {};
+  return { OR: [{ userId: actor.id }, { budgetId: { in: [...managed] } }] };
 }

@@ -1,7 +1,8 @@
 import type { PrismaClient } from "@tranche/db";
 import { formatExactDuration, type JobEventKind, type JobState, type JobView } from "@tranche/contracts";
 import { defaultPolicy, gracePeriodFor } from "@tranche/scheduler-core";
-import { mayCancel, mayHold, mayReleaseHold, type Actor } from "../auth/actor";
+import { managedBudgetIds, mayCancel, mayHold, mayReleaseHold, type Actor } from "../auth/actor";
+import { actingAs } from "./acting-as";
 import { conflict, forbidden, notFound } from "../errors";
 import { forecastFactsOf } from "./forecast-facts";
 import { jobViewInclude, toJobView } from "./job-view";
@@ -17,6 +18,7 @@ async function loadJob(prisma: PrismaClient, id: number) {
 export interface JobToChange {
   id: number;
   userId: string;
+  budgetId: string;
   state: JobState;
   heldBy: string | null;
   gracePeriodSec: number | null;
@@ -26,6 +28,7 @@ export interface JobToChange {
 export const JOB_TO_CHANGE = {
   id: true,
   userId: true,
+  budgetId: true,
   state: true,
   heldBy: true,
   gracePeriodSec: true,
@@ -43,11 +46,21 @@ export async function cancelJob(prisma: PrismaClient, actor: Actor, id: number):
   return toJobView(after, await forecastFactsOf(prisma, after), await accessToJob(prisma, actor, after));
 }
 
-/** cancelJob's rule and change, on a job already read (throws as cancelJob does). */
-export async function cancelLoaded(prisma: PrismaClient, actor: Actor, job: JobToChange): Promise<void> {
+/**
+ * cancelJob's rule and change, on a job already read (throws as cancelJob does). `managed`: the actor's
+ * managedBudgetIds, when the caller has read them once for many jobs.
+ */
+export async function cancelLoaded(
+  prisma: PrismaClient,
+  actor: Actor,
+  job: JobToChange,
+  managed?: ReadonlySet<string>,
+): Promise<void> {
   const { id } = job;
-  // Owners end their jobs early (SPEC R4); admins may too.
-  if (!mayCancel(actor, job)) throw forbidden(`Job ${id} is not yours: only its owner or an admin may cancel it`);
+  // Owners end their jobs early (SPEC R4); managers of its budget and admins may too.
+  if (!mayCancel(actor, job, managed ?? (await managedBudgetIds(prisma, actor))))
+    throw forbidden(`Job ${id} is not yours: only its owner, a manager of its budget or an admin may cancel it`);
+  const by = await actingAs(prisma, actor, job);
   const now = new Date();
   if (job.state === "PENDING" || job.state === "HELD") {
     await prisma.$transaction(async (tx) => {
@@ -68,7 +81,7 @@ export async function cancelLoaded(prisma: PrismaClient, actor: Actor, job: JobT
           jobId: id,
           at: now,
           kind: "CANCELLED" satisfies JobEventKind,
-          sentence: `Cancelled by ${actor.name} before it started.`,
+          sentence: `Cancelled by ${by} before it started.`,
           actorKind: "USER",
           actorId: actor.id,
         },
@@ -88,7 +101,7 @@ export async function cancelLoaded(prisma: PrismaClient, actor: Actor, job: JobT
           jobId: id,
           at: now,
           kind: "CANCEL_REQUESTED" satisfies JobEventKind,
-          sentence: `Cancelled by ${actor.name} while running: asked to stop now, stopped by force after ${formatExactDuration(grace)} if it has not exited.`,
+          sentence: `Cancelled by ${by} while running: asked to stop now, stopped by force after ${formatExactDuration(grace)} if it has not exited.`,
           details: { graceSeconds: grace, graceUntil: graceUntil.toISOString() },
           actorKind: "USER",
           actorId: actor.id,
@@ -111,21 +124,31 @@ export async function cancelLoaded(prisma: PrismaClient, actor: Actor, job: JobT
   }
 }
 
-/** Hold (PENDING -> HELD) or release (HELD -> PENDING). Owners, operators and admins. */
+/** Hold (PENDING -> HELD) or release (HELD -> PENDING). Owners, managers of its budget, operators and admins. */
 export async function setJobHeld(prisma: PrismaClient, actor: Actor, id: number, held: boolean): Promise<JobView> {
   await setHeldLoaded(prisma, actor, await loadJob(prisma, id), held);
   const after = await loadJob(prisma, id);
   return toJobView(after, await forecastFactsOf(prisma, after), await accessToJob(prisma, actor, after));
 }
 
-/** setJobHeld's rules and change, on a job already read (throws as setJobHeld does). */
-export async function setHeldLoaded(prisma: PrismaClient, actor: Actor, job: JobToChange, held: boolean): Promise<void> {
+/** setJobHeld's rules and change, on a job already read (throws as setJobHeld does; `managed` as cancelLoaded's). */
+export async function setHeldLoaded(
+  prisma: PrismaClient,
+  actor: Actor,
+  job: JobToChange,
+  held: boolean,
+  managed?: ReadonlySet<string>,
+): Promise<void> {
   const { id } = job;
-  if (!mayHold(actor, job))
-    throw forbidden(`Job ${id} is not yours: only its owner, an operator or an admin may ${held ? "hold" : "release"} it`);
+  if (!mayHold(actor, job, managed ?? (await managedBudgetIds(prisma, actor))))
+    throw forbidden(
+      `Job ${id} is not yours: only its owner, a manager of its budget, an operator or an admin may ${held ? "hold" : "release"} it`,
+    );
   // An operator's hold (a job that breaks nodes, say) would mean nothing if its owner could lift it.
   if (!held && job.state === "HELD" && !mayReleaseHold(actor, job))
-    throw forbidden(`Job ${id} was held by an operator or an admin: only an operator or an admin may release it`);
+    throw forbidden(
+      `Job ${id} was held by someone else (an operator, an admin or a manager of its budget): only they, an operator or an admin may release it`,
+    );
   const from = held ? "PENDING" : "HELD";
   if (job.state !== from)
     throw conflict(
@@ -138,9 +161,8 @@ export async function setHeldLoaded(prisma: PrismaClient, actor: Actor, job: Job
           : `Job ${id} is not held (it is ${job.state.toLowerCase()})`,
     );
   const now = new Date();
-  const sentence = held
-    ? `Held by ${actor.name}: the scheduler skips it until it is released.`
-    : `Released by ${actor.name}: back in order.`;
+  const by = await actingAs(prisma, actor, job);
+  const sentence = held ? `Held by ${by}: the scheduler skips it until it is released.` : `Released by ${by}: back in order.`;
   // Its start forecast was made for the other state ("in about 2 h" for a job now held, "it is held"
   // for one released): dropped, so the job reads "no start forecast yet" until the next refresh.
   const noForecast = { estimatedStartAt: null, estimatedStartWhy: null, estimatedStartAfter: [], estimatedAt: null };

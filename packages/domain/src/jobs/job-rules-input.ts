@@ -5,6 +5,7 @@ import { jobAccess, managedBudgetIds, mayCancel, type Actor, type Db } from "../
 import { DomainError, badInput, conflict, forbidden, notFound } from "../errors";
 import { parentStateSql } from "../runtime/dependency-state";
 import { cancelJob } from "./job-actions";
+import { actingAs } from "./acting-as";
 
 export type Dependency = { parentId: number; condition: "OK" | "ANY" };
 
@@ -161,21 +162,24 @@ export async function noArrayWords(prisma: PrismaClient, arrayId: number): Promi
   return `There is no job array ${arrayId}`;
 }
 
-/** Who may cancel a whole array: whoever may cancel its tasks (its owner and admins). */
-export const mayCancelArray = (actor: Actor, head: { userId: string }): boolean => mayCancel(actor, head);
+/** Who may cancel a whole array: whoever may cancel its tasks (its owner, managers of its budget and admins). */
+export const mayCancelArray = (actor: Actor, head: { userId: string; budgetId: string }, managed: ReadonlySet<string>): boolean =>
+  mayCancel(actor, head, managed);
 
 /**
  * Cancel every task of an array that has not ended: waiting ones at once (one statement), running ones
- * as cancelJob does (SIGTERM, then SIGKILL after their grace). Owners and admins.
+ * as cancelJob does (SIGTERM, then SIGKILL after their grace). Owners, managers of its budget and admins.
  */
 export async function cancelArray(
   prisma: PrismaClient,
   actor: Actor,
   arrayId: number,
 ): Promise<{ arrayId: number; cancelled: number; stopping: number }> {
-  const head = await prisma.job.findFirst({ where: { arrayJobId: arrayId }, select: { userId: true } });
+  const head = await prisma.job.findFirst({ where: { arrayJobId: arrayId }, select: { userId: true, budgetId: true } });
   if (!head) throw notFound(await noArrayWords(prisma, arrayId));
-  if (!mayCancelArray(actor, head)) throw forbidden(`Array ${arrayId} is not yours: only its owner or an admin may cancel it`);
+  if (!mayCancelArray(actor, head, await managedBudgetIds(prisma, actor)))
+    throw forbidden(`Array ${arrayId} is not yours: only its owner, a manager of its budget or an admin may cancel it`);
+  const by = await actingAs(prisma, actor, head);
   const now = new Date();
   const cancelled = await prisma.$transaction(async (tx) => {
     // Rows in id order, as every transaction that changes many jobs takes them (lock-order.ts).
@@ -189,7 +193,7 @@ export async function cancelArray(
     if (rows.length > 0)
       await tx.$executeRaw`
         INSERT INTO job_event ("jobId", at, kind, sentence, details, "actorKind", "actorId")
-        SELECT id, ${now}, ${"CANCELLED" satisfies JobEventKind}::text, ${`Cancelled with its array ${arrayId} by ${actor.name} before it started.`},
+        SELECT id, ${now}, ${"CANCELLED" satisfies JobEventKind}::text, ${`Cancelled with its array ${arrayId} by ${by} before it started.`},
                ${JSON.stringify({ arrayId })}::jsonb, 'USER'::"ActorKind", ${actor.id}
         FROM unnest(${rows.map((r) => r.id)}::int[]) AS id`;
     return rows.length;

@@ -1,6 +1,15 @@
 import type { PrismaClient } from "@tranche/db";
 import type { JobView, ListJobsInput } from "@tranche/contracts";
-import { jobAccess, managedBudgetIds, mayReleaseHold, type Actor, type Db, type JobAccess } from "../auth/actor";
+import {
+  jobAccess,
+  managedBudgetIds,
+  mayCancel,
+  mayHold,
+  mayReleaseHold,
+  type Actor,
+  type Db,
+  type JobAccess,
+} from "../auth/actor";
 import { forbidden, notFound } from "../errors";
 import { jobViewInclude, laneOf, maskJobView, toJobView } from "./job-view";
 import { forecastFactsOf } from "./forecast-facts";
@@ -163,7 +172,7 @@ export async function getJobDetail(prisma: PrismaClient, actor: Actor, id: numbe
       u.name,
     ]),
   );
-  const owner = actor.id === job.userId || actor.role === "ADMIN";
+  const managed = await managedBudgetIds(prisma, actor);
   return {
     job: toJobView(job, facts, access),
     events: events.map((e) => ({
@@ -188,9 +197,8 @@ export async function getJobDetail(prisma: PrismaClient, actor: Actor, id: numbe
         .map((p) => ({ node: p.node.name, nodeGpus: p.node.gpuCount, gpuIndexes: p.gpuIndexes }))
         .sort((a, b) => a.node.localeCompare(b.node, "en", { numeric: true })),
     })),
-    canCancel: owner && ["PENDING", "HELD", "RUNNING"].includes(job.state),
-    canHold:
-      (owner || actor.role === "OPERATOR") && (job.state === "PENDING" || (job.state === "HELD" && mayReleaseHold(actor, job))),
+    canCancel: mayCancel(actor, job, managed) && ["PENDING", "HELD", "RUNNING"].includes(job.state),
+    canHold: mayHold(actor, job, managed) && (job.state === "PENDING" || (job.state === "HELD" && mayReleaseHold(actor, job))),
     detailsVisible: access !== "none",
   };
 }

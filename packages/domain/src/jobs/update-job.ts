@@ -1,6 +1,6 @@
 import type { PrismaClient } from "@tranche/db";
 import { formatExactDuration, type JobEventKind, type JobView, type UpdateJob } from "@tranche/contracts";
-import { canChargeBudget, mayHold, type Actor, type Role } from "../auth/actor";
+import { canChargeBudget, managedBudgetIds, mayHold, type Actor, type Role } from "../auth/actor";
 import { DomainError, badInput, conflict, forbidden, notFound } from "../errors";
 import { forecastFactsOf } from "./forecast-facts";
 import { jobViewInclude, laneOf, toJobView } from "./job-view";
@@ -11,7 +11,8 @@ import { cachedCluster, checkContract, leafBudget } from "./submit-job";
 /**
  * Change a waiting job's contract in place (`PATCH /api/v1/jobs/{id}`, `job.update`, `tranche update`,
  * the job page's Edit form), as Slurm's `scontrol update`: it keeps its id and its submit time, so its
- * place in its budget's queue. Who may: whoever may hold it (mayHold: its owner, operators, admins).
+ * place in its budget's queue. Who may: whoever may hold it (mayHold: its owner, managers of its budget,
+ * operators, admins).
  * Only while it waits (PENDING or HELD, a requeued one too). Every value is checked as at submit, on
  * the job as it would be (submit-job.ts: the cluster's nodes and bounds, a leaf budget its owner may
  * charge); one bad value refuses the whole change and nothing is written.
@@ -237,7 +238,8 @@ async function writeChanges(
 export async function updateJob(prisma: PrismaClient, actor: Actor, id: number, input: UpdateJob): Promise<JobView> {
   const row = await prisma.job.findUnique({ where: { id }, select: JOB_FIELDS });
   if (!row) throw notFound(`There is no job ${id}`);
-  if (!mayHold(actor, row)) throw forbidden(`Job ${id} is not yours: only its owner, an operator or an admin may change it`);
+  if (!mayHold(actor, row, await managedBudgetIds(prisma, actor)))
+    throw forbidden(`Job ${id} is not yours: only its owner, a manager of its budget, an operator or an admin may change it`);
   if (row.state !== "PENDING" && row.state !== "HELD") throw conflict(notWaitingWords(row));
   const checked = await checkedValues(prisma, [row], input);
   const written = await writeChanges(prisma, actor, [row], checked, null);
@@ -250,8 +252,10 @@ export async function updateJob(prisma: PrismaClient, actor: Actor, id: number, 
 export async function updateArray(prisma: PrismaClient, actor: Actor, arrayId: number, input: UpdateJob): Promise<ArrayUpdated> {
   const tasks = await prisma.job.findMany({ where: { arrayJobId: arrayId }, select: JOB_FIELDS, orderBy: { id: "asc" } });
   if (tasks.length === 0) throw notFound(await noArrayWords(prisma, arrayId));
-  if (!mayHold(actor, tasks[0]!))
-    throw forbidden(`Array ${arrayId} is not yours: only its owner, an operator or an admin may change it`);
+  if (!mayHold(actor, tasks[0]!, await managedBudgetIds(prisma, actor)))
+    throw forbidden(
+      `Array ${arrayId} is not yours: only its owner, a manager of its budget, an operator or an admin may change it`,
+    );
   const waiting = tasks.filter((t) => t.state === "PENDING" || t.state === "HELD");
   if (waiting.length === 0) throw conflict(`Array ${arrayId} has no task that waits to start: none can be changed`);
   const checked = await checkedValues(prisma, waiting, input);
