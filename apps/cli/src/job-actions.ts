@@ -41,7 +41,8 @@ const WORDS: Record<JobAction, Words> = {
   cancel: {
     description:
       "cancel jobs (a running one is asked to stop (SIGTERM), then stopped by force (SIGKILL) after its grace period): " +
-      "tranche cancel 42, tranche cancel 41 42 43, or your jobs by a filter: tranche cancel --state pending --cluster h100",
+      "tranche cancel 42, tranche cancel 41 42 43, or your jobs by a filter: tranche cancel --state pending --cluster h100 " +
+      "(their owner, managers of their budget, admins)",
     arrayHelp: "cancel every task of the array (its id given) that has not ended",
     said: (job) =>
       job.state === "STOPPING" ? stoppingText(job.id, job.graceUntil) : `Job #${job.id} ${job.state.toLowerCase()}.`,
@@ -49,7 +50,7 @@ const WORDS: Record<JobAction, Words> = {
   },
   hold: {
     description:
-      "hold pending jobs: the scheduler skips them until you release them (their owner, operators, admins); " +
+      "hold pending jobs: the scheduler skips them until you release them (their owner, managers of their budget, operators, admins); " +
       "one, several (tranche hold 41 42) or your jobs by a filter (tranche hold --state pending --name sweep)",
     arrayHelp: "hold every task of the array (its id given) that waits to start",
     said: (job) =>
@@ -63,7 +64,8 @@ const WORDS: Record<JobAction, Words> = {
   },
   release: {
     description:
-      "release held jobs back into the queue, in their place by their budget and submit time; " +
+      "release held jobs back into the queue, in their place by their budget and submit time (their owner, managers of " +
+      "their budget, operators, admins; the owner may not release a hold a manager, an operator or an admin placed); " +
       "one, several (tranche release 41 42) or your jobs by a filter (tranche release --state held --cluster h100)",
     arrayHelp: "release every task of the array (its id given) that is held",
     said: (job) => `Job #${job.id} is released: back in the queue, in its place by its budget and submit time.`,
@@ -101,7 +103,12 @@ export function registerJobActions(program: Command, out: Out): void {
       .option("--name <name>", "your jobs of this name")
       .option("--cluster <name>", "your jobs on this cluster")
       .option("--budget <path>", "your jobs charged to this budget")
-      .option("--everyone", "with a filter: everyone's jobs, not only yours (those who may act on others' jobs)", false)
+      .option(
+        "--everyone",
+        "with a filter: every job you may act on, not only yours (a manager: also the jobs of the budgets they manage; " +
+          "operators, to hold or release, and admins: anyone's)",
+        false,
+      )
       .option("--yes", `${action} the jobs a filter selects without asking first`, false)
       .action(async (ids: string[], o: Options) => {
         const filter = filterOf(o);

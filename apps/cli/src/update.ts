@@ -49,7 +49,7 @@ export function registerUpdate(program: Command, out: Out): void {
     .command("update")
     .description(
       "change a job that waits to start (pending or held), keeping its place in the queue:\n" +
-        "tranche update 42 --gpus 4 --max-runtime 2h (only the options given change; its owner, operators, admins)",
+        "tranche update 42 --gpus 4 --max-runtime 2h (only the options given change; its owner, managers of its budget, operators, admins)",
     )
     .argument("<job>", "job id (with --array: the array's id)")
     .option("--gpus <n>", "GPUs (one node, or whole nodes)")

@@ -19,7 +19,7 @@ export function withJobRulePaths<P extends Record<string, object>>(paths: P): P 
     "/jobs/actions": {
       post: {
         summary:
-          "Cancel, hold or release many jobs: by ids (each refused one listed with its reason, the others acted on) or by a filter of your jobs (everyone's: filter.everyone, for those who may act on others' jobs); at most 1,000 jobs per request. dryRun with a filter: the jobs it selects, nothing changed",
+          "Cancel, hold or release many jobs: by ids (each refused one listed with its reason, the others acted on) or by a filter of your jobs (filter.everyone: every job the caller may act on, a manager's also those of the budgets they manage, operators' (hold, release) and admins' anyone's); at most 1,000 jobs per request. dryRun with a filter: the jobs it selects, nothing changed",
         operationId: "actOnJobs",
         requestBody: body(jobActionInput),
         responses: {

@@ -192,7 +192,7 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                 summary:
                   "Change a waiting (pending or held) job's GPUs, runtimes, priority, name or budget; it keeps its id and its place in the queue",
                 description:
-                  "Its owner, operators and admins (as for hold). Fields left out stay as they are; maxRuntime null removes the limit. Every value is checked as at submit (400 naming the field; 403 when the job's owner may not charge the new budget), and one bad value changes nothing. A running or ended job answers 409 saying what may be done instead. With array: true the id is a job array's, every task of it that still waits is changed, and the answer is { arrayId, updated, notWaiting }.",
+                  "Its owner, managers of a subtree its budget lies in, operators and admins (as for hold). Fields left out stay as they are; maxRuntime null removes the limit. Every value is checked as at submit (400 naming the field; 403 when the job's owner may not charge the new budget), and one bad value changes nothing. A running or ended job answers 409 saying what may be done instead. With array: true the id is a job array's, every task of it that still waits is changed, and the answer is { arrayId, updated, notWaiting }.",
                 operationId: "updateJob",
                 parameters: [jobId],
                 requestBody: { required: true, content: { "application/json": { schema: schema(updateJobInput, "input") } } },
@@ -241,16 +241,16 @@ export function buildOpenApi(serverUrl = "/api/v1") {
               },
             },
             "/jobs/{id}/cancel": jobChange(
-              "Cancel a job: pending -> CANCELLED; running -> STOPPING (SIGTERM, then SIGKILL after its grace period)",
+              "Cancel a job: pending -> CANCELLED; running -> STOPPING (SIGTERM, then SIGKILL after its grace period). Its owner, managers of a subtree its budget lies in, admins",
               "cancelJob",
               "The job after cancelling",
             ),
             "/jobs/{id}/hold": jobChange(
-              "Hold a pending job (its owner, operators, admins): the scheduler skips it until it is released",
+              "Hold a pending job (its owner, managers of a subtree its budget lies in, operators, admins): the scheduler skips it until it is released",
               "holdJob",
             ),
             "/jobs/{id}/release": jobChange(
-              "Release a held job back into the queue in its place (its owner; an operator's or admin's hold only by an operator or admin)",
+              "Release a held job back into the queue in its place (as for hold; a hold by a manager, an operator or an admin only by its holder, an operator or an admin)",
               "releaseJob",
             ),
             "/allocation-changes": {
