@@ -612,3 +612,58 @@ test("a researcher holds and releases a whole array from its page, and sees how 
   await expect(page.getByRole("status")).toHaveText("Cancelled 9 waiting tasks; 1 running task asked to stop.");
   expect(await states(`array=${array}&active=true`)).not.toContain("PENDING");
 });
+
+test("a manager holds and releases a member's job from its page, and its owner reads who did it", async ({ page, browser }) => {
+  test.setTimeout(120_000);
+  await signIn(page, "ada");
+  const submit = async (data: Record<string, unknown>): Promise<number> => {
+    const res = await page.request.post("/api/v1/jobs", {
+      headers: sameOrigin(page),
+      data: {
+        cluster: "h100",
+        budget: "lab/language/pretraining",
+        gpus: 1,
+        minRuntime: "10m",
+        resumable: true,
+        env: {},
+        ...data,
+      },
+    });
+    expect(res.status()).toBe(201);
+    return ((await res.json()) as { job: { id: number } }).job.id;
+  };
+  // The job waits for its parent to succeed, so it stays pending whatever else the cluster does.
+  const parent = await submit({ name: "managed-parent", command: "sleep 600" });
+  const job = await submit({ name: "managed-kid", command: "true", after: [`${parent}:ok`] });
+
+  // Maya manages lab/language, above the job's budget.
+  const managerContext = await browser.newContext();
+  const maya = await managerContext.newPage();
+  await signIn(maya, "maya");
+  await maya.goto(`/jobs/${job}`);
+  await maya.getByRole("button", { name: "Hold", exact: true }).click();
+  await expect(maya.getByRole("button", { name: "Release", exact: true })).toBeVisible({ timeout: 15_000 });
+  await expect(maya.getByText("Held by Maya Manager, manager of lab/language").first()).toBeVisible();
+
+  // Its owner reads who held it, and may not lift a manager's hold.
+  await page.goto(`/jobs/${job}`);
+  await expect(page.getByText("Held by Maya Manager, manager of lab/language").first()).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByRole("button", { name: "Release", exact: true })).toHaveCount(0);
+
+  await maya.getByRole("button", { name: "Release", exact: true }).click();
+  await expect(maya.getByRole("button", { name: "Hold", exact: true })).toBeVisible({ timeout: 15_000 });
+  await expect(maya.getByText("Released by Maya Manager, manager of lab/language").first()).toBeVisible();
+  await managerContext.close();
+
+  // Victor manages lab/vision: no buttons on a lab/language job.
+  const otherContext = await browser.newContext();
+  const victor = await otherContext.newPage();
+  await signIn(victor, "victor");
+  await victor.goto(`/jobs/${job}`);
+  await expect(victor.getByRole("heading", { name: /managed-kid/ })).toBeVisible({ timeout: 15_000 });
+  await expect(victor.getByRole("button", { name: "Hold", exact: true })).toHaveCount(0);
+  await expect(victor.getByRole("button", { name: /Cancel/ })).toHaveCount(0);
+  await otherContext.close();
+
+  for (const id of [job, parent]) await page.request.post(`/api/v1/jobs/${id}/cancel`, { headers: sameOrigin(page) });
+});
