@@ -71,7 +71,9 @@ const WORDS: Record<JobAction, Words> = {
     said: (job) => `Job #${job.id} is released: back in the queue, in its place by its budget and submit time.`,
     arraySaid: (r) =>
       `Array #${r.arrayId}: ${tasks(r.released ?? 0, "held")} released: back in the queue, in their place by their budget and submit time` +
-      (r.heldByOperator ? `; ${tasks(r.heldByOperator, "other")} held by an operator stay held.` : "."),
+      (r.heldByOperator
+        ? `; ${tasks(r.heldByOperator, "other")} held by someone else (an operator, an admin or a manager) stay held.`
+        : "."),
   },
 };
 

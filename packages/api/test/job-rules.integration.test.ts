@@ -96,7 +96,7 @@ describe("arrays, dependencies and retries at submit (REST)", () => {
     const notHers = await call("ada", "POST", `/arrays/${id}/release`);
     expect([notHers.status, notHers.body.error.message]).toEqual([
       403,
-      `The held tasks of array ${id} were held by an operator or an admin: only an operator or an admin may release them`,
+      `The held tasks of array ${id} were held by someone else (an operator, an admin or a manager of its budget): only they, an operator or an admin may release them`,
     ]);
     expect((await call("omar", "POST", `/arrays/${id}/release`)).body).toEqual({ arrayId: id, released: 1, heldByOperator: 0 });
     expect(await states()).toEqual(["PENDING", "PENDING", "PENDING", "PENDING", "RUNNING"]);

@@ -192,7 +192,7 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
         if (parts.length === 2 && method === "DELETE") return json({ job: await cancelJob(prisma, actor, jobId) });
         if (parts.length === 3 && tail === "cancel" && method === "POST")
           return json({ job: await cancelJob(prisma, actor, jobId) });
-        // Hold (pending -> HELD: the scheduler skips it) and release: its owner, operators and admins.
+        // Hold (pending -> HELD: the scheduler skips it) and release: its owner, managers of its budget, operators and admins.
         if (parts.length === 3 && (tail === "hold" || tail === "release") && method === "POST")
           return json({ job: await setJobHeld(prisma, actor, jobId, tail === "hold") });
         if (parts.length === 3 && tail === "logs" && method === "GET") {

@@ -26,7 +26,7 @@ export interface ArrayReleased {
   arrayId: number;
   /** Held tasks now back in the queue. */
   released: number;
-  /** Tasks an operator or an admin held, which the caller may not release: they stay held. */
+  /** Tasks held by someone the caller may not overrule (an operator, an admin, a manager): they stay held. */
   heldByOperator: number;
 }
 
@@ -106,7 +106,7 @@ export async function releaseArray(prisma: PrismaClient, actor: Actor, arrayId: 
     if (rows.length === 0)
       throw heldByOperator > 0
         ? forbidden(
-            `The held tasks of array ${arrayId} were held by an operator or an admin: only an operator or an admin may release them`,
+            `The held tasks of array ${arrayId} were held by someone else (an operator, an admin or a manager of its budget): only they, an operator or an admin may release them`,
           )
         : conflict(`Array ${arrayId} has no held task to release (${await tasksWords(tx, arrayId)})`);
     await event(
