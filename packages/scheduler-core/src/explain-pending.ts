@@ -176,6 +176,8 @@ function sentenceFor(input: ReasonInput, nodeSize: number, pos: string, w: Ratio
       return `Per-user limit: ${input.userId} already holds ${plural(d.userGpus ?? 0, "GPU")} in budget ${input.budgetPath}, whose managers allow ${d.userLimit ?? 0} per person, and this job needs ${d.gpus} more (${pos}).`;
     case "NO_ENTITLEMENT":
       return `Budget ${input.budgetPath} has no share of this cluster, so this job runs only as unallocated work, on GPUs no allocated job can use; ${needText(d, nodeSize)} (${pos}).`;
+    case "NODE_CONSTRAINT":
+      return `It may run only on the nodes it was submitted for (its node list, less the nodes it excludes), and none of them can take it now, while other nodes could; ${needText(d, nodeSize)} (${pos}, ${budget}).`;
     case "RESERVED_FOR":
       return `The free GPUs it fits on are reserved for job ${d.reservedForJobId ?? "?"}, which can start there ${reservedTail(d.reservedFrom ?? input.now, input.now)} (${pos}, ${budget}).`;
     case "DEBUG_RESERVE":

@@ -91,6 +91,10 @@ export interface JobBase extends JobContract {
   arrayId?: string | null;
   /** The array's cap (`%N`): at most this many of its tasks run at once; null = no cap. */
   arrayMaxRunning?: number | null;
+  /** `--nodelist`: names of the only nodes it may run on; null/absent/empty = any node. */
+  nodes?: readonly string[] | null;
+  /** `--exclude`: names of nodes it must never run on; null/absent/empty = none. */
+  excludeNodes?: readonly string[] | null;
 }
 
 export interface RunningJob extends JobBase {

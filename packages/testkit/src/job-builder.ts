@@ -97,6 +97,16 @@ export class JobBuilder {
     this.job.held = b;
     return this;
   }
+  /** `--nodelist`: the only nodes (by name) it may run on. */
+  onlyNodes(...names: string[]): this {
+    this.job.nodes = names;
+    return this;
+  }
+  /** `--exclude`: nodes (by name) it must never run on. */
+  excludeNodes(...names: string[]): this {
+    this.job.excludeNodes = names;
+    return this;
+  }
   /** Unallocated work: minRuntime 0. */
   unallocated(): this {
     this.job.minRuntime = 0;

@@ -40,6 +40,7 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
   const fits = new StartFits(board);
   const chargedOf = rules.chargedIn(s);
   const notReserved = (node: number): boolean => reservations.reservedBy[node]! < 0;
+  const constraints = reservations.constraints;
   // Facts that hold until the free GPUs move: no free placement from this size up, and per victim
   // class (non-preemptible, or a priority) the smallest size whose victim search failed.
   let noFreeVersion = -1;
@@ -81,13 +82,24 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
       continue;
     }
     const charged = chargedOf(budget, lane, g);
-    const allow = reservations.length === 0 ? reservations.allowAll : notReserved;
+    // Node constraints (node-constraints.ts): only the nodes the job may use, and what fails for it
+    // (fewer nodes) is not remembered for others. The runs that wait together stay exact: a
+    // constrained job cannot start where a job of its size without constraints cannot.
+    const mask = constraints.has(cols.ids[i]!) ? constraints.maskOf(list[i]!.job) : null;
+    const allow =
+      mask !== null
+        ? (node: number) => mask[node] === 1 && notReserved(node)
+        : reservations.length === 0
+          ? reservations.allowAll
+          : notReserved;
     const slots = board.freeVersion === noFreeVersion && g >= noFreeFrom ? null : findFreePlacement(board, g, allow);
     if (slots) {
       s.start(runAs(list[i]!, charged), slots, "FREE_GPUS", position, ratio, `Started on free GPUs (${rules.name} baseline).`);
       continue;
     }
-    if (board.freeVersion !== noFreeVersion) [noFreeVersion, noFreeFrom] = [board.freeVersion, g];
+    if (mask !== null) {
+      // Not remembered (see above).
+    } else if (board.freeVersion !== noFreeVersion) [noFreeVersion, noFreeFrom] = [board.freeVersion, g];
     else noFreeFrom = Math.min(noFreeFrom, g);
     const may = rules.mayPreempt;
     const key = victimClass(charged, cols.priority[i]!);
@@ -118,13 +130,13 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
         );
         continue;
       }
-      failed.fail(key, g);
+      if (mask === null) failed.fail(key, g);
     }
     let code: WaitingCode;
     let extras: ReasonExtras | null = null;
     if (reservations.length === 0) {
       code = fits.freeAtStart(g) ? WAITING.ORDER : WAITING.CAPACITY;
-      const nodes = reserveNodes(board, g);
+      const nodes = reserveNodes(board, g, mask);
       if (nodes) {
         const e = list[i]!;
         const nodeIds = nodes.map((n) => board.nodes[n]!.id);
@@ -168,10 +180,11 @@ function inOrder(
  * The nodes held for the first job that waits: for a job up to a node, the schedulable node with the
  * most free GPUs (ties: node order); for a larger one, the gpus / size whole nodes with the most.
  */
-function reserveNodes(board: NodeBoard, gpus: number): number[] | null {
+function reserveNodes(board: NodeBoard, gpus: number, mask: Uint8Array | null): number[] | null {
   const cands: number[] = [];
   for (let n = 0; n < board.count; n++) {
     const count = board.nodes[n]!.gpuCount;
+    if (mask !== null && mask[n] !== 1) continue;
     if (board.schedulable[n] && (gpus <= board.size ? count >= gpus : count === board.size)) cands.push(n);
   }
   const need = gpus <= board.size ? 1 : gpus % board.size === 0 ? gpus / board.size : Infinity;

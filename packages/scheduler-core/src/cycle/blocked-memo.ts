@@ -53,6 +53,8 @@ export class BlockedMemo {
   kindOf(e: PendingEntry): number | string | null {
     const s = this.s;
     if (s.isOverDebugCap(e)) return null;
+    // Node constraints (node-constraints.ts): a constrained job's outcome is its own, never shared.
+    if (s.reservations.constraints.has(e.id)) return null;
     // Its min and max runtime matter only through which reservations it may backfill (R7).
     const reservations = s.reservations;
     const list = reservations.list;
@@ -91,6 +93,8 @@ export class BlockedMemo {
     const s = this.s;
     const id = cols.ids[j]!;
     if (s.isOverDebugCapJob(g, budget, id)) return false;
+    // Node constraints: never of another job's kind (kindOf).
+    if (s.reservations.constraints.has(id) || s.reservations.constraints.has(cols.ids[k]!)) return false;
     const reservations = s.reservations;
     const list = reservations.list;
     if (list.length === 0) return true;
@@ -140,9 +144,14 @@ export class BlockedMemo {
       atStartK[i] = reservations.byStart(r, minK, maxK < 0 ? null : maxK);
     }
     const { gpus: gpusOf, budget: budgetOf, lane: laneOf, capped, ids, minRuntime, maxRuntime } = cols;
+    // Node constraints: a constrained job is a kind of its own (kindOf), so it ends a run.
+    const constraints = s.reservations.constraints;
+    const constrained = constraints.ids.size > 0;
+    if (constrained && constraints.has(ids[k]!)) return k + 1;
     let j = k + 1;
     for (; j < end; j++) {
       if (capped[j] || gpusOf[j] !== g || budgetOf[j] !== budget || laneOf[j] !== lane) break;
+      if (constrained && constraints.has(ids[j]!)) break;
       if (overCap && s.overDebugCap.has(ids[j]!)) break;
       if (holderIds !== null && holderIds.includes(ids[j]!)) break;
       const minJ = minRuntime[j]!;

@@ -1,5 +1,6 @@
 import type { JobState } from "../cluster-state";
 import { requeueAfterPreemption } from "../contract";
+import { hasNodeConstraint } from "../node-constraints";
 import { formatExactDuration, plural } from "../format";
 import type { PendingEntry } from "../order-pending";
 import type { Slots } from "../place-jobs";
@@ -27,7 +28,13 @@ export function noteMoveCandidates(s: CycleSession, victims: readonly { v: JobSt
 }
 
 function movable(s: CycleSession, v: JobState): boolean {
-  return !v.charged && requeueAfterPreemption(v.job) && s.now - v.job.startedAt >= s.policy.consolidationMinAge;
+  // A job with a node constraint is never moved: its new home would have to be a node it may use.
+  return (
+    !hasNodeConstraint(v.job) &&
+    !v.charged &&
+    requeueAfterPreemption(v.job) &&
+    s.now - v.job.startedAt >= s.policy.consolidationMinAge
+  );
 }
 
 function covered(v: JobState, by: Slots): boolean {
@@ -78,6 +85,8 @@ export function tryConsolidate(s: CycleSession, e: PendingEntry, position: numbe
   const { board } = s;
   const g = e.job.gpus;
   if (g > board.size || board.largestFree() === 0) return false;
+  // Node constraints: not started by moving others (bestMove may pick any node).
+  if (s.reservations.constraints.has(e.id)) return false;
   // Moves leave as many GPUs free as before: if the debug reserve is what keeps the job out, no move
   // lets it in (without this, philly-merged with a 2% reserve moved jobs 12,689 times in a week for
   // starts the reserve then refused).

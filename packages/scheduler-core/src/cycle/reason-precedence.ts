@@ -1,4 +1,5 @@
 import type { PendingEntry } from "../order-pending";
+import { hasFreePlacement } from "../place-jobs";
 import type { PendingReasonCode } from "../types";
 import type { StartFits } from "./fits";
 import type { CycleSession } from "./session";
@@ -21,6 +22,8 @@ import type { TryOutcome } from "./try-start";
  *   NO_ENTITLEMENT    its budget has no entitlement: it runs only as unallocated work;
  *   DEBUG_RESERVE     it would fit on free GPUs it may use, but they are the GPUs kept free for
  *                     debug-lane jobs (R5);
+ *   NODE_CONSTRAINT   it names the nodes it may use (or avoid), and none of those could take it now
+ *                     while free GPUs of other nodes would, or none of them takes work at all;
  *   RESERVED_FOR      it would fit on free GPUs that are reserved (R7) for a job it would delay;
  *   ORDER             it would have fit on the GPUs free at the start of the cycle, but jobs ahead
  *                     of it in order took them;
@@ -55,6 +58,7 @@ export function blockedReason(
   if (!s.tree.hasEntitlement(e.budget)) return "NO_ENTITLEMENT";
   // Before RESERVED_FOR: the free GPUs it may use (its own reservation's too) are the reserve's.
   if (blockedByDebugReserve(s, e, tried)) return "DEBUG_RESERVE";
+  if (s.reservations.constraints.has(e.id) && blockedByNodeConstraint(s, e)) return "NODE_CONSTRAINT";
   if (
     s.reservations.length > 0 &&
     // It would fit on free GPUs, or (allocated) by preempting unallocated work, but for a reservation.
@@ -66,6 +70,22 @@ export function blockedReason(
   if (lane === "DEBUG" && board.couldFit(g, 1)) return "DEBUG_VICTIM_COST";
   if (lane !== "UNALLOCATED" && board.couldFit(g, 2)) return "CONTRACTS";
   return "CAPACITY";
+}
+
+/**
+ * Its node constraint is what keeps it waiting: no node it may use is READY and large enough for its
+ * share of the job, or the nodes it may not use have the free GPUs it would start on (reservations
+ * honoured as for any job).
+ */
+function blockedByNodeConstraint(s: CycleSession, e: PendingEntry): boolean {
+  const { board } = s;
+  const mask = s.reservations.constraints.maskOf(e.job);
+  if (mask === null) return false;
+  const perNode = Math.min(e.job.gpus, board.size);
+  let usable = false;
+  for (let n = 0; n < board.count && !usable; n++)
+    usable = mask[n] === 1 && board.schedulable[n]! && board.nodes[n]!.gpuCount >= perNode;
+  return !usable || hasFreePlacement(board, e.job.gpus, s.reservations.allowForAnyNode(e));
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { NodeBoard } from "../cluster-state";
 import type { FairTree } from "../fair-tree";
 import { formatWhen, plural } from "../format";
+import { NodeConstraints } from "../node-constraints";
 import type { PendingEntry } from "../order-pending";
 import { findEarliestStart, holderMayPreempt, holderReach, releaseFor } from "../plan-reservations";
 import type { PolicyConfig, Reservation, ReserveOp } from "../types";
@@ -44,12 +45,18 @@ export class Reservations {
     const r = this.reservedBy[node]!;
     return r < 0 || this.backfillOk(this.allowing!, this.list[r]!);
   };
+  /** Node constraints: the nodes the job being placed may use (its mask), then the reservations as above. */
+  private allowingMask: Uint8Array | null = null;
+  private readonly allowMasked = (node: number): boolean => this.allowingMask![node] === 1 && this.allowReserved(node);
+  private readonly allowMaskedOnly = (node: number): boolean => this.allowingMask![node] === 1;
 
   constructor(
     private readonly board: NodeBoard,
     private readonly tree: FairTree,
     private readonly policy: PolicyConfig,
     private readonly now: number,
+    /** The cycle's jobs with node constraints (node-constraints.ts). */
+    readonly constraints: NodeConstraints = new NodeConstraints(board, []),
   ) {
     this.reservedBy = new Array<number>(board.count).fill(-1);
   }
@@ -106,6 +113,18 @@ export class Reservations {
 
   /** The node filter for placing `e`: valid until the next call. */
   allowFor(e: PendingEntry): (node: number) => boolean {
+    // A job with a node constraint gets a filter of its own (never allowAll: search-memo.ts learns
+    // from allowAll's failures about every job).
+    const mask = this.constraints.has(e.id) ? this.constraints.maskOf(e.job) : null;
+    this.allowing = e;
+    this.allowingMask = mask;
+    if (mask !== null) return this.list.length === 0 ? this.allowMaskedOnly : this.allowMasked;
+    if (this.list.length === 0) return this.allowAll;
+    return this.allowReserved;
+  }
+
+  /** The filter allowFor gives a job with no node constraint: the reservations' only (reasons). */
+  allowForAnyNode(e: PendingEntry): (node: number) => boolean {
     if (this.list.length === 0) return this.allowAll;
     this.allowing = e;
     return this.allowReserved;
@@ -154,13 +173,15 @@ export class Reservations {
     this.attempts++;
     const board = this.board;
     const job = e.job;
-    const key = this.rememberFailures ? this.failureKey(e) : null;
+    // A constrained job's search sees fewer nodes: its failure says nothing of other jobs'.
+    const mask = this.constraints.has(e.id) ? this.constraints.maskOf(job) : null;
+    const key = this.rememberFailures && mask === null ? this.failureKey(e) : null;
     if (key !== null && job.gpus >= (this.failed.get(key) ?? Infinity)) return null;
     const choice = findEarliestStart(
       board,
       job.gpus,
       releaseFor(this.tree, this.policy, this.now, e.lane, e.budget, holderReach(job.gpus, board.size)),
-      (node) => this.reservedBy[node]! < 0,
+      (node) => this.reservedBy[node]! < 0 && (mask === null || mask[node] === 1),
     );
     if (!choice) {
       if (key !== null) this.failed.set(key, Math.min(job.gpus, this.failed.get(key) ?? Infinity));

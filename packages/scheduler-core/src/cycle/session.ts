@@ -16,6 +16,7 @@ import { OrderList } from "./order-list";
 import { ReasonDrafts } from "./reason-drafts";
 import type { RunningTotals } from "../running-totals";
 import type { RuleSet } from "./rule-set";
+import { NodeConstraints } from "../node-constraints";
 import { Reservations } from "./reservations";
 import { SearchMemo } from "./search-memo";
 
@@ -145,7 +146,7 @@ export class CycleSession {
     readonly admission: KeptAdmission,
   ) {
     this.plan = [...nodeOps];
-    this.reservations = new Reservations(board, tree, policy, now);
+    this.reservations = new Reservations(board, tree, policy, now, new NodeConstraints(board, snapshot.pending));
     this.memo = new SearchMemo(board, this.reservations.allowAll);
     this.scratch = new SearchScratch(tree.size);
     this.preemptionCtx = { board, tree, policy, now, holder: "none" };

@@ -99,7 +99,8 @@ export function tryStart(
   const choice = findPreemption(s.preemptionCtx, s.scratch, g, unallocatedOnly ? "RETRY" : lane, e.budget, allow);
   s.preemptionCtx.holder = "none";
   if (!choice) {
-    if (!holder) memo.searchFailed(key, Math.min(room, g - 1, s.scratch.room));
+    // A job with a node constraint searched fewer nodes: its failure says nothing of its key's other jobs.
+    if (!holder && !reservations.constraints.has(e.id)) memo.searchFailed(key, Math.min(room, g - 1, s.scratch.room));
     return notStarted;
   }
   const margin = policy.preemptionMargin;
