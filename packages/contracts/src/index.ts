@@ -7,6 +7,7 @@ export * from "./job-id";
 export * from "./job";
 export * from "./job-name";
 export * from "./job-rules";
+export * from "./node-list";
 export * from "./job-actions";
 export * from "./job-update";
 export * from "./notification";

@@ -4,6 +4,7 @@ import { duration, formatExactDuration } from "./duration";
 import { strictObject, text, typeError } from "./input";
 import { jobNameInput } from "./job-name";
 import { jobRuleFields } from "./job-rules";
+import { nodeListFields, nodeListsOverlap } from "./node-list";
 import { LIMITS, formatBytes, utf8Bytes } from "./limits";
 import { JOB_KINDS, sessionView } from "./session";
 
@@ -170,9 +171,12 @@ export const submitJobInput = strictObject(
       .optional()
       .describe("Retries with the same key return the same job (keys are per user)"),
     ...jobRuleFields,
+    ...nodeListFields,
   },
   "a job submission",
 ).superRefine((job, ctx) => {
+  const overlap = nodeListsOverlap(job.nodes, job.excludeNodes);
+  if (overlap) ctx.addIssue({ code: "custom", path: ["excludeNodes"], message: overlap });
   for (const k of Object.keys(job.secretEnv))
     if (Object.hasOwn(job.env, k))
       ctx.addIssue({ code: "custom", path: ["secretEnv", k], message: `${k} is in both env and secretEnv: give it once` });
@@ -311,6 +315,10 @@ export const jobView = z.object({
   array: z.object({ id: z.number().int(), index: z.number().int(), spec: z.string() }).nullable(),
   /** `--after`: the jobs it waits for and how ("OK": completes successfully, "ANY": ends). */
   after: z.array(z.object({ jobId: z.number().int(), condition: z.enum(["OK", "ANY"]) })),
+  /** `--nodelist`: the only nodes it may run on; empty for any node. */
+  nodes: z.array(z.string()),
+  /** `--exclude`: nodes it must never run on; empty for none. */
+  excludeNodes: z.array(z.string()),
   /** `--retries`: how many retries it may have, and how many it has had. */
   retries: z.object({ max: z.number().int(), used: z.number().int() }),
   /** BATCH, or INTERACTIVE: a session (see `session`). */

@@ -215,6 +215,8 @@ export function toJobView(j: JobRow, facts: ForecastFacts, access: JobAccess = "
     array:
       j.arrayJobId !== null && j.arrayIndex !== null ? { id: j.arrayJobId, index: j.arrayIndex, spec: j.arraySpec ?? "" } : null,
     after: (j.dependencies ?? []).map((d) => ({ jobId: d.parentId, condition: d.condition === "ANY" ? "ANY" : "OK" })),
+    nodes: j.nodeList ?? [],
+    excludeNodes: j.excludeNodes ?? [],
     retries: { max: j.maxRetries, used: j.retryCount },
     kind: j.kind,
     // Where a session listens is for those who may read the job whole (its owner, admins, its managers).

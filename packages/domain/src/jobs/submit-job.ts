@@ -1,4 +1,5 @@
 import { IN_SERVICE } from "../nodes/in-service";
+import { checkNodeLists } from "./node-lists";
 import type { PrismaClient } from "@tranche/db";
 import { defaultJobName, explainContract, type JobEventKind, type JobView, type SubmitJob } from "@tranche/contracts";
 import { defaultPolicy, validateJobContract } from "@tranche/scheduler-core";
@@ -74,6 +75,8 @@ interface Prepared {
   arraySpec: string | null;
   arrayMaxRunning: number | null;
   maxRetries: number;
+  nodeList: string[];
+  excludeNodes: string[];
   after: { parentId: number; condition: "OK" | "ANY" }[];
   kind: JobKindInput["kind"];
   sessionServer: JobKindInput["sessionServer"];
@@ -172,6 +175,7 @@ async function submitMany(
       cluster,
       (m, field) => badInput(say(i, m), batch ? where(i, field) : field),
     );
+    checkNodeLists(input, cluster, (m, field) => badInput(say(i, m), batch ? where(i, field) : field));
 
     const requeue = input.resumable || input.requeue === true;
     const array = arrays[i] ?? null;
@@ -208,6 +212,8 @@ async function submitMany(
       arraySpec: array ? input.array!.trim() : null,
       arrayMaxRunning: array?.maxRunning ?? null,
       maxRetries: input.retries ?? 0,
+      nodeList: input.nodes ?? [],
+      excludeNodes: input.excludeNodes ?? [],
       after: deps[i]!,
       kind: kind.kind,
       sessionServer: kind.sessionServer,
@@ -247,6 +253,8 @@ async function submitMany(
       reason: null,
       array: array ? { id: 0, index: array.indexes[0]!, spec: input.array!.trim() } : null,
       after: deps[i]!.map((d) => ({ jobId: d.parentId, condition: d.condition })),
+      nodes: input.nodes ?? [],
+      excludeNodes: input.excludeNodes ?? [],
       retries: { max: input.retries ?? 0, used: 0 },
       kind: kind.kind,
       session: null,
@@ -274,7 +282,8 @@ async function submitMany(
           ord int, "clusterId" text, "budgetId" text, name text, gpus int, "minRuntimeSec" int, "maxRuntimeSec" int,
           resumable boolean, priority int, "requeuePolicy" text, "gracePeriodSec" int, command text, env jsonb,
           "secretEnv" jsonb, "idempotencyKey" text, sentence text, details jsonb, indexes int[], "arraySpec" text,
-          "arrayMaxRunning" int, "maxRetries" int, after jsonb, kind text, "sessionServer" text)
+          "arrayMaxRunning" int, "maxRetries" int, "nodeList" text[], "excludeNodes" text[], after jsonb, kind text,
+          "sessionServer" text)
       ), refused AS MATERIALIZED (
         SELECT i.ord FROM input i
         WHERE NOT ${actor.role === "ADMIN"}
@@ -291,14 +300,14 @@ async function submitMany(
       ), j AS (
         INSERT INTO job (id, "clusterId", "budgetId", "userId", name, gpus, "minRuntimeSec", "maxRuntimeSec", resumable, priority,
                          "requeuePolicy", "gracePeriodSec", command, env, "secretEnv", state, "submittedAt", "queuedAt", "idempotencyKey",
-                         "arrayJobId", "arrayIndex", "arraySpec", "arrayMaxRunning", "maxRetries", kind, "sessionServer",
-                         "createdAt", "updatedAt")
+                         "arrayJobId", "arrayIndex", "arraySpec", "arrayMaxRunning", "maxRetries", "nodeList", "excludeNodes", kind,
+                         "sessionServer", "createdAt", "updatedAt")
         SELECT ids.id, i."clusterId", i."budgetId", ${actor.id}, i.name, i.gpus, i."minRuntimeSec", i."maxRuntimeSec", i.resumable,
                i.priority, i."requeuePolicy"::"RequeuePolicy", i."gracePeriodSec", i.command,
                CASE WHEN ids.idx IS NULL THEN i.env
                     ELSE i.env || jsonb_build_object('TRANCHE_ARRAY_INDEX', ids.idx::text, 'TRANCHE_ARRAY_JOB_ID', ids."arrayJobId"::text) END,
                i."secretEnv", 'PENDING'::"JobState", ${now}, ${now}, CASE WHEN ids.n = 1 THEN i."idempotencyKey" END,
-               ids."arrayJobId", ids.idx, i."arraySpec", i."arrayMaxRunning", i."maxRetries", i.kind::"JobKind",
+               ids."arrayJobId", ids.idx, i."arraySpec", i."arrayMaxRunning", i."maxRetries", i."nodeList", i."excludeNodes", i.kind::"JobKind",
                i."sessionServer"::"SessionServer", ${now}, ${now}
         FROM input i JOIN ids USING (ord)
         RETURNING id
@@ -376,7 +385,7 @@ function wakeWorker(prisma: PrismaClient, clusterId: string): void {
  * few seconds per process. Membership (who may charge) is always read fresh.
  */
 const CACHE_MS = 5_000;
-type CachedCluster = { id: string; name: string; maxMinRuntimeSec: number; nodes: { gpuCount: number }[] } | null;
+type CachedCluster = { id: string; name: string; maxMinRuntimeSec: number; nodes: { name: string; gpuCount: number }[] } | null;
 type CachedBudget = { id: string; path: string; children: number } | null;
 interface NameCache {
   generation: number;
@@ -403,7 +412,12 @@ export async function cachedCluster(prisma: PrismaClient, name: string) {
   if (hit && hit.until > Date.now()) return hit.value;
   const c = await prisma.cluster.findUnique({
     where: { name },
-    select: { id: true, name: true, maxMinRuntimeSec: true, nodes: { where: IN_SERVICE, select: { gpuCount: true } } },
+    select: {
+      id: true,
+      name: true,
+      maxMinRuntimeSec: true,
+      nodes: { where: IN_SERVICE, select: { name: true, gpuCount: true } },
+    },
   });
   if (clusterCache.size > 1000) clusterCache.clear();
   clusterCache.set(name, { until: Date.now() + CACHE_MS, value: c });

@@ -1,11 +1,12 @@
 import type { PrismaClient } from "@tranche/db";
-import { formatExactDuration, type JobEventKind, type JobView, type UpdateJob } from "@tranche/contracts";
+import { formatExactDuration, nodeListsOverlap, type JobEventKind, type JobView, type UpdateJob } from "@tranche/contracts";
 import { canChargeBudget, managedBudgetIds, mayHold, type Actor, type Role } from "../auth/actor";
 import { DomainError, badInput, conflict, forbidden, notFound } from "../errors";
 import { forecastFactsOf } from "./forecast-facts";
 import { jobViewInclude, laneOf, toJobView } from "./job-view";
 import { accessToJob } from "./queries";
 import { noArrayWords } from "./job-rules-input";
+import { checkNodeLists } from "./node-lists";
 import { cachedCluster, checkContract, leafBudget } from "./submit-job";
 
 /**
@@ -41,6 +42,8 @@ const JOB_FIELDS = {
   budgetId: true,
   arrayJobId: true,
   arrayIndex: true,
+  nodeList: true,
+  excludeNodes: true,
   cluster: { select: { name: true } },
   budget: { select: { path: true } },
   user: { select: { name: true, role: true } },
@@ -63,12 +66,17 @@ type Row = {
   budgetId: string;
   arrayJobId: number | null;
   arrayIndex: number | null;
+  nodeList: string[];
+  excludeNodes: string[];
   cluster: { name: string };
   budget: { path: string };
   user: { name: string; role: string };
 };
 
-type Values = Pick<Row, "gpus" | "minRuntimeSec" | "maxRuntimeSec" | "priority" | "name" | "budgetId">;
+type Values = Pick<
+  Row,
+  "gpus" | "minRuntimeSec" | "maxRuntimeSec" | "priority" | "name" | "budgetId" | "nodeList" | "excludeNodes"
+>;
 
 export interface ArrayUpdated {
   arrayId: number;
@@ -101,6 +109,11 @@ function changeWords(before: Values & { budgetPath: string }, after: Values & { 
   if (before.priority !== after.priority) out.push(`priority ${before.priority} -> ${after.priority}`);
   if (before.name !== after.name) out.push(`name '${before.name}' -> '${after.name}'`);
   if (before.budgetId !== after.budgetId) out.push(`budget ${before.budgetPath} -> ${after.budgetPath}`);
+  const list = (l: string[]) => (l.length === 0 ? "any" : l.join(", "));
+  if (list(before.nodeList) !== list(after.nodeList)) out.push(`nodes ${list(before.nodeList)} -> ${list(after.nodeList)}`);
+  const ex = (l: string[]) => (l.length === 0 ? "none" : l.join(", "));
+  if (ex(before.excludeNodes) !== ex(after.excludeNodes))
+    out.push(`excluded nodes ${ex(before.excludeNodes)} -> ${ex(after.excludeNodes)}`);
   return out;
 }
 
@@ -136,7 +149,11 @@ async function checkedValues(
       priority: input.priority ?? r.priority,
       name: input.name ?? r.name,
       budgetId: budget?.id ?? r.budgetId,
+      nodeList: input.nodes === undefined ? r.nodeList : (input.nodes ?? []),
+      excludeNodes: input.excludeNodes === undefined ? r.excludeNodes : (input.excludeNodes ?? []),
     };
+    const fail = (m: string, field: string | undefined) =>
+      badInput(rows.length > 1 ? `Task ${r.arrayIndex} (job ${r.id}): ${m}` : m, field);
     checkContract(
       {
         gpus: values.gpus,
@@ -148,8 +165,12 @@ async function checkedValues(
         gracePeriod: r.gracePeriodSec,
       },
       cluster,
-      (m, field) => badInput(rows.length > 1 ? `Task ${r.arrayIndex} (job ${r.id}): ${m}` : m, field),
+      fail,
     );
+    // Submit's checks of the node lists, on the lists as they would be (one changed, the other kept).
+    const overlap = nodeListsOverlap(values.nodeList, values.excludeNodes);
+    if (overlap) throw fail(overlap, input.excludeNodes !== undefined ? "excludeNodes" : "nodes");
+    checkNodeLists({ gpus: values.gpus, nodes: values.nodeList, excludeNodes: values.excludeNodes }, cluster, fail);
     return { values, budgetPath: budget?.path ?? r.budget.path };
   });
 }
@@ -178,6 +199,8 @@ async function writeChanges(
       priority: v.priority,
       name: v.name,
       budget,
+      nodes: v.nodeList,
+      excludeNodes: v.excludeNodes,
     });
     return [
       {
@@ -202,7 +225,8 @@ async function writeChanges(
     // and so was either's start forecast: the next cycle and forecast say them again.
     const written = await tx.$queryRaw<{ id: number }[]>`
       UPDATE job j SET gpus = u.g, "minRuntimeSec" = u.mn, "maxRuntimeSec" = u.mx, priority = u.p, name = u.n,
-             "budgetId" = u.b, revision = j.revision + 1,
+             "budgetId" = u.b, "nodeList" = ARRAY(SELECT jsonb_array_elements_text(u.nl::jsonb)),
+             "excludeNodes" = ARRAY(SELECT jsonb_array_elements_text(u.xl::jsonb)), revision = j.revision + 1,
              "reasonCode" = CASE WHEN j.state = 'PENDING' THEN NULL ELSE j."reasonCode" END,
              "reasonSentence" = CASE WHEN j.state = 'PENDING' THEN NULL ELSE j."reasonSentence" END,
              "reasonDetails" = CASE WHEN j.state = 'PENDING' THEN NULL ELSE j."reasonDetails" END,
@@ -212,7 +236,8 @@ async function writeChanges(
       FROM unnest(${ids}::int[], ${col((c) => c.r.revision)}::int[], ${col((c) => c.values.gpus)}::int[],
                   ${col((c) => c.values.minRuntimeSec)}::int[], ${col((c) => c.values.maxRuntimeSec)}::int[],
                   ${col((c) => c.values.priority)}::int[], ${col((c) => c.values.name)}::text[],
-                  ${col((c) => c.values.budgetId)}::text[]) AS u(id, rev, g, mn, mx, p, n, b)
+                  ${col((c) => c.values.budgetId)}::text[], ${col((c) => JSON.stringify(c.values.nodeList))}::text[],
+                  ${col((c) => JSON.stringify(c.values.excludeNodes))}::text[]) AS u(id, rev, g, mn, mx, p, n, b, nl, xl)
       WHERE j.id = u.id AND j.revision = u.rev AND j.state IN ('PENDING', 'HELD')
       RETURNING j.id`;
     if (written.length !== ids.length) {

@@ -6,17 +6,17 @@ type Db = PrismaClient | Tx;
 
 /**
  * Phase 1, second part: what the core's job rules (scheduler-core cycle/job-rules.ts) read beside the
- * snapshot — the array and cap of every active task, where each pending job's dependencies stand, and
- * the budgets' per-user GPU limits — written onto the snapshot's jobs and tree. Each query touches only
- * the rows that carry such a rule, so a cluster without arrays, dependencies or limits pays three
- * index lookups.
+ * snapshot — the array and cap of every active task, where each pending job's dependencies stand,
+ * the budgets' per-user GPU limits, and the node lists of the jobs that name nodes — written onto the
+ * snapshot's jobs and tree. The first three queries touch only the rows that carry such a rule; the
+ * node lists' reads the cluster's active jobs by the (clusterId, state) index and keeps the few with a list.
  */
 export async function addJobRules(
   db: Db,
   clusterId: string,
   snapshot: Pick<ClusterSnapshot, "tree" | "running" | "pending">,
 ): Promise<void> {
-  const [arrays, deps, limits] = await Promise.all([
+  const [arrays, deps, limits, nodeLists] = await Promise.all([
     db.$queryRaw<{ id: number; arrayJobId: number; arrayMaxRunning: number | null }[]>`
       SELECT id, "arrayJobId", "arrayMaxRunning" FROM job
       WHERE "clusterId" = ${clusterId} AND "arrayJobId" IS NOT NULL AND state IN ('PENDING', 'HELD', 'RUNNING', 'STOPPING')`,
@@ -28,7 +28,22 @@ export async function addJobRules(
       WHERE j."clusterId" = ${clusterId} AND j.state IN ('PENDING', 'HELD')`,
     db.$queryRaw<{ id: string; maxGpusPerUser: number }[]>`
       SELECT id, "maxGpusPerUser" FROM budget_tree_node WHERE "maxGpusPerUser" IS NOT NULL AND "archivedAt" IS NULL`,
+    // `--nodelist` / `--exclude`: the core places such a job only on the nodes it may use; a running one
+    // is never moved (R12) off them. Names, as the core compares them with its nodes' names.
+    db.$queryRaw<{ id: number; nodeList: string[] | null; excludeNodes: string[] | null }[]>`
+      SELECT id, "nodeList", "excludeNodes" FROM job
+      WHERE "clusterId" = ${clusterId} AND state IN ('PENDING', 'HELD', 'RUNNING', 'STOPPING')
+        AND (cardinality("nodeList") > 0 OR cardinality("excludeNodes") > 0)`,
   ]);
+  if (nodeLists.length > 0) {
+    const byId = new Map(nodeLists.map((l) => [String(l.id), l]));
+    for (const j of [...snapshot.pending, ...snapshot.running]) {
+      const l = byId.get(j.id);
+      if (!l) continue;
+      if (l.nodeList?.length) j.nodes = l.nodeList;
+      if (l.excludeNodes?.length) j.excludeNodes = l.excludeNodes;
+    }
+  }
   if (arrays.length > 0) {
     const byId = new Map(arrays.map((a) => [String(a.id), a]));
     for (const j of snapshot.running) {
