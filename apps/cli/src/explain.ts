@@ -1,7 +1,14 @@
 // `tranche explain JOB`: why a job is where it is, in the job page's words.
 import type { Command } from "commander";
 import { explainContract, jobEventTitle, type JobView } from "@tranche/contracts";
-import { arrayTaskText, countdownWords, expectedStartWords, lastCheckpointWords, stateWords } from "@tranche/contracts/format";
+import {
+  arrayTaskText,
+  countdownWords,
+  expectedStartWords,
+  lastCheckpointWords,
+  nodeListWords,
+  stateWords,
+} from "@tranche/contracts/format";
 import { api, loadConfig } from "./client";
 import { gpus, when, type Out } from "./format";
 
@@ -25,6 +32,8 @@ export function explainText(d: JobDetail, now = Date.now(), timeZone?: string): 
   if (j.after.length > 0)
     lines.push(`Starts after: ${j.after.map((a) => `#${a.jobId} ${a.condition === "OK" ? "succeeds" : "ends"}`).join(", ")}.`);
   if (j.retries.max > 0) lines.push(`Retries: ${j.retries.used} of ${j.retries.max} used.`);
+  const nodeWords = nodeListWords(j.nodes, j.excludeNodes);
+  if (nodeWords) lines.push(`Nodes: ${nodeWords}`);
   if (j.state === "PENDING" || j.state === "HELD") {
     lines.push(
       j.reason ? `Why it waits: ${j.reason.sentence}` : "Why it waits: the scheduler has not run a cycle since it was submitted.",

@@ -39,7 +39,7 @@ import { registerTokens } from "./tokens";
 import { registerUpdate } from "./update";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
-import { countOption, durationOption, slurmTimeOption } from "./options";
+import { countOption, durationOption, nodeListOption, slurmTimeOption } from "./options";
 import { ago, gpus as gpuWords, printable, table, type Out } from "./format";
 
 const program = new Command();
@@ -133,6 +133,8 @@ program
       .default([]),
   )
   .option("--retries <n>", "requeue a run that exits non-zero up to n times (0..10)", "0")
+  .option("--nodelist <nodes>", "run only on these nodes: gpu-03,gpu-04 or gpu-[03-05] (Slurm's --nodelist)")
+  .option("--exclude <nodes>", "never run on these nodes: gpu-07 or gpu-[07-08,11] (Slurm's --exclude)")
   .addOption(slurmTimeOption())
   .addOption(new Option("--env <KEY=VALUE>", "environment variable (repeatable)").argParser(collect).default([]))
   .addOption(
@@ -211,6 +213,8 @@ program
       ...(typeof o.array === "string" ? { array: o.array } : {}),
       after: (o.after as string[]).flatMap((a) => a.split(",")).filter((a) => a.trim() !== ""),
       retries: num(o.retries, "--retries"),
+      ...(typeof o.nodelist === "string" ? { nodes: nodeListOption("--nodelist", o.nodelist) } : {}),
+      ...(typeof o.exclude === "string" ? { excludeNodes: nodeListOption("--exclude", o.exclude) } : {}),
     };
     // The same zod schema as the server: bad input fails here with the same message, before any request.
     const parsed = submitJobInput.safeParse(body);

@@ -1,5 +1,5 @@
 import { Option } from "commander";
-import { missingUnitProblem } from "@tranche/contracts";
+import { expandNodeList, missingUnitProblem } from "@tranche/contracts";
 import { CliError } from "./client";
 
 /**
@@ -51,4 +51,15 @@ export function perUserLimitArg(value: string): number | null {
   const n = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
   if (n >= 1) return n;
   throw new CliError(`The GPU limit must be a whole number of at least 1, or none for no limit; got '${value}'`);
+}
+
+/**
+ * `--nodelist` / `--exclude`: node names, comma-separated, with Slurm's ranges (`gpu-[03-05]`). With
+ * `none` (update only) the list is removed: null.
+ */
+export function nodeListOption(option: string, value: string, allowNone = false): string[] | null {
+  if (allowNone && value.trim() === "none") return null;
+  const names = expandNodeList(value, option);
+  if (typeof names === "string") throw new CliError(names);
+  return names;
 }

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { explainContract, formatExactDuration, updateJobInput, type JobView } from "@tranche/contracts";
 import { api, CliError, loadConfig } from "./client";
 import { gpus as gpuWords, type Out } from "./format";
-import { durationOption, slurmTimeOption } from "./options";
+import { durationOption, nodeListOption, slurmTimeOption } from "./options";
 
 interface UpdateOptions {
   gpus?: string;
@@ -12,6 +12,8 @@ interface UpdateOptions {
   priority?: string;
   name?: string;
   budget?: string;
+  nodelist?: string;
+  exclude?: string;
   array: boolean;
 }
 
@@ -31,6 +33,8 @@ export function updateBody(o: UpdateOptions): Record<string, unknown> {
     ...(o.priority !== undefined ? { priority: whole("--priority", o.priority) } : {}),
     ...(o.name !== undefined ? { name: o.name } : {}),
     ...(o.budget !== undefined ? { budget: o.budget } : {}),
+    ...(o.nodelist !== undefined ? { nodes: nodeListOption("--nodelist", o.nodelist, true) } : {}),
+    ...(o.exclude !== undefined ? { excludeNodes: nodeListOption("--exclude", o.exclude, true) } : {}),
     ...(o.array ? { array: true } : {}),
   };
 }
@@ -61,6 +65,8 @@ export function registerUpdate(program: Command, out: Out): void {
     .option("--priority <n>", "order within the budget (higher first)")
     .option("--name <name>", "job name")
     .option("--budget <path>", "budget to charge instead (a leaf the job's owner is a member of)")
+    .option("--nodelist <nodes|none>", "run only on these nodes: gpu-03,gpu-04 or gpu-[03-05]; none: any node")
+    .option("--exclude <nodes|none>", "never run on these nodes: gpu-07 or gpu-[07-08]; none: no node excluded")
     .option("--array", "change every task of the array <job> that waits to start", false)
     .addOption(slurmTimeOption())
     .action(async (id: string, o: UpdateOptions) => {

@@ -41,6 +41,8 @@ const job = (over: Partial<JobView>): JobView => ({
   array: null,
   after: [],
   retries: { max: 0, used: 0 },
+  nodes: [],
+  excludeNodes: [],
   kind: "BATCH",
   session: null,
   ...over,
@@ -65,6 +67,14 @@ describe("tranche explain", () => {
       "Why it waits: Waiting for 8 GPUs on one node.",
       "Expected to start within about 1 h 15 min (sooner if running jobs end early), after #491 (6 Dec, 19:15:00).",
     ]);
+  });
+
+  it("says the nodes a job names in words, and nothing for a job that may run anywhere", () => {
+    expect(explained({ nodes: ["gpu-03", "gpu-04"], excludeNodes: ["gpu-07"] })[1]).toBe(
+      "Nodes: Runs only on gpu-03 or gpu-04, never on gpu-07.",
+    );
+    expect(explained({ excludeNodes: ["gpu-07"] })[1]).toBe("Nodes: Never runs on gpu-07.");
+    expect(explained({}).join("\n")).not.toContain("Nodes:");
   });
 
   it("says the state in words, as the web's badge does, not as its code", () => {

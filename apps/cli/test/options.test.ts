@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { CliError } from "../src/client";
 import { Command } from "commander";
-import { NO_TIME_OPTION, countOption, durationOption, perUserLimitArg, slurmTimeOption } from "../src/options";
+import { NO_TIME_OPTION, countOption, durationOption, nodeListOption, perUserLimitArg, slurmTimeOption } from "../src/options";
+import { updateBody } from "../src/update";
 import { registerJobRules } from "../src/job-rules";
 
 describe("countOption", () => {
@@ -85,5 +86,18 @@ describe("tranche limit's GPUs", () => {
       vi.unstubAllGlobals();
       vi.unstubAllEnvs();
     }
+  });
+});
+
+describe("--nodelist / --exclude", () => {
+  it("expands Slurm's ranges; none removes the list on update only", () => {
+    expect(nodeListOption("--nodelist", "gpu-[03-05],gpu-07")).toEqual(["gpu-03", "gpu-04", "gpu-05", "gpu-07"]);
+    expect(nodeListOption("--exclude", "none", true)).toBeNull();
+    expect(nodeListOption("--exclude", "none")).toEqual(["none"]);
+    expect(() => nodeListOption("--nodelist", "gpu-[05-03]")).toThrow(new CliError("--nodelist: range 05-03 runs backwards"));
+    expect(updateBody({ nodelist: "gpu-[1-2]", exclude: "none", array: false })).toEqual({
+      nodes: ["gpu-1", "gpu-2"],
+      excludeNodes: null,
+    });
   });
 });

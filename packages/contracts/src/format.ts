@@ -27,6 +27,7 @@ export { jobEndWords, jobEndedText } from "./job-end-words";
 
 // A job array's tasks by state, and its one row in a job list, for its page, the web's lists and `tranche ls`.
 export { arrayRowText, arrayStateParts, jobListRows } from "./array-words";
+export { nodeListWords } from "./node-list-words";
 export { jobActionDoneText, jobActionDoneWord, jobActionQuestion, jobActionRefusedText } from "./job-action-words";
 
 /**

@@ -13,9 +13,7 @@ const NODE_NAME_CHARS = 100;
  */
 export function expandNodeList(spec: string, what = "node list"): string[] | string {
   const names: string[] = [];
-  // Commas inside brackets belong to the bracket, not the list.
-  const parts = spec.match(/[^,[\]]*(?:\[[^\]]*\][^,[\]]*)?/g)?.filter((p) => p.trim() !== "") ?? [];
-  for (const raw of parts) {
+  for (const raw of splitOutsideBrackets(spec)) {
     const part = raw.trim();
     const m = /^([^[\]]*)\[([^\]]*)\]([^[\]]*)$/.exec(part);
     if (!m) {
@@ -36,6 +34,23 @@ export function expandNodeList(spec: string, what = "node list"): string[] | str
   }
   if (names.length === 0) return `${what} names no node`;
   return [...new Set(names)];
+}
+
+/** The list's parts: commas inside brackets belong to the bracket, not the list. Empty parts dropped. */
+function splitOutsideBrackets(spec: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let cur = "";
+  for (const ch of spec) {
+    if (ch === "[") depth++;
+    else if (ch === "]") depth--;
+    if (ch === "," && depth === 0) {
+      parts.push(cur);
+      cur = "";
+    } else cur += ch;
+  }
+  parts.push(cur);
+  return parts.filter((p) => p.trim() !== "");
 }
 
 const nodeNames = (field: string, meaning: string) =>

@@ -14,6 +14,7 @@ const PENDING: Record<string, string> = {
   NO_ENTITLEMENT: "budget has no share here",
   RESERVED_FOR: "nodes reserved for another job",
   DEBUG_RESERVE: "free GPUs kept for debug jobs",
+  NODE_CONSTRAINT: "the nodes it may use are busy or not ready",
   ORDER: "waiting its turn",
   BUDGET_OVER_SHARE: "budget not far enough behind to preempt",
   DEBUG_VICTIM_COST: "only long runs could make room",
