@@ -32,7 +32,9 @@ type TextKey =
   | "name"
   | "array"
   | "after"
-  | "retries";
+  | "retries"
+  | "nodes"
+  | "excludeNodes";
 
 export function SubmitForm() {
   const trpc = useTRPC();
@@ -232,6 +234,14 @@ export function SubmitForm() {
             {textField("retries", "Retries on failure", {
               numeric: true,
               hint: "Requeued up to this many times (0-10) when it exits with an error.",
+            })}
+            {textField("nodes", "Run only on nodes (optional)", {
+              placeholder: "e.g. gpu-[03-05],gpu-07",
+              hint: "Names of this cluster's nodes, as Slurm's --nodelist; it waits for these even when others are free.",
+            })}
+            {textField("excludeNodes", "Never on nodes (optional)", {
+              placeholder: "e.g. gpu-07",
+              hint: "Nodes it must avoid, as Slurm's --exclude.",
             })}
           </div>
           <div className="row">

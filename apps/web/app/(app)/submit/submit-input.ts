@@ -1,5 +1,6 @@
 import {
   RESUMABLE_DEFAULT,
+  expandNodeList,
   missingUnitProblem,
   runtimeOrderProblem,
   submitJobInput,
@@ -28,6 +29,9 @@ export interface FormState {
   array: string;
   after: string;
   retries: string;
+  /** Slurm's host list, as `tranche submit --nodelist` reads it: gpu-[03-05],gpu-07. */
+  nodes: string;
+  excludeNodes: string;
 }
 
 /** A new job's form as it opens: one GPU, protected for 2 h, the cluster and budget still to choose. */
@@ -49,6 +53,8 @@ export const NEW_JOB_FORM: FormState = {
   array: "",
   after: "",
   retries: "0",
+  nodes: "",
+  excludeNodes: "",
 };
 
 /** KEY=VALUE lines -> object; a malformed line is an error naming the line. */
@@ -72,6 +78,16 @@ function toInput(f: FormState): { input: SubmitJobInput } | { errors: Errors } {
   const secretEnv = parseEnv(f.secretEnv, "secretEnv");
   if ("error" in secretEnv) return { errors: { secretEnv: secretEnv.error } };
   const num = (s: string) => (s.trim() === "" ? undefined : Number(s));
+  const lists: { nodes?: string[]; excludeNodes?: string[] } = {};
+  for (const [k, label] of [
+    ["nodes", "Run only on nodes"],
+    ["excludeNodes", "Never on nodes"],
+  ] as const) {
+    if (!f[k].trim()) continue;
+    const names = expandNodeList(f[k], label);
+    if (typeof names === "string") return { errors: { [k]: names } };
+    lists[k] = names;
+  }
   return {
     input: {
       cluster: f.cluster,
@@ -93,6 +109,7 @@ function toInput(f: FormState): { input: SubmitJobInput } | { errors: Errors } {
         .map((a) => a.trim())
         .filter((a) => a !== ""),
       retries: (num(f.retries) ?? 0) as number,
+      ...lists,
     },
   };
 }

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { explainContract, formatDuration, formatExactDuration } from "@tranche/contracts";
-import { arrayTaskText, expectedStartWords, lastCheckpointWords } from "@tranche/contracts/format";
+import { arrayTaskText, expectedStartWords, lastCheckpointWords, nodeListWords } from "@tranche/contracts/format";
 import { defaultPolicy } from "@tranche/scheduler-core";
 import { useTRPC } from "../../../../lib/trpc";
 import { JobLogs } from "./job-logs";
@@ -352,6 +352,12 @@ export function JobDetailView({ id }: { id: number }) {
                         </span>
                       ))}
                     </dd>
+                  </>
+                ) : null}
+                {nodeListWords(job.nodes, job.excludeNodes) !== null ? (
+                  <>
+                    <dt>Nodes</dt>
+                    <dd data-testid="node-lists">{nodeListWords(job.nodes, job.excludeNodes)}</dd>
                   </>
                 ) : null}
                 <dt>Command</dt>
