@@ -251,7 +251,9 @@ describe("property: no decision places a job on a node it may not use", () => {
     reserve: fc.constantFrom(0, 0.1),
   });
 
-  function build(s: fc.RecordValue<typeof arb>): { snap: ClusterSnapshot; jobs: Map<string, PendingJob> } {
+  type Scenario = typeof arb extends fc.Arbitrary<infer T> ? T : never;
+
+  function build(s: Scenario): { snap: ClusterSnapshot; jobs: Map<string, PendingJob> } {
     const c = makeCluster()
       .nodes(s.nodes)
       .budget("a", 0.5)
