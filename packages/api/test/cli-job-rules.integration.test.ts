@@ -202,7 +202,7 @@ describe("tranche update", () => {
     const cases: [string[], string][] = [
       [
         ["update", "1"],
-        "tranche: nothing to change: give at least one of gpus, minRuntime, maxRuntime, priority, name, budget\n",
+        "tranche: nothing to change: give at least one of gpus, minRuntime, maxRuntime, priority, name, budget, nodes, excludeNodes\n",
       ],
       [["update", "1", "--gpus", "two"], "tranche: --gpus must be a whole number, got 'two'\n"],
       [

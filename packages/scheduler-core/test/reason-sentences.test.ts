@@ -102,6 +102,11 @@ const cases: { what: string; code: PendingReasonCode; details: PendingReasonDeta
     code: "DEBUG_RESERVE",
     details: { ...base, gpus: 8, largestFreeGpus: 8, debugReserveGpus: 5 },
   },
+  {
+    what: "the nodes it names are full while others are free",
+    code: "NODE_CONSTRAINT",
+    details: { ...base, gpus: 4, largestFreeGpus: 8 },
+  },
   { what: "jobs ahead took the free GPUs", code: "ORDER", details: { ...base, position: 2, jobsAhead: 1, gpus: 8 } },
   {
     what: "could preempt, but its budget is not far enough behind",
