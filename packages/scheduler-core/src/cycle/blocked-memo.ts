@@ -43,6 +43,8 @@ export class BlockedMemo {
    * list.length are read): one array for the lane, not one a run (millions of runs on philly-overload).
    */
   private readonly atStartK: number[] = [];
+  /** kindRunEnd's bounds of the runtimes byStart answers as its first entry's (Reservations.byStartBounds). */
+  private readonly boundsK: number[] = [0, 0, 0, 0, 0];
 
   constructor(private readonly s: CycleSession) {}
 
@@ -143,6 +145,10 @@ export class BlockedMemo {
       if (r.holder.gpus === g && r.holder.budget === budget) (holderIds ??= []).push(r.holder.id);
       atStartK[i] = reservations.byStart(r, minK, maxK < 0 ? null : maxK);
     }
+    // Runtimes within these bounds get k's answers without asking each reservation (a backlog's
+    // minRuntimes differ job by job, philly-overload's are their durations up to 2 h).
+    const boundsK = this.boundsK;
+    reservations.byStartBounds(minK, maxK < 0 ? null : maxK, boundsK);
     const { gpus: gpusOf, budget: budgetOf, lane: laneOf, capped, ids, minRuntime, maxRuntime } = cols;
     // Node constraints: a constrained job is a kind of its own (kindOf), so it ends a run.
     const constraints = s.reservations.constraints;
@@ -156,7 +162,7 @@ export class BlockedMemo {
       if (holderIds !== null && holderIds.includes(ids[j]!)) break;
       const minJ = minRuntime[j]!;
       const maxJ = maxRuntime[j]!;
-      if (minJ === minK && maxJ === maxK) continue;
+      if (reservations.sameByStart(boundsK, minJ, maxJ)) continue;
       let alike = true;
       for (let i = 0; i < list.length && alike; i++)
         alike = reservations.byStart(list[i]!, minJ, maxJ < 0 ? null : maxJ) === atStartK[i];

@@ -97,6 +97,44 @@ export class Reservations {
   }
 
   /**
+   * Speed bookkeeping, no rule: bounds within which runtimes get byStart's answers of these ones from
+   * every reservation, written into `out` for sameByStart. byStart compares now + minRuntime and
+   * now + maxRuntime with each start; a sum with no start between it and this one's sum, on the same
+   * side of each, compares alike: lo < sum <= hi, lo the latest start before this sum and hi the
+   * earliest at or after it. A job with no maxRuntime is never done by a start: only alike with
+   * another with none (out[4]).
+   */
+  byStartBounds(minRuntime: number, maxRuntime: number | null, out: number[]): void {
+    const a = this.now + minRuntime;
+    const b = maxRuntime === null ? 0 : this.now + maxRuntime;
+    let loA = -Infinity;
+    let hiA = Infinity;
+    let loB = -Infinity;
+    let hiB = Infinity;
+    for (let i = 0; i < this.list.length; i++) {
+      const from = this.list[i]!.from;
+      if (from < a) loA = Math.max(loA, from);
+      else hiA = Math.min(hiA, from);
+      if (from < b) loB = Math.max(loB, from);
+      else hiB = Math.min(hiB, from);
+    }
+    out[0] = loA;
+    out[1] = hiA;
+    out[2] = loB;
+    out[3] = hiB;
+    out[4] = maxRuntime === null ? 1 : 0;
+  }
+
+  /** Whether byStart answers these runtimes (-1 for no maxRuntime) as those `bounds` were made for, for every reservation. */
+  sameByStart(bounds: readonly number[], minRuntime: number, maxRuntime: number): boolean {
+    const a = this.now + minRuntime;
+    if (!(a > bounds[0]! && a <= bounds[1]!)) return false;
+    if (maxRuntime < 0) return bounds[4] === 1;
+    const b = this.now + maxRuntime;
+    return bounds[4] === 0 && b > bounds[2]! && b <= bounds[3]!;
+  }
+
+  /**
    * Is `e` the job `r` holds nodes for? Its id, compared only when its GPUs and budget are the
    * holder's (a job's entries all agree on them): an id is a string elsewhere in memory, and a walk
    * over a blocked backlog asked this of every job.
