@@ -1,6 +1,6 @@
 // Test databases: integration tests get a fresh, migrated database each, cloned from a template that
 // the global setup (scripts/test-db-setup.ts) migrated once. Cloning takes ~100 ms; migrating ~2 s.
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
 import pg from "pg";
@@ -64,7 +64,8 @@ export async function createTestDatabase(label = "t"): Promise<TestDatabase> {
 /**
  * A PostgreSQL server one test owns, on a free port with its own data folder and a migrated `tranche`
  * database, so it can stop the server under the code it tests and start it again (an outage, a
- * restart); the shared test server cannot be stopped. `dispose()` (afterAll) stops it and removes the folder.
+ * restart); the shared test server cannot be stopped. `dispose()` (afterAll) stops it and removes the folder
+ * and the `<dataDir>.password` file the server made beside it.
  */
 export interface OwnPostgres {
   url: string;
@@ -84,6 +85,9 @@ export interface OwnPostgres {
 
 export async function startOwnPostgres(label: string): Promise<OwnPostgres> {
   const dataDir = join(repoRoot(), ".data", `test-${label}-${process.pid}`);
+  // A password file that was there before is someone else's: dispose() leaves it.
+  const passwordFile = `${dataDir}.password`;
+  const ownsPasswordFile = !existsSync(passwordFile);
   const port = await freePort();
   const up = () => startEmbeddedPostgres({ dataDir, port, database: "tranche" });
   let server: EmbeddedServer | null = await up();
@@ -115,6 +119,7 @@ export async function startOwnPostgres(label: string): Promise<OwnPostgres> {
       await server?.stop();
       server = null;
       rmSync(dataDir, { recursive: true, force: true });
+      if (ownsPasswordFile) rmSync(passwordFile, { force: true });
     },
   };
   try {
