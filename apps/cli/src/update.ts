@@ -48,6 +48,16 @@ export function updatedText(job: JobView): string {
   );
 }
 
+function arrayUpdatedText(r: { arrayId: number; updated: number; notWaiting: number; changed: boolean }): string {
+  if (!r.changed) return `The waiting tasks of array ${r.arrayId} already have these values; nothing changed.`;
+  return (
+    `Array #${r.arrayId}: ${r.updated} waiting task${r.updated === 1 ? "" : "s"} changed, each keeping its place in the queue` +
+    (r.notWaiting
+      ? `; ${r.notWaiting} that no longer wait${r.notWaiting === 1 ? "s" : ""} (running or ended) left as before.`
+      : ".")
+  );
+}
+
 export function registerUpdate(program: Command, out: Out): void {
   program
     .command("update")
@@ -76,18 +86,16 @@ export function registerUpdate(program: Command, out: Out): void {
       if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => i.message).join("; "));
       const path = `/jobs/${encodeURIComponent(id)}`;
       if (o.array) {
-        const r = await api<{ arrayId: number; updated: number; notWaiting: number }>(loadConfig(), "PATCH", path, body);
-        out(
-          r,
-          () =>
-            `Array #${r.arrayId}: ${r.updated} waiting task${r.updated === 1 ? "" : "s"} changed, each keeping its place in the queue` +
-            (r.notWaiting
-              ? `; ${r.notWaiting} that no longer wait${r.notWaiting === 1 ? "s" : ""} (running or ended) left as before.`
-              : "."),
+        const r = await api<{ arrayId: number; updated: number; notWaiting: number; changed: boolean }>(
+          loadConfig(),
+          "PATCH",
+          path,
+          body,
         );
+        out(r, () => arrayUpdatedText(r));
         return;
       }
-      const { job } = await api<{ job: JobView }>(loadConfig(), "PATCH", path, body);
-      out({ job }, () => updatedText(job));
+      const r = await api<{ job: JobView; changed: boolean }>(loadConfig(), "PATCH", path, body);
+      out(r, () => (r.changed ? updatedText(r.job) : `Job ${r.job.id} already has these values; nothing changed.`));
     });
 }

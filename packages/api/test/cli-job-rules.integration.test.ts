@@ -188,6 +188,20 @@ describe("tranche update", () => {
     );
   });
 
+  it("answers a retried update that changes nothing as done, exit 0, writing nothing", async () => {
+    const sub = await cli(["--json", ...base, "--", "true"]);
+    const id = (JSON.parse(sub.stdout) as { job: { id: number } }).job.id;
+    expect((await cli(["update", String(id), "--gpus", "2", "--priority", "3"])).code).toBe(0);
+    const before = await w.db.prisma.job.findUniqueOrThrow({ where: { id } });
+    const again = await cli(["update", String(id), "--gpus", "2", "--priority", "3"]);
+    expect([again.code, again.stderr, again.stdout]).toEqual([0, "", `Job ${id} already has these values; nothing changed.\n`]);
+    const json = await cli(["--json", "update", String(id), "--gpus", "2"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ changed: false, job: { id, gpus: 2, priority: 3 } });
+    const after = await w.db.prisma.job.findUniqueOrThrow({ where: { id } });
+    expect([after.revision, after.updatedAt]).toEqual([before.revision, before.updatedAt]);
+    expect(await w.db.prisma.jobEvent.count({ where: { jobId: id, kind: "UPDATED" } })).toBe(1);
+  });
+
   it("changes every waiting task of an array with --array", async () => {
     const sub = await cli(["--json", ...base, "--array", "0-2", "--", "true"]);
     const id = (JSON.parse(sub.stdout) as { job: { id: number } }).job.id;
@@ -195,6 +209,12 @@ describe("tranche update", () => {
     expect([r.stderr, r.stdout]).toEqual(["", `Array #${id}: 3 waiting tasks changed, each keeping its place in the queue.\n`]);
     const names = await w.db.prisma.job.findMany({ where: { arrayJobId: id }, select: { name: true } });
     expect(names.map((n) => n.name)).toEqual(["sweep", "sweep", "sweep"]);
+    const again = await cli(["update", "--array", String(id), "--name", "sweep"]);
+    expect([again.code, again.stderr, again.stdout]).toEqual([
+      0,
+      "",
+      `The waiting tasks of array ${id} already have these values; nothing changed.\n`,
+    ]);
   });
 
   it("refuses bad input before any request, and a job that does not wait with the server's words", async () => {

@@ -47,7 +47,7 @@ describe("who may change a waiting job", () => {
       const r = await patch(u, id, { gpus });
       expect([u, r.status, r.body.job?.gpus]).toEqual([u, 200, gpus]);
     }
-    expect((await w.caller("ada").job.update({ id, gpus: 8 })).gpus).toBe(8);
+    expect((await w.caller("ada").job.update({ id, gpus: 8 })).job.gpus).toBe(8);
     expect((await row(id)).revision).toBe(5);
     await expect(w.caller(null).job.update({ id, gpus: 4 })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     expect((await callRest(w, "PATCH", `/jobs/${id}`, { body: { gpus: 4 } })).status).toBe(401);
@@ -94,9 +94,6 @@ describe("every value is checked as at submit, and one bad value changes nothing
     const after = await row(id);
     expect({ ...after, updatedAt: null }).toEqual({ ...before, updatedAt: null });
     expect(await updates(id)).toBe(0);
-    expect((await patch("ada", id, { gpus: 8, name: "pretrain-7b" })).body.error.message).toBe(
-      `Job ${id} already has these values: nothing was changed`,
-    );
   });
 
   it("moves the job into the debug lane, or out of it, as the new values classify it", async () => {
@@ -106,6 +103,49 @@ describe("every value is checked as at submit, and one bad value changes nothing
     expect(r.body.job.lane).toBe("DEBUG");
     const back = await patch("ada", id, { maxRuntime: null });
     expect([back.body.job.lane, back.body.job.maxRuntime]).toEqual(["ALLOCATED", null]);
+  });
+});
+
+describe("an update whose values the job already has is done, not refused", () => {
+  it("answers 200 with the job as it is and changed: false, and writes nothing", async () => {
+    const id = await adaJob();
+    const first = await patch("ada", id, { gpus: 4, name: "smaller" });
+    expect([first.status, first.body.changed]).toEqual([200, true]);
+    const before = await row(id);
+    const again = await patch("ada", id, { gpus: 4, name: "smaller" });
+    expect([again.status, again.body.changed, again.body.job.id, again.body.job.gpus]).toEqual([200, false, id, 4]);
+    const trpc = await w.caller("omar").job.update({ id, gpus: 4 });
+    expect([trpc.changed, trpc.job.name]).toEqual([false, "smaller"]);
+    expect(await row(id)).toEqual(before);
+    expect(await updates(id)).toBe(1);
+    // Only a no-op is let through: a bad value is still refused, and so is another user.
+    expect((await patch("ada", id, { gpus: 4, priority: 5000 })).status).toBe(400);
+    expect((await patch("other", id, { gpus: 4 })).status).toBe(403);
+  });
+
+  it("still refuses a job that does not wait, even with its own values", async () => {
+    const id = await adaJob();
+    await w.db.prisma.job.update({ where: { id }, data: { state: "RUNNING" } });
+    const r = await patch("ada", id, { gpus: 8 });
+    expect([r.status, r.body.error.message]).toEqual([
+      409,
+      `Job ${id} is running: only a job that waits to start (pending or held) can be changed; to run it with other values, cancel it and submit it again`,
+    ]);
+  });
+
+  it("answers an array whose waiting tasks already have the values with changed: false", async () => {
+    const id = await adaJob({ gpus: 1, array: "0-2" });
+    expect((await patch("ada", id, { array: true, priority: 2 })).body).toEqual({
+      arrayId: id,
+      updated: 3,
+      notWaiting: 0,
+      changed: true,
+    });
+    const again = await patch("ada", id, { array: true, priority: 2 });
+    expect([again.status, again.body]).toEqual([200, { arrayId: id, updated: 0, notWaiting: 0, changed: false }]);
+    expect(await w.caller("ada").job.updateArray({ id, priority: 2 })).toMatchObject({ changed: false, updated: 0 });
+    const tasks = await w.db.prisma.job.findMany({ where: { arrayJobId: id }, select: { revision: true } });
+    expect(tasks.map((t) => t.revision)).toEqual([1, 1, 1]);
   });
 });
 
@@ -212,7 +252,7 @@ describe("array: true changes every task of an array that still waits", () => {
     expect(await w.db.prisma.jobEvent.count({ where: { job: { arrayJobId: id }, kind: "UPDATED" } })).toBe(0);
     expect((await patch("other", id, { array: true, gpus: 2 })).status).toBe(403);
     const r = await patch("ada", id, { array: true, gpus: 2 });
-    expect([r.status, r.body]).toEqual([200, { arrayId: id, updated: 4, notWaiting: 1 }]);
+    expect([r.status, r.body]).toEqual([200, { arrayId: id, updated: 4, notWaiting: 1, changed: true }]);
     const now = await w.db.prisma.job.findMany({ where: { arrayJobId: id }, orderBy: { id: "asc" } });
     expect(now.map((t) => [t.state, t.gpus])).toEqual([
       ["PENDING", 2],
@@ -223,7 +263,12 @@ describe("array: true changes every task of an array that still waits", () => {
     ]);
     const e = await w.db.prisma.jobEvent.findFirstOrThrow({ where: { jobId: tasks[1]!.id, kind: "UPDATED" } });
     expect(e.sentence).toBe(`Ada Researcher changed GPUs 1 -> 2 (with its array ${id}).`);
-    expect(await w.caller("omar").job.updateArray({ id, priority: 3 })).toEqual({ arrayId: id, updated: 4, notWaiting: 1 });
+    expect(await w.caller("omar").job.updateArray({ id, priority: 3 })).toEqual({
+      arrayId: id,
+      updated: 4,
+      notWaiting: 1,
+      changed: true,
+    });
     await expect(w.caller("ada").job.update({ id, array: true, priority: 4 })).rejects.toMatchObject({
       code: "BAD_REQUEST",
       message: expect.stringContaining("job.update changes one job: ask job.updateArray"),

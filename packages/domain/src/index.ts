@@ -14,7 +14,7 @@ export { actOnJobs } from "./jobs/bulk-actions";
 export { cancelArray, mayCancelArray, setDependencies } from "./jobs/job-rules-input";
 export { holdArray, releaseArray, type ArrayHeld, type ArrayReleased } from "./jobs/array-hold";
 export { getArrayView, type ArrayView } from "./jobs/array-view";
-export { updateJob, updateArray, type ArrayUpdated } from "./jobs/update-job";
+export { updateJob, updateArray, type ArrayUpdated, type JobUpdated } from "./jobs/update-job";
 export * from "./jobs/queries";
 export * from "./jobs/job-list-rows";
 export * from "./jobs/job-logs";

@@ -51,9 +51,7 @@ export async function handleJobRulesRest(
   if (head === "jobs" && parts.length === 2 && method === "PATCH") {
     const jobId = parse(jobIdInput, { id }).id;
     const input = parse(updateJobInput, await readJson(req));
-    return json(
-      input.array ? await updateArray(prisma, actor, jobId, input) : { job: await updateJob(prisma, actor, jobId, input) },
-    );
+    return json(input.array ? await updateArray(prisma, actor, jobId, input) : await updateJob(prisma, actor, jobId, input));
   }
   if (head === "arrays" && id !== undefined) {
     const arrayId = parse(jobIdInput, { id }).id;

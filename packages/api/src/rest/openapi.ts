@@ -70,6 +70,19 @@ const jobAnswer = (description: string) => ({
   },
 });
 
+/** PATCH /jobs/{id}'s answer `{ job, changed }`: changed false when the job already had the values. */
+const updatedJobAnswer = (description: string) => ({
+  description,
+  content: {
+    "application/json": {
+      schema: {
+        type: "object",
+        properties: { job: { $ref: "#/components/schemas/Job" }, changed: { type: "boolean" } },
+      },
+    },
+  },
+});
+
 /** An answer `{ jobs }`: a list of jobs. */
 const jobsAnswer = (description: string) => ({
   description,
@@ -192,12 +205,14 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                 summary:
                   "Change a waiting (pending or held) job's GPUs, runtimes, priority, name or budget; it keeps its id and its place in the queue",
                 description:
-                  "Its owner, managers of a subtree its budget lies in, operators and admins (as for hold). Fields left out stay as they are; maxRuntime null removes the limit. Every value is checked as at submit (400 naming the field; 403 when the job's owner may not charge the new budget), and one bad value changes nothing. A running or ended job answers 409 saying what may be done instead. With array: true the id is a job array's, every task of it that still waits is changed, and the answer is { arrayId, updated, notWaiting }.",
+                  "Its owner, managers of a subtree its budget lies in, operators and admins (as for hold). Fields left out stay as they are; maxRuntime null removes the limit. Every value is checked as at submit (400 naming the field; 403 when the job's owner may not charge the new budget), and one bad value changes nothing. A running or ended job answers 409 saying what may be done instead. The answer is { job, changed }: an update whose values the job already has changes nothing and answers 200 with changed: false (no event, no new revision), so a retried update is not an error. With array: true the id is a job array's, every task of it that still waits is changed, and the answer is { arrayId, updated, notWaiting, changed }.",
                 operationId: "updateJob",
                 parameters: [jobId],
                 requestBody: { required: true, content: { "application/json": { schema: schema(updateJobInput, "input") } } },
                 responses: {
-                  "200": jobAnswer("The job after the change (with array: true, { arrayId, updated, notWaiting })"),
+                  "200": updatedJobAnswer(
+                    "The job after the change, and whether anything changed (with array: true, { arrayId, updated, notWaiting, changed })",
+                  ),
                   ...errorResponses([400, 401, 403, 404, 409]),
                 },
               },

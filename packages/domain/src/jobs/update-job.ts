@@ -18,6 +18,9 @@ import { cachedCluster, checkContract, leafBudget } from "./submit-job";
  * the job as it would be (submit-job.ts: the cluster's nodes and bounds, a leaf budget its owner may
  * charge); one bad value refuses the whole change and nothing is written.
  *
+ * An update whose values are the job's own changes nothing and is answered as done (`changed: false`):
+ * a script that retries a change it made gets the job back, not an error; no event, no revision.
+ *
  * The fence against a cycle that read the old values: the write counts up job.revision, and is
  * conditional on the state and revision read here. The worker starts a job only at the revision its
  * snapshot read, under the row lock its commit holds (apply-plan.ts), so the job is either started
@@ -78,12 +81,20 @@ type Values = Pick<
   "gpus" | "minRuntimeSec" | "maxRuntimeSec" | "priority" | "name" | "budgetId" | "nodeList" | "excludeNodes"
 >;
 
+export interface JobUpdated {
+  job: JobView;
+  /** false: the job already had these values, and nothing was written. */
+  changed: boolean;
+}
+
 export interface ArrayUpdated {
   arrayId: number;
   /** Waiting tasks changed. */
   updated: number;
   /** Tasks that no longer wait (running or ended), left as they are. */
   notWaiting: number;
+  /** false: every waiting task already had these values, and nothing was written. */
+  changed: boolean;
 }
 
 /** Why a job that does not wait cannot be changed, and what can be done instead. */
@@ -260,7 +271,7 @@ async function writeChanges(
   return ids;
 }
 
-export async function updateJob(prisma: PrismaClient, actor: Actor, id: number, input: UpdateJob): Promise<JobView> {
+export async function updateJob(prisma: PrismaClient, actor: Actor, id: number, input: UpdateJob): Promise<JobUpdated> {
   const row = await prisma.job.findUnique({ where: { id }, select: JOB_FIELDS });
   if (!row) throw notFound(`There is no job ${id}`);
   if (!mayHold(actor, row, await managedBudgetIds(prisma, actor)))
@@ -268,9 +279,9 @@ export async function updateJob(prisma: PrismaClient, actor: Actor, id: number, 
   if (row.state !== "PENDING" && row.state !== "HELD") throw conflict(notWaitingWords(row));
   const checked = await checkedValues(prisma, [row], input);
   const written = await writeChanges(prisma, actor, [row], checked, null);
-  if (written.length === 0) throw badInput(`Job ${id} already has these values: nothing was changed`);
   const after = await prisma.job.findUniqueOrThrow({ where: { id }, include: jobViewInclude });
-  return toJobView(after, await forecastFactsOf(prisma, after), await accessToJob(prisma, actor, after));
+  const job = toJobView(after, await forecastFactsOf(prisma, after), await accessToJob(prisma, actor, after));
+  return { job, changed: written.length > 0 };
 }
 
 /** Every task of an array that still waits, changed as one: all or none. */
@@ -285,7 +296,5 @@ export async function updateArray(prisma: PrismaClient, actor: Actor, arrayId: n
   if (waiting.length === 0) throw conflict(`Array ${arrayId} has no task that waits to start: none can be changed`);
   const checked = await checkedValues(prisma, waiting, input);
   const written = await writeChanges(prisma, actor, waiting, checked, arrayId);
-  if (written.length === 0)
-    throw badInput(`The waiting tasks of array ${arrayId} already have these values: nothing was changed`);
-  return { arrayId, updated: written.length, notWaiting: tasks.length - waiting.length };
+  return { arrayId, updated: written.length, notWaiting: tasks.length - waiting.length, changed: written.length > 0 };
 }

@@ -23,7 +23,12 @@ export function EditJob({ job, mine, onDone }: { job: JobView; mine: boolean; on
   };
   const update = useMutation(
     trpc.job.update.mutationOptions({
-      onSuccess: (after) => onDone(`Job #${after.id} is changed and keeps its place in the queue.`),
+      onSuccess: ({ job: after, changed }) =>
+        onDone(
+          changed
+            ? `Job #${after.id} is changed and keeps its place in the queue.`
+            : `Job #${after.id} already has these values; nothing changed.`,
+        ),
       onError: (err) => {
         const field = (err.data as { field?: string | null } | undefined)?.field;
         const issues = fieldIssues(err);
