@@ -1,7 +1,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { deliverWebhooks, listNotifications, setWebhook, updateUser, WEBHOOK_PER_USER, type Actor } from "@tranche/domain";
+import {
+  claimWebhooks,
+  deliverWebhooks,
+  listNotifications,
+  sendClaimed,
+  setWebhook,
+  updateUser,
+  WEBHOOK_PER_USER,
+  type Actor,
+} from "@tranche/domain";
 import { makeWorld, type World } from "./fixtures";
 
 // Webhook delivery rounds over a real Postgres: who gets a round's places, and how a round claims its
@@ -214,6 +223,55 @@ describe("webhook delivery rounds", () => {
         "Not sent to your webhook: your account was disabled at the time.",
         "Not sent to your webhook: your account was disabled at the time.",
       ]);
+    } finally {
+      await w.db.prisma.user.update({ where: { id: w.users.omar.id }, data: { disabledAt: null } });
+    }
+  });
+});
+
+// A round claims, then sends: what the user did to their webhook in between is what the POST obeys.
+describe("a claimed notification goes to the webhook as it is when it is sent", () => {
+  const sink = async () => {
+    const got: string[] = [];
+    const url = await receiver((_req, res, body) => {
+      got.push(body.id);
+      res.writeHead(204).end();
+    });
+    return { got, url };
+  };
+  const stateOf = async (id: bigint) => (await w.db.prisma.notification.findUniqueOrThrow({ where: { id } })).webhookState;
+
+  it("a webhook moved after the claim gets the POST at its new address, the old one nothing", async () => {
+    const old = await sink();
+    const moved = await sink();
+    await setWebhook(w.db.prisma, w.users.ada, old.url);
+    const [id] = await pending(w.users.ada, 1);
+    const claimed = await claimWebhooks(w.db.prisma, 1_000);
+    await setWebhook(w.db.prisma, w.users.ada, moved.url);
+    expect(await sendClaimed(w.db.prisma, quiet, claimed, 1_000)).toEqual({ sent: 1, failed: 0 });
+    expect([old.got, moved.got]).toEqual([[], [String(id)]]);
+    expect(await stateOf(id!)).toBe("SENT");
+  });
+
+  it("a webhook removed after the claim gets nothing, and the notification is not tried again", async () => {
+    const hook = await sink();
+    await setWebhook(w.db.prisma, w.users.ada, hook.url);
+    const [id] = await pending(w.users.ada, 1);
+    const claimed = await claimWebhooks(w.db.prisma, 1_000);
+    await setWebhook(w.db.prisma, w.users.ada, null);
+    expect(await sendClaimed(w.db.prisma, quiet, claimed, 1_000)).toEqual({ sent: 0, failed: 1 });
+    expect([hook.got, await stateOf(id!)]).toEqual([[], "FAILED"]);
+  });
+
+  it("an account disabled after the claim gets nothing, and the notification is marked as not sent for that", async () => {
+    const hook = await sink();
+    await setWebhook(w.db.prisma, w.users.omar, hook.url);
+    const [id] = await pending(w.users.omar, 1);
+    const claimed = await claimWebhooks(w.db.prisma, 1_000);
+    await updateUser(w.db.prisma, w.users.admin, w.users.omar.id, { disabled: true });
+    try {
+      expect(await sendClaimed(w.db.prisma, quiet, claimed, 1_000)).toEqual({ sent: 0, failed: 1 });
+      expect([hook.got, await stateOf(id!)]).toEqual([[], "ACCOUNT_DISABLED"]);
     } finally {
       await w.db.prisma.user.update({ where: { id: w.users.omar.id }, data: { disabledAt: null } });
     }

@@ -15,7 +15,8 @@ export function webhookNotSentWords(state: string | null): string | null {
 
 /**
  * Marks the waiting notifications of disabled accounts as not sent, before a round claims anything. A
- * delivery a round claimed before the account was disabled is left to finish (its claim is still live).
+ * delivery a round claimed before the account was disabled is left to its round (its claim is still
+ * live), which reads the account again just before it POSTs and marks it so instead (webhooks.ts).
  * Runs in each round rather than once when the account is disabled: the notification triggers keep
  * writing PENDING rows for a disabled owner whose jobs are still ending.
  */

@@ -1,5 +1,5 @@
 import type { PrismaClient } from "@tranche/db";
-import { dropDisabledAccountsWebhooks } from "./webhook-disabled";
+import { dropDisabledAccountsWebhooks, WEBHOOK_ACCOUNT_DISABLED } from "./webhook-disabled";
 import { postWebhook } from "./webhook-post";
 import { webhookSignatureHeaders, webhookSigningSecrets } from "./webhook-signature";
 import { checkWebhookTarget, type HostAddresses, type ResolveHost, type ResolvedAddress } from "./webhook-target";
@@ -30,7 +30,10 @@ export interface WebhookLog {
   warn(message: string): void;
 }
 
-/** A notification a round claimed, with where its user's webhook was at the claim. */
+/**
+ * A notification a round claimed. Not where to send it: the user's webhook is read again when each
+ * try is sent (webhookNow), as a changed or removed address must not get a POST claimed before it.
+ */
 export interface ClaimedNotification {
   id: bigint;
   userId: string;
@@ -42,7 +45,6 @@ export interface ClaimedNotification {
   createdAt: Date;
   attempts: number;
   claimedAt: Date;
-  url: string | null;
   email: string;
 }
 
@@ -59,8 +61,10 @@ export interface ClaimedNotification {
  * held while receivers answer. Each result is written as soon as its POST ends, only while the claim is
  * still this round's. A claim older than webhookClaimMs (a worker that died mid-round) is taken again,
  * so such a notification may be POSTed twice; its body's id (and its webhook-id header) tells the receiver.
- * Each try is signed with the user's secrets as they are when it is sent (webhook-signature.ts), so a
- * receiver can tell it is ours. A disabled account's notifications are not POSTed (webhook-disabled.ts).
+ * Each try goes to the user's webhook as it is when it is sent, not as it was at the claim (a changed
+ * address gets it, a removed one or a disabled account nothing), and is signed with the user's secrets
+ * of that moment too (webhook-signature.ts), so a receiver can tell it is ours. A disabled account's
+ * notifications are not POSTed (webhook-disabled.ts).
  */
 export async function deliverWebhooks(
   prisma: PrismaClient,
@@ -99,7 +103,7 @@ export async function claimWebhooks(prisma: PrismaClient, timeoutMs: number): Pr
     FROM picked p, "user" u
     WHERE n.id = p.id AND u.id = n."userId" AND u."disabledAt" IS NULL
     RETURNING n.id, n."userId", n.kind, n."jobId", n.title, n.sentence, n.details, n."createdAt",
-              n."webhookAttempts" AS attempts, n."webhookClaimedAt" AS "claimedAt", u."webhookUrl" AS url, u.email`;
+              n."webhookAttempts" AS attempts, n."webhookClaimedAt" AS "claimedAt", u.email`;
 }
 
 /** POSTs notifications a round claimed, together, and records each one's result. */
@@ -120,16 +124,19 @@ export async function sendClaimed(
         const secrets = await webhookSigningSecrets(prisma, r.userId);
         return secrets.length > 0 ? webhookSignatureHeaders(secrets, String(r.id), Math.floor(Date.now() / 1000), body) : {};
       };
-      const result: WebhookTry = r.url
-        ? await sendWebhook(r.url, body, r.attempts, { timeoutMs, sign })
-        : { ok: false, final: true, why: "the user removed their webhook" };
+      const now = await webhookNow(prisma, r.userId);
+      const result: WebhookTry =
+        now.disabled || now.url === null
+          ? { ok: false, final: true, why: now.disabled ? "the user's account was disabled" : "the user removed their webhook" }
+          : await sendWebhook(now.url, body, r.attempts, { timeoutMs, sign });
+      const endState = result.ok ? "SENT" : now.disabled ? WEBHOOK_ACCOUNT_DISABLED : result.final ? "FAILED" : null;
       // Only while the claim is still this round's: one taken again by another round is that round's.
       const recorded = await prisma.notification.updateMany({
         where: { id: r.id, webhookState: "PENDING", webhookClaimedAt: r.claimedAt },
         data: {
           webhookAttempts: { increment: 1 },
           webhookClaimedAt: null,
-          ...(result.ok ? { webhookState: "SENT" } : result.final ? { webhookState: "FAILED" } : {}),
+          ...(endState ? { webhookState: endState } : {}),
         },
       });
       if (result.ok) sent++;
@@ -142,6 +149,12 @@ export async function sendClaimed(
     }),
   );
   return { sent, failed };
+}
+
+/** The user's webhook as it is now, and whether their account is disabled (then nothing is POSTed). */
+async function webhookNow(prisma: PrismaClient, userId: string): Promise<{ url: string | null; disabled: boolean }> {
+  const u = await prisma.user.findUnique({ where: { id: userId }, select: { webhookUrl: true, disabledAt: true } });
+  return { url: u?.webhookUrl ?? null, disabled: u === null || u.disabledAt !== null };
 }
 
 /** The JSON a webhook receives for one notification. */
