@@ -13,7 +13,8 @@ import { ForecastThread } from "./forecast-thread-host";
  * It never delays a cycle either: the forecast is computed on its own thread (seconds on a large
  * cluster), and the cycle does not wait for it. The result is written by the cluster's next cycle,
  * in that cycle's phase 5, so forecast writes never run beside a cycle's own writes; only waiting
- * jobs are written (a job that started meanwhile keeps none). The thread is the forecaster's own
+ * jobs are written (a job that started meanwhile keeps none), and only those still at the revision
+ * the forecast's snapshot read (one changed, held or released meanwhile keeps none). The thread is the forecaster's own
  * (forecast-thread-host.ts), ended by close().
  *
  * What is stored stays current. Once a refresh is over, the stored forecasts older than it are
@@ -38,8 +39,15 @@ export const defaultForecastConfig: ForecastConfig = { everyMs: 60_000, maxJobs:
 
 /** Computes a forecast; the default runs the core's forecastStarts on a worker thread. */
 export type ComputeForecast = (request: ForecastRequest) => Promise<StartForecast[]>;
-/** Stores a forecast made at `now` on the waiting jobs. */
-export type WriteForecast = (starts: readonly StartForecast[], now: number) => Promise<void>;
+/**
+ * Stores a forecast made at `now` on the waiting jobs, skipping those whose revision is no longer the
+ * one its snapshot read (`revisions`: changed, held or released since; writeStartForecasts).
+ */
+export type WriteForecast = (
+  starts: readonly StartForecast[],
+  now: number,
+  revisions: ReadonlyMap<string, number>,
+) => Promise<void>;
 /** Drops a cluster's stored forecasts made before `before` (epoch seconds). */
 export type ClearForecasts = (clusterId: string, before: number) => Promise<unknown>;
 
@@ -53,7 +61,10 @@ export class StartForecaster {
   /** Clusters whose overdue refresh already dropped the forecasts older than it. */
   private readonly overdueCleared = new Set<string>();
   /** Refreshes over and not yet settled, per cluster: the forecast, or null when it failed. */
-  private readonly ready = new Map<string, { starts: StartForecast[] | null; now: number }>();
+  private readonly ready = new Map<
+    string,
+    { starts: StartForecast[] | null; now: number; revisions: ReadonlyMap<string, number> }
+  >();
   private readonly compute: ComputeForecast;
   private readonly write: WriteForecast;
   private readonly clear: ClearForecasts;
@@ -68,7 +79,7 @@ export class StartForecaster {
     const thread = ports.compute ? null : new ForecastThread();
     this.thread = thread;
     this.compute = ports.compute ?? ((request) => thread!.compute(request));
-    this.write = ports.write ?? ((starts, now) => writeStartForecasts(prisma!, starts, now));
+    this.write = ports.write ?? ((starts, now, revisions) => writeStartForecasts(prisma!, starts, now, revisions));
     this.clear = ports.clear ?? ((clusterId, before) => clearStartForecasts(prisma!, clusterId, before));
   }
 
@@ -78,15 +89,22 @@ export class StartForecaster {
   }
 
   /** Computes and stores a forecast now, waiting for both (tools and tests). */
-  async refresh(snapshot: ClusterSnapshot, policy: PolicyConfig, now: number, nowMs: number): Promise<void> {
+  async refresh(
+    snapshot: ClusterSnapshot,
+    policy: PolicyConfig,
+    now: number,
+    nowMs: number,
+    revisions: ReadonlyMap<string, number> = new Map(),
+  ): Promise<void> {
     this.lastAt.set(snapshot.cluster.id, nowMs);
-    await this.write(await this.compute(this.request(snapshot, policy, now)), now);
+    await this.write(await this.compute(this.request(snapshot, policy, now)), now, revisions);
   }
 
   /**
    * A cycle's phase 5: settles the refresh that ended since the cluster's last cycle, if any (stores
    * it, unless its cycles paused meanwhile, and drops what it did not renew), then starts the next one
-   * when due and none is being computed, without waiting for it.
+   * when due and none is being computed, without waiting for it. `revisions`: the snapshot's
+   * (CycleInput.revisions); the forecast computed from it is not stored on a job whose revision moved on.
    */
   async afterCycle(
     snapshot: ClusterSnapshot,
@@ -94,6 +112,7 @@ export class StartForecaster {
     now: number,
     nowMs: number,
     log: (line: string) => void,
+    revisions: ReadonlyMap<string, number> = new Map(),
   ): Promise<void> {
     const id = snapshot.cluster.id;
     const name = snapshot.cluster.name;
@@ -105,7 +124,7 @@ export class StartForecaster {
       this.ready.delete(id);
       if (done.starts && previousCycleMs !== undefined && nowMs - previousCycleMs > stale)
         log(`start forecast for cluster ${name} dropped: made before a pause in its cycles, so out of date`);
-      else if (done.starts) await this.write(done.starts, done.now);
+      else if (done.starts) await this.write(done.starts, done.now, done.revisions);
       await this.clear(id, done.now);
     }
     const since = this.computing.get(id);
@@ -123,9 +142,9 @@ export class StartForecaster {
     this.overdueCleared.delete(id);
     this.compute(this.request(snapshot, policy, now))
       .then(
-        (starts) => void this.ready.set(id, { starts, now }),
+        (starts) => void this.ready.set(id, { starts, now, revisions }),
         (e: unknown) => {
-          this.ready.set(id, { starts: null, now });
+          this.ready.set(id, { starts: null, now, revisions });
           log(`start forecast for cluster ${name} failed: ${e instanceof Error ? e.message : String(e)}`);
         },
       )

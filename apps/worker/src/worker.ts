@@ -287,7 +287,7 @@ export class Worker {
       forecast: async (loaded) => {
         const f = (self.forecaster ??= new StartForecaster(prisma, config.forecast ?? defaultForecastConfig));
         try {
-          await f.afterCycle(loaded.snapshot, loaded.policy, loaded.now, Date.now(), config.log);
+          await f.afterCycle(loaded.snapshot, loaded.policy, loaded.now, Date.now(), config.log, loaded.extra.input.revisions);
         } catch (e) {
           config.log(`start forecast for cluster ${loaded.snapshot.cluster.name} failed: ${(e as Error).message}`);
         }

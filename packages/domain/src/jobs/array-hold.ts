@@ -58,9 +58,10 @@ const event = async (tx: Tx, ids: number[], actor: Actor, kind: JobEventKind, se
     FROM unnest(${ids}::int[]) AS id`;
 
 // A start forecast made for the other state would read as current ("in about 2 h" for a task now held):
-// dropped with the hold or the release, as setJobHeld drops it.
+// dropped with the hold or the release, as setJobHeld drops it; and a new revision, so that a cycle's
+// reason or forecast computed before is not stored after it either (setHeldLoaded).
 const NO_FORECAST = Prisma.sql`"queuePosition" = NULL, "estimatedStartAt" = NULL, "estimatedStartWhy" = NULL,
-  "estimatedStartAfter" = '{}', "estimatedAt" = NULL`;
+  "estimatedStartAfter" = '{}', "estimatedAt" = NULL, revision = revision + 1`;
 
 export async function holdArray(prisma: PrismaClient, actor: Actor, arrayId: number): Promise<ArrayHeld> {
   const by = await checkArray(prisma, actor, arrayId, "hold");

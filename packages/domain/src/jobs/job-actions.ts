@@ -166,12 +166,16 @@ export async function setHeldLoaded(
   // Its start forecast was made for the other state ("in about 2 h" for a job now held, "it is held"
   // for one released): dropped, so the job reads "no start forecast yet" until the next refresh.
   const noForecast = { estimatedStartAt: null, estimatedStartWhy: null, estimatedStartAfter: [], estimatedAt: null };
+  // And a new revision, as a change of its values makes (update-job.ts): a cycle's reason or start
+  // forecast computed before the hold or release is not stored on the job after it (write-reasons.ts,
+  // start-forecast.ts).
+  const reset = { queuePosition: null, ...noForecast, revision: { increment: 1 } };
   await prisma.$transaction(async (tx) => {
     const r = await tx.job.updateMany({
       where: { id, state: from },
       data: held
-        ? { state: "HELD", heldBy: actor.id, reasonCode: "HELD", reasonSentence: sentence, queuePosition: null, ...noForecast }
-        : { state: "PENDING", heldBy: null, reasonCode: null, reasonSentence: null, queuePosition: null, ...noForecast },
+        ? { state: "HELD", heldBy: actor.id, reasonCode: "HELD", reasonSentence: sentence, ...reset }
+        : { state: "PENDING", heldBy: null, reasonCode: null, reasonSentence: null, ...reset },
     });
     if (r.count !== 1) throw conflict(`Job ${id} changed state; try again`);
     await tx.jobEvent.create({

@@ -263,7 +263,8 @@ export async function applyCyclePlan(
       // A move (R12) relaunches a job that is still RUNNING: its state is read (and locked) too.
       // The revision fence: a waiting job whose contract was changed after the snapshot (update-job.ts
       // counts up job.revision in the same statement that changes it, on a PENDING or HELD row) reads
-      // here as changed, not PENDING, so neither its start nor a preemption made for it is applied: 8
+      // here as changed, not PENDING (a hold and a release count it up too: one held and released since
+      // the snapshot waits for the next cycle), so neither its start nor a preemption made for it is applied: 8
       // GPUs placed for a job that now asks 4, or a run charged to its old budget, never happen. The row
       // is locked from lockJobs above until the commit, so an update either committed before this read
       // (and is seen) or waits and then finds the job RUNNING (and is refused). One compare per start.

@@ -41,9 +41,11 @@ export interface CycleInput {
   /** job id -> its open run segment (running and stopping jobs). */
   segments: Map<string, { segmentId: bigint; charged: boolean; endReason: string | null }>;
   /**
-   * Pending job id -> the revision of its contract this snapshot read. The plan is applied only to the
-   * jobs still at that revision (apply-plan.ts): one changed meanwhile (update-job.ts) waits for the next
-   * cycle, decided on its new values. Kept out of the core's snapshot: the fence is the runtime's.
+   * Waiting job id -> the revision this snapshot read (counted up by a change of its values, update-job.ts,
+   * and by a hold or a release, job-actions.ts and array-hold.ts). The plan is applied only to the jobs
+   * still at that revision (apply-plan.ts): one changed meanwhile waits for the next cycle, decided on its
+   * new values; nor is a reason or start forecast made from this snapshot stored on it (write-reasons.ts,
+   * start-forecast.ts). Kept out of the core's snapshot: the fence is the runtime's.
    */
   revisions: Map<string, number>;
   /** job id -> the reason currently stored (so unchanged reasons are not rewritten). */

@@ -11,7 +11,8 @@ import { pendingJobsFree } from "./lock-order";
 /**
  * The core's start forecast (forecastStarts, R10) for a cluster's pending jobs, stored on each job:
  * `estimatedStartAt` (null with `estimatedStartWhy` when unknown) and the jobs whose GPUs it takes.
- * The worker calls it after a cycle's commit, when due (apps/worker/src/forecast.ts).
+ * The worker calls it after a cycle's commit, when due (apps/worker/src/forecast.ts). `revisions`:
+ * the snapshot's (CycleInput.revisions), see writeStartForecasts.
  */
 export async function refreshStartForecasts(
   prisma: PrismaClient,
@@ -19,15 +20,28 @@ export async function refreshStartForecasts(
   policy: PolicyConfig,
   now: number,
   options: ForecastOptions = {},
+  revisions: ReadonlyMap<string, number> = new Map(),
 ): Promise<StartForecast[]> {
   const { starts } = forecastStarts(snapshot, policy, now, options);
-  await writeStartForecasts(prisma, starts, now);
+  await writeStartForecasts(prisma, starts, now, revisions);
   return starts;
 }
 
-export async function writeStartForecasts(prisma: PrismaClient, starts: readonly StartForecast[], now: number): Promise<void> {
+/**
+ * Stores a forecast made at `now`. `revisions`: job id -> the revision the forecast's snapshot read
+ * (CycleInput.revisions); a job whose revision moved on since (changed, held or released: update-job.ts,
+ * job-actions.ts, array-hold.ts) keeps no forecast made for what it was, as write-reasons.ts skips its
+ * reason. A job missing from it is written unfenced (tools and tests that have no snapshot's revisions).
+ */
+export async function writeStartForecasts(
+  prisma: PrismaClient,
+  starts: readonly StartForecast[],
+  now: number,
+  revisions: ReadonlyMap<string, number> = new Map(),
+): Promise<void> {
   if (starts.length === 0) return;
   const ids = starts.map((s) => Number(s.jobId));
+  const revs = starts.map((s) => revisions.get(s.jobId) ?? null);
   const at = starts.map((s) => (s.at === null ? null : new Date(s.at * 1000).toISOString()));
   const why = starts.map((s) => s.why);
   const after = starts.map((s) => `{${s.after.map(Number).join(",")}}`);
@@ -39,8 +53,9 @@ export async function writeStartForecasts(prisma: PrismaClient, starts: readonly
     WITH free AS (${pendingJobsFree(ids)})
     UPDATE job j SET "estimatedStartAt" = u.at::timestamptz, "estimatedStartWhy" = u.why, "estimatedStartAfter" = u.after::int[],
       "estimatedAt" = ${new Date(now * 1000)}
-    FROM unnest(${ids}::int[], ${at}::text[], ${why}::text[], ${after}::text[]) AS u(id, at, why, after)
-    WHERE j.id = u.id AND j.id IN (SELECT id FROM free) AND (j."estimatedAt" IS NULL OR j."estimatedAt" <= ${new Date(now * 1000)})`;
+    FROM unnest(${ids}::int[], ${at}::text[], ${why}::text[], ${after}::text[], ${revs}::int[]) AS u(id, at, why, after, r)
+    WHERE j.id = u.id AND j.id IN (SELECT id FROM free) AND (j."estimatedAt" IS NULL OR j."estimatedAt" <= ${new Date(now * 1000)})
+      AND j.revision = COALESCE(u.r, j.revision)`;
 }
 
 /**
