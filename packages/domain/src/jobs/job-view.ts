@@ -1,6 +1,7 @@
 import { sessionProxyPath, type JobView } from "@tranche/contracts";
-import { classifyJob, defaultPolicy, protectionEnd } from "@tranche/scheduler-core";
+import { classifyJob, protectionEnd } from "@tranche/scheduler-core";
 import type { PrismaClient } from "@tranche/db";
+import { processPolicy } from "../runtime/policy";
 import type { JobAccess } from "../auth/actor";
 import { shownUserName } from "../user-name";
 import type { ForecastFacts } from "./forecast-facts";
@@ -143,12 +144,15 @@ export function startForecastView(
   };
 }
 
-/** The core's lane of a job (classifyJob), for a budget with an allocation on its cluster. */
+/**
+ * The core's lane of a job (classifyJob), for a budget with an allocation on its cluster, with the
+ * debug lane's bounds the worker uses (processPolicy: no cluster has its own).
+ */
 export function laneOf(job: { gpus: number; minRuntimeSec: number; maxRuntimeSec: number | null }): JobView["lane"] {
   return classifyJob(
     { gpus: job.gpus, minRuntime: job.minRuntimeSec, maxRuntime: job.maxRuntimeSec, gracePeriod: null },
     true,
-    defaultPolicy,
+    processPolicy(),
   ).lane;
 }
 

@@ -1,10 +1,9 @@
 import { LIMITS } from "@tranche/contracts";
 import type { PrismaClient } from "@tranche/db";
-import { classifyJob, defaultPolicy } from "@tranche/scheduler-core";
 import { notFound } from "../errors";
 import { managedBudgetIds, ownerEmailVisibleSql, type Actor } from "../auth/actor";
 import { NO_FORECAST_FACTS, forecastFacts, type ForecastFacts } from "./forecast-facts";
-import { reasonDetailsView, startForecastView } from "./job-view";
+import { laneOf, reasonDetailsView, startForecastView } from "./job-view";
 import { awaitingExitIds } from "./in-use";
 import { queueReservations, type QueueReservation } from "./queue-reservations";
 import { userNameSql } from "../user-name";
@@ -91,9 +90,9 @@ export interface QueueView {
   complete: boolean;
 }
 
-/** The core's lane (classifyJob), for a budget with an allocation on the cluster. */
+/** The job views' lane (laneOf), for a budget with an allocation on the cluster. */
 const lane = (gpus: number, minRuntimeSec: number, maxRuntimeSec: number | null) =>
-  classifyJob({ gpus, minRuntime: minRuntimeSec, maxRuntime: maxRuntimeSec, gracePeriod: null }, true, defaultPolicy).lane;
+  laneOf({ gpus, minRuntimeSec, maxRuntimeSec });
 
 const num = (x: unknown): number | null => (typeof x === "number" && Number.isFinite(x) ? x : null);
 

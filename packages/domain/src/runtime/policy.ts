@@ -47,3 +47,25 @@ export function policyOverridesFromEnv(raw: string | undefined): Partial<PolicyC
   }
   return out as Partial<PolicyConfig>;
 }
+
+let processCache: { raw: string | undefined; policy: PolicyConfig } | null = null;
+
+/**
+ * The policy of this process's TRANCHE_POLICY over the defaults: what the worker schedules every
+ * cluster with in the settings no cluster has its own of (the debug lane's bounds among them), so the
+ * web app, set alike, shows the lanes the worker orders by. A malformed value gives the defaults here:
+ * the worker refuses it with its own message.
+ */
+export function processPolicy(): PolicyConfig {
+  const raw = process.env.TRANCHE_POLICY;
+  if (!processCache || processCache.raw !== raw) {
+    let overrides: Partial<PolicyConfig> = {};
+    try {
+      overrides = policyOverridesFromEnv(raw);
+    } catch {
+      // the defaults, as said above
+    }
+    processCache = { raw, policy: resolvePolicy(overrides) };
+  }
+  return processCache.policy;
+}
