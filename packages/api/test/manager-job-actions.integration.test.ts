@@ -190,3 +190,37 @@ describe("a manager's action on a member's job", () => {
     });
   });
 });
+
+describe("a manager changing a member's budget", () => {
+  const budgetOf = async (id: number) =>
+    (await w.db.prisma.job.findUniqueOrThrow({ where: { id }, include: { budget: true } })).budget.path;
+
+  it("stays inside the subtree they manage; the owner, operators and admins are not bound by it", async () => {
+    // Ada is a member of lab/language/pretraining and lab/language/evaluation; Grace manages only the first.
+    const id = await adasJob();
+    await expect(caller("budgetManager").job.update({ id, budget: "lab/language/evaluation" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: `Job ${id} may not be moved to 'lab/language/evaluation': you manage the budget it is charged to, not that one`,
+    });
+    expect(await budgetOf(id)).toBe("lab/language/pretraining");
+    // Maya manages lab/language, both budgets.
+    expect((await caller("ancestorManager").job.update({ id, budget: "lab/language/evaluation" })).changed).toBe(true);
+    expect(await budgetOf(id)).toBe("lab/language/evaluation");
+    for (const who of ["owner", "operator", "admin"] as const) {
+      const back = await caller(who).job.update({ id, budget: "lab/language/pretraining" });
+      expect([who, back.changed]).toEqual([who, true]);
+      await caller(who).job.update({ id, budget: "lab/language/evaluation" });
+    }
+  });
+
+  it("holds for an array's tasks too", async () => {
+    // An array's id is its first task's.
+    const { id } = await w.caller("ada").job.submit({ ...goodJob, gpus: 1, array: "0-1" });
+    await expect(caller("budgetManager").job.updateArray({ id, budget: "lab/language/evaluation" })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    const tasks = await w.db.prisma.job.findMany({ where: { arrayJobId: id }, include: { budget: true } });
+    expect(tasks.map((t) => t.budget.path)).toEqual(["lab/language/pretraining", "lab/language/pretraining"]);
+    expect((await caller("ancestorManager").job.updateArray({ id, budget: "lab/language/evaluation" })).updated).toBe(2);
+  });
+});

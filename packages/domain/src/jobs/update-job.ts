@@ -129,6 +129,26 @@ function changeWords(before: Values & { budgetPath: string }, after: Values & { 
 }
 
 /**
+ * A manager acts on a member's job because its budget lies in their subtree, so they may charge it
+ * only to another budget of that subtree: moving it out would spend a budget they do not manage.
+ * The job's owner, operators and admins are not bound by it (the owner's membership is asked anyway).
+ */
+function keepsManagersScope(
+  actor: Actor,
+  job: { id: number; userId: string; budgetId: string },
+  checked: { values: Values; budgetPath: string },
+  managed: Set<string>,
+): void {
+  if (actor.role !== "MANAGER" || actor.id === job.userId || checked.values.budgetId === job.budgetId) return;
+  if (managed.has(checked.values.budgetId)) return;
+  throw new DomainError(
+    "FORBIDDEN",
+    `Job ${job.id} may not be moved to '${checked.budgetPath}': you manage the budget it is charged to, not that one`,
+    "budget",
+  );
+}
+
+/**
  * The new values of each job, checked as at submit, or the first refusal. Jobs of one array share
  * their owner and cluster, so the budget is looked up and its membership asked once.
  */
@@ -274,10 +294,12 @@ async function writeChanges(
 export async function updateJob(prisma: PrismaClient, actor: Actor, id: number, input: UpdateJob): Promise<JobUpdated> {
   const row = await prisma.job.findUnique({ where: { id }, select: JOB_FIELDS });
   if (!row) throw notFound(`There is no job ${id}`);
-  if (!mayHold(actor, row, await managedBudgetIds(prisma, actor)))
+  const managed = await managedBudgetIds(prisma, actor);
+  if (!mayHold(actor, row, managed))
     throw forbidden(`Job ${id} is not yours: only its owner, a manager of its budget, an operator or an admin may change it`);
   if (row.state !== "PENDING" && row.state !== "HELD") throw conflict(notWaitingWords(row));
   const checked = await checkedValues(prisma, [row], input);
+  keepsManagersScope(actor, row, checked[0]!, managed);
   const written = await writeChanges(prisma, actor, [row], checked, null);
   const after = await prisma.job.findUniqueOrThrow({ where: { id }, include: jobViewInclude });
   const job = toJobView(after, await forecastFactsOf(prisma, after), await accessToJob(prisma, actor, after));
@@ -288,13 +310,15 @@ export async function updateJob(prisma: PrismaClient, actor: Actor, id: number, 
 export async function updateArray(prisma: PrismaClient, actor: Actor, arrayId: number, input: UpdateJob): Promise<ArrayUpdated> {
   const tasks = await prisma.job.findMany({ where: { arrayJobId: arrayId }, select: JOB_FIELDS, orderBy: { id: "asc" } });
   if (tasks.length === 0) throw notFound(await noArrayWords(prisma, arrayId));
-  if (!mayHold(actor, tasks[0]!, await managedBudgetIds(prisma, actor)))
+  const managed = await managedBudgetIds(prisma, actor);
+  if (!mayHold(actor, tasks[0]!, managed))
     throw forbidden(
       `Array ${arrayId} is not yours: only its owner, a manager of its budget, an operator or an admin may change it`,
     );
   const waiting = tasks.filter((t) => t.state === "PENDING" || t.state === "HELD");
   if (waiting.length === 0) throw conflict(`Array ${arrayId} has no task that waits to start: none can be changed`);
   const checked = await checkedValues(prisma, waiting, input);
+  keepsManagersScope(actor, tasks[0]!, checked[0]!, managed);
   const written = await writeChanges(prisma, actor, waiting, checked, arrayId);
   return { arrayId, updated: written.length, notWaiting: tasks.length - waiting.length, changed: written.length > 0 };
 }
