@@ -18,7 +18,7 @@ describe("admin procedures", () => {
     const before = await w.counts();
     await expect(w.caller("ada").admin.createNode({ parent: "lab", name: "x" })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(w.caller("maya").admin.users()).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(w.caller("maya").admin.audit({})).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(w.caller("ada").admin.audit({})).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(w.caller(null).admin.createCluster({ name: "x", gpuType: "X" })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     await expect(w.caller("ada").admin.issueEnrollmentToken({ cluster: "h100" })).rejects.toMatchObject({ code: "FORBIDDEN" });
     expect(await w.counts()).toEqual(before);
@@ -39,7 +39,7 @@ describe("admin procedures", () => {
       () => ada.addMember(bad),
       () => maya.addManager(bad),
       () => maya.createOidcRule(bad),
-      () => maya.audit(bad),
+      () => ada.audit(bad),
     ])
       await expect(call()).rejects.toMatchObject({ code: "FORBIDDEN" });
     expect(await w.counts()).toEqual(before);

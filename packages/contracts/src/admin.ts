@@ -255,6 +255,11 @@ export const auditQueryInput = strictObject(
       .min(1, "limit must be at least 1")
       .max(500, "limit cannot exceed 500")
       .default(100),
+    before: z
+      .string({ error: typeError("before", "before must be an entry's id") })
+      .regex(/^[1-9][0-9]{0,17}$/, "before must be an entry's id, such as 1234")
+      .optional()
+      .describe("only entries older than this one (its id): the next page"),
   },
   "an audit log query",
 );

@@ -290,7 +290,9 @@ function adminPaths(): Paths {
     },
     "/audit": {
       get: {
-        summary: "The audit log, newest first (admins): filter by actor, action, target and time",
+        summary: "The audit log, newest first: filter by actor, action, target and time; page with before",
+        description:
+          "Admins read every entry; operators those about hosts, clusters and enrollment tokens; managers those about the tree nodes and budgets of the subtrees they manage; researchers none (403). For the next page, pass the last entry's id as before.",
         operationId: "listAudit",
         parameters: auditParams,
         responses: { "200": ok("Entries", { entries: { type: "array" } }), ...errorResponses([400, 401, 403]) },

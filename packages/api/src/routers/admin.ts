@@ -149,7 +149,10 @@ export const adminRouter = {
     ),
   labExport: admin.input(labExportQuery).query(({ ctx, input }) => exportLab(ctx.prisma, ctx.user, input)),
 
-  audit: admin.input(auditQueryInput).query(({ ctx, input }) => listAudit(ctx.prisma, ctx.user, input)),
+  // Operators and managers read their part of it (audit-scope.ts).
+  audit: roleProcedure("OPERATOR", "MANAGER")
+    .input(auditQueryInput)
+    .query(({ ctx, input }) => listAudit(ctx.prisma, ctx.user, input)),
 } satisfies TRPCRouterRecord;
 
 /** The set-password page: no session yet, the one-time link's token is the proof. */

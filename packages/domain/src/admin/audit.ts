@@ -1,6 +1,7 @@
 import type { PrismaClient, Tx } from "@tranche/db";
 import type { AuditQueryInput } from "@tranche/contracts";
-import { requireRole, type Actor } from "../auth/actor";
+import type { Actor } from "../auth/actor";
+import { auditScope } from "./audit-scope";
 
 export interface AuditTarget {
   type: string;
@@ -51,23 +52,36 @@ export function auditTargetLabel(details: Record<string, unknown>, targetId: str
   return targetId;
 }
 
-/** The audit log, newest first, filtered by actor e-mail, action (prefix), target (name or id) and time. */
+/**
+ * The audit log the actor may read (audit-scope.ts), newest first, filtered by actor e-mail, action
+ * (prefix), target (name or id) and time; `before` (an entry's id) pages to older entries.
+ */
 export async function listAudit(prisma: PrismaClient, actor: Actor, q: AuditQueryInput): Promise<AuditEntryView[]> {
-  requireRole(actor, ["ADMIN"], "read the audit log");
+  const scope = await auditScope(prisma, actor);
   const at =
     q.since || q.until
       ? { ...(q.since ? { gte: new Date(q.since) } : {}), ...(q.until ? { lte: new Date(q.until) } : {}) }
       : undefined;
   const rows = await prisma.auditLog.findMany({
     where: {
-      ...(at ? { at } : {}),
-      ...(q.action ? { action: { startsWith: q.action } } : {}),
-      ...(q.actor ? { actor: { email: { contains: q.actor.toLowerCase() } } } : {}),
-      ...(q.target
-        ? {
-            OR: [{ targetId: q.target }, { targetType: q.target }, { details: { path: ["target"], string_contains: q.target } }],
-          }
-        : {}),
+      AND: [
+        scope,
+        {
+          ...(q.before ? { id: { lt: BigInt(q.before) } } : {}),
+          ...(at ? { at } : {}),
+          ...(q.action ? { action: { startsWith: q.action } } : {}),
+          ...(q.actor ? { actor: { email: { contains: q.actor.toLowerCase() } } } : {}),
+          ...(q.target
+            ? {
+                OR: [
+                  { targetId: q.target },
+                  { targetType: q.target },
+                  { details: { path: ["target"], string_contains: q.target } },
+                ],
+              }
+            : {}),
+        },
+      ],
     },
     orderBy: { id: "desc" },
     take: q.limit ?? 100,

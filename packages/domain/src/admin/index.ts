@@ -1,5 +1,6 @@
 // Administration: the tree's shape, members and managers, users, OIDC mapping, clusters, enrollment, audit.
 export * from "./audit";
+export * from "./audit-scope";
 export * from "./tree-admin";
 export * from "./tree-scope";
 export * from "./people";
