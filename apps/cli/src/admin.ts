@@ -468,16 +468,19 @@ export function registerAdmin(program: Command, out: Out): void {
     });
   admin
     .command("audit")
-    .description("the audit log, newest first (admins)")
+    .description(
+      "the audit log, newest first (admins: all of it; operators: hosts and clusters; managers: the subtrees they manage)",
+    )
     .option("--actor <email>", "who acted (or part of the e-mail)")
     .option("--action <words>", 'what was done, in the words the log shows, e.g. "drained a node" (or part: "node")')
     .option("--target <target>", "target name: a tree path, an e-mail, a cluster")
     .option("--since <time>", "ISO time, e.g. 2026-12-01T10:00:00Z")
     .option("--until <time>", "ISO time")
     .option("--limit <n>", "at most this many", "50")
+    .option("--before <id>", "only entries older than this one: the next page (--json shows each entry's id)")
     .action(async (o: Record<string, string | undefined>) => {
       const q = new URLSearchParams({ limit: String(countOption("--limit", o.limit!)) });
-      for (const k of ["actor", "target", "since", "until"]) if (o[k]) q.set(k, o[k]!);
+      for (const k of ["actor", "target", "since", "until", "before"]) if (o[k]) q.set(k, o[k]!);
       if (o.action) q.set("action", auditActionFilter(o.action));
       const r = await call<{ entries: AuditEntryLine[] }>("GET", `/audit?${q}`);
       out(r, () => auditText(r.entries));

@@ -1,25 +1,34 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { useTRPC } from "../../../../lib/trpc";
-import { Empty, PageHead, when } from "../../../../components/ui";
+import { useTRPC } from "../lib/trpc";
+import { Empty, PageHead, when } from "./ui";
 import { AUDIT_ACTIONS, auditActionText, auditDetailsText, auditTargetText } from "@tranche/contracts/audit";
 
 /** datetime-local text (local time) -> ISO, or undefined when empty. */
 const iso = (local: string) => (local ? new Date(local).toISOString() : undefined);
 
-/** Every admin and operator action, newest first, filtered by who, what, on what and when. */
+const PAGE = 200;
+
+/**
+ * The audit log the caller may read (all of it for admins; the server narrows it for operators and
+ * managers), newest first, filtered by who, what, on what and when, a page at a time.
+ */
 export function AuditView() {
   const trpc = useTRPC();
   const [form, setForm] = useState({ actor: "", action: "", target: "", since: "", until: "" });
   const [filters, setFilters] = useState(form);
+  // The first entry of each page shown before this one is the last id of the page before it.
+  const [cursors, setCursors] = useState<string[]>([]);
+  const before = cursors[cursors.length - 1];
   const input = {
     ...(filters.actor ? { actor: filters.actor } : {}),
     ...(filters.action ? { action: filters.action } : {}),
     ...(filters.target ? { target: filters.target } : {}),
     ...(filters.since ? { since: iso(filters.since) } : {}),
     ...(filters.until ? { until: iso(filters.until) } : {}),
-    limit: 200,
+    ...(before ? { before } : {}),
+    limit: PAGE,
   };
   const entries = useQuery(trpc.admin.audit.queryOptions(input));
   const field = (key: keyof typeof form, label: string, type = "text") => (
@@ -37,13 +46,17 @@ export function AuditView() {
   );
   return (
     <>
-      <PageHead title="Audit log" lede="Every change an admin, manager or operator made: who, what, on what, and when." />
+      <PageHead
+        title="Audit log"
+        lede="Changes made by admins, managers and operators: who, what, on what, and when. Operators see hosts and clusters; managers the subtrees they manage."
+      />
       <section className="panel">
         <form
           className="panel-body row"
           onSubmit={(e) => {
             e.preventDefault();
             setFilters(form);
+            setCursors([]);
           }}
         >
           {field("actor", "Who")}
@@ -110,6 +123,20 @@ export function AuditView() {
             </tbody>
           </table>
         )}
+        {entries.data && (cursors.length > 0 || entries.data.length === PAGE) ? (
+          <div className="panel-body row">
+            {cursors.length > 0 ? (
+              <button className="btn" onClick={() => setCursors(cursors.slice(0, -1))}>
+                Newer entries
+              </button>
+            ) : null}
+            {entries.data.length === PAGE ? (
+              <button className="btn" onClick={() => setCursors([...cursors, entries.data[entries.data.length - 1]!.id])}>
+                Older entries
+              </button>
+            ) : null}
+          </div>
+        ) : null}
       </section>
     </>
   );

@@ -33,8 +33,9 @@ const ADMIN: NavItem[] = [
   { href: "/admin/users", label: "Users", ico: "tokens", match: "/admin/users" },
   { href: "/admin/clusters", label: "Clusters and hosts", ico: "nodes", match: "/admin/clusters" },
   { href: "/admin/lab", label: "Lab file", ico: "submit", match: "/admin/lab" },
-  { href: "/admin/audit", label: "Audit log", ico: "charts", match: "/admin/audit" },
 ];
+// Everyone but researchers reads the audit log, each their part of it.
+const AUDIT: NavItem = { href: "/audit", label: "Audit log", ico: "charts", match: "/audit" };
 // Operators see the part of the Admin section that is theirs: enrolling hosts.
 const OPERATOR_ADMIN = ADMIN.filter((i) => i.href === "/admin/clusters");
 const ME: NavItem[] = [{ href: "/tokens", label: "API tokens", ico: "tokens", match: "/tokens" }];
@@ -80,7 +81,7 @@ export function Shell({ user, children }: { user: Actor; children: ReactNode }) 
         </Link>
         <nav className="nav" aria-label="Main">
           {section("Work", WORK)}
-          {section("Organisation", ORG)}
+          {section("Organisation", user.role === "RESEARCHER" ? ORG : [...ORG, AUDIT])}
           {admin.length ? section("Admin", admin) : null}
           {section("You", ME)}
           <NotificationBell current={path.startsWith("/notifications")} />

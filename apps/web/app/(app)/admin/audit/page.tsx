@@ -1,13 +1,6 @@
-import { AdminGate } from "../../../../components/admin/gate";
-import { AuditView } from "./audit-view";
+import { redirect } from "next/navigation";
 
-export const dynamic = "force-dynamic";
-export const metadata = { title: "Audit log" };
-
+// The audit log moved to /audit when operators and managers could read it; old links still land there.
 export default function AdminAuditPage() {
-  return (
-    <AdminGate roles={[]} what="read the audit log">
-      <AuditView />
-    </AdminGate>
-  );
+  redirect("/audit");
 }
