@@ -7,6 +7,7 @@ import { measureRouter } from "./routers/measure";
 import { nodeRouter } from "./routers/node";
 import { notificationRouter } from "./routers/notification";
 import { queueRouter } from "./routers/queue";
+import { signInsRouter } from "./routers/sign-ins";
 import { tokenRouter } from "./routers/token";
 import { createCallerFactory, router } from "./trpc";
 
@@ -22,6 +23,7 @@ export const appRouter = router({
   measure: measureRouter,
   admin: adminRouter,
   account: accountRouter,
+  signIns: signInsRouter,
 });
 
 export type AppRouter = typeof appRouter;

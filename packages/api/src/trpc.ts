@@ -20,6 +20,8 @@ export type SessionUser = Actor;
 export interface Context {
   prisma: PrismaClient;
   user: SessionUser | null;
+  /** The signed-in session the request carries (the web app's cookie); none for API tokens and tests. */
+  sessionId?: string | null;
   /** The web app's origin as the browser sees it (set-password links point there). */
   origin?: string;
   /** What-if previews' limiter; unset: the web process's own (tests bring one with their clock). */

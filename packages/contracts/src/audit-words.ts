@@ -34,6 +34,7 @@ const ACTIONS: Record<string, string> = {
   "user.create": "created a user",
   "user.create-admin": "created an admin",
   "user.disable": "disabled a user",
+  "user.end-sessions": "signed a user out",
   "user.oidc-mapped": "mapped a user by single sign-on rules",
   "user.password-link": "issued a password link",
   "user.set-password": "set a password",

@@ -25,3 +25,5 @@ export * from "./admin";
 export * from "./lab-import";
 export * from "./session";
 export * from "./session-origin";
+export * from "./device-words";
+export * from "./sign-in-session";

@@ -4,6 +4,7 @@ export * from "./errors";
 export * from "./too-many-requests";
 export * from "./auth/actor";
 export * from "./auth/sign-in-limits";
+export * from "./auth/sign-in-sessions";
 export * from "./jobs/job-view";
 export * from "./jobs/submit-job";
 export { maxWaitingJobsPerUser } from "./jobs/waiting-cap";
