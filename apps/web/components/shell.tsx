@@ -38,7 +38,10 @@ const ADMIN: NavItem[] = [
 const AUDIT: NavItem = { href: "/audit", label: "Audit log", ico: "charts", match: "/audit" };
 // Operators see the part of the Admin section that is theirs: enrolling hosts.
 const OPERATOR_ADMIN = ADMIN.filter((i) => i.href === "/admin/clusters");
-const ME: NavItem[] = [{ href: "/tokens", label: "API tokens", ico: "tokens", match: "/tokens" }];
+const ME: NavItem[] = [
+  { href: "/tokens", label: "API tokens", ico: "tokens", match: "/tokens" },
+  { href: "/sign-ins", label: "Signed-in browsers", ico: "tokens", match: "/sign-ins" },
+];
 
 const ROLE_LABEL = { RESEARCHER: "Researcher", MANAGER: "Manager", OPERATOR: "Operator", ADMIN: "Admin" } as const;
 

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { betterAuth } from "better-auth";
 import { nextCookies } from "better-auth/next-js";
-import type { Actor, Role } from "@tranche/domain";
+import { touchSignInSession, type Actor, type Role } from "@tranche/domain";
 import { authOptions } from "./auth-options";
 import { db } from "./db";
 import { mapNewOidcAccount } from "./oidc-mapping";
@@ -58,6 +58,18 @@ export function auth(): ReturnType<typeof createAuth> {
  * changed role applies at once.
  */
 export async function sessionActor(headers: Headers): Promise<Actor | null> {
+  return (await signedInSession(headers))?.actor ?? null;
+}
+
+/**
+ * The signed-in user and the id of the session the request carries (the sessions list marks it "this
+ * device"). `seen`: the request is the person's own doing (a page, the app's API), so it moves the
+ * session's last-seen time.
+ */
+export async function signedInSession(
+  headers: Headers,
+  opts: { seen?: boolean } = {},
+): Promise<{ actor: Actor; sessionId: string } | null> {
   const s = await auth().api.getSession({ headers });
   if (!s) return null;
   const u = await db().user.findUnique({
@@ -65,5 +77,6 @@ export async function sessionActor(headers: Headers): Promise<Actor | null> {
     select: { id: true, email: true, name: true, role: true, disabledAt: true },
   });
   if (!u || u.disabledAt) return null;
-  return { id: u.id, email: u.email, name: u.name, role: u.role as Role };
+  if (opts.seen) await touchSignInSession(db(), s.session.id);
+  return { actor: { id: u.id, email: u.email, name: u.name, role: u.role as Role }, sessionId: s.session.id };
 }

@@ -1,5 +1,6 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState } from "react";
 import { ROLE_NAMES } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
@@ -125,6 +126,9 @@ export function UsersAdmin() {
                     >
                       New password link
                     </button>
+                    <Link className="btn small" href={`/admin/users/${u.id}/sign-ins`}>
+                      Signed-in browsers
+                    </Link>
                     <button
                       className={`btn small ${u.disabled ? "" : "danger"}`}
                       onClick={() => update.mutate({ id: u.id, change: { disabled: !u.disabled } })}

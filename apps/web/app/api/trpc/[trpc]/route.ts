@@ -4,17 +4,17 @@ import { DATABASE_UNAVAILABLE_SENTENCE, isDatabaseUnavailable } from "@tranche/d
 import { formatBytes, LIMITS } from "@tranche/contracts";
 import { TRPCError } from "@trpc/server";
 import { publicUrl } from "../../../../server/auth-options";
-import { sessionActor } from "../../../../server/auth";
+import { signedInSession } from "../../../../server/auth";
 import { db } from "../../../../server/db";
 import { withBoundedBody } from "../../../../server/bounded-body";
 import { apiRoute } from "../../../../server/api-route";
 
 export const dynamic = "force-dynamic";
 
-/** The session's user; the database away is a 503 (as in every procedure), not a failure of the server. */
+/** The session's user and id; the database away is a 503 (as in every procedure), not a failure of the server. */
 async function signedInUser(req: Request) {
   try {
-    return await sessionActor(req.headers);
+    return await signedInSession(req.headers, { seen: true });
   } catch (e) {
     if (isDatabaseUnavailable(e)) throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: DATABASE_UNAVAILABLE_SENTENCE });
     throw e;
@@ -53,11 +53,13 @@ async function handler(req: Request) {
   let leave = () => {};
   let signedIn = false;
   try {
-    const user = await signedInUser(req);
+    const session = await signedInUser(req);
+    const user = session?.actor ?? null;
     signedIn = user !== null;
     const calls = callsIn(req);
     if (user && calls <= LIMITS.trpcBatchCalls) leave = enterCalls(user.id, calls);
-    context = async () => ({ prisma: db(), user, origin: new URL(req.url).origin });
+    const sessionId = session?.sessionId ?? null;
+    context = async () => ({ prisma: db(), user, sessionId, origin: new URL(req.url).origin });
   } catch (e) {
     if (e instanceof TooManyRequests)
       return Response.json(
