@@ -33,6 +33,8 @@ export class EntryColumns {
     /** -1 for none. */
     readonly maxRuntime: number[] = [],
     readonly capped: boolean[] = [],
+    /** PendingEntry.constrained: it names nodes (node-constraints.ts). */
+    readonly constrained: boolean[] = [],
   ) {
     for (const l of lane) if (l !== UNALLOCATED) this.notUnallocated++;
   }
@@ -52,6 +54,7 @@ export class EntryColumns {
       this.minRuntime.push(e.minRuntime);
       this.maxRuntime.push(e.maxRuntime ?? -1);
       this.capped.push(e.capped);
+      this.constrained.push(e.constrained);
       return;
     }
     this.ids.splice(at, 0, e.id);
@@ -62,6 +65,7 @@ export class EntryColumns {
     this.minRuntime.splice(at, 0, e.minRuntime);
     this.maxRuntime.splice(at, 0, e.maxRuntime ?? -1);
     this.capped.splice(at, 0, e.capped);
+    this.constrained.splice(at, 0, e.constrained);
   }
 
   remove(at: number): void {
@@ -75,6 +79,7 @@ export class EntryColumns {
     this.minRuntime.splice(at, 1);
     this.maxRuntime.splice(at, 1);
     this.capped.splice(at, 1);
+    this.constrained.splice(at, 1);
   }
 
   /**
@@ -91,6 +96,7 @@ export class EntryColumns {
     const max = this.maxRuntime[k]!;
     probe.maxRuntime = max < 0 ? null : max;
     probe.capped = this.capped[k]!;
+    probe.constrained = this.constrained[k]!;
     return probe;
   }
 
@@ -115,6 +121,7 @@ export function probeEntry(): PendingEntry {
     minRuntime: 0,
     maxRuntime: null,
     capped: false,
+    constrained: false,
     admitted: null,
   };
 }

@@ -16,27 +16,18 @@ export function mayUseNode(job: NodeConstrained, nodeName: string): boolean {
 }
 
 /**
- * The nodes each constrained job of one cycle may use, as flags by board index, and the ids of the
- * constrained pending jobs. The cycle's speed bookkeeping treats jobs of one size as interchangeable
- * (blocked-memo.ts, search-memo.ts, reservations.ts): a job in `ids` never shares an outcome with
- * another, and its failures teach nothing about others, since it may use fewer nodes.
+ * The nodes each constrained job of one cycle may use, as flags by board index, made when first asked.
+ * Which jobs are constrained is their entries' flag (order-pending.ts `constrained`, a column of
+ * EntryColumns), set once when a job is admitted: a cycle never scans its backlog for them (a scan
+ * per cycle cost philly-overload's 60 days a quarter of their time). The cycle's speed bookkeeping
+ * treats jobs of one size as interchangeable (blocked-memo.ts, search-memo.ts, reservations.ts): a
+ * constrained job never shares an outcome with another, and its failures teach nothing about others,
+ * since it may use fewer nodes.
  */
 export class NodeConstraints {
-  /** Ids of the cycle's pending jobs with a node constraint; empty for most clusters, then nothing is asked. */
-  readonly ids = new Set<string>();
   private readonly masks = new Map<string, Uint8Array>();
 
-  constructor(
-    private readonly board: NodeBoard,
-    pending: readonly NodeConstrained[] & readonly { id: string }[],
-  ) {
-    for (const job of pending) if (hasNodeConstraint(job)) this.ids.add((job as { id: string }).id);
-  }
-
-  /** Is the job of this id one with a node constraint? */
-  has(id: string): boolean {
-    return this.ids.size > 0 && this.ids.has(id);
-  }
+  constructor(private readonly board: NodeBoard) {}
 
   /** Per board node, 1 where the job may run; null when it may run anywhere. */
   maskOf(job: NodeConstrained & { id: string }): Uint8Array | null {

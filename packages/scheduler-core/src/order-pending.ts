@@ -2,6 +2,7 @@ import type { FairTree } from "./fair-tree";
 import type { EntryColumns } from "./entry-columns";
 import type { AdmittedRecord } from "./kept-admission";
 import type { JobLane, PendingJob } from "./types";
+import { hasNodeConstraint } from "./node-constraints";
 
 /** A pending job with what the cycle needs to order it. */
 export interface PendingEntry {
@@ -22,6 +23,11 @@ export interface PendingEntry {
   minRuntime: number;
   maxRuntime: number | null;
   capped: boolean;
+  /**
+   * It names nodes it must run on or avoid (node-constraints.ts): its outcome is its own, never shared.
+   * Copied once with the entry, so no cycle scans the backlog for such jobs.
+   */
+  constrained: boolean;
   /** What kept admission keeps of it (kept-admission.ts), or null. */
   admitted: AdmittedRecord | null;
 }
@@ -38,6 +44,7 @@ export function pendingEntry(job: PendingJob, budget: number, lane: JobLane): Pe
     minRuntime: job.minRuntime,
     maxRuntime: job.maxRuntime,
     capped: job.arrayId != null && job.arrayMaxRunning != null,
+    constrained: hasNodeConstraint(job),
     admitted: null,
   };
 }

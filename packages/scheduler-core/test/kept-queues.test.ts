@@ -24,6 +24,7 @@ function entryOf(id: string, budget: number, lane: JobLane = "ALLOCATED", priori
     minRuntime: 0,
     maxRuntime: null,
     capped: false,
+    constrained: false,
     admitted: null,
   };
   Object.defineProperty(entry, "id", {

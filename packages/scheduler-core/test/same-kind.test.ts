@@ -32,6 +32,7 @@ function entry(
     minRuntime,
     maxRuntime,
     capped: false,
+    constrained: false,
     admitted: null,
   };
 }
@@ -42,6 +43,8 @@ const job = fc.record({
   gpus: fc.constantFrom(1, 2, 8),
   minRuntime: fc.constantFrom(0, 600, 3600, 7200),
   maxRuntime: fc.constantFrom(null, 1800, 7200),
+  // Names nodes it must run on or avoid (node-constraints.ts): a kind of its own, now and then.
+  constrained: fc.constantFrom(false, false, false, true),
 });
 
 interface ReservationSpec {
@@ -103,7 +106,10 @@ describe("BlockedMemo.sameKind (the shared-outcome loop's kind test)", () => {
         fc.array(reservation, { maxLength: 3 }),
         fc.array(fc.integer({ min: 0, max: 11 }), { maxLength: 2 }),
         (jobs, made, overCap) => {
-          const entries = jobs.map((j, i) => entry(`j${i}`, j.budget, j.lane, j.gpus, j.minRuntime, j.maxRuntime));
+          const entries = jobs.map((j, i) => ({
+            ...entry(`j${i}`, j.budget, j.lane, j.gpus, j.minRuntime, j.maxRuntime),
+            constrained: j.constrained,
+          }));
           const cols = EntryColumns.of(entries);
           const { memo } = memoOver(entries, made, overCap);
           for (let k = 0; k < entries.length; k++) {
@@ -118,7 +124,9 @@ describe("BlockedMemo.sameKind (the shared-outcome loop's kind test)", () => {
                 a.lane === b.lane &&
                 a.gpus === b.gpus &&
                 a.minRuntime === b.minRuntime &&
-                a.maxRuntime === b.maxRuntime;
+                a.maxRuntime === b.maxRuntime &&
+                !a.constrained &&
+                !b.constrained;
               if (twin && memo.kindOf(entries[j]!) !== null) expect(memo.sameKind(cols, j, k), `twins ${j} and ${k}`).toBe(true);
             }
           }
@@ -139,6 +147,7 @@ describe("BlockedMemo.sameKind (the shared-outcome loop's kind test)", () => {
           const entries = jobs.map((j, i) => ({
             ...entry(`j${i}`, j.budget, j.lane, j.gpus, j.minRuntime, j.maxRuntime),
             capped: rows[i]!.capped,
+            constrained: j.constrained,
           }));
           const { memo } = memoOver(entries, made, overCap);
           const cols = EntryColumns.of(entries);

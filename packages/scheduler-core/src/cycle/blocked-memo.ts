@@ -56,7 +56,7 @@ export class BlockedMemo {
     const s = this.s;
     if (s.isOverDebugCap(e)) return null;
     // Node constraints (node-constraints.ts): a constrained job's outcome is its own, never shared.
-    if (s.reservations.constraints.has(e.id)) return null;
+    if (e.constrained) return null;
     // Its min and max runtime matter only through which reservations it may backfill (R7).
     const reservations = s.reservations;
     const list = reservations.list;
@@ -96,7 +96,7 @@ export class BlockedMemo {
     const id = cols.ids[j]!;
     if (s.isOverDebugCapJob(g, budget, id)) return false;
     // Node constraints: never of another job's kind (kindOf).
-    if (s.reservations.constraints.has(id) || s.reservations.constraints.has(cols.ids[k]!)) return false;
+    if (cols.constrained[j] || cols.constrained[k]) return false;
     const reservations = s.reservations;
     const list = reservations.list;
     if (list.length === 0) return true;
@@ -149,15 +149,13 @@ export class BlockedMemo {
     // minRuntimes differ job by job, philly-overload's are their durations up to 2 h).
     const boundsK = this.boundsK;
     reservations.byStartBounds(minK, maxK < 0 ? null : maxK, boundsK);
-    const { gpus: gpusOf, budget: budgetOf, lane: laneOf, capped, ids, minRuntime, maxRuntime } = cols;
+    const { gpus: gpusOf, budget: budgetOf, lane: laneOf, capped, constrained, ids, minRuntime, maxRuntime } = cols;
     // Node constraints: a constrained job is a kind of its own (kindOf), so it ends a run.
-    const constraints = s.reservations.constraints;
-    const constrained = constraints.ids.size > 0;
-    if (constrained && constraints.has(ids[k]!)) return k + 1;
+    if (constrained[k]) return k + 1;
     let j = k + 1;
     for (; j < end; j++) {
       if (capped[j] || gpusOf[j] !== g || budgetOf[j] !== budget || laneOf[j] !== lane) break;
-      if (constrained && constraints.has(ids[j]!)) break;
+      if (constrained[j]) break;
       if (overCap && s.overDebugCap.has(ids[j]!)) break;
       if (holderIds !== null && holderIds.includes(ids[j]!)) break;
       const minJ = minRuntime[j]!;

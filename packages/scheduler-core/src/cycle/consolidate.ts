@@ -86,7 +86,7 @@ export function tryConsolidate(s: CycleSession, e: PendingEntry, position: numbe
   const g = e.job.gpus;
   if (g > board.size || board.largestFree() === 0) return false;
   // Node constraints: not started by moving others (bestMove may pick any node).
-  if (s.reservations.constraints.has(e.id)) return false;
+  if (e.constrained) return false;
   // Moves leave as many GPUs free as before: if the debug reserve is what keeps the job out, no move
   // lets it in (without this, philly-merged with a 2% reserve moved jobs 12,689 times in a week for
   // starts the reserve then refused).

@@ -58,7 +58,7 @@ export function blockedReason(
   if (!s.tree.hasEntitlement(e.budget)) return "NO_ENTITLEMENT";
   // Before RESERVED_FOR: the free GPUs it may use (its own reservation's too) are the reserve's.
   if (blockedByDebugReserve(s, e, tried)) return "DEBUG_RESERVE";
-  if (s.reservations.constraints.has(e.id) && blockedByNodeConstraint(s, e)) return "NODE_CONSTRAINT";
+  if (e.constrained && blockedByNodeConstraint(s, e)) return "NODE_CONSTRAINT";
   if (
     s.reservations.length > 0 &&
     // It would fit on free GPUs, or (allocated) by preempting unallocated work, but for a reservation.

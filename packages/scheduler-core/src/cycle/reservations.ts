@@ -55,8 +55,8 @@ export class Reservations {
     private readonly tree: FairTree,
     private readonly policy: PolicyConfig,
     private readonly now: number,
-    /** The cycle's jobs with node constraints (node-constraints.ts). */
-    readonly constraints: NodeConstraints = new NodeConstraints(board, []),
+    /** The nodes each job with node constraints may use (node-constraints.ts). */
+    readonly constraints: NodeConstraints = new NodeConstraints(board),
   ) {
     this.reservedBy = new Array<number>(board.count).fill(-1);
   }
@@ -153,7 +153,7 @@ export class Reservations {
   allowFor(e: PendingEntry): (node: number) => boolean {
     // A job with a node constraint gets a filter of its own (never allowAll: search-memo.ts learns
     // from allowAll's failures about every job).
-    const mask = this.constraints.has(e.id) ? this.constraints.maskOf(e.job) : null;
+    const mask = e.constrained ? this.constraints.maskOf(e.job) : null;
     this.allowing = e;
     this.allowingMask = mask;
     if (mask !== null) return this.list.length === 0 ? this.allowMaskedOnly : this.allowMasked;
@@ -212,7 +212,7 @@ export class Reservations {
     const board = this.board;
     const job = e.job;
     // A constrained job's search sees fewer nodes: its failure says nothing of other jobs'.
-    const mask = this.constraints.has(e.id) ? this.constraints.maskOf(job) : null;
+    const mask = e.constrained ? this.constraints.maskOf(job) : null;
     const key = this.rememberFailures && mask === null ? this.failureKey(e) : null;
     if (key !== null && job.gpus >= (this.failed.get(key) ?? Infinity)) return null;
     const choice = findEarliestStart(

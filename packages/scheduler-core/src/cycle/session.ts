@@ -146,7 +146,7 @@ export class CycleSession {
     readonly admission: KeptAdmission,
   ) {
     this.plan = [...nodeOps];
-    this.reservations = new Reservations(board, tree, policy, now, new NodeConstraints(board, snapshot.pending));
+    this.reservations = new Reservations(board, tree, policy, now, new NodeConstraints(board));
     this.memo = new SearchMemo(board, this.reservations.allowAll);
     this.scratch = new SearchScratch(tree.size);
     this.preemptionCtx = { board, tree, policy, now, holder: "none" };

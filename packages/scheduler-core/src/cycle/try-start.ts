@@ -100,7 +100,7 @@ export function tryStart(
   s.preemptionCtx.holder = "none";
   if (!choice) {
     // A job with a node constraint searched fewer nodes: its failure says nothing of its key's other jobs.
-    if (!holder && !reservations.constraints.has(e.id)) memo.searchFailed(key, Math.min(room, g - 1, s.scratch.room));
+    if (!holder && !e.constrained) memo.searchFailed(key, Math.min(room, g - 1, s.scratch.room));
     return notStarted;
   }
   const margin = policy.preemptionMargin;
