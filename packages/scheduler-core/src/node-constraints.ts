@@ -1,4 +1,5 @@
 import type { NodeBoard } from "./cluster-state";
+import { nodeSize } from "./contract";
 import type { JobBase } from "./snapshot";
 
 /** What a job says of the nodes it may use (Slurm's --nodelist / --exclude), by node name. */
@@ -13,6 +14,53 @@ export function hasNodeConstraint(job: NodeConstrained): boolean {
 export function mayUseNode(job: NodeConstrained, nodeName: string): boolean {
   if (job.excludeNodes != null && job.excludeNodes.includes(nodeName)) return false;
   return job.nodes == null || job.nodes.length === 0 || job.nodes.includes(nodeName);
+}
+
+/** A refusal of a job's node lists: the input field it names, and the words. */
+export interface NodeListProblem {
+  field: "nodes" | "excludeNodes";
+  message: string;
+}
+
+/**
+ * A job's node lists against its cluster's nodes in service, as submit and update check them: every
+ * name is a node of the cluster, and the nodes left to it can hold its shape as placement places it (a
+ * job up to a node's size on one such node, a larger one on gpus / size whole nodes of the cluster's
+ * node size, contract.ts). Null when they may be kept. The lists' own shape (empty, too long, a name in
+ * both) is the contract's (@tranche/contracts node-list.ts).
+ */
+export function nodeListProblem(
+  job: { gpus: number; nodes?: readonly string[] | null; excludeNodes?: readonly string[] | null },
+  cluster: { name: string; nodes: readonly { name: string; gpuCount: number }[] },
+): NodeListProblem | null {
+  if (!hasNodeConstraint(job)) return null;
+  const known = new Set(cluster.nodes.map((n) => n.name));
+  for (const field of ["nodes", "excludeNodes"] as const)
+    for (const name of job[field] ?? [])
+      if (!known.has(name)) return { field, message: `cluster '${cluster.name}' has no node '${name}'` };
+  const allowed = cluster.nodes.filter((n) => mayUseNode(job, n.name));
+  const field = job.nodes != null && job.nodes.length > 0 ? "nodes" : "excludeNodes";
+  if (allowed.length === 0) return { field, message: `the node lists leave no node of cluster '${cluster.name}' to run on` };
+  const size = nodeSize(cluster.nodes);
+  if (job.gpus <= size) {
+    if (allowed.some((n) => n.gpuCount >= job.gpus)) return null;
+    return {
+      field,
+      message: `${job.gpus} GPUs must fit on one node, but no node the job may use has that many (it may use ${names(allowed)})`,
+    };
+  }
+  const need = Math.ceil(job.gpus / size);
+  const whole = allowed.filter((n) => n.gpuCount === size);
+  if (whole.length >= need) return null;
+  return {
+    field,
+    message: `${job.gpus} GPUs need ${need} whole nodes of ${size} GPUs, but the job may use only ${whole.length === 0 ? "none" : `${whole.length} (${names(whole)})`}`,
+  };
+}
+
+function names(nodes: readonly { name: string }[]): string {
+  const shown = nodes.slice(0, 5).map((n) => n.name);
+  return nodes.length > 5 ? `${shown.join(", ")} and ${nodes.length - 5} more` : shown.join(", ");
 }
 
 /**
