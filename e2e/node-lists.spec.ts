@@ -17,7 +17,7 @@ test("a researcher names the node a job must run on, sees it in words and runnin
   await only.fill("h100-[3-4]");
   await never.fill("h100-4");
   await page.getByRole("button", { name: "Submit job" }).click();
-  await expect(page.locator("#excludeNodes-error")).toContainText("node 'h100-4' is in both");
+  await expect(page.locator("#excludeNodes-error")).toContainText("node 'h100-4' is both to run on and to avoid");
   // Checked by the server, with the same words next to the box: a node the cluster does not have.
   await never.fill("");
   await only.fill("h100-99");

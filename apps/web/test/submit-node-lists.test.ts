@@ -24,7 +24,7 @@ describe("the submit form's node lists", () => {
     });
     expect(validate(form({ nodes: "gpu-1,gpu-2", excludeNodes: "gpu-2" }))).toEqual({
       errors: {
-        excludeNodes: "node 'gpu-2' is in both nodes and excludeNodes: a job cannot be kept off a node it must run on",
+        excludeNodes: "node 'gpu-2' is both to run on and to avoid: a job cannot be kept off a node it must run on",
       },
     });
   });

@@ -29,7 +29,7 @@ describe("submit checks the node lists against the cluster, and a refused job wr
     [
       { nodes: ["h100-1", "h100-2"], excludeNodes: ["h100-2"] },
       "excludeNodes",
-      "node 'h100-2' is in both nodes and excludeNodes: a job cannot be kept off a node it must run on",
+      "node 'h100-2' is both to run on and to avoid: a job cannot be kept off a node it must run on",
     ],
     [{ nodes: [] }, "nodes", "nodes must name at least one node (leave it out for none)"],
     [{ nodes: many }, "nodes", "nodes names at most 64 nodes"],
@@ -111,7 +111,7 @@ describe("update changes the node lists of a waiting job with submit's checks", 
       [
         { excludeNodes: ["h100-5"] },
         "excludeNodes",
-        "node 'h100-5' is in both nodes and excludeNodes: a job cannot be kept off a node it must run on",
+        "node 'h100-5' is both to run on and to avoid: a job cannot be kept off a node it must run on",
       ],
       [{ gpus: 16 }, "nodes", "16 GPUs need 2 whole nodes of 8 GPUs, but the job may use only 1 (h100-5)"],
       [{ nodes: [] }, "nodes", "nodes must name at least one node (leave it out for none)"],

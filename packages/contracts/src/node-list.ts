@@ -84,5 +84,6 @@ export function nodeListsOverlap(
   if (!nodes || !exclude) return null;
   const both = nodes.filter((n) => exclude.includes(n));
   if (both.length === 0) return null;
-  return `${both.length === 1 ? `node '${both[0]}' is` : `nodes ${both.map((n) => `'${n}'`).join(", ")} are`} in both nodes and excludeNodes: a job cannot be kept off a node it must run on`;
+  // In words, not field names: the form's boxes, the CLI's flags and REST's fields all read it.
+  return `${both.length === 1 ? `node '${both[0]}' is` : `nodes ${both.map((n) => `'${n}'`).join(", ")} are`} both to run on and to avoid: a job cannot be kept off a node it must run on`;
 }

@@ -27,14 +27,14 @@ describe("node lists in a submission", () => {
   it("refuses a node in both lists and an empty list, and keeps each name once", () => {
     const both = submitJobInput.safeParse({ ...job, nodes: ["a", "b"], excludeNodes: ["b"] });
     expect(both.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
-      ["excludeNodes", "node 'b' is in both nodes and excludeNodes: a job cannot be kept off a node it must run on"],
+      ["excludeNodes", "node 'b' is both to run on and to avoid: a job cannot be kept off a node it must run on"],
     ]);
     expect(submitJobInput.safeParse({ ...job, nodes: [] }).error?.issues[0]?.message).toBe(
       "nodes must name at least one node (leave it out for none)",
     );
     expect(submitJobInput.parse({ ...job, nodes: ["a", "a"] }).nodes).toEqual(["a"]);
     expect(nodeListsOverlap(["a", "b"], ["a", "b"])).toBe(
-      "nodes 'a', 'b' are in both nodes and excludeNodes: a job cannot be kept off a node it must run on",
+      "nodes 'a', 'b' are both to run on and to avoid: a job cannot be kept off a node it must run on",
     );
   });
 
