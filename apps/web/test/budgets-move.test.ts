@@ -68,6 +68,13 @@ describe("moving a node from the Budgets page", () => {
         "Its 4 members and the jobs charged to it go with it. " +
         "Its share stays as it is: 30% on b200, now of lab/language instead of lab/language/agents.",
     );
+    // No "0 members": what goes with an empty budget or subtree is said without a count of none.
+    expect(moveQuestion(node("lab/vision/empty"), "lab/language", [])).toBe(
+      "Move lab/vision/empty under lab/language? It becomes lab/language/empty. The jobs charged to it go with it.",
+    );
+    expect(moveQuestion(node("lab/vision/group", [node("lab/vision/group/a")]), "lab/language", [])).toBe(
+      "Move lab/vision/group under lab/language? It becomes lab/language/group. Its 1 budget and the jobs charged to it go with it.",
+    );
     const html = renderToStaticMarkup(
       createElement(MoveConfirm, { question: "Move it?", busy: false, onYes: () => {}, onNo: () => {} }),
     );

@@ -41,7 +41,7 @@ describe("tRPC error messages", () => {
     const r = await trpc(w.db.prisma, "job.submit", { ...goodJob, gpus: 0, command: "", colour: "red" });
     expect(r.status).toBe(400);
     expect(r.error.message).toBe(
-      "The number of GPUs must be at least 1; command is required; colour: unknown field 'colour' in a job submission (fields: cluster, budget, gpus, minRuntime, maxRuntime, resumable, priority, requeue, gracePeriod, command, env, secretEnv, name, idempotencyKey, array, after, retries)",
+      "The number of GPUs must be at least 1; command is required; colour: unknown field 'colour' in a job submission (fields: cluster, budget, gpus, minRuntime, maxRuntime, resumable, priority, requeue, gracePeriod, command, env, secretEnv, name, idempotencyKey, array, after, retries, nodes, excludeNodes)",
     );
     expect(r.error.data.zodIssues.map((i: { path: string }) => i.path)).toEqual(["gpus", "command", "colour"]);
   });

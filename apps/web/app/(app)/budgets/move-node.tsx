@@ -29,10 +29,15 @@ export function moveTargets(root: BudgetTreeNodeView, node: BudgetTreeNodeView):
 export function moveQuestion(node: BudgetTreeNodeView, target: string, clusters: readonly string[]): string {
   const budgets = all(node).filter((n) => n.children.length === 0);
   const members = budgets.reduce((s, b) => s + b.members, 0);
+  // A count of none reads badly ("Its 0 members"): say only what there is.
   const goes =
     node.children.length === 0
-      ? `Its ${plural(members, "member")} and the jobs charged to it go with it.`
-      : `Its ${plural(budgets.length, "budget")}, their ${plural(members, "member")} and the jobs charged to them go with it.`;
+      ? members === 0
+        ? "The jobs charged to it go with it."
+        : `Its ${plural(members, "member")} and the jobs charged to it go with it.`
+      : members === 0
+        ? `Its ${plural(budgets.length, "budget")} and the jobs charged to ${budgets.length === 1 ? "it" : "them"} go with it.`
+        : `Its ${plural(budgets.length, "budget")}, their ${plural(members, "member")} and the jobs charged to them go with it.`;
   const shares = clusters.map((c) => `${formatPpm(node.perCluster[c]?.ppm ?? 0)} on ${c}`).join(", ");
   const from = node.path.slice(0, node.path.lastIndexOf("/"));
   const keep = clusters.length ? ` Its share stays as it is: ${shares}, now of ${target} instead of ${from}.` : "";
