@@ -48,7 +48,7 @@ test("a manager adds and removes a member of a budget they manage on the budgets
   await parent.selectOption("lab/language/agents");
   await shape.getByRole("button", { name: "Move", exact: true }).click();
   await expect(shape.getByTestId("move-confirm")).toContainText(
-    "Move lab/language/long-ctx under lab/language/agents? It becomes lab/language/agents/long-ctx. Its 0 members and the jobs charged to it go with it.",
+    "Move lab/language/long-ctx under lab/language/agents? It becomes lab/language/agents/long-ctx. The jobs charged to it go with it.",
   );
   await shape.getByRole("button", { name: "Yes, move it" }).click();
   await expect(shape.getByRole("status")).toHaveText("Moved lab/language/long-ctx to lab/language/agents/long-ctx.");
