@@ -15,7 +15,7 @@ import {
   type WaitResponse,
   waitRequestSchema,
 } from "@tranche/contracts";
-import { defaultPolicy, gracePeriodFor, nodeStateAfterReport, resolvePolicy, type PolicyConfig } from "@tranche/scheduler-core";
+import { defaultPolicy, gracePeriodFor, nodeStateAfterReport, type PolicyConfig } from "@tranche/scheduler-core";
 import type { z } from "zod";
 import { assignmentsDigest, type AgentWakeups } from "./agent-wait";
 import { hashSecret, newNodeCredential } from "./credentials";
@@ -27,7 +27,7 @@ import { storeJobLogs } from "./job-logs";
 import { applySquattingRule, recordCheckpoints, recordSessions } from "./job-reports";
 import { chargeRunEnds } from "./charge";
 import { lockJobs, lockNodes } from "./lock-order";
-import { policyOverridesFromEnv } from "./policy";
+import { processPolicy } from "./policy";
 
 /**
  * The agent protocol's use-cases (see packages/contracts/src/agent.ts). Route handlers in the web app
@@ -59,28 +59,14 @@ export const heartbeatIntervalSec = (): number => Math.max(1, Number(process.env
 export function fenceFor(policy: Pick<PolicyConfig, "heartbeatTimeout" | "fenceGrace">): { afterSec: number; graceSec: number } {
   return { afterSec: Math.max(1, Math.floor(policy.heartbeatTimeout)), graceSec: Math.max(0, Math.floor(policy.fenceGrace) - 2) };
 }
-let fenceCache: { raw: string | undefined; fence: { afterSec: number; graceSec: number }; downAfterSec: number } | null = null;
-function policyCache() {
-  const raw = process.env.TRANCHE_POLICY;
-  if (!fenceCache || fenceCache.raw !== raw) {
-    let overrides = {};
-    try {
-      overrides = policyOverridesFromEnv(raw);
-    } catch {
-      // The worker refuses a malformed TRANCHE_POLICY with its own message; agents get the defaults.
-    }
-    const policy = resolvePolicy(overrides);
-    fenceCache = { raw, fence: fenceFor(policy), downAfterSec: policy.heartbeatTimeout + policy.fenceGrace };
-  }
-  return fenceCache;
-}
-/** The fence of this process's policy (the worker's TRANCHE_POLICY overrides, when the web app shares them). */
+/** The fence of this process's policy (processPolicy: the worker's TRANCHE_POLICY, when the web app shares it). */
 function currentFence(): { afterSec: number; graceSec: number } {
-  return policyCache().fence;
+  return fenceFor(processPolicy());
 }
 /** Seconds of silence after which the worker declares a node DOWN (R9: heartbeat timeout plus fence grace). */
 export function nodeDownAfterSec(): number {
-  return policyCache().downAfterSec;
+  const policy = processPolicy();
+  return policy.heartbeatTimeout + policy.fenceGrace;
 }
 /** The stop grace for processes the control plane does not know (or no longer runs). */
 const ORPHAN_GRACE_SEC = 10;
