@@ -62,6 +62,20 @@ export async function sessionActor(headers: Headers): Promise<Actor | null> {
 }
 
 /**
+ * Sessions this process marked seen, and when (ms): the database keeps a session's last-seen time to
+ * the minute (touchSignInSession), so a page's several requests within it need not each ask it again.
+ * Forgotten whole when large; the next touch of each session then asks the database once more.
+ */
+const touchedAt = new Map<string, number>();
+function touchDue(sessionId: string, now = Date.now()): boolean {
+  const last = touchedAt.get(sessionId);
+  if (last !== undefined && now - last < 60_000) return false;
+  if (touchedAt.size >= 10_000) touchedAt.clear();
+  touchedAt.set(sessionId, now);
+  return true;
+}
+
+/**
  * The signed-in user and the id of the session the request carries (the sessions list marks it "this
  * device"). `seen`: the request is the person's own doing (a page, the app's API), so it moves the
  * session's last-seen time.
@@ -77,6 +91,6 @@ export async function signedInSession(
     select: { id: true, email: true, name: true, role: true, disabledAt: true },
   });
   if (!u || u.disabledAt) return null;
-  if (opts.seen) await touchSignInSession(db(), s.session.id);
+  if (opts.seen && touchDue(s.session.id)) await touchSignInSession(db(), s.session.id);
   return { actor: { id: u.id, email: u.email, name: u.name, role: u.role as Role }, sessionId: s.session.id };
 }
