@@ -194,9 +194,12 @@ export function findEarliestStart(
  * Contract-aware estimate of the earliest start of any job of a given size, for explanations (R10):
  * unallocated work leaves now, protected work at the end of its protection, bounded work at its
  * maxRuntime, leaving work at the end of its grace. It ignores ranks, so it is a lower bound; the
- * reserved job gets its exact reservation time instead. Computed once per cycle, memoised per size.
+ * reserved job gets its exact reservation time instead. Computed once per cycle, memoised per size;
+ * a job with node lists counts only the nodes it may use (its mask, node-constraints.ts), not memoised.
  */
 export class StartEstimator {
+  /** Per schedulable node: its board index and its GPUs' release times, ascending. */
+  private nodes: number[] | null = null;
   private single: number[][] | null = null;
   private fullTimes: number[] | null = null;
   private readonly memo = new Map<number, number | null>();
@@ -213,18 +216,22 @@ export class StartEstimator {
           : !v.charged
             ? b.now
             : Math.max(b.now, Math.min(v.protectedUntil, v.maxEnd));
+    this.nodes = [];
     this.single = [];
     this.fullTimes = [];
     for (let node = 0; node < b.count; node++) {
       if (!b.schedulable[node]) continue;
       const rel = nodeReleases(b, node, releaseOf);
+      this.nodes.push(node);
       this.single.push(rel);
       if (b.nodes[node]!.gpuCount === b.size) this.fullTimes.push(rel[rel.length - 1] ?? b.now);
     }
     this.fullTimes.sort((a, c) => a - c);
   }
 
-  earliest(gpus: number): number | null {
+  /** `mask`: per board node, 1 where the job may run (NodeConstraints.maskOf); null when anywhere. */
+  earliest(gpus: number, mask: Uint8Array | null = null): number | null {
+    if (mask !== null) return this.earliestOn(gpus, mask);
     const cached = this.memo.get(gpus);
     if (cached !== undefined) return cached;
     if (!this.single) this.prepare();
@@ -238,5 +245,29 @@ export class StartEstimator {
     const out = t === Infinity ? null : t;
     this.memo.set(gpus, out);
     return out;
+  }
+
+  /** The same on the nodes a job's lists leave it. */
+  private earliestOn(gpus: number, mask: Uint8Array): number | null {
+    if (!this.single) this.prepare();
+    const b = this.board;
+    let t = Infinity;
+    if (gpus <= b.size) {
+      for (let i = 0; i < this.nodes!.length; i++) {
+        const rel = this.single![i]!;
+        if (mask[this.nodes![i]!] === 1 && rel.length >= gpus && rel[gpus - 1]! < t) t = rel[gpus - 1]!;
+      }
+    } else if (b.size > 0) {
+      const need = gpus / b.size;
+      const full: number[] = [];
+      for (let i = 0; i < this.nodes!.length; i++) {
+        const node = this.nodes![i]!;
+        const rel = this.single![i]!;
+        if (mask[node] === 1 && b.nodes[node]!.gpuCount === b.size) full.push(rel[rel.length - 1] ?? b.now);
+      }
+      full.sort((a, c) => a - c);
+      if (Number.isInteger(need) && full.length >= need) t = full[need - 1]!;
+    }
+    return t === Infinity ? null : t;
   }
 }

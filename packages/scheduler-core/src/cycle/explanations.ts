@@ -17,7 +17,14 @@ import type { CycleSession } from "./session";
 export function explainBlocked(s: CycleSession): { pending: PendingReasons; blockedAllocated: number } {
   const { reasons, tree, now } = s;
   const estimator = new StartEstimator(s.board);
-  for (const k of reasons.estimated) if (!reasons.started[k]) reasons.earliest.set(k, estimator.earliest(reasons.gpusOf(k)));
+  const constraints = s.reservations.constraints;
+  for (const k of reasons.estimated) {
+    if (reasons.started[k]) continue;
+    // A job with node lists waits only for the nodes it may use.
+    const entry = reasons.entryOf(k);
+    const mask = entry !== null && entry.constrained ? constraints.maskOf(entry.job) : null;
+    reasons.earliest.set(k, estimator.earliest(reasons.gpusOf(k), mask));
+  }
   /** Index in `reasons` of each output reason (jobs started in the retry pass have none). */
   const drafts: number[] = [];
   // Deferred reasons (closed-lane.ts, baselines/waiting-notes.ts): written before the ids are listed.
