@@ -16,6 +16,20 @@ export function mayUseNode(job: NodeConstrained, nodeName: string): boolean {
   return job.nodes == null || job.nodes.length === 0 || job.nodes.includes(nodeName);
 }
 
+/**
+ * Whether none of the nodes a job may use takes new work and can hold its share of it (its GPUs, at
+ * most a node's size): its lists alone keep it waiting, whatever frees up. `nodes`: the nodes that
+ * take new work (a board's schedulable ones).
+ */
+export function noUsableNode(
+  job: NodeConstrained & { gpus: number },
+  nodes: readonly { name: string; gpuCount: number }[],
+  size: number,
+): boolean {
+  const perNode = Math.min(job.gpus, size);
+  return !nodes.some((n) => n.gpuCount >= perNode && mayUseNode(job, n.name));
+}
+
 /** A refusal of a job's node lists: the input field it names, and the words. */
 export interface NodeListProblem {
   field: "nodes" | "excludeNodes";

@@ -32,7 +32,8 @@ export interface BaselineRules {
  * else by preempting the unallocated runs the rules allow (the core's victim search, reason
  * PRIORITY), else it waits. The first job that waits reserves nodes (the ones with the most free
  * GPUs): no other job starts there until it does, so large jobs do not starve; later jobs backfill
- * elsewhere. Reasons: RESERVED_FOR (it would fit on the reserved nodes), ORDER (it would have fit
+ * elsewhere. Reasons: NODE_CONSTRAINT (its node lists keep it waiting, as in the fair-share cycle),
+ * RESERVED_FOR (it would fit on the reserved nodes), ORDER (it would have fit
  * the GPUs free when the cycle began), else CAPACITY.
  */
 export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
@@ -134,8 +135,14 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
     }
     let code: WaitingCode;
     let extras: ReasonExtras | null = null;
+    // Its lists keep it waiting (as the fair-share cycle says it, reason-precedence.ts): no node it may
+    // use takes work, or free GPUs it may not use would take it.
+    const listsHold =
+      mask !== null &&
+      (!usableNode(board, mask, g) ||
+        findFreePlacement(board, g, reservations.length === 0 ? reservations.allowAll : notReserved) !== null);
     if (reservations.length === 0) {
-      code = fits.freeAtStart(g) ? WAITING.ORDER : WAITING.CAPACITY;
+      code = listsHold ? WAITING.NODE_CONSTRAINT : fits.freeAtStart(g) ? WAITING.ORDER : WAITING.CAPACITY;
       const nodes = reserveNodes(board, g, mask);
       if (nodes) {
         const e = list[i]!;
@@ -150,7 +157,7 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
         });
       }
     } else {
-      code = heldCode(fits, board.size, g, quiet.free());
+      code = listsHold ? WAITING.NODE_CONSTRAINT : heldCode(fits, board.size, g, quiet.free());
       if (code === WAITING.RESERVED_FOR) extras = reservedFor();
     }
     waiting.note(i, code, ratio, quiet.free().largest, extras, allocated);
@@ -166,6 +173,14 @@ const UNALLOCATED = LANE_INDEX.UNALLOCATED;
 /** What a job starts as: an uncharged one runs unallocated (a copy of its entry, made only when it starts). */
 function runAs(e: PendingEntry, charged: boolean): PendingEntry {
   return charged || e.lane === "UNALLOCATED" ? e : { ...e, lane: "UNALLOCATED" };
+}
+
+/** Whether a node the job's mask allows takes work and can hold its share of `gpus`. */
+function usableNode(board: NodeBoard, mask: Uint8Array, gpus: number): boolean {
+  const perNode = Math.min(gpus, board.size);
+  for (let n = 0; n < board.count; n++)
+    if (mask[n] === 1 && board.schedulable[n] && board.nodes[n]!.gpuCount >= perNode) return true;
+  return false;
 }
 
 /** The entries in the regime's order: the caller's array itself when it is in that order already (the simulator's is). */

@@ -1,12 +1,19 @@
 import { fitsFree, type FreeNow, type StartFits } from "../cycle/fits";
 import type { ReasonExtras } from "../cycle/reason-drafts";
 import type { CycleSession } from "../cycle/session";
+import { noUsableNode } from "../node-constraints";
 import type { PendingEntry } from "../order-pending";
 import type { PendingReasonCode } from "../types";
 
 /** The reasons a baseline's walk gives a job that waits (take-in-order.ts), by their index in a note. */
-const CODES = ["CLUSTER_DRAINING", "ORDER", "CAPACITY", "RESERVED_FOR"] as const satisfies readonly PendingReasonCode[];
-export const WAITING = { CLUSTER_DRAINING: 0, ORDER: 1, CAPACITY: 2, RESERVED_FOR: 3 } as const;
+const CODES = [
+  "CLUSTER_DRAINING",
+  "ORDER",
+  "CAPACITY",
+  "RESERVED_FOR",
+  "NODE_CONSTRAINT",
+] as const satisfies readonly PendingReasonCode[];
+export const WAITING = { CLUSTER_DRAINING: 0, ORDER: 1, CAPACITY: 2, RESERVED_FOR: 3, NODE_CONSTRAINT: 4 } as const;
 export type WaitingCode = (typeof WAITING)[keyof typeof WAITING];
 
 /**
@@ -20,6 +27,23 @@ export function heldCode(fits: StartFits, size: number, g: number, free: FreeNow
   if (!fits.readyNodes(g)) return WAITING.CLUSTER_DRAINING;
   if (fitsFree(g, size, free)) return WAITING.RESERVED_FOR;
   return fits.freeAtStart(g) ? WAITING.ORDER : WAITING.CAPACITY;
+}
+
+/**
+ * heldCode for a job of a run, and NODE_CONSTRAINT for one whose lists leave it no node that takes
+ * work. A run's jobs have no free placement outside the reservation (quiet-runs.ts), so free GPUs of
+ * nodes it may not use never take it there: only its lists' nodes being closed can be why.
+ */
+function runCode(
+  fits: StartFits,
+  open: readonly { name: string; gpuCount: number }[],
+  size: number,
+  e: PendingEntry,
+  free: FreeNow,
+): WaitingCode {
+  const code = heldCode(fits, size, e.gpus, free);
+  if (code === WAITING.CLUSTER_DRAINING || !e.constrained) return code;
+  return noUsableNode(e.job, open, size) ? WAITING.NODE_CONSTRAINT : code;
 }
 
 /**
@@ -52,8 +76,10 @@ export interface QuietRun {
  * nothing (WorkingMemory.deferReasons): each is then pushed at once.
  */
 export class WaitingNotes {
+  /** The nodes that take new work, copied when the walk began: a run's jobs with node lists read them (runCode). */
+  private readonly open: { name: string; gpuCount: number }[];
   /**
-   * Two numbers a waiting job: (its index in the walk x 4 + its code) x 2^16 + the largest free node
+   * Two numbers a waiting job: (its index in the walk x 8 + its code) x 2^16 + the largest free node
    * (below 2^53 for any walk), and its budget's ratio; or -1 - k and 0 for the k-th run. One array of
    * doubles, nothing for the garbage collector to trace: typed arrays sized to the walk were measured
    * slower (an ArrayBuffer a cycle each, and the collections their external memory asks for).
@@ -73,7 +99,12 @@ export class WaitingNotes {
     private readonly first: number,
     /** The walk's size checks (fixed for its cycle), which a run's codes read. */
     private readonly fits: StartFits,
-  ) {}
+  ) {
+    const board = s.board;
+    this.open = [];
+    for (let n = 0; n < board.count; n++)
+      if (board.schedulable[n]) this.open.push({ name: board.nodes[n]!.name, gpuCount: board.nodes[n]!.gpuCount });
+  }
 
   /** The job at `i` in the walk, `allocated` or not, waits for `code` (`extras`: RESERVED_FOR's detail). */
   note(i: number, code: WaitingCode, ratio: number, largestFree: number, extras: ReasonExtras | null, allocated: boolean): void {
@@ -82,7 +113,7 @@ export class WaitingNotes {
       this.s.reasons.push(e, e.job, CODES[code], this.first + i + 1, ratio, largestFree, extras, false);
       return;
     }
-    this.notes.push((i * 4 + code) * 65536 + largestFree, ratio);
+    this.notes.push((i * 8 + code) * 65536 + largestFree, ratio);
     this.jobs++;
     if (extras !== null) this.reservedExtras = extras;
     if (allocated) this.allocated++;
@@ -94,7 +125,7 @@ export class WaitingNotes {
    */
   noteRun(run: QuietRun, extras: ReasonExtras, allocated: number): void {
     if (!this.s.deferReasons) {
-      pushRun(this.s.reasons, this.list, this.first, this.fits, run, extras);
+      pushRun(this.s.reasons, this.list, this.first, this.fits, this.open, run, extras);
       return;
     }
     this.notes.push(-1 - this.runs.length, 0);
@@ -112,19 +143,19 @@ export class WaitingNotes {
     reasons.blockedAllocated += this.allocated;
     // The closure holds these alone, never the notes' object: that holds the session, and so would
     // keep a whole cycle's garbage alive for as long as its result (scavenges took 3x as long).
-    const { list, first, reservedExtras, runs, fits } = this;
+    const { list, first, reservedExtras, runs, fits, open } = this;
     this.s.defer(this.jobs, () => {
       const counted = reasons.blockedAllocated;
       for (let k = 0; k < notes.length; k += 2) {
         const packed = notes[k]!;
         if (packed < 0) {
-          pushRun(reasons, list, first, fits, runs[-1 - packed]!, reservedExtras);
+          pushRun(reasons, list, first, fits, open, runs[-1 - packed]!, reservedExtras);
           continue;
         }
         const largestFree = packed % 65536;
         const at = (packed - largestFree) / 65536;
-        const i = Math.floor(at / 4);
-        const code = CODES[at % 4]!;
+        const i = Math.floor(at / 8);
+        const code = CODES[at % 8]!;
         const e = list[i]!;
         const extras = code === "RESERVED_FOR" ? reservedExtras : null;
         reasons.push(e, e.job, code, first + i + 1, notes[k + 1]!, largestFree, extras, false);
@@ -140,13 +171,14 @@ function pushRun(
   list: readonly PendingEntry[],
   first: number,
   fits: StartFits,
+  open: readonly { name: string; gpuCount: number }[],
   run: QuietRun,
   reservedExtras: ReasonExtras | null,
 ): void {
   const { size, free, ratios } = run;
   for (let i = run.from; i < run.to; i++) {
     const e = list[i]!;
-    const code = CODES[heldCode(fits, size, e.gpus, free)];
+    const code = CODES[runCode(fits, open, size, e, free)];
     const extras = code === "RESERVED_FOR" ? reservedExtras : null;
     reasons.push(e, e.job, code, first + i + 1, ratios[e.budget]!, free.largest, extras, false);
   }
