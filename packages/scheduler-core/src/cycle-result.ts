@@ -159,7 +159,7 @@ export interface PendingReasonDetails {
   margin?: number;
   /** DEBUG_VICTIM_COST: the most R6 cost, GPU-seconds, a debug-lane job may make one victim lose (R5). */
   debugVictimMaxCost?: number;
-  /** INVALID_CONTRACT: what is wrong. */
+  /** INVALID_CONTRACT: what is wrong; NODE_CONSTRAINT: why its node lists leave it no node in service, ever. */
   problem?: string;
   /** DEPENDENCY: the dependencies still waited for; DEPENDENCY_NEVER_SATISFIED: the ones that cannot be met. */
   dependencies?: { jobId: string; condition: DependencyCondition; state: DependencyState }[];

@@ -15,6 +15,8 @@ export interface ReasonInput {
   userId: string;
   now: number;
   details: PendingReasonDetails;
+  /** The job's id, for the command a sentence names (a job whose node lists leave it no node). */
+  jobId?: string;
 }
 
 function sizeText(gpus: number, nodeSize: number): string {
@@ -82,9 +84,17 @@ export class PendingExplainer {
   ) {}
 
   /** Just the sentence: runCycle fills it into the reason object it already made. */
-  sentence(code: PendingReasonCode, budgetPath: string, userId: string, now: number, d: PendingReasonDetails): string {
+  sentence(
+    code: PendingReasonCode,
+    budgetPath: string,
+    userId: string,
+    now: number,
+    d: PendingReasonDetails,
+    jobId?: string,
+  ): string {
     if (
       d.position === null ||
+      (code === "NODE_CONSTRAINT" && d.problem !== undefined) ||
       code === "ORDER" ||
       code === "HELD" ||
       code === "INVALID_CONTRACT" ||
@@ -92,7 +102,7 @@ export class PendingExplainer {
       code === "ARRAY_LIMIT" ||
       code === "USER_LIMIT"
     )
-      return sentenceFor({ code, budgetPath, userId, now, details: d }, this.nodeSize, positionText(d), this.ratioWindow);
+      return sentenceFor({ code, budgetPath, userId, now, details: d, jobId }, this.nodeSize, positionText(d), this.ratioWindow);
     const group = this.groupFor(code, budgetPath, userId, now, d);
     return `${group.before}position ${d.position} in order${group.after}`;
   }
@@ -177,6 +187,9 @@ function sentenceFor(input: ReasonInput, nodeSize: number, pos: string, w: Ratio
     case "NO_ENTITLEMENT":
       return `Budget ${input.budgetPath} has no share of this cluster, so this job runs only as unallocated work, on GPUs no allocated job can use; ${needText(d, nodeSize)} (${pos}).`;
     case "NODE_CONSTRAINT":
+      // A node it named was retired (or removed) since it was submitted: no wait ends it.
+      if (d.problem !== undefined)
+        return `Will never start as its node lists stand: ${d.problem}. Change them (tranche update ${input.jobId ?? "with this job's id"} --nodelist with nodes in service, or --nodelist none to run on any node), or cancel it (${budget}).`;
       return `It may run only on the nodes it was submitted for (its node list, less the nodes it excludes), and none of them can take it now, while other nodes could; ${needText(d, nodeSize)} (${pos}, ${budget}).`;
     case "RESERVED_FOR":
       return `The free GPUs it fits on are reserved for job ${d.reservedForJobId ?? "?"}, which can start there ${reservedTail(d.reservedFrom ?? input.now, input.now)} (${pos}, ${budget}).`;

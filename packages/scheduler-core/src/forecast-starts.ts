@@ -26,7 +26,15 @@ import type { ClusterSnapshot, DependencyState, PendingReasonCode, PolicyConfig,
  */
 
 export type ForecastUnknown =
-  "HELD" | "INVALID_CONTRACT" | "DEPENDENCY" | "OVER_USER_LIMIT" | "NODES_OUT" | "NO_KNOWN_END" | "HORIZON" | "BEYOND";
+  | "HELD"
+  | "INVALID_CONTRACT"
+  | "NODE_LIST"
+  | "DEPENDENCY"
+  | "OVER_USER_LIMIT"
+  | "NODES_OUT"
+  | "NO_KNOWN_END"
+  | "HORIZON"
+  | "BEYOND";
 
 export interface StartForecast {
   jobId: string;
@@ -77,6 +85,7 @@ export const FORECAST_DEFAULT_MAX_STEPS = 100;
 const WHY: Record<ForecastUnknown, string> = {
   HELD: "it is held",
   INVALID_CONTRACT: "it can never fit this cluster",
+  NODE_LIST: "its node lists leave it no node in service to run on",
   DEPENDENCY: "it waits for a job whose end is not known (or that can no longer satisfy it)",
   OVER_USER_LIMIT: "it needs more GPUs than its budget's per-user limit allows, so it cannot start until that limit is raised",
   NODES_OUT: "the cluster's ready nodes cannot hold it while the others are draining, cordoned, in repair or down",
@@ -112,6 +121,8 @@ export function forecastStarts(
   // How the jobs that left the replay ended, for the jobs that wait for them (`--after`).
   const ended = new Map<string, DependencyState>();
   let lastCodes = new Map<string, PendingReasonCode>();
+  // Jobs whose node lists left them no node in service in the last cycle (a reason with its problem).
+  let noNode = new Set<string>();
   // Jobs the last cycle held back with a per-user limit smaller than the job itself: no end of another
   // job lets them start, so the running jobs are not what they wait for.
   let overLimit = new Set<string>();
@@ -150,8 +161,10 @@ export function forecastStarts(
     }
     lastCodes = new Map();
     overLimit = new Set();
+    noNode = new Set();
     for (const [id, reason] of result.pending) {
       lastCodes.set(id, reason.code);
+      if (reason.code === "NODE_CONSTRAINT" && reason.details.problem !== undefined) noNode.add(id);
       if (reason.code === "USER_LIMIT" && reason.details.gpus > (reason.details.userLimit ?? Infinity)) overLimit.add(id);
     }
     noteEnded(model, ended);
@@ -180,15 +193,17 @@ export function forecastStarts(
         ? "HELD"
         : code === "INVALID_CONTRACT"
           ? "INVALID_CONTRACT"
-          : code === "DEPENDENCY" || code === "DEPENDENCY_NEVER_SATISFIED"
-            ? "DEPENDENCY"
-            : overLimit.has(p.id)
-              ? "OVER_USER_LIMIT"
-              : code === "CLUSTER_DRAINING"
-                ? "NODES_OUT"
-                : outOfTime
-                  ? "HORIZON"
-                  : "NO_KNOWN_END";
+          : noNode.has(p.id)
+            ? "NODE_LIST"
+            : code === "DEPENDENCY" || code === "DEPENDENCY_NEVER_SATISFIED"
+              ? "DEPENDENCY"
+              : overLimit.has(p.id)
+                ? "OVER_USER_LIMIT"
+                : code === "CLUSTER_DRAINING"
+                  ? "NODES_OUT"
+                  : outOfTime
+                    ? "HORIZON"
+                    : "NO_KNOWN_END";
     return { jobId: p.id, at: null, decidedAt: null, after: [], unknown, why: unknown === "HORIZON" ? reached : WHY[unknown] };
   });
   return { starts, cycleTimes, order };

@@ -72,6 +72,36 @@ export function nodeListProblem(
   };
 }
 
+/**
+ * Why a waiting job's lists leave it no node of the cluster's in service to run on, ever (a node it
+ * named was retired or removed since it was submitted), in words; null while some node could still
+ * take it. `nodes`: every node of the cluster in service, whatever its state (the snapshot's): a
+ * draining or down node may come back, a retired one is no longer among them.
+ */
+export function nodesLeftProblem(
+  job: NodeConstrained & { gpus: number },
+  cluster: { name: string; nodes: readonly { name: string; gpuCount: number }[] },
+): string | null {
+  if (!hasNodeConstraint(job)) return null;
+  const known = new Set(cluster.nodes.map((n) => n.name));
+  const named = job.nodes ?? [];
+  const gone = named.filter((n) => !known.has(n));
+  if (named.length > 0 && gone.length === named.length)
+    return gone.length === 1
+      ? `the only node it may run on, '${gone[0]}', is no longer in service (retired or removed)`
+      : `none of the nodes it may run on (${names(gone.map((name) => ({ name })))}) is in service any more (retired or removed)`;
+  const kept = {
+    gpus: job.gpus,
+    nodes: named.filter((n) => known.has(n)),
+    excludeNodes: (job.excludeNodes ?? []).filter((n) => known.has(n)),
+  };
+  const problem = nodeListProblem(kept, cluster);
+  if (problem === null) return null;
+  if (gone.length === 0) return problem.message;
+  const also = gone.length === 1 ? `node '${gone[0]}' is` : `nodes ${names(gone.map((name) => ({ name })))} are`;
+  return `${problem.message}; ${also} no longer in service (retired or removed)`;
+}
+
 function names(nodes: readonly { name: string }[]): string {
   const shown = nodes.slice(0, 5).map((n) => n.name);
   return nodes.length > 5 ? `${shown.join(", ")} and ${nodes.length - 5} more` : shown.join(", ");

@@ -63,6 +63,7 @@ export function explainBlocked(s: CycleSession): { pending: PendingReasons; bloc
         job.userName ?? job.userId,
         now,
         r.details,
+        job.id,
       );
       pendingReasons.push(r);
     }

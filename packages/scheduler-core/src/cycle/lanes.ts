@@ -1,4 +1,5 @@
 import type { EntryColumns } from "../entry-columns";
+import { nodesLeftProblem } from "../node-constraints";
 import { LANE_INDEX, PendingQueues, type PendingEntry } from "../order-pending";
 import type { JobLane, PendingReasonCode } from "../types";
 import { BlockedMemo, type BlockedOutcome } from "./blocked-memo";
@@ -326,6 +327,11 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
     extras = { debugReserveGpus: debugReserveGpus(s) };
   } else if (code === "DEBUG_VICTIM_COST") {
     extras = s.reasons.victimCostExtras(policy.debugVictimMaxCost);
+  } else if (code === "NODE_CONSTRAINT") {
+    // Its lists may leave it no node in service at all (one it named retired since): it never starts.
+    const problem = nodesLeftProblem(job, { name: s.snapshot.cluster.name, nodes: board.nodes });
+    if (problem !== null) extras = { problem };
+    else if (reservedFrom !== null) extras = reservationExtras(job.id, reservedFrom);
   } else if (code === "RESERVED_FOR") {
     const r = s.reservations.blocking(e);
     extras = reservationExtras(r.jobId, r.from);
