@@ -75,11 +75,29 @@ export interface RetiredNodeView {
   cluster: string;
   /** Its state before: a retired node's history keeps where it was left. */
   from: NodeState;
+  /** Waiting jobs (pending or held) whose node list names it: a warning, the retirement is not refused. */
+  waitingNamingIt: number;
+  /** Of them, those left no node in service to run on: they can never start, and their owners were told. */
+  strandedJobs: number;
 }
 
 /** The sentence the web app and the CLI say after a retirement. */
 export function retiredNodeSentence(r: RetiredNodeView): string {
-  return `Retired ${r.node}: its agent is refused, and it is left out of scheduling, capacity and the node lists (\`tranche nodes --all\` shows it). Its history and its jobs' placements are kept. A token issued for ${r.node} brings it back.`;
+  return `Retired ${r.node}: its agent is refused, and it is left out of scheduling, capacity and the node lists (\`tranche nodes --all\` shows it). Its history and its jobs' placements are kept. A token issued for ${r.node} brings it back.${waitingText(r)}`;
+}
+
+/** The warning about the waiting jobs that named the node, if any. */
+function waitingText(r: RetiredNodeView): string {
+  const n = r.waitingNamingIt;
+  const k = r.strandedJobs;
+  if (n === 0) return "";
+  const naming =
+    n === 1 ? `1 waiting job names ${r.node} in its node list` : `${n} waiting jobs name ${r.node} in their node lists`;
+  if (k === 0) return ` Warning: ${naming}; ${n === 1 ? "it" : "they"} may still run on the other nodes listed.`;
+  const owners =
+    k === 1 ? "its owner changes that list (the owner was told)" : "their owners change those lists (the owners were told)";
+  if (k === n) return ` Warning: ${naming}; ${n === 1 ? "it" : "none of them"} can start now unless ${owners}.`;
+  return ` Warning: ${naming}; ${k} of them can never start now unless ${owners}, the others may still run on the other nodes listed.`;
 }
 
 /**

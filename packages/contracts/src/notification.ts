@@ -6,7 +6,8 @@ import { LIMITS } from "./limits";
  * A job's start, its preemption warning, how it ended (the end states: FAILED, PREEMPTED, KILLED, LOST), a
  * retry, a squatting flag. A job array notifies its start and its end once, not task by task: its end is
  * FINISHED, FAILED (a task failed, was killed, lost or preempted without a requeue) or CANCELLED (the
- * others were cancelled), as an `:ok` dependency on the array reads it.
+ * others were cancelled), as an `:ok` dependency on the array reads it. NODE_RETIRED: an operator retired
+ * the node a waiting job's node list leaves it, so it can never start as its lists stand (retire-notices.ts).
  */
 export const NOTIFICATION_KINDS = [
   "STARTED",
@@ -19,6 +20,7 @@ export const NOTIFICATION_KINDS = [
   "RETRIED",
   "SQUATTING",
   "CANCELLED",
+  "NODE_RETIRED",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 

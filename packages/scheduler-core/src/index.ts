@@ -42,7 +42,7 @@ export {
   clusterShape,
   startedRun,
 } from "./contract";
-export { nodeListProblem, type NodeListProblem } from "./node-constraints";
+export { nodeListProblem, nodesLeftProblem, type NodeListProblem } from "./node-constraints";
 export { extendProtection, type ExtendProtectionResult } from "./extend-protection";
 export { validateBudgetTree, effectiveAllocations, PPM } from "./budget-tree";
 export { computeUsage, computeEntitlements, withWindowAggregates } from "./window";

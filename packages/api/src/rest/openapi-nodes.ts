@@ -65,7 +65,9 @@ export function withNodePaths<P extends Record<string, object>>(paths: P): P & R
         parameters: [name],
         requestBody: { required: false, content: { "application/json": { schema: schema(nodeActionBody, "input") } } },
         responses: {
-          "200": nodeAnswer("What was retired: { node, cluster, from }"),
+          "200": nodeAnswer(
+            "What was retired: { node, cluster, from, waitingNamingIt, strandedJobs }: the waiting jobs whose node list names it, and those of them it leaves no node to run on (their owners are notified)",
+          ),
           ...errorResponses([400, 401, 403, 404, 409]),
         },
       },

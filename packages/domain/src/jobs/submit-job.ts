@@ -1,4 +1,4 @@
-import { IN_SERVICE } from "../nodes/in-service";
+import { inService } from "../nodes/in-service";
 import { checkNodeLists } from "./node-lists";
 import type { PrismaClient } from "@tranche/db";
 import { defaultJobName, explainContract, type JobEventKind, type JobView, type SubmitJob } from "@tranche/contracts";
@@ -385,7 +385,14 @@ function wakeWorker(prisma: PrismaClient, clusterId: string): void {
  * few seconds per process. Membership (who may charge) is always read fresh.
  */
 const CACHE_MS = 5_000;
-type CachedCluster = { id: string; name: string; maxMinRuntimeSec: number; nodes: { name: string; gpuCount: number }[] } | null;
+type CachedCluster = {
+  id: string;
+  name: string;
+  maxMinRuntimeSec: number;
+  nodes: { name: string; gpuCount: number }[];
+  /** Names of its retired nodes: a list naming one is refused in those words (node-lists.ts). */
+  retired: string[];
+} | null;
 type CachedBudget = { id: string; path: string; children: number } | null;
 interface NameCache {
   generation: number;
@@ -410,15 +417,17 @@ export async function cachedCluster(prisma: PrismaClient, name: string) {
   const clusterCache = remember(prisma).clusters;
   const hit = clusterCache.get(name);
   if (hit && hit.until > Date.now()) return hit.value;
-  const c = await prisma.cluster.findUnique({
+  const row = await prisma.cluster.findUnique({
     where: { name },
-    select: {
-      id: true,
-      name: true,
-      maxMinRuntimeSec: true,
-      nodes: { where: IN_SERVICE, select: { name: true, gpuCount: true } },
-    },
+    select: { id: true, name: true, maxMinRuntimeSec: true, nodes: { select: { name: true, gpuCount: true, state: true } } },
   });
+  const c: CachedCluster = row && {
+    id: row.id,
+    name: row.name,
+    maxMinRuntimeSec: row.maxMinRuntimeSec,
+    nodes: row.nodes.filter(inService).map((n) => ({ name: n.name, gpuCount: n.gpuCount })),
+    retired: row.nodes.filter((n) => !inService(n)).map((n) => n.name),
+  };
   if (clusterCache.size > 1000) clusterCache.clear();
   clusterCache.set(name, { until: Date.now() + CACHE_MS, value: c });
   return c;

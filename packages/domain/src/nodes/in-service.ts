@@ -4,3 +4,6 @@
  * `state <> 'RETIRED'`.
  */
 export const IN_SERVICE = { state: { not: "RETIRED" } } as const;
+
+/** The same test on a node read with its state. */
+export const inService = (n: { state: string }): boolean => n.state !== "RETIRED";

@@ -4,7 +4,9 @@ import { requireRole, type Actor } from "../auth/actor";
 import { writeAudit } from "../admin/audit";
 import { conflict, notFound } from "../errors";
 import { lockNodes } from "../runtime/lock-order";
+import { forgetCachedNames } from "../jobs/submit-job";
 import { changeNode } from "./node-change";
+import { noticeRetirement } from "./retire-notices";
 
 /** Jobs named in a refusal, at most this many ("and 12 more"). */
 const NAMED_JOBS = 10;
@@ -15,7 +17,9 @@ const NAMED_JOBS = 10;
  * RETIRED node keeps its row, history and placements; the snapshot loader, capacity and the default node
  * lists leave it out, so no scheduling rule needs to know of it. Its agent is refused from then on (the
  * credential stays stored only so the refusal can say the node is retired). Only an empty node may go:
- * the jobs running or placed there would be lost with no agent to report for them.
+ * the jobs running or placed there would be lost with no agent to report for them. Waiting jobs that
+ * name it are no reason to refuse (their owners change their lists): the answer counts them, and the
+ * owners of those it leaves no node to run on are told (retire-notices.ts).
  */
 export async function retireNode(
   prisma: PrismaClient,
@@ -59,8 +63,20 @@ export async function retireNode(
       { type: "node", id: node.id, label: node.name },
       { cluster: node.cluster.name, from: node.state, to: "RETIRED", reason: why },
     );
-    return { clusterId: node.clusterId, view: { node: node.name, cluster: node.cluster.name, from: node.state } };
+    const notices = await noticeRetirement(tx, { name: node.name, clusterId: node.clusterId, cluster: node.cluster.name }, now);
+    return {
+      clusterId: node.clusterId,
+      view: {
+        node: node.name,
+        cluster: node.cluster.name,
+        from: node.state,
+        waitingNamingIt: notices.naming,
+        strandedJobs: notices.stranded,
+      },
+    };
   });
+  // Submit and update read the cluster's nodes from a short cache: this process refuses the name at once.
+  forgetCachedNames();
   // The scheduler hears at once that the cluster has fewer GPUs.
   await prisma.$executeRawUnsafe(`SELECT pg_notify('tranche_jobs', $1)`, result.clusterId).catch(() => undefined);
   return result.view;

@@ -18,6 +18,7 @@ const KIND_LABEL: Record<NotificationKind, string> = {
   RETRIED: "retried",
   SQUATTING: "idle GPUs",
   CANCELLED: "cancelled",
+  NODE_RETIRED: "its node retired",
 };
 
 /** The inbox (newest first, unread marked) and the webhook the same notifications are POSTed to. */
