@@ -21,6 +21,7 @@ const node = (path: string, s: Partial<BudgetNodeStats>, children: BudgetTreeNod
   isBudget: children.length === 0,
   editable: false,
   managesChildren: false,
+  takesChildren: false,
   members: 1,
   maxGpusPerUser: null,
   perCluster: { h100: stats(s) },

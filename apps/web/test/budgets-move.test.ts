@@ -7,7 +7,8 @@ import { TreeShape } from "../app/(app)/budgets/tree-shape";
 import { renderWithAnswers } from "./support/render-with-answers";
 
 // A tree as budget.tree answers it for Maya, who manages lab/language: the server marks where she may
-// add (managesChildren) and what she may reshape (editable).
+// add (managesChildren), which nodes may get children (takesChildren: here, those without members, no
+// jobs being charged) and what she may reshape (editable).
 function node(path: string, children: BudgetTreeNodeView[] = [], members = 0, ppm = 0): BudgetTreeNodeView {
   const inLanguage = path === "lab/language" || path.startsWith("lab/language/");
   const v: BudgetTreeNodeView = {
@@ -18,6 +19,7 @@ function node(path: string, children: BudgetTreeNodeView[] = [], members = 0, pp
     isBudget: children.length === 0,
     editable: inLanguage && path !== "lab/language",
     managesChildren: inLanguage,
+    takesChildren: members === 0,
     members,
     maxGpusPerUser: null,
     perCluster: { b200: { ppm } as never, h100: { ppm: ppm / 2 } as never },
@@ -34,8 +36,7 @@ const root = node("lab", [language, vision]);
 
 describe("moving a node from the Budgets page", () => {
   it("offers as new parents only the nodes the server says the caller may add under, never the node's own subtree or its parent", () => {
-    expect(moveTargets(root, agents)).toEqual(["lab/language/pretraining"]);
-    expect(moveTargets(root, detection)).toEqual(["lab/language", "lab/language/agents/tools", "lab/language/pretraining"]);
+    expect(moveTargets(root, detection)).toEqual(["lab/language"]);
     // An admin's tree marks every node: lab/vision is offered to them, never to Maya above.
     const everywhere = (n: BudgetTreeNodeView): BudgetTreeNodeView => ({
       ...n,
@@ -45,13 +46,28 @@ describe("moving a node from the Budgets page", () => {
     expect(moveTargets(everywhere(root), everywhere(detection))).toContain("lab/vision");
   });
 
+  it("never offers a budget the server would refuse as a parent (members, or jobs charged to it)", () => {
+    // pretraining and tools have members; agents' only other candidate is its own parent.
+    expect(moveTargets(root, agents)).toEqual([]);
+    const jobsOnly = { ...node("lab/language/eval"), takesChildren: false }; // no members, but jobs charged
+    const withEval = { ...root, children: [{ ...language, children: [...language.children, jobsOnly] }, vision] };
+    expect(moveTargets(withEval, detection)).toEqual(["lab/language"]);
+    const html = renderWithAnswers(
+      createElement(TreeShape, { node: detection, root, clusters: ["b200", "h100"], onArchived: () => {} }),
+      () => {},
+    ).html;
+    expect(html).not.toContain('value="lab/language/pretraining"');
+    expect(html).not.toContain('value="lab/language/agents/tools"');
+    expect(html).toContain('<option value="lab/language">lab/language</option>');
+  });
+
   it("shows Move with those parents in the Shape panel of a node the caller may reshape, and none for their own node", () => {
     const shape = (n: BudgetTreeNodeView) =>
       renderWithAnswers(createElement(TreeShape, { node: n, root, clusters: ["b200", "h100"], onArchived: () => {} }), () => {})
         .html;
     const html = shape(detection);
     expect(html).toContain('aria-label="New parent for lab/language/agents/detection"');
-    expect(html).toContain('<option value="lab/language/pretraining">lab/language/pretraining</option>');
+    expect(html).toContain('<option value="lab/language">lab/language</option>');
     expect(html).not.toContain('value="lab/vision"');
     expect(html).toMatch(/<button class="btn" disabled="">Move<\/button>/);
     expect(shape(language)).not.toContain("New parent for");

@@ -4,7 +4,7 @@
 // lab/language, Victor lab/vision.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { archiveTreeNode, createApiToken, createTreeNode, updateTreeNode } from "@tranche/domain";
-import { callRest, makeWorld, type World } from "./fixtures";
+import { callRest, goodJob, makeWorld, type World } from "./fixtures";
 
 let w: World;
 beforeAll(async () => {
@@ -217,5 +217,25 @@ describe("REST: the tree's routes for a manager", () => {
       expect(r.status, `${method} ${path}: ${JSON.stringify(r.body)}`).toBe(403);
     }
     expect(await snapshot()).toEqual(before);
+  });
+
+  it("the tree marks the nodes the writes accept as parents (takesChildren), which the Budgets page's Move offers", async () => {
+    const { prisma } = w.db;
+    const marks = async () => {
+      const tree = await w.caller("maya").budget.tree();
+      const all = (n: NonNullable<typeof tree.root>): NonNullable<typeof tree.root>[] => [n, ...n.children.flatMap(all)];
+      return new Map(all(tree.root!).map((n) => [n.path, n.takesChildren]));
+    };
+    let m = await marks();
+    expect(m.get("lab/language")).toBe(true);
+    expect(m.get("lab/language/pretraining")).toBe(false); // members
+    // Jobs charged to it refuse it too, members gone or not: the tree says so as the write does.
+    await w.caller("ada").job.submit({ ...goodJob, name: "keeps-a-leaf" });
+    await prisma.budgetMember.deleteMany({ where: { budget: { path: "lab/language/pretraining" } } });
+    m = await marks();
+    expect(m.get("lab/language/pretraining")).toBe(false);
+    await expect(w.caller("maya").admin.createNode({ parent: "lab/language/pretraining", name: "child" })).rejects.toThrow(
+      "pending or running job",
+    );
   });
 });

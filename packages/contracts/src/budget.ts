@@ -125,6 +125,8 @@ export interface BudgetTreeNodeView {
   editable: boolean;
   /** the actor may edit this node's children (they manage it or an ancestor) */
   managesChildren: boolean;
+  /** the server accepts it as a parent: no pending or running job is charged to it and it has no members */
+  takesChildren: boolean;
   members: number;
   /** A budget's per-user GPU limit (USER_LIMIT), set by its managers; null = none. */
   maxGpusPerUser: number | null;

@@ -5,6 +5,7 @@ import { badInput, conflict, notFound } from "../errors";
 import { forgetCachedNames } from "../jobs/submit-job";
 import { writeAudit } from "./audit";
 import { followTreePathInOidcRules } from "./oidc-rules";
+import { childrenRefusal } from "./parent-rule";
 import { assertMayAddUnder, assertMayReshape, requireTreeShaper } from "./tree-scope";
 
 /**
@@ -46,17 +47,9 @@ const activeJobCount = (tx: Tx, budgetId: string) => tx.job.count({ where: { bud
 /** A node may become a parent only while no job is charged to it and nobody is its member. */
 async function assertCanHaveChildren(tx: Tx, parent: TreeNodeRow, field: string): Promise<void> {
   const jobs = await activeJobCount(tx, parent.id);
-  if (jobs > 0)
-    throw badInput(
-      `${field}: '${parent.path}' is a budget with ${jobs} pending or running job${jobs === 1 ? "" : "s"}; a budget with jobs cannot get children`,
-      field,
-    );
   const members = await tx.budgetMember.count({ where: { budgetId: parent.id } });
-  if (members > 0)
-    throw badInput(
-      `${field}: '${parent.path}' is a budget with ${members} member${members === 1 ? "" : "s"}; remove them before giving it children (members belong to budgets, the leaves)`,
-      field,
-    );
+  const refusal = childrenRefusal(parent.path, jobs, members);
+  if (refusal !== null) throw badInput(`${field}: ${refusal}`, field);
 }
 
 async function assertNameFree(tx: Tx, parentId: string | null, name: string, exceptId?: string): Promise<void> {

@@ -1,6 +1,7 @@
 import { IN_SERVICE } from "../nodes/in-service";
-import type { AllocationHistoryRow, BudgetTreeNodeView, BudgetTreeResult } from "@tranche/contracts";
+import { ACTIVE_JOB_STATES, type AllocationHistoryRow, type BudgetTreeNodeView, type BudgetTreeResult } from "@tranche/contracts";
 import type { PrismaClient } from "@tranche/db";
+import { childrenRefusal } from "../admin/parent-rule";
 import { managedRootIds, type Actor } from "../auth/actor";
 import { clusterIdNamed } from "../cluster-named";
 import { notFound } from "../errors";
@@ -16,7 +17,7 @@ const num = (x: unknown): number | null => (typeof x === "number" && Number.isFi
  * (the core's computeRatios; nothing recomputed here), and which nodes the actor may edit.
  */
 export async function getBudgetTree(prisma: PrismaClient, actor: Actor | null): Promise<BudgetTreeResult> {
-  const [nodes, clusters, members] = await Promise.all([
+  const [nodes, clusters, members, jobs] = await Promise.all([
     prisma.budgetTreeNode.findMany({
       where: { archivedAt: null },
       include: { allocations: true },
@@ -24,8 +25,10 @@ export async function getBudgetTree(prisma: PrismaClient, actor: Actor | null): 
     }),
     prisma.cluster.findMany({ orderBy: { name: "asc" }, include: { nodes: { where: IN_SERVICE, select: { gpuCount: true } } } }),
     prisma.budgetMember.groupBy({ by: ["budgetId"], _count: { _all: true } }),
+    prisma.job.groupBy({ by: ["budgetId"], where: { state: { in: [...ACTIVE_JOB_STATES] } }, _count: { _all: true } }),
   ]);
   const memberCount = new Map(members.map((m) => [m.budgetId, m._count._all]));
+  const activeJobs = new Map(jobs.map((j) => [j.budgetId, j._count._all]));
   const cycles = await Promise.all(
     clusters.map((c) =>
       prisma.schedulingCycle.findFirst({
@@ -58,6 +61,7 @@ export async function getBudgetTree(prisma: PrismaClient, actor: Actor | null): 
       isBudget: true,
       editable: false,
       managesChildren: false,
+      takesChildren: childrenRefusal(n.path, activeJobs.get(n.id) ?? 0, memberCount.get(n.id) ?? 0) === null,
       members: memberCount.get(n.id) ?? 0,
       maxGpusPerUser: n.maxGpusPerUser,
       perCluster: {},

@@ -12,11 +12,12 @@ const all = (n: BudgetTreeNodeView): BudgetTreeNodeView[] => [n, ...n.children.f
 
 /**
  * Where `node` may go: the nodes the server marked as ones the caller may add under (managesChildren:
- * tree-scope's rule, not restated here), less the node, its subtree and its current parent.
+ * tree-scope's rule) and that may get children (takesChildren: no jobs charged, no members,
+ * parent-rule.ts), neither restated here, less the node, its subtree and its current parent.
  */
 export function moveTargets(root: BudgetTreeNodeView, node: BudgetTreeNodeView): string[] {
   return all(root)
-    .filter((n) => n.managesChildren && n.id !== node.parentId)
+    .filter((n) => n.managesChildren && n.takesChildren && n.id !== node.parentId)
     .filter((n) => n.path !== node.path && !n.path.startsWith(node.path + "/"))
     .map((n) => n.path);
 }
