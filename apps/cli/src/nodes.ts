@@ -190,7 +190,7 @@ export function registerNodes(program: Command, out: Out): void {
   node
     .command("retire")
     .description(
-      "take an empty node out of service for good: its agent is refused, it leaves scheduling and the lists, its history is kept (operators)",
+      "take an empty node out of service for good: its agent is refused, it leaves scheduling and the lists, its history is kept; waiting jobs that name it are counted, and the owners of those it leaves no node are told (operators)",
     )
     .argument("<node>", "node name")
     .option("--reason <text>", "why (kept in the node's history and the audit log)")
