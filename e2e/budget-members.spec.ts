@@ -49,7 +49,11 @@ test("a manager adds and removes a member of a budget they manage on the budgets
   await shape.getByRole("button", { name: "Yes, move it" }).click();
   await expect(shape.getByRole("status")).toHaveText("Moved lab/language/long-ctx to lab/language/agents/long-ctx.");
   await expect(page.getByTestId("tree-row-lab/language/agents/long-ctx")).toBeVisible();
+  // Archive asks first: its question names the node.
+  const asked: string[] = [];
+  page.on("dialog", (d) => void (asked.push(d.message()), d.accept()));
   await shape.getByRole("button", { name: "Archive long-ctx" }).click();
+  expect(asked).toEqual(["Archive lab/language/agents/long-ctx? It leaves the tree for good and its name stays taken."]);
   await expect(shape.getByRole("status")).toHaveText("Archived lab/language/agents/long-ctx.");
   await shape.getByRole("button", { name: "Archive agents" }).click();
   await expect(shape.getByRole("status")).toHaveText("Archived lab/language/agents.");

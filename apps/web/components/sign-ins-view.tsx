@@ -32,11 +32,25 @@ export function SignInsView({ userId }: { userId?: string }) {
       <div className="panel-head row">
         <h2>Signed-in browsers</h2>
         {userId ? (
-          <button className="btn small danger" disabled={!list.data?.length} onClick={() => endAll.mutate({ userId })}>
+          <button
+            className="btn small danger"
+            disabled={!list.data?.length}
+            onClick={() => {
+              if (confirm("Sign this person out of every browser? Each one asks for a sign-in at its next page."))
+                endAll.mutate({ userId });
+            }}
+          >
             Sign out everywhere
           </button>
         ) : (
-          <button className="btn small danger" disabled={others === 0} onClick={() => endOthers.mutate()}>
+          <button
+            className="btn small danger"
+            disabled={others === 0}
+            onClick={() => {
+              if (confirm("Sign out of every browser but this one? Each asks for a sign-in at its next page."))
+                endOthers.mutate();
+            }}
+          >
             Sign out everywhere else
           </button>
         )}

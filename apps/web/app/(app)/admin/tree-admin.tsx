@@ -4,6 +4,7 @@ import { useState } from "react";
 import { formatPpm, parsePercentToPpm } from "@tranche/contracts";
 import type { BudgetTreeNodeView } from "@tranche/api";
 import { useTRPC } from "../../../lib/trpc";
+import { archiveQuestion } from "../../../lib/confirm-words";
 import { Empty, PageHead } from "../../../components/ui";
 import { Notice } from "../../../components/admin/notice";
 import { useNotice } from "../../../components/admin/use-action";
@@ -185,12 +186,13 @@ export function TreeAdmin() {
               <div>
                 <button
                   className="btn danger small"
-                  onClick={() =>
-                    archive.mutate(
-                      { path: node.path },
-                      { onSuccess: () => (setSelected(null), done(`Archived ${node.path}.`)()) },
-                    )
-                  }
+                  onClick={() => {
+                    if (confirm(archiveQuestion(node.path)))
+                      archive.mutate(
+                        { path: node.path },
+                        { onSuccess: () => (setSelected(null), done(`Archived ${node.path}.`)()) },
+                      );
+                  }}
                 >
                   Archive {node.name}
                 </button>

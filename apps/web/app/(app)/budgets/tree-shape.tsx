@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import type { BudgetTreeNodeView } from "@tranche/domain";
 import { useTRPC } from "../../../lib/trpc";
+import { archiveQuestion } from "../../../lib/confirm-words";
 import { errorText } from "../../../lib/error-text";
 import { Notice } from "../../../components/admin/notice";
 import { useNotice } from "../../../components/admin/use-action";
@@ -92,12 +93,13 @@ export function TreeShape({
               <button
                 className="btn danger small"
                 disabled={archive.isPending}
-                onClick={() =>
-                  archive.mutate(
-                    { path: node.path },
-                    { onSuccess: (r) => (n.ok(`Archived ${r.path}.`), onArchived(node.parentId), refresh()) },
-                  )
-                }
+                onClick={() => {
+                  if (confirm(archiveQuestion(node.path)))
+                    archive.mutate(
+                      { path: node.path },
+                      { onSuccess: (r) => (n.ok(`Archived ${r.path}.`), onArchived(node.parentId), refresh()) },
+                    );
+                }}
               >
                 Archive {node.name}
               </button>

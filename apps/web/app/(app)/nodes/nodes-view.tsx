@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
 import type { NodeView } from "@tranche/domain";
 import { useTRPC } from "../../../lib/trpc";
+import { drainQuestion } from "../../../lib/confirm-words";
 import { Empty, PageHead, StateBadge, ago, budgetColors, useNow, when } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
 import { nodeChangeReasonText, nodeReasonWords, nodeStateText } from "../../../lib/words";
@@ -244,7 +245,9 @@ export function NodesView() {
                         <button
                           className="btn danger"
                           disabled={sel.state !== "READY" && sel.state !== "CORDONED"}
-                          onClick={() => drain.mutate({ nodeId: sel.id, reason })}
+                          onClick={() => {
+                            if (sel.usedGpus === 0 || confirm(drainQuestion(sel.name))) drain.mutate({ nodeId: sel.id, reason });
+                          }}
                         >
                           Drain
                         </button>

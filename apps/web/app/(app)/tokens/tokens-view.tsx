@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useTRPC } from "../../../lib/trpc";
+import { revokeTokenQuestion } from "../../../lib/confirm-words";
 import { Empty, PageHead, ago, day, useNow } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
 
@@ -107,7 +108,13 @@ export function TokensView() {
                         {t.revokedAt ? (
                           <span className="badge b-CANCELLED">revoked</span>
                         ) : (
-                          <button className="btn small danger" onClick={() => revoke.mutate({ id: t.id })}>
+                          <button
+                            className="btn small danger"
+                            aria-label={`Revoke ${t.name}`}
+                            onClick={() => {
+                              if (confirm(revokeTokenQuestion(t.name))) revoke.mutate({ id: t.id });
+                            }}
+                          >
                             Revoke
                           </button>
                         )}

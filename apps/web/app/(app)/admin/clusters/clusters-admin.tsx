@@ -4,6 +4,7 @@ import { useState } from "react";
 import { enrollmentTokenStatusText } from "@tranche/contracts/format";
 import { revokedNodeSentence } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
+import { revokeHostQuestion } from "../../../../lib/confirm-words";
 import { PageHead, StateBadge, TableRowState, ago, useNow, when } from "../../../../components/ui";
 import { Notice } from "../../../../components/admin/notice";
 import { useNotice } from "../../../../components/admin/use-action";
@@ -151,7 +152,13 @@ export function ClustersAdmin() {
                   <td className="num">{h.gpuCount}</td>
                   <td className="small">{h.lastHeartbeatAt ? ago(h.lastHeartbeatAt, now) : "never"}</td>
                   <td className="num">
-                    <button className="btn small danger" onClick={() => revoke.mutate({ node: h.name, reason: revokeReason })}>
+                    <button
+                      className="btn small danger"
+                      aria-label={`Revoke credential of ${h.name}`}
+                      onClick={() => {
+                        if (confirm(revokeHostQuestion(h.name))) revoke.mutate({ node: h.name, reason: revokeReason });
+                      }}
+                    >
                       Revoke credential
                     </button>
                   </td>

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ROLE_NAMES } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
+import { removeRuleQuestion } from "../../../../lib/confirm-words";
 import { Notice } from "../../../../components/admin/notice";
 import { useNotice } from "../../../../components/admin/use-action";
 import { FormRow, RowInput, RowSelect } from "../../../../components/admin/form-row";
@@ -87,7 +88,14 @@ export function OidcRules() {
                 <td>{r.role.toLowerCase()}</td>
                 <td className="small">{r.budgets.join(", ") || "-"}</td>
                 <td className="num">
-                  <button className="btn small danger" onClick={() => remove.mutate({ id: r.id })}>
+                  <button
+                    className="btn small danger"
+                    aria-label={`Remove the rule for ${r.match === "GROUP" ? "group" : "domain"} ${r.value}`}
+                    onClick={() => {
+                      if (confirm(removeRuleQuestion(r.match === "GROUP" ? "group" : "domain", r.value)))
+                        remove.mutate({ id: r.id });
+                    }}
+                  >
                     Remove
                   </button>
                 </td>
