@@ -121,7 +121,10 @@ program
   .option("--resumable", "restarts from its own checkpoints: requeued after preemption", false)
   .option("--requeue", "requeue after preemption even though not resumable", false)
   .option("--priority <n>", "order within the budget (higher first)", "0")
-  .option("--grace <duration>", "time between SIGTERM and SIGKILL, with its unit: 30s, 5m")
+  .option(
+    "--grace <duration>",
+    "how long it has to save its work once asked to stop (SIGTERM) before it is stopped by force (SIGKILL), with its unit: 30s, 5m",
+  )
   .option("--name <name>", "job name")
   .option("--array <spec>", "a job array: 0-99, 1,3,5-7 or 0-99%10 (at most 10 running); TRANCHE_ARRAY_INDEX in each task's env")
   .addOption(

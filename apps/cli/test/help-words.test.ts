@@ -1,0 +1,34 @@
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+/**
+ * The CLI's help and messages say what happens in words first; a signal's name may follow in
+ * parentheses for those who know it ("asked to stop (SIGTERM)"), never stand in for the words
+ * ("time between SIGTERM and SIGKILL"). This reads the string literals of the CLI's sources.
+ */
+export function bareSignals(source: string): string[] {
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:])\/\/.*$/gm, "$1");
+  return [...code.matchAll(/"([^"\n]*)"|`([^`]*)`/g)]
+    .map((m) => m[1] ?? m[2] ?? "")
+    .filter((t) => /(^|[^(])\bSIG(TERM|KILL)\b/.test(t));
+}
+
+const src = join(__dirname, "..", "src");
+
+describe("signals in the CLI's words", () => {
+  it("finds a signal name standing in for words (the check can fail)", () => {
+    expect(bareSignals(`.option("--grace <duration>", "time between SIGTERM and SIGKILL, with its unit: 30s, 5m")`)).toHaveLength(
+      1,
+    );
+    expect(bareSignals("`asked to stop now (SIGTERM), stopped by force (SIGKILL) in ${left}`")).toEqual([]);
+    expect(bareSignals("// exits 143 when stopped by SIGTERM")).toEqual([]);
+  });
+
+  it("names a signal only in parentheses after the words", () => {
+    const found = readdirSync(src)
+      .filter((f) => f.endsWith(".ts"))
+      .flatMap((f) => bareSignals(readFileSync(join(src, f), "utf8")).map((t) => `${f}: ${t}`));
+    expect(found).toEqual([]);
+  });
+});
