@@ -94,7 +94,14 @@ export function AuditView() {
             <span className="skeleton" style={{ display: "block", height: "6rem" }} aria-label="Loading" />
           </div>
         ) : entries.data.length === 0 ? (
-          <Empty title="Nothing matches these filters" />
+          // Without a filter, an empty page is a new lab's log, not a search that found nothing.
+          <Empty title={Object.values(filters).some(Boolean) ? "Nothing matches these filters" : "Nothing recorded yet"}>
+            {Object.values(filters).some(Boolean) ? null : (
+              <span className="small muted">
+                Changes to users, the budget tree, shares, clusters and nodes are listed here as they are made.
+              </span>
+            )}
+          </Empty>
         ) : (
           <table className="table" aria-label="Audit log">
             <thead>
