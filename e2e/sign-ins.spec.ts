@@ -14,7 +14,7 @@ test("a person signs one browser out from another, which stays signed in", async
   await signIn(here, "ada");
   await here.getByRole("link", { name: "Signed-in browsers" }).click();
   const table = here.getByRole("table", { name: "Signed-in browsers" });
-  await expect(table).toContainText("(this device)");
+  await expect(table).toContainText("(this browser)");
   await expect(table).toContainText("Firefox on Linux");
   await table.getByRole("button", { name: "Sign out Firefox on Linux" }).click();
   await expect(table).not.toContainText("Firefox on Linux");

@@ -90,7 +90,7 @@ export function SignInsView({ userId }: { userId?: string }) {
               <tr key={s.id}>
                 <td>
                   {s.device}
-                  {s.current ? <span className="small muted"> (this device)</span> : null}
+                  {s.current ? <span className="small muted"> (this browser)</span> : null}
                 </td>
                 <td className="small">{s.address ?? "unknown"}</td>
                 <td className="small nowrap">{when(s.signedInAt)}</td>
