@@ -242,8 +242,9 @@ test("a lab starts from an empty database: first admin, tree, people, a host, a 
   await page.goto(`${URL}/admin/audit`);
   await expect(page.getByRole("table", { name: "Audit log" })).toContainText("issued an enrollment token");
 
-  // Disabling Ria ends her session at once (not after the session cookie's one-minute cache).
+  // Disabling Ria, after its question, ends her session at once (not after the session cookie's one-minute cache).
   await page.goto(`${URL}/admin/users`);
+  page.once("dialog", (d) => void d.accept());
   await page
     .getByRole("row", { name: /ria@lab\.example/ })
     .getByRole("button", { name: "Disable" })

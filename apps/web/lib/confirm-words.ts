@@ -16,3 +16,6 @@ export const removeRuleQuestion = (kind: "group" | "domain", value: string) =>
 
 export const drainQuestion = (node: string) =>
   `Drain ${node}? Nothing new starts there, and each running job is stopped as soon as its contract allows.`;
+
+export const disableUserQuestion = (name: string, email: string) =>
+  `Disable ${name} (${email})? Their sign-ins and API tokens stop working at once; their jobs are left as they are.`;

@@ -8,7 +8,7 @@ import { pageSources } from "./page-sources";
 export function dangerButtonsWithoutQuestion(source: string): string[] {
   return [...source.matchAll(/<button\b[\s\S]*?<\/button>/g)]
     .map((m) => m[0])
-    .filter((b) => /className="[^"]*\bdanger\b/.test(b) && !/\bconfirm\(/.test(b))
+    .filter((b) => /className=(?:"[^"]*|\{`[^`]*)\bdanger\b/.test(b) && !/\bconfirm\(/.test(b))
     .map((b) => b.replace(/\s+/g, " ").replace(/^.*>\s*([^<>]*?)\s*<\/button>$/, "$1"));
 }
 
@@ -19,6 +19,9 @@ describe("destructive buttons ask first", () => {
     const asks = `<button className="btn danger" onClick={() => { if (confirm(q)) revoke.mutate({ id }); }}>Revoke</button>`;
     expect(dangerButtonsWithoutQuestion(asks)).toEqual([]);
     expect(dangerButtonsWithoutQuestion(`<button className="btn" onClick={save}>Save</button>`)).toEqual([]);
+    // Red only in one of its states (Disable, not Enable): still red when it acts.
+    const sometimes = '<button className={`btn small ${u.disabled ? "" : "danger"}`} onClick={() => off()}>Disable</button>';
+    expect(dangerButtonsWithoutQuestion(sometimes)).toEqual(["Disable"]);
   });
 
   it("every danger button on every page asks before it acts", () => {

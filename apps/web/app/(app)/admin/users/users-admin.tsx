@@ -8,6 +8,7 @@ import { PageHead, TableRowState, when } from "../../../../components/ui";
 import { Notice } from "../../../../components/admin/notice";
 import { useNotice } from "../../../../components/admin/use-action";
 import { FormRow, RowInput, RowSelect } from "../../../../components/admin/form-row";
+import { disableUserQuestion } from "../../../../lib/confirm-words";
 
 type RoleName = (typeof ROLE_NAMES)[number];
 const word = (r: string) => r.charAt(0) + r.slice(1).toLowerCase();
@@ -131,7 +132,10 @@ export function UsersAdmin() {
                     </Link>
                     <button
                       className={`btn small ${u.disabled ? "" : "danger"}`}
-                      onClick={() => update.mutate({ id: u.id, change: { disabled: !u.disabled } })}
+                      onClick={() => {
+                        if (u.disabled || confirm(disableUserQuestion(u.name, u.email)))
+                          update.mutate({ id: u.id, change: { disabled: !u.disabled } });
+                      }}
                     >
                       {u.disabled ? "Enable" : "Disable"}
                     </button>
