@@ -46,19 +46,19 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
           <p>Every team gets its allocation over the week. Every job has a contract. Every wait has a reason.</p>
           <ul className="login-points">
             <li>
-              <span>●</span>
+              <span aria-hidden>●</span>
               <span>
                 <b>Protected runs.</b> Ask for a minimum runtime and nothing preempts you before it ends.
               </span>
             </li>
             <li>
-              <span>●</span>
+              <span aria-hidden>●</span>
               <span>
                 <b>Fair share.</b> The most under-served budget goes first; shares converge to allocations.
               </span>
             </li>
             <li>
-              <span>●</span>
+              <span aria-hidden>●</span>
               <span>
                 <b>Debug lane.</b> Jobs of 15 minutes or less start ahead of regular work.
               </span>

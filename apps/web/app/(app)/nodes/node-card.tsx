@@ -64,7 +64,11 @@ export function NodeCard({
           ) : n.health === "UNHEALTHY" ? (
             <span className="error">unhealthy</span>
           ) : n.lastHeartbeatAt ? (
-            `♥ ${ago(n.lastHeartbeatAt, now)}`
+            // The heart is a picture of a heartbeat: a screen reader says the words instead.
+            <span title="Last heartbeat from its agent">
+              <span aria-hidden>♥</span>
+              <span className="sr-only">last heartbeat</span> {ago(n.lastHeartbeatAt, now)}
+            </span>
           ) : (
             "no agent yet"
           )}
