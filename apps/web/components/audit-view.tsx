@@ -31,7 +31,7 @@ export function AuditView() {
     limit: PAGE,
   };
   const entries = useQuery(trpc.admin.audit.queryOptions(input));
-  const field = (key: keyof typeof form, label: string, type = "text") => (
+  const field = (key: keyof typeof form, label: string, type = "text", placeholder?: string) => (
     <label className="small">
       {label}{" "}
       <input
@@ -39,6 +39,7 @@ export function AuditView() {
         style={{ maxWidth: type === "text" ? 180 : 210 }}
         type={type}
         aria-label={label}
+        placeholder={placeholder}
         value={form[key]}
         onChange={(e) => setForm({ ...form, [key]: e.target.value })}
       />
@@ -59,7 +60,7 @@ export function AuditView() {
             setCursors([]);
           }}
         >
-          {field("actor", "Who")}
+          {field("actor", "Who", "text", "e-mail or part of it")}
           {/* The actions by their words, as the log shows them; the query takes the chosen one's code. */}
           <label className="small">
             Action{" "}
@@ -78,7 +79,7 @@ export function AuditView() {
               ))}
             </select>
           </label>
-          {field("target", "On")}
+          {field("target", "On", "text", "e.g. lab/vision, h100-3")}
           {field("since", "From", "datetime-local")}
           {field("until", "To", "datetime-local")}
           <button className="btn">Filter</button>
@@ -118,7 +119,17 @@ export function AuditView() {
                 return (
                   <tr key={e.id}>
                     <td className="small nowrap">{when(e.at)}</td>
-                    <td className="small">{e.actor ? e.actor.email : "the system"}</td>
+                    {/* People by their names, as on the job pages; the e-mail (what Who filters on) under it. */}
+                    <td className="small">
+                      {e.actor ? (
+                        <>
+                          {e.actor.name}
+                          <div className="muted">{e.actor.email}</div>
+                        </>
+                      ) : (
+                        "the system"
+                      )}
+                    </td>
                     <td className="small">{auditActionText(e.action)}</td>
                     <td className="small">{auditTargetText(e.target)}</td>
                     <td className="small" style={{ maxWidth: 380, overflowWrap: "anywhere" }}>

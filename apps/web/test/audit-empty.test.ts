@@ -12,4 +12,24 @@ describe("the audit log of a new lab", () => {
     expect(html).toContain("Nothing recorded yet");
     expect(html).not.toContain("Nothing matches these filters");
   });
+
+  it("names who made each change, the e-mail under the name, and says what Who and On take", () => {
+    const { html } = renderWithAnswers(createElement(AuditView), (api, qc) => {
+      qc.setQueryData(api.admin.audit.queryKey({ limit: 200 }), [
+        {
+          id: "1",
+          at: "2026-12-07T09:00:00Z",
+          actor: { id: "u1", email: "omar@lab.example", name: "Omar Operator" },
+          action: "node.drain",
+          targetType: "node",
+          targetId: "n1",
+          target: "h100-3",
+          details: { reason: "fan" },
+        },
+      ] as never);
+    });
+    expect(html).toContain('Omar Operator<div class="muted">omar@lab.example</div>');
+    expect(html).toContain('placeholder="e-mail or part of it"');
+    expect(html).toContain("drained a node");
+  });
 });
