@@ -84,11 +84,12 @@ export function readableText(source: string): string[] {
 }
 
 /**
- * Words a researcher cannot read: signal names ("gets SIGTERM now") and a ratio as a bare number
- * ("projected ratio 5.60"). Pages say "asked to stop", "stopped by force", and what a ratio means.
+ * Words a researcher cannot read: signal names ("gets SIGTERM now"), a ratio as a bare number
+ * ("projected ratio 5.60") and "uncordon". Pages say "asked to stop", "stopped by force", what a ratio
+ * means, and "return to service" (the Nodes page's own words for it, and the audit log's).
  */
 export function jargon(source: string): string[] {
-  return readableText(source).filter((t) => /\bSIG(TERM|KILL)\b|ratio \d/.test(t));
+  return readableText(source).filter((t) => /\bSIG(TERM|KILL)\b|ratio \d|\buncordon/i.test(t));
 }
 
 describe("no statisticians' shorthand", () => {
@@ -109,9 +110,11 @@ describe("no jargon in sentences", () => {
     expect(jargon("confirm(`Stop job #${id}? It gets SIGTERM now and SIGKILL after its grace period.`)")).toHaveLength(1);
     expect(jargon(`<p>budget lab/x, projected ratio 5.60</p>`)).toEqual(["budget lab/x, projected ratio 5.60"]);
     expect(jargon(`<p>It is asked to stop now and stopped by force after its grace period.</p>`)).toEqual([]);
+    expect(jargon(`<button className="btn">\n  Uncordon\n</button>`)).toHaveLength(1);
+    expect(jargon('useMutation(trpc.node.uncordon.mutationOptions(done("returned to service")))')).toEqual([]);
   });
 
-  it("never says SIGTERM, SIGKILL or a bare ratio where a person reads", () => {
+  it("never says SIGTERM, SIGKILL, uncordon or a bare ratio where a person reads", () => {
     const found = pageSources().flatMap(({ file, source }) => jargon(source).map((t) => `${file}: ${t}`));
     expect(found).toEqual([]);
   });

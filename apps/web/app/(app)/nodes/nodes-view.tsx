@@ -60,7 +60,7 @@ export function NodesView() {
   });
   const cordon = useMutation(trpc.node.cordon.mutationOptions(done("cordoned")));
   const drain = useMutation(trpc.node.drain.mutationOptions(done("drain started")));
-  const uncordon = useMutation(trpc.node.uncordon.mutationOptions(done("uncordoned")));
+  const uncordon = useMutation(trpc.node.uncordon.mutationOptions(done("returned to service")));
   const repaired = useMutation(trpc.node.markRepaired.mutationOptions(done("marked repaired")));
   // A retired node leaves the list unless retired nodes are shown, and the panel goes: the answer is said where the panel was.
   const retire = useMutation(
@@ -256,7 +256,7 @@ export function NodesView() {
                           disabled={sel.state !== "CORDONED" && sel.state !== "DRAINING"}
                           onClick={() => uncordon.mutate({ nodeId: sel.id, reason })}
                         >
-                          Uncordon
+                          Return to service
                         </button>
                         <button
                           className="btn"
