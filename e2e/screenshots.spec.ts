@@ -4,7 +4,7 @@ import { test, type Page } from "@playwright/test";
 import { type USERS, sameOrigin, signIn as signInWith } from "./support/helpers";
 
 /**
- * Every page at desktop (1440) and laptop (1280) widths, as researcher, manager, operator and admin,
+ * Every page at desktop (1440) and laptop (1280) widths (a few at a phone's, 390), as researcher, manager, operator and admin,
  * for people to look at one by one: test-results/screenshots/<who>-<page>-<width>.png. Best on a demo
  * that has run a while (E2E_EXTERNAL=1 E2E_PORT=<its port> npx playwright test e2e/screenshots.spec.ts).
  * ":mine" is a job Ada submits here; ":other" a running job someone else submitted.
@@ -23,21 +23,28 @@ const PAGES: [keyof typeof USERS, string, string][] = [
   ["ada", "notifications", "/notifications"],
   ["ada", "tokens", "/tokens"],
   ["ada", "session-new", "/sessions/new"],
+  ["ada", "sign-ins", "/sign-ins"],
   ["ada", "not-found", "/jobs/999999"],
   ["maya", "overview", "/"],
   ["maya", "budgets", "/budgets"],
   ["maya", "charts", "/charts"],
   ["maya", "queue-h100", "/queue/h100"],
+  ["maya", "audit", "/audit"],
   ["omar", "overview", "/"],
   ["omar", "nodes", "/nodes"],
   ["omar", "clusters", "/admin/clusters"],
+  ["omar", "audit", "/audit"],
   ["admin", "tree", "/admin"],
   ["admin", "users", "/admin/users"],
   ["admin", "clusters", "/admin/clusters"],
-  ["admin", "audit", "/admin/audit"],
+  ["admin", "audit", "/audit"],
+  ["admin", "lab-file", "/admin/lab"],
   ["admin", "nodes", "/nodes"],
   ["admin", "budgets", "/budgets"],
 ];
+
+/** Pages also shot at a phone's width (390 px), where tables and forms must still read. */
+const PHONE = new Set(["ada-overview", "ada-submit", "ada-jobs", "ada-job", "ada-queue-h100", "maya-budgets", "omar-nodes", "admin-audit"]);
 
 /**
  * Waits until the page shows its real content: no skeleton and no "Loading…" text, twice in a row
@@ -112,7 +119,7 @@ test("screenshots of every page at 1440 and 1280", async ({ page }) => {
         other = await someoneElses(page, mine);
       }
     }
-    for (const w of [1440, 1280]) {
+    for (const w of PHONE.has(`${user}-${name}`) ? [1440, 1280, 390] : [1440, 1280]) {
       await page.setViewportSize({ width: w, height: 900 });
       await page.goto(path.replace(":mine", String(mine)).replace(":other", String(other)));
       await loaded(page);
