@@ -116,7 +116,10 @@ program
   .option("--cluster <name>", "cluster name")
   .option("--budget <path>", "budget to charge, e.g. lab/language/pretraining")
   .option("--gpus <n>", "GPUs (one node, or whole nodes)")
-  .option("--min-runtime <duration>", "protected time after each start, with its unit: 90m, 2h, 1h30m; 0 = unallocated")
+  .option(
+    "--min-runtime <duration>",
+    "protected time after each start, with its unit: 90m, 2h, 1h30m; 0 = unallocated (free on idle GPUs, preemptible at any moment)",
+  )
   .option("--max-runtime <duration>", "kill after this long, with its unit (<= 15m and <= 8 GPUs: debug lane)")
   .option("--resumable", "restarts from its own checkpoints: requeued after preemption", false)
   .option("--requeue", "requeue after preemption even though not resumable", false)

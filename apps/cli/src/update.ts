@@ -67,7 +67,10 @@ export function registerUpdate(program: Command, out: Out): void {
     )
     .argument("<job>", "job id (with --array: the array's id)")
     .option("--gpus <n>", "GPUs (one node, or whole nodes)")
-    .option("--min-runtime <duration>", "protected time after each start, with its unit: 90m, 2h; 0 = unallocated")
+    .option(
+      "--min-runtime <duration>",
+      "protected time after each start, with its unit: 90m, 2h; 0 = unallocated (free on idle GPUs, preemptible at any moment)",
+    )
     .option(
       "--max-runtime <duration|none>",
       "kill after this long, with its unit (<= 15m and <= 8 GPUs: debug lane); none: no limit",

@@ -16,6 +16,27 @@ export function bareSignals(source: string): string[] {
 
 const src = join(__dirname, "..", "src");
 
+/** "0 = unallocated" with nothing after it: a lane's name where a researcher needs what it does. */
+export function bareUnallocated(source: string): string[] {
+  return [...source.matchAll(/"([^"\n]*)"|`([^`]*)`/g)]
+    .map((m) => m[1] ?? m[2] ?? "")
+    .filter((t) => /= unallocated(?! \()/.test(t));
+}
+
+describe("unallocated in the CLI's help", () => {
+  it("finds the word without its meaning (the check can fail)", () => {
+    expect(bareUnallocated(`.option("--min-runtime <d>", "protected time; 0 = unallocated")`)).toHaveLength(1);
+    expect(bareUnallocated(`"0 = unallocated (free on idle GPUs, preemptible at any moment)"`)).toEqual([]);
+  });
+
+  it("says what 0 means wherever --min-runtime takes it", () => {
+    const found = readdirSync(src)
+      .filter((f) => f.endsWith(".ts"))
+      .flatMap((f) => bareUnallocated(readFileSync(join(src, f), "utf8")).map((t) => `${f}: ${t}`));
+    expect(found).toEqual([]);
+  });
+});
+
 describe("signals in the CLI's words", () => {
   it("finds a signal name standing in for words (the check can fail)", () => {
     expect(bareSignals(`.option("--grace <duration>", "time between SIGTERM and SIGKILL, with its unit: 30s, 5m")`)).toHaveLength(

@@ -167,3 +167,7 @@ export function durationTicks(maxSeconds: number): number[] {
   const n = Math.max(1, Math.ceil(max / step));
   return Array.from({ length: n + 1 }, (_, i) => i * step);
 }
+
+/** Under a minimum runtime box (submit and edit): what it protects, and what 0 ("unallocated") means. */
+export const MIN_RUNTIME_HINT =
+  "Nothing preempts it for this long after each start. 0: unallocated, free on idle GPUs and preemptible at any moment.";

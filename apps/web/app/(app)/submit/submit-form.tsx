@@ -14,7 +14,7 @@ import { useTRPC } from "../../../lib/trpc";
 import { BudgetSelect, ClusterSelect, TextField, type TextFieldProps } from "../../../components/job-fields";
 import { LaneBadge } from "../../../components/ui";
 import { errorText, fieldIssues } from "../../../lib/error-text";
-import { noBudgetWords } from "../../../lib/words";
+import { MIN_RUNTIME_HINT, noBudgetWords } from "../../../lib/words";
 import { NEW_JOB_FORM, unitProblems, validate, type Errors, type FormState } from "./submit-input";
 
 const MIN_PRESETS = ["0", "30m", "2h", "4h", "8h"];
@@ -155,6 +155,7 @@ export function SubmitForm() {
               ),
             })}
             {textField("minRuntime", "Minimum runtime (protected)", {
+              hint: MIN_RUNTIME_HINT,
               extra: (
                 <div className="row" style={{ gap: "0.3rem" }}>
                   {MIN_PRESETS.map((p) => (

@@ -5,6 +5,7 @@ import type { JobView } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
 import { BudgetSelect, TextField } from "../../../../components/job-fields";
 import { errorText, fieldIssues } from "../../../../lib/error-text";
+import { MIN_RUNTIME_HINT } from "../../../../lib/words";
 import { editChange, editStateOf, type EditErrors, type EditState } from "./edit-input";
 
 /**
@@ -83,7 +84,7 @@ export function EditJob({ job, mine, onDone }: { job: JobView; mine: boolean; on
             />
           )}
           {field("gpus", "GPUs", { numeric: true, hint: "On one node, or whole nodes." })}
-          {field("minRuntime", "Minimum runtime (protected)")}
+          {field("minRuntime", "Minimum runtime (protected)", { hint: MIN_RUNTIME_HINT })}
           {field("maxRuntime", "Maximum runtime (optional)", { placeholder: "none", hint: "Killed after this long." })}
           {field("priority", "Priority within the budget", {
             numeric: true,
