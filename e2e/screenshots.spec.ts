@@ -44,7 +44,16 @@ const PAGES: [keyof typeof USERS, string, string][] = [
 ];
 
 /** Pages also shot at a phone's width (390 px), where tables and forms must still read. */
-const PHONE = new Set(["ada-overview", "ada-submit", "ada-jobs", "ada-job", "ada-queue-h100", "maya-budgets", "omar-nodes", "admin-audit"]);
+const PHONE = new Set([
+  "ada-overview",
+  "ada-submit",
+  "ada-jobs",
+  "ada-job",
+  "ada-queue-h100",
+  "maya-budgets",
+  "omar-nodes",
+  "admin-audit",
+]);
 
 /**
  * Waits until the page shows its real content: no skeleton and no "Loading…" text, twice in a row

@@ -48,8 +48,6 @@ describe("retired nodes on the Nodes page", () => {
     expect(html).toContain("retired 3 min ago");
     expect(html).not.toContain("♥");
     expect(html).toContain('title="GPU 0: retired"');
-    expect(card("READY")).toContain(
-      '<span aria-hidden="true">♥</span><span class="sr-only">last heartbeat</span> 6 d ago',
-    );
+    expect(card("READY")).toContain('<span aria-hidden="true">♥</span><span class="sr-only">last heartbeat</span> 6 d ago');
   });
 });
