@@ -11,7 +11,7 @@ export const revokeHostQuestion = (host: string) =>
 
 export const archiveQuestion = (path: string) => `Archive ${path}? It leaves the tree for good and its name stays taken.`;
 
-export const removeRuleQuestion = (kind: "group" | "domain", value: string) =>
+export const removeRuleQuestion = (kind: "group" | "e-mail domain", value: string) =>
   `Remove the sign-on rule for ${kind} ${value}? People it matches get no role or budgets from it at their next sign-in.`;
 
 export const drainQuestion = (node: string) =>

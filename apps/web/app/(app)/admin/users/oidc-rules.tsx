@@ -83,16 +83,16 @@ export function OidcRules() {
             {rules.data.map((r) => (
               <tr key={r.id}>
                 <td>
-                  {r.match === "GROUP" ? "group" : "domain"} <b>{r.value}</b>
+                  {r.match === "GROUP" ? "group" : "e-mail domain"} <b>{r.value}</b>
                 </td>
                 <td>{r.role.toLowerCase()}</td>
                 <td className="small">{r.budgets.join(", ") || "-"}</td>
                 <td className="num">
                   <button
                     className="btn small danger"
-                    aria-label={`Remove the rule for ${r.match === "GROUP" ? "group" : "domain"} ${r.value}`}
+                    aria-label={`Remove the rule for ${r.match === "GROUP" ? "group" : "e-mail domain"} ${r.value}`}
                     onClick={() => {
-                      if (confirm(removeRuleQuestion(r.match === "GROUP" ? "group" : "domain", r.value)))
+                      if (confirm(removeRuleQuestion(r.match === "GROUP" ? "group" : "e-mail domain", r.value)))
                         remove.mutate({ id: r.id });
                     }}
                   >
