@@ -128,11 +128,24 @@ export function embeddedDataDir(): string {
 }
 
 /**
- * The URL of an embedded server already running on `port` (npm start's), with the password kept
- * beside its data folder; null when that folder has no password file yet.
+ * The URL of an embedded server already running on the data folder (npm start's), with the password kept
+ * beside it; null when that folder has no password file yet. The port is the one the running server
+ * wrote to its postmaster.pid, so a command that was not given npm start's TRANCHE_PG_PORT still finds
+ * it, rather than stopping it as a leftover to start its own on `port`.
  */
 export function runningEmbeddedUrl(port: number): string | null {
-  const file = `${embeddedDataDir()}.password`;
+  const dataDir = embeddedDataDir();
+  const file = `${dataDir}.password`;
   if (!existsSync(file)) return null;
-  return embeddedDatabaseUrl(port, readFileSync(file, "utf8").trim());
+  return embeddedDatabaseUrl(servingPort(dataDir) ?? port, readFileSync(file, "utf8").trim());
+}
+
+/** The port in the data folder's postmaster.pid (its fourth line), or null when there is none. */
+function servingPort(dataDir: string): number | null {
+  try {
+    const port = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[3]);
+    return Number.isInteger(port) && port > 0 && port <= 65535 ? port : null;
+  } catch {
+    return null;
+  }
 }
