@@ -76,6 +76,12 @@ export class NodeAgent {
   private catchUp = false;
   private stopped = false;
   private lastError = "";
+  /**
+   * The one-time enrollment token, until the control plane refuses it: a refused token (used, expired,
+   * for another node) never works again, and offering it at each refused heartbeat (a retired or revoked
+   * node) logged two alternating lines every few seconds for ever.
+   */
+  private enrollmentToken: string | null;
   /** The `assignments` digest of the latest heartbeat response: what the long-poll waits to change. */
   private assignments: string | null = null;
   private polling = false;
@@ -95,6 +101,7 @@ export class NodeAgent {
 
   constructor(private readonly opts: NodeAgentOptions) {
     mkdirSync(opts.dir, { recursive: true });
+    this.enrollmentToken = opts.enrollmentToken;
     const credPath = join(opts.dir, "credential");
     if (existsSync(credPath)) this.credential = readFileSync(credPath, "utf8").trim() || null;
     const identity = opts.identity ?? { kind: "agent" };
@@ -305,7 +312,7 @@ export class NodeAgent {
   }
 
   private async enroll(): Promise<boolean> {
-    if (!this.opts.enrollmentToken) {
+    if (!this.enrollmentToken) {
       this.logOnce(
         "no node credential and no enrollment token: ask an operator for one (--enrollment-token, --enrollment-token-file, TRANCHE_ENROLLMENT_TOKEN or TRANCHE_ENROLLMENT_TOKEN_FILE)",
       );
@@ -322,11 +329,12 @@ export class NodeAgent {
     }
     const { status, json } = await this.post(
       "enroll",
-      { token: this.opts.enrollmentToken, nodeName: this.opts.nodeName, agentVersion: AGENT_VERSION, gpus: probe.gpus },
+      { token: this.enrollmentToken, nodeName: this.opts.nodeName, agentVersion: AGENT_VERSION, gpus: probe.gpus },
       false,
     );
     if (status !== 200) {
       this.logOnce(`enrollment refused (HTTP ${status}) ${this.errorLine(json)}`);
+      if (status === 401) this.enrollmentToken = null;
       return false;
     }
     const r = enrollResponseSchema.parse(json);
@@ -387,7 +395,7 @@ export class NodeAgent {
         // as well as from a revocation, so the credential is kept and offered again each beat: deleting
         // it left no way back but a new token, and the node's jobs were stopped meanwhile. A token, when
         // the agent has one, enrolls it again, which replaces the credential.
-        if (this.opts.enrollmentToken) {
+        if (this.enrollmentToken) {
           this.logOnce(`heartbeat refused: ${this.errorLine(json)}; enrolling again with the enrollment token`);
           await this.enroll();
         } else

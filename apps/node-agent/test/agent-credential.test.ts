@@ -103,3 +103,46 @@ describe("a refused heartbeat", () => {
     expect((await agent.beat())?.state).toBe("READY");
   });
 });
+
+describe("a refused heartbeat with a spent enrollment token", () => {
+  it("offers the token once, then keeps quiet: a retired node's agent logs a few lines, not two every heartbeat", async () => {
+    const paths: string[] = [];
+    const server: Server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        paths.push(String(req.url));
+        const [code, message] = String(req.url).endsWith("/enroll")
+          ? ["INVALID_ENROLLMENT_TOKEN", "The enrollment token is unknown, already used or expired."]
+          : ["NODE_RETIRED", "Node n1 is retired."];
+        res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: { code, message } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const address = server.address();
+    if (!address || typeof address === "string") throw new Error("no port");
+    const dir = mkdtempSync(join(tmpdir(), "tranche-agent-spent-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(join(dir, "credential"), "tnc_kept", { mode: 0o600 });
+    const lines: string[] = [];
+    const agent = new NodeAgent({
+      server: `http://127.0.0.1:${address.port}`,
+      nodeName: "n1",
+      dir,
+      enrollmentToken: "tet_spent",
+      fakeGpus: 1,
+      log: (l) => lines.push(l),
+      longPoll: false,
+      cgroups: false,
+    });
+    cleanups.push(() => agent.stop());
+
+    for (let i = 0; i < 6; i++) expect(await agent.beat()).toBeNull();
+
+    expect(paths.filter((p) => p.endsWith("/enroll"))).toHaveLength(1);
+    expect(paths.filter((p) => p.endsWith("/heartbeat"))).toHaveLength(6);
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toContain("the stored credential is kept");
+    expect(readFileSync(join(dir, "credential"), "utf8")).toBe("tnc_kept");
+  });
+});
