@@ -27,6 +27,24 @@ function run(cmd, args, what) {
   console.log(`done in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 }
 
+// A start already running from this checkout: say so before installing or building, which would rewrite
+// the files its web app serves (the supervisor refuses too: scripts/platform/leftovers.ts).
+const runningSupervisor = (() => {
+  try {
+    const file = join(process.env.TRANCHE_RUN_DIR ?? join(root, ".data", "run"), "platform.json");
+    const pid = JSON.parse(readFileSync(file, "utf8")).supervisor;
+    return pid > 0 && alive(pid) && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(root) ? pid : 0;
+  } catch {
+    return 0;
+  }
+})();
+if (runningSupervisor) {
+  console.error(
+    `tranche: Tranche is already running from this checkout (npm start, pid ${runningSupervisor}); stop it first (Ctrl-C in its terminal, or kill -INT ${runningSupervisor}), or start another one from another clone.`,
+  );
+  process.exit(1);
+}
+
 const lock = join(root, "package-lock.json");
 const installed = join(root, "node_modules", ".package-lock.json");
 if (!existsSync(installed) || statSync(lock).mtimeMs > statSync(installed).mtimeMs) {

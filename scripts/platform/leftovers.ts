@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { ConfigError } from "@tranche/db";
 import { repoRoot } from "@tranche/db/setup";
 
 // A run killed with SIGKILL leaves its services behind (its Postgres is handled by postmaster.pid).
@@ -41,6 +42,10 @@ export async function stopLeftoverPlatform(log: (l: string) => void): Promise<vo
     removeRunFile();
     return;
   }
+  // A supervisor still alive is a start that runs, not one that was killed: a second `npm start` in the
+  // same checkout (another terminal, another PORT or DATABASE_URL) stopped the whole running platform.
+  if (recorded.supervisor > 0 && recorded.supervisor !== process.pid && alive(recorded.supervisor) && isOurs(recorded.supervisor))
+    throw new ConfigError(alreadyRunning(recorded.supervisor));
   const pids = [recorded.supervisor, ...Object.values(recorded.services)].filter(
     (p) => p > 0 && p !== process.pid && alive(p) && isOurs(p),
   );
@@ -54,3 +59,6 @@ export async function stopLeftoverPlatform(log: (l: string) => void): Promise<vo
   }
   removeRunFile();
 }
+
+export const alreadyRunning = (pid: number): string =>
+  `Tranche is already running from this checkout (npm start, pid ${pid}); stop it first (Ctrl-C in its terminal, or kill -INT ${pid}), or start another one from another clone.`;
