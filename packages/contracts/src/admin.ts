@@ -1,7 +1,7 @@
 import type { WhatIfResult } from "./budget";
 import { z } from "zod";
 import { duration } from "./duration";
-import { controlCharsMessage, hasControlChars, strictObject, typeError } from "./input";
+import { controlCharsMessage, hasControlChars, strictObject, text, typeError } from "./input";
 import { LIMITS } from "./limits";
 
 // Administration inputs (REST /api/v1, tRPC, CLI). Field messages start with the field's name so a
@@ -73,7 +73,7 @@ export const putAllocationInput = strictObject(
   {
     cluster: allocationCluster,
     share: allocationShare,
-    note: z.string().max(500, "note is longer than 500 characters").optional(),
+    note: text("note").max(500, "note is longer than 500 characters").optional(),
   },
   "an allocation",
 );

@@ -26,11 +26,27 @@ export function gotWords(v: unknown): string {
   return String(v).slice(0, 40);
 }
 
-/** A string without NUL characters. */
+/**
+ * A UTF-16 surrogate without its pair (JSON's "\ud800" alone) is no character: a jsonb value (a job's
+ * environment, an event's or an audit row's details) refuses it, so one would fail the insert with a 500
+ * instead of a 400 naming the field.
+ */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Does `s` hold a surrogate without its pair? */
+export function hasLoneSurrogate(s: string): boolean {
+  return LONE_SURROGATE.test(s);
+}
+
+/** A string without NUL characters or lone surrogates. */
 export function text(field: string) {
   return z
     .string({ error: typeError(field, `${field} must be a string`) })
-    .refine((s) => !s.includes("\u0000"), `${field} must not contain NUL characters (\\u0000)`);
+    .refine((s) => !s.includes("\u0000"), `${field} must not contain NUL characters (\\u0000)`)
+    .refine(
+      (s) => !hasLoneSurrogate(s),
+      `${field} must be valid Unicode text: it holds half of a character (a lone surrogate such as \\ud800)`,
+    );
 }
 
 /**

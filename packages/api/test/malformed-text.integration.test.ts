@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiToken } from "@tranche/domain";
+import { callRest, goodJob, makeWorld, type World } from "./fixtures";
+
+// Text that is not text: half of a UTF-16 character (a lone surrogate, which JSON writes "\ud800") and,
+// in a free-text note, a NUL. Postgres refuses both in jsonb (an environment, an event's or an audit
+// row's details), so they are refused at the entry point, 400 naming the field, and nothing is stored.
+
+let w: World;
+const tokens: Record<string, string> = {};
+
+beforeAll(async () => {
+  w = await makeWorld("api_malformed_text");
+  tokens.ada = (await createApiToken(w.db.prisma, w.users.ada, { name: "test" })).token;
+  tokens.maya = (await createApiToken(w.db.prisma, w.users.maya, { name: "test" })).token;
+});
+afterAll(async () => {
+  await w?.db.drop();
+});
+
+const HALF = "a\ud800b";
+const LOW_HALF = "\udc00";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions walk arbitrary JSON
+function refusedNaming(r: { status: number; body: Record<string, any> }, field: string) {
+  expect(r.status, JSON.stringify(r.body)).toBe(400);
+  expect(r.body.error.issues).toEqual([{ path: field, message: expect.stringMatching(/must be valid Unicode text/) }]);
+}
+
+describe("a lone surrogate in a job's text", () => {
+  it("REST POST /jobs refuses it in the name, the command and an env value: 400 naming the field, nothing stored", async () => {
+    const before = await w.counts();
+    const cases: [object, string][] = [
+      [{ name: HALF }, "name"],
+      [{ command: `echo ${LOW_HALF}` }, "command"],
+      [{ env: { X: HALF } }, "env.X"],
+    ];
+    for (const [extra, field] of cases)
+      refusedNaming(await callRest(w, "POST", "/jobs", { token: tokens.ada, body: { ...goodJob, ...extra } }), field);
+    expect(await w.counts()).toEqual(before);
+  });
+
+  it("PATCH /jobs/{id} and tRPC job.submit refuse it the same way", async () => {
+    const made = await callRest(w, "POST", "/jobs", { token: tokens.ada, body: goodJob });
+    expect(made.status).toBe(201);
+    const before = await w.counts();
+    refusedNaming(await callRest(w, "PATCH", `/jobs/${made.body.job.id}`, { token: tokens.ada, body: { name: HALF } }), "name");
+    await expect(w.caller("ada").job.submit({ ...goodJob, name: HALF })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/name must be valid Unicode text/),
+    });
+    expect(await w.counts()).toEqual(before);
+    expect((await w.db.prisma.job.findUniqueOrThrow({ where: { id: made.body.job.id } })).name).toBe(goodJob.name);
+  });
+});
+
+describe("an allocation's note", () => {
+  it("PUT /budgets/{path}/allocation refuses a lone surrogate and a NUL in the note: 400 naming it, nothing changed", async () => {
+    const before = await w.counts();
+    const path = "/budgets/lab/language/pretraining/allocation";
+    refusedNaming(
+      await callRest(w, "PUT", path, { token: tokens.maya, body: { cluster: "h100", share: 0.05, note: HALF } }),
+      "note",
+    );
+    const nul = await callRest(w, "PUT", path, { token: tokens.maya, body: { cluster: "h100", share: 0.05, note: "a\u0000b" } });
+    expect(nul.status, JSON.stringify(nul.body)).toBe(400);
+    expect(nul.body.error.issues).toEqual([{ path: "note", message: expect.stringMatching(/must not contain NUL/) }]);
+    expect(await w.counts()).toEqual(before);
+  });
+});
