@@ -68,3 +68,28 @@ describe("an allocation's note", () => {
     expect(await w.counts()).toEqual(before);
   });
 });
+
+describe("a person's name and the audit log's filters", () => {
+  it("POST /users refuses a lone surrogate in the name: 400 naming it, no user and no audit row", async () => {
+    const admin = (await createApiToken(w.db.prisma, w.users.admin, { name: "test" })).token;
+    const before = await w.counts();
+    const users = await w.db.prisma.user.count();
+    refusedNaming(await callRest(w, "POST", "/users", { token: admin, body: { email: "new@lab.example", name: HALF } }), "name");
+    expect(await w.db.prisma.user.count()).toBe(users);
+    expect(await w.counts()).toEqual(before);
+  });
+
+  it("tRPC admin.audit and GET /audit refuse a lone surrogate or a filter past 200 characters, naming it", async () => {
+    await expect(w.caller("maya").admin.audit({ actor: HALF })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/actor must be valid Unicode text/),
+    });
+    await expect(w.caller("maya").admin.audit({ target: "x".repeat(201) })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/target is longer than 200 characters/),
+    });
+    const long = await callRest(w, "GET", `/audit?action=${"u".repeat(201)}`, { token: tokens.maya });
+    expect(long.status, JSON.stringify(long.body)).toBe(400);
+    expect(long.body.error.issues).toEqual([{ path: "action", message: "action is longer than 200 characters" }]);
+  });
+});

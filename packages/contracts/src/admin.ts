@@ -1,7 +1,15 @@
 import type { WhatIfResult } from "./budget";
 import { z } from "zod";
 import { duration } from "./duration";
-import { controlCharsMessage, hasControlChars, strictObject, text, typeError } from "./input";
+import {
+  controlCharsMessage,
+  hasControlChars,
+  hasLoneSurrogate,
+  loneSurrogateMessage,
+  strictObject,
+  text,
+  typeError,
+} from "./input";
 import { LIMITS } from "./limits";
 
 // Administration inputs (REST /api/v1, tRPC, CLI). Field messages start with the field's name so a
@@ -107,6 +115,7 @@ export const personName = (field = "name") =>
   z
     .string({ error: (i) => (i.input === undefined ? `${field} is required` : `${field} must be a string`) })
     .refine((s) => !s.includes("\u0000"), `${field} must not contain NUL characters (\\u0000)`)
+    .refine((s) => !hasLoneSurrogate(s), loneSurrogateMessage(field))
     .trim()
     .min(1, `${field} is required`)
     .max(LIMITS.personNameChars, `${field} is longer than ${LIMITS.personNameChars} characters`)
@@ -241,12 +250,20 @@ export const oidcRuleInput = strictObject(
 );
 export type OidcRuleInput = z.input<typeof oidcRuleInput>;
 
+// A filter is matched inside every row's text: bounded, as a name is (tRPC's bodies may be megabytes).
+const auditFilter = (field: string) =>
+  text(field)
+    .trim()
+    .min(1, `${field} must not be empty`)
+    .max(LIMITS.keyChars, `${field} is longer than ${LIMITS.keyChars} characters`)
+    .optional();
+
 /** GET /audit filters. */
 export const auditQueryInput = strictObject(
   {
-    actor: z.string().trim().min(1).optional().describe("e-mail (or part of it) of who acted"),
-    action: z.string().trim().min(1).optional().describe("action, or its prefix such as 'user.'"),
-    target: z.string().trim().min(1).optional().describe("target name or id (path, e-mail, cluster), or part of it"),
+    actor: auditFilter("actor").describe("e-mail (or part of it) of who acted"),
+    action: auditFilter("action").describe("action, or its prefix such as 'user.'"),
+    target: auditFilter("target").describe("target name or id (path, e-mail, cluster), or part of it"),
     since: z.iso.datetime({ offset: true, error: "since must be an ISO time such as 2026-12-01T10:00:00Z" }).optional(),
     until: z.iso.datetime({ offset: true, error: "until must be an ISO time such as 2026-12-01T10:00:00Z" }).optional(),
     limit: z

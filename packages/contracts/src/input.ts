@@ -38,15 +38,16 @@ export function hasLoneSurrogate(s: string): boolean {
   return LONE_SURROGATE.test(s);
 }
 
+/** The message for a string that holds one. */
+export const loneSurrogateMessage = (field: string) =>
+  `${field} must be valid Unicode text: it holds half of a character (a lone surrogate such as \\ud800)`;
+
 /** A string without NUL characters or lone surrogates. */
 export function text(field: string) {
   return z
     .string({ error: typeError(field, `${field} must be a string`) })
     .refine((s) => !s.includes("\u0000"), `${field} must not contain NUL characters (\\u0000)`)
-    .refine(
-      (s) => !hasLoneSurrogate(s),
-      `${field} must be valid Unicode text: it holds half of a character (a lone surrogate such as \\ud800)`,
-    );
+    .refine((s) => !hasLoneSurrogate(s), loneSurrogateMessage(field));
 }
 
 /**
