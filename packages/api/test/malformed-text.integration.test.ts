@@ -93,3 +93,22 @@ describe("a person's name and the audit log's filters", () => {
     expect(long.body.error.issues).toEqual([{ path: "action", message: "action is longer than 200 characters" }]);
   });
 });
+
+describe("ids and names on the admin procedures", () => {
+  it("tRPC admin.updateUser, revokeNodeCredential and enrollmentTokens refuse a lone surrogate with BAD_REQUEST naming it", async () => {
+    const before = await w.counts();
+    await expect(w.caller("admin").admin.updateUser({ id: HALF, change: { name: "Ada" } })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/id must be valid Unicode text/),
+    });
+    await expect(w.caller("admin").admin.revokeNodeCredential({ node: HALF })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/node must be valid Unicode text/),
+    });
+    await expect(w.caller("admin").admin.enrollmentTokens({ cluster: HALF })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/cluster must be valid Unicode text/),
+    });
+    expect(await w.counts()).toEqual(before);
+  });
+});

@@ -16,6 +16,8 @@ import {
   treePath,
   updateTreeNodeInput,
   updateUserInput,
+  LIMITS,
+  text,
 } from "@tranche/contracts";
 import {
   addBudgetMember,
@@ -73,6 +75,11 @@ const treeShaper = (field: "parent" | "path") =>
   });
 
 const at = { path: treePath("path") };
+// Ids and names the server made, as the single calls take them: text (a lone surrogate is a 400, not a
+// database error), and bounded.
+const serverId = (field: string) => text(field).min(1, `${field} is required`).max(200, `${field} is longer than 200 characters`);
+const name = (field: string) =>
+  text(field).min(1, `${field} is required`).max(LIMITS.keyChars, `${field} is longer than ${LIMITS.keyChars} characters`);
 // A lab file's text, as pasted or uploaded on the web's lab page; its size is checked in bytes as REST's body is.
 const labText = z.object({ text: z.string({ error: "text: send the lab file's text" }) });
 const origin = (o: string | undefined) =>
@@ -110,30 +117,30 @@ export const adminRouter = {
     .input(createUserInput)
     .mutation(({ ctx, input }) => createUser(ctx.prisma, ctx.user, input, origin(ctx.origin))),
   updateUser: admin
-    .input(z.object({ id: z.string().min(1), change: updateUserInput }))
+    .input(z.object({ id: serverId("id"), change: updateUserInput }))
     .mutation(({ ctx, input }) => updateUser(ctx.prisma, ctx.user, input.id, input.change)),
   resetPasswordLink: admin
-    .input(z.object({ id: z.string().min(1) }))
+    .input(z.object({ id: serverId("id") }))
     .mutation(({ ctx, input }) => resetPasswordLink(ctx.prisma, ctx.user, input.id, origin(ctx.origin))),
 
   oidcRules: admin.query(({ ctx }) => listOidcRules(ctx.prisma, ctx.user)),
   createOidcRule: admin.input(oidcRuleInput).mutation(({ ctx, input }) => createOidcRule(ctx.prisma, ctx.user, input)),
   deleteOidcRule: admin
-    .input(z.object({ id: z.string().min(1) }))
+    .input(z.object({ id: serverId("id") }))
     .mutation(({ ctx, input }) => deleteOidcRule(ctx.prisma, ctx.user, input.id)),
 
   createCluster: admin.input(createClusterInput).mutation(({ ctx, input }) => createCluster(ctx.prisma, ctx.user, input)),
   updateClusterPolicy: admin
-    .input(updateClusterPolicyInput.extend({ cluster: z.string().min(1, "cluster is required") }))
+    .input(updateClusterPolicyInput.extend({ cluster: name("cluster") }))
     .mutation(({ ctx, input: { cluster, ...change } }) => updateClusterPolicy(ctx.prisma, ctx.user, cluster, change)),
   issueEnrollmentToken: operator
-    .input(issueEnrollmentTokenInput.extend({ cluster: z.string().min(1, "cluster is required") }))
+    .input(issueEnrollmentTokenInput.extend({ cluster: name("cluster") }))
     .mutation(({ ctx, input }) => issueEnrollmentToken(ctx.prisma, ctx.user, input.cluster, input)),
   enrollmentTokens: operator
-    .input(z.object({ cluster: z.string().optional() }).optional())
+    .input(z.object({ cluster: name("cluster").optional() }).optional())
     .query(({ ctx, input }) => listEnrollmentTokens(ctx.prisma, ctx.user, input?.cluster)),
   revokeNodeCredential: operator
-    .input(z.object({ node: z.string().min(1), reason: nodeActionBody.shape.reason }))
+    .input(z.object({ node: name("node"), reason: nodeActionBody.shape.reason }))
     .mutation(({ ctx, input }) => revokeNodeCredential(ctx.prisma, ctx.user, input.node, input.reason)),
 
   // The lab file (REST's POST /admin/import and GET /admin/export): the same parser, the same import.
