@@ -112,3 +112,47 @@ describe("ids and names on the admin procedures", () => {
     expect(await w.counts()).toEqual(before);
   });
 });
+
+describe("cluster names, a GPU type and an OIDC rule's value", () => {
+  it("PUT /budgets/{path}/allocation refuses a NUL or a lone surrogate in the cluster: 400 naming it, nothing changed", async () => {
+    const before = await w.counts();
+    const path = "/budgets/lab/language/pretraining/allocation";
+    for (const cluster of ["h1\u000000", `h100${LOW_HALF}`]) {
+      const r = await callRest(w, "PUT", path, { token: tokens.maya, body: { cluster, share: 0.05 } });
+      expect(r.status, JSON.stringify(r.body)).toBe(400);
+      expect(r.body.error.issues).toEqual([{ path: "cluster", message: expect.stringMatching(/^cluster must/) }]);
+    }
+    expect(await w.counts()).toEqual(before);
+  });
+
+  it("tRPC admin.createCluster and createOidcRule refuse a NUL or a lone surrogate with BAD_REQUEST naming the field", async () => {
+    const before = await w.counts();
+    const admin = w.caller("admin").admin;
+    for (const bad of ["H\u0000100", HALF]) {
+      await expect(admin.createCluster({ name: "b300", gpuType: bad })).rejects.toMatchObject({
+        code: "BAD_REQUEST",
+        message: expect.stringMatching(/gpuType must/),
+      });
+      await expect(admin.createOidcRule({ match: "EMAIL_DOMAIN", value: bad, role: "RESEARCHER" })).rejects.toMatchObject({
+        code: "BAD_REQUEST",
+        message: expect.stringMatching(/value must/),
+      });
+    }
+    expect(await w.db.prisma.cluster.count({ where: { name: "b300" } })).toBe(0);
+    expect(await w.db.prisma.oidcRoleRule.count()).toBe(0);
+    expect(await w.counts()).toEqual(before);
+  });
+
+  it("a lab file's shares naming a cluster with a NUL are a problem at their place, and GET /admin/export?cluster= with one is 400", async () => {
+    const admin = (await createApiToken(w.db.prisma, w.users.admin, { name: "lab" })).token;
+    const before = await w.counts();
+    const lab = { tree: [{ path: "lab/language/pretraining", shares: { "h1\u000000": "10%" } }] };
+    const r = await callRest(w, "POST", "/admin/import", { token: admin, body: lab });
+    expect(r.status, JSON.stringify(r.body)).toBe(400);
+    expect(r.body.error.issues.map((i: { path: string }) => i.path)).toEqual(["tree[0].shares.h1\u000000"]);
+    expect(await w.counts()).toEqual(before);
+    const out = await callRest(w, "GET", "/admin/export?cluster=h1%00", { token: admin });
+    expect(out.status, JSON.stringify(out.body)).toBe(400);
+    expect(out.body.error.issues).toEqual([{ path: "cluster", message: expect.stringMatching(/must not contain NUL/) }]);
+  });
+});

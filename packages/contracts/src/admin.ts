@@ -65,10 +65,7 @@ export const updateTreeNodeInput = strictObject(
 });
 export type UpdateTreeNodeInput = z.input<typeof updateTreeNodeInput>;
 
-const allocationCluster = z
-  .string({ error: typeError("cluster", "cluster must be a string") })
-  .trim()
-  .min(1, "cluster is required");
+const allocationCluster = text("cluster").trim().min(1, "cluster is required");
 /** A node's share of its parent's allocation on one cluster (0..1), exact in ppm. */
 const allocationShare = z
   .number({ error: typeError("share", "share must be a number between 0 and 1 (a fraction of the parent's allocation)") })
@@ -167,11 +164,7 @@ export const MAX_PROTECTION_CAP_SEC = 8 * 3600;
 export const createClusterInput = strictObject(
   {
     name: treeNodeName("name"),
-    gpuType: z
-      .string({ error: typeError("gpuType", "gpuType must be a string") })
-      .trim()
-      .min(1, "gpuType is required")
-      .max(40, "gpuType is longer than 40 characters"),
+    gpuType: text("gpuType").trim().min(1, "gpuType is required").max(40, "gpuType is longer than 40 characters"),
     maxMinRuntime: duration("maxMinRuntime")
       .refine((s) => s >= 60, "maxMinRuntime must be at least 1 minute")
       .refine((s) => s <= MAX_PROTECTION_CAP_SEC, "maxMinRuntime cannot exceed 8h (the longest protection a contract may ask)")
@@ -238,11 +231,7 @@ export type IssueEnrollmentTokenInput = z.input<typeof issueEnrollmentTokenInput
 export const oidcRuleInput = strictObject(
   {
     match: z.enum(["EMAIL_DOMAIN", "GROUP"], { error: typeError("match", "match must be EMAIL_DOMAIN or GROUP") }),
-    value: z
-      .string({ error: typeError("value", "value must be a string") })
-      .trim()
-      .min(1, "value is required")
-      .max(200, "value is longer than 200 characters"),
+    value: text("value").trim().min(1, "value is required").max(200, "value is longer than 200 characters"),
     role,
     budgets: z.array(treePath("budgets")).max(50, "budgets holds more than 50 paths").default([]),
   },

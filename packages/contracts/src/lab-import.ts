@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { personName, ROLE_NAMES, treeNodeName, treeNodePersonInput, treePath } from "./admin";
 import { parsePercentToPpm, PPM } from "./budget";
-import { strictObject, typeError } from "./input";
+import { strictObject, text, typeError } from "./input";
 import { LIMITS } from "./limits";
 
 /**
@@ -43,7 +43,9 @@ export const labFileNode = strictObject(
     managers: list("managers", LIMITS.importPeoplePerEntry),
     members: list("members", LIMITS.importPeoplePerEntry),
     shares: z
-      .record(z.string(), z.unknown(), { error: typeError("shares", "shares must map cluster names to percentages") })
+      .record(text("shares' cluster names"), z.unknown(), {
+        error: typeError("shares", "shares must map cluster names to percentages"),
+      })
       .default({}),
   },
   "a tree entry",
@@ -109,7 +111,7 @@ export interface LabFile {
 
 /** `GET /admin/export`'s query: the shares on one cluster only (`--cluster`), else on every cluster. */
 export const labExportQuery = strictObject(
-  { cluster: z.string().trim().min(1, "cluster is empty").max(LIMITS.keyChars).optional() },
+  { cluster: text("cluster").trim().min(1, "cluster is empty").max(LIMITS.keyChars).optional() },
   "the export's query",
 );
 
