@@ -94,12 +94,17 @@ async function refuseEndedParents(
   }
 }
 
+// Any fixed number apart from the others (tree-admin.ts, users.ts): the key of the dependency updates' lock.
+const DEPENDENCY_LOCK = 7_262_003;
+
 /**
  * Replace a pending job's dependencies (`PUT /api/v1/jobs/{id}/dependencies`, `tranche depend`, like
  * Slurm's `scontrol update dependency=`). Owners and admins; only while it has not started. Refused
  * when it would close a cycle (a job that, through its dependencies, waits for itself): such jobs
- * would wait forever. Replaced in one transaction with the job row locked, so two updates cannot
- * together build a cycle.
+ * would wait forever. Replaced in one transaction that first takes one advisory lock for every
+ * dependency update, so two updates cannot together build a cycle: the job's row lock alone let
+ * "a waits for b" and "c waits for a" (b already waiting for c) each pass its check before the other's
+ * write was seen.
  */
 export async function setDependencies(prisma: PrismaClient, actor: Actor, jobId: number, after: string[]): Promise<Dependency[]> {
   const job = await prisma.job.findUnique({ where: { id: jobId }, select: { userId: true, state: true, arrayJobId: true } });
@@ -108,6 +113,7 @@ export async function setDependencies(prisma: PrismaClient, actor: Actor, jobId:
     throw forbidden(`Job ${jobId} is not yours: only its owner or an admin may change its dependencies`);
   const [deps] = await checkDependencies(prisma, actor, [after], (_, m) => badInput(m, "after"));
   return prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT 1 AS ok FROM (SELECT pg_advisory_xact_lock(${DEPENDENCY_LOCK}::bigint)) l`;
     const locked = await tx.$queryRaw<{ state: string }[]>`SELECT state::text AS state FROM job WHERE id = ${jobId} FOR UPDATE`;
     const state = locked[0]?.state;
     if (state !== "PENDING" && state !== "HELD")
