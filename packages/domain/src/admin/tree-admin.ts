@@ -1,5 +1,5 @@
 import type { Tx, PrismaClient } from "@tranche/db";
-import { ACTIVE_JOB_STATES, PPM, formatPpm, type UpdateTreeNodeInput } from "@tranche/contracts";
+import { ACTIVE_JOB_STATES, LIMITS, PPM, formatPpm, type UpdateTreeNodeInput } from "@tranche/contracts";
 import type { Actor } from "../auth/actor";
 import { badInput, conflict, notFound } from "../errors";
 import { forgetCachedNames } from "../jobs/submit-job";
@@ -43,6 +43,20 @@ export async function liveNodeByPath(db: Tx | PrismaClient, path: string, field?
 }
 
 const activeJobCount = (tx: Tx, budgetId: string) => tx.job.count({ where: { budgetId, state: { in: [...ACTIVE_JOB_STATES] } } });
+
+/**
+ * A tree path is at most LIMITS.keyChars characters, the node's and every one below it (`longest`): the
+ * longest budget a job, a filter or a limit can name. It also bounds the tree's depth, which every view
+ * walks level by level: a chain of thousands of nested nodes overflowed the stack of everyone's Budgets page.
+ */
+function assertPathFits(path: string, longest: number, field: "name" | "parent"): void {
+  if (longest <= LIMITS.keyChars) return;
+  const shown = path.length > 60 ? `${path.slice(0, 28)}...${path.slice(-28)}` : path;
+  throw badInput(
+    `${field}: that makes a budget path of ${longest} characters${longest > path.length ? ` below '${shown}'` : ` ('${shown}')`}; a path is at most ${LIMITS.keyChars} characters, the longest a job can be charged to`,
+    field,
+  );
+}
 
 /** A node may become a parent only while no job is charged to it and nobody is its member. */
 async function assertCanHaveChildren(tx: Tx, parent: TreeNodeRow, field: string): Promise<void> {
@@ -89,6 +103,7 @@ export async function createTreeNodeIn(tx: Tx, actor: Actor, input: { parent?: s
   }
   await assertNameFree(tx, parent?.id ?? null, input.name);
   const path = parent ? `${parent.path}/${input.name}` : input.name;
+  assertPathFits(path, path.length, "name");
   const created = await tx.budgetTreeNode.create({ data: { name: input.name, path, parentId: parent?.id ?? null } });
   // The root always holds all of every cluster (the core reads it as 100%); record it so views agree.
   if (!parent) {
@@ -148,6 +163,10 @@ export async function updateTreeNode(prisma: PrismaClient, actor: Actor, path: s
     const newPath = parent ? `${parent.path}/${name}` : name;
     if (newPath === node.path) throw badInput(`name: '${node.path}' already has that name and parent; nothing to change`, "name");
     await assertNameFree(tx, parent?.id ?? null, name, node.id);
+    // The subtree's longest path moves with it.
+    const [deepest] = await tx.$queryRaw<{ chars: number | null }[]>`
+      SELECT max(length(path))::int AS chars FROM budget_tree_node WHERE starts_with(path, ${node.path + "/"})`;
+    assertPathFits(newPath, newPath.length + Math.max(0, (deepest?.chars ?? 0) - node.path.length), moving ? "parent" : "name");
     // Every path in the subtree starts with the node's path: rewrite that prefix in one statement.
     await tx.$executeRaw`UPDATE budget_tree_node SET path = ${newPath} || substr(path, ${node.path.length + 1})
       WHERE path = ${node.path} OR starts_with(path, ${node.path + "/"})`;
