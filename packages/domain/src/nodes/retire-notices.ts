@@ -1,5 +1,6 @@
 import { nodesLeftProblem } from "@tranche/scheduler-core";
 import type { Tx } from "@tranche/db";
+import { IN_SERVICE } from "./in-service";
 
 /** What a retirement means to the jobs waiting for the node. */
 export interface RetireNotices {
@@ -36,7 +37,7 @@ export async function noticeRetirement(
   });
   if (jobs.length === 0) return { naming: 0, stranded: 0 };
   const nodes = await tx.node.findMany({
-    where: { clusterId: node.clusterId, state: { not: "RETIRED" } },
+    where: { clusterId: node.clusterId, ...IN_SERVICE },
     select: { name: true, gpuCount: true },
   });
   const cluster = { name: node.cluster, nodes };
