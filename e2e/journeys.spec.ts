@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { PASSWORD, USERS, sameOrigin, signIn } from "./support/helpers";
+import { PASSWORD, USERS, sameOrigin, signIn, submitAsAda } from "./support/helpers";
 import { cancelSeededJobs, seedPendingJobs } from "./support/seed-load";
 
 const run = promisify(execFile);
@@ -462,22 +462,7 @@ test("a job or cluster that does not exist is a real 404 page, not a page that l
 test("a researcher ticks several jobs in My jobs and holds, releases and cancels them together", async ({ page }) => {
   test.setTimeout(120_000);
   await signIn(page, "ada");
-  const submit = async (data: Record<string, unknown>): Promise<number> => {
-    const res = await page.request.post("/api/v1/jobs", {
-      headers: sameOrigin(page),
-      data: {
-        cluster: "h100",
-        budget: "lab/language/pretraining",
-        gpus: 1,
-        minRuntime: "10m",
-        resumable: true,
-        env: {},
-        ...data,
-      },
-    });
-    expect(res.status()).toBe(201);
-    return ((await res.json()) as { job: { id: number } }).job.id;
-  };
+  const submit = (data: Record<string, unknown>): Promise<number> => submitAsAda(page, data);
   const stateOf = async (id: number): Promise<string> =>
     ((await (await page.request.get(`/api/v1/jobs/${id}`)).json()) as { job: { state: string } }).job.state;
   // One job runs; three wait for it to succeed, so they stay pending whatever else the cluster does.
@@ -534,22 +519,7 @@ test("a researcher ticks several jobs in My jobs and holds, releases and cancels
 test("a researcher holds and releases a whole array from its page, and sees how an ended job ended", async ({ page }) => {
   test.setTimeout(150_000);
   await signIn(page, "ada");
-  const submit = async (data: Record<string, unknown>): Promise<number> => {
-    const res = await page.request.post("/api/v1/jobs", {
-      headers: sameOrigin(page),
-      data: {
-        cluster: "h100",
-        budget: "lab/language/pretraining",
-        gpus: 1,
-        minRuntime: "10m",
-        resumable: true,
-        env: {},
-        ...data,
-      },
-    });
-    expect(res.status()).toBe(201);
-    return ((await res.json()) as { job: { id: number } }).job.id;
-  };
+  const submit = (data: Record<string, unknown>): Promise<number> => submitAsAda(page, data);
   const states = async (query: string): Promise<string[]> => {
     const res = await page.request.get(`/api/v1/jobs?${query}`);
     return ((await res.json()) as { jobs: { state: string }[] }).jobs.map((j) => j.state);
@@ -619,22 +589,7 @@ test("a researcher holds and releases a whole array from its page, and sees how 
 test("a manager holds and releases a member's job from its page, and its owner reads who did it", async ({ page, browser }) => {
   test.setTimeout(120_000);
   await signIn(page, "ada");
-  const submit = async (data: Record<string, unknown>): Promise<number> => {
-    const res = await page.request.post("/api/v1/jobs", {
-      headers: sameOrigin(page),
-      data: {
-        cluster: "h100",
-        budget: "lab/language/pretraining",
-        gpus: 1,
-        minRuntime: "10m",
-        resumable: true,
-        env: {},
-        ...data,
-      },
-    });
-    expect(res.status()).toBe(201);
-    return ((await res.json()) as { job: { id: number } }).job.id;
-  };
+  const submit = (data: Record<string, unknown>): Promise<number> => submitAsAda(page, data);
   // The job waits for its parent to succeed, so it stays pending whatever else the cluster does.
   const parent = await submit({ name: "managed-parent", command: "sleep 600" });
   const job = await submit({ name: "managed-kid", command: "true", after: [`${parent}:ok`] });

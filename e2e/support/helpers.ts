@@ -33,6 +33,19 @@ export function sameOrigin(page: Page): { origin: string } {
 }
 
 /**
+ * Submits a one-GPU, 10-minute, resumable job to lab/language/pretraining through REST from the signed-in
+ * page (ada's budget), with `data` on top, and returns its id; the submission must be taken.
+ */
+export async function submitAsAda(page: Page, data: Record<string, unknown>): Promise<number> {
+  const res = await page.request.post("/api/v1/jobs", {
+    headers: sameOrigin(page),
+    data: { cluster: "h100", budget: "lab/language/pretraining", gpus: 1, minRuntime: "10m", resumable: true, env: {}, ...data },
+  });
+  expect(res.status()).toBe(201);
+  return ((await res.json()) as { job: { id: number } }).job.id;
+}
+
+/**
  * The texts under `root` (itself included) that are cut off at their box's right edge: an element that
  * hides what overflows it (overflow hidden or clip, as an ellipsis does) and is narrower than its text.
  * What is cut there a reader cannot see. Scroll boxes are not counted: their overflow can be scrolled to.
