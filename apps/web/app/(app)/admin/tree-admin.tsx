@@ -1,15 +1,14 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { formatPpm, parsePercentToPpm } from "@tranche/contracts";
+import { formatPpm } from "@tranche/contracts";
 import type { BudgetTreeNodeView } from "@tranche/api";
 import { useTRPC } from "../../../lib/trpc";
-import { archiveQuestion } from "../../../lib/confirm-words";
 import { Empty, PageHead } from "../../../components/ui";
 import { Notice } from "../../../components/admin/notice";
 import { useNotice } from "../../../components/admin/use-action";
-import { NodePeople } from "./node-people";
-import { FormRow, RowInput, RowSelect } from "../../../components/admin/form-row";
+import { FormRow, RowInput } from "../../../components/admin/form-row";
+import { NodePanel } from "./node-panel";
 
 const flatten = (n: BudgetTreeNodeView | null, depth = 0): { node: BudgetTreeNodeView; depth: number }[] =>
   n ? [{ node: n, depth }, ...n.children.flatMap((c) => flatten(c, depth + 1))] : [];
@@ -21,25 +20,17 @@ export function TreeAdmin() {
   const tree = useQuery(trpc.budget.tree.queryOptions());
   const n = useNotice();
   const [selected, setSelected] = useState<string | null>(null);
-  const [childName, setChildName] = useState("");
-  const [rename, setRename] = useState("");
-  const [moveTo, setMoveTo] = useState("");
-  const [cluster, setCluster] = useState("");
-  const [share, setShare] = useState("");
+  const [rootName, setRootName] = useState("");
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.budget.tree.queryKey() });
   const done = (text: string) => () => {
     n.ok(text);
     void refresh();
   };
   const create = useMutation(trpc.admin.createNode.mutationOptions({ onError: n.fail }));
-  const update = useMutation(trpc.admin.updateNode.mutationOptions({ onError: n.fail }));
-  const archive = useMutation(trpc.admin.archiveNode.mutationOptions({ onError: n.fail }));
-  const setShareM = useMutation(trpc.admin.setShare.mutationOptions({ onError: n.fail }));
 
   const rows = flatten(tree.data?.root ?? null);
   const clusters = tree.data?.clusters ?? [];
   const node = rows.find((r) => r.node.path === selected)?.node ?? null;
-  const clusterName = cluster || clusters[0]?.name || "";
 
   return (
     <>
@@ -55,9 +46,9 @@ export function TreeAdmin() {
           </div>
           <FormRow
             className="panel-body row"
-            onSubmit={() => create.mutate({ name: childName }, { onSuccess: done(`Created the root ${childName}.`) })}
+            onSubmit={() => create.mutate({ name: rootName }, { onSuccess: done(`Created the root ${rootName}.`) })}
           >
-            <RowInput label="Root name" placeholder="e.g. lab" value={childName} onChange={setChildName} />
+            <RowInput label="Root name" placeholder="e.g. lab" value={rootName} onChange={setRootName} />
             <button className="btn primary">Create the root</button>
           </FormRow>
         </section>
@@ -112,94 +103,15 @@ export function TreeAdmin() {
             <Empty title="No tree yet" />
           )}
         </section>
-        {node ? (
-          <section className="panel" aria-label={`Change ${node.path}`}>
-            <div className="panel-head">
-              <h2>{node.path}</h2>
-            </div>
-            <div className="panel-body stack">
-              <FormRow
-                onSubmit={() =>
-                  create.mutate({ parent: node.path, name: childName }, { onSuccess: done(`Created ${node.path}/${childName}.`) })
-                }
-              >
-                <RowInput label="New child name" placeholder="child name" value={childName} onChange={setChildName} />
-                <button className="btn">Add a child</button>
-              </FormRow>
-              <FormRow
-                onSubmit={() =>
-                  update.mutate(
-                    { path: node.path, change: { name: rename } },
-                    { onSuccess: (r) => (setSelected(r.path), done(`Renamed to ${r.path}.`)()) },
-                  )
-                }
-              >
-                <RowInput label="New name" placeholder="new name" value={rename} onChange={setRename} />
-                <button className="btn">Rename</button>
-              </FormRow>
-              {node.parentId ? (
-                <FormRow
-                  onSubmit={() =>
-                    update.mutate(
-                      { path: node.path, change: { parent: moveTo } },
-                      { onSuccess: (r) => (setSelected(r.path), done(`Moved to ${r.path}.`)()) },
-                    )
-                  }
-                >
-                  <RowSelect
-                    label="New parent"
-                    value={moveTo}
-                    onChange={setMoveTo}
-                    options={[
-                      ["", "move under…"] as const,
-                      ...rows
-                        .filter((r) => r.node.path !== node.path && !r.node.path.startsWith(node.path + "/"))
-                        .map((r) => [r.node.path, r.node.path] as const),
-                    ]}
-                  />
-                  <button className="btn" disabled={!moveTo}>
-                    Move
-                  </button>
-                </FormRow>
-              ) : null}
-              {node.parentId && clusters.length ? (
-                <FormRow
-                  onSubmit={() => {
-                    const ppm = parsePercentToPpm(share);
-                    if (ppm === null) return n.fail({ message: "Share: give a percentage such as 30%." });
-                    setShareM.mutate(
-                      { path: node.path, cluster: clusterName, share: ppm / 1_000_000 },
-                      { onSuccess: done(`${node.path} now has ${formatPpm(ppm)} of its parent's share on ${clusterName}.`) },
-                    );
-                  }}
-                >
-                  <RowSelect
-                    label="Cluster"
-                    value={clusterName}
-                    onChange={setCluster}
-                    options={clusters.map((c) => [c.name, c.name] as const)}
-                  />
-                  <RowInput label="Share of the parent" placeholder="e.g. 30%" width={110} value={share} onChange={setShare} />
-                  <button className="btn">Set share</button>
-                </FormRow>
-              ) : null}
-              <div>
-                <button
-                  className="btn danger small"
-                  onClick={() => {
-                    if (confirm(archiveQuestion(node.path)))
-                      archive.mutate(
-                        { path: node.path },
-                        { onSuccess: () => (setSelected(null), done(`Archived ${node.path}.`)()) },
-                      );
-                  }}
-                >
-                  Archive {node.name}
-                </button>
-              </div>
-              <NodePeople path={node.path} isBudget={node.children.length === 0} onNotice={n} />
-            </div>
-          </section>
+        {node && tree.data?.root ? (
+          <NodePanel
+            key={node.id}
+            node={node}
+            root={tree.data.root}
+            clusters={clusters.map((c) => c.name)}
+            onNotice={n}
+            onSelect={setSelected}
+          />
         ) : null}
       </div>
     </>

@@ -55,7 +55,8 @@ export function MoveNode({
   node: BudgetTreeNodeView;
   root: BudgetTreeNodeView;
   clusters: readonly string[];
-  onDone: (ok: boolean, text: string) => void;
+  /** `path`: where the node is now, after a move that worked */
+  onDone: (ok: boolean, text: string, path?: string) => void;
 }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -69,7 +70,7 @@ export function MoveNode({
     move.mutate(
       { path: node.path, change: { parent: target } },
       {
-        onSuccess: (r) => (onDone(true, `Moved ${node.path} to ${r.path}.`), setTarget("")),
+        onSuccess: (r) => (onDone(true, `Moved ${node.path} to ${r.path}.`, r.path), setTarget("")),
         onError: (e) => onDone(false, errorText(e)),
         onSettled: () => (setAsking(false), void qc.invalidateQueries({ queryKey: trpc.budget.tree.queryKey() })),
       },

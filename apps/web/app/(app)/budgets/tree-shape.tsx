@@ -5,6 +5,7 @@ import type { BudgetTreeNodeView } from "@tranche/domain";
 import { useTRPC } from "../../../lib/trpc";
 import { archiveQuestion } from "../../../lib/confirm-words";
 import { errorText } from "../../../lib/error-text";
+import { noChildrenText } from "../../../lib/children-words";
 import { Notice } from "../../../components/admin/notice";
 import { useNotice } from "../../../components/admin/use-action";
 import { FormRow, RowInput } from "../../../components/admin/form-row";
@@ -40,6 +41,7 @@ export function TreeShape({
   // said after the selection has moved to the parent).
   useEffect(() => (setChildName(""), setNewName("")), [node.id]);
   if (!node.managesChildren) return null;
+  const noChildren = noChildrenText(node);
   return (
     <section className="panel" data-testid="tree-shape" style={{ marginBottom: "1.25rem" }}>
       <div className="panel-head">
@@ -50,24 +52,30 @@ export function TreeShape({
       </div>
       <div className="panel-body stack">
         <Notice notice={n.notice} />
-        <FormRow
-          onSubmit={() =>
-            create.mutate(
-              { parent: node.path, name: childName.trim() },
-              { onSuccess: (r) => (n.ok(`Created ${r.path}.`), setChildName(""), refresh()) },
-            )
-          }
-        >
-          <RowInput
-            label={`New budget under ${node.path}`}
-            placeholder="name, e.g. long-context"
-            value={childName}
-            onChange={setChildName}
-          />
-          <button className="btn" disabled={create.isPending || childName.trim() === ""}>
-            Add a budget here
-          </button>
-        </FormRow>
+        {noChildren ? (
+          <p className="muted small" data-testid="no-children">
+            {noChildren}
+          </p>
+        ) : (
+          <FormRow
+            onSubmit={() =>
+              create.mutate(
+                { parent: node.path, name: childName.trim() },
+                { onSuccess: (r) => (n.ok(`Created ${r.path}.`), setChildName(""), refresh()) },
+              )
+            }
+          >
+            <RowInput
+              label={`New budget under ${node.path}`}
+              placeholder="name, e.g. long-context"
+              value={childName}
+              onChange={setChildName}
+            />
+            <button className="btn" disabled={create.isPending || childName.trim() === ""}>
+              Add a budget here
+            </button>
+          </FormRow>
+        )}
         {node.editable ? (
           <>
             <FormRow

@@ -1,0 +1,126 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { formatPpm, parsePercentToPpm, type BudgetTreeNodeView } from "@tranche/contracts";
+import { useTRPC } from "../../../lib/trpc";
+import { archiveQuestion } from "../../../lib/confirm-words";
+import { noChildrenText } from "../../../lib/children-words";
+import type { useNotice } from "../../../components/admin/use-action";
+import { FormRow, RowInput, RowSelect } from "../../../components/admin/form-row";
+import { MoveNode } from "../budgets/move-node";
+import { NodePeople } from "./node-people";
+
+/**
+ * The admin's changes to one node: a child (only where the server takes one), rename, move (the Budgets
+ * page's Move: the same parents offered, the same question), share per cluster, archive, people.
+ */
+export function NodePanel({
+  node,
+  root,
+  clusters,
+  onNotice: n,
+  onSelect,
+}: {
+  node: BudgetTreeNodeView;
+  root: BudgetTreeNodeView;
+  clusters: readonly string[];
+  onNotice: ReturnType<typeof useNotice>;
+  onSelect: (path: string | null) => void;
+}) {
+  // The page keys this panel by node: what was typed belongs to the node it was typed for.
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const [childName, setChildName] = useState("");
+  const [rename, setRename] = useState("");
+  const [cluster, setCluster] = useState("");
+  const [share, setShare] = useState("");
+  const refresh = () => void qc.invalidateQueries({ queryKey: trpc.budget.tree.queryKey() });
+  const done = (text: string) => (n.ok(text), refresh());
+  const create = useMutation(trpc.admin.createNode.mutationOptions({ onError: n.fail }));
+  const update = useMutation(trpc.admin.updateNode.mutationOptions({ onError: n.fail }));
+  const archive = useMutation(trpc.admin.archiveNode.mutationOptions({ onError: n.fail }));
+  const setShareM = useMutation(trpc.admin.setShare.mutationOptions({ onError: n.fail }));
+  const clusterName = cluster || clusters[0] || "";
+  const noChildren = noChildrenText(node);
+
+  return (
+    <section className="panel" aria-label={`Change ${node.path}`}>
+      <div className="panel-head">
+        <h2>{node.path}</h2>
+      </div>
+      <div className="panel-body stack">
+        {noChildren ? (
+          <p className="muted small" data-testid="no-children">
+            {noChildren}
+          </p>
+        ) : (
+          <FormRow
+            onSubmit={() =>
+              create.mutate(
+                { parent: node.path, name: childName.trim() },
+                { onSuccess: (r) => (setChildName(""), done(`Created ${r.path}.`)) },
+              )
+            }
+          >
+            <RowInput label="New child name" placeholder="child name" value={childName} onChange={setChildName} />
+            <button className="btn" disabled={create.isPending || childName.trim() === ""}>
+              Add a child
+            </button>
+          </FormRow>
+        )}
+        <FormRow
+          onSubmit={() =>
+            update.mutate(
+              { path: node.path, change: { name: rename.trim() } },
+              { onSuccess: (r) => (setRename(""), onSelect(r.path), done(`Renamed to ${r.path}.`)) },
+            )
+          }
+        >
+          <RowInput label="New name" placeholder="new name" value={rename} onChange={setRename} />
+          <button className="btn" disabled={update.isPending || rename.trim() === ""}>
+            Rename
+          </button>
+        </FormRow>
+        {node.parentId ? (
+          <MoveNode
+            node={node}
+            root={root}
+            clusters={clusters}
+            onDone={(ok, text, path) => (ok ? (path && onSelect(path), n.ok(text)) : n.fail({ message: text }))}
+          />
+        ) : null}
+        {node.parentId && clusters.length ? (
+          <FormRow
+            onSubmit={() => {
+              const ppm = parsePercentToPpm(share);
+              if (ppm === null) return n.fail({ message: "Share: give a percentage such as 30%." });
+              setShareM.mutate(
+                { path: node.path, cluster: clusterName, share: ppm / 1_000_000 },
+                {
+                  onSuccess: () => done(`${node.path} now has ${formatPpm(ppm)} of its parent's share on ${clusterName}.`),
+                },
+              );
+            }}
+          >
+            <RowSelect label="Cluster" value={clusterName} onChange={setCluster} options={clusters.map((c) => [c, c] as const)} />
+            <RowInput label="Share of the parent" placeholder="e.g. 30%" width={110} value={share} onChange={setShare} />
+            <button className="btn">Set share</button>
+          </FormRow>
+        ) : null}
+        <div>
+          <button
+            className="btn danger small"
+            disabled={archive.isPending}
+            onClick={() => {
+              if (confirm(archiveQuestion(node.path)))
+                archive.mutate({ path: node.path }, { onSuccess: () => (onSelect(null), done(`Archived ${node.path}.`)) });
+            }}
+          >
+            Archive {node.name}
+          </button>
+        </div>
+        <NodePeople path={node.path} isBudget={node.children.length === 0} onNotice={n} />
+      </div>
+    </section>
+  );
+}
