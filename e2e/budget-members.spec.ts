@@ -17,6 +17,15 @@ test("a manager adds and removes a member of a budget they manage on the budgets
   await row.getByRole("button", { name: "Add" }).click();
   await expect(row.getByRole("status")).toHaveText("omar@tranche.example may now submit to lab/language/evaluation.");
   await expect(row).toContainText("Omar Operator <omar@tranche.example>");
+  // Removing asks first, saying what it does; refused, nothing changes.
+  const removeQuestion: string[] = [];
+  page.once("dialog", (d) => void (removeQuestion.push(d.message()), d.dismiss()));
+  await row.getByRole("button", { name: "Remove omar@tranche.example from lab/language/evaluation" }).click();
+  expect(removeQuestion).toEqual([
+    "Remove omar@tranche.example from lab/language/evaluation? They may no longer submit to it; their jobs already waiting or running there stay charged to it.",
+  ]);
+  await expect(row).toContainText("Omar Operator <omar@tranche.example>");
+  page.once("dialog", (d) => void d.accept());
   await row.getByRole("button", { name: "Remove omar@tranche.example from lab/language/evaluation" }).click();
   await expect(row.getByRole("status")).toHaveText("omar@tranche.example may no longer submit to lab/language/evaluation.");
   await expect(row).not.toContainText("omar@tranche.example>");

@@ -19,3 +19,22 @@ export const drainQuestion = (node: string) =>
 
 export const disableUserQuestion = (name: string, email: string) =>
   `Disable ${name} (${email})? Their sign-ins and API tokens stop working at once; their jobs are left as they are.`;
+
+export const cancelJobQuestion = (id: string | number, running: boolean) =>
+  running
+    ? `Stop job #${id}? It is asked to stop now and stopped by force after its grace period.`
+    : `Cancel job #${id}? It leaves the queue and will not run; to run it later, submit it again.`;
+
+export const removeMemberQuestion = (email: string, path: string) =>
+  `Remove ${email} from ${path}? They may no longer submit to it; their jobs already waiting or running there stay charged to it.`;
+
+export const removeManagerQuestion = (email: string, path: string) =>
+  `Stop ${email} managing ${path}? They can no longer change its shares, members or jobs.`;
+
+const aRole = (role: string) => `${/^[AEIOU]/.test(role) ? "an" : "a"} ${role.toLowerCase()}`;
+
+/** An admin keeps every power; a researcher has none to lose: any other change takes some away. */
+export const takesPowerAway = (from: string, to: string) => from !== to && from !== "RESEARCHER" && to !== "ADMIN";
+
+export const roleChangeQuestion = (name: string, email: string, from: string, to: string) =>
+  `Make ${name} (${email}) ${aRole(to)} instead of ${aRole(from)}? What only ${aRole(from)} may do stops for them at once.`;

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { removedMemberText } from "@tranche/contracts";
 import { useTRPC } from "../../../lib/trpc";
+import { removeManagerQuestion, removeMemberQuestion } from "../../../lib/confirm-words";
 import type { useNotice } from "../../../components/admin/use-action";
 import { FormRow, RowInput } from "../../../components/admin/form-row";
 
@@ -30,13 +31,24 @@ export function NodePeople({
   const removeMember = useMutation(trpc.admin.removeMember.mutationOptions());
   const addManager = useMutation(trpc.admin.addManager.mutationOptions());
   const removeManager = useMutation(trpc.admin.removeManager.mutationOptions());
-  const list = (rows: { email: string; name: string }[], remove: (email: string) => void, none: string) =>
+  const list = (
+    rows: { email: string; name: string }[],
+    question: (email: string) => string,
+    remove: (email: string) => void,
+    none: string,
+  ) =>
     rows.length ? (
       <ul className="small" style={{ margin: 0, paddingLeft: "1.1rem" }}>
         {rows.map((p) => (
           <li key={p.email}>
             {p.name} &lt;{p.email}&gt;{" "}
-            <button className="linkbtn" onClick={() => remove(p.email)} aria-label={`Remove ${p.email}`}>
+            <button
+              className="linkbtn"
+              onClick={() => {
+                if (confirm(question(p.email))) remove(p.email);
+              }}
+              aria-label={`Remove ${p.email}`}
+            >
               remove
             </button>
           </li>
@@ -52,6 +64,7 @@ export function NodePeople({
           <h3>Members (may charge this budget)</h3>
           {list(
             people.data?.members ?? [],
+            (email) => removeMemberQuestion(email, path),
             (email) =>
               removeMember.mutate(
                 { path, email },
@@ -69,6 +82,7 @@ export function NodePeople({
         <h3>Managers (change shares and members below this node)</h3>
         {list(
           people.data?.managers ?? [],
+          (email) => removeManagerQuestion(email, path),
           (email) => removeManager.mutate({ path, email }, opts(`${email} no longer manages ${path}.`)),
           "Nobody.",
         )}

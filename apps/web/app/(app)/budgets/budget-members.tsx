@@ -5,6 +5,7 @@ import { removedMemberText } from "@tranche/contracts";
 import type { BudgetTreeNodeView } from "@tranche/domain";
 import { useTRPC } from "../../../lib/trpc";
 import { errorText } from "../../../lib/error-text";
+import { removeMemberQuestion } from "../../../lib/confirm-words";
 
 /**
  * Who may charge each budget under the selected node, for the people who manage it (admins too): names,
@@ -73,7 +74,9 @@ function MembersRow({ path }: { path: string }) {
                 <button
                   className="linkbtn"
                   disabled={remove.isPending}
-                  onClick={() => remove.mutate({ path, email: p.email })}
+                  onClick={() => {
+                    if (confirm(removeMemberQuestion(p.email, path))) remove.mutate({ path, email: p.email });
+                  }}
                   aria-label={`Remove ${p.email} from ${path}`}
                 >
                   remove

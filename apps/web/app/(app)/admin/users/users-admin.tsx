@@ -8,7 +8,7 @@ import { PageHead, TableRowState, when } from "../../../../components/ui";
 import { Notice } from "../../../../components/admin/notice";
 import { useNotice } from "../../../../components/admin/use-action";
 import { FormRow, RowInput, RowSelect } from "../../../../components/admin/form-row";
-import { disableUserQuestion } from "../../../../lib/confirm-words";
+import { disableUserQuestion, roleChangeQuestion, takesPowerAway } from "../../../../lib/confirm-words";
 
 type RoleName = (typeof ROLE_NAMES)[number];
 const word = (r: string) => r.charAt(0) + r.slice(1).toLowerCase();
@@ -103,7 +103,11 @@ export function UsersAdmin() {
                     className="select"
                     aria-label={`Role of ${u.email}`}
                     value={u.role}
-                    onChange={(e) => update.mutate({ id: u.id, change: { role: e.target.value as RoleName } })}
+                    onChange={(e) => {
+                      const role = e.target.value as RoleName;
+                      if (!takesPowerAway(u.role, role) || confirm(roleChangeQuestion(u.name, u.email, u.role, role)))
+                        update.mutate({ id: u.id, change: { role } });
+                    }}
                   >
                     {ROLE_NAMES.map((r) => (
                       <option key={r} value={r}>

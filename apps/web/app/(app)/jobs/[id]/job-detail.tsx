@@ -12,6 +12,7 @@ import { SessionPanel } from "./session-panel";
 import { EditJob } from "./edit-job";
 import { LaneBadge, ReasonTag, ReasonTimes, StateBadge, ago, readable, until, useNow, when } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
+import { cancelJobQuestion } from "../../../../lib/confirm-words";
 import { gracePeriodText, labelAddsToTitle, minRuntimeText, placementText, plural, runEndText } from "../../../../lib/words";
 import { reasonLabel } from "@tranche/contracts/reasons";
 import { isJobEventKind, jobEventTitle, type JobEventKind } from "@tranche/contracts/events";
@@ -130,11 +131,7 @@ export function JobDetailView({ id }: { id: number }) {
             <button
               className="btn danger"
               onClick={() => {
-                if (
-                  job.state !== "RUNNING" ||
-                  confirm(`Stop job #${id}? It is asked to stop now and stopped by force after its grace period.`)
-                )
-                  cancel.mutate({ id });
+                if (confirm(cancelJobQuestion(id, job.state === "RUNNING"))) cancel.mutate({ id });
               }}
               disabled={cancel.isPending}
             >
