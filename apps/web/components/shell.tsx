@@ -19,7 +19,7 @@ interface NavItem {
 const WORK: NavItem[] = [
   { href: "/", label: "Overview", ico: "overview" },
   { href: "/submit", label: "Submit a job", ico: "submit" },
-  { href: "/sessions/new", label: "Start a session", ico: "submit", match: "/sessions" },
+  { href: "/sessions/new", label: "Start a session", ico: "session", match: "/sessions" },
   { href: "/jobs", label: "My jobs", ico: "jobs", match: "/jobs" },
   { href: "/queue", label: "Live queue", ico: "queue", match: "/queue" },
 ];
@@ -29,19 +29,22 @@ const ORG: NavItem[] = [
   { href: "/charts", label: "Measures", ico: "charts", match: "/charts" },
 ];
 const ADMIN: NavItem[] = [
-  { href: "/admin", label: "Budget tree", ico: "budgets", match: "/admin/tree" },
-  { href: "/admin/users", label: "Users", ico: "tokens", match: "/admin/users" },
-  { href: "/admin/clusters", label: "Clusters and hosts", ico: "nodes", match: "/admin/clusters" },
-  { href: "/admin/lab", label: "Lab file", ico: "submit", match: "/admin/lab" },
+  { href: "/admin", label: "Budget tree", ico: "tree", match: "/admin/tree" },
+  { href: "/admin/users", label: "Users", ico: "users", match: "/admin/users" },
+  { href: "/admin/clusters", label: "Clusters and hosts", ico: "clusters", match: "/admin/clusters" },
+  { href: "/admin/lab", label: "Lab file", ico: "labFile", match: "/admin/lab" },
 ];
 // Everyone but researchers reads the audit log, each their part of it.
-const AUDIT: NavItem = { href: "/audit", label: "Audit log", ico: "charts", match: "/audit" };
+const AUDIT: NavItem = { href: "/audit", label: "Audit log", ico: "audit", match: "/audit" };
 // Operators see the part of the Admin section that is theirs: enrolling hosts.
 const OPERATOR_ADMIN = ADMIN.filter((i) => i.href === "/admin/clusters");
 const ME: NavItem[] = [
   { href: "/tokens", label: "API tokens", ico: "tokens", match: "/tokens" },
-  { href: "/sign-ins", label: "Signed-in browsers", ico: "tokens", match: "/sign-ins" },
+  { href: "/sign-ins", label: "Signed-in browsers", ico: "browsers", match: "/sign-ins" },
 ];
+
+/** Every sidebar link, for the test that each has an icon of its own. */
+export const NAV_ITEMS: readonly NavItem[] = [...WORK, ...ORG, ...ADMIN, AUDIT, ...ME];
 
 const ROLE_LABEL = { RESEARCHER: "Researcher", MANAGER: "Manager", OPERATOR: "Operator", ADMIN: "Admin" } as const;
 
