@@ -1,4 +1,4 @@
-import { formatDuration, formatPercent, plural, shareUsedText, type RatioWindow } from "./format";
+import { formatDuration, formatPercent, lineText, plural, shareUsedText, type RatioWindow } from "./format";
 import { defaultPolicy } from "./policy";
 import type { PendingReason, PendingReasonCode, PendingReasonDetails } from "./types";
 
@@ -43,8 +43,7 @@ export function explainPending(input: ReasonInput, nodeSize: number, w: RatioWin
   };
 }
 
-const positionText = (d: PendingReasonDetails): string =>
-  d.position === null ? "not ordered" : `position ${d.position} in order`;
+const positionText = (d: PendingReasonDetails): string => (d.position === null ? "not in line this cycle" : lineText(d.position));
 
 const POSITION_MARK = "\u0000";
 
@@ -104,7 +103,7 @@ export class PendingExplainer {
     )
       return sentenceFor({ code, budgetPath, userId, now, details: d, jobId }, this.nodeSize, positionText(d), this.ratioWindow);
     const group = this.groupFor(code, budgetPath, userId, now, d);
-    return `${group.before}position ${d.position} in order${group.after}`;
+    return `${group.before}${lineText(d.position)}${group.after}`;
   }
 
   private groupFor(
@@ -196,7 +195,7 @@ function sentenceFor(input: ReasonInput, nodeSize: number, pos: string, w: Ratio
     case "DEBUG_RESERVE":
       return `It fits on free GPUs, but they are among the ${plural(d.debugReserveGpus ?? 0, "GPU")} kept free on the emptiest nodes for short debug jobs; it starts when other GPUs free up (${pos}, ${budget}).`;
     case "ORDER":
-      return `Waiting its turn: ${plural(d.jobsAhead, "job")} ahead in order took the GPUs that were free at the start of this cycle (${pos}, ${budget}).`;
+      return `Waiting its turn: ${plural(d.jobsAhead, "job")} ahead of it in line took the GPUs that were free at the start of this cycle (${pos}, ${budget}).`;
     case "BUDGET_OVER_SHARE":
       return `Its budget ${input.budgetPath}, which ${shareUsedText(d.ratio, w)}, has not used at least ${formatPercent(d.margin ?? 0)} less than the budgets holding interruptible GPUs${d.victimRatio === undefined ? "" : ` (the lowest of them ${shareUsedText(d.victimRatio, w)})`}, so it may not preempt them; ${needText(d, nodeSize)} (${pos}).`;
     case "DEBUG_VICTIM_COST":

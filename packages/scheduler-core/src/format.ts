@@ -99,6 +99,19 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
+const ordinal = (n: number): string => {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  return `${n}${teen ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th")}`;
+};
+
+/**
+ * A job's 1-based place in its cluster's order this cycle (R2: the order the cycle tries jobs in), as a
+ * person says it: "next in line", "4th in line". A started job was "first in line", not next.
+ */
+export function lineText(position: number, started = false): string {
+  return position === 1 ? (started ? "first in line" : "next in line") : `${ordinal(position)} in line`;
+}
+
 export function formatPercent(fraction: number): string {
   return `${Math.round(fraction * 100)}%`;
 }

@@ -297,4 +297,11 @@ describe("decision sentences (golden)", () => {
     expect(text).toMatch(/which has used 2\.2 times its share over the last 7 days/);
     expect(text).toMatch(/Asked to stop now, stopped by force after 2 min if still running/);
   });
+
+  it("says a started job's place in line as a person would, never as a position in order", () => {
+    const text = render();
+    expect(text).not.toMatch(/position \d+ in order/i);
+    expect(text).toMatch(/Started on free GPUs\. It was first in line on this cluster, from budget root\/a, which/);
+    expect(text).toMatch(/It was 2nd in line on this cluster, from budget root\/b, which/);
+  });
 });

@@ -22,7 +22,7 @@ describe("R10 explanations", () => {
       details: { position: 2, jobsAhead: 1, gpus: 8, largestFreeGpus: 0 },
     });
     expect(r.pending.get("second")!.sentence).toBe(
-      "Waiting its turn: 1 job ahead in order took the GPUs that were free at the start of this cycle (position 2 in order, budget root/a, which has used 4% of its share over the last 7 days, counting the next hour of what it runs now).",
+      "Waiting its turn: 1 job ahead of it in line took the GPUs that were free at the start of this cycle (2nd in line, budget root/a, which has used 4% of its share over the last 7 days, counting the next hour of what it runs now).",
     );
   });
 
@@ -162,7 +162,7 @@ describe("R10 explanations", () => {
     for (const o of r.plan)
       if (o.op === "START")
         expect(o.reason.sentence).toMatch(
-          / Position \d+ in order, budget root\/[ab], which has used (\d+% of its share|\d+\.\d times its share) over the last 7 days/,
+          / It was (first|\d+(st|nd|rd|th)) in line on this cluster, from budget root\/[ab], which has used (\d+% of its share|\d+\.\d times its share) over the last 7 days/,
         );
   });
 

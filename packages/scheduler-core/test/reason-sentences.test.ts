@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { PENDING_REASON_CODES } from "../src/index";
 import { PendingExplainer, explainPending, type ReasonInput } from "../src/explain-pending";
 import type { PendingReasonCode, PendingReasonDetails } from "../src/types";
+import { lineText } from "../src/format";
 
 // Every pending reason's sentence, rendered by the core with realistic numbers, against a golden file
 // a person has read (test/golden/pending-reasons.txt). A wording change shows up as a diff of that
@@ -189,5 +190,28 @@ describe("pending reason sentences (golden)", () => {
     const text = render();
     expect(text).not.toMatch(/projected ratio|ratio \d/);
     expect(text).toMatch(/budget lab\/language\/pretraining, which has used 85% of its share over the last 7 days/);
+  });
+
+  it("says a job's place in line as a person would, never as a position in order", () => {
+    const text = render();
+    expect(text).not.toMatch(/position \d+ in order|ahead in order/i);
+    expect(text).toMatch(/\(4th in line, budget lab\/language\/pretraining, which/);
+    expect(text).toMatch(/1 job ahead of it in line took the GPUs/);
+    expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111, 112].map((n) => lineText(n))).toEqual([
+      "next in line",
+      "2nd in line",
+      "3rd in line",
+      "4th in line",
+      "11th in line",
+      "12th in line",
+      "13th in line",
+      "21st in line",
+      "22nd in line",
+      "23rd in line",
+      "101st in line",
+      "111th in line",
+      "112th in line",
+    ]);
+    expect(lineText(1, true)).toBe("first in line");
   });
 });

@@ -3,7 +3,7 @@ import type { JobState, NodeBoard } from "../cluster-state";
 import { gracePeriodFor, requeueAfterPreemption, startedRun } from "../contract";
 import type { FairTree } from "../fair-tree";
 import { NEVER } from "./rule-set";
-import { formatExactDuration, formatWithin, plural, shareUsedText } from "../format";
+import { formatExactDuration, formatWithin, lineText, plural, shareUsedText } from "../format";
 import type { PendingEntry, PendingQueues } from "../order-pending";
 import type { Slots } from "../place-jobs";
 import { lostGpuSeconds, SearchScratch, type PreemptionContext } from "../plan-preemptions";
@@ -340,7 +340,7 @@ export class CycleSession {
         code,
         position,
         ratio,
-        sentence: `${sentence} Position ${position} in order, budget ${tree.paths[e.budget]}, which ${shareUsedText(ratio, this.policy)}${
+        sentence: `${sentence} It was ${lineText(position, true)} on this cluster, from budget ${tree.paths[e.budget]}, which ${shareUsedText(ratio, this.policy)}${
           charged
             ? js.protectedUntil >= NEVER
               ? "; not preemptible until it ends"

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { explainContract, formatDuration, formatExactDuration } from "@tranche/contracts";
 import { arrayTaskText, expectedStartWords, lastCheckpointWords, nodeListWords } from "@tranche/contracts/format";
 import { defaultPolicy } from "@tranche/scheduler-core";
+import { lineText } from "@tranche/scheduler-core/format";
 import { useTRPC } from "../../../../lib/trpc";
 import { JobLogs } from "./job-logs";
 import { SessionPanel } from "./session-panel";
@@ -199,7 +200,7 @@ export function JobDetailView({ id }: { id: number }) {
                     <strong>Why it is waiting</strong>
                     {job.reason ? <ReasonTag code={job.reason.code} details={job.reason.details} /> : null}
                     {job.reason ? <ReasonTimes code={job.reason.code} details={job.reason.details} now={now} /> : null}
-                    {job.reason?.position ? <span className="small muted">position {job.reason.position} in order</span> : null}
+                    {job.reason?.position ? <span className="small muted">{lineText(job.reason.position)}</span> : null}
                   </div>
                   <p title={job.reason?.sentence}>
                     {(job.reason && readable(job.reason.sentence)) ??
