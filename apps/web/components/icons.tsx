@@ -101,48 +101,4 @@ export const ICONS = {
       <path d="M3 9h18M6.5 6.5h.01M9 6.5h.01" />
     </svg>
   ),
-  session: (
-    <svg viewBox="0 0 24 24" {...P}>
-      <path d="M4 17l6-5-6-5M12 19h8" />
-    </svg>
-  ),
-  tree: (
-    <svg viewBox="0 0 24 24" {...P}>
-      <circle cx="12" cy="5" r="2" />
-      <circle cx="5" cy="19" r="2" />
-      <circle cx="12" cy="19" r="2" />
-      <circle cx="19" cy="19" r="2" />
-      <path d="M12 7v10M12 12H5v5M12 12h7v5" />
-    </svg>
-  ),
-  users: (
-    <svg viewBox="0 0 24 24" {...P}>
-      <circle cx="9" cy="8" r="3.5" />
-      <path d="M2.5 20a6.5 6.5 0 0 1 13 0M16 4.5a3.5 3.5 0 0 1 0 7M18 14a6.5 6.5 0 0 1 3.5 6" />
-    </svg>
-  ),
-  clusters: (
-    <svg viewBox="0 0 24 24" {...P}>
-      <path d="M12 3l8 4.5v9L12 21l-8-4.5v-9z" />
-      <path d="M12 12l8-4.5M12 12L4 7.5M12 12v9" />
-    </svg>
-  ),
-  labFile: (
-    <svg viewBox="0 0 24 24" {...P}>
-      <path d="M6 3h8l4 4v14H6z" />
-      <path d="M14 3v4h4M9 12h6M9 16h6" />
-    </svg>
-  ),
-  audit: (
-    <svg viewBox="0 0 24 24" {...P}>
-      <rect x="5" y="5" width="14" height="16" rx="2" />
-      <path d="M9 3h6v3H9zM9 13l2 2 4-4" />
-    </svg>
-  ),
-  browsers: (
-    <svg viewBox="0 0 24 24" {...P}>
-      <rect x="3" y="4" width="18" height="16" rx="2" />
-      <path d="M3 9h18M6.5 6.5h.01M9 6.5h.01" />
-    </svg>
-  ),
 } as const;
