@@ -26,18 +26,25 @@ export function NodePeople({
     void qc.invalidateQueries({ queryKey: trpc.admin.people.queryKey({ path }) });
     void qc.invalidateQueries({ queryKey: trpc.budget.tree.queryKey() });
   };
-  const opts = (text: string) => ({ onSuccess: () => (n.ok(text), refresh()), onError: n.fail });
+  // What was typed stays after a failure, to correct it; it goes once it was taken.
+  const opts = (text: string, clear?: () => void) => ({
+    onSuccess: () => (n.ok(text), clear?.(), refresh()),
+    onError: n.fail,
+  });
   const addMember = useMutation(trpc.admin.addMember.mutationOptions());
   const removeMember = useMutation(trpc.admin.removeMember.mutationOptions());
   const addManager = useMutation(trpc.admin.addManager.mutationOptions());
   const removeManager = useMutation(trpc.admin.removeManager.mutationOptions());
   const list = (
-    rows: { email: string; name: string }[],
+    rows: { email: string; name: string }[] | undefined,
     question: (email: string) => string,
     remove: (email: string) => void,
     none: string,
   ) =>
-    rows.length ? (
+    // Still loading is not "Nobody": the list says nothing about the people until it is known.
+    rows === undefined ? (
+      <p className="muted small">Loading…</p>
+    ) : rows.length ? (
       <ul className="small" style={{ margin: 0, paddingLeft: "1.1rem" }}>
         {rows.map((p) => (
           <li key={p.email}>
@@ -63,7 +70,7 @@ export function NodePeople({
         <div>
           <h3>Members (may charge this budget)</h3>
           {list(
-            people.data?.members ?? [],
+            people.data?.members,
             (email) => removeMemberQuestion(email, path),
             (email) =>
               removeMember.mutate(
@@ -72,7 +79,14 @@ export function NodePeople({
               ),
             "Nobody yet.",
           )}
-          <FormRow onSubmit={() => addMember.mutate({ path, email: member }, opts(`${member} may now charge ${path}.`))}>
+          <FormRow
+            onSubmit={() =>
+              addMember.mutate(
+                { path, email: member.trim() },
+                opts(`${member.trim()} may now charge ${path}.`, () => setMember("")),
+              )
+            }
+          >
             <RowInput label="Member e-mail" placeholder="e-mail" value={member} onChange={setMember} />
             <button className="btn">Add member</button>
           </FormRow>
@@ -81,12 +95,19 @@ export function NodePeople({
       <div>
         <h3>Managers (change shares and members below this node)</h3>
         {list(
-          people.data?.managers ?? [],
+          people.data?.managers,
           (email) => removeManagerQuestion(email, path),
           (email) => removeManager.mutate({ path, email }, opts(`${email} no longer manages ${path}.`)),
           "Nobody.",
         )}
-        <FormRow onSubmit={() => addManager.mutate({ path, email: manager }, opts(`${manager} now manages ${path}.`))}>
+        <FormRow
+          onSubmit={() =>
+            addManager.mutate(
+              { path, email: manager.trim() },
+              opts(`${manager.trim()} now manages ${path}.`, () => setManager("")),
+            )
+          }
+        >
           <RowInput label="Manager e-mail" placeholder="e-mail of a manager" value={manager} onChange={setManager} />
           <button className="btn">Add manager</button>
         </FormRow>
