@@ -54,7 +54,20 @@ const LABEL: Record<string, string> = {
   minRuntime: "Minimum runtime",
   maxRuntime: "Maximum runtime",
   gracePeriod: "Grace period",
+  gpuType: "GPU type",
+  maxMinRuntime: "Longest protection",
+  expiresIn: "Valid for",
 };
+
+/**
+ * The server's sentences name fields as the API spells them ("gpuType is required; expiresIn ... is not a
+ * duration"), for REST and CLI users; a page names them as its form does. Only the names above, and only
+ * where a clause starts with one.
+ */
+const labelled = (msg: string): string =>
+  msg.replace(/(^|; )([a-z][A-Za-z]*)(?= )/g, (all, lead: string, field: string) =>
+    field in LABEL && field !== "name" ? `${lead}${LABEL[field]}` : all,
+  );
 
 /** One line for a failed call: "Name must not be empty.", or the server's own sentence. */
 export function errorText(error: unknown): string {
@@ -74,5 +87,5 @@ export function errorText(error: unknown): string {
       })
       .join(" ");
   const msg = (error as { message?: unknown } | null)?.message;
-  return typeof msg === "string" && msg ? msg : "Something went wrong; try again.";
+  return typeof msg === "string" && msg ? labelled(msg) : "Something went wrong; try again.";
 }

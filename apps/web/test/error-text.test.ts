@@ -30,4 +30,19 @@ describe("errorText", () => {
     expect(errorText({ message: "There is no job 9" })).toBe("There is no job 9");
     expect(errorText({ message: "[not json" })).toBe("[not json");
   });
+
+  it("names the fields of a server's sentence as the admin forms do, and leaves other words alone", () => {
+    expect(
+      errorText({
+        message:
+          "name is required; name may hold only lowercase letters, digits, '.', '_' and '-', starting with a letter or digit; gpuType is required",
+      }),
+    ).toBe(
+      "name is required; name may hold only lowercase letters, digits, '.', '_' and '-', starting with a letter or digit; GPU type is required",
+    );
+    expect(errorText({ message: 'expiresIn "forever" is not a duration: use whole seconds (5400) or units s, m, h, d' })).toBe(
+      'Valid for "forever" is not a duration: use whole seconds (5400) or units s, m, h, d',
+    );
+    expect(errorText({ message: "gpuTypes of the cluster; see expiresIn" })).toBe("gpuTypes of the cluster; see expiresIn");
+  });
 });
