@@ -1,3 +1,5 @@
+import { aRole } from "./user-words";
+
 /**
  * The questions asked before an action that cannot be taken back or that stops someone's work, so a
  * slip of the mouse does not revoke, archive or sign anyone out.
@@ -30,8 +32,6 @@ export const removeMemberQuestion = (email: string, path: string) =>
 
 export const removeManagerQuestion = (email: string, path: string) =>
   `Stop ${email} managing ${path}? They can no longer change its shares, members or jobs.`;
-
-const aRole = (role: string) => `${/^[AEIOU]/.test(role) ? "an" : "a"} ${role.toLowerCase()}`;
 
 /** An admin keeps every power; a researcher has none to lose: any other change takes some away. */
 export const takesPowerAway = (from: string, to: string) => from !== to && from !== "RESEARCHER" && to !== "ADMIN";

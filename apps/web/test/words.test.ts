@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { userChangedText } from "../lib/user-words";
 import {
   chartGpuHours,
   gracePeriodText,
@@ -167,5 +168,17 @@ describe("preemptionsText", () => {
   it("says none, and the moves when there were some", () => {
     expect(preemptionsText({ count: 0, moves: 0, gpuHours: 0, byReason: [] })).toBe("none in this window");
     expect(preemptionsText({ count: 0, moves: 2, gpuHours: 0, byReason: [] })).toBe("none · 2 moves to free GPUs");
+  });
+});
+
+describe("userChangedText", () => {
+  it("says what a change on the Users page did, not just that it was saved", () => {
+    const ada = { name: "Ada Lovelace", role: "MANAGER", disabled: false };
+    expect(userChangedText(ada, { role: "MANAGER" })).toBe("Ada Lovelace is now a manager.");
+    expect(userChangedText({ ...ada, role: "ADMIN" }, { role: "ADMIN" })).toBe("Ada Lovelace is now an admin.");
+    expect(userChangedText({ ...ada, disabled: true }, { disabled: true })).toBe(
+      "Ada Lovelace is disabled: their sign-ins and API tokens no longer work.",
+    );
+    expect(userChangedText(ada, { disabled: false })).toBe("Ada Lovelace may sign in again.");
   });
 });

@@ -9,6 +9,7 @@ import { Notice } from "../../../../components/admin/notice";
 import { useNotice } from "../../../../components/admin/use-action";
 import { FormRow, RowInput, RowSelect } from "../../../../components/admin/form-row";
 import { disableUserQuestion, roleChangeQuestion, takesPowerAway } from "../../../../lib/confirm-words";
+import { userChangedText } from "../../../../lib/user-words";
 
 type RoleName = (typeof ROLE_NAMES)[number];
 const word = (r: string) => r.charAt(0) + r.slice(1).toLowerCase();
@@ -37,7 +38,10 @@ export function UsersAdmin() {
     }),
   );
   const update = useMutation(
-    trpc.admin.updateUser.mutationOptions({ onSuccess: (u) => (n.ok(`${u.email}: saved.`), void refresh()), onError: n.fail }),
+    trpc.admin.updateUser.mutationOptions({
+      onSuccess: (u, { change }) => (n.ok(userChangedText(u, change)), void refresh()),
+      onError: n.fail,
+    }),
   );
   const reset = useMutation(trpc.admin.resetPasswordLink.mutationOptions({ onError: n.fail }));
 
