@@ -39,3 +39,10 @@ test("at a phone's width each page fits the screen, its heading at the left unde
     await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "My jobs" })).toBeVisible();
   }
 });
+
+test("at a phone's width the admin's tree shows the node picked, under the whole tree", async ({ page }) => {
+  await signIn(page, "admin");
+  await page.goto("/admin");
+  await page.getByRole("button", { name: "Select lab/vision/video", exact: true }).click();
+  await expect(page.getByRole("region", { name: "Change lab/vision/video" })).toBeInViewport();
+});

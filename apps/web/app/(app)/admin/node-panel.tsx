@@ -1,6 +1,6 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { formatPpm, parsePercentToPpm, type BudgetTreeNodeView } from "@tranche/contracts";
 import { useTRPC } from "../../../lib/trpc";
 import { archiveQuestion } from "../../../lib/confirm-words";
@@ -28,6 +28,9 @@ export function NodePanel({
   onSelect: (path: string | null) => void;
 }) {
   // The page keys this panel by node: what was typed belongs to the node it was typed for.
+  const box = useRef<HTMLElement>(null);
+  // At a phone's width the panel sits under the whole tree: a tap on a node seemed to do nothing.
+  useEffect(() => box.current?.scrollIntoView({ block: "nearest" }), []);
   const trpc = useTRPC();
   const qc = useQueryClient();
   const [childName, setChildName] = useState("");
@@ -44,7 +47,7 @@ export function NodePanel({
   const noChildren = noChildrenText(node);
 
   return (
-    <section className="panel" aria-label={`Change ${node.path}`}>
+    <section className="panel" aria-label={`Change ${node.path}`} ref={box}>
       <div className="panel-head">
         <h2>{node.path}</h2>
       </div>
