@@ -30,7 +30,11 @@ export function NodePanel({
   // The page keys this panel by node: what was typed belongs to the node it was typed for.
   const box = useRef<HTMLElement>(null);
   // At a phone's width the panel sits under the whole tree: a tap on a node seemed to do nothing.
-  useEffect(() => box.current?.scrollIntoView({ block: "nearest" }), []);
+  // A block body: Chromium's scrollIntoView now returns a promise, which React took for the effect's
+  // cleanup and called when the panel went (the page crashed on picking another node).
+  useEffect(() => {
+    void box.current?.scrollIntoView({ block: "nearest" });
+  }, []);
   const trpc = useTRPC();
   const qc = useQueryClient();
   const [childName, setChildName] = useState("");
