@@ -249,7 +249,9 @@ test("a lab starts from an empty database: first admin, tree, people, a host, a 
     .getByRole("row", { name: /ria@lab\.example/ })
     .getByRole("button", { name: "Disable" })
     .click();
-  await expect(page.locator(".alert.ok")).toContainText("ria@lab.example: saved.");
+  await expect(page.locator(".alert.ok")).toContainText(
+    "Ria Researcher is disabled: their sign-ins and API tokens no longer work.",
+  );
   await ria.goto(`${URL}/jobs`);
   await expect(ria).toHaveURL(/\/login\?next=%2Fjobs$/);
 });
