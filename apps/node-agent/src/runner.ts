@@ -816,13 +816,16 @@ export class JobRunner {
     } catch {
       return null; // unreadable this time: the next heartbeat tries again
     }
-    // Do not split a UTF-8 character: end before an incomplete trailing sequence.
+    // Do not split a UTF-8 character: end before an incomplete trailing sequence. When that sequence is
+    // all there is, a running job's next write completes it: wait for it (sent now, it became U+FFFD and
+    // its other half another). Only an ended job's output stays cut, and goes as it is.
     let end = len;
     let i = len - 1;
     while (i > 0 && len - i < 4 && (buf[i]! & 0xc0) === 0x80) i--;
     const lead = buf[i]!;
     const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
     if (len - i < need) end = i;
+    if (end === 0 && j.status !== "EXITED") return null;
     if (end === 0) end = len;
     return { text: buf.subarray(0, end).toString("utf8"), to: from + end };
   }

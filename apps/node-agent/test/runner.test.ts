@@ -192,6 +192,40 @@ describe("JobRunner log uploads", () => {
     expect(second.drained.has("5")).toBe(true);
   });
 
+  it("never splits a UTF-8 character: a chunk ends before one its 32 KiB limit or the file's end cuts, and waits for the rest", async () => {
+    const r = makeRunner();
+    r.reconcile([assignment("6", "sleep 30", [0])], []);
+    await until(() => r.reports()[0]?.status === "RUNNING");
+    const log = join(dirs[dirs.length - 1]!, "n1", "jobs", "6", "stdout.log");
+    const smile = Buffer.from("😀"); // 4 bytes
+    const sent: string[] = [];
+    const upload = () => {
+      const logs = r.pendingLogs();
+      sent.push(...logs.chunks.map((c) => c.text));
+      logs.commit();
+      return logs.chunks.length;
+    };
+    // The 32 KiB limit falls inside the emoji; the file ends halfway into another one.
+    writeFileSync(log, Buffer.concat([Buffer.from("a".repeat(32 * 1024 - 2)), smile, Buffer.from("b"), smile.subarray(0, 2)]));
+    upload();
+    expect(sent).toEqual(["a".repeat(32 * 1024 - 2), "😀b"]);
+    expect(upload()).toBe(0); // half a character: nothing yet
+    appendFileSync(log, smile.subarray(2));
+    upload();
+    expect(sent.join("")).toBe(`${"a".repeat(32 * 1024 - 2)}😀b😀`);
+    expect(sent.join("")).not.toContain("\uFFFD");
+  });
+
+  it("an ended job's output cut inside a character is still sent, so its log drains", async () => {
+    const r = makeRunner();
+    r.reconcile([assignment("8", "true", [0])], []);
+    await until(() => r.reports()[0]?.status === "EXITED");
+    writeFileSync(join(dirs[dirs.length - 1]!, "n1", "jobs", "8", "stdout.log"), Buffer.from("😀").subarray(0, 3));
+    const logs = r.pendingLogs();
+    expect(logs.chunks.map((c) => c.text)).toEqual(["\uFFFD"]);
+    expect(logs.drained.has("8")).toBe(true);
+  });
+
   it("starts the next upload with the stream the cap stopped, so busy jobs do not starve the others", () => {
     const r = makeRunner();
     r.reconcile(

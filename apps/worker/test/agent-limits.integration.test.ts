@@ -19,7 +19,7 @@ describe("agent protocol limits", () => {
     const res = await fetch(`${gateway.url}/api/agent/v1/${route}`, {
       method: "POST",
       headers: { "content-type": "application/json", ...(cred ? { authorization: `Bearer ${cred}` } : {}) },
-      body: typeof body === "string" ? body : JSON.stringify(body),
+      body: typeof body === "string" || body instanceof Buffer ? body : JSON.stringify(body),
     });
     return {
       status: res.status,
@@ -249,5 +249,39 @@ describe("agent protocol limits", () => {
     );
     expect(big.status).toBe(400);
     expect(big.json.error?.message).toMatch(/jobs\.0\.exitCode/);
+  });
+
+  it("logs: half of a character is a 400 naming the chunk, never a 500; nothing stored, and the next heartbeat's output is", async () => {
+    // What earlier tests left running ends, so this job gets the node.
+    for (const seg of await db.prisma.runSegment.findMany({ where: { endedAt: null } }))
+      expect(
+        (await post("heartbeat", beat({ jobs: [exited({ id: seg.jobId, segmentId: String(seg.id) }, new Date())] }), credential))
+          .status,
+      ).toBe(200);
+    const job = await placeJob();
+    const chunk = (text: string) => ({ jobId: job.id, segmentId: job.segmentId, stream: "stdout" as const, text });
+    const before = await db.prisma.jobLogChunk.count();
+    // "😀" is two UTF-16 units: a chunk cut between them carries a lone surrogate, as JSON writes it.
+    const [high, low] = ["😀".charCodeAt(0), "😀".charCodeAt(1)].map((c) => String.fromCharCode(c));
+    for (const cut of [`smile ${high}`, `${low} rest`]) {
+      const r = await post("heartbeat", beat({ logs: [chunk("fine\n"), chunk(cut)] }), credential);
+      expect(r.status, JSON.stringify(r.json)).toBe(400);
+      expect(r.json.error?.message).toMatch(/logs\.1\.text: text must be valid Unicode text: it holds half of a character/);
+    }
+    expect(await db.prisma.jobLogChunk.count()).toBe(before);
+
+    // Bytes that are not UTF-8 (a character cut in the body itself) become U+FFFD, kept like the rest.
+    const [head, tail] = JSON.stringify(beat({ logs: [chunk("@")] })).split("@");
+    const cutBytes = Buffer.concat([
+      Buffer.from(head!),
+      Buffer.from("smile "),
+      Buffer.from("😀").subarray(0, 2),
+      Buffer.from(tail!),
+    ]);
+    expect((await post("heartbeat", cutBytes, credential)).status).toBe(200);
+
+    expect((await post("heartbeat", beat({ logs: [chunk("smile 😀 rest\n")] }), credential)).status).toBe(200);
+    const rows = await db.prisma.jobLogChunk.findMany({ where: { jobId: job.id }, orderBy: { id: "asc" } });
+    expect(rows.map((r) => r.text)).toEqual(["smile \uFFFD", "smile 😀 rest\n"]);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { text } from "./input";
+import { hasLoneSurrogate, loneSurrogateMessage, text } from "./input";
 import { INT32_MAX, LIMITS, formatBytes, utf8Bytes } from "./limits";
 
 /**
@@ -136,10 +136,15 @@ export const logChunkSchema = z.object({
   jobId: id("jobId"),
   segmentId: segmentIdSchema,
   stream: z.enum(["stdout", "stderr"]),
-  /** A job's output may hold NUL bytes (binary output): they become U+FFFD, since Postgres text cannot hold them. */
+  /**
+   * A job's output may hold NUL bytes (binary output): they become U+FFFD, since Postgres text cannot hold
+   * them. Half of a character (a lone surrogate) is refused, 400 naming the chunk: the agent decodes whole
+   * UTF-8 characters and never sends one, and the database refuses it (a 500, the heartbeat lost).
+   */
   text: z
     .string()
     .max(LIMITS.logChunkChars, `a log chunk holds at most ${LIMITS.logChunkChars.toLocaleString("en-US")} characters`)
+    .refine((t) => !hasLoneSurrogate(t), loneSurrogateMessage("text"))
     .transform((t) => (t.includes("\u0000") ? t.replaceAll("\u0000", "\uFFFD") : t)),
 });
 export type LogChunk = z.infer<typeof logChunkSchema>;
