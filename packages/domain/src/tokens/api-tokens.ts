@@ -4,6 +4,7 @@ import type { PrismaClient, Tx } from "@tranche/db";
 import type { Actor, Role } from "../auth/actor";
 import { wholeNumberFromEnv } from "../env-number";
 import { badInput, conflict, forbidden, notFound } from "../errors";
+import { lockForUser, USER_LOCK } from "../user-lock";
 import { checkTokenPace } from "./token-pace";
 
 export { API_TOKENS_PER_HOUR } from "./token-pace";
@@ -70,6 +71,8 @@ export async function createApiToken(
   const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
   const expiresAt = new Date(Date.now() + days * 86_400_000);
   const row = await prisma.$transaction(async (tx) => {
+    // Before the counts below (live tokens, tokens this hour): two at once must not both pass them.
+    await lockForUser(tx, USER_LOCK.apiTokens, actor.id);
     const live = await tx.apiToken.count({
       where: { userId: actor.id, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] },
     });
