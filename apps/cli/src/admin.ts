@@ -20,7 +20,7 @@ import {
 } from "@tranche/contracts/audit";
 import { api, CliError, loadConfig } from "./client";
 import { ago, printable, table, validity, when, type Out } from "./format";
-import { countOption } from "./options";
+import { countOption, usageError } from "./options";
 import { registerLabImport } from "./lab-file";
 
 const enc = (path: string) => path.split("/").map(encodeURIComponent).join("/");
@@ -30,11 +30,11 @@ function parseShare(text: string): number {
   const s = text.trim();
   if (s.endsWith("%")) {
     const ppm = parsePercentToPpm(s);
-    if (ppm === null) throw new CliError(`--share '${text}' is not a percentage such as 30%`);
+    if (ppm === null) throw usageError(`--share '${text}' is not a percentage such as 30%`);
     return ppm / 1_000_000;
   }
   const n = Number(s);
-  if (!Number.isFinite(n)) throw new CliError(`--share '${text}' is not a fraction such as 0.3 or a percentage such as 30%`);
+  if (!Number.isFinite(n)) throw usageError(`--share '${text}' is not a fraction such as 0.3 or a percentage such as 30%`);
   return n;
 }
 
@@ -100,7 +100,7 @@ function policyNumber(field: string, flag: string, text: string | undefined, per
   if (t === "default") return { [field]: null };
   const n = Number(t);
   if (t === "" || !Number.isFinite(n))
-    throw new CliError(`${flag} '${text}' is not a number${percent ? " (of percent, e.g. 2%)" : ""} or 'default'`);
+    throw usageError(`${flag} '${text}' is not a number${percent ? " (of percent, e.g. 2%)" : ""} or 'default'`);
   return { [field]: n };
 }
 
@@ -380,7 +380,7 @@ export function registerAdmin(program: Command, out: Out): void {
     .option("--disable", "disable the user")
     .option("--enable", "enable a disabled user")
     .action(async (who: string, o: { role?: string; name?: string; disable?: boolean; enable?: boolean }) => {
-      if (o.disable && o.enable) throw new CliError("give --disable or --enable, not both");
+      if (o.disable && o.enable) throw usageError("give --disable or --enable, not both");
       const id = await userId(who);
       const body = {
         ...(o.role ? { role: o.role.toUpperCase() } : {}),
@@ -506,8 +506,8 @@ export function auditActionFilter(given: string): string {
   // A code's prefix ("user."), or a code the table does not name yet: the API matches it as it is.
   if (matches.every((m) => m.code.startsWith(t)) && /^[a-z][\w.-]*$/i.test(t) && /[.-]/.test(t)) return t;
   if (matches.length > 1)
-    throw new CliError(`--action '${t}' could mean: ${matches.map((m) => m.words).join("; ")}. Give the words of one.`);
-  throw new CliError(`No action reads '${t}'. The actions: ${AUDIT_ACTIONS.map((a) => a.words).join("; ")}.`);
+    throw usageError(`--action '${t}' could mean: ${matches.map((m) => m.words).join("; ")}. Give the words of one.`);
+  throw usageError(`No action reads '${t}'. The actions: ${AUDIT_ACTIONS.map((a) => a.words).join("; ")}.`);
 }
 
 /** `tranche admin audit`'s table: when (local time), who, the action and its target in words, and the details as the web shows them. */

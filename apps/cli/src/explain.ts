@@ -10,6 +10,7 @@ import {
   stateWords,
 } from "@tranche/contracts/format";
 import { api, loadConfig } from "./client";
+import { jobIdArg } from "./options";
 import { gpus, when, type Out } from "./format";
 
 /** GET /api/v1/jobs/{id}/events: the job, its timeline and its runs. */
@@ -71,7 +72,8 @@ export function registerExplain(program: Command, out: Out): void {
     .description("why a job is where it is: state, reason, expected start, timeline")
     .argument("<job>", "job id")
     .action(async (id: string) => {
-      const d = await api<JobDetail>(loadConfig(), "GET", `/jobs/${encodeURIComponent(id)}/events`);
+      const job = jobIdArg(id);
+      const d = await api<JobDetail>(loadConfig(), "GET", `/jobs/${job}/events`);
       out(d, () => explainText(d));
     });
 }

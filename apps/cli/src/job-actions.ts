@@ -1,7 +1,6 @@
 import { Option, type Command } from "commander";
 import {
   JOB_ACTION_STATES,
-  jobIdInput,
   type JobAction,
   type JobActionFilter,
   type JobActionPreview,
@@ -12,6 +11,7 @@ import { jobActionDoneText, jobActionDoneWord, jobActionQuestion, jobActionRefus
 import { api, CliError, loadConfig } from "./client";
 import { askYesNo } from "./confirm";
 import { stoppingText, type Out } from "./format";
+import { jobIdArg, usageError } from "./options";
 
 // `tranche cancel|hold|release`: one job, one array (--array), or many jobs at once, by ids
 // (`tranche cancel 41 42 43`) or by a filter of your jobs (`tranche cancel --state pending --name sweep`),
@@ -87,12 +87,6 @@ interface Options {
   yes: boolean;
 }
 
-function jobId(arg: string): number {
-  const id = jobIdInput.safeParse({ id: arg });
-  if (!id.success) throw new CliError(id.error.issues[0]!.message);
-  return id.data.id;
-}
-
 export function registerJobActions(program: Command, out: Out): void {
   for (const action of ["cancel", "hold", "release"] as const) {
     const w = WORDS[action];
@@ -116,22 +110,24 @@ export function registerJobActions(program: Command, out: Out): void {
         const filter = filterOf(o);
         if (o.array) {
           if (ids.length !== 1 || filter || o.everyone)
-            throw new CliError(`--array takes one array's id and no filter: tranche ${action} --array 160`);
-          const r = await api<ArrayAnswer>(loadConfig(), "POST", `/arrays/${encodeURIComponent(ids[0]!)}/${action}`);
+            throw usageError(`--array takes one array's id and no filter: tranche ${action} --array 160`);
+          const array = jobIdArg(ids[0]!, "array");
+          const r = await api<ArrayAnswer>(loadConfig(), "POST", `/arrays/${array}/${action}`);
           return out(r, () => w.arraySaid(r));
         }
         if (filter && ids.length > 0)
-          throw new CliError(`Name the jobs by their ids or by --state, --name, --cluster and --budget, not both`);
-        if (o.everyone && !filter) throw new CliError(`--everyone goes with a filter: --state, --name, --cluster or --budget`);
+          throw usageError(`Name the jobs by their ids or by --state, --name, --cluster and --budget, not both`);
+        if (o.everyone && !filter) throw usageError(`--everyone goes with a filter: --state, --name, --cluster or --budget`);
+        const given = ids.map((id) => jobIdArg(id));
         if (!filter && ids.length === 0)
-          throw new CliError(
+          throw usageError(
             `Name the jobs: tranche ${action} 41 42 43, or your jobs by a filter: tranche ${action} --state pending [--name N] [--cluster C] [--budget PATH]`,
           );
-        if (!filter && ids.length === 1) {
-          const { job } = await api<{ job: JobView }>(loadConfig(), "POST", `/jobs/${encodeURIComponent(ids[0]!)}/${action}`);
+        if (!filter && given.length === 1) {
+          const { job } = await api<{ job: JobView }>(loadConfig(), "POST", `/jobs/${given[0]}/${action}`);
           return out({ job }, () => w.said(job));
         }
-        const chosen = filter ? await confirmFilter(action, filter, o.yes, out) : ids.map(jobId);
+        const chosen = filter ? await confirmFilter(action, filter, o.yes, out) : given;
         if (chosen.length === 0) return;
         const r = await api<JobActionResult>(loadConfig(), "POST", "/jobs/actions", { action, ids: chosen });
         out(r, () => jobActionDoneText(r));

@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 import type { WebhookSetView, WebhookView } from "@tranche/contracts";
-import { api, CliError, loadConfig } from "./client";
+import { api, loadConfig } from "./client";
 import { ago, table, type Out } from "./format";
 import { webhookWords } from "./webhook-words";
-import { perUserLimitArg } from "./options";
+import { jobIdArg, perUserLimitArg, usageError } from "./options";
 import { perUserLimitText } from "./budgets";
 
 /** `tranche depend`, `tranche notifications`, `tranche webhook`, `tranche limit`. */
@@ -15,11 +15,12 @@ export function registerJobRules(program: Command, out: Out): void {
     .argument("<job>", "job id")
     .option("--after <JOB[:ok|:any]>", "start after this job succeeds (:ok) or ends (:any); repeatable", collect, [])
     .action(async (id: string, o: { after: string[] }) => {
+      const job = jobIdArg(id);
       const after = o.after.flatMap((a) => a.split(",")).filter((a) => a.trim() !== "");
       const r = await api<{ jobId: number; after: { parentId: number; condition: string }[] }>(
         loadConfig(),
         "PUT",
-        `/jobs/${encodeURIComponent(id)}/dependencies`,
+        `/jobs/${job}/dependencies`,
         { after },
       );
       out(r, () =>
@@ -62,7 +63,7 @@ export function registerJobRules(program: Command, out: Out): void {
     .option("--off", "stop sending them", false)
     .action(async (url: string | undefined, o: { off: boolean; newSecret: boolean }) => {
       if ([url !== undefined, o.off, o.newSecret].filter(Boolean).length > 1)
-        throw new CliError("Give one of: an address, --new-secret, --off (or nothing, to show your webhook)");
+        throw usageError("Give one of: an address, --new-secret, --off (or nothing, to show your webhook)");
       const cfg = loadConfig();
       const r = o.newSecret
         ? await api<WebhookSetView>(cfg, "POST", "/me/webhook/secret")

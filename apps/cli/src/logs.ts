@@ -2,11 +2,11 @@
 // On a terminal its control characters are written out (^[, ^M) rather than sent, unless --raw.
 import type { Command } from "commander";
 import { formatBytes, nodeLineLabeller, type JobLogPage, type JobView, type LogChunkView } from "@tranche/contracts";
-import { api, CliError, loadConfig } from "./client";
+import { api, loadConfig } from "./client";
 import type { JobDetail } from "./explain";
 import { tailPage } from "./log-tail";
 import { visible } from "./format";
-import { countOption } from "./options";
+import { countOption, jobIdArg } from "./options";
 
 const PAGE = 1000;
 
@@ -33,7 +33,7 @@ export function registerLogs(program: Command, json: () => boolean): void {
       false,
     )
     .action(async (id: string, o: { follow: boolean; stderr: boolean; tail?: string; raw: boolean }) => {
-      if (!/^\d{1,10}$/.test(id)) throw new CliError(`job must be a job id (a number), got '${id}'`);
+      jobIdArg(id);
       const tail = o.tail === undefined ? null : countOption("--tail", o.tail, PAGE);
       const cfg = loadConfig();
       const base = `/jobs/${id}/logs?stream=${o.stderr ? "stderr" : "stdout"}`;

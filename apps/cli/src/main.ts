@@ -39,7 +39,7 @@ import { registerTokens } from "./tokens";
 import { registerUpdate } from "./update";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
-import { countOption, durationOption, nodeListOption, slurmTimeOption } from "./options";
+import { countOption, durationOption, nodeListOption, slurmTimeOption, usageError } from "./options";
 import { ago, gpus as gpuWords, printable, table, type Out } from "./format";
 
 const program = new Command();
@@ -49,7 +49,10 @@ program
   .option("--json", "print JSON instead of text")
   // One line after a mistyped option or command, as sbatch's "Try sbatch --help": the whole help (45
   // lines for submit) pushed the error itself off the screen.
-  .showHelpAfterError("(add --help to see the options)");
+  .showHelpAfterError("(add --help to see the options)")
+  // Commander's own usage errors (a missing argument, an unknown option) exit 2 as the CLI's do
+  // (options.ts usageError); its help and version exit 0. Set before the commands: they inherit it.
+  .exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2));
 
 const json = () => program.opts<{ json?: boolean }>().json === true;
 // Text answers hold what other users wrote (names, reasons): printable() keeps their escapes off the terminal.
@@ -155,7 +158,7 @@ program
   .action(async (command: string[], o: Record<string, string | boolean | string[] | undefined>) => {
     if (typeof o.file === "string") {
       if (command.length > 0 || o.script || o.cluster || o.budget || o.gpus || o.minRuntime)
-        throw new CliError(
+        throw usageError(
           "--file takes the jobs from the file: give no --cluster/--budget/--gpus/--min-runtime or command with it",
         );
       await submitFile(o.file);
@@ -167,9 +170,9 @@ program
       ["--gpus", o.gpus],
       ["--min-runtime", o.minRuntime],
     ] as const)
-      if (v === undefined) throw new CliError(`required option '${flag}' not specified (or give --file jobs.jsonl)`);
+      if (v === undefined) throw usageError(`required option '${flag}' not specified (or give --file jobs.jsonl)`);
     if (typeof o.script === "string" && command.length > 0)
-      throw new CliError("give either --script FILE or a command after --, not both");
+      throw usageError("give either --script FILE or a command after --, not both");
     let commandText: string;
     if (typeof o.script === "string") {
       try {
@@ -179,12 +182,12 @@ program
       }
       if (!commandText.trim()) throw new CliError(`${o.script} is empty: nothing to run`);
     } else if (command.length === 0)
-      throw new CliError("missing the command to run: tranche submit [options] -- command... (or --script FILE)");
+      throw usageError("missing the command to run: tranche submit [options] -- command... (or --script FILE)");
     else commandText = commandLine(command);
     const env: Record<string, string> = {};
     for (const kv of o.env as string[]) {
       const i = kv.indexOf("=");
-      if (i <= 0) throw new CliError(`--env '${kv}' is not KEY=VALUE`);
+      if (i <= 0) throw usageError(`--env '${kv}' is not KEY=VALUE`);
       env[kv.slice(0, i)] = kv.slice(i + 1);
     }
     const secretEnv: Record<string, string> = {};
@@ -192,13 +195,13 @@ program
       const i = kv.indexOf("=");
       const key = i < 0 ? kv : kv.slice(0, i);
       const value = i < 0 ? process.env[kv] : kv.slice(i + 1);
-      if (!key) throw new CliError(`--secret-env '${kv}' is not KEY or KEY=VALUE`);
+      if (!key) throw usageError(`--secret-env '${kv}' is not KEY or KEY=VALUE`);
       if (value === undefined) throw new CliError(`--secret-env ${key}: ${key} is not set in your environment`);
       secretEnv[key] = value;
     }
     const num = (s: unknown, what: string) => {
       const n = Number(s);
-      if (!Number.isFinite(n)) throw new CliError(`${what} must be a number, got '${String(s)}'`);
+      if (!Number.isFinite(n)) throw usageError(`${what} must be a number, got '${String(s)}'`);
       return n;
     };
     const body = {
@@ -224,7 +227,7 @@ program
     };
     // The same zod schema as the server: bad input fails here with the same message, before any request.
     const parsed = submitJobInput.safeParse(body);
-    if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => i.message).join("; "));
+    if (!parsed.success) throw usageError(parsed.error.issues.map((i) => i.message).join("; "));
     const { job } = await api<{ job: JobView }>(loadConfig(), "POST", "/jobs", body);
     const words = explainContract(job);
     out({ job }, () =>

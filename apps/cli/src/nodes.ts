@@ -16,7 +16,8 @@ import {
   nodeStateMeaning,
   nodeStateText,
 } from "@tranche/contracts/format";
-import { api, CliError, loadConfig } from "./client";
+import { api, loadConfig } from "./client";
+import { usageError } from "./options";
 import { ago, table, type Out } from "./format";
 
 /** "3 s ago", or "never" for a node never heard from. */
@@ -88,7 +89,7 @@ function actionText(n: NodeView, now = Date.now()): string {
 /** `--state draining,down`: the node states asked for; a word it does not know is an error naming the ones it does. */
 export function parseNodeStates(raw: string): NodeState[] {
   const r = parseNodeStateWords(raw);
-  if ("error" in r) throw new CliError(`--state ${r.error}`);
+  if ("error" in r) throw usageError(`--state ${r.error}`);
   return r.states;
 }
 

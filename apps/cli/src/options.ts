@@ -1,6 +1,22 @@
 import { Option } from "commander";
-import { expandNodeList, missingUnitProblem } from "@tranche/contracts";
+import { INT32_MAX, expandNodeList, missingUnitProblem } from "@tranche/contracts";
 import { CliError } from "./client";
+
+/**
+ * A mistake in the command line itself (an argument, an option): exit code 2, as a shell's and
+ * commander's own usage errors, and always before any request, so it is said whether or not the caller
+ * is signed in (`tranche explain abc` said "Not signed in" first).
+ */
+export function usageError(message: string): CliError {
+  return new CliError(message, 2);
+}
+
+/** A job id given as an argument: a whole number from 1 (`what`: "job", "session", "array"). */
+export function jobIdArg(value: string, what = "job"): number {
+  const n = /^\d{1,10}$/.test(value) ? Number(value) : NaN;
+  if (n >= 1 && n <= INT32_MAX) return n;
+  throw usageError(`${what} id must be a whole number written in digits (such as 42), got '${value}'`);
+}
 
 /**
  * A count given as an option (--limit, --tail): a positive whole number, at most `max` where the CLI
@@ -12,7 +28,7 @@ export function countOption(option: string, value: string, max?: number): number
   const n = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
   if (n >= 1 && (max === undefined || n <= max)) return n;
   const should = max === undefined ? "a positive whole number" : `a whole number from 1 to ${max.toLocaleString("en-US")}`;
-  throw new CliError(`${option} must be ${should}, got '${value}'`);
+  throw usageError(`${option} must be ${should}, got '${value}'`);
 }
 
 /**
@@ -23,7 +39,7 @@ export function countOption(option: string, value: string, max?: number): number
 export function durationOption(option: string, value: string): string {
   const problem = missingUnitProblem(option, value);
   if (problem === null) return value;
-  throw new CliError(`${problem} (e.g. ${option} 2h)`);
+  throw usageError(`${problem} (e.g. ${option} 2h)`);
 }
 
 /** What Slurm's --time becomes here: sbatch --time is a maximum runtime, and tranche protects a minimum too. */
@@ -37,7 +53,7 @@ export const NO_TIME_OPTION =
  */
 export function slurmTimeOption(): Option {
   return new Option("-t, --time <duration>").hideHelp().argParser(() => {
-    throw new CliError(NO_TIME_OPTION);
+    throw usageError(NO_TIME_OPTION);
   });
 }
 
@@ -50,7 +66,7 @@ export function perUserLimitArg(value: string): number | null {
   if (value === "none") return null;
   const n = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
   if (n >= 1) return n;
-  throw new CliError(`The GPU limit must be a whole number of at least 1, or none for no limit; got '${value}'`);
+  throw usageError(`The GPU limit must be a whole number of at least 1, or none for no limit; got '${value}'`);
 }
 
 /**
@@ -60,6 +76,6 @@ export function perUserLimitArg(value: string): number | null {
 export function nodeListOption(option: string, value: string, allowNone = false): string[] | null {
   if (allowNone && value.trim() === "none") return null;
   const names = expandNodeList(value, option);
-  if (typeof names === "string") throw new CliError(names);
+  if (typeof names === "string") throw usageError(names);
   return names;
 }

@@ -2,9 +2,9 @@
 import type { Command } from "commander";
 import { formatDuration, startSessionInput, type JobView } from "@tranche/contracts";
 import { countdownWords } from "@tranche/contracts/format";
-import { api, CliError, loadConfig } from "./client";
+import { api, loadConfig } from "./client";
 import type { Out } from "./format";
-import { durationOption, slurmTimeOption } from "./options";
+import { durationOption, jobIdArg, slurmTimeOption, usageError } from "./options";
 
 export function registerSession(program: Command, out: Out): void {
   program
@@ -43,7 +43,7 @@ export function registerSession(program: Command, out: Out): void {
         };
         // The server's own schema first: bad input fails here with the same words, before any request.
         const parsed = startSessionInput.safeParse(body);
-        if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => i.message).join("; "));
+        if (!parsed.success) throw usageError(parsed.error.issues.map((i) => i.message).join("; "));
         const cfg = loadConfig();
         const { job } = await api<{ job: JobView }>(cfg, "POST", "/sessions", body);
         out({ job }, () =>
@@ -63,10 +63,9 @@ export function registerSession(program: Command, out: Out): void {
     .argument("<job>", "session id")
     .requiredOption("--by <duration>", "how much longer, e.g. 1h")
     .action(async (id: string, o: { by: string }) => {
-      if (!/^\d{1,10}$/.test(id)) throw new CliError(`job must be a session id (a number), got '${id}'`);
-      const { job } = await api<{ job: JobView }>(loadConfig(), "POST", `/jobs/${id}/extend`, {
-        by: durationOption("--by", o.by),
-      });
+      const session = jobIdArg(id, "session");
+      const by = durationOption("--by", o.by);
+      const { job } = await api<{ job: JobView }>(loadConfig(), "POST", `/jobs/${session}/extend`, { by });
       out({ job }, () => {
         const left = job.protectedUntil ? (Date.parse(job.protectedUntil) - Date.now()) / 1000 : 0;
         return `Session #${job.id} is protected for ${countdownWords(left)} more (a new contract of ${formatDuration(job.minRuntime)} after its start, charged to ${job.budget}).`;

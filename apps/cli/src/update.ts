@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { explainContract, formatExactDuration, updateJobInput, type JobView } from "@tranche/contracts";
 import { api, CliError, loadConfig } from "./client";
 import { gpus as gpuWords, type Out } from "./format";
-import { durationOption, nodeListOption, slurmTimeOption } from "./options";
+import { durationOption, jobIdArg, nodeListOption, slurmTimeOption, usageError } from "./options";
 
 interface UpdateOptions {
   gpus?: string;
@@ -83,11 +83,12 @@ export function registerUpdate(program: Command, out: Out): void {
     .option("--array", "change every task of the array <job> that waits to start", false)
     .addOption(slurmTimeOption())
     .action(async (id: string, o: UpdateOptions) => {
+      const job = jobIdArg(id, o.array ? "array" : "job");
       const body = updateBody(o);
       // The server's own schema: bad input fails here with its words, before any request.
       const parsed = updateJobInput.safeParse(body);
-      if (!parsed.success) throw new CliError(parsed.error.issues.map((i) => i.message).join("; "));
-      const path = `/jobs/${encodeURIComponent(id)}`;
+      if (!parsed.success) throw usageError(parsed.error.issues.map((i) => i.message).join("; "));
+      const path = `/jobs/${job}`;
       if (o.array) {
         const r = await api<{ arrayId: number; updated: number; notWaiting: number; changed: boolean }>(
           loadConfig(),

@@ -1,7 +1,15 @@
 import { describe, expect, it, vi } from "vitest";
 import { CliError } from "../src/client";
 import { Command } from "commander";
-import { NO_TIME_OPTION, countOption, durationOption, nodeListOption, perUserLimitArg, slurmTimeOption } from "../src/options";
+import {
+  NO_TIME_OPTION,
+  countOption,
+  durationOption,
+  nodeListOption,
+  perUserLimitArg,
+  slurmTimeOption,
+  usageError,
+} from "../src/options";
 import { updateBody } from "../src/update";
 import { registerJobRules } from "../src/job-rules";
 
@@ -13,9 +21,7 @@ describe("countOption", () => {
 
   it("refuses zero, negatives, fractions and words, naming the option", () => {
     for (const bad of ["0", "-3", "2.5", "abc", "", "1e3", " 5"])
-      expect(() => countOption("--limit", bad), bad).toThrow(
-        new CliError(`--limit must be a positive whole number, got '${bad}'`),
-      );
+      expect(() => countOption("--limit", bad), bad).toThrow(usageError(`--limit must be a positive whole number, got '${bad}'`));
     expect(() => countOption("--tail", "1001", 1000)).toThrow("--tail must be a whole number from 1 to 1,000, got '1001'");
     expect(() => countOption("--limit", "0")).toThrow(CliError);
   });
@@ -29,9 +35,7 @@ describe("durationOption", () => {
 
   it("refuses a number without its unit, naming the option and the units", () => {
     expect(() => durationOption("--min-runtime", "90")).toThrow(
-      new CliError(
-        "--min-runtime 90 has no unit: write 90m for minutes, 90h for hours or 90s for seconds (e.g. --min-runtime 2h)",
-      ),
+      usageError("--min-runtime 90 has no unit: write 90m for minutes, 90h for hours or 90s for seconds (e.g. --min-runtime 2h)"),
     );
     expect(() => durationOption("--by", "1.5")).toThrow("--by 1.5 has no unit");
   });
@@ -51,9 +55,7 @@ describe("slurmTimeOption", () => {
       "tranche has no --time: the maximum runtime is --max-runtime (and the protected minimum --min-runtime)",
     );
     for (const args of [["--time", "2h"], ["--time=90"], ["-t", "2h"], ["-t2h"]])
-      expect(() => submit().parse([...args, "--", "true"], { from: "user" }), args.join(" ")).toThrow(
-        new CliError(NO_TIME_OPTION),
-      );
+      expect(() => submit().parse([...args, "--", "true"], { from: "user" }), args.join(" ")).toThrow(usageError(NO_TIME_OPTION));
   });
 
   it("leaves the command as it was without it, and out of the help", () => {
@@ -78,7 +80,7 @@ describe("tranche limit's GPUs", () => {
         const program = new Command().exitOverride();
         registerJobRules(program, () => {});
         await expect(program.parseAsync(["limit", "lab/nlp/p1", bad], { from: "user" }), bad).rejects.toThrow(
-          new CliError(`The GPU limit must be a whole number of at least 1, or none for no limit; got '${bad}'`),
+          usageError(`The GPU limit must be a whole number of at least 1, or none for no limit; got '${bad}'`),
         );
       }
       expect(sent).toEqual([]);
@@ -94,7 +96,7 @@ describe("--nodelist / --exclude", () => {
     expect(nodeListOption("--nodelist", "gpu-[03-05],gpu-07")).toEqual(["gpu-03", "gpu-04", "gpu-05", "gpu-07"]);
     expect(nodeListOption("--exclude", "none", true)).toBeNull();
     expect(nodeListOption("--exclude", "none")).toEqual(["none"]);
-    expect(() => nodeListOption("--nodelist", "gpu-[05-03]")).toThrow(new CliError("--nodelist: range 05-03 runs backwards"));
+    expect(() => nodeListOption("--nodelist", "gpu-[05-03]")).toThrow(usageError("--nodelist: range 05-03 runs backwards"));
     expect(updateBody({ nodelist: "gpu-[1-2]", exclude: "none", array: false })).toEqual({
       nodes: ["gpu-1", "gpu-2"],
       excludeNodes: null,

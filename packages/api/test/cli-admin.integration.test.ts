@@ -185,15 +185,16 @@ describe("tranche admin", () => {
     expect(JSON.parse(back.stdout)).toMatchObject({ name: "a100", debugReservePercent: 2, debugMaxGpusPerUser: 16 });
     const c = await w.db.prisma.cluster.findUniqueOrThrow({ where: { name: "a100" } });
     expect(c).toMatchObject({ debugReserve: null, debugMaxGpusPerUser: 16, debugVictimMaxCostSec: null });
-    const refusals: [Who, string[], string][] = [
-      ["admin", ["--debug-gpus-per-user", "0"], "debugMaxGpusPerUser must be at least 1 (GPUs)"],
-      ["admin", ["--debug-victim-max-gpu-hours", "lots"], "--debug-victim-max-gpu-hours 'lots' is not a number or 'default'"],
-      ["admin", ["--debug-reserve", "few%"], "--debug-reserve 'few%' is not a number (of percent, e.g. 2%) or 'default'"],
-      ["ada", ["--debug-gpus-per-user", "64"], "change a cluster's policy"],
+    // The server's refusals exit 1; a value the CLI cannot read is a usage error, exit 2.
+    const refusals: [Who, string[], string, number][] = [
+      ["admin", ["--debug-gpus-per-user", "0"], "debugMaxGpusPerUser must be at least 1 (GPUs)", 1],
+      ["admin", ["--debug-victim-max-gpu-hours", "lots"], "--debug-victim-max-gpu-hours 'lots' is not a number or 'default'", 2],
+      ["admin", ["--debug-reserve", "few%"], "--debug-reserve 'few%' is not a number (of percent, e.g. 2%) or 'default'", 2],
+      ["ada", ["--debug-gpus-per-user", "64"], "change a cluster's policy", 1],
     ];
-    for (const [who, flags, message] of refusals) {
+    for (const [who, flags, message, code] of refusals) {
       const r = await cli(who, ["admin", "cluster", "policy", "a100", ...flags]);
-      expect(r.code, flags.join(" ")).toBe(1);
+      expect(r.code, flags.join(" ")).toBe(code);
       expect(r.stderr).toContain(message);
     }
     expect((await w.db.prisma.cluster.findUniqueOrThrow({ where: { name: "a100" } })).debugMaxGpusPerUser).toBe(16);
@@ -234,7 +235,7 @@ describe("tranche admin", () => {
     expect(await w.counts()).toEqual(before);
   });
 
-  it("prints the server's refusal and exits 1: wrong role, bad input, a share that is not a number", async () => {
+  it("prints the server's refusal and exits 1 (wrong role, bad input), 2 for a share that is not a number", async () => {
     const before = await w.counts();
     const role = await cli("ada", ["admin", "cluster", "create", "x1", "--gpu-type", "X"]);
     expect(role.code).toBe(1);
@@ -243,7 +244,7 @@ describe("tranche admin", () => {
     expect(parent.code).toBe(1);
     expect(parent.stderr).toContain("parent: There is no tree node 'lab/nowhere'");
     const share = await cli("admin", ["admin", "budget", "allocate", "lab/robotics", "--cluster", "a100", "--share", "lots"]);
-    expect(share.code).toBe(1);
+    expect(share.code).toBe(2); // a usage error, said before any request
     expect(share.stderr).toContain("--share 'lots' is not a fraction");
     expect(await w.counts()).toEqual(before);
   });
@@ -305,6 +306,6 @@ describe("tranche admin", () => {
       expect(r.stdout).not.toMatch(/tree\.create|cluster\.create/);
     }
     const vague = await cli("admin", ["admin", "audit", "--action", "node"]);
-    expect([vague.code, vague.stderr]).toEqual([1, expect.stringContaining("--action 'node' could mean: ")]);
+    expect([vague.code, vague.stderr]).toEqual([2, expect.stringContaining("--action 'node' could mean: ")]);
   });
 });

@@ -61,11 +61,11 @@ describe("tranche cancel 41 42 43", () => {
     ];
     for (const [args, message] of cases) {
       const r = await cli(args);
-      expect(r.code, args.join(" ")).toBe(1);
+      expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr, args.join(" ")).toContain(message);
     }
     const bad = await cli(["cancel", "--state", "stopping"]);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(
       /option '--state <state>' argument 'stopping' is invalid. Allowed choices are pending, running, held/,
     );

@@ -79,7 +79,7 @@ describe("tranche nodes --state", () => {
     const states = (await stack.w.db.prisma.node.findMany({ where: { name: { in: names as string[] } } })).map((n) => n.state);
     expect(new Set(states)).toEqual(new Set(states.filter((s) => s === "DOWN" || s === "REPAIR")));
     const typo = await cli("omar", ["nodes", "--state", "drainin"]);
-    expect(typo.code).toBe(1);
+    expect(typo.code).toBe(2);
     expect(typo.stderr).toBe(
       "tranche: --state takes ready, cordoned, draining, repair, down, retired (comma-separated), got 'drainin'\n",
     );
