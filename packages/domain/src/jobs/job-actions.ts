@@ -5,6 +5,7 @@ import { managedBudgetIds, mayCancel, mayHold, mayReleaseHold, type Actor } from
 import { actingAs } from "./acting-as";
 import { conflict, forbidden, notFound } from "../errors";
 import { forecastFactsOf } from "./forecast-facts";
+import { auditOthersJob } from "./job-action-audit";
 import { jobViewInclude, toJobView } from "./job-view";
 import { accessToJob } from "./queries";
 
@@ -86,6 +87,7 @@ export async function cancelLoaded(
           actorId: actor.id,
         },
       });
+      await auditOthersJob(tx, actor, job, "job.cancel");
     });
   } else if (job.state === "RUNNING") {
     // Charged as the core decided at START (its open run segment), not guessed from the contract.
@@ -107,6 +109,7 @@ export async function cancelLoaded(
           actorId: actor.id,
         },
       });
+      await auditOthersJob(tx, actor, job, "job.cancel");
     });
     // Wake the agents long-polling for its nodes (best effort: they also learn it on their next heartbeat).
     await prisma.$executeRaw`
@@ -189,5 +192,6 @@ export async function setHeldLoaded(
         actorId: actor.id,
       },
     });
+    await auditOthersJob(tx, actor, job, held ? "job.hold" : "job.release");
   });
 }
