@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { JobActionResult } from "@tranche/contracts";
 import type { Actor } from "@tranche/domain";
 import { createCaller } from "../src";
 import { goodJob, makeWorld, type World } from "./fixtures";
@@ -73,7 +74,7 @@ describe.each(Object.entries(ACTIONS))("%s", (_name, a) => {
 describe("the rows in the audit log", () => {
   it("an admin's cancel through POST /jobs/actions writes one too, and admins, operators and the job's managers read it by its filters", async () => {
     const id = await adasJob();
-    const r = await caller("admin").job.act({ action: "cancel", ids: [id] });
+    const r = (await caller("admin").job.act({ action: "cancel", ids: [id] })) as JobActionResult;
     expect(r.done).toEqual([id]);
     const sees = async (who: Who) =>
       (await caller(who).admin.audit({ action: "job.", target: `job #${id}` })).map((e) => [e.action, e.actor?.email, e.target]);
