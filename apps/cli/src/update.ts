@@ -1,7 +1,7 @@
 // `tranche update`: change a waiting job in place (Slurm's scontrol update), keeping its place in the queue.
 import type { Command } from "commander";
 import { explainContract, formatExactDuration, updateJobInput, type JobView } from "@tranche/contracts";
-import { api, CliError, loadConfig } from "./client";
+import { api, loadConfig } from "./client";
 import { gpus as gpuWords, type Out } from "./format";
 import { durationOption, jobIdArg, nodeListOption, slurmTimeOption, usageError } from "./options";
 
@@ -18,7 +18,7 @@ interface UpdateOptions {
 }
 
 const whole = (option: string, v: string) => {
-  if (!/^-?\d{1,15}$/.test(v.trim())) throw new CliError(`${option} must be a whole number, got '${v}'`);
+  if (!/^-?\d{1,15}$/.test(v.trim())) throw usageError(`${option} must be a whole number, got '${v}'`);
   return Number(v);
 };
 

@@ -102,8 +102,9 @@ describe("tranche: arrays, dependencies, retries", () => {
   it("refuses a duration option without its unit (Slurm's --time 90 is minutes, ours was seconds), naming it, and sends nothing", async () => {
     const before = await w.counts();
     const minRuntime = await cli([...base.slice(0, -1), "90", "--", "true"]);
+    // A usage error: exit 2, as every mistake in the command line itself.
     expect([minRuntime.code, minRuntime.stdout, minRuntime.stderr]).toEqual([
-      1,
+      2,
       "",
       "tranche: --min-runtime 90 has no unit: write 90m for minutes, 90h for hours or 90s for seconds (e.g. --min-runtime 2h)\n",
     ]);
@@ -112,7 +113,7 @@ describe("tranche: arrays, dependencies, retries", () => {
       ["--grace", "60"],
     ]) {
       const r = await cli([...base, flag!, value!, "--", "true"]);
-      expect([r.code, r.stderr], flag).toEqual([1, expect.stringContaining(`tranche: ${flag} ${value} has no unit`)]);
+      expect([r.code, r.stderr], flag).toEqual([2, expect.stringContaining(`tranche: ${flag} ${value} has no unit`)]);
     }
     const session = await cli(["session", "--cluster", "h100", "--budget", "lab/language/pretraining", "--min-runtime", "240"]);
     expect(session.stderr).toContain("tranche: --min-runtime 240 has no unit");
@@ -129,7 +130,7 @@ describe("tranche: arrays, dependencies, retries", () => {
   it("says what was mistyped in a few lines, not the whole help", async () => {
     const r = await cli([...base, "--gpu", "2", "--", "true"]);
     expect([r.code, r.stdout, r.stderr]).toEqual([
-      1,
+      2,
       "",
       "error: unknown option '--gpu'\n(Did you mean --gpus?)\n(add --help to see the options)\n",
     ]);
@@ -145,7 +146,7 @@ describe("tranche: arrays, dependencies, retries", () => {
       ["session", "--cluster", "h100", "--budget", "lab/language/pretraining", "--time", "4h"],
     ]) {
       const r = await cli(args);
-      expect([r.code, r.stdout, r.stderr], args.join(" ")).toEqual([1, "", words]);
+      expect([r.code, r.stdout, r.stderr], args.join(" ")).toEqual([2, "", words]);
     }
     expect(await w.counts()).toEqual(before);
   });
@@ -233,7 +234,7 @@ describe("tranche update", () => {
     ];
     for (const [args, words] of cases) {
       const r = await cli(args);
-      expect([args.join(" "), r.code, r.stdout, r.stderr]).toEqual([args.join(" "), 1, "", words]);
+      expect([args.join(" "), r.code, r.stdout, r.stderr]).toEqual([args.join(" "), 2, "", words]);
     }
     expect(await w.counts()).toEqual(before);
     const sub = await cli(["--json", ...base, "--", "true"]);
@@ -264,7 +265,7 @@ describe("tranche webhook", () => {
     // Two things at once is refused before anything is sent.
     const both = await cli(["webhook", "--off", "--new-secret"]);
     expect([both.code, both.stderr.trim()]).toEqual([
-      1,
+      2,
       "tranche: Give one of: an address, --new-secret, --off (or nothing, to show your webhook)",
     ]);
     expect((await stored())!.secret).toBe(second);
