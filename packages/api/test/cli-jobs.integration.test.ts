@@ -102,11 +102,11 @@ describe("tranche logs", () => {
 });
 
 describe("tranche queue --limit", () => {
-  it("refuses a limit that is not a positive whole number, naming the option, and exits 1", async () => {
+  it("refuses a limit that is not a positive whole number, naming the option, and exits 2", async () => {
     for (const limit of ["0", "-2", "abc", "2.5"]) {
       const r = await cli(["queue", "h100", "--limit", limit]);
       expect([r.code, r.stdout, r.stderr], limit).toEqual([
-        1,
+        2,
         "",
         `tranche: --limit must be a positive whole number, got '${limit}'\n`,
       ]);

@@ -23,7 +23,7 @@ describe("tranche: node lists", () => {
     const bad = await stack.cli([...base, "--nodelist", "h100-[03-04]", "--", "true"]);
     expect([bad.code, bad.stderr]).toEqual([1, "tranche: cluster 'h100' has no node 'h100-03'\n"]);
     const unread = await stack.cli([...base, "--exclude", "h100-[9-7]", "--", "true"]);
-    expect([unread.code, unread.stderr]).toEqual([1, "tranche: --exclude: range 9-7 runs backwards\n"]);
+    expect([unread.code, unread.stderr]).toEqual([2, "tranche: --exclude: range 9-7 runs backwards\n"]);
   });
 
   it("update sets and removes a waiting job's lists", async () => {
