@@ -50,7 +50,12 @@ export function explainText(d: JobDetail, now = Date.now(), timeZone?: string): 
     // Never less than is left, as the job page counts it down (9 min 25 s read "9 min").
     const left = (Date.parse(j.protectedUntil) - now) / 1000;
     lines.push(
-      left > 0 ? `Protected for ${countdownWords(left)} more, then interruptible.` : "Interruptible: its protection has ended.",
+      left > 0
+        ? `Protected for ${countdownWords(left)} more, then interruptible.`
+        : // A zero minimum never had protection to end (the job page says "none" for it too).
+          j.minRuntime > 0
+          ? "Interruptible: its protection has ended."
+          : "Interruptible from its start: a zero minimum runtime has no protected time.",
     );
   }
   const checkpoint = lastCheckpointWords(j, now);

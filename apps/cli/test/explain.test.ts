@@ -100,6 +100,13 @@ describe("tranche explain", () => {
     expect(explained({ ...running, protectedUntil: "2026-12-06T17:59:00Z" })[1]).toBe("Interruptible: its protection has ended.");
   });
 
+  it("never says a job with a zero minimum runtime had protection that ended", () => {
+    const running = { state: "RUNNING" as const, startedAt: "2026-12-06T17:50:35Z", protectedUntil: "2026-12-06T17:50:35Z" };
+    expect(explained({ ...running, minRuntime: 0, lane: "UNALLOCATED" })[1]).toBe(
+      "Interruptible from its start: a zero minimum runtime has no protected time.",
+    );
+  });
+
   it("says when a job last reported a checkpoint, and how to report one while a resumable job has none", () => {
     const running = { state: "RUNNING" as const, startedAt: "2026-12-06T17:50:35Z", protectedUntil: "2026-12-06T19:30:00Z" };
     expect(explained({ ...running, lastCheckpointAt: "2026-12-06T17:59:35.400Z" })[2]).toBe(
