@@ -90,6 +90,16 @@ export function logFollowText(s: { live: boolean; atEnd: boolean; follow: boolea
   return s.running ? "following the end of the output live" : "following the end of the output";
 }
 
+/**
+ * The log panel before any output is kept: a running job that prints nothing (a quiet `sleep`, a
+ * buffered Python) read "Logs appear here once the job runs on a node" while it ran on one.
+ */
+export function logEmptyText(running: boolean): string {
+  return running
+    ? "It has printed nothing yet; what it prints shows here within seconds."
+    : "Logs appear here once the job runs on a node.";
+}
+
 /** Why a budget's shares cannot be edited here: "outside the subtree you manage" only to a manager. */
 export function readOnlyText(managedPaths: readonly string[]): string {
   return managedPaths.length > 0 ? "Read only: outside the subtree you manage" : "Read only: only its managers can change it";

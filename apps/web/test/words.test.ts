@@ -4,6 +4,7 @@ import {
   chartGpuHours,
   gracePeriodText,
   labelAddsToTitle,
+  logEmptyText,
   logFollowText,
   minRuntimeText,
   nodeStateText,
@@ -104,6 +105,13 @@ describe("gracePeriodText", () => {
   });
   it("says a grace period the job asked for as it is", () => {
     expect(gracePeriodText({ gracePeriod: 300, lane: "ALLOCATED" }, defaults, fmt)).toBe("5 min");
+  });
+});
+
+describe("logEmptyText", () => {
+  it("never tells a running job's owner that its logs come once it runs on a node", () => {
+    expect(logEmptyText(true)).toBe("It has printed nothing yet; what it prints shows here within seconds.");
+    expect(logEmptyText(false)).toBe("Logs appear here once the job runs on a node.");
   });
 });
 

@@ -3,7 +3,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { formatBytes, prefixNodeLines, type JobLogPage, type LogChunkView } from "@tranche/contracts";
 import { useTRPC } from "../../../../lib/trpc";
-import { logFollowText } from "../../../../lib/words";
+import { logEmptyText, logFollowText } from "../../../../lib/words";
 import { Empty } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
 
@@ -194,7 +194,7 @@ export function JobLogs({ id, running }: { id: number; running: boolean }) {
         </pre>
       ) : loaded ? (
         live ? (
-          <Empty title="No output yet">Logs appear here once the job runs on a node.</Empty>
+          <Empty title="No output yet">{logEmptyText(running)}</Empty>
         ) : (
           <Empty title="No output">The job printed nothing that was kept.</Empty>
         )
