@@ -96,7 +96,7 @@ export function registerReport(program: Command, out: Out): void {
       "whether each budget got the GPU time it was owed over a window, and its usage over 7 days (the charts page's figures)",
     )
     .argument("<cluster>", "cluster name")
-    .option("--hours <n>", "the window, hours back from now (1-168)", "24")
+    .option("--hours <n>", "the window in clock hours, this one so far and the N-1 before it (1-168)", "24")
     .option("--budget <path>", "only this tree node's budgets, e.g. lab/vision")
     .option("--csv", "print CSV (one row per budget) instead of text")
     .action(async (cluster: string, o: { hours: string; budget?: string; csv?: boolean }) => {

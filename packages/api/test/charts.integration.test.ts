@@ -165,6 +165,16 @@ describe("charts: occupancy with a partly recorded hour", () => {
   });
 });
 
+describe("charts: the window's ends", () => {
+  it("ends now, never at the end of the current clock hour, and starts on the hour N hours before that hour's end", async () => {
+    // Asked 25 minutes past an hour: the window is the current hour so far and the 23 whole hours before it.
+    const asked = NOW + 1500 * 1000;
+    const d = await getChartData(w.db.prisma, "chartlab", 24, asked);
+    expect(d.to).toBe(new Date(asked).toISOString());
+    expect(d.from).toBe(new Date(NOW + 3600 * 1000 - 24 * 3600 * 1000).toISOString());
+  });
+});
+
 describe("charts: a cluster younger than the window", () => {
   it("starts the window when the cluster started, not 24 h before: a full young cluster reads full", async () => {
     const p = w.db.prisma;

@@ -277,7 +277,8 @@ export async function getChartData(
   return {
     cluster: cluster.name,
     from: new Date(firstMoment * 1000).toISOString(),
-    to: new Date(end * 1000).toISOString(),
+    // The hours are clock hours, the last one cut at now: its end is the data's end, not the hour's.
+    to: new Date(now * 1000).toISOString(),
     hours,
     since: firstMoment > windowStart ? new Date(firstMoment * 1000).toISOString() : null,
     occupancy,
