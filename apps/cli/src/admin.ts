@@ -110,6 +110,12 @@ interface Person {
 }
 
 const personText = (p: Person) => (p.name ? `${p.name} <${p.email}>` : p.email);
+/**
+ * A node's own managers are listed; those of the nodes above it manage it as well, so "none" under a
+ * team its division's manager runs (the very manager asking) read as if nobody did.
+ */
+const noManagersText = (path: string) =>
+  path.includes("/") ? "none named on it (a manager of a node above it manages it too)" : "none";
 
 interface UserRow {
   id: string;
@@ -300,7 +306,7 @@ export function registerAdmin(program: Command, out: Out): void {
         [
           `${m.path}`,
           `  members: ${m.members.length === 0 ? "none" : m.members.map(personText).join(", ")}`,
-          `  managers: ${g.managers.length === 0 ? "none" : g.managers.map(personText).join(", ")}`,
+          `  managers: ${g.managers.length > 0 ? g.managers.map(personText).join(", ") : noManagersText(m.path)}`,
         ].join("\n"),
       );
     });
