@@ -123,7 +123,10 @@ program
     "--min-runtime <duration>",
     "protected time after each start, with its unit: 90m, 2h, 1h30m; 0 = unallocated (free on idle GPUs, preemptible at any moment)",
   )
-  .option("--max-runtime <duration>", "kill after this long, with its unit (<= 15m and <= 8 GPUs: debug lane)")
+  .option(
+    "--max-runtime <duration>",
+    "kill after this long, with its unit (<= 15m, <= 8 GPUs and a minimum runtime above 0: debug lane)",
+  )
   .option("--resumable", "restarts from its own checkpoints: requeued after preemption", false)
   .option("--requeue", "requeue after preemption even though not resumable", false)
   .option("--priority <n>", "order within the budget (higher first)", "0")

@@ -73,7 +73,7 @@ export function registerUpdate(program: Command, out: Out): void {
     )
     .option(
       "--max-runtime <duration|none>",
-      "kill after this long, with its unit (<= 15m and <= 8 GPUs: debug lane); none: no limit",
+      "kill after this long, with its unit (<= 15m, <= 8 GPUs and a minimum runtime above 0: debug lane); none: no limit",
     )
     .option("--priority <n>", "order within the budget (higher first)")
     .option("--name <name>", "job name")

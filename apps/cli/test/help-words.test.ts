@@ -53,3 +53,27 @@ describe("signals in the CLI's words", () => {
     expect(found).toEqual([]);
   });
 });
+
+/**
+ * The debug lane's shape without its third condition: a job with a zero minimum runtime is unallocated
+ * work however short (the lane is charged work), so "--min-runtime 0 --max-runtime 10m" was no debug job.
+ */
+export function debugLaneWithoutMinimum(source: string): string[] {
+  return [...source.matchAll(/"([^"\n]*)"|`([^`]*)`/g)]
+    .map((m) => m[1] ?? m[2] ?? "")
+    .filter((t) => /: debug lane\b/.test(t) && !/minimum runtime above 0/.test(t));
+}
+
+describe("the debug lane in the CLI's help", () => {
+  it("finds the lane's shape without the minimum runtime (the check can fail)", () => {
+    expect(debugLaneWithoutMinimum(`"kill after this long (<= 15m and <= 8 GPUs: debug lane)"`)).toHaveLength(1);
+    expect(debugLaneWithoutMinimum(`"(<= 15m, <= 8 GPUs and a minimum runtime above 0: debug lane)"`)).toEqual([]);
+  });
+
+  it("says wherever it names the lane that a zero minimum runtime never goes there", () => {
+    const found = readdirSync(src)
+      .filter((f) => f.endsWith(".ts"))
+      .flatMap((f) => debugLaneWithoutMinimum(readFileSync(join(src, f), "utf8")).map((t) => `${f}: ${t}`));
+    expect(found).toEqual([]);
+  });
+});
