@@ -16,6 +16,9 @@ import { findStrays, stopStrays } from "./strays";
  * and it outlives the agent:
  *
  * - while the agent that started it runs, it only looks once a second (the agent fences itself);
+ * - while that agent is paused (SIGSTOP, a debugger: alive but running no code), it cannot fence, yet its
+ *   node goes DOWN all the same (seen: a job paused with its agent ran on two nodes at once): the watch then
+ *   fences its nodes on the same deadline as below, and carries on watching, since the agent may resume;
  * - once that agent is gone, for each of its nodes that no other live agent has taken over (the folder's
  *   `agent.pid` names a running process) and that still has job processes: when the last answered
  *   heartbeat (`contact.json`) is older than the fence's timeout, it stops every process marked as that
@@ -102,6 +105,9 @@ export class FenceWatch {
   private readonly stopping: Promise<unknown>[] = [];
   /** When it first found its agent gone (ms). */
   private goneAt: number | null = null;
+  /** When it first found its agent paused (ms), and the node folders it fenced during that pause. */
+  private pausedAt: number | null = null;
+  private readonly fencedWhilePaused = new Set<string>();
 
   constructor(
     private readonly spec: FenceWatchSpec,
@@ -110,7 +116,14 @@ export class FenceWatch {
 
   /** One look; true once there is nothing left to guard (stops in flight still to be awaited). */
   round(now = Date.now()): boolean {
-    if (isRunning(this.spec.agent)) return false;
+    if (isRunning(this.spec.agent)) {
+      if (procStart(this.spec.agent.pid)?.stopped) this.whilePaused(now);
+      else {
+        this.pausedAt = null; // running again, it fences itself; a later pause counts afresh
+        this.fencedWhilePaused.clear();
+      }
+      return false;
+    }
     this.goneAt ??= now;
     for (const n of this.spec.nodes) {
       if (this.done.has(n.dir)) continue;
@@ -127,12 +140,26 @@ export class FenceWatch {
       const silentMs = now - (at ?? this.goneAt);
       if (silentMs <= fence.afterSec * 1000) continue;
       this.done.add(n.dir);
-      this.stopping.push(this.fence(n, fence.graceSec, silentMs));
+      this.stopping.push(this.fence(n, fence.graceSec, silentMs, "which has stopped"));
     }
     return this.done.size === this.spec.nodes.length;
   }
 
-  private fence(n: FenceWatchNode, graceSec: number, silentMs: number): Promise<number> {
+  /** The agent is alive but paused: each of its nodes silent past the timeout is fenced once per pause. */
+  private whilePaused(now: number): void {
+    this.pausedAt ??= now;
+    for (const n of this.spec.nodes) {
+      if (this.fencedWhilePaused.has(n.dir)) continue;
+      const { at, fence } = contactOf(n.dir);
+      const silentMs = now - (at ?? this.pausedAt);
+      if (silentMs <= fence.afterSec * 1000) continue;
+      if (findStrays(n.name, n.dir, new Set(), this.procRoot).length === 0) continue;
+      this.fencedWhilePaused.add(n.dir);
+      this.stopping.push(this.fence(n, fence.graceSec, silentMs, "which is paused"));
+    }
+  }
+
+  private fence(n: FenceWatchNode, graceSec: number, silentMs: number, agentIs: string): Promise<number> {
     const log = (line: string) => {
       try {
         appendFileSync(join(n.dir, "fence-watch.log"), `${new Date().toISOString()} ${line}\n`, { mode: 0o600 });
@@ -148,7 +175,7 @@ export class FenceWatch {
       cgroupBase: n.cgroupBase,
       log,
       procRoot: this.procRoot,
-      why: `left running by its agent (pid ${this.spec.agent.pid}), which has stopped, and no answer from the control plane for ${Math.round(silentMs / 1000)} s`,
+      why: `left running by its agent (pid ${this.spec.agent.pid}), ${agentIs}, and no answer from the control plane for ${Math.round(silentMs / 1000)} s`,
       beforeSignal: (strays) => {
         for (const seg of new Set(strays.map((s) => s.segmentId))) {
           try {

@@ -158,11 +158,12 @@ function groupAlive(pgid: number): boolean {
   }
 }
 
-export function procStart(pid: number): { start: string; zombie: boolean } | null {
+export function procStart(pid: number): { start: string; zombie: boolean; stopped: boolean } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { start: rest[19] ?? "", zombie: rest[0] === "Z" || rest[0] === "X" };
+    // stopped: paused by a signal (SIGSTOP, SIGTSTP) or a tracer, so it runs no code of its own
+    return { start: rest[19] ?? "", zombie: rest[0] === "Z" || rest[0] === "X", stopped: rest[0] === "T" || rest[0] === "t" };
   } catch {
     return null;
   }
@@ -316,7 +317,7 @@ export class JobRunner {
       j.fenced = true;
       j.stopReason ??= FENCED;
       this.opts.log(
-        `job ${j.jobId} (segment ${j.segmentId}) was stopped by the fence watch while no agent ran and the control plane had not answered past the heartbeat timeout: reported as fenced (requeued when it may be), not by its exit status`,
+        `job ${j.jobId} (segment ${j.segmentId}) was stopped by the fence watch while no agent ran (or its agent was paused) and the control plane had not answered past the heartbeat timeout: reported as fenced (requeued when it may be), not by its exit status`,
       );
     }
     j.status = "EXITED";

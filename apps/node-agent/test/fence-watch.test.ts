@@ -112,6 +112,33 @@ describe("the fence watch (fence-watch.ts): jobs an agent left running, with no 
     expect(existsSync(join(dir, "jobs", "72", FENCED_MARK))).toBe(true);
   }, 15_000);
 
+  it("fences the jobs of an agent paused (SIGSTOP) past the timeout, keeps watching, and lets it fence itself once it runs again", async () => {
+    const { dir, pgid } = await nodeWithJob("74");
+    const agent = standIn();
+    const w = new FenceWatch(specFor(agent, dir));
+    contact(dir, 31_000);
+    expect(w.round()).toBe(false); // running: it fences itself
+    expect(alive(pgid)).toBe(true);
+
+    process.kill(agent.pid, "SIGSTOP");
+    await until("the stand-in agent to be paused", () => procStart(agent.pid)!.stopped);
+    contact(dir, 20_000);
+    expect(w.round()).toBe(false); // paused, but not yet silent for the timeout
+    expect(alive(pgid)).toBe(true);
+    contact(dir, 30_500);
+    expect(w.round()).toBe(false); // fences, and carries on: the agent may resume
+    await until("the job to be stopped", () => !alive(pgid));
+    expect(existsSync(join(dir, "jobs", "74", FENCED_MARK))).toBe(true);
+    expect(readFileSync(join(dir, "fence-watch.log"), "utf8")).toMatch(/left running by its agent \(pid \d+\), which is paused/);
+
+    process.kill(agent.pid, "SIGCONT");
+    await until("the stand-in agent to run again", () => !procStart(agent.pid)!.stopped);
+    expect(w.round()).toBe(false);
+    agent.proc.kill("SIGKILL");
+    await until("the stand-in agent to end", () => procStart(agent.pid) === null || procStart(agent.pid)!.zombie);
+    expect(w.round()).toBe(true); // gone, and nothing left running
+  }, 15_000);
+
   it("leaves the jobs to a new agent that took over the folder, and exits at once where no job runs", async () => {
     const { dir, pgid } = await nodeWithJob("73");
     contact(dir, 60_000);

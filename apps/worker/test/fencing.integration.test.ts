@@ -159,4 +159,31 @@ describe("fencing", () => {
       /stopping process group \d+ .*, left running by its agent \(pid \d+\), which has stopped, and no answer from the control plane for \d+ s/,
     );
   }, 90_000);
+
+  it("an agent paused (SIGSTOP) past the heartbeat timeout cannot fence its job, so its fence watch does; after SIGCONT the agent lives on and reports the run fenced", async () => {
+    const { a0, id, trace } = await jobOnC10("fence-paused");
+    const pausedAt = Date.now();
+    process.kill(a0.proc.pid, "SIGSTOP");
+    try {
+      await expectNoOverlap(id, trace, pausedAt, "the agent paused");
+    } finally {
+      process.kill(a0.proc.pid, "SIGCONT");
+    }
+    expect(readFileSync(join(a0.dir, "c1-0", "fence-watch.log"), "utf8")).toMatch(
+      /stopping process group \d+ .*, left running by its agent \(pid \d+\), which is paused, and no answer from the control plane for \d+ s/,
+    );
+    // Resumed, the agent heartbeats again and its node comes back; the job stays on c1-1, ran once at a time.
+    await waitFor(
+      "c1-0 to be READY again",
+      async () => (await db.prisma.node.findUniqueOrThrow({ where: { name: "c1-0" } })).state === "READY",
+      30_000,
+    );
+    expect(a0.proc.exit).toBeNull();
+    await a0.proc.waitForOutput(/job \d+ \(segment \d+\) was stopped by the fence watch .*: reported as fenced/, 10_000);
+    const events = await db.prisma.jobEvent.findMany({ where: { jobId: id }, orderBy: { id: "asc" } });
+    expect(events.map((e) => e.kind)).toEqual(["SUBMITTED", "STARTED", "LOST", "STARTED"]);
+    const job = await db.prisma.job.findUniqueOrThrow({ where: { id } });
+    expect(job.state).toBe("RUNNING");
+    expect(await db.prisma.runSegment.count({ where: { jobId: id, endedAt: null } })).toBe(1);
+  }, 90_000);
 });
