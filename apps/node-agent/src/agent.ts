@@ -378,17 +378,18 @@ export class NodeAgent {
       this.runner.tick();
       const probe = await this.gpus.probe(this.runner.busyGpus());
       const logs = this.runner.pendingLogs();
+      const sentAt = Date.now();
       const body: HeartbeatRequestInput = {
         nodeName: this.opts.nodeName,
         agentVersion: AGENT_VERSION,
         agentStartId: this.startId,
+        sentAt: new Date(sentAt).toISOString(),
         health: probe.health,
         gpus: probe.gpus,
         busyPercent: probe.busyPercent,
         jobs: this.runner.reports().map((r) => (r.status === "EXITED" ? { ...r, logsDone: logs.drained.has(r.segmentId) } : r)),
         logs: logs.chunks,
       };
-      const sentAt = Date.now();
       const { status, json } = await this.post("heartbeat", body, true);
       if (status === 401) {
         // A refusal may come from another server (a mistyped --server, a proxy that points elsewhere)

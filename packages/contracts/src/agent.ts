@@ -158,6 +158,12 @@ export const heartbeatRequestSchema = z.object({
    * an agent that restarted (a crash, an OOM kill), which its node's history says. Older agents send none.
    */
   agentStartId: text("agentStartId").min(1).max(64).optional(),
+  /**
+   * The agent's clock when it sent this heartbeat: the control plane reads the times the agent reports
+   * (launches, exits, checkpoints) against it, so a host whose clock is off still says when things happened.
+   * Older agents send none.
+   */
+  sentAt: z.iso.datetime().optional(),
   health: agentHealthSchema,
   gpus: z.array(gpuInfoSchema).max(64),
   /** Mean GPU utilization over the node's GPUs, 0..100; null when unknown. */

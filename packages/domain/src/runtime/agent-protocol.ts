@@ -24,6 +24,7 @@ import { agentEnrolledAgainText } from "./agent-history-words";
 import { noteAgentRestart } from "./agent-restarts";
 import { closeRun } from "./job-lifecycle";
 import { storeJobLogs } from "./job-logs";
+import { agentClock } from "./agent-clock";
 import { applySquattingRule, recordCheckpoints, recordSessions } from "./job-reports";
 import { chargeRunEnds } from "./charge";
 import { lockJobs, lockNodes } from "./lock-order";
@@ -263,6 +264,7 @@ async function heartbeatOf(
   const parsed = heartbeatRequestSchema.safeParse(raw);
   if (!parsed.success) return badRequest(parsed.error);
   const hb: HeartbeatRequest = parsed.data;
+  const onOurClock = agentClock(hb.sentAt, now);
   if (hb.nodeName !== node.name)
     return fail(
       403,
@@ -387,8 +389,9 @@ async function heartbeatOf(
         const s = segs.get(r.segmentId);
         if (r.status !== "EXITED" || !s || s.endedAt !== null || (s.jobState !== "RUNNING" && s.jobState !== "STOPPING"))
           return null;
-        // The agent's clock is not trusted: a run ends neither in the future nor before it started.
-        const reported = r.endedAt ? Date.parse(r.endedAt) : now.getTime();
+        // The agent's clock is not trusted: read on ours (agent-clock.ts), a run still ends neither in the
+        // future nor before it started.
+        const reported = r.endedAt ? onOurClock(r.endedAt) : now.getTime();
         return { s, endedAt: new Date(Math.max(s.startedAt.getTime(), Math.min(reported, now.getTime()))) };
       };
       await chargeRunEnds(
@@ -437,11 +440,11 @@ async function heartbeatOf(
           r.launchedAt &&
           s.endedAt === null &&
           s.jobState === "RUNNING" &&
-          Date.parse(r.launchedAt) < s.startedAt.getTime() - 999
+          onOurClock(r.launchedAt) < s.startedAt.getTime() - 999
         ) {
           // A start that waited for preempted victims (startBy in the future) launched as soon as they
           // left: its run, charge and protection begin at the real launch (never before its cycle).
-          const launched = new Date(Math.min(Date.parse(r.launchedAt), now.getTime()));
+          const launched = new Date(Math.min(onOurClock(r.launchedAt), now.getTime()));
           const moved = await tx.$executeRaw`
             UPDATE run_segment s SET "startedAt" = GREATEST(${launched}::timestamptz, c.at),
                    "chargedUntil" = GREATEST(${launched}::timestamptz, c.at),
@@ -470,7 +473,7 @@ async function heartbeatOf(
       // SPEC §4 likely squatting: the core's 30-minute rule over this node's readings of each charged run's GPUs.
       const util = new Map(hb.gpus.filter((g) => g.utilizationPercent !== null).map((g) => [g.index, g.utilizationPercent!]));
       if (util.size > 0) await applySquattingRule(tx, node.id, util, now);
-      await recordCheckpoints(tx, hb.jobs, segs, now);
+      await recordCheckpoints(tx, hb.jobs, segs, now, onOurClock);
       await recordSessions(tx, hb.jobs, segs);
       // Exits still reported: their output is still being uploaded, until one says it is done.
       const exits = hb.jobs.filter((r) => r.status === "EXITED" && segs.has(r.segmentId));

@@ -37,18 +37,20 @@ export async function applySquattingRule(tx: Tx, nodeId: string, util: Map<numbe
 /**
  * Checkpoint times the agent read from each job's `$TRANCHE_CHECKPOINT_DIR/.tranche-checkpoint`: the
  * newest is kept on the job (its checkpoint folder is the same on every node, so it outlives the run).
- * The agent's clock is not trusted: a time in the future counts as now.
+ * The agent's clock is not trusted: its times are read on ours (agent-clock.ts), and one in the future
+ * still counts as now.
  */
 export async function recordCheckpoints(
   tx: Tx,
   reports: JobReport[],
   segs: Map<string, { jobId: number }>,
   now: Date,
+  onOurClock: (iso: string) => number,
 ): Promise<void> {
   const newest = new Map<number, number>();
   for (const r of reports) {
     if (!r.checkpointAt || !segs.has(r.segmentId)) continue;
-    const t = Math.min(Date.parse(r.checkpointAt), now.getTime());
+    const t = Math.min(onOurClock(r.checkpointAt), now.getTime());
     if (t > (newest.get(r.jobId) ?? -Infinity)) newest.set(r.jobId, t);
   }
   for (const [jobId, t] of newest) {
