@@ -85,7 +85,7 @@ describe("the fence watch (fence-watch.ts): jobs an agent left running, with no 
     expect(await exited).toBe(0);
     expect(existsSync(join(dir, "jobs", "71", FENCED_MARK))).toBe(true);
     expect(readFileSync(join(dir, "fence-watch.log"), "utf8")).toMatch(
-      /stopping process group \d+ .*job 71, segment 71, left running by its agent \(pid \d+\), which has stopped, and no answer from the control plane for 3\d s/,
+      /stopping process group \d+ .*job 71, segment 71, left running by its agent \(pid \d+\), which has stopped, and no answer from the control plane for \d+ s/,
     );
 
     // The job trapped SIGTERM and exited 0, yet its run is reported fenced (lost, requeued), not finished: by
