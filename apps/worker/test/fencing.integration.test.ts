@@ -160,7 +160,7 @@ describe("fencing", () => {
     );
   }, 90_000);
 
-  it("an agent paused (SIGSTOP) past the heartbeat timeout cannot fence its job, so its fence watch does; after SIGCONT the agent lives on and reports the run fenced", async () => {
+  it("an agent paused (SIGSTOP) past the heartbeat timeout cannot fence its job, so its fence watch does; after SIGCONT the agent lives on and the run stays lost, not failed", async () => {
     const { a0, id, trace } = await jobOnC10("fence-paused");
     const pausedAt = Date.now();
     process.kill(a0.proc.pid, "SIGSTOP");
@@ -179,7 +179,6 @@ describe("fencing", () => {
       30_000,
     );
     expect(a0.proc.exit).toBeNull();
-    await a0.proc.waitForOutput(/job \d+ \(segment \d+\) was stopped by the fence watch .*: reported as fenced/, 10_000);
     const events = await db.prisma.jobEvent.findMany({ where: { jobId: id }, orderBy: { id: "asc" } });
     expect(events.map((e) => e.kind)).toEqual(["SUBMITTED", "STARTED", "LOST", "STARTED"]);
     const job = await db.prisma.job.findUniqueOrThrow({ where: { id } });
