@@ -272,6 +272,7 @@ export const AGENT_ERROR_CODES = [
   "WRONG_NODE",
   "FOREIGN_JOB",
   "NOT_FOUND",
+  "TOO_MANY_REQUESTS",
   "UNAVAILABLE",
   "INTERNAL",
 ] as const;

@@ -88,6 +88,14 @@ export const LIMITS = {
   /** Bytes of one agent protocol request (a heartbeat with its job reports and log chunks). */
   agentRequestBytes: 8 * 1024 * 1024,
   /**
+   * Requests one node's credential may have in flight at once in one web process, heartbeats and
+   * long-polls together (429 past it). Its agent holds one of each, and one more of each its own timeout
+   * gave up on while the server still works. Unbounded, one credential's 1,000 heartbeats at once queued
+   * for the agents' database connections and that node's lock: another node's heartbeat failed after 18 s
+   * and every agent's timed out (a security audit). Each may also hold its 8 MiB body meanwhile.
+   */
+  agentRequestsInFlightPerNode: 4,
+  /**
    * Bytes of an enrollment request (a token, a name and at most 64 GPUs' inventory, a few KiB): the one
    * agent route anyone may call without a credential reads no more than this.
    */

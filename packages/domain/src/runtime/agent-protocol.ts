@@ -17,6 +17,7 @@ import {
 } from "@tranche/contracts";
 import { defaultPolicy, gracePeriodFor, nodeStateAfterReport, type PolicyConfig } from "@tranche/scheduler-core";
 import type { z } from "zod";
+import { enterAgentRequest } from "./agent-in-flight";
 import { assignmentsDigest, type AgentWakeups } from "./agent-wait";
 import { hashSecret, newNodeCredential } from "./credentials";
 import { enrollRetired } from "./enroll-retired";
@@ -44,9 +45,10 @@ export interface AgentReply<T> {
   body: T | AgentError;
 }
 
-/** HTTP headers of an agent reply: never cached; a 503 (the database away) says when to try again. */
+/** HTTP headers of an agent reply: never cached; a 503 (the database away) or a 429 says when to try again. */
 export function agentReplyHeaders(reply: { status: number }): Record<string, string> {
-  return { "cache-control": "no-store", ...(reply.status === 503 ? { "retry-after": String(DATABASE_RETRY_AFTER_SEC) } : {}) };
+  const retryAfter = reply.status === 503 ? DATABASE_RETRY_AFTER_SEC : reply.status === 429 ? 1 : null;
+  return { "cache-control": "no-store", ...(retryAfter !== null ? { "retry-after": String(retryAfter) } : {}) };
 }
 
 export const SCHEDULER_CHANNEL = "tranche_jobs";
@@ -635,6 +637,39 @@ export async function assignmentsFor(
   return { run, stop };
 }
 
+const busyNode = (nodeName: string): AgentReply<never> =>
+  fail(
+    429,
+    "TOO_MANY_REQUESTS",
+    `Node ${nodeName} already has ${LIMITS.agentRequestsInFlightPerNode} requests in progress, the most one node may have at once (its agent sends a heartbeat and a long-poll); nothing was recorded, try again in a moment.`,
+  );
+
+/** The request of an enrolling agent (`node` null) or of a node whose credential holds: its body, then its route. */
+async function answer(
+  prisma: PrismaClient,
+  req: { route: string; readBody: () => Promise<string | null> },
+  node: CredentialNode | null,
+  opts: { wakeups?: AgentWakeups; signal?: AbortSignal },
+): Promise<AgentReply<unknown>> {
+  const limit = agentRequestLimit(req.route);
+  const body = await req.readBody();
+  if (body === null || Buffer.byteLength(body, "utf8") > limit)
+    return fail(
+      413,
+      "TOO_LARGE",
+      `The request body is larger than ${formatBytes(limit)}, the most ${req.route === "enroll" ? "an enrollment" : "an agent"} request may be; nothing was recorded.`,
+    );
+  let raw: unknown;
+  try {
+    raw = body ? JSON.parse(body) : undefined;
+  } catch {
+    return fail(400, "BAD_REQUEST", "The request body is not valid JSON.");
+  }
+  if (!node) return await enrollAgent(prisma, raw);
+  if (req.route === "wait" && opts.wakeups) return await waitOf(prisma, opts.wakeups, node, raw, opts.signal);
+  return await heartbeatOf(prisma, node, raw, new Date());
+}
+
 /** The most bytes a request to this agent route may have (its reader stops keeping the body past it). */
 export function agentRequestLimit(route: string): number {
   return route === "enroll" ? LIMITS.agentEnrollBytes : LIMITS.agentRequestBytes;
@@ -665,23 +700,19 @@ export async function handleAgentRequest(
     // none cannot make this process hold an 8 MiB report while they take their time sending it.
     const who = req.route === "enroll" ? null : await credentialNode(prisma, bearer);
     if (who && "refused" in who) return who.refused;
-    const limit = agentRequestLimit(req.route);
-    const body = await req.readBody();
-    if (body === null || Buffer.byteLength(body, "utf8") > limit)
-      return fail(
-        413,
-        "TOO_LARGE",
-        `The request body is larger than ${formatBytes(limit)}, the most ${req.route === "enroll" ? "an enrollment" : "an agent"} request may be; nothing was recorded.`,
-      );
-    let raw: unknown;
-    try {
-      raw = body ? JSON.parse(body) : undefined;
-    } catch {
-      return fail(400, "BAD_REQUEST", "The request body is not valid JSON.");
+    // Then the node's requests in flight, still unread: one credential may not take the agents'
+    // database connections (nor hold many 8 MiB bodies) from every other node.
+    let leave = (): void => undefined;
+    if (who) {
+      const entered = enterAgentRequest(who.node.id);
+      if (!entered) return busyNode(who.node.name);
+      leave = entered;
     }
-    if (!who) return await enrollAgent(prisma, raw);
-    if (req.route === "wait" && opts.wakeups) return await waitOf(prisma, opts.wakeups, who.node, raw, opts.signal);
-    return await heartbeatOf(prisma, who.node, raw, new Date());
+    try {
+      return await answer(prisma, req, who?.node ?? null, opts);
+    } finally {
+      leave();
+    }
   } catch (e) {
     if (isDatabaseUnavailable(e)) {
       console.error("agent protocol", req.route, "the database cannot be reached:", e instanceof Error ? e.message : e);

@@ -1,0 +1,24 @@
+import { LIMITS } from "@tranche/contracts";
+
+// Per process, on globalThis: Next may load this module once per agent route's bundle, and the bound is
+// the process's (heartbeats and long-polls together).
+const g = globalThis as unknown as { trancheAgentInFlight?: Map<string, number> };
+
+/**
+ * Counts one request of `nodeId` in flight and answers the function that ends it (call it once), or
+ * null when the node already has `limit` in flight: the request is then refused unread.
+ */
+export function enterAgentRequest(nodeId: string, limit = LIMITS.agentRequestsInFlightPerNode): (() => void) | null {
+  const map = (g.trancheAgentInFlight ??= new Map());
+  const now = map.get(nodeId) ?? 0;
+  if (now >= limit) return null;
+  map.set(nodeId, now + 1);
+  let left = false;
+  return () => {
+    if (left) return;
+    left = true;
+    const rest = (map.get(nodeId) ?? 1) - 1;
+    if (rest > 0) map.set(nodeId, rest);
+    else map.delete(nodeId);
+  };
+}
