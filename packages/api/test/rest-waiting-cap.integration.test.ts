@@ -49,6 +49,16 @@ describe("the cap on one person's waiting jobs", () => {
     expect(others.status).toBe(201);
   });
 
+  it("holds for submissions sent at once: they are counted one after another, and those past the cap store nothing", async () => {
+    const start = await waiting(w.users.ada.id);
+    process.env.TRANCHE_MAX_WAITING_JOBS_PER_USER = String(start + 10);
+    const array = { ...goodJob, array: "0-3" };
+    const answers = await Promise.all(Array.from({ length: 8 }, () => call("POST", "/jobs", { token: adaToken, body: array })));
+    // 4 tasks each: two fit in 10, the third would make 12.
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 201, 409, 409, 409, 409, 409, 409]);
+    expect(await waiting(w.users.ada.id)).toBe(start + 8);
+  });
+
   it("0 turns the cap off", async () => {
     process.env.TRANCHE_MAX_WAITING_JOBS_PER_USER = "0";
     const r = await call("POST", "/jobs", { token: adaToken, body: goodJob });

@@ -10,7 +10,7 @@ import { fromSec, nowSec } from "../runtime/time";
 import { NO_FORECAST_FACTS, forecastFacts } from "./forecast-facts";
 import { jobViewInclude, laneOf, toJobView } from "./job-view";
 import { checkDependencies, expandArray } from "./job-rules-input";
-import { assertWaitingRoom } from "./waiting-cap";
+import { withinWaitingRoom } from "./waiting-cap";
 
 /**
  * Submit a job (SPEC §2, §6). The input has passed `submitJobInput`; here come the checks that need
@@ -263,20 +263,21 @@ async function submitMany(
     if (array) views[i]!.env = { ...input.env, TRANCHE_ARRAY_INDEX: String(array.indexes[0]) };
   }
   if (prepared.length === 0) return views as JobView[];
-  await assertWaitingRoom(
-    prisma,
-    actor,
-    prepared.reduce((n, p) => n + (p.indexes?.length ?? 1), 0),
-  );
 
   // One statement, so one round trip and atomic: membership (SPEC §6: a researcher charges only budgets
   // they belong to; admins any) is checked for every item and, when one is refused, nothing is written;
   // otherwise ids are drawn in item order and the jobs and their SUBMITTED events are inserted as one
   // multi-row INSERT each. The worker is woken after the commit (wakeWorker): a NOTIFY inside the
-  // transaction would serialise the commits of concurrent submissions.
+  // transaction would serialise the commits of concurrent submissions. It runs after the cap's count of
+  // the actor's waiting jobs, in its transaction (waiting-cap.ts).
   let rows: { ord: number; id: number | null; refused: boolean }[];
+  const adding = prepared.reduce((n, p) => n + (p.indexes?.length ?? 1), 0);
   try {
-    rows = await prisma.$queryRaw<{ ord: number; id: number | null; refused: boolean }[]>`
+    rows = await withinWaitingRoom(
+      prisma,
+      actor,
+      adding,
+      (db) => db.$queryRaw<{ ord: number; id: number | null; refused: boolean }[]>`
       WITH input AS MATERIALIZED (
         SELECT * FROM jsonb_to_recordset(${JSON.stringify(prepared)}::jsonb) AS x(
           ord int, "clusterId" text, "budgetId" text, name text, gpus int, "minRuntimeSec" int, "maxRuntimeSec" int,
@@ -325,7 +326,8 @@ async function submitMany(
       SELECT ids.ord, min(ids.id)::int AS id, false AS refused FROM ids GROUP BY ids.ord
       UNION ALL
       SELECT ord, NULL, true FROM refused
-      ORDER BY ord`;
+      ORDER BY ord`,
+    );
   } catch (e) {
     // A concurrent submission with the same idempotency key won the race: answer with its job.
     if (retry && keys.length > 0 && /idempotencyKey|unique/i.test(String(e)))

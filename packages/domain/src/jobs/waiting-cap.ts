@@ -1,4 +1,4 @@
-import type { PrismaClient } from "@tranche/db";
+import type { PrismaClient, Tx } from "@tranche/db";
 import type { Actor } from "../auth/actor";
 import { wholeNumberFromEnv } from "../env-number";
 import { conflict } from "../errors";
@@ -18,17 +18,34 @@ export function maxWaitingJobsPerUser(env: NodeJS.ProcessEnv = process.env): num
   });
 }
 
+/** The advisory lock's first key (the two-key form: apart from the one-key locks of tree-admin.ts and others). */
+const WAITING_LOCK = 7_262_011;
+
 /**
- * Refuse a submission of `adding` jobs that would take the actor past the cap, before anything is
- * written. Counted apart from the insert: two submissions racing may together pass the cap by at most
- * one submission each, which bounds the queue all the same.
+ * Runs `insert`, which adds `adding` waiting jobs of the actor, only when that keeps them within the cap:
+ * the count and the insert run in one transaction under a lock of the actor's own, so their submissions
+ * at once are counted one after another. Counted apart, 8 arrays of 3,000 sent together all passed the
+ * check on 9,750 waiting and left 33,750 (a security audit). Past the cap nothing is written (409).
  */
-export async function assertWaitingRoom(prisma: PrismaClient, actor: Actor, adding: number): Promise<void> {
+export async function withinWaitingRoom<T>(
+  prisma: PrismaClient,
+  actor: Actor,
+  adding: number,
+  insert: (db: PrismaClient | Tx) => Promise<T>,
+): Promise<T> {
   const cap = maxWaitingJobsPerUser();
-  if (cap === 0 || adding === 0) return;
-  const waiting = await prisma.job.count({ where: { userId: actor.id, state: { in: ["PENDING", "HELD"] } } });
-  if (waiting + adding > cap)
-    throw conflict(
-      `You have ${waiting.toLocaleString("en-US")} job${waiting === 1 ? "" : "s"} waiting (pending or held) and this submission adds ${adding.toLocaleString("en-US")}; one person may have at most ${cap.toLocaleString("en-US")} waiting at once (TRANCHE_MAX_WAITING_JOBS_PER_USER): let some start, or cancel some, first`,
-    );
+  if (cap === 0 || adding === 0) return insert(prisma);
+  return prisma.$transaction(
+    async (tx) => {
+      await tx.$queryRaw`SELECT 1 AS ok FROM (SELECT pg_advisory_xact_lock(${WAITING_LOCK}::int, hashtext(${actor.id}))) l`;
+      const waiting = await tx.job.count({ where: { userId: actor.id, state: { in: ["PENDING", "HELD"] } } });
+      if (waiting + adding > cap)
+        throw conflict(
+          `You have ${waiting.toLocaleString("en-US")} job${waiting === 1 ? "" : "s"} waiting (pending or held) and this submission adds ${adding.toLocaleString("en-US")}; one person may have at most ${cap.toLocaleString("en-US")} waiting at once (TRANCHE_MAX_WAITING_JOBS_PER_USER): let some start, or cancel some, first`,
+        );
+      return insert(tx);
+    },
+    // A 10,000-task array is one statement of seconds, longer on a busy database; the lock is the actor's alone.
+    { timeout: 300_000, maxWait: 10_000 },
+  );
 }
