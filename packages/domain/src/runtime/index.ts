@@ -26,3 +26,4 @@ export { renderMetrics } from "./metrics";
 export { clearStartForecasts, refreshStartForecasts, writeStartForecasts } from "./start-forecast";
 export { logRetentionBytes, logUserBytes } from "./job-logs";
 export { prepareDemoAgents } from "./demo-agents";
+export { waitingDependenciesSql } from "./load-job-rules";
