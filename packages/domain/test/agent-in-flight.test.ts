@@ -73,3 +73,45 @@ describe("agent requests in flight, per node", () => {
     await Promise.all(again.map((h) => h.reply));
   });
 });
+
+describe("a node's heartbeats, one at a time", () => {
+  it("a node's next heartbeat opens its database transaction only once its previous one has ended; other nodes' do not wait", async () => {
+    // Each heartbeat's transaction stays open until let go, as one waiting for its node's row lock would.
+    const letGo: (() => void)[] = [];
+    const transaction = vi.fn(() => new Promise<void>((resolve) => letGo.push(resolve)));
+    const db = { node: prisma.node, $transaction: transaction, $queryRaw: vi.fn(async () => []) } as unknown as PrismaClient;
+    const beat = (credential: string) =>
+      handleAgentRequest(
+        db,
+        {
+          method: "POST",
+          route: "heartbeat",
+          authorization: `Bearer ${credential}`,
+          readBody: async () =>
+            JSON.stringify({
+              nodeName: nodes[credential]!.name,
+              agentVersion: "test",
+              health: { healthy: true, errors: [] },
+              gpus: [],
+              busyPercent: null,
+              jobs: [],
+              logs: [],
+            }),
+        },
+        opts,
+      );
+
+    const a = [beat("a"), beat("a"), beat("a")];
+    const b = beat("b");
+    // Node b's heartbeat, sent after node a's three, is in its transaction beside a's first only.
+    await vi.waitFor(() => expect(transaction.mock.calls.length).toBeGreaterThanOrEqual(2));
+    expect(transaction).toHaveBeenCalledTimes(2);
+    // Each of a's goes in as the one before it ends: a's first, then its second (the latest in).
+    letGo.shift()!();
+    await vi.waitFor(() => expect(transaction).toHaveBeenCalledTimes(3));
+    letGo.pop()!();
+    await vi.waitFor(() => expect(transaction).toHaveBeenCalledTimes(4));
+    while (letGo.length > 0) letGo.shift()!();
+    for (const r of await Promise.all([...a, b])) expect(r.status).toBe(200);
+  });
+});

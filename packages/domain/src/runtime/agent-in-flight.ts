@@ -22,3 +22,26 @@ export function enterAgentRequest(nodeId: string, limit = LIMITS.agentRequestsIn
     else map.delete(nodeId);
   };
 }
+
+const h = globalThis as unknown as { trancheAgentTurns?: Map<string, Promise<void>> };
+
+/**
+ * Runs `fn` once the node's earlier heartbeats in this process have ended. They would wait for the
+ * node's row lock anyway, each holding one of the agents' five database connections meanwhile: a node's
+ * four requests in flight could hold four, and every other node's heartbeat wait for the fifth.
+ */
+export async function inNodeTurn<T>(nodeId: string, fn: () => Promise<T>): Promise<T> {
+  const turns = (h.trancheAgentTurns ??= new Map());
+  const before = turns.get(nodeId) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = before.then(() => new Promise<void>((resolve) => (done = resolve)));
+  turns.set(nodeId, mine);
+  try {
+    await before;
+    return await fn();
+  } finally {
+    // `done` is set once `before` has settled, which it has by now.
+    done();
+    if (turns.get(nodeId) === mine) turns.delete(nodeId);
+  }
+}

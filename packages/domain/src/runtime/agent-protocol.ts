@@ -17,7 +17,7 @@ import {
 } from "@tranche/contracts";
 import { defaultPolicy, gracePeriodFor, nodeStateAfterReport, type PolicyConfig } from "@tranche/scheduler-core";
 import type { z } from "zod";
-import { enterAgentRequest } from "./agent-in-flight";
+import { enterAgentRequest, inNodeTurn } from "./agent-in-flight";
 import { assignmentsDigest, type AgentWakeups } from "./agent-wait";
 import { hashSecret, newNodeCredential } from "./credentials";
 import { enrollRetired } from "./enroll-retired";
@@ -667,7 +667,8 @@ async function answer(
   }
   if (!node) return await enrollAgent(prisma, raw);
   if (req.route === "wait" && opts.wakeups) return await waitOf(prisma, opts.wakeups, node, raw, opts.signal);
-  return await heartbeatOf(prisma, node, raw, new Date());
+  // The time is the report's turn's: a report waiting behind the node's previous one is taken as of now.
+  return await inNodeTurn(node.id, () => heartbeatOf(prisma, node, raw, new Date()));
 }
 
 /** The most bytes a request to this agent route may have (its reader stops keeping the body past it). */
