@@ -2,6 +2,7 @@ import type { PrismaClient, Tx } from "@tranche/db";
 import type { Actor } from "../auth/actor";
 import { wholeNumberFromEnv } from "../env-number";
 import { conflict } from "../errors";
+import { lockForUser, USER_LOCK } from "../user-lock";
 
 export const DEFAULT_MAX_WAITING_JOBS_PER_USER = 20_000;
 
@@ -17,9 +18,6 @@ export function maxWaitingJobsPerUser(env: NodeJS.ProcessEnv = process.env): num
     what: " of jobs (0: no cap)",
   });
 }
-
-/** The advisory lock's first key (the two-key form: apart from the one-key locks of tree-admin.ts and others). */
-const WAITING_LOCK = 7_262_011;
 
 /**
  * Runs `insert`, which adds `adding` waiting jobs of the actor, only when that keeps them within the cap:
@@ -37,7 +35,7 @@ export async function withinWaitingRoom<T>(
   if (cap === 0 || adding === 0) return insert(prisma);
   return prisma.$transaction(
     async (tx) => {
-      await tx.$queryRaw`SELECT 1 AS ok FROM (SELECT pg_advisory_xact_lock(${WAITING_LOCK}::int, hashtext(${actor.id}))) l`;
+      await lockForUser(tx, USER_LOCK.waitingJobs, actor.id);
       const waiting = await tx.job.count({ where: { userId: actor.id, state: { in: ["PENDING", "HELD"] } } });
       if (waiting + adding > cap)
         throw conflict(
