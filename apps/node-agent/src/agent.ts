@@ -429,7 +429,7 @@ export class NodeAgent {
       this.state = r.state;
       this.runner.forget(r.acknowledged);
       if (final) return r; // a stopping agent starts nothing
-      this.runner.reconcile(r.run, r.stop);
+      this.runner.reconcile(r.run, r.stop, Date.parse(r.serverTime));
       this.assignments = r.assignments ?? null;
       return r;
     } catch (e) {

@@ -354,8 +354,13 @@ export class JobRunner {
     return [...this.jobs.values()];
   }
 
-  /** Apply the control plane's orders: start what is new, stop what must go. */
-  reconcile(run: RunAssignment[], stop: StopOrder[]): void {
+  /**
+   * Apply the control plane's orders: start what is new, stop what must go. A stop's `graceUntil` is on
+   * the control plane's clock (`serverNow`, the heartbeat answer's `serverTime`), so the grace is kept as
+   * the time left on that clock: a host whose clock ran 4 minutes ahead read it as long past and killed
+   * its victims with no grace at all (R6), one behind killed them minutes late.
+   */
+  reconcile(run: RunAssignment[], stop: StopOrder[], serverNow = Date.now()): void {
     let changed = false;
     const assigned = new Set(run.map((a) => a.segmentId));
     const stopping = new Set(stop.map((s) => s.segmentId));
@@ -416,14 +421,15 @@ export class JobRunner {
       }
       if (j.status === "EXITED" || j.stopReason !== null) continue;
       j.stopReason = s.reason;
-      j.killAt = Date.parse(s.graceUntil);
+      j.killAt = Date.now() + Math.max(0, Date.parse(s.graceUntil) - serverNow);
       if (j.status === "WAITING") {
         j.status = "EXITED";
         j.signal = "NEVER_STARTED";
         j.endedAt = new Date().toISOString();
         delete j.assignment;
       } else if (j.pid !== null) {
-        this.opts.log(`job ${j.jobId}: SIGTERM (${s.reason}), SIGKILL at ${s.graceUntil}`);
+        const graceSec = Math.round((j.killAt - Date.now()) / 1000);
+        this.opts.log(`job ${j.jobId}: SIGTERM (${s.reason}), SIGKILL in ${graceSec} s unless it exits first`);
         this.signalGroup(j, "SIGTERM");
       }
       changed = true;

@@ -75,6 +75,24 @@ describe("JobRunner", () => {
     expect(r.reports()[0]).toMatchObject({ exitCode: null, signal: "SIGKILL" });
   }, 10_000);
 
+  it("a stop's grace is counted on the control plane's clock: a host 4 minutes ahead of it still gives the whole grace", async () => {
+    const r = makeRunner();
+    r.reconcile([assignment("35", "trap '' TERM; echo ready; sleep 30 & wait; sleep 30")], []);
+    await until(() => r.pendingLogs().chunks.some((c) => c.text.includes("ready")));
+    const serverNow = Date.now() - 240_000; // this host's clock runs 4 minutes ahead of the control plane's
+    const before = Date.now();
+    r.reconcile(
+      [],
+      [{ jobId: 35, segmentId: "35", reason: "PREEMPT", graceUntil: new Date(serverNow + 60_000).toISOString() }],
+      serverNow,
+    );
+    r.tick();
+    const job = r.list().find((j) => j.segmentId === "35")!;
+    expect(job.status).toBe("RUNNING");
+    expect(job.killAt! - before).toBeGreaterThanOrEqual(59_000);
+    expect(job.killAt! - before).toBeLessThanOrEqual(60_000 + (Date.now() - before));
+  }, 10_000);
+
   it("a job waits until the GPUs it was given are free (its preempted victims left) before it launches", async () => {
     const r = makeRunner();
     r.reconcile([assignment("41", "sleep 0.6", [0])], []);
