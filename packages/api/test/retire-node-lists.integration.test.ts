@@ -106,7 +106,7 @@ describe("retiring a node that waiting jobs name", () => {
         "8",
         "--min-runtime",
         "2h",
-        "--exclude",
+        "--nodelist",
         "b200-7",
         "--",
         "python",
@@ -131,6 +131,36 @@ describe("retiring a node that waiting jobs name", () => {
     const fixed = await stack.cli(["update", String(only6), "--nodelist", "b200-8"], "ada");
     expect(fixed.stderr).toBe("");
     expect((await prisma.job.findUniqueOrThrow({ where: { id: only6 } })).nodeList).toEqual(["b200-8"]);
+  });
+
+  it("avoiding a retired node is accepted: the job avoids it as it avoids every node not in service", async () => {
+    const id = await submit({ excludeNodes: ["b200-6", "b200-1"] });
+    const row = await stack.w.db.prisma.job.findUniqueOrThrow({ where: { id } });
+    expect([row.state, row.excludeNodes]).toEqual(["PENDING", ["b200-6", "b200-1"]]);
+    const cli = await stack.cli(["update", String(id), "--exclude", "b200-7"], "ada");
+    expect(cli.stderr).toBe("");
+    expect((await stack.w.db.prisma.job.findUniqueOrThrow({ where: { id } })).excludeNodes).toEqual(["b200-7"]);
+  });
+
+  it("a node retired through another process is refused at once, though this process read the cluster a moment before", async () => {
+    const { prisma } = stack.w.db;
+    await submit({ nodes: ["b200-5"] }); // this process now holds b200's nodes for a few seconds
+    // Another web process retires it: this one's cache is not told.
+    await prisma.node.update({ where: { name: "b200-5" }, data: { state: "RETIRED" } });
+    const jobsBefore = await prisma.job.count();
+    const rest = await callRest(stack.w, "POST", "/jobs", {
+      token: tokens.ada!,
+      body: { ...goodJob, cluster: "b200", nodes: ["b200-5"] },
+    });
+    expect([rest.status, rest.body.error], JSON.stringify(rest.body)).toEqual([
+      400,
+      expect.objectContaining({ message: "node 'b200-5' is retired" }),
+    ]);
+    const waiting = await submit({});
+    await expect(stack.w.caller("ada").job.update({ id: waiting, nodes: ["b200-5"] })).rejects.toThrow(
+      "node 'b200-5' is retired",
+    );
+    expect(await prisma.job.count()).toBe(jobsBefore + 1);
   });
 
   it("only operators retire: a researcher is refused and no notification is written", async () => {

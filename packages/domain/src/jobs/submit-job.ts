@@ -1,5 +1,5 @@
 import { inService } from "../nodes/in-service";
-import { checkNodeLists } from "./node-lists";
+import { checkNodeLists, withNamedNodesNow } from "./node-lists";
 import type { PrismaClient } from "@tranche/db";
 import { defaultJobName, explainContract, type JobEventKind, type JobView, type SubmitJob } from "@tranche/contracts";
 import { defaultPolicy, validateJobContract } from "@tranche/scheduler-core";
@@ -175,7 +175,9 @@ async function submitMany(
       cluster,
       (m, field) => badInput(say(i, m), batch ? where(i, field) : field),
     );
-    checkNodeLists(input, cluster, (m, field) => badInput(say(i, m), batch ? where(i, field) : field));
+    checkNodeLists(input, await withNamedNodesNow(prisma, cluster, input.nodes ?? []), (m, field) =>
+      badInput(say(i, m), batch ? where(i, field) : field),
+    );
 
     const requeue = input.resumable || input.requeue === true;
     const array = arrays[i] ?? null;

@@ -6,7 +6,7 @@ import { forecastFactsOf } from "./forecast-facts";
 import { jobViewInclude, laneOf, toJobView } from "./job-view";
 import { accessToJob } from "./queries";
 import { noArrayWords } from "./job-rules-input";
-import { checkNodeLists } from "./node-lists";
+import { checkNodeLists, withNamedNodesNow } from "./node-lists";
 import { cachedCluster, checkContract, leafBudget } from "./submit-job";
 
 /**
@@ -170,8 +170,9 @@ async function checkedValues(
         "budget",
       );
   }
-  const cluster = await cachedCluster(prisma, first.cluster.name);
-  if (!cluster) throw conflict(`Job ${first.id}'s cluster ${first.cluster.name} no longer exists`);
+  const cached = await cachedCluster(prisma, first.cluster.name);
+  if (!cached) throw conflict(`Job ${first.id}'s cluster ${first.cluster.name} no longer exists`);
+  const cluster = await withNamedNodesNow(prisma, cached, input.nodes ?? rows.flatMap((r) => r.nodeList));
   return rows.map((r) => {
     const values: Values = {
       gpus: input.gpus ?? r.gpus,
