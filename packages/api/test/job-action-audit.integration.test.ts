@@ -71,6 +71,25 @@ describe.each(Object.entries(ACTIONS))("%s", (_name, a) => {
   });
 });
 
+describe("a whole array's waiting tasks", () => {
+  it("an operator's hold and release and a manager's cancel write one row each, naming the array and how many tasks; the owner's write none", async () => {
+    const id = (await w.caller("ada").job.submit({ ...goodJob, gpus: 1, name: "sweep", array: "0-2" })).id;
+    await caller("owner").job.holdArray({ id });
+    await caller("owner").job.releaseArray({ id });
+    expect(await rowsOf(id)).toEqual([]);
+    await caller("operator").job.holdArray({ id });
+    await caller("operator").job.releaseArray({ id });
+    await caller("budgetManager").job.cancelArray({ id });
+    const rows = (await rowsOf(id)).sort((a, b) => (a.id < b.id ? -1 : 1));
+    expect(rows.map((r) => [r.action, r.actorId, (r.details as { target: string }).target])).toEqual([
+      ["job.hold", actors.operator.id, `array ${id} sweep: 3 tasks`],
+      ["job.release", actors.operator.id, `array ${id} sweep: 3 tasks`],
+      ["job.cancel", actors.budgetManager.id, `array ${id} sweep: 3 tasks`],
+    ]);
+    expect(rows[2]!.details).toMatchObject({ owner: w.users.ada.email, budget: "lab/language/pretraining" });
+  });
+});
+
 describe("the rows in the audit log", () => {
   it("an admin's cancel through POST /jobs/actions writes one too, and admins, operators and the job's managers read it by its filters", async () => {
     const id = await adasJob();

@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient, type Tx } from "@tranche/db";
+import { auditOthersArray } from "./job-action-audit";
 import type { JobEventKind } from "@tranche/contracts";
 import { managedBudgetIds, mayHold, mayReleaseHold, type Actor } from "../auth/actor";
 import { actingAs } from "./acting-as";
@@ -83,6 +84,7 @@ export async function holdArray(prisma: PrismaClient, actor: Actor, arrayId: num
       sentence,
       arrayId,
     );
+    await auditOthersArray(tx, actor, arrayId, "job.hold", rows.length);
     const running = await tx.job.count({ where: { arrayJobId: arrayId, state: { in: ["RUNNING", "STOPPING"] } } });
     return { arrayId, held: rows.length, running };
   });
@@ -118,6 +120,7 @@ export async function releaseArray(prisma: PrismaClient, actor: Actor, arrayId: 
       sentence,
       arrayId,
     );
+    await auditOthersArray(tx, actor, arrayId, "job.release", rows.length);
     return { arrayId, released: rows.length, heldByOperator };
   });
 }

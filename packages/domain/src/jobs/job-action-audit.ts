@@ -30,3 +30,31 @@ export async function auditOthersJob(
     { owner: row.user.email, budget: row.budget.path, budgetId: job.budgetId },
   );
 }
+
+/**
+ * The same for a whole array's waiting tasks changed in one statement (holdArray, releaseArray,
+ * cancelArray): one row for the array, with how many tasks it changed. Its running tasks that a cancel
+ * stops go through cancelJob, one row each.
+ */
+export async function auditOthersArray(
+  tx: Tx,
+  actor: Actor,
+  arrayId: number,
+  action: JobAuditAction,
+  tasks: number,
+): Promise<void> {
+  if (tasks === 0) return;
+  const head = await tx.job.findFirst({
+    where: { arrayJobId: arrayId },
+    orderBy: { id: "asc" },
+    select: { userId: true, budgetId: true, name: true, user: { select: { email: true } }, budget: { select: { path: true } } },
+  });
+  if (!head || head.userId === actor.id) return;
+  await writeAudit(
+    tx,
+    actor,
+    action,
+    { type: "job", id: String(arrayId), label: `array ${arrayId} ${head.name}: ${tasks} task${tasks === 1 ? "" : "s"}` },
+    { owner: head.user.email, budget: head.budget.path, budgetId: head.budgetId },
+  );
+}

@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from "@tranche/db";
+import { auditOthersArray } from "./job-action-audit";
 import { dependencyStatus, type DependencyState } from "@tranche/scheduler-core";
 import { parseArraySpec, parseDependency, type ArraySpec, type JobEventKind } from "@tranche/contracts";
 import { jobAccess, managedBudgetIds, mayCancel, type Actor, type Db } from "../auth/actor";
@@ -202,6 +203,7 @@ export async function cancelArray(
         SELECT id, ${now}, ${"CANCELLED" satisfies JobEventKind}::text, ${`Cancelled with its array ${arrayId} by ${by} before it started.`},
                ${JSON.stringify({ arrayId })}::jsonb, 'USER'::"ActorKind", ${actor.id}
         FROM unnest(${rows.map((r) => r.id)}::int[]) AS id`;
+    await auditOthersArray(tx, actor, arrayId, "job.cancel", rows.length);
     return rows.length;
   });
   const running = await prisma.job.findMany({ where: { arrayJobId: arrayId, state: "RUNNING" }, select: { id: true } });
