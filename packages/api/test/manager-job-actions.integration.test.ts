@@ -139,7 +139,7 @@ describe("a manager's action on a member's job", () => {
     const events = (await w.caller("ada").job.detail({ id })).events.filter((e) => e.kind === "HELD" || e.kind === "RELEASED");
     expect(events.map((e) => [e.sentence, e.actorName])).toEqual([
       ["Held by Ada Researcher: the scheduler skips it until it is released.", "Ada Researcher"],
-      ["Released by Grace, manager of lab/language/pretraining: back in order.", "Grace"],
+      ["Released by Grace, manager of lab/language/pretraining: waiting in line again.", "Grace"],
       ["Held by Maya Manager, manager of lab/language: the scheduler skips it until it is released.", "Maya Manager"],
     ]);
   });

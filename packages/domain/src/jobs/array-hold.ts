@@ -92,7 +92,7 @@ export async function holdArray(prisma: PrismaClient, actor: Actor, arrayId: num
 
 export async function releaseArray(prisma: PrismaClient, actor: Actor, arrayId: number): Promise<ArrayReleased> {
   const by = await checkArray(prisma, actor, arrayId, "release");
-  const sentence = `Released with its array ${arrayId} by ${by}: back in order.`;
+  const sentence = `Released with its array ${arrayId} by ${by}: waiting in line again.`;
   return prisma.$transaction(async (tx) => {
     const held = await tx.$queryRaw<{ id: number; userId: string; heldBy: string | null }[]>`
       SELECT id, "userId", "heldBy" FROM job WHERE "arrayJobId" = ${arrayId} AND state = 'HELD' ORDER BY id FOR UPDATE`;
