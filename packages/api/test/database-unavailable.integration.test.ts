@@ -60,13 +60,13 @@ describe("the routes while the database is away", () => {
     const body = (await away.json()) as { error: { code: string; message: string } };
     expect(body.error).toEqual({
       code: "UNAVAILABLE",
-      message: "The database cannot be reached right now (it may be restarting); try again in 5 s.",
+      message: "The database cannot answer right now (it may be restarting or too busy); try again in 5 s.",
     });
     expect((await rest("GET", "/jobs")).status).toBe(503);
     const t = await trpc();
     expect(t.status).toBe(503);
     expect(t.headers.get("retry-after")).toBe("5");
-    expect(JSON.stringify(await t.json())).toContain("The database cannot be reached right now");
+    expect(JSON.stringify(await t.json())).toContain("The database cannot answer right now");
     const a = await agent();
     expect(a.status).toBe(503);
     expect(agentReplyHeaders(a)["retry-after"]).toBe("5");

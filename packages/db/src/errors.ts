@@ -14,13 +14,19 @@ const PG_UNAVAILABLE = /^(08...|57P0[123]|53300)$/;
 const ADAPTER_UNAVAILABLE = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
 const NODE_UNAVAILABLE = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN"]);
 // node-postgres' own words for a connection the server ended (a shutdown, a crash): they carry no code.
+// Prisma's timeouts of an interactive transaction (P2028): no connection to start one within maxWait,
+// or one that outlived its timeout. Both are a database too busy for the moment (seen at load average
+// 28: a job's update answered "Something went wrong on the server"); the transaction was rolled back,
+// so the same request may simply be sent again. P2028's other cases (a transaction not found) stay 500s.
+const PRISMA_TX_TIMEOUT = /Unable to start a transaction in the given time|expired transaction|timeout for this transaction/;
 const PG_CONNECTION_LOST = new Set([
   "Connection terminated unexpectedly",
   "Client has encountered a connection error and is not queryable",
 ]);
 
 /**
- * Is this error the database being away (restarting, stopped, unreachable) rather than a fault of the
+ * Is this error the database being away (restarting, stopped, unreachable, or too busy to give a
+ * transaction in time) rather than a fault of the
  * request or the code? Callers answer 503 with Retry-After: the same request will work once it is back.
  */
 export function isDatabaseUnavailable(e: unknown, depth = 0): boolean {
@@ -35,6 +41,7 @@ export function isDatabaseUnavailable(e: unknown, depth = 0): boolean {
     cause?: unknown;
   };
   if (err.name === "PrismaClientInitializationError") return true;
+  if (err.code === "P2028" && e instanceof Error && PRISMA_TX_TIMEOUT.test(e.message)) return true;
   if (typeof err.code === "string" && (PRISMA_UNAVAILABLE.has(err.code) || NODE_UNAVAILABLE.has(err.code))) return true;
   // A driver adapter's error (pg): its cause says what the server or the socket did.
   if (typeof err.kind === "string" && ADAPTER_UNAVAILABLE.has(err.kind)) return true;
@@ -47,7 +54,7 @@ export function isDatabaseUnavailable(e: unknown, depth = 0): boolean {
 }
 
 /** What a caller is told when the database is away (REST, tRPC, the agent protocol). */
-export const DATABASE_UNAVAILABLE_SENTENCE = `The database cannot be reached right now (it may be restarting); try again in ${DATABASE_RETRY_AFTER_SEC} s.`;
+export const DATABASE_UNAVAILABLE_SENTENCE = `The database cannot answer right now (it may be restarting or too busy); try again in ${DATABASE_RETRY_AFTER_SEC} s.`;
 
 /**
  * The fields of the unique constraint a write broke (Prisma's P2002), or null for any other error. Use

@@ -33,6 +33,21 @@ describe("isDatabaseUnavailable", () => {
     expect(isDatabaseUnavailable(badQuery)).toBe(false);
   });
 
+  // Prisma 6's words for an interactive transaction that could not start, or ran past its timeout.
+  it("knows a transaction that timed out on a busy database, and no other transaction error", () => {
+    const txError = (message: string) =>
+      Object.assign(new Error(message), { name: "PrismaClientKnownRequestError", code: "P2028" });
+    expect(isDatabaseUnavailable(txError("Transaction API error: Unable to start a transaction in the given time."))).toBe(true);
+    expect(
+      isDatabaseUnavailable(
+        txError(
+          "Transaction API error: Transaction already closed: A query cannot be executed on an expired transaction. The timeout for this transaction was 5000 ms, however 6012 ms passed since the start of the transaction.",
+        ),
+      ),
+    ).toBe(true);
+    expect(isDatabaseUnavailable(txError("Transaction API error: Transaction not found."))).toBe(false);
+  });
+
   it("leaves every other failure alone (a unique violation, a bad query, a plain bug)", () => {
     expect(isDatabaseUnavailable(known("P2002"))).toBe(false);
     expect(isDatabaseUnavailable(known("P2010", { kind: "postgres", code: "23505", originalCode: "23505" }))).toBe(false);
