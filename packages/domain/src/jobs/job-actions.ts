@@ -165,7 +165,9 @@ export async function setHeldLoaded(
     );
   const now = new Date();
   const by = await actingAs(prisma, actor, job);
-  const sentence = held ? `Held by ${by}: the scheduler skips it until it is released.` : `Released by ${by}: waiting in line again.`;
+  const sentence = held
+    ? `Held by ${by}: the scheduler skips it until it is released.`
+    : `Released by ${by}: waiting in line again.`;
   // Its start forecast was made for the other state ("in about 2 h" for a job now held, "it is held"
   // for one released): dropped, so the job reads "no start forecast yet" until the next refresh.
   const noForecast = { estimatedStartAt: null, estimatedStartWhy: null, estimatedStartAfter: [], estimatedAt: null };
