@@ -16,7 +16,7 @@ import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
+import { oneShotQuery } from "./support/one-shot-query";
 import { createPrismaClient } from "@tranche/db";
 import { embeddedDatabaseUrl, repoRoot } from "@tranche/db/setup";
 import { createApiToken } from "@tranche/domain";
@@ -58,15 +58,7 @@ const MARK = { FAULT_CAMPAIGN_RUN: RUN };
 // ---- the database and the web app, from outside ----
 
 let dbUrl = "";
-async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: dbUrl, connectionTimeoutMillis: 2000, query_timeout: 8000 });
-  try {
-    await c.connect();
-    return (await c.query(sql, params)).rows as T[];
-  } finally {
-    await c.end().catch(() => {});
-  }
-}
+const query = <T>(sql: string, params: unknown[] = []) => oneShotQuery<T>(dbUrl, sql, params, 8000);
 const tryQuery = <T>(sql: string, params: unknown[] = []) => query<T>(sql, params).catch(() => null);
 
 async function status(path: string, token?: string): Promise<number> {

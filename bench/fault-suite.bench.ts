@@ -13,7 +13,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
+import { oneShotQuery } from "./support/one-shot-query";
 import { createPrismaClient } from "@tranche/db";
 import { DEMO_CLUSTERS, embeddedDatabaseUrl, portIsFree, repoRoot } from "@tranche/db/setup";
 import { createApiToken } from "@tranche/domain";
@@ -51,15 +51,7 @@ const RUN_ID = base.split("-").pop()!;
 // ---- small helpers that survive a dead database or web app ----
 
 let dbUrl = "";
-async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: dbUrl, connectionTimeoutMillis: 2000, query_timeout: 5000 });
-  try {
-    await c.connect();
-    return (await c.query(sql, params)).rows as T[];
-  } finally {
-    await c.end().catch(() => {});
-  }
-}
+const query = <T>(sql: string, params: unknown[] = []) => oneShotQuery<T>(dbUrl, sql, params, 5000);
 const tryQuery = <T>(sql: string, params: unknown[] = []) => query<T>(sql, params).catch(() => null);
 
 async function healthy(): Promise<boolean> {
