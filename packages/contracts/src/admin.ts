@@ -270,3 +270,26 @@ export const auditQueryInput = strictObject(
   "an audit log query",
 );
 export type AuditQueryInput = z.input<typeof auditQueryInput>;
+
+/**
+ * One page of the admin's user list: `q` is matched, as typed, inside names and e-mails (no wildcards:
+ * '%' and '_' are themselves); `offset` is how many matching users come before the page.
+ */
+export const userPageInput = strictObject(
+  {
+    q: text("q").trim().max(LIMITS.keyChars, `q is longer than ${LIMITS.keyChars} characters`).default(""),
+    limit: z
+      .number({ error: typeError("limit", "limit must be a number") })
+      .int("limit must be a whole number")
+      .min(1, "limit must be at least 1")
+      .max(100, "limit cannot exceed 100")
+      .default(25),
+    offset: z
+      .number({ error: typeError("offset", "offset must be a number") })
+      .int("offset must be a whole number")
+      .min(0, "offset cannot be negative")
+      .default(0),
+  },
+  "a user list query",
+);
+export type UserPageInput = z.input<typeof userPageInput>;

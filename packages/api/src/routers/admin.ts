@@ -16,6 +16,7 @@ import {
   treePath,
   updateTreeNodeInput,
   updateUserInput,
+  userPageInput,
   LIMITS,
   text,
 } from "@tranche/contracts";
@@ -39,6 +40,7 @@ import {
   listEnrollmentTokens,
   listNodePeople,
   listOidcRules,
+  listUserPage,
   listUsers,
   removeBudgetMember,
   removeTreeManager,
@@ -113,6 +115,8 @@ export const adminRouter = {
     .mutation(({ ctx, input }) => removeTreeManager(ctx.prisma, ctx.user, input.path, input.email)),
 
   users: admin.query(({ ctx }) => listUsers(ctx.prisma, ctx.user)),
+  // The Users page: a page at a time, found by name or e-mail (a lab has hundreds of people).
+  userPage: admin.input(userPageInput).query(({ ctx, input }) => listUserPage(ctx.prisma, ctx.user, input)),
   createUser: admin
     .input(createUserInput)
     .mutation(({ ctx, input }) => createUser(ctx.prisma, ctx.user, input, origin(ctx.origin))),

@@ -5,6 +5,7 @@ export * from "./tree-admin";
 export * from "./tree-scope";
 export * from "./people";
 export * from "./users";
+export * from "./user-page";
 export * from "./oidc-rules";
 export * from "./clusters";
 export * from "./preview-share";

@@ -27,7 +27,7 @@ export interface UserView {
 }
 
 type UserRow = { id: string; email: string; name: string; role: string; disabledAt: Date | null; createdAt: Date };
-const view = (u: UserRow, hasPassword: boolean): UserView => ({
+export const userView = (u: UserRow, hasPassword: boolean): UserView => ({
   id: u.id,
   email: u.email,
   name: u.name,
@@ -67,7 +67,7 @@ export async function listUsers(prisma: PrismaClient, actor: Actor): Promise<Use
     orderBy: [{ role: "desc" }, { email: "asc" }],
     include: { accounts: { where: { providerId: "credential" }, select: { id: true } } },
   });
-  return rows.map((u) => view(u, u.accounts.length > 0));
+  return rows.map((u) => userView(u, u.accounts.length > 0));
 }
 
 /** POST /users: the account and its set-password link. */
@@ -94,7 +94,7 @@ export async function createUserIn(
   const u = await tx.user.create({ data: { email: input.email, name, role: input.role } });
   const link = await issuePasswordLink(tx, u.id, actor.id, origin);
   await writeAudit(tx, actor, "user.create", { type: "user", id: u.id, label: u.email }, { role: u.role, name: u.name });
-  return { user: view(u, false), ...link };
+  return { user: userView(u, false), ...link };
 }
 
 /** A new set-password link for an existing user (the old one ends). */
@@ -138,7 +138,7 @@ export async function updateUserIn(tx: Tx, actor: Actor, userId: string, input: 
   if (input.disabled !== undefined && input.disabled !== (u.disabledAt !== null))
     changes.disabled = { from: u.disabledAt !== null, to: input.disabled };
   const hasPassword = (await tx.account.count({ where: { userId: u.id, providerId: "credential" } })) > 0;
-  if (Object.keys(changes).length === 0) return view(u, hasPassword);
+  if (Object.keys(changes).length === 0) return userView(u, hasPassword);
   const next = await tx.user.update({
     where: { id: u.id },
     data: {
@@ -159,7 +159,7 @@ export async function updateUserIn(tx: Tx, actor: Actor, userId: string, input: 
     },
     { changes },
   );
-  return view(next, hasPassword);
+  return userView(next, hasPassword);
 }
 
 /** Whether a set-password link can still be used (the page says so before anyone types a password). */
