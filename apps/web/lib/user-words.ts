@@ -14,3 +14,15 @@ export function userChangedText(
   if (change.role !== undefined) return `${u.name} is now ${aRole(u.role)}.`;
   return `${u.name}: saved.`;
 }
+
+/**
+ * The Users page's count over its list: "312 people, 25 shown", "12 people match “ada”, 12 shown",
+ * "312 people, 26 to 50 shown" on a later page; the whole list is never sent at once.
+ */
+export function userCountText(total: number, offset: number, shown: number, q: string): string {
+  if (total === 0) return q ? `No one's name or e-mail holds “${q}”.` : "No users yet.";
+  const people = `${total.toLocaleString("en-US")} ${total === 1 ? "person" : "people"}`;
+  const match = q ? ` ${total === 1 ? "matches" : "match"} “${q}”` : "";
+  const which = offset === 0 ? `${shown}` : `${offset + 1} to ${offset + shown}`;
+  return `${people}${match}, ${which} shown`;
+}

@@ -56,9 +56,9 @@ export function skippedQuestions(source: string): string[] {
 
 const HARMLESS_WITHOUT_QUESTION = [
   // Enable: the same button, undoing a Disable.
-  "app/(app)/admin/users/users-admin.tsx: u.disabled",
+  "app/(app)/admin/users/users-list.tsx: u.disabled",
   // A role change that takes no power away (a promotion, or operator to manager's level and back).
-  "app/(app)/admin/users/users-admin.tsx: !takesPowerAway(u.role, role)",
+  "app/(app)/admin/users/users-list.tsx: !takesPowerAway(u.role, role)",
   // A drain of a node with nothing running stops no one's work.
   "app/(app)/nodes/nodes-view.tsx: sel.usedGpus === 0",
 ];
