@@ -88,8 +88,8 @@ async function signIn(page: Page, email: string, password: string) {
 
 async function addChild(page: Page, parent: string, name: string) {
   await page.getByRole("button", { name: `Select ${parent}`, exact: true }).click();
-  await page.getByLabel("New child name").fill(name);
-  await page.getByRole("button", { name: "Add a child" }).click();
+  await page.getByLabel(`New budget under ${parent}`, { exact: true }).fill(name);
+  await page.getByRole("button", { name: "Add a budget here" }).click();
   await expect(page.locator(".alert.ok")).toContainText(`Created ${parent}/${name}.`);
 }
 

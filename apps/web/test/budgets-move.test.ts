@@ -3,29 +3,19 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { BudgetTreeNodeView } from "@tranche/domain";
 import { MoveConfirm, moveQuestion, moveTargets } from "../app/(app)/budgets/move-node";
-import { TreeShape } from "../app/(app)/budgets/tree-shape";
-import { renderWithAnswers } from "./support/render-with-answers";
+import { shapeHtml, treeNode } from "./support/tree-nodes";
 
 // A tree as budget.tree answers it for Maya, who manages lab/language: the server marks where she may
 // add (managesChildren), which nodes may get children (takesChildren: here, those without members, no
 // jobs being charged) and what she may reshape (editable).
 function node(path: string, children: BudgetTreeNodeView[] = [], members = 0, ppm = 0): BudgetTreeNodeView {
   const inLanguage = path === "lab/language" || path.startsWith("lab/language/");
-  const v: BudgetTreeNodeView = {
-    id: path,
-    name: path.split("/").pop()!,
-    path,
-    parentId: path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : null,
-    isBudget: children.length === 0,
+  return treeNode(path, children, {
+    members,
     editable: inLanguage && path !== "lab/language",
     managesChildren: inLanguage,
-    takesChildren: members === 0,
-    members,
-    maxGpusPerUser: null,
     perCluster: { b200: { ppm } as never, h100: { ppm: ppm / 2 } as never },
-    children,
-  };
-  return v;
+  });
 }
 const detection = node("lab/language/agents/detection", [], 4, 300_000);
 const agents = node("lab/language/agents", [detection, node("lab/language/agents/tools", [], 2)], 0, 100_000);
@@ -52,19 +42,14 @@ describe("moving a node from the Budgets page", () => {
     const jobsOnly = { ...node("lab/language/eval"), takesChildren: false }; // no members, but jobs charged
     const withEval = { ...root, children: [{ ...language, children: [...language.children, jobsOnly] }, vision] };
     expect(moveTargets(withEval, detection)).toEqual(["lab/language"]);
-    const html = renderWithAnswers(
-      createElement(TreeShape, { node: detection, root, clusters: ["b200", "h100"], onArchived: () => {} }),
-      () => {},
-    ).html;
+    const html = shapeHtml(detection, root, ["b200", "h100"]);
     expect(html).not.toContain('value="lab/language/pretraining"');
     expect(html).not.toContain('value="lab/language/agents/tools"');
     expect(html).toContain('<option value="lab/language">lab/language</option>');
   });
 
   it("shows Move with those parents in the Shape panel of a node the caller may reshape, and none for their own node", () => {
-    const shape = (n: BudgetTreeNodeView) =>
-      renderWithAnswers(createElement(TreeShape, { node: n, root, clusters: ["b200", "h100"], onArchived: () => {} }), () => {})
-        .html;
+    const shape = (n: BudgetTreeNodeView) => shapeHtml(n, root, ["b200", "h100"]);
     const html = shape(detection);
     expect(html).toContain('aria-label="New parent for lab/language/agents/detection"');
     expect(html).toContain('<option value="lab/language">lab/language</option>');

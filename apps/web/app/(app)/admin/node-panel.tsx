@@ -4,14 +4,14 @@ import { useEffect, useRef, useState } from "react";
 import { formatPpm, parsePercentToPpm, type BudgetTreeNodeView } from "@tranche/contracts";
 import { useTRPC } from "../../../lib/trpc";
 import { archiveQuestion } from "../../../lib/confirm-words";
-import { noChildrenText } from "../../../lib/children-words";
 import type { useNotice } from "../../../components/admin/use-action";
 import { FormRow, RowInput, RowSelect } from "../../../components/admin/form-row";
+import { AddChild } from "../budgets/add-child";
 import { MoveNode } from "../budgets/move-node";
 import { NodePeople } from "./node-people";
 
 /**
- * The admin's changes to one node: a child (only where the server takes one), rename, move (the Budgets
+ * The admin's changes to one node: a new budget under it (the Budgets page's form), rename, move (the Budgets
  * page's Move: the same parents offered, the same question), share per cluster, archive, people.
  */
 export function NodePanel({
@@ -37,18 +37,15 @@ export function NodePanel({
   }, []);
   const trpc = useTRPC();
   const qc = useQueryClient();
-  const [childName, setChildName] = useState("");
   const [rename, setRename] = useState("");
   const [cluster, setCluster] = useState("");
   const [share, setShare] = useState("");
   const refresh = () => void qc.invalidateQueries({ queryKey: trpc.budget.tree.queryKey() });
   const done = (text: string) => (n.ok(text), refresh());
-  const create = useMutation(trpc.admin.createNode.mutationOptions({ onError: n.fail }));
   const update = useMutation(trpc.admin.updateNode.mutationOptions({ onError: n.fail }));
   const archive = useMutation(trpc.admin.archiveNode.mutationOptions({ onError: n.fail }));
   const setShareM = useMutation(trpc.admin.setShare.mutationOptions({ onError: n.fail }));
   const clusterName = cluster || clusters[0] || "";
-  const noChildren = noChildrenText(node);
 
   return (
     <section className="panel" aria-label={`Change ${node.path}`} ref={box}>
@@ -56,25 +53,7 @@ export function NodePanel({
         <h2>{node.path}</h2>
       </div>
       <div className="panel-body stack">
-        {noChildren ? (
-          <p className="muted small" data-testid="no-children">
-            {noChildren}
-          </p>
-        ) : (
-          <FormRow
-            onSubmit={() =>
-              create.mutate(
-                { parent: node.path, name: childName.trim() },
-                { onSuccess: (r) => (setChildName(""), done(`Created ${r.path}.`)) },
-              )
-            }
-          >
-            <RowInput label="New child name" placeholder="child name" value={childName} onChange={setChildName} />
-            <button className="btn" disabled={create.isPending || childName.trim() === ""}>
-              Add a child
-            </button>
-          </FormRow>
-        )}
+        <AddChild key={node.id} node={node} notice={n} />
         <FormRow
           onSubmit={() =>
             update.mutate(

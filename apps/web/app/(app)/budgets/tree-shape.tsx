@@ -5,10 +5,10 @@ import type { BudgetTreeNodeView } from "@tranche/domain";
 import { useTRPC } from "../../../lib/trpc";
 import { archiveQuestion } from "../../../lib/confirm-words";
 import { errorText } from "../../../lib/error-text";
-import { noChildrenText } from "../../../lib/children-words";
 import { Notice } from "../../../components/admin/notice";
 import { useNotice } from "../../../components/admin/use-action";
 import { FormRow, RowInput } from "../../../components/admin/form-row";
+import { AddChild } from "./add-child";
 import { MoveNode } from "./move-node";
 
 /**
@@ -30,18 +30,15 @@ export function TreeShape({
   const trpc = useTRPC();
   const qc = useQueryClient();
   const n = useNotice();
-  const [childName, setChildName] = useState("");
   const [newName, setNewName] = useState("");
   const fail = (e: unknown) => n.fail({ message: errorText(e) });
   const refresh = () => void qc.invalidateQueries({ queryKey: trpc.budget.tree.queryKey() });
-  const create = useMutation(trpc.admin.createNode.mutationOptions({ onError: fail }));
   const update = useMutation(trpc.admin.updateNode.mutationOptions({ onError: fail }));
   const archive = useMutation(trpc.admin.archiveNode.mutationOptions({ onError: fail }));
   // Names typed belong to the node they were typed for; the last message stays ("Archived ..." is
   // said after the selection has moved to the parent).
-  useEffect(() => (setChildName(""), setNewName("")), [node.id]);
+  useEffect(() => setNewName(""), [node.id]);
   if (!node.managesChildren) return null;
-  const noChildren = noChildrenText(node);
   return (
     <section className="panel" data-testid="tree-shape" style={{ marginBottom: "1.25rem" }}>
       <div className="panel-head">
@@ -52,30 +49,7 @@ export function TreeShape({
       </div>
       <div className="panel-body stack">
         <Notice notice={n.notice} />
-        {noChildren ? (
-          <p className="muted small" data-testid="no-children">
-            {noChildren}
-          </p>
-        ) : (
-          <FormRow
-            onSubmit={() =>
-              create.mutate(
-                { parent: node.path, name: childName.trim() },
-                { onSuccess: (r) => (n.ok(`Created ${r.path}.`), setChildName(""), refresh()) },
-              )
-            }
-          >
-            <RowInput
-              label={`New budget under ${node.path}`}
-              placeholder="name, e.g. long-context"
-              value={childName}
-              onChange={setChildName}
-            />
-            <button className="btn" disabled={create.isPending || childName.trim() === ""}>
-              Add a budget here
-            </button>
-          </FormRow>
-        )}
+        <AddChild key={node.id} node={node} notice={n} />
         {node.editable ? (
           <>
             <FormRow
