@@ -1,10 +1,23 @@
 import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
 import { signIn } from "./support/helpers";
+import { removeTreeNode, removeUser } from "./support/scratch-rows";
 
 // An admin sets the lab up from the browser, as `tranche admin import` does: a file with a mistake is
 // refused at its place, a good one is checked, imported, is in the lab downloaded as a file, and its
-// budget is on the Budgets page.
+// budget is on the Budgets page. What it imported is taken out of the shared e2e database again when it
+// ends: the journeys after it found Lin among the users and an empty budget in lab/science.
+const dbUrl = () => {
+  const url = process.env.E2E_DATABASE_URL;
+  expect(url, "the e2e stack exports its database URL").toBeTruthy();
+  return url!;
+};
+test.afterEach(async () => {
+  // The user first: their membership goes with them, and the budget is then empty.
+  await removeUser(dbUrl(), "lin@lab.example");
+  await removeTreeNode(dbUrl(), "lab/science/oceans");
+});
+
 test("an admin checks and imports a small lab file and finds its budget on the budgets page", async ({ page }) => {
   await signIn(page, "admin");
   await page.goto("/admin/lab");
@@ -34,4 +47,15 @@ test("an admin checks and imports a small lab file and finds its budget on the b
   expect(saved).toContain('  - path: "lab/science/oceans"\n    members: ["lin@lab.example"]\n');
   await page.goto("/budgets");
   await expect(page.getByTestId("tree-row-lab/science/oceans")).toBeVisible();
+});
+
+// Runs after the import's journey (one worker, files' tests in order): its afterEach left nothing behind.
+test("the import's user and budget are gone again after its journey", async ({ page }) => {
+  await signIn(page, "admin");
+  await page.goto("/admin/users");
+  await page.getByLabel("Find a user by name or e-mail").fill("lin@lab.example");
+  await expect(page.getByTestId("users-count")).toHaveText("No one's name or e-mail holds “lin@lab.example”.");
+  await page.goto("/budgets");
+  await expect(page.getByTestId("tree-row-lab/science/climate")).toBeVisible();
+  await expect(page.getByTestId("tree-row-lab/science/oceans")).toHaveCount(0);
 });
