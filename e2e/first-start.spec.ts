@@ -254,4 +254,13 @@ test("a lab starts from an empty database: first admin, tree, people, a host, a 
   );
   await ria.goto(`${URL}/jobs`);
   await expect(ria).toHaveURL(/\/login\?next=%2Fjobs$/);
+
+  // The host is cut off, after its question: its row says so at once, without a reload.
+  await page.goto(`${URL}/admin/clusters`);
+  const host = page.getByRole("table", { name: "Hosts" }).getByRole("row", { name: /lab1-host-0/ });
+  await expect(host).toContainText("Ready");
+  page.once("dialog", (d) => void d.accept());
+  await host.getByRole("button", { name: "Revoke credential of lab1-host-0" }).click();
+  await expect(page.locator(".alert.ok")).toContainText("Revoked the credential of lab1-host-0");
+  await expect(host).toContainText("Cordoned");
 });

@@ -40,7 +40,11 @@ export function ClustersAdmin() {
   );
   const revoke = useMutation(
     trpc.admin.revokeNodeCredential.mutationOptions({
-      onSuccess: (r) => n.ok(revokedNodeSentence(r)),
+      // The host's row changes with it (a ready host is cordoned): it showed the old state until a reload.
+      onSuccess: (r) => {
+        n.ok(revokedNodeSentence(r));
+        void qc.invalidateQueries({ queryKey: trpc.node.list.pathKey() });
+      },
       onError: n.fail,
     }),
   );
