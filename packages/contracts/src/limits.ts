@@ -96,6 +96,14 @@ export const LIMITS = {
    */
   agentRequestsInFlightPerNode: 4,
   /**
+   * Agent requests no enrolled node is known for (enrollments, unknown or revoked credentials) one
+   * client address may have in flight at once in one web process (429 unread past it). Each costs a
+   * lookup on the agents' database connections: unbounded, 5,000 at once queued ahead of every node's
+   * heartbeat. Enrolled nodes' requests are not counted, so one address behind the lab's proxy cannot
+   * lock them out.
+   */
+  agentAnonymousRequestsInFlightPerAddress: 4,
+  /**
    * Bytes of an enrollment request (a token, a name and at most 64 GPUs' inventory, a few KiB): the one
    * agent route anyone may call without a credential reads no more than this.
    */

@@ -18,6 +18,7 @@ import {
 import { defaultPolicy, gracePeriodFor, nodeStateAfterReport, type PolicyConfig } from "@tranche/scheduler-core";
 import type { z } from "zod";
 import { enterAgentRequest, inNodeTurn } from "./agent-in-flight";
+import { enterAnonymousAgentRequest, isKnownCredential, noteCredential } from "./agent-anonymous";
 import { assignmentsDigest, type AgentWakeups } from "./agent-wait";
 import { hashSecret, newNodeCredential } from "./credentials";
 import { enrollRetired } from "./enroll-retired";
@@ -249,7 +250,9 @@ async function credentialNode(
     return {
       refused: fail(401, "UNAUTHENTICATED", "Missing node credential: send 'Authorization: Bearer <node credential>'."),
     };
-  const node = await prisma.node.findUnique({ where: { agentCredentialHash: hashSecret(credential) } });
+  const hash = hashSecret(credential);
+  const node = await prisma.node.findUnique({ where: { agentCredentialHash: hash } });
+  noteCredential(hash, node !== null && node.state !== "RETIRED");
   if (!node) return { refused: fail(401, "UNAUTHENTICATED", "Unknown or revoked node credential: enroll this agent again.") };
   // A retired node keeps its credential's hash only so that its agent hears why it is refused.
   if (node.state === "RETIRED") return { refused: retiredRefusal(node.name) };
@@ -644,6 +647,13 @@ const busyNode = (nodeName: string): AgentReply<never> =>
     `Node ${nodeName} already has ${LIMITS.agentRequestsInFlightPerNode} requests in progress, the most one node may have at once (its agent sends a heartbeat and a long-poll); nothing was recorded, try again in a moment.`,
   );
 
+const busyAddress = (): AgentReply<never> =>
+  fail(
+    429,
+    "TOO_MANY_REQUESTS",
+    `This address already has ${LIMITS.agentAnonymousRequestsInFlightPerAddress} agent requests in progress from no enrolled node (enrollments, or credentials not known yet), the most one address may have at once; nothing was recorded, try again in a moment.`,
+  );
+
 /** The request of an enrolling agent (`node` null) or of a node whose credential holds: its body, then its route. */
 async function answer(
   prisma: PrismaClient,
@@ -683,7 +693,18 @@ export async function handleAgentRequest(
    * `readBody` reads the body up to agentRequestLimit(route): null when it is larger (not read whole).
    * It is called only once the node credential holds, so a caller without one is refused unread.
    */
-  req: { method: string; route: string; authorization: string | null; readBody: () => Promise<string | null> },
+  req: {
+    method: string;
+    route: string;
+    authorization: string | null;
+    readBody: () => Promise<string | null>;
+    /**
+     * The client's address (null: not known, all such one client): its requests for which no enrolled
+     * node is known are bounded before their lookup. Left out only by the test gateway, whose callers
+     * are a test's own agents.
+     */
+    client?: string | null;
+  },
   /** The long-poll (`wait`) needs this process's LISTEN connection; `signal` ends it when the agent hangs up. */
   opts: { wakeups?: AgentWakeups; signal?: AbortSignal } = {},
 ): Promise<AgentReply<unknown>> {
@@ -696,6 +717,13 @@ export async function handleAgentRequest(
       `No agent endpoint /api/agent/v1/${req.route} (endpoints: enroll, heartbeat${opts.wakeups ? ", wait" : ""}).`,
     );
   const bearer = req.authorization?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? null;
+  // A request that costs a lookup and comes from no enrolled node, bounded per address before it.
+  let leaveAnonymous = (): void => undefined;
+  if (req.client !== undefined && (req.route === "enroll" || (bearer && !isKnownCredential(prisma, hashSecret(bearer))))) {
+    const entered = enterAnonymousAgentRequest(req.client);
+    if (!entered) return busyAddress();
+    leaveAnonymous = entered;
+  }
   try {
     // The credential before the body (enrollment's token is in its body, at most 64 KiB): whoever has
     // none cannot make this process hold an 8 MiB report while they take their time sending it.
@@ -722,5 +750,7 @@ export async function handleAgentRequest(
     // The database's own words stay in the server's log: a caller (perhaps not a real agent) learns nothing from them.
     console.error("agent protocol", req.route, e);
     return fail(500, "INTERNAL", "The control plane could not handle this request (its log says why); the agent retries.");
+  } finally {
+    leaveAnonymous();
   }
 }

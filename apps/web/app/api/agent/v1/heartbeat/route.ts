@@ -2,6 +2,7 @@ import { LIMITS, readBodyText } from "@tranche/contracts";
 import { agentReplyHeaders, handleAgentRequest } from "@tranche/domain/runtime";
 import { agentDb } from "../../../../../server/db";
 import { apiRoute } from "../../../../../server/api-route";
+import { agentClient } from "../../../../../server/agent-client";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -12,6 +13,7 @@ export const POST = apiRoute(async (req: Request) => {
     method: "POST",
     route: "heartbeat",
     authorization: req.headers.get("authorization"),
+    client: agentClient(req),
     readBody: () => readBodyText(req, LIMITS.agentRequestBytes),
   });
   return Response.json(reply.body, { status: reply.status, headers: agentReplyHeaders(reply) });

@@ -2,6 +2,7 @@ import { LIMITS, readBodyText } from "@tranche/contracts";
 import { AgentWakeups, agentReplyHeaders, handleAgentRequest } from "@tranche/domain/runtime";
 import { agentDb } from "../../../../../server/db";
 import { apiRoute } from "../../../../../server/api-route";
+import { agentClient } from "../../../../../server/agent-client";
 import { shutdownSignal } from "../../../../../server/shutdown";
 
 export const dynamic = "force-dynamic";
@@ -23,6 +24,7 @@ export const POST = apiRoute(async (req: Request) => {
       method: "POST",
       route: "wait",
       authorization: req.headers.get("authorization"),
+      client: agentClient(req),
       readBody: () => readBodyText(req, LIMITS.agentRequestBytes),
     },
     { wakeups: (g.trancheAgentWakeups ??= new AgentWakeups(url)), signal: AbortSignal.any([req.signal, shutdownSignal()]) },
