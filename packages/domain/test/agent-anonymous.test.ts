@@ -6,19 +6,21 @@ import { resetAnonymousAgentRequests } from "../src/runtime/agent-anonymous";
 import type { AgentWakeups } from "../src/runtime/agent-wait";
 import { hashSecret } from "../src/runtime/credentials";
 
-// One enrolled node; every lookup waits until let go, as on a busy database.
+// Two enrolled nodes; every lookup waits until let go, as on a busy database.
 const enrolled = { id: "node-a", name: "gpu-a", state: "READY", agentCredentialHash: hashSecret("good") };
+const enrolledB = { id: "node-b", name: "gpu-b", state: "READY", agentCredentialHash: hashSecret("good-b") };
+const credentialRows = () => [enrolled, enrolledB].map((n) => ({ agentCredentialHash: n.agentCredentialHash }));
 const lookups: { hash: string; answer: () => void }[] = [];
 const findUnique = vi.fn(
   ({ where }: { where: { agentCredentialHash: string } }) =>
     new Promise((resolve) =>
       lookups.push({
         hash: where.agentCredentialHash,
-        answer: () => resolve(where.agentCredentialHash === enrolled.agentCredentialHash ? enrolled : null),
+        answer: () => resolve([enrolled, enrolledB].find((n) => n.agentCredentialHash === where.agentCredentialHash) ?? null),
       }),
     ),
 );
-const findMany = vi.fn(async () => [{ agentCredentialHash: enrolled.agentCredentialHash }]);
+const findMany = vi.fn(async () => credentialRows());
 const prisma = { node: { findUnique, findMany } } as unknown as PrismaClient;
 
 function request(credential: string | null, client: string | null, route = "heartbeat") {
@@ -35,6 +37,7 @@ afterEach(() => {
   resetAnonymousAgentRequests();
   lookups.length = 0;
   findUnique.mockClear();
+  findMany.mockClear();
 });
 
 describe("agent requests from no enrolled node, per client address", () => {
@@ -79,6 +82,20 @@ describe("agent requests from no enrolled node, per client address", () => {
     await vi.waitFor(() => expect(findUnique).toHaveBeenCalledTimes(bound + 3));
     lookups.at(-1)!.answer();
     expect((await again.reply).status).toBe(401);
+  });
+
+  it("after a restart, enrolled agents' first requests wait for the one read of the credentials, and are not held back", async () => {
+    let read!: () => void;
+    findMany.mockImplementationOnce(() => new Promise((resolve) => (read = () => resolve(credentialRows()))));
+    const bound = LIMITS.agentAnonymousRequestsInFlightPerAddress;
+    // More enrolled nodes' requests than the bound, from one address (the proxy's), before the read answers.
+    const first = [...Array.from({ length: bound }, () => request("good", "10.0.0.9")), request("good-b", "10.0.0.9")];
+    await vi.waitFor(() => expect(findMany).toHaveBeenCalledOnce());
+    expect(findUnique).not.toHaveBeenCalled();
+    read();
+    await vi.waitFor(() => expect(findUnique).toHaveBeenCalledTimes(bound + 1));
+    for (const l of lookups) l.answer();
+    for (const r of first) expect((await r.reply).status).toBe(400); // each lookup held: its body was read
   });
 
   it("clients whose address is not known share one bound", async () => {

@@ -19,8 +19,12 @@ const g = globalThis as unknown as {
 };
 const state = () => (g.trancheAgentAnonymous ??= { inFlight: new Map(), known: new Set(), readAt: 0, reading: null });
 
-/** Whether `hash` is a node credential's, as of the last read (started anew, unwaited, once it is a minute old). */
-export function isKnownCredential(prisma: PrismaClient, hash: string, now = Date.now()): boolean {
+/**
+ * Whether `hash` is a node credential's, as of the last read of them all (started anew, not waited for,
+ * once it is a minute old). Before the first read has answered, every caller waits for that one read:
+ * after a restart all the agents come back at once, and none should be taken for a stranger.
+ */
+export async function isKnownCredential(prisma: PrismaClient, hash: string, now = Date.now()): Promise<boolean> {
   const s = state();
   if (now - s.readAt > KNOWN_MAX_AGE_MS && !s.reading) {
     s.reading = prisma.node
@@ -36,6 +40,7 @@ export function isKnownCredential(prisma: PrismaClient, hash: string, now = Date
       .catch(() => undefined)
       .finally(() => (s.reading = null));
   }
+  if (s.readAt === 0 && s.reading) await s.reading;
   return s.known.has(hash);
 }
 

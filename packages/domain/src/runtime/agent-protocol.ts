@@ -719,7 +719,10 @@ export async function handleAgentRequest(
   const bearer = req.authorization?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? null;
   // A request that costs a lookup and comes from no enrolled node, bounded per address before it.
   let leaveAnonymous = (): void => undefined;
-  if (req.client !== undefined && (req.route === "enroll" || (bearer && !isKnownCredential(prisma, hashSecret(bearer))))) {
+  if (
+    req.client !== undefined &&
+    (req.route === "enroll" || (bearer && !(await isKnownCredential(prisma, hashSecret(bearer)))))
+  ) {
     const entered = enterAnonymousAgentRequest(req.client);
     if (!entered) return busyAddress();
     leaveAnonymous = entered;
