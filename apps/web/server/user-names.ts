@@ -13,11 +13,17 @@ import { LIMITS, personNameProblem } from "@tranche/contracts";
 /** better-auth routes where the name is what the person typed: refused when it does not fit. */
 const TYPED_NAME_PATHS = new Set(["/sign-up/email", "/update-user"]);
 
-/** A provider's name made to fit personName: control characters dropped, trimmed, cut to 100 characters. */
+/**
+ * A provider's name made to fit personName: control characters dropped, those that reorder the text
+ * around them removed, trimmed, cut to 100 characters.
+ */
 export function tidyPersonName(raw: unknown, email: unknown): string {
   const clean = (s: string) =>
-    // eslint-disable-next-line no-control-regex -- the control characters are what this removes
-    s.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
+    s
+      // eslint-disable-next-line no-control-regex -- the control characters are what this removes
+      .replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ")
+      .replace(/[\u202a-\u202e\u2066-\u2069]+/g, "")
+      .trim();
   const name = clean(typeof raw === "string" ? raw : "");
   const fallback = clean(typeof email === "string" ? (email.split("@")[0] ?? "") : "") || "user";
   return [...(name || fallback)].slice(0, LIMITS.personNameChars).join("").trim();

@@ -12,6 +12,11 @@ describe("a provider's name made to fit", () => {
     expect(tidyPersonName("é".repeat(5000), "x@y")).toBe("é".repeat(100));
     expect(tidyPersonName("🙂".repeat(150), "x@y")).toBe("🙂".repeat(100));
   });
+  it("removes characters that reorder the text around them, so a name cannot read as another's", () => {
+    expect(tidyPersonName("\u202Enimda", "sam@uni.example")).toBe("nimda");
+    expect(tidyPersonName("Sam \u2066Lee\u2069 \u202Aok\u202C", "sam@uni.example")).toBe("Sam Lee ok");
+    expect(tidyPersonName("\u202E\u2067", "sam@uni.example")).toBe("sam");
+  });
   it("falls back to the e-mail's local part when nothing is left", () => {
     expect(tidyPersonName("\u001b\u0007  ", "sam@uni.example")).toBe("sam");
     expect(tidyPersonName(undefined, "sam@uni.example")).toBe("sam");

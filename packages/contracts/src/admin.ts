@@ -4,6 +4,8 @@ import { duration } from "./duration";
 import {
   controlCharsMessage,
   hasControlChars,
+  hasReorderingChars,
+  reorderingCharsMessage,
   hasLoneSurrogate,
   loneSurrogateMessage,
   strictObject,
@@ -105,7 +107,8 @@ export const treeNodePersonInput = strictObject({ email }, "a member or manager"
 /**
  * A person's display name, wherever one is set (admin create and change over REST, tRPC and the CLI,
  * `npm run admin -- create-admin`, better-auth's sign-up): trimmed, 1 to 100 characters, without
- * control characters. Names show in every queue row, job event and notification, to every user, and
+ * control characters, nor those that reorder the text around them, as in a job's name: a name typed at
+ * sign-up or at a single sign-on provider as '\u202Enimda' reads "admin" in everyone's queue. Names show in every queue row, job event and notification, to every user, and
  * the scheduler's snapshot repeats them once per job: a long one halted scheduling.
  */
 export const personName = (field = "name") =>
@@ -116,7 +119,8 @@ export const personName = (field = "name") =>
     .trim()
     .min(1, `${field} is required`)
     .max(LIMITS.personNameChars, `${field} is longer than ${LIMITS.personNameChars} characters`)
-    .refine((s) => s.includes("\u0000") || !hasControlChars(s), controlCharsMessage(field));
+    .refine((s) => s.includes("\u0000") || !hasControlChars(s), controlCharsMessage(field))
+    .refine((s) => !hasReorderingChars(s), reorderingCharsMessage(field));
 
 /** What is wrong with `value` as a person's name, in one sentence naming the field; null when it is fine. */
 export function personNameProblem(value: unknown, field = "name"): string | null {

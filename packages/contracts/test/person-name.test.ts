@@ -44,6 +44,12 @@ describe("a person's display name", () => {
       "--name must not contain control characters (such as ESC, BEL, tab or a line break)",
     );
     expect(personNameProblem("Zoë O'Brien-Łukasz 山田")).toBeNull();
+    // Read in everyone's queue: '\u202Enimda' shows as "admin".
+    for (const bad of ["\u202Enimda", "Sam \u2066Lee\u2069", "a\u202Ab", "a\u202Cb", "a\u2069"])
+      expect(personNameProblem(bad), JSON.stringify(bad)).toBe(
+        "name must not contain characters that reorder the text around them (U+202A to U+202E, U+2066 to U+2069)",
+      );
+    expect(personNameProblem("שלום Ada مرحبا")).toBeNull(); // right-to-left scripts themselves are fine
   });
 
   it("is the rule of the admin inputs: create and change", () => {
