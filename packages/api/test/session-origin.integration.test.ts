@@ -17,14 +17,18 @@ const origins = { app: APP, sessions: SESSIONS };
 let w: World;
 let server: Server;
 let reached: string[] = [];
+/** The headers of each request the session's server got. */
+let seen: Record<string, string | string[] | undefined>[] = [];
 let s1 = 0; // Ada's session
 let s2 = 0; // another of Ada's sessions
 const tokens: Record<string, string> = {};
+let sessionToken = ""; // the token s1's server is told to require
 
 beforeAll(async () => {
   w = await makeWorld("api_session_origin");
   server = createServer((req, res) => {
     reached.push(`${req.method} ${req.url}`);
+    seen.push(req.headers);
     if (req.url?.endsWith("/compressed")) {
       // What Jupyter's server does for a client that accepts gzip: the length is that of the compressed body.
       const body = gzipSync("session content ".repeat(1000));
@@ -36,7 +40,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
   const port = (server.address() as { port: number }).port;
-  s1 = (await runningSession(w, w.users.ada, port)).id;
+  const first = await runningSession(w, w.users.ada, port);
+  s1 = first.id;
+  sessionToken = first.token;
   s2 = (await runningSession(w, w.users.ada, port)).id;
   tokens.ada = (await createApiToken(w.db.prisma, w.users.ada, { name: "t" })).token;
   tokens.maya = (await createApiToken(w.db.prisma, w.users.maya, { name: "t" })).token;
@@ -49,6 +55,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   reached = [];
+  seen = [];
 });
 
 type Who = keyof World["users"];
@@ -288,6 +295,27 @@ describe("opening a session on the sessions host", () => {
     expect((await send(SESSIONS, "GET", proxyPath(s1), { token: tokens.ada })).status).toBe(200);
     expect((await send(SESSIONS, "GET", proxyPath(s1), { token: tokens.maya })).status).toBe(404);
     expect(reached).toEqual([`GET ${proxyPath(s1)}`]);
+  });
+
+  it("hands the session's server none of the caller's credentials, only the session's own token", async () => {
+    // A session's server is its owner's code (a notebook may run anything it was given): what it is sent
+    // must not sign in as its owner anywhere else.
+    const grant = await openSession(s1);
+    seen = [];
+    const byCookie = await send(SESSIONS, "GET", `${proxyPath(s1)}files/`, {
+      cookies: [grant, "better-auth.session_token=abc"],
+      headers: { "x-forwarded-for": "10.0.0.1", "proxy-authorization": "Basic eA==" },
+    });
+    const byToken = await send(SESSIONS, "GET", proxyPath(s1), { token: tokens.ada });
+    expect([byCookie.status, byToken.status]).toEqual([200, 200]);
+    expect(seen).toHaveLength(2);
+    for (const h of seen) {
+      expect(h.authorization).toBe(`token ${sessionToken}`);
+      expect(h.cookie).toBeUndefined();
+      expect(h["proxy-authorization"]).toBeUndefined();
+      expect(JSON.stringify(h)).not.toContain(tokens.ada!);
+      expect(JSON.stringify(h)).not.toContain(grant.split("=")[1]!);
+    }
   });
 
   it("refuses a change sent with the sessions cookie from another site", async () => {
