@@ -75,9 +75,14 @@ export function reportText(r: DeliveryReport, under?: string, timeZone?: string)
   return lines.join("\n");
 }
 
+/**
+ * One CSV cell. Text that a spreadsheet would run as a formula (starting with =, +, -, @, a tab or a
+ * carriage return) gets a ' before it: a budget's name cannot start so today, but the file is opened by
+ * a manager, and the rule for names could change without anyone looking here. Numbers stay numbers.
+ */
 const csvCell = (v: string | number | null) => {
-  const s = v === null ? "" : String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  const s = v === null ? "" : typeof v === "string" && /^[=+\-@\t\r]/.test(v) ? `'${v}` : String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 
 /** The same rows as CSV, numbers unrounded, for a spreadsheet. */

@@ -50,4 +50,18 @@ describe("tranche report", () => {
       "lab/nlp/mt,120.4,120.4,1,200,100,2",
     ]);
   });
+
+  it("writes text a spreadsheet would run as a formula with a ' before it, quoted when it must be", () => {
+    const names = ['=HYPERLINK("http://x","y")', "+1", "-2+3", "@SUM(A1)", "\tx", "\rx", "lab/ok"];
+    const hostile = { ...report, delivery: [], usage: names.map((budget) => ({ ...report.usage[1]!, budget })) };
+    expect(reportCsv(hostile).split("\n").slice(1)).toEqual([
+      "'\tx,,,,0,40,0",
+      `"'\rx",,,,0,40,0`,
+      "'-2+3,,,,0,40,0",
+      "'@SUM(A1),,,,0,40,0",
+      "'+1,,,,0,40,0",
+      `"'=HYPERLINK(""http://x"",""y"")",,,,0,40,0`,
+      "lab/ok,,,,0,40,0",
+    ]);
+  });
 });
