@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import pg from "pg";
 import { ensureDatabase, migrateDeploy, repoRoot, startEmbeddedPostgres } from "@tranche/db/setup";
-import { TEMPLATE_DB } from "@tranche/db/testing";
+import { TEMPLATE_DB, prepareOwnTemplate, removeOwnTemplate } from "@tranche/db/testing";
 
 export default async function setup(): Promise<() => Promise<void>> {
   let serverUrl: string;
@@ -32,7 +32,14 @@ export default async function setup(): Promise<() => Promise<void>> {
   await ensureDatabase(templateUrl.toString());
   await migrateDeploy(templateUrl.toString());
   process.env.TRANCHE_TEST_SERVER_URL = serverUrl;
+  // The data folder tests' own servers copy (@tranche/db/testing), made in the background from here on:
+  // a test that needs it first waits for it, and makes it itself should this fail.
+  const ownTemplate = join(repoRoot(), ".data", `test-own-template-${process.pid}`);
+  process.env.TRANCHE_TEST_OWN_TEMPLATE = ownTemplate;
+  const ownTemplateMade = prepareOwnTemplate(ownTemplate).catch(() => undefined);
   return async () => {
+    await ownTemplateMade;
+    removeOwnTemplate(ownTemplate);
     await stop();
   };
 }

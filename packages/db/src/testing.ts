@@ -7,6 +7,9 @@ import pg from "pg";
 import { createPrismaClient, type PrismaClient } from "./client";
 import { startEmbeddedPostgres, type EmbeddedServer } from "./embedded-postgres";
 import { migrateDeploy } from "./migrate";
+import { copyOwnTemplate, ensureOwnTemplate, ownTemplateDir } from "./own-postgres-template";
+
+export { removeOwnTemplate } from "./own-postgres-template";
 import { repoRoot } from "./repo-root";
 
 export const TEMPLATE_DB = "tranche_template";
@@ -88,6 +91,12 @@ export async function startOwnPostgres(label: string): Promise<OwnPostgres> {
   // A password file that was there before is someone else's: dispose() leaves it.
   const passwordFile = `${dataDir}.password`;
   const ownsPasswordFile = !existsSync(passwordFile);
+  // A copy of the run's migrated template, unless the folder must take a password given before.
+  const template = ownsPasswordFile ? ownTemplateDir() : null;
+  if (template) {
+    await ensureOwnTemplate(template, makeOwnTemplate);
+    copyOwnTemplate(template, dataDir);
+  }
   const port = await freePort();
   const up = () => startEmbeddedPostgres({ dataDir, port, database: "tranche" });
   let server: EmbeddedServer | null = await up();
@@ -123,12 +132,30 @@ export async function startOwnPostgres(label: string): Promise<OwnPostgres> {
     },
   };
   try {
-    await migrateDeploy(server.url);
+    if (!template) await migrateDeploy(server.url);
     prisma = createPrismaClient(server.url, { max: 4 });
     return own;
   } catch (e) {
     await own.dispose();
     throw e;
+  }
+}
+
+/**
+ * Starts making the run's template (the integration setup, at once, so that it is ready before the
+ * integration files start); resolves when it is made. Its lock is taken before this returns.
+ */
+export function prepareOwnTemplate(dir: string): Promise<void> {
+  return ensureOwnTemplate(dir, makeOwnTemplate);
+}
+
+/** A data folder with a migrated `tranche` database, its server stopped. */
+async function makeOwnTemplate(dataDir: string): Promise<void> {
+  const server = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: "tranche" });
+  try {
+    await migrateDeploy(server.url);
+  } finally {
+    await server.stop();
   }
 }
 
