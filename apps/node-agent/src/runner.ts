@@ -311,7 +311,8 @@ export class JobRunner {
   }
 
   private settleFromExitFile(j: LocalJob, fallbackSignal: string | null): void {
-    const rc = readExitCode(this.exitFile(j.segmentId));
+    const exitFile = this.exitFile(j.segmentId);
+    const rc = readExitCode(exitFile);
     if (!j.fenced && existsSync(join(this.jobDir(j.segmentId), FENCED_MARK))) {
       // Its exit status is whatever its own SIGTERM handler chose: the run was lost to the platform.
       j.fenced = true;
@@ -321,7 +322,7 @@ export class JobRunner {
       );
     }
     j.status = "EXITED";
-    j.endedAt = j.endedAt ?? new Date().toISOString();
+    j.endedAt = j.endedAt ?? endedAtOf(exitFile);
     if (j.cgroup) {
       JobCgroups.signal(j.cgroup, "SIGKILL");
       JobCgroups.remove(j.cgroup);
@@ -634,7 +635,7 @@ export class JobRunner {
         return;
       }
       j.status = "EXITED";
-      j.endedAt = new Date().toISOString();
+      j.endedAt = endedAtOf(exitFile);
       if (existsSync(exitFile)) {
         this.settleFromExitFile(j, null);
       } else {
@@ -870,6 +871,9 @@ export class JobRunner {
     for (const j of this.jobs.values()) {
       if (j.status === "WAITING") j.unconfirmed = true;
       if (j.status !== "RUNNING") continue;
+      // Its command already ended by itself (the wrapper wrote its status) while this agent could not
+      // see it (paused): its exit is the job's own, reported as it is, not as fenced.
+      if (existsSync(this.exitFile(j.segmentId))) continue;
       j.fenced = true;
       if (j.stopReason === null) j.stopReason = FENCED;
       j.killAt = Math.min(j.killAt ?? Infinity, now + graceMs);
@@ -913,5 +917,17 @@ export class JobRunner {
         // ignore
       }
     }
+  }
+}
+
+/**
+ * When the job's command ended: the wrapper's exit file is written then, so its time holds even when this
+ * agent learns of the exit later (it was paused, or restarted); now when there is none.
+ */
+function endedAtOf(exitFile: string): string {
+  try {
+    return statSync(exitFile).mtime.toISOString();
+  } catch {
+    return new Date().toISOString();
   }
 }

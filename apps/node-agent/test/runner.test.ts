@@ -49,6 +49,21 @@ describe("JobRunner", () => {
     expect(r.list()).toEqual([]);
   });
 
+  it("a job that ended while its agent could not see it (paused) is reported by its own exit and end time, not fenced", async () => {
+    const r = makeRunner();
+    r.reconcile([assignment("31", "sleep 0.2")], []);
+    await until(() => r.reports()[0]?.status === "RUNNING");
+    // The agent "paused": its event loop handles nothing (not the exit) while the job ends.
+    const resumedAt = Date.now() + 1500;
+    while (Date.now() < resumedAt) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    expect(r.reports()[0]?.status).toBe("RUNNING");
+    expect(r.fence(1000)).toBe(0);
+    await until(() => r.reports()[0]?.status === "EXITED");
+    const report = r.reports()[0]!;
+    expect(report).toMatchObject({ exitCode: 0, signal: null });
+    expect(Date.parse(report.endedAt!)).toBeLessThan(resumedAt - 500);
+  });
+
   it("a restarted runner adopts a job still running instead of starting it again", async () => {
     const d = mkdtempSync(join(tmpdir(), "tranche-runner-"));
     dirs.push(d);

@@ -77,6 +77,7 @@ export {
   type RunOutcome,
   type EndedJobState,
 } from "./lifecycle";
+export { lateExitOutcome, type LateExit, type LateExitOutcome } from "./late-exit";
 export {
   createClusterModel,
   snapshotOf,

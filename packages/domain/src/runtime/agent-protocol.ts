@@ -27,6 +27,7 @@ import { noteAgentRestart } from "./agent-restarts";
 import { closeRun } from "./job-lifecycle";
 import { storeJobLogs } from "./job-logs";
 import { agentClock } from "./agent-clock";
+import { settleLateExit } from "./late-exit";
 import { applySquattingRule, recordCheckpoints, recordSessions } from "./job-reports";
 import { chargeRunEnds } from "./charge";
 import { lockJobs, lockNodes } from "./lock-order";
@@ -411,7 +412,10 @@ async function heartbeatOf(
         if (r.status === "EXITED") {
           acknowledged.push(r.segmentId);
           const c = closing(r);
-          if (!c) continue;
+          if (!c) {
+            if (s && (await settleLateExit(tx, r, s, node, onOurClock, now))) wake = true;
+            continue;
+          }
           const { s: run, endedAt } = c;
           const closed = await closeRun(
             tx,

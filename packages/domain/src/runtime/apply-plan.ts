@@ -248,6 +248,7 @@ export async function applyCyclePlan(
             cycleId,
             sentence: op.sentence,
             requeue: op.requeue,
+            fenceAt: fenceAtOf(input, op.nodeIds),
           },
           { kind: "SCHEDULER", id: leaderId },
         );
@@ -523,3 +524,17 @@ export async function applyCyclePlan(
 }
 
 export type { Tx };
+
+/**
+ * When the agent of a lost run's nodes would have begun to fence it: the earliest of their last
+ * heartbeats (or, never heard from, their last change of state) plus the heartbeat timeout. An exit
+ * it reports later from before then was the job's own (late-exit.ts); undefined when not known.
+ */
+function fenceAtOf(input: CycleInput, nodeIds: readonly string[]): string | undefined {
+  const heard = input.snapshot.nodes
+    .filter((n) => nodeIds.includes(n.id))
+    .map((n) => n.lastHeartbeatAt ?? n.stateChangedAt ?? null)
+    .filter((t): t is number => t !== null);
+  if (heard.length === 0) return undefined;
+  return new Date((Math.min(...heard) + Math.floor(input.policy.heartbeatTimeout)) * 1000).toISOString();
+}

@@ -44,6 +44,8 @@ export interface RunEnd {
   requeue?: boolean;
   /** signal LAUNCH_FAILED: the agent's error (why the process could not be started). */
   launchError?: string | null;
+  /** A lost run: when its agent would have begun to fence it (ISO), kept in the event for a late exit (late-exit.ts). */
+  fenceAt?: string;
 }
 
 export interface RunOutcome {
@@ -247,6 +249,7 @@ export async function closeRun(
         signal: end.signal,
         requeued: outcome.requeued,
         ...(end.launchError ? { launchError: end.launchError } : {}),
+        ...(end.fenceAt ? { fenceAt: end.fenceAt } : {}),
       },
       actorKind: actor.kind,
       actorId: actor.id,
