@@ -87,6 +87,9 @@ describe("an exit reported after its run was declared lost", () => {
     expect(events.at(-1)!.sentence).toMatch(/finished \(exit code 0\) before its agent, out of contact, could have stopped it/);
     const segments = await db.prisma.runSegment.findMany({ where: { jobId: id } });
     expect(segments.map((s) => s.endReason)).toEqual(["FINISH"]);
+    // Its owner hears that it finished, after the word that it was lost.
+    const told = await db.prisma.notification.findMany({ where: { jobId: id }, orderBy: { createdAt: "asc" } });
+    expect(told.map((n) => n.kind).filter((k) => k !== "STARTED")).toEqual(["LOST", "FINISHED"]);
     // It ended before the loss was declared: its end is the process's, not the loss's.
     expect(job.finishedAt!.getTime()).toBeLessThan(segments[0]!.endedAt!.getTime());
   }, 120_000);
@@ -112,5 +115,8 @@ describe("an exit reported after its run was declared lost", () => {
     const note = await db.prisma.jobEvent.findFirstOrThrow({ where: { jobId: id, reasonCode: "LATE_EXIT" } });
     expect(note.sentence).toMatch(/had in fact finished \(exit code 0\) .* already started again; the new run goes on/);
     expect(await db.prisma.runSegment.count({ where: { jobId: id, endedAt: null } })).toBe(1);
+    // Requeued and running: nobody is told it was lost or finished.
+    const told = await db.prisma.notification.findMany({ where: { jobId: id } });
+    expect(told.map((n) => n.kind).filter((k) => k !== "STARTED")).toEqual([]);
   }, 120_000);
 });

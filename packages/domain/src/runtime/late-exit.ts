@@ -57,8 +57,9 @@ export async function settleLateExit(
   );
   if (outcome === "lost") return false;
   const endedAt = new Date(endedMs);
-  const details = { segmentId, exitCode: 0, signal: null, requeued: false };
+  const details = { segmentId, exitCode: 0, signal: null, requeued: outcome === "started-again" };
   if (outcome === "started-again") {
+    // requeued: true, as the loss it notes was (and the notification trigger files no "lost" for it).
     await tx.jobEvent.create({
       data: {
         jobId: run.jobId,
