@@ -310,6 +310,25 @@ export class JobRunner {
     return j.cgroup ? JobCgroups.pids(j.cgroup).length > 0 : false;
   }
 
+  /**
+   * When the job's command ended, on this process's clock (the one the heartbeat's `sentAt` is read
+   * against). Learnt late (this agent was paused), it is the wrapper's exit file's time: its age against a
+   * file written now in this agent's own folder (both the file system's times). Now when there is none.
+   */
+  private endedAtOf(exitFile: string): string {
+    const now = Date.now();
+    try {
+      const file = lstatSync(exitFile);
+      if (!file.isFile()) return new Date(now).toISOString();
+      const probe = join(this.opts.dir, "clock-probe");
+      writeFileSync(probe, "", { mode: 0o600 });
+      const age = Math.max(0, statSync(probe).mtimeMs - file.mtimeMs);
+      return new Date(now - age).toISOString();
+    } catch {
+      return new Date(now).toISOString();
+    }
+  }
+
   private settleFromExitFile(j: LocalJob, fallbackSignal: string | null): void {
     const exitFile = this.exitFile(j.segmentId);
     const rc = readExitCode(exitFile);
@@ -322,7 +341,7 @@ export class JobRunner {
       );
     }
     j.status = "EXITED";
-    j.endedAt = j.endedAt ?? endedAtOf(exitFile);
+    j.endedAt = j.endedAt ?? this.endedAtOf(exitFile);
     if (j.cgroup) {
       JobCgroups.signal(j.cgroup, "SIGKILL");
       JobCgroups.remove(j.cgroup);
@@ -635,7 +654,7 @@ export class JobRunner {
         return;
       }
       j.status = "EXITED";
-      j.endedAt = endedAtOf(exitFile);
+      j.endedAt = this.endedAtOf(exitFile);
       if (existsSync(exitFile)) {
         this.settleFromExitFile(j, null);
       } else {
@@ -917,17 +936,5 @@ export class JobRunner {
         // ignore
       }
     }
-  }
-}
-
-/**
- * When the job's command ended: the wrapper's exit file is written then, so its time holds even when this
- * agent learns of the exit later (it was paused, or restarted); now when there is none.
- */
-function endedAtOf(exitFile: string): string {
-  try {
-    return statSync(exitFile).mtime.toISOString();
-  } catch {
-    return new Date().toISOString();
   }
 }
