@@ -9,6 +9,7 @@ import type {
   Placement,
   DependencyCondition,
   DependencyState,
+  HoldRole,
 } from "./types";
 /**
  * What one cycle returns (SPEC §3-§5): the plan (data, applied elsewhere, idempotent by job and
@@ -170,6 +171,10 @@ export interface PendingReasonDetails {
   /** USER_LIMIT: GPUs the user holds in this budget and the budget's per-user limit. */
   userGpus?: number;
   userLimit?: number;
+  /** HELD: who held it (their display name, and their role or "owner") and when; absent when not known. */
+  heldByName?: string;
+  heldByRole?: HoldRole;
+  heldAt?: number;
 }
 
 export interface PendingReason {

@@ -1,4 +1,5 @@
 import { formatDuration, formatPercent, lineText, plural, shareUsedText, type RatioWindow } from "./format";
+import { heldWords } from "./held-words";
 import { defaultPolicy } from "./policy";
 import type { PendingReason, PendingReasonCode, PendingReasonDetails } from "./types";
 
@@ -165,6 +166,8 @@ function sentenceFor(input: ReasonInput, nodeSize: number, pos: string, w: Ratio
   const budget = budgetText(input.budgetPath, d.ratio, w);
   switch (input.code) {
     case "HELD":
+      if (d.heldByRole !== undefined && d.heldAt !== undefined && input.jobId !== undefined)
+        return `${heldWords({ byName: d.heldByName ?? "", byRole: d.heldByRole, at: d.heldAt }, input.now, input.jobId)} (${budget}).`;
       return `Held by its owner or an operator: it will not start until released (${budget}).`;
     case "INVALID_CONTRACT":
       return `Cannot run here: ${d.problem ?? "its contract does not fit this cluster"}.`;

@@ -65,6 +65,7 @@ export { createScheduler, type Scheduler } from "./scheduler";
 export { PendingBacklog, type BacklogChanges } from "./pending-backlog";
 export { parseDuration, durationProblem } from "./duration";
 export { PendingReasons } from "./pending-reasons";
+export { heldWords } from "./held-words";
 export * from "./measures/index";
 // Baseline policies (priority, fifo) maintained alongside, for simulator comparisons.
 export * from "./baselines/index";

@@ -129,8 +129,23 @@ export interface PendingJob extends JobBase {
   requeuedAt?: number | null;
   /** Held by its owner or an operator: never started, reason HELD. */
   held?: boolean;
+  /** Who held it and when, for its HELD sentence; absent when not known (the sentence then names no one). */
+  hold?: JobHold | null;
   /** `--after`: jobs it waits for, each with where that job stands (see cycle/job-rules.ts). */
   dependencies?: JobDependency[];
+}
+
+/**
+ * Who held a job, as its HELD sentence names them: "owner" when its owner held it, else the holder's
+ * role now ("other" for none of these, a manager since demoted say).
+ */
+export type HoldRole = "owner" | "operator" | "admin" | "manager" | "other";
+
+/** Who held a waiting job (their display name) and when (seconds). */
+export interface JobHold {
+  byName: string;
+  byRole: HoldRole;
+  at: number;
 }
 
 /** What a dependency asks of the other job: "ok" it completes successfully, "any" it ends at all. */

@@ -32,6 +32,16 @@ describe("R10 explanations", () => {
     expect(r.pending.get("h")!.sentence).toContain("budget root/a,");
   });
 
+  it("says who held a job, when, and who may release it, from the hold the snapshot carries", () => {
+    const snap = makeCluster().nodes(1).budget("a", 1).job(makeJob("42").budget("a").held()).snapshot();
+    snap.pending[0]!.hold = { byName: "Omar Khan", byRole: "operator", at: NOW - 25 * 60 };
+    const r = runCycle(snap, defaultPolicy, NOW).pending.get("42")!;
+    expect(r.details).toMatchObject({ heldByName: "Omar Khan", heldByRole: "operator", heldAt: NOW - 25 * 60 });
+    expect(r.sentence).toMatch(
+      /^Held by Omar Khan \(operator\) 25 min ago, so it will not start until released; only an operator or an admin may release it: tranche release 42 \(budget root\/a,/,
+    );
+  });
+
   it("explains CONTRACTS with the earliest start from protection ends", () => {
     const r = runCycle(
       makeCluster()

@@ -19,8 +19,26 @@ const base: PendingReasonDetails = {
   earliestStart: NOW + 90 * 60,
 };
 
-const cases: { what: string; code: PendingReasonCode; details: PendingReasonDetails; budget?: string }[] = [
-  { what: "held by its owner", code: "HELD", details: { ...base, position: null, jobsAhead: 0 } },
+const cases: { what: string; code: PendingReasonCode; details: PendingReasonDetails; budget?: string; jobId?: string }[] = [
+  { what: "held, by whom not known", code: "HELD", details: { ...base, position: null, jobsAhead: 0 } },
+  {
+    what: "held by its owner 25 minutes ago",
+    code: "HELD",
+    jobId: "42",
+    details: { ...base, position: null, jobsAhead: 0, heldByName: "Ada Lovelace", heldByRole: "owner", heldAt: NOW - 25 * 60 },
+  },
+  {
+    what: "held by an operator, which its owner may not release",
+    code: "HELD",
+    jobId: "42",
+    details: { ...base, position: null, jobsAhead: 0, heldByName: "Omar Khan", heldByRole: "operator", heldAt: NOW - 3 * 3600 },
+  },
+  {
+    what: "held by a manager of its budget a moment ago",
+    code: "HELD",
+    jobId: "42",
+    details: { ...base, position: null, jobsAhead: 0, heldByName: "Grace Hopper", heldByRole: "manager", heldAt: NOW - 20 },
+  },
   {
     what: "asks for more GPUs than the cluster has",
     code: "INVALID_CONTRACT",
@@ -151,10 +169,11 @@ function render(): string {
       userId: "ada@tranche.example",
       now: NOW,
       details: c.details,
+      ...(c.jobId === undefined ? {} : { jobId: c.jobId }),
     };
     const sentence = explainPending(input, NODE).sentence;
     // The per-cycle explainer (shared sentence groups) must say exactly the same.
-    expect(explainer.sentence(input.code, input.budgetPath, input.userId, NOW, c.details)).toBe(sentence);
+    expect(explainer.sentence(input.code, input.budgetPath, input.userId, NOW, c.details, c.jobId)).toBe(sentence);
     lines.push(`${c.code}: ${c.what}`, `  ${sentence}`, "");
   }
   return lines.join("\n");

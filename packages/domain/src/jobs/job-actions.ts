@@ -8,6 +8,7 @@ import { forecastFactsOf } from "./forecast-facts";
 import { auditOthersJob } from "./job-action-audit";
 import { jobViewInclude, toJobView } from "./job-view";
 import { accessToJob } from "./queries";
+import { heldReasonNow } from "../runtime/hold-facts";
 
 async function loadJob(prisma: PrismaClient, id: number) {
   const job = await prisma.job.findUnique({ where: { id }, include: jobViewInclude });
@@ -175,11 +176,19 @@ export async function setHeldLoaded(
   // forecast computed before the hold or release is not stored on the job after it (write-reasons.ts,
   // start-forecast.ts).
   const reset = { queuePosition: null, ...noForecast, revision: { increment: 1 } };
+  const reason = heldReasonNow(actor, job.userId, id, now);
   await prisma.$transaction(async (tx) => {
     const r = await tx.job.updateMany({
       where: { id, state: from },
       data: held
-        ? { state: "HELD", heldBy: actor.id, reasonCode: "HELD", reasonSentence: sentence, ...reset }
+        ? {
+            state: "HELD",
+            heldBy: actor.id,
+            reasonCode: "HELD",
+            reasonSentence: reason.sentence,
+            reasonDetails: reason.details,
+            ...reset,
+          }
         : { state: "PENDING", heldBy: null, reasonCode: null, reasonSentence: null, ...reset },
     });
     if (r.count !== 1) throw conflict(`Job ${id} changed state; try again`);

@@ -57,7 +57,7 @@ export function sessionOf(j: JobRow): JobView["session"] {
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 /** Times in a reason's details, stored as the scheduler's seconds. */
-const TIME_FIELDS = ["earliestStart", "reservedFrom"] as const;
+const TIME_FIELDS = ["earliestStart", "reservedFrom", "heldAt"] as const;
 
 /**
  * A pending reason's details as the API shows them: its times as ISO 8601 (the scheduler stores Unix

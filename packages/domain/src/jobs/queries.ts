@@ -11,7 +11,7 @@ import {
   type JobAccess,
 } from "../auth/actor";
 import { forbidden, notFound } from "../errors";
-import { jobViewInclude, laneOf, maskJobView, toJobView } from "./job-view";
+import { jobViewInclude, laneOf, maskJobView, reasonDetailsView, toJobView } from "./job-view";
 import { forecastFactsOf } from "./forecast-facts";
 import { userNameSql } from "../user-name";
 import { clusterIdNamed } from "../cluster-named";
@@ -108,6 +108,8 @@ export async function jobViewsWhere(prisma: PrismaClient, actor: Actor, where: J
   for (const j of jobs) {
     maskJobView(j, jobAccess(actor, { userId: j.user.id, budgetId: j.budgetId! }, managed));
     delete j.budgetId;
+    // Its times as the job's own page gives them (ISO 8601), not the scheduler's seconds.
+    if (j.reason) j.reason.details = reasonDetailsView(j.reason.details);
     j.lane = laneOf({ gpus: j.gpus, minRuntimeSec: j.minRuntime, maxRuntimeSec: j.maxRuntime });
   }
   return jobs as JobView[];

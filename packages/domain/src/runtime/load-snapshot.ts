@@ -17,6 +17,7 @@ import { addJobRules } from "./load-job-rules";
 import { resolveClusterPolicy } from "./policy";
 import { toSec, toSecOrNull } from "./time";
 import { sentenceNameSql } from "../user-name";
+import { holdOf, holdSql, type HoldTuple } from "./hold-facts";
 
 /**
  * Phase 1 of a cycle: read one cluster's state from Postgres into the core's ClusterSnapshot.
@@ -108,7 +109,7 @@ const PENDING_SQL = `
   SELECT json_agg(json_build_array(j.id, j.name, j."budgetId", j."userId", j.gpus, j."minRuntimeSec", j."maxRuntimeSec", j.resumable,
          j.priority, j."requeuePolicy", j."gracePeriodSec", j.state, floor(extract(epoch FROM j."submittedAt")),
          floor(extract(epoch FROM j."queuedAt")), j."requeueCount", j."reasonCode", j."queuePosition", j."reasonCycleId"::text,
-         ${sentenceNameSql("u")}, j.revision))::text AS rows
+         ${sentenceNameSql("u")}, j.revision, ${holdSql("j")}))::text AS rows
   FROM job j JOIN "user" u ON u.id = j."userId" WHERE j."clusterId" = $1 AND j.state IN ('PENDING', 'HELD')`;
 
 /** The healthy-capacity rule of the measures: READY/CORDONED/DRAINING nodes that report healthy. */
@@ -375,6 +376,7 @@ export async function loadCycleInput(
     string | null,
     string,
     number,
+    HoldTuple,
   ];
   const tuples = JSON.parse(pendingRows[0]?.rows ?? "[]") as PendingTuple[];
   const pending: PendingJob[] = tuples.map((r) => {
@@ -399,6 +401,7 @@ export async function loadCycleInput(
       reasonCycleId,
       userName,
       revision,
+      hold,
     ] = r;
     const id = String(jobId);
     revisions.set(id, revision);
@@ -423,6 +426,8 @@ export async function loadCycleInput(
       gracePeriod,
       requeuedAt: requeueCount > 0 ? queuedAt : null,
       held: state === "HELD",
+      // Only a held job carries one (most pending jobs are not).
+      ...(hold === null ? {} : { hold: holdOf(hold) }),
     };
   });
 

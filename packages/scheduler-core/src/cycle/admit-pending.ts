@@ -57,7 +57,8 @@ function admitOne(s: CycleSession, shape: ClusterShape, job: PendingJob): Pendin
     s.reasons.push(null, job, code, null, ratio, s.board.largestFree(), extras, false);
     return null;
   };
-  if (job.held) return unordered("HELD", null);
+  if (job.held)
+    return unordered("HELD", job.hold ? { heldByName: job.hold.byName, heldByRole: job.hold.byRole, heldAt: job.hold.at } : null);
   let problem: string | null = null;
   if (budget < 0) problem = `budget ${job.budgetId} is not in this cluster's budget tree`;
   else if (!tree.isLeaf(budget)) problem = `${tree.paths[budget]} is not a budget (a leaf of the tree)`;
