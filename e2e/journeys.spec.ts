@@ -200,6 +200,38 @@ test("bad form input shows the specific error and stores nothing", async ({ page
   expect(await myJobCount(page.request)).toBe(before);
 });
 
+test("the submit form shows every field's problem from one submit, its own checks and the server's alike", async ({ page }) => {
+  await signIn(page, "ada");
+  const before = await myJobCount(page.request);
+  await page.goto("/submit");
+  // Three bad fields at once: each says what is wrong beside it, after a single click.
+  await fillForm(page, { cluster: "h100", gpus: "0", minRuntime: "90", command: "python train.py" });
+  await page.getByLabel("Environment (KEY=VALUE per line)", { exact: true }).fill("oops");
+  await page.getByRole("button", { name: "Submit job" }).click();
+  await expect(page.locator("#gpus-error")).toHaveText("The number of GPUs must be at least 1");
+  await expect(page.locator("#minRuntime-error")).toHaveText(
+    "Minimum runtime 90 has no unit: write 90m for minutes, 90h for hours or 90s for seconds",
+  );
+  await expect(page.locator("#env-error")).toHaveText("env line 1 'oops' is not KEY=VALUE");
+  await expect(page.getByTestId("form-problems")).toHaveText("3 fields need fixing: each says what is wrong below it.");
+  await expect(page.getByLabel("GPUs", { exact: true })).toBeFocused();
+  // Fixing one leaves the others in place.
+  await page.getByLabel("Environment (KEY=VALUE per line)", { exact: true }).fill("SEED=1");
+  await expect(page.locator("#env-error")).toHaveCount(0);
+  await expect(page.locator("#gpus-error")).toBeVisible();
+  // The cluster's checks come back from the server: both of them, each beside its field.
+  await page.getByLabel("GPUs", { exact: true }).fill("12");
+  await page.getByLabel("Minimum runtime (protected)").fill("9h");
+  await page.getByRole("button", { name: "Submit job" }).click();
+  await expect(page.locator("#gpus-error")).toContainText(
+    "12 GPUs span several nodes but are not a multiple of the node size, 8 (use 8 or 16)",
+  );
+  await expect(page.locator("#minRuntime-error")).toContainText("Minimum runtime 9 h is above the cluster's limit of 8 h");
+  await expect(page.locator("#gpus-error")).not.toContainText("Minimum runtime");
+  await expect(page).toHaveURL(/\/submit$/);
+  expect(await myJobCount(page.request)).toBe(before);
+});
+
 test("a manager drags an allocation boundary, saves, and sees the change and its history", async ({ page }) => {
   await signIn(page, "maya");
   await page.goto("/budgets");

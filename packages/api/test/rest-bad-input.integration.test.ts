@@ -29,6 +29,26 @@ async function decodedPath(method: string, path: string) {
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
+describe("a contract the cluster refuses on several counts", () => {
+  it("names every problem at its field in one answer, REST and tRPC alike, and stores nothing", async () => {
+    const before = await w.counts();
+    const body = { ...goodJob, gpus: 12, minRuntime: "9h" };
+    const r = await call("POST", "/jobs", { body });
+    expect(r.status).toBe(400);
+    expect(r.body.error.issues).toEqual([
+      { path: "gpus", message: "12 GPUs span several nodes but are not a multiple of the node size, 8 (use 8 or 16)" },
+      { path: "minRuntime", message: "Minimum runtime 9 h is above the cluster's limit of 8 h" },
+    ]);
+    // tRPC's answer carries the same list (its error formatter sends the cause's issues to the form).
+    const t = (await w
+      .caller("ada")
+      .job.submit(body)
+      .catch((e: unknown) => e)) as { cause?: { field?: string; issues?: { path: string }[] } };
+    expect([t.cause?.field, t.cause?.issues?.map((i) => i.path)]).toEqual(["gpus", ["gpus", "minRuntime"]]);
+    expect(await w.counts()).toEqual(before);
+  });
+});
+
 describe("a missing field of a submission", () => {
   it("is required, with a duration's example, and nothing is stored", async () => {
     const before = await w.counts();

@@ -474,7 +474,12 @@ export function checkContract(
   fail: (message: string, field: string | undefined) => DomainError,
 ): void {
   const check = validateJobContract(contract, cluster.nodes, defaultPolicy, { maxMinRuntime: cluster.maxMinRuntimeSec });
-  if (!check.ok) throw fail(check.errors.join("; "), check.fields?.[0]);
+  if (check.ok) return;
+  const e = fail(check.errors.join("; "), check.fields?.[0]);
+  if (check.errors.length < 2) throw e;
+  // Each problem at its field too, so a form shows every one beside its box from one answer.
+  const issues = check.errors.map((m, k) => ({ path: fail(m, check.fields?.[k]).field ?? "", message: m }));
+  throw new DomainError(e.code, e.message, e.field, issues);
 }
 
 /** " Array 0-99%10: 100 tasks, at most 10 at once. After job 81 succeeds. Retried up to 2 times." */

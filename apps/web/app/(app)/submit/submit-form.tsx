@@ -15,7 +15,16 @@ import { BudgetSelect, ClusterSelect, TextField, type TextFieldProps } from "../
 import { LaneBadge } from "../../../components/ui";
 import { errorText, fieldIssues } from "../../../lib/error-text";
 import { MIN_RUNTIME_HINT, noBudgetWords } from "../../../lib/words";
-import { NEW_JOB_FORM, unitProblems, validate, type Errors, type FormState } from "./submit-input";
+import {
+  FORM_FIELDS,
+  NEW_JOB_FORM,
+  fieldCount,
+  serverFieldErrors,
+  unitProblems,
+  validate,
+  type Errors,
+  type FormState,
+} from "./submit-input";
 
 const MIN_PRESETS = ["0", "30m", "2h", "4h", "8h"];
 
@@ -47,6 +56,13 @@ export function SubmitForm() {
   const cluster = f.cluster || clusters.data?.[0]?.name || "";
   const budget = f.budget || budgets.data?.[0]?.path || "";
   const state = { ...f, cluster, budget };
+  /** Every field's problem beside it, and the first of them in view, so none is met only on the next try. */
+  const showErrors = (e: Errors) => {
+    setErrors(e);
+    // The first in the form's order, top to bottom.
+    const first = [...FORM_FIELDS].find((k) => k !== "form" && k in e);
+    if (first) requestAnimationFrame(() => document.getElementById(first)?.focus());
+  };
   const set = <K extends keyof FormState>(k: K, v: FormState[K]) => {
     setF((s) => ({ ...s, [k]: v }));
     setErrors((e) => {
@@ -58,10 +74,12 @@ export function SubmitForm() {
     trpc.job.submit.mutationOptions({
       onSuccess: (job) => router.push(`/jobs/${job.id}?submitted=1`),
       onError: (err) => {
-        const field = (err.data as { field?: string | null } | undefined)?.field;
-        const zodIssues = fieldIssues(err);
-        if (zodIssues.length) setErrors(Object.fromEntries(zodIssues.map((i) => [i.path.split(".")[0] || "form", i.message])));
-        else if (field) setErrors({ [field]: err.message });
+        const data = err.data as { field?: string | null; issues?: { path: string; message: string }[] | null } | undefined;
+        const field = data?.field;
+        // The schema's issues, else the cluster's checks of the contract (each problem at its field).
+        const issues = fieldIssues(err).length > 0 ? fieldIssues(err) : (data?.issues ?? []);
+        if (issues.length) showErrors(serverFieldErrors(issues));
+        else if (field) showErrors({ [FORM_FIELDS.has(field) ? field : "form"]: err.message });
         else setServerError(errorText(err));
       },
     }),
@@ -111,7 +129,7 @@ export function SubmitForm() {
         e.preventDefault();
         setServerError(null);
         const v = validate(state);
-        setErrors(v.errors);
+        showErrors(v.errors);
         if (v.input) submit.mutate(v.input);
       }}
     >
@@ -129,6 +147,11 @@ export function SubmitForm() {
             <div className="alert bad" role="alert">
               {errors.form}
             </div>
+          ) : null}
+          {fieldCount(errors) > 1 ? (
+            <p className="field-error" data-testid="form-problems">
+              {fieldCount(errors)} fields need fixing: each says what is wrong below it.
+            </p>
           ) : null}
           <div className="form-grid">
             <ClusterSelect

@@ -72,11 +72,19 @@ function parseEnv(text: string, what = "env"): { env: Record<string, string> } |
   return { env };
 }
 
-function toInput(f: FormState): { input: SubmitJobInput } | { errors: Errors } {
-  const env = parseEnv(f.env);
-  if ("error" in env) return { errors: { env: env.error } };
-  const secretEnv = parseEnv(f.secretEnv, "secretEnv");
-  if ("error" in secretEnv) return { errors: { secretEnv: secretEnv.error } };
+/**
+ * The submission the fields make, and the problems of the fields it could not read (env lines, node
+ * ranges): such a field goes in empty, so the schema still checks every other field.
+ */
+function toInput(f: FormState): { input: SubmitJobInput; errors: Errors } {
+  const errors: Errors = {};
+  const envOf = (k: "env" | "secretEnv") => {
+    const r = parseEnv(f[k], k);
+    if ("error" in r) errors[k] = r.error;
+    return "env" in r ? r.env : {};
+  };
+  const env = envOf("env");
+  const secretEnv = envOf("secretEnv");
   const num = (s: string) => (s.trim() === "" ? undefined : Number(s));
   const lists: { nodes?: string[]; excludeNodes?: string[] } = {};
   for (const [k, label] of [
@@ -85,10 +93,11 @@ function toInput(f: FormState): { input: SubmitJobInput } | { errors: Errors } {
   ] as const) {
     if (!f[k].trim()) continue;
     const names = expandNodeList(f[k], label);
-    if (typeof names === "string") return { errors: { [k]: names } };
-    lists[k] = names;
+    if (typeof names === "string") errors[k] = names;
+    else lists[k] = names;
   }
   return {
+    errors,
     input: {
       cluster: f.cluster,
       budget: f.budget,
@@ -100,8 +109,8 @@ function toInput(f: FormState): { input: SubmitJobInput } | { errors: Errors } {
       priority: (num(f.priority) ?? 0) as number,
       gracePeriod: f.gracePeriod.trim() ? f.gracePeriod.trim() : null,
       command: f.command,
-      env: env.env,
-      secretEnv: secretEnv.env,
+      env,
+      secretEnv,
       ...(f.name.trim() ? { name: f.name.trim() } : {}),
       ...(f.array.trim() ? { array: f.array.trim() } : {}),
       after: f.after
@@ -135,23 +144,48 @@ export function unitProblems(f: FormState): Errors {
   return units;
 }
 
+/** The fields that show their own problem; an issue naming another (a checkbox) goes above the form. */
+export const FORM_FIELDS: ReadonlySet<string> = new Set([
+  ...Object.keys(NEW_JOB_FORM).filter((k) => !["debug", "resumable", "requeue"].includes(k)),
+  "form",
+]);
+
+/**
+ * Every field's problem at once, from one submit: the units, the lines and ranges, the schema's issues
+ * (the first for each field) and the runtimes' order, so a researcher fixes them all before the next try.
+ * A field keeps the first problem found for it.
+ */
 export function validate(f: FormState): { input?: SubmitJobInput; errors: Errors } {
-  const units = unitProblems(f);
-  if (Object.keys(units).length > 0) return { errors: units };
+  const errors: Errors = { ...unitProblems(f) };
   const r = toInput(f);
-  if ("errors" in r) return { errors: r.errors };
+  const add = (k: string, message: string) => {
+    const field = FORM_FIELDS.has(k) ? k : "form";
+    errors[field] ??= message;
+  };
+  for (const [k, message] of Object.entries(r.errors)) add(k, message);
   const parsed = submitJobInput.safeParse(r.input);
+  if (!parsed.success) for (const i of parsed.error.issues) add(String(i.path[0] ?? "form"), i.message);
+  if (f.debug && !f.maxRuntime.trim()) add("maxRuntime", "Maximum runtime is required in the debug lane (at most 15 min)");
   if (parsed.success) {
-    if (f.debug && !f.maxRuntime.trim())
-      return { errors: { maxRuntime: "Maximum runtime is required in the debug lane (at most 15 min)" } };
     const order = runtimeOrderProblem(parsed.data.minRuntime, parsed.data.maxRuntime ?? null);
-    if (order) return { errors: { maxRuntime: order } };
-    return { input: r.input, errors: {} };
+    if (order) add("maxRuntime", order);
   }
+  return Object.keys(errors).length === 0 ? { input: r.input, errors } : { errors };
+}
+
+/** Fields with a problem, the form's own alert not counted. */
+export const fieldCount = (e: Errors): number => Object.keys(e).filter((k) => k !== "form").length;
+
+/**
+ * The server's schema issues by field, all of them (its first issue per field): "env.FOO" is the env
+ * box's; a field the form does not have goes above the form, joined with the others there.
+ */
+export function serverFieldErrors(issues: readonly { path: string; message: string }[]): Errors {
   const errors: Errors = {};
-  for (const i of parsed.error.issues) {
-    const k = String(i.path[0] ?? "form");
-    errors[k] ??= i.message;
+  for (const i of issues) {
+    const k = i.path.split(".")[0] || "form";
+    if (!FORM_FIELDS.has(k) || k === "form") errors.form = errors.form ? `${errors.form}; ${i.message}` : i.message;
+    else errors[k] ??= i.message;
   }
-  return { errors };
+  return errors;
 }
