@@ -5,6 +5,7 @@ export * from "./read-body";
 export * from "./duration";
 export * from "./job-id";
 export * from "./job";
+export * from "./job-env";
 export * from "./job-name";
 export * from "./job-rules";
 export * from "./node-list";

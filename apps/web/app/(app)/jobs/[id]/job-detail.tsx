@@ -11,6 +11,7 @@ import { useTRPC } from "../../../../lib/trpc";
 import { JobLogs } from "./job-logs";
 import { SessionPanel } from "./session-panel";
 import { EditJob } from "./edit-job";
+import { JobEnv } from "./job-env";
 import { LaneBadge, ReasonTag, ReasonTimes, StateBadge, ago, readable, until, useNow, when } from "../../../../components/ui";
 import { errorText } from "../../../../lib/error-text";
 import { cancelJobQuestion } from "../../../../lib/confirm-words";
@@ -363,25 +364,7 @@ export function JobDetailView({ id }: { id: number }) {
                   {/* A script keeps its lines. */}
                   <pre className="command">{job.command}</pre>
                 </dd>
-                {Object.keys(job.env).length || job.secretEnvNames.length ? (
-                  <>
-                    <dt>Environment</dt>
-                    <dd>
-                      {Object.entries(job.env).map(([k, v]) => (
-                        <div key={k}>
-                          <code>
-                            {k}={v}
-                          </code>
-                        </div>
-                      ))}
-                      {job.secretEnvNames.map((k) => (
-                        <div key={k}>
-                          <code>{k}</code> <span className="muted small">secret, not shown</span>
-                        </div>
-                      ))}
-                    </dd>
-                  </>
-                ) : null}
+                <JobEnv env={job.env} secretEnvNames={job.secretEnvNames} />
               </dl>
             </div>
           </section>
