@@ -1,10 +1,10 @@
 // `tranche ls`: one row per job, as squeue and sacct show them: its name beside its id, and for an ended
 // job how it ended (exit code, maximum runtime), which the state alone does not say.
 import type { ArrayRowView, JobView } from "@tranche/contracts";
-import { arrayRowText, arrayTaskText, jobEndedText } from "@tranche/contracts/format";
+import { arrayRowText, arrayTaskText, expectedStartWords, jobEndedText } from "@tranche/contracts/format";
 import { ago } from "./format";
 
-export const JOB_LIST_HEAD = ["ID", "NAME", "STATE", "CLUSTER", "BUDGET", "GPUS", "AGE", "WHY"];
+export const JOB_LIST_HEAD = ["ID", "NAME", "STATE", "CLUSTER", "BUDGET", "GPUS", "AGE", "STARTS", "WHY"];
 
 /** Names are up to 200 characters: the list keeps its columns readable and says a name was cut. */
 const NAME_CHARS = 24;
@@ -19,6 +19,10 @@ function why(j: JobView, now: number): string {
   return jobEndedText(j, j.finishedAt ? `${ago(j.finishedAt, now)} ago` : null);
 }
 
+/** STARTS: a waiting job's start forecast in `tranche queue`'s words ("~40 min", "no estimate yet"). */
+const starts = (j: JobView, now: number): string =>
+  j.state === "PENDING" || j.state === "HELD" ? expectedStartWords(j, now, { short: true }) : "";
+
 export function jobListRow(j: JobView, now = Date.now()): (string | number)[] {
   return [
     j.array ? `${j.id} (${arrayTaskText(j.array)})` : j.id,
@@ -28,6 +32,7 @@ export function jobListRow(j: JobView, now = Date.now()): (string | number)[] {
     j.budget,
     j.gpus,
     ago(j.submittedAt, now),
+    starts(j, now),
     why(j, now),
   ];
 }
@@ -46,6 +51,7 @@ export function arrayListRow(a: ArrayRowView, now = Date.now()): (string | numbe
     a.budget,
     a.gpus,
     ago(a.lastActivityAt, now),
+    "",
     `${arrayRowText(a)} (tranche ls --array ${a.id})`,
   ];
 }

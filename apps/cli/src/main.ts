@@ -2,7 +2,7 @@
 //   tranche login --url http://127.0.0.1:3000 --token trn_...
 //   tranche submit --cluster h100 --budget lab/language/pretraining --gpus 8 --min-runtime 2h --resumable -- python train.py
 //   tranche submit --file jobs.jsonl          (one JSON job per line, sent in batches of 1,000)
-//   tranche ls | tranche queue h100 | tranche explain 42 | tranche logs -f 42 | tranche cancel 42 | tranche hold [--array] 42 | tranche release [--array] 42
+//   tranche ls | tranche queue h100 [--budget lab/vision] | tranche explain 42 | tranche logs -f 42 | tranche cancel 42 | tranche hold [--array] 42 | tranche release [--array] 42
 //   tranche update 42 --gpus 4 --max-runtime 2h   (a waiting job, keeping its place; --array: every waiting task)
 //   tranche cancel 41 42 43 | tranche hold --state pending --name sweep [--cluster C] [--budget PATH] [--everyone] [--yes]
 //   tranche session --cluster h100 --budget lab/nlp --gpus 1 --min-runtime 4h [--jupyter] | tranche extend 42 --by 1h
@@ -18,13 +18,11 @@ import {
   fieldIssues,
   issuesSentence,
   utf8Bytes,
-  expectedStartWords,
   submitJobInput,
   type JobRowsView,
   type JobView,
 } from "@tranche/contracts";
 import { jobListRows } from "@tranche/contracts/format";
-import { reasonLabel } from "@tranche/contracts/reasons";
 import { registerAdmin } from "./admin";
 import { registerBudgets } from "./budgets";
 import { registerReport } from "./report";
@@ -35,12 +33,13 @@ import { registerJobRules } from "./job-rules";
 import { registerLogs } from "./logs";
 import { registerNodes } from "./nodes";
 import { registerSession } from "./session";
+import { registerQueue } from "./queue";
 import { registerTokens } from "./tokens";
 import { registerUpdate } from "./update";
 import { api, CliError, loadConfig, saveConfig } from "./client";
 import { commandLine, scriptCommand } from "./command-line";
 import { countOption, durationOption, nodeListOption, slurmTimeOption, usageError } from "./options";
-import { ago, gpus as gpuWords, printable, table, type Out } from "./format";
+import { gpus as gpuWords, printable, table, type Out } from "./format";
 
 const program = new Command();
 program
@@ -57,39 +56,6 @@ program
 const json = () => program.opts<{ json?: boolean }>().json === true;
 // Text answers hold what other users wrote (names, reasons): printable() keeps their escapes off the terminal.
 const out: Out = (value, text) => console.log(json() ? JSON.stringify(value, null, 2) : printable(text()));
-
-interface QueueResponse {
-  cluster: { name: string; gpus: number; readyGpus: number };
-  cycle: { at: string } | null;
-  counts: { pending: number; held: number; running: number; pendingGpus: number; runningGpus: number };
-  pending: {
-    id: number;
-    position: number | null;
-    budget: string;
-    user: string;
-    gpus: number;
-    lane: string;
-    queuedAt: string;
-    reasonCode: string | null;
-    reasonSentence: string | null;
-    estimatedStartAt: string | null;
-    estimatedStartWhy: string | null;
-    estimatedStartAfter: number[];
-    state: string;
-    /** A task of a job array: "task 7 of 0-99%10". */
-    task?: string | null;
-  }[];
-  running: {
-    id: number;
-    budget: string;
-    user: string;
-    gpus: number;
-    startedAt: string | null;
-    protectedUntil: string | null;
-    state: string;
-    nodes: string[];
-  }[];
-}
 
 program
   .command("login")
@@ -359,37 +325,7 @@ program
     );
   });
 
-program
-  .command("queue")
-  .description("a cluster's live queue: pending jobs in scheduler order with reasons")
-  .argument("<cluster>", "cluster name")
-  .option("--limit <n>", "pending rows to show", "25")
-  .action(async (cluster: string, o: { limit: string }) => {
-    const limit = countOption("--limit", o.limit);
-    const q = await api<QueueResponse>(loadConfig(), "GET", `/queue/${encodeURIComponent(cluster)}?limit=${limit}`);
-    out(q, () =>
-      [
-        `${q.cluster.name}: ${q.counts.running} running (${q.counts.runningGpus}/${q.cluster.gpus} GPUs), ${q.counts.pending} pending (${q.counts.pendingGpus} GPUs)${q.counts.held ? `, ${q.counts.held} held` : ""}; latest cycle ${q.cycle ? ago(q.cycle.at) + " ago" : "none yet"}`,
-        "",
-        q.pending.length
-          ? table(
-              ["POS", "ID", "BUDGET", "USER", "GPUS", "WAIT", "STARTS", "REASON"],
-              q.pending.map((p) => [
-                p.state === "HELD" ? "held" : (p.position ?? "-"),
-                p.task ? `${p.id} (${p.task})` : p.id,
-                p.budget,
-                p.user,
-                p.gpus,
-                ago(p.queuedAt),
-                expectedStartWords(p, Date.now(), { short: true }),
-                p.reasonCode ? (p.reasonSentence ?? reasonLabel(p.reasonCode)) : "waiting for the next cycle",
-              ]),
-            )
-          : "No pending jobs.",
-      ].join("\n"),
-    );
-  });
-
+registerQueue(program, out);
 registerJobActions(program, out);
 registerExplain(program, out);
 registerUpdate(program, out);

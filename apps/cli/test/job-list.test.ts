@@ -70,6 +70,7 @@ describe("tranche ls: a job array as one line", () => {
       BUDGET: "lab/nlp",
       GPUS: 1,
       AGE: "2 min",
+      STARTS: "",
       WHY: "array of 100: 48 pending, 20 running, 27 completed, 5 failed (tranche ls --array 120)",
     });
   });

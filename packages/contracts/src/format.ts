@@ -1,4 +1,4 @@
-import { formatDuration, formatExactDuration, shareUsed } from "@tranche/scheduler-core/format";
+import { formatDuration, formatExactDuration, shareUsed, shortForecastWhy } from "@tranche/scheduler-core/format";
 
 // Formatting and parsing helpers without zod: browser pages import them from "@tranche/contracts/format"
 // so a page that only shows durations does not ship the schema library.
@@ -112,8 +112,9 @@ export function expectedStartWords(
   opts: { short?: boolean } = {},
 ): string {
   if (f.estimatedStartAt === null) {
-    if (f.estimatedStartWhy === null) return opts.short ? "—" : "no start forecast yet";
-    return opts.short ? "unknown" : `start time unknown: ${f.estimatedStartWhy}`;
+    // A table's cell says what the unknown means, as the sentence does: not yet made, or why not.
+    if (f.estimatedStartWhy === null) return opts.short ? "no estimate yet" : "no start forecast yet";
+    return opts.short ? shortForecastWhy(f.estimatedStartWhy) : `start time unknown: ${f.estimatedStartWhy}`;
   }
   const s = Math.round((Date.parse(f.estimatedStartAt) - nowMs) / 1000);
   // An upper bound on the wait, not a likely time: it counts each running job as using all its time

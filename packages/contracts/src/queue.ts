@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { treePath } from "./admin";
 import { strictObject } from "./input";
 import { LIMITS } from "./limits";
 
@@ -8,7 +9,8 @@ const MAX = LIMITS.queueRowsMax.toLocaleString("en-US");
  * GET /api/v1/queue/{cluster}?limit=N: how many pending rows to return, from the head of the queue.
  * Absent or empty: the default (LIMITS.queueRows, applied by the read). A query gives strings, so the
  * digits are checked as written (a number would read "abc" as NaN and say nothing useful about it).
- * Strict: a parameter it does not take (?limt=5) is refused by name, not ignored.
+ * Strict: a parameter it does not take (?limt=5) is refused by name, not ignored. `budget`: only the jobs
+ * of that budget and its subtree (a group's path takes all its budgets), as squeue -A.
  */
 export const queueQuery = strictObject(
   {
@@ -28,6 +30,7 @@ export const queueQuery = strictObject(
         )
         .optional(),
     ),
+    budget: treePath("budget").optional(),
   },
   "the queue's query",
 );

@@ -35,4 +35,16 @@ describe("expectedStartWords", () => {
     expect(expectedStartWords({ estimatedStartAt: null, estimatedStartWhy: null }, NOW)).toBe("no start forecast yet");
     expect(expectedStartWords({ estimatedStartAt: at(3000), estimatedStartWhy: null }, NOW, { short: true })).toBe("~50 min");
   });
+
+  it("says in a table's cell what an unknown start means, never a bare dash or 'unknown'", () => {
+    const cell = (why: string | null) =>
+      expectedStartWords({ estimatedStartAt: null, estimatedStartWhy: why }, NOW, { short: true });
+    expect(cell(null)).toBe("no estimate yet");
+    expect(cell("it is held")).toBe("not while held");
+    expect(cell("it can never fit this cluster")).toBe("never, as it stands");
+    expect(cell("its node lists leave it no node in service to run on")).toBe("never, as it stands");
+    expect(cell("it does not start within the next 7 d that the forecast looks ahead")).toBe("not within the forecast");
+    expect(cell("it is too far back in the queue to forecast")).toBe("too far back to tell");
+    expect(cell("a job it was expected to follow has ended since the forecast was made")).toBe("not known yet");
+  });
 });

@@ -2,6 +2,7 @@ import { effectiveAllocations } from "./budget-tree";
 import { applyPlan, graceEnded, snapshotOf, type ClusterModel, type ModelJob } from "./cluster-model";
 import { isAllocated, protectionEnd, requeueAfterPreemption } from "./contract";
 import { formatDuration } from "./format";
+import { FORECAST_WHY, HORIZON_WHY_START } from "./forecast-words";
 import { compareJobIds } from "./order-pending";
 import { runCycle } from "./run-cycle";
 import type { ClusterSnapshot, DependencyState, PendingReasonCode, PolicyConfig, RunningJob } from "./types";
@@ -82,17 +83,7 @@ export interface ForecastResult {
 export const FORECAST_DEFAULT_HORIZON = 7 * 86_400;
 export const FORECAST_DEFAULT_MAX_STEPS = 100;
 
-const WHY: Record<ForecastUnknown, string> = {
-  HELD: "it is held",
-  INVALID_CONTRACT: "it can never fit this cluster",
-  NODE_LIST: "its node lists leave it no node in service to run on",
-  DEPENDENCY: "it waits for a job whose end is not known (or that can no longer satisfy it)",
-  OVER_USER_LIMIT: "it needs more GPUs than its budget's per-user limit allows, so it cannot start until that limit is raised",
-  NODES_OUT: "the cluster's ready nodes cannot hold it while the others are draining, cordoned, in repair or down",
-  NO_KNOWN_END: "the running jobs it waits for have no known end (no max runtime)",
-  HORIZON: "it does not start within the forecast horizon",
-  BEYOND: "it is too far back in the queue to forecast",
-};
+const WHY = FORECAST_WHY;
 
 export function forecastStarts(
   snapshot: ClusterSnapshot,
@@ -181,7 +172,7 @@ export function forecastStarts(
   // How far the replay looked, in the words: its bound is cycles as well as days, so "the horizon" alone
   // read as a week to a person whose job the replay stopped looking for after a few hours.
   const last = cycleTimes.length > 0 ? cycleTimes[cycleTimes.length - 1]! : now;
-  const reached = `it does not start within the next ${formatDuration(Math.max(60, last - now))} that the forecast looks ahead`;
+  const reached = `${HORIZON_WHY_START} ${formatDuration(Math.max(60, last - now))} that the forecast looks ahead`;
   const starts = snapshot.pending.map((p): StartForecast => {
     const s = started.get(p.id);
     if (s) return { jobId: p.id, at: s.at, decidedAt: s.decidedAt, after: s.after, unknown: null, why: null };

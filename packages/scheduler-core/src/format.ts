@@ -115,3 +115,6 @@ export function lineText(position: number, started = false): string {
 export function formatPercent(fraction: number): string {
   return `${Math.round(fraction * 100)}%`;
 }
+
+// A start forecast's unknown in a table's few words (forecast-words.ts), for the CLI and the pages.
+export { shortForecastWhy } from "./forecast-words";

@@ -229,10 +229,10 @@ export async function handleRest(req: Request, path: string, deps: RestDeps): Pr
           const issues = fieldIssues(bad.error).map((i) => ({ ...i, path: "cluster" }));
           return errorResponse("BAD_INPUT", issuesSentence(issues), issues);
         }
-        const { limit } = parse(queueQuery, params);
+        const { limit, budget } = parse(queueQuery, params);
         const leaveRows = enterQueueRows(actor.id, limit ?? LIMITS.queueRows);
         try {
-          return json(await getQueue(prisma, cluster, { limit }));
+          return json(await getQueue(prisma, cluster, { limit, ...(budget === undefined ? {} : { budget }) }));
         } finally {
           leaveRows();
         }

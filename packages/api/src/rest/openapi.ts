@@ -312,6 +312,14 @@ export function buildOpenApi(serverUrl = "/api/v1") {
                     description: `Pending rows to return, from the head of the queue (default ${LIMITS.queueRows}, at most ${LIMITS.queueRowsMax}); the counts cover every pending job`,
                     schema: { type: "integer", minimum: 0, maximum: LIMITS.queueRowsMax },
                   },
+                  {
+                    name: "budget",
+                    in: "query",
+                    required: false,
+                    description:
+                      "Only the jobs of this budget and its subtree (a group's path takes all its budgets), as squeue -A; the counts cover those jobs. 404 for a path that names no budget",
+                    schema: { type: "string" },
+                  },
                 ],
                 responses: {
                   "200": jsonAnswer("Queue"),

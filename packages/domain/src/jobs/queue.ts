@@ -1,5 +1,5 @@
 import { LIMITS } from "@tranche/contracts";
-import type { PrismaClient } from "@tranche/db";
+import { Prisma, type PrismaClient } from "@tranche/db";
 import { notFound } from "../errors";
 import { managedBudgetIds, ownerEmailVisibleSql, type Actor } from "../auth/actor";
 import { NO_FORECAST_FACTS, forecastFacts, type ForecastFacts } from "./forecast-facts";
@@ -70,6 +70,8 @@ export interface QueueRatio {
 
 export interface QueueView {
   cluster: { id: string; name: string; gpuType: string; gpus: number; readyGpus: number };
+  /** The budget path the jobs were narrowed to (it and its subtree, as squeue -A), null for all. */
+  budget: string | null;
   now: string;
   cycle: {
     id: string;
@@ -155,11 +157,13 @@ async function pendingWindow(
   limit: number,
   filter: string,
   emailVisible: (p: (v: unknown) => string) => string,
+  budgetIds: readonly string[] | null = null,
 ): Promise<{ rows: PendingSqlRow[]; total: number | null }> {
   const params: unknown[] = [clusterId];
   const p = (v: unknown) => (params.push(v), `$${params.length}`);
   let join = "";
   let where = `j."clusterId" = $1 AND j.state IN ('PENDING', 'HELD')`;
+  if (budgetIds) where += ` AND j."budgetId" = ANY(${p(budgetIds)}::text[])`;
   if (filter) {
     const like = p(`%${filter.replace(/[\\%_]/g, (c) => "\\" + c)}%`);
     const id = /^#?\d{1,9}$/.test(filter) ? Number(filter.replace("#", "")) : null;
@@ -236,6 +240,14 @@ async function findCluster(prisma: PrismaClient, clusterName: string) {
   return cluster;
 }
 
+/** A budget path's node and every node below it (squeue -A's account and its sub-accounts), by id. */
+async function subtreeIds(prisma: PrismaClient, path: string): Promise<string[]> {
+  const rows = await prisma.$queryRaw<{ id: string }[]>`
+    SELECT id FROM budget_tree_node WHERE path = ${path} OR starts_with(path, ${path} || '/')`;
+  if (rows.length === 0) throw notFound(`Unknown budget '${path}' (tranche budgets lists them)`);
+  return rows.map((r) => r.id);
+}
+
 export interface QueuePage {
   /** pending jobs matching the filter (all pending and held jobs without one) */
   total: number;
@@ -271,15 +283,25 @@ export async function getQueuePage(
  * never guesses an order or a reason (SPEC R10). `limit` cuts the pending list (the web app asks for
  * the head and pages the rest with getQueuePage).
  */
-export async function getQueue(prisma: PrismaClient, clusterName: string, opts: { limit?: number } = {}): Promise<QueueView> {
+export async function getQueue(
+  prisma: PrismaClient,
+  clusterName: string,
+  opts: { limit?: number; budget?: string } = {},
+): Promise<QueueView> {
   const cluster = await findCluster(prisma, clusterName);
+  const budgetIds = opts.budget === undefined ? null : await subtreeIds(prisma, opts.budget);
   const limit = Math.max(0, Math.min(opts.limit ?? LIMITS.queueRows, LIMITS.queueRowsMax));
   const nowMs = Date.now();
+  const inBudget = budgetIds ? Prisma.sql`AND j."budgetId" = ANY(${budgetIds}::text[])` : Prisma.empty;
   const [pending, pendingCounts, running, cycle, tree, awaiting] = await Promise.all([
-    pendingWindow(prisma, cluster.id, 0, limit, "", () => "FALSE").then((w) => w.rows),
+    pendingWindow(prisma, cluster.id, 0, limit, "", () => "FALSE", budgetIds).then((w) => w.rows),
     prisma.job.groupBy({
       by: ["state"],
-      where: { clusterId: cluster.id, state: { in: ["PENDING", "HELD"] } },
+      where: {
+        clusterId: cluster.id,
+        state: { in: ["PENDING", "HELD"] },
+        ...(budgetIds ? { budgetId: { in: budgetIds } } : {}),
+      },
       _count: { _all: true },
       _sum: { gpus: true },
     }),
@@ -292,7 +314,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
                 FROM run_segment s JOIN segment_placement p ON p."segmentId" = s.id JOIN node n ON n.id = p."nodeId"
                WHERE s."jobId" = j.id AND s."endedAt" IS NULL) AS nodes
       FROM job j JOIN budget_tree_node b ON b.id = j."budgetId" JOIN "user" u ON u.id = j."userId"
-      WHERE j."clusterId" = ${cluster.id} AND j.state IN ('RUNNING', 'STOPPING')
+      WHERE j."clusterId" = ${cluster.id} AND j.state IN ('RUNNING', 'STOPPING') ${inBudget}
       ORDER BY j."startedAt" ASC NULLS LAST, j.id ASC`,
     prisma.schedulingCycle.findFirst({ where: { clusterId: cluster.id }, orderBy: { at: "desc" } }),
     prisma.budgetTreeNode.findMany({ select: { id: true, path: true } }),
@@ -340,6 +362,7 @@ export async function getQueue(prisma: PrismaClient, clusterName: string, opts: 
   }));
   return {
     cluster: { id: cluster.id, name: cluster.name, gpuType: cluster.gpuType, gpus: cluster.gpus, readyGpus: cluster.readyGpus },
+    budget: opts.budget ?? null,
     now: new Date(nowMs).toISOString(),
     cycle: cycle
       ? {
