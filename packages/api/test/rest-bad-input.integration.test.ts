@@ -159,8 +159,8 @@ describe("a list's query parameters", () => {
       ["/notifications?unread=maybe", adaToken, "unread must be true or false"],
       // Parameters of no list: a typo read as "everything".
       ["/notifications?unred=true", adaToken, "unred: unknown field 'unred' in a notification query (fields: unread, limit)"],
-      ["/queue/h100?limt=5", adaToken, "limt: unknown field 'limt' in the queue's query (fields: limit)"],
-      ["/queue/h100?cluster=b200", adaToken, "cluster: unknown field 'cluster' in the queue's query (fields: limit)"],
+      ["/queue/h100?limt=5", adaToken, "limt: unknown field 'limt' in the queue's query (fields: limit, budget)"],
+      ["/queue/h100?cluster=b200", adaToken, "cluster: unknown field 'cluster' in the queue's query (fields: limit, budget)"],
       ["/clusters?gpuType=H100", adaToken, "gpuType: unknown field 'gpuType' in the cluster list's query (fields: none)"],
       ["/budgets?cluster=h100", adaToken, "cluster: unknown field 'cluster' in the budget tree's query (fields: none)"],
       ["/tokens?limit=1", adaToken, "limit: unknown field 'limit' in the token list's query (fields: none)"],
@@ -202,7 +202,7 @@ describe("a query's parameters, as any route reads them", () => {
       // __proto__ was left out of the strict check.
       ["/jobs?__proto__=1", "__proto__: unknown field '__proto__' in"],
       ["/budgets?__proto__=1", "__proto__: unknown field '__proto__' in the budget tree's query (fields: none)"],
-      ["/queue/h100?__proto__=x", "__proto__: unknown field '__proto__' in the queue's query (fields: limit)"],
+      ["/queue/h100?__proto__=x", "__proto__: unknown field '__proto__' in the queue's query (fields: limit, budget)"],
       [`/jobs/${jobId}/logs?__proto__=1`, "__proto__: unknown field '__proto__' in"],
       ["/users?__proto__=1", "__proto__: unknown field '__proto__' in the user list's query (fields: none)", admin],
       // The last of a repeated parameter was kept: the queue of b200 answered for ?cluster=h100&cluster=b200.
