@@ -15,6 +15,7 @@ const PENDING: Record<string, string> = {
   RESERVED_FOR: "nodes reserved for another job",
   DEBUG_RESERVE: "free GPUs kept for debug jobs",
   NODE_CONSTRAINT: "the nodes it may use are busy or not ready",
+  PLANNED_DRAIN: "the nodes with room go into maintenance first",
   ORDER: "waiting its turn",
   BUDGET_OVER_SHARE: "budget not far enough behind to preempt",
   DEBUG_VICTIM_COST: "only long runs could make room",

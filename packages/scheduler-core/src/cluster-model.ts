@@ -207,8 +207,12 @@ export function viableStarts(
  */
 export function applyPlan(model: ClusterModel, plan: readonly PlanOp[], now: number, reservations?: Reservation[]): ClusterModel {
   let m: ClusterModel = reservations ? { ...model, reservations } : model;
+  // A planned drain that fired is done (the worker clears it too): a node back from repair keeps no plan.
   for (const op of plan)
-    if (op.op === "NODE_STATE") m = withNode(m, op.nodeId, (n) => (n.state === op.from ? { ...n, state: op.to } : n));
+    if (op.op === "NODE_STATE")
+      m = withNode(m, op.nodeId, (n) =>
+        n.state !== op.from ? n : op.reason === "PLANNED_DRAIN" ? { ...n, state: op.to, drainAt: null } : { ...n, state: op.to },
+      );
   for (const op of plan)
     if (op.op === "LOST") m = withJob(m, op.jobId, (j) => endRun(j, now, { cause: "lost", exitCode: null, requeue: op.requeue }));
   // Before the plan's stops: a move is viable only for a job still RUNNING.

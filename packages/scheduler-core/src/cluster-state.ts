@@ -297,6 +297,19 @@ export class NodeBoard {
     }
   }
 
+  /**
+   * The latest exit of the leaving jobs on these nodes' GPUs (`now` when none): a start there waits at
+   * most until then for them (planned drains count a start from it, planned-drains.ts).
+   */
+  latestExitOn(nodes: readonly number[]): number {
+    let t = this.now;
+    if (this.exitWait.size === 0) return t;
+    for (const node of nodes)
+      for (let k = this.offset[node]!; k < this.offset[node + 1]!; k++)
+        for (const w of this.exitWait.get(k) ?? []) if (w.exitBy > t) t = w.exitBy;
+    return t;
+  }
+
   /** GPUs of a node that only `victims` hold (what preempting exactly them frees there). */
   freedBy(node: number, victims: readonly JobState[]): number {
     const base = this.offset[node]!;

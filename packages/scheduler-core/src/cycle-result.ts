@@ -160,6 +160,10 @@ export interface PendingReasonDetails {
   margin?: number;
   /** DEBUG_VICTIM_COST: the most R6 cost, GPU-seconds, a debug-lane job may make one victim lose (R5). */
   debugVictimMaxCost?: number;
+  /** PLANNED_DRAIN: the node whose planned drain it would cross, when that drain is due, and the job's protection then (seconds). */
+  drainNode?: string;
+  drainAt?: number;
+  drainSpan?: number;
   /** INVALID_CONTRACT: what is wrong; NODE_CONSTRAINT: why its node lists leave it no node in service, ever. */
   problem?: string;
   /** DEPENDENCY: the dependencies still waited for; DEPENDENCY_NEVER_SATISFIED: the ones that cannot be met. */

@@ -1,4 +1,4 @@
-import { formatDuration, formatPercent, lineText, plural, shareUsedText, type RatioWindow } from "./format";
+import { formatDuration, formatPercent, formatWhen, lineText, plural, shareUsedText, type RatioWindow } from "./format";
 import { heldWords } from "./held-words";
 import { defaultPolicy } from "./policy";
 import type { PendingReason, PendingReasonCode, PendingReasonDetails } from "./types";
@@ -95,6 +95,7 @@ export class PendingExplainer {
     if (
       d.position === null ||
       (code === "NODE_CONSTRAINT" && d.problem !== undefined) ||
+      code === "PLANNED_DRAIN" ||
       code === "ORDER" ||
       code === "HELD" ||
       code === "INVALID_CONTRACT" ||
@@ -193,6 +194,8 @@ function sentenceFor(input: ReasonInput, nodeSize: number, pos: string, w: Ratio
       if (d.problem !== undefined)
         return `Will never start as its node lists stand: ${d.problem}. Change them (tranche update ${input.jobId ?? "with this job's id"} --nodelist with nodes in service, or --nodelist none to run on any node), or cancel it (${budget}).`;
       return `It may run only on the nodes it was submitted for (its node list, less the nodes it excludes), and none of them can take it now, while other nodes could; ${needText(d, nodeSize)} (${pos}, ${budget}).`;
+    case "PLANNED_DRAIN":
+      return `${plannedDrainWords(d, input.now)}; ${needText(d, nodeSize)} (${pos}, ${budget}).`;
     case "RESERVED_FOR":
       return `The free GPUs it fits on are reserved for job ${d.reservedForJobId ?? "?"}, which can start there ${reservedTail(d.reservedFrom ?? input.now, input.now)} (${pos}, ${budget}).`;
     case "DEBUG_RESERVE":
@@ -266,4 +269,14 @@ function neverList(d: PendingReasonDetails): string {
 function joinWords(xs: string[]): string {
   if (xs.length <= 1) return xs[0] ?? "";
   return `${xs.slice(0, -1).join(", ")} and ${xs[xs.length - 1]}`;
+}
+
+/**
+ * "Node h100-3 goes into maintenance in 3 h, and this job may not be cut short for 4 h after it starts".
+ * The span is the minimum, or a debug job's whole run (planned-drains.ts): words that fit both.
+ */
+function plannedDrainWords(d: PendingReasonDetails, now: number): string {
+  if (d.drainNode === undefined || d.drainAt === undefined)
+    return "The nodes with room for it go into planned maintenance before its protection would end";
+  return `Node ${d.drainNode} goes into maintenance ${formatWhen(d.drainAt, now)}, and this job may not be cut short for ${formatDuration(d.drainSpan ?? 0)} after it starts, so it may not start there`;
 }

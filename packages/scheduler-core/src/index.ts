@@ -48,6 +48,7 @@ export { validateBudgetTree, effectiveAllocations, PPM } from "./budget-tree";
 export { computeUsage, computeEntitlements, withWindowAggregates } from "./window";
 export { computeRatios } from "./compute-ratios";
 export { planNodeStates } from "./plan-drains";
+export { crossesPlannedDrain, drainSpan, hasPlannedDrain, plannedDrainText } from "./planned-drains";
 export { runCycle } from "./run-cycle";
 export {
   forecastStarts,

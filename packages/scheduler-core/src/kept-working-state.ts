@@ -108,10 +108,14 @@ export function keptFrom(
   };
 }
 
-/** No node changes state this cycle and none is draining or down: a kept board never moves a node. */
+/**
+ * No node changes state this cycle, none is draining or down, and none plans a drain (its time
+ * decides who may start there, planned-drains.ts): a kept board never moves a node.
+ */
 export function stable(nodes: readonly Node[], states: ReadonlyMap<string, NodeState>): boolean {
   if (states.size > 0) return false;
-  for (const n of nodes) if ((n.state !== "READY" && n.state !== "CORDONED") || n.health !== "HEALTHY") return false;
+  for (const n of nodes)
+    if ((n.state !== "READY" && n.state !== "CORDONED") || n.health !== "HEALTHY" || n.drainAt != null) return false;
   return true;
 }
 
@@ -134,7 +138,7 @@ export function canKeep(
   const nodes = k.order.sorted;
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i]!;
-    if (n.state !== f[3 * i] || n.health !== f[3 * i + 1] || n.gpuCount !== f[3 * i + 2]) return false;
+    if (n.state !== f[3 * i] || n.health !== f[3 * i + 1] || n.gpuCount !== f[3 * i + 2] || n.drainAt != null) return false;
   }
   return true;
 }

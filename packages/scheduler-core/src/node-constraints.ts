@@ -1,6 +1,8 @@
 import type { NodeBoard } from "./cluster-state";
 import { nodeSize } from "./contract";
-import type { JobBase } from "./snapshot";
+import { crossesPlannedDrain, drainSpan } from "./planned-drains";
+import type { JobBase, JobContract } from "./snapshot";
+import type { JobLane } from "./states-and-codes";
 
 /** What a job says of the nodes it may use (Slurm's --nodelist / --exclude), by node name. */
 export type NodeConstrained = Pick<JobBase, "nodes" | "excludeNodes">;
@@ -114,22 +116,81 @@ function names(nodes: readonly { name: string }[]): string {
  * per cycle cost philly-overload's 60 days a quarter of their time). The cycle's speed bookkeeping
  * treats jobs of one size as interchangeable (blocked-memo.ts, search-memo.ts, reservations.ts): a
  * constrained job never shares an outcome with another, and its failures teach nothing about others,
- * since it may use fewer nodes.
+ * since it may use fewer nodes. A job whose protection would cross a node's planned drain is
+ * constrained too (planned-drains.ts): that node is off its mask while the cycle's now + its span
+ * passes the plan (a cycle with plans admits its jobs afresh, run-cycle.ts, so the flag is this cycle's).
  */
 export class NodeConstraints {
   private readonly masks = new Map<string, Uint8Array>();
+  private readonly listMasks = new Map<string, Uint8Array>();
+
+  private earliest: number | null = null;
 
   constructor(private readonly board: NodeBoard) {}
 
-  /** Per board node, 1 where the job may run; null when it may run anywhere. */
-  maskOf(job: NodeConstrained & { id: string }): Uint8Array | null {
+  /** The earliest planned drain still ahead (Infinity for none): one due now drains this cycle (plan-drains.ts). */
+  get earliestPlan(): number {
+    if (this.earliest === null) {
+      let t = Infinity;
+      for (const n of this.board.nodes) if (n.drainAt != null && n.drainAt > this.board.now && n.drainAt < t) t = n.drainAt;
+      this.earliest = t;
+    }
+    return this.earliest;
+  }
+
+  /** Per board node, 1 where the job may run (its lists and the planned drains); null when anywhere. */
+  maskOf(e: {
+    job: NodeConstrained & { id: string } & Pick<JobContract, "minRuntime" | "maxRuntime">;
+    lane: JobLane;
+  }): Uint8Array | null {
+    const span = drainSpan(e.lane, e.job);
+    const crossed = this.crossedAny(span);
+    if (!crossed) return this.listMaskOf(e.job);
+    let mask = this.masks.get(e.job.id);
+    if (mask === undefined) {
+      const lists = this.listMaskOf(e.job);
+      mask = new Uint8Array(this.board.count);
+      for (let n = 0; n < this.board.count; n++)
+        mask[n] = (lists === null || lists[n] === 1) && !crossesPlannedDrain(this.board.nodes[n]!, this.board.now, span) ? 1 : 0;
+      this.masks.set(e.job.id, mask);
+    }
+    return mask;
+  }
+
+  /** Per board node, 1 where the job's node lists let it run; null when they name none. */
+  listMaskOf(job: NodeConstrained & { id: string }): Uint8Array | null {
     if (!hasNodeConstraint(job)) return null;
-    let mask = this.masks.get(job.id);
+    let mask = this.listMasks.get(job.id);
     if (mask === undefined) {
       mask = new Uint8Array(this.board.count);
       for (let n = 0; n < this.board.count; n++) mask[n] = mayUseNode(job, this.board.nodes[n]!.name) ? 1 : 0;
-      this.masks.set(job.id, mask);
+      this.listMasks.set(job.id, mask);
     }
     return mask;
+  }
+
+  /**
+   * The node whose planned drain keeps a job of this span off it, for its reason: among the schedulable
+   * nodes its lists allow and that its span crosses, the one with the most free GPUs (board order on a
+   * tie); -1 when none.
+   */
+  plannedNodeFor(e: {
+    job: NodeConstrained & { id: string } & Pick<JobContract, "minRuntime" | "maxRuntime">;
+    lane: JobLane;
+  }): number {
+    const span = drainSpan(e.lane, e.job);
+    const lists = this.listMaskOf(e.job);
+    let best = -1;
+    for (let n = 0; n < this.board.count; n++) {
+      if (!this.board.schedulable[n] || (lists !== null && lists[n] !== 1)) continue;
+      if (!crossesPlannedDrain(this.board.nodes[n]!, this.board.now, span)) continue;
+      if (best < 0 || this.board.free[n]! > this.board.free[best]!) best = n;
+    }
+    return best;
+  }
+
+  /** Whether a job of this span started now would cross some node's planned drain. */
+  crossedAny(span: number): boolean {
+    return span > 0 && this.board.now + span > this.earliestPlan;
   }
 }

@@ -24,15 +24,16 @@ export interface PendingEntry {
   maxRuntime: number | null;
   capped: boolean;
   /**
-   * It names nodes it must run on or avoid (node-constraints.ts): its outcome is its own, never shared.
-   * Copied once with the entry, so no cycle scans the backlog for such jobs.
+   * It names nodes it must run on or avoid (node-constraints.ts), or its protection would cross a node's
+   * planned drain (planned-drains.ts): its outcome is its own, never shared. Copied once with the entry,
+   * so no cycle scans the backlog for such jobs.
    */
   constrained: boolean;
   /** What kept admission keeps of it (kept-admission.ts), or null. */
   admitted: AdmittedRecord | null;
 }
 
-export function pendingEntry(job: PendingJob, budget: number, lane: JobLane): PendingEntry {
+export function pendingEntry(job: PendingJob, budget: number, lane: JobLane, crossesPlannedDrain = false): PendingEntry {
   return {
     job,
     budget,
@@ -44,7 +45,7 @@ export function pendingEntry(job: PendingJob, budget: number, lane: JobLane): Pe
     minRuntime: job.minRuntime,
     maxRuntime: job.maxRuntime,
     capped: job.arrayId != null && job.arrayMaxRunning != null,
-    constrained: hasNodeConstraint(job),
+    constrained: crossesPlannedDrain || hasNodeConstraint(job),
     admitted: null,
   };
 }

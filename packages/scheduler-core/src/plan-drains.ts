@@ -1,5 +1,6 @@
 import { formatDuration } from "./format";
 import { nodeOrder, type NodeOrder } from "./node-order";
+import { plannedDrainDue, plannedDrainText } from "./planned-drains";
 import type { Node, NodeState, NodeStateOp, PolicyConfig } from "./types";
 
 /**
@@ -8,7 +9,10 @@ import type { Node, NodeState, NodeStateOp, PolicyConfig } from "./types";
  *   any state but REPAIR (empty, expected to be off) and DOWN. The agent stopped its own jobs after
  *   heartbeatTimeout and killed them within fenceGrace, so its jobs are requeued only once their
  *   processes are gone. A node never heard from is silent since it entered its state;
- * - a READY or CORDONED node that reports itself unhealthy becomes DRAINING (R8).
+ * - a READY or CORDONED node that reports itself unhealthy becomes DRAINING (R8);
+ * - a READY or CORDONED node whose planned drain is due becomes DRAINING (R8, planned-drains.ts): the
+ *   caller clears the plan when it applies the op (reason PLANNED_DRAIN), so a node back from repair
+ *   is not drained again.
  * DRAINING -> REPAIR needs the node's jobs, so the cycle decides it later (drainNodes in cycle/drains.ts).
  * A REPAIR node returns to READY on a healthy report after repair: that report is an event the
  * worker applies, not something a snapshot can tell apart from "healthy but in maintenance".
@@ -51,6 +55,17 @@ export function planNodeStates(
         to: "DRAINING",
         reason: "UNHEALTHY_REPORT",
         sentence: `Node ${n.name} reported itself unhealthy and is draining: nothing new starts there, and its jobs leave as their contracts allow.`,
+        runRepairHook: false,
+      });
+      state = "DRAINING";
+    } else if ((state === "READY" || state === "CORDONED") && plannedDrainDue(n, now)) {
+      ops.push({
+        op: "NODE_STATE",
+        nodeId: n.id,
+        from: state,
+        to: "DRAINING",
+        reason: "PLANNED_DRAIN",
+        sentence: `${plannedDrainText(n)}. Node ${n.name} is draining: nothing new starts there, and its jobs leave as their contracts allow.`,
         runRepairHook: false,
       });
       state = "DRAINING";

@@ -10,6 +10,7 @@ import { FairTree, treeShape } from "./fair-tree";
 import { KeptAdmission } from "./kept-admission";
 import { nodeOrder } from "./node-order";
 import { planNodeStates } from "./plan-drains";
+import { hasPlannedDrain } from "./planned-drains";
 import type { ClusterSnapshot, CycleResult, NodeState, PolicyConfig } from "./types";
 import { WorkingMemory } from "./working-memory";
 import { loadWorkingState } from "./working-state";
@@ -59,7 +60,11 @@ export function runCycleWith(
   let finished = false;
   try {
     const shapeOfCluster = clusterShape(snapshot.nodes);
-    const admission = (memory.admission = KeptAdmission.forCycle(memory.admission, tree, shapeOfCluster, policy, snapshot));
+    // A planned drain makes a job's entry depend on the time (planned-drains.ts): such a cycle admits
+    // every job afresh and keeps nothing of it, so no entry outlives the time it was made for.
+    const planned = hasPlannedDrain(snapshot.nodes, now);
+    const admission = KeptAdmission.forCycle(planned ? null : memory.admission, tree, shapeOfCluster, policy, snapshot);
+    memory.admission = planned ? null : admission;
     const s = new CycleSession(
       snapshot,
       policy,

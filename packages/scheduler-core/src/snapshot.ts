@@ -27,6 +27,14 @@ export interface Node {
    * out like any other); without it (the simulator's nodes) a node never heard from is not timed out.
    */
   stateChangedAt?: number | null;
+  /**
+   * Planned maintenance (an operator's drain at a time, R8): from then the node drains. Before it, no
+   * job starts there whose protection would run past it (planned-drains.ts). null/absent = none.
+   */
+  drainAt?: number | null;
+  /** The plan's reason and who made it (their display name), for the drain's words. */
+  drainReason?: string | null;
+  drainPlannedBy?: string | null;
 }
 
 /**

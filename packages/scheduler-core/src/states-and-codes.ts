@@ -21,6 +21,7 @@ export const PENDING_REASON_CODES = [
   "NO_ENTITLEMENT",
   "DEBUG_RESERVE",
   "NODE_CONSTRAINT",
+  "PLANNED_DRAIN",
   "RESERVED_FOR",
   "ORDER",
   "BUDGET_OVER_SHARE",
@@ -74,8 +75,11 @@ const PREEMPT_REASONS = new Set<string>(PREEMPT_REASON_CODES);
 /** Whether stored text (a run segment's end detail) is a preemption's reason code. */
 export const isPreemptReasonCode = (s: string | null | undefined): s is PreemptReasonCode => s != null && PREEMPT_REASONS.has(s);
 
-export const NODE_STATE_REASON_CODES = ["UNHEALTHY_REPORT", "DRAINED", "HEARTBEAT_TIMEOUT"] as const;
-/** Why the core moves a node: unhealthy -> DRAINING, empty DRAINING -> REPAIR (R8), silent -> DOWN (R9). */
+export const NODE_STATE_REASON_CODES = ["UNHEALTHY_REPORT", "DRAINED", "HEARTBEAT_TIMEOUT", "PLANNED_DRAIN"] as const;
+/**
+ * Why the core moves a node: unhealthy -> DRAINING, empty DRAINING -> REPAIR (R8), silent -> DOWN (R9),
+ * its planned maintenance is due -> DRAINING (R8, planned-drains.ts).
+ */
 export type NodeStateReasonCode = (typeof NODE_STATE_REASON_CODES)[number];
 
 /** Scheduling class of a job in a cycle: R5 debug lane first, then allocated, then unallocated (R3). */

@@ -126,6 +126,11 @@ const cases: { what: string; code: PendingReasonCode; details: PendingReasonDeta
     code: "NODE_CONSTRAINT",
     details: { ...base, gpus: 4, largestFreeGpus: 8 },
   },
+  {
+    what: "the only node with room goes into maintenance before its minimum would end",
+    code: "PLANNED_DRAIN",
+    details: { ...base, gpus: 4, largestFreeGpus: 8, drainNode: "h100-3", drainAt: NOW + 3 * 3600, drainSpan: 4 * 3600 },
+  },
   { what: "jobs ahead took the free GPUs", code: "ORDER", details: { ...base, position: 2, jobsAhead: 1, gpus: 8 } },
   {
     what: "could preempt, but its budget is not far enough behind",

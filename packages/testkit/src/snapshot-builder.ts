@@ -49,7 +49,19 @@ export class ClusterBuilder {
     return this;
   }
 
-  node(id: string, opts: { gpus?: number; state?: NodeState; health?: NodeHealth; lastHeartbeatAt?: number | null } = {}): this {
+  node(
+    id: string,
+    opts: {
+      gpus?: number;
+      state?: NodeState;
+      health?: NodeHealth;
+      lastHeartbeatAt?: number | null;
+      /** A planned drain (R8): when, why and by whom. */
+      drainAt?: number | null;
+      drainReason?: string;
+      drainPlannedBy?: string;
+    } = {},
+  ): this {
     this.nodeList.push({
       id,
       name: id,
@@ -57,6 +69,9 @@ export class ClusterBuilder {
       state: opts.state ?? "READY",
       health: opts.health ?? "HEALTHY",
       lastHeartbeatAt: opts.lastHeartbeatAt ?? null,
+      ...(opts.drainAt != null
+        ? { drainAt: opts.drainAt, drainReason: opts.drainReason ?? null, drainPlannedBy: opts.drainPlannedBy ?? null }
+        : {}),
     });
     return this;
   }

@@ -86,7 +86,7 @@ export function takeInOrder(s: CycleSession, rules: BaselineRules): void {
     // Node constraints (node-constraints.ts): only the nodes the job may use, and what fails for it
     // (fewer nodes) is not remembered for others. The runs that wait together stay exact: a
     // constrained job cannot start where a job of its size without constraints cannot.
-    const mask = cols.constrained[i] ? constraints.maskOf(list[i]!.job) : null;
+    const mask = cols.constrained[i] ? constraints.maskOf(list[i]!) : null;
     const allow =
       mask !== null
         ? (node: number) => mask[node] === 1 && notReserved(node)

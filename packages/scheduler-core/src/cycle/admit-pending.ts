@@ -1,5 +1,6 @@
 import { validateJobContractOn, type ClusterShape } from "../contract";
 import { laneOf, pendingEntry, type PendingEntry } from "../order-pending";
+import { drainSpan } from "../planned-drains";
 import type { PendingJob, PendingReasonCode } from "../types";
 import { dependencyHold } from "./job-rules";
 import type { ReasonExtras } from "./reason-drafts";
@@ -70,7 +71,11 @@ function admitOne(s: CycleSession, shape: ClusterShape, job: PendingJob): Pendin
   const hold = dependencyHold(job.dependencies);
   if (hold !== null) return unordered(hold.code, { dependencies: hold.dependencies });
   const ent = tree.hasEntitlement(budget);
-  const entry = pendingEntry(job, budget, laneOf(job, ent, policy));
+  const lane = laneOf(job, ent, policy);
+  // A start waits at most the longest grace for leaving jobs: a job whose span, counted from then, could
+  // cross a planned drain has outcomes of its own (try-start.ts crossesPlan).
+  const span = drainSpan(lane, job);
+  const entry = pendingEntry(job, budget, lane, span > 0 && s.reservations.constraints.crossedAny(span + policy.maxGracePeriod));
   kept.noteNew(entry);
   if (!job.dependencies || job.dependencies.length === 0) kept.keep(job, entry, ent);
   return entry;

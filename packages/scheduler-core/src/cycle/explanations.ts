@@ -22,7 +22,7 @@ export function explainBlocked(s: CycleSession): { pending: PendingReasons; bloc
     if (reasons.started[k]) continue;
     // A job with node lists waits only for the nodes it may use.
     const entry = reasons.entryOf(k);
-    const mask = entry !== null && entry.constrained ? constraints.maskOf(entry.job) : null;
+    const mask = entry !== null && entry.constrained ? constraints.maskOf(entry) : null;
     reasons.earliest.set(k, estimator.earliest(reasons.gpusOf(k), mask));
   }
   /** Index in `reasons` of each output reason (jobs started in the retry pass have none). */

@@ -9,7 +9,7 @@ import { consolidate, tryConsolidate } from "./consolidate";
 import { debugReserveGpus } from "./debug-reserve";
 import { StartFits } from "./fits";
 import { reservationExtras, type ReasonExtras } from "./reason-drafts";
-import { blockedReason } from "./reason-precedence";
+import { blockedReason, plannedDrainExtras } from "./reason-precedence";
 import type { CycleSession } from "./session";
 import { mayPreemptInterruptible, tryStart } from "./try-start";
 
@@ -332,6 +332,8 @@ function takeNext(s: CycleSession, fits: StartFits, e: PendingEntry, lane: JobLa
     const problem = nodesLeftProblem(job, { name: s.snapshot.cluster.name, nodes: board.nodes });
     if (problem !== null) extras = { problem };
     else if (reservedFrom !== null) extras = reservationExtras(job.id, reservedFrom);
+  } else if (code === "PLANNED_DRAIN") {
+    extras = plannedDrainExtras(s, e);
   } else if (code === "RESERVED_FOR") {
     const r = s.reservations.blocking(e);
     extras = reservationExtras(r.jobId, r.from);

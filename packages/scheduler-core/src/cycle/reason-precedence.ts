@@ -1,6 +1,8 @@
 import type { PendingEntry } from "../order-pending";
 import { hasFreePlacement } from "../place-jobs";
+import { drainSpan } from "../planned-drains";
 import type { PendingReasonCode } from "../types";
+import type { ReasonExtras } from "./reason-drafts";
 import type { StartFits } from "./fits";
 import type { CycleSession } from "./session";
 import type { TryOutcome } from "./try-start";
@@ -24,6 +26,8 @@ import type { TryOutcome } from "./try-start";
  *                     debug-lane jobs (R5);
  *   NODE_CONSTRAINT   it names the nodes it may use (or avoid), and none of those could take it now
  *                     while free GPUs of other nodes would, or none of them takes work at all;
+ *   PLANNED_DRAIN     the same, but what keeps it off the nodes is their planned drain (R8): its
+ *                     protection would cross it (planned-drains.ts);
  *   RESERVED_FOR      it would fit on free GPUs that are reserved (R7) for a job it would delay;
  *   ORDER             it would have fit on the GPUs free at the start of the cycle, but jobs ahead
  *                     of it in order took them;
@@ -58,7 +62,8 @@ export function blockedReason(
   if (!s.tree.hasEntitlement(e.budget)) return "NO_ENTITLEMENT";
   // Before RESERVED_FOR: the free GPUs it may use (its own reservation's too) are the reserve's.
   if (blockedByDebugReserve(s, e, tried)) return "DEBUG_RESERVE";
-  if (e.constrained && blockedByNodeConstraint(s, e)) return "NODE_CONSTRAINT";
+  if (e.constrained && blockedByNodeConstraint(s, e, s.reservations.constraints.maskOf(e)))
+    return blockedByNodeConstraint(s, e, s.reservations.constraints.listMaskOf(e.job)) ? "NODE_CONSTRAINT" : "PLANNED_DRAIN";
   if (
     s.reservations.length > 0 &&
     // It would fit on free GPUs, or (allocated) by preempting unallocated work, but for a reservation.
@@ -77,9 +82,8 @@ export function blockedReason(
  * share of the job, or the nodes it may not use have the free GPUs it would start on (reservations
  * honoured as for any job).
  */
-function blockedByNodeConstraint(s: CycleSession, e: PendingEntry): boolean {
+function blockedByNodeConstraint(s: CycleSession, e: PendingEntry, mask: Uint8Array | null): boolean {
   const { board } = s;
-  const mask = s.reservations.constraints.maskOf(e.job);
   if (mask === null) return false;
   const perNode = Math.min(e.job.gpus, board.size);
   let usable = false;
@@ -97,4 +101,12 @@ function blockedByNodeConstraint(s: CycleSession, e: PendingEntry): boolean {
 function blockedByDebugReserve(s: CycleSession, e: PendingEntry, tried: TryOutcome): boolean {
   if (tried === "RESERVE_PLACED") return true;
   return tried === "RESERVE_COUNT" && s.memo.freePlacement(e.job.gpus, s.reservations.allowFor(e)) !== null;
+}
+
+/** PLANNED_DRAIN's details: the node whose plan keeps it off (the one with most room), when, and the job's span. */
+export function plannedDrainExtras(s: CycleSession, e: PendingEntry): ReasonExtras | null {
+  const n = s.reservations.constraints.plannedNodeFor(e);
+  if (n < 0) return null;
+  const node = s.board.nodes[n]!;
+  return { drainNode: node.name, drainAt: node.drainAt!, drainSpan: drainSpan(e.lane, e.job) };
 }

@@ -2,6 +2,7 @@ import type { NodeBoard } from "../cluster-state";
 import type { FairTree } from "../fair-tree";
 import { formatWhen, plural } from "../format";
 import { NodeConstraints } from "../node-constraints";
+import { crossesPlannedDrain, drainSpan } from "../planned-drains";
 import type { PendingEntry } from "../order-pending";
 import { findEarliestStart, holderMayPreempt, holderReach, releaseFor } from "../plan-reservations";
 import type { PolicyConfig, Reservation, ReserveOp } from "../types";
@@ -153,7 +154,7 @@ export class Reservations {
   allowFor(e: PendingEntry): (node: number) => boolean {
     // A job with a node constraint gets a filter of its own (never allowAll: search-memo.ts learns
     // from allowAll's failures about every job).
-    const mask = e.constrained ? this.constraints.maskOf(e.job) : null;
+    const mask = e.constrained ? this.constraints.maskOf(e) : null;
     this.allowing = e;
     this.allowingMask = mask;
     if (mask !== null) return this.list.length === 0 ? this.allowMaskedOnly : this.allowMasked;
@@ -212,15 +213,31 @@ export class Reservations {
     const board = this.board;
     const job = e.job;
     // A constrained job's search sees fewer nodes: its failure says nothing of other jobs'.
-    const mask = e.constrained ? this.constraints.maskOf(job) : null;
-    const key = this.rememberFailures && mask === null ? this.failureKey(e) : null;
+    const mask = e.constrained ? this.constraints.maskOf(e) : null;
+    // With a planned drain ahead, whether a node may be reserved depends on the job's span.
+    const span = drainSpan(e.lane, job);
+    const planned = span > 0 && this.constraints.earliestPlan < Infinity;
+    const key = this.rememberFailures && mask === null && !planned ? this.failureKey(e) : null;
     if (key !== null && job.gpus >= (this.failed.get(key) ?? Infinity)) return null;
-    const choice = findEarliestStart(
-      board,
-      job.gpus,
-      releaseFor(this.tree, this.policy, this.now, e.lane, e.budget, holderReach(job.gpus, board.size)),
-      (node) => this.reservedBy[node]! < 0 && (mask === null || mask[node] === 1),
-    );
+    const release = releaseFor(this.tree, this.policy, this.now, e.lane, e.budget, holderReach(job.gpus, board.size));
+    // R8's plans: a reservation never uses a node whose planned drain its start + span would cross. The
+    // mask rules out those crossed from now; a later start may cross more, so those are left out and
+    // the search made again (each time with fewer nodes: at most once per node with a plan).
+    const crossed = new Set<number>();
+    let choice: ReturnType<typeof findEarliestStart>;
+    for (;;) {
+      choice = findEarliestStart(
+        board,
+        job.gpus,
+        release,
+        (node) => this.reservedBy[node]! < 0 && (mask === null || mask[node] === 1) && !crossed.has(node),
+      );
+      if (!choice || !planned) break;
+      const from = choice.from;
+      const more = choice.nodes.filter((n) => crossesPlannedDrain(board.nodes[n]!, from, span));
+      if (more.length === 0) break;
+      for (const n of more) crossed.add(n);
+    }
     if (!choice) {
       if (key !== null) this.failed.set(key, Math.min(job.gpus, this.failed.get(key) ?? Infinity));
       return null;

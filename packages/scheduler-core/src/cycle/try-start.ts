@@ -1,4 +1,6 @@
 import { compareById } from "../budget-tree";
+import { gracePeriodFor } from "../contract";
+import { crossesPlannedDrain, drainSpan } from "../planned-drains";
 import { formatPercent, formatWhen, plural, shareUsedText } from "../format";
 import type { PendingEntry } from "../order-pending";
 import type { Slots } from "../place-jobs";
@@ -63,7 +65,17 @@ export function tryStart(
   const countShort = keepReserve && shortsDebugReserve(s, lane, g, null);
   const found = countShort ? null : memo.freePlacement(g, allow, e.budget);
   const placedShort = found !== null && keepReserve && shortsDebugReserve(s, lane, g, found);
-  const slots = placedShort ? null : found;
+  const slots =
+    placedShort ||
+    (found !== null &&
+      crossesPlan(
+        s,
+        e,
+        found.map((sl) => sl.node),
+        [],
+      ))
+      ? null
+      : found;
   if (slots) {
     const rIdx = slots.find((sl) => reservations.reservedBy[sl.node]! >= 0);
     const r = rIdx ? reservations.list[reservations.reservedBy[rIdx.node]!]! : null;
@@ -98,6 +110,7 @@ export function tryStart(
   s.preemptionCtx.holder = holder ? holderReach(g, board.size) : "none";
   const choice = findPreemption(s.preemptionCtx, s.scratch, g, unallocatedOnly ? "RETRY" : lane, e.budget, allow);
   s.preemptionCtx.holder = "none";
+  if (choice && crossesPlan(s, e, choice.nodes, choice.victims)) return notStarted; // its own, like a constrained job's
   if (!choice) {
     // A job with a node constraint searched fewer nodes: its failure says nothing of its key's other jobs.
     if (!holder && !e.constrained) memo.searchFailed(key, Math.min(room, g - 1, s.scratch.room));
@@ -144,4 +157,20 @@ export function tryStart(
           : `Started by preempting ${plural(n, "job")}: interruptible work of budgets above their owed share (this budget is below its own).`,
   );
   return "STARTED";
+}
+
+/**
+ * R8's plans, counted from the latest the start may launch (it waits for the leaving jobs on those
+ * nodes and for these victims' grace): would the job's span cross a chosen node's planned drain? The
+ * mask (node-constraints.ts) ruled out the nodes a start now would cross; a start that waits may
+ * cross one more. Such a start is not made this cycle (nothing was preempted for it yet).
+ */
+function crossesPlan(s: CycleSession, e: PendingEntry, nodes: readonly number[], victims: readonly JobState[]): boolean {
+  if (s.reservations.constraints.earliestPlan === Infinity) return false;
+  const span = drainSpan(e.lane, e.job);
+  if (span <= 0) return false;
+  const { board, policy } = s;
+  let start = board.latestExitOn(nodes);
+  for (const v of victims) start = Math.max(start, s.now + gracePeriodFor(v.job, v.charged, policy));
+  return nodes.some((n) => crossesPlannedDrain(board.nodes[n]!, start, span));
 }
