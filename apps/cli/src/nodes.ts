@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import {
   healthErrors,
+  maintenanceTimeWords,
   NODE_STATE_WORDS,
   parseNodeStateWords,
   retiredNodeSentence,
@@ -17,6 +18,7 @@ import {
   nodeStateText,
 } from "@tranche/contracts/format";
 import { api, loadConfig } from "./client";
+import { parseDrainAt } from "./drain-time";
 import { usageError } from "./options";
 import { ago, table, type Out } from "./format";
 
@@ -67,8 +69,18 @@ function lastProtection(n: NodeView, now: number): string {
   return left > 0 ? ` (the last protection on it ends in ${formatDuration(left)})` : "";
 }
 
+/** "maintenance at Sat 12 Dec 02:00 (driver 560, planned by Olga)", in the reader's time zone; null when none is planned. */
+export function planWords(n: NodeView, now = new Date()): string | null {
+  if (n.drainAt === null) return null;
+  const about = [n.drainReason, n.drainPlannedBy ? `planned by ${n.drainPlannedBy}` : null].filter(Boolean).join(", ");
+  return `maintenance at ${maintenanceTimeWords(n.drainAt, now)}${about ? ` (${about})` : ""}`;
+}
+
 /** What an action did, in words: where the node stands now and what that means for its jobs. */
 function actionText(n: NodeView, now = Date.now()): string {
+  const plan = planWords(n, new Date(now));
+  if (plan !== null && (n.state === "READY" || n.state === "CORDONED"))
+    return `${n.name} is ${nodeStateText(n.state)}, with ${plan}: until then only work that can leave by then starts there, and then it drains.`;
   const jobs = new Set(n.gpus.flatMap((g) => (g.jobId === null ? [] : [g.jobId]))).size;
   const onIt = jobs === 1 ? "the job on it" : `the ${jobs} jobs on it`;
   const verb = (one: string, many: string) => `${onIt} ${jobs === 1 ? one : many}`;
@@ -128,7 +140,7 @@ export function registerNodes(program: Command, out: Out): void {
                   `${n.usedGpus} of ${n.gpuCount}`,
                   n.busyPercent === null ? "-" : `${Math.round(n.busyPercent)}%`,
                   heard(n.lastHeartbeatAt),
-                  n.state === "READY" ? "" : (nodeReasonWords(n, Date.now()) ?? ""),
+                  [n.state === "READY" ? null : nodeReasonWords(n, Date.now()), planWords(n)].filter(Boolean).join("; "),
                 ]),
               ),
       );
@@ -148,6 +160,7 @@ export function registerNodes(program: Command, out: Out): void {
           ...(n.state !== "READY" && nodeReasonWords(n, Date.now())
             ? [`  why: ${nodeReasonWords(n, Date.now())}${n.drainIsManual ? " (an operator's drain)" : ""}`]
             : []),
+          ...(planWords(n) ? [`  planned: ${planWords(n)}`] : []),
           `  ${n.health === "HEALTHY" ? "healthy" : `unhealthy${agentSaid(n)}`}; last heard ${heard(n.lastHeartbeatAt)}${n.busyPercent === null ? "" : `; GPU utilization ${Math.round(n.busyPercent)}%`}${n.agentVersion ? `; agent ${n.agentVersion}` : ""}`,
           `GPUs (${n.usedGpus} of ${n.gpuCount} in use):`,
           ...gpuLines(n.gpus),
@@ -168,26 +181,40 @@ export function registerNodes(program: Command, out: Out): void {
     ["cordon", "stop new work starting on a ready node; its jobs keep running (operators)"],
     [
       "drain",
-      "drain a node: nothing new starts there, its jobs leave as their contracts allow, then it goes to repair (operators)",
+      "drain a node: nothing new starts there, its jobs leave as their contracts allow, then it goes to repair; with --at, at that time, and until then only work that can leave by then starts there (operators)",
     ],
     ["uncordon", "return a cordoned or draining node to ready (operators)"],
     ["repaired", "mark a node repaired: back to ready and healthy (operators)"],
   ];
-  for (const [word, description] of actions)
-    node
+  for (const [word, description] of actions) {
+    const command = node
       .command(word)
       .description(description)
       .argument("<node>", "node name")
-      .option("--reason <text>", "why (kept in the node's history and the audit log)")
-      .action(async (name: string, o: { reason?: string }) => {
-        const { node: n } = await api<{ node: NodeView }>(
-          loadConfig(),
-          "POST",
-          `/nodes/${encodeURIComponent(name)}/${word}`,
-          o.reason === undefined ? {} : { reason: o.reason },
-        );
-        out({ node: n }, () => actionText(n));
+      .option("--reason <text>", "why (kept in the node's history and the audit log)");
+    if (word === "drain")
+      command.option(
+        "--at <time>",
+        'drain at this time, not now: "2026-12-12 02:00" in your time zone (TZ), as date -d reads it, or with its offset ("2026-12-12 02:00 +01:00", "... UTC")',
+      );
+    command.action(async (name: string, o: { reason?: string; at?: string }) => {
+      // Read before any request: a time that cannot be read, or is read two ways, answers at once.
+      const at = o.at === undefined ? undefined : parseDrainAt(o.at);
+      const { node: n } = await api<{ node: NodeView }>(loadConfig(), "POST", `/nodes/${encodeURIComponent(name)}/${word}`, {
+        ...(o.reason === undefined ? {} : { reason: o.reason }),
+        ...(at === undefined ? {} : { at }),
       });
+      out({ node: n }, () => actionText(n));
+    });
+  }
+  node
+    .command("cancel-drain")
+    .description("cancel a node's planned drain (drain --at); it stays as it is (operators)")
+    .argument("<node>", "node name")
+    .action(async (name: string) => {
+      const { node: n } = await api<{ node: NodeView }>(loadConfig(), "DELETE", `/nodes/${encodeURIComponent(name)}/drain`);
+      out({ node: n }, () => `${n.name}'s planned drain is cancelled; ${actionText(n)}`);
+    });
   node
     .command("retire")
     .description(

@@ -19,6 +19,8 @@ const ACTIONS: Record<string, string> = {
   "enrollment-token.issue": "issued an enrollment token",
   "node.cordon": "cordoned a node",
   "node.drain": "drained a node",
+  "node.planDrain": "planned a node's drain",
+  "node.cancelDrain": "cancelled a node's planned drain",
   "node.uncordon": "returned a node to service",
   "node.markRepaired": "marked a node repaired",
   "node.revoke-credential": "revoked a host's credential",

@@ -16,6 +16,7 @@ export * from "./job-events";
 export * from "./budget";
 export * from "./measures";
 export * from "./node";
+export * from "./node-drain-plan";
 export * from "./token";
 export * from "./api-error";
 export * from "./agent";

@@ -1,6 +1,7 @@
 import { LIMITS } from "./limits";
 import { z } from "zod";
 import { strictObject, text } from "./input";
+import type { NodeDrainPlanView } from "./node-drain-plan";
 
 export const NODE_ACTIONS = ["cordon", "drain", "uncordon", "markRepaired"] as const;
 export type NodeAction = (typeof NODE_ACTIONS)[number];
@@ -128,7 +129,8 @@ export interface GpuCell {
 }
 
 /** A node as the nodes page, REST GET /nodes and `tranche nodes` show it. */
-export interface NodeView {
+/** drainAt, drainReason, drainPlannedBy: its planned drain (node-drain-plan.ts), null fields when none. */
+export interface NodeView extends NodeDrainPlanView {
   id: string;
   name: string;
   cluster: string;

@@ -24,6 +24,7 @@ export * from "./jobs/in-use";
 export * from "./budgets/tree";
 export * from "./budgets/set-allocations";
 export * from "./nodes/nodes";
+export * from "./nodes/drain-plan";
 export * from "./nodes/revoke-credential";
 export * from "./nodes/retire";
 export * from "./nodes/in-service";

@@ -1,7 +1,9 @@
 import type { PrismaClient } from "@tranche/db";
-import { NODE_ACTION_WORDS, nodeActionBody, nodeListQuery } from "@tranche/contracts";
+import { NODE_ACTION_WORDS, nodeActionBody, nodeDrainBody, nodeListQuery } from "@tranche/contracts";
 import {
   applyNodeAction,
+  cancelNodeDrain,
+  planNodeDrain,
   getNodeNamed,
   listNodesOf,
   requireNodeAction,
@@ -34,6 +36,11 @@ export async function handleNodeRest(
     noQuery(req, "a node's query");
     return json(await getNodeNamed(prisma, name!));
   }
+  if (parts.length === 3 && action === "drain" && method === "DELETE") {
+    // Cancels a planned drain (R8); the role before anything is read.
+    requireNodeAction(actor, "drain");
+    return json({ node: await cancelNodeDrain(prisma, actor, { name: name! }) });
+  }
   if (parts.length !== 3 || method !== "POST") return null;
   if (action === "retire") {
     requireRole(actor, ["OPERATOR"], "retire nodes");
@@ -49,6 +56,12 @@ export async function handleNodeRest(
   if (nodeAction === null) return null;
   // The role before the body: a researcher learns nothing of the input's shape from a 400.
   requireNodeAction(actor, nodeAction);
+  if (nodeAction === "drain") {
+    // With `at`, a planned drain (R8): the node drains then, and takes only work that may leave by then.
+    const { reason, at } = parse(nodeDrainBody, await readJson(req, { optional: true }));
+    if (at !== undefined) return json({ node: await planNodeDrain(prisma, actor, { name: name! }, at, reason) });
+    return json({ node: await applyNodeAction(prisma, actor, { name: name! }, nodeAction, reason) });
+  }
   const { reason } = parse(nodeActionBody, await readJson(req, { optional: true }));
   return json({ node: await applyNodeAction(prisma, actor, { name: name! }, nodeAction, reason) });
 }

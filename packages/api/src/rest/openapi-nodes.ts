@@ -1,4 +1,4 @@
-import { nodeActionBody, nodeListQuery } from "@tranche/contracts";
+import { nodeActionBody, nodeDrainBody, nodeListQuery } from "@tranche/contracts";
 import { errorResponses, jsonAnswer, queryParams, schema } from "./openapi-parts";
 
 const name = { name: "name", in: "path", required: true, description: "The node's name", schema: { type: "string" } };
@@ -48,10 +48,25 @@ export function withNodePaths<P extends Record<string, object>>(paths: P): P & R
       "Cordon a READY node (operators): nothing new starts there; its jobs keep running",
       "cordonNode",
     ),
-    "/nodes/{name}/drain": action(
-      "Drain a READY or CORDONED node (operators): nothing new starts there, its jobs are preempted as their contracts allow (R8), then it goes to REPAIR",
-      "drainNode",
-    ),
+    "/nodes/{name}/drain": {
+      post: {
+        summary:
+          "Drain a READY or CORDONED node (operators): nothing new starts there, its jobs are preempted as their contracts allow (R8), then it goes to REPAIR. With `at` (ISO 8601 with its zone, in the future), a planned drain: until then only work whose protection ends by then starts there, and at it the node drains",
+        operationId: "drainNode",
+        parameters: [name],
+        requestBody: { required: false, content: { "application/json": { schema: schema(nodeDrainBody, "input") } } },
+        responses: {
+          "200": nodeAnswer("The node in its new state, or with its plan"),
+          ...errorResponses([400, 401, 403, 404, 409]),
+        },
+      },
+      delete: {
+        summary: "Cancel a node's planned drain (operators): it stays in the state it is in; 409 when it has none",
+        operationId: "cancelNodeDrain",
+        parameters: [name],
+        responses: { "200": nodeAnswer("The node without its plan"), ...errorResponses([401, 403, 404, 409]) },
+      },
+    },
     "/nodes/{name}/uncordon": action("Return a CORDONED or DRAINING node to READY (operators)", "uncordonNode"),
     "/nodes/{name}/repaired": action(
       "Mark a node repaired (operators): from REPAIR, DOWN, DRAINING or CORDONED back to READY, healthy",

@@ -1,7 +1,15 @@
 import type { TRPCRouterRecord } from "@trpc/server";
 import { z } from "zod";
-import { nodeActionInput, text } from "@tranche/contracts";
-import { applyNodeAction, getNodeEvents, getRepairQueue, listNodes, retireNode } from "@tranche/domain";
+import { nodeActionInput, nodePlanDrainInput, text } from "@tranche/contracts";
+import {
+  applyNodeAction,
+  cancelNodeDrain,
+  planNodeDrain,
+  getNodeEvents,
+  getRepairQueue,
+  listNodes,
+  retireNode,
+} from "@tranche/domain";
 import { authedProcedure, roleProcedure } from "../trpc";
 
 const operator = roleProcedure("OPERATOR");
@@ -24,6 +32,13 @@ export const nodeRouter = {
   drain: operator
     .input(nodeActionInput)
     .mutation(({ ctx, input }) => applyNodeAction(ctx.prisma, ctx.user, { id: input.nodeId }, "drain", input.reason)),
+  // R8's planned drain: the node drains at `at`; cancelDrain clears the plan.
+  planDrain: operator
+    .input(nodePlanDrainInput)
+    .mutation(({ ctx, input }) => planNodeDrain(ctx.prisma, ctx.user, { id: input.nodeId }, input.at, input.reason)),
+  cancelDrain: operator
+    .input(nodeActionInput)
+    .mutation(({ ctx, input }) => cancelNodeDrain(ctx.prisma, ctx.user, { id: input.nodeId })),
   uncordon: operator
     .input(nodeActionInput)
     .mutation(({ ctx, input }) => applyNodeAction(ctx.prisma, ctx.user, { id: input.nodeId }, "uncordon", input.reason)),

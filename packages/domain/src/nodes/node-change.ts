@@ -11,7 +11,7 @@ import { conflict } from "../errors";
 export async function changeNode(
   tx: Tx,
   node: { id: string; name: string; state: NodeState },
-  change: { to: NodeState; at: Date; reason: string | null; actorId: string; data: Prisma.NodeUpdateManyMutationInput },
+  change: { to: NodeState; at: Date; reason: string | null; actorId: string; data: Prisma.NodeUncheckedUpdateManyInput },
 ): Promise<void> {
   const r = await tx.node.updateMany({ where: { id: node.id, state: node.state }, data: change.data });
   if (r.count !== 1) throw conflict(`${node.name} changed state meanwhile; reload and try again`);

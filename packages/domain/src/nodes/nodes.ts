@@ -51,6 +51,7 @@ export async function listNodes(
     },
     include: {
       cluster: { select: { name: true } },
+      drainPlannedBy: { select: { name: true } },
       placements: {
         where: { segment: { endedAt: null } },
         include: {
@@ -105,6 +106,9 @@ export async function listNodes(
       stateReason: n.stateReason,
       stateChangedAt: n.stateChangedAt.toISOString(),
       drainIsManual: n.drainIsManual,
+      drainAt: n.drainAt?.toISOString() ?? null,
+      drainReason: n.drainReason,
+      drainPlannedBy: n.drainPlannedBy ? shownUserName(n.drainPlannedBy.name) : null,
       healthyAgainAt: healthyAgainAt(n),
       healthDetails: n.healthDetails,
       gpus,
@@ -117,6 +121,9 @@ export async function listNodes(
 export function requireNodeAction(actor: Actor, action: NodeAction): void {
   requireRole(actor, ["OPERATOR"], `${TRANSITIONS[action].verb} nodes`);
 }
+
+/** The fields of a node without a planned drain. */
+export const NO_DRAIN_PLAN = { drainAt: null, drainReason: null, drainPlannedById: null } as const;
 
 /** "a, b or c" */
 const orList = (words: string[]): string =>
@@ -179,6 +186,8 @@ export async function applyNodeAction(
         stateReason: why,
         stateChangedAt: now,
         drainIsManual: action === "drain" ? true : t.to === "READY" ? false : node.drainIsManual,
+        // Draining now, or back in service by hand: a planned drain is done with or cancelled.
+        ...(t.to === "READY" || t.to === "DRAINING" ? NO_DRAIN_PLAN : {}),
         ...(action === "markRepaired"
           ? { health: "HEALTHY" as const, ...(node.health !== "HEALTHY" ? { healthChangedAt: now } : {}) }
           : {}),

@@ -176,17 +176,27 @@ export async function applyCyclePlan(
         // A move is stamped at the cycle's time, or at the node's last change if that is later: a cycle
         // that read its snapshot before an operator's drain stamped the repair that drain caused a second
         // before the drain ("7 s ago ready -> draining" above "8 s ago draining -> in repair").
+        // A planned drain that starts is done: its plan is cleared (a node back from repair keeps none), and
+        // an operator planned it, so it counts as a manual drain (R8).
         const moved = await tx.$queryRaw<{ id: string }[]>`
           UPDATE node n SET state = u.t::"NodeState", "stateReason" = u.s,
-            "stateChangedAt" = GREATEST(${nowDate}, n."stateChangedAt")
+            "stateChangedAt" = GREATEST(${nowDate}, n."stateChangedAt"),
+            "drainAt" = CASE WHEN u.r = 'PLANNED_DRAIN' THEN NULL ELSE n."drainAt" END,
+            "drainReason" = CASE WHEN u.r = 'PLANNED_DRAIN' THEN NULL ELSE n."drainReason" END,
+            "drainPlannedById" = CASE WHEN u.r = 'PLANNED_DRAIN' THEN NULL ELSE n."drainPlannedById" END,
+            "drainIsManual" = CASE WHEN u.r = 'PLANNED_DRAIN' THEN true ELSE n."drainIsManual" END
           FROM unnest(${wave.map((o) => o.nodeId)}::text[], ${wave.map((o) => o.from)}::text[], ${wave.map((o) => o.to)}::text[],
-                      ${wave.map((o) => o.sentence)}::text[]) AS u(id, f, t, s)
+                      ${wave.map((o) => o.sentence)}::text[], ${wave.map((o) => o.reason)}::text[]) AS u(id, f, t, s, r)
           WHERE n.id = u.id AND n.state = u.f::"NodeState"
+            -- A plan cancelled or moved since the snapshot was read does not drain the node.
+            AND (u.r <> 'PLANNED_DRAIN' OR n."drainAt" <= ${nowDate})
           RETURNING n.id`;
         const ok = new Set(moved.map((m) => m.id));
         const applied = wave.filter((o) => ok.has(o.nodeId));
         if (applied.length === 0) continue;
-        const automatic = applied.map((op) => !(nodeState.get(op.nodeId)?.drainIsManual ?? false) || op.to === "DOWN");
+        const automatic = applied.map(
+          (op) => op.reason !== "PLANNED_DRAIN" && (!(nodeState.get(op.nodeId)?.drainIsManual ?? false) || op.to === "DOWN"),
+        );
         await tx.$executeRaw`
           INSERT INTO node_event ("nodeId", at, "fromState", "toState", reason, automatic)
           SELECT u.n, n."stateChangedAt", u.f::"NodeState", u.t::"NodeState", u.s, u.a

@@ -69,6 +69,9 @@ interface NodeRow {
   health: NodeHealth;
   lastHeartbeatAt: Date | null;
   stateChangedAt: Date;
+  drainAt: Date | null;
+  drainReason: string | null;
+  drainPlannedBy: string | null;
 }
 interface TreeRow {
   id: string;
@@ -295,9 +298,11 @@ export async function loadCycleInput(
 
   const [nodes, window, runningRows, pendingRows, lastCycle] = await Promise.all([
     db.$queryRaw<NodeRow[]>`
-      SELECT id, name, "gpuCount", state::text AS state, health::text AS health, "lastHeartbeatAt", "stateChangedAt"
+      SELECT n.id, n.name, n."gpuCount", n.state::text AS state, n.health::text AS health, n."lastHeartbeatAt", n."stateChangedAt",
+             n."drainAt", n."drainReason", CASE WHEN p.id IS NULL THEN NULL ELSE ${Prisma.raw(sentenceNameSql("p"))} END AS "drainPlannedBy"
       -- A retired node is kept for its history only: the core never sees it, so no rule needs to know of it.
-      FROM node WHERE "clusterId" = ${clusterId} AND state <> 'RETIRED'`,
+      FROM node n LEFT JOIN "user" p ON p.id = n."drainPlannedById"
+      WHERE n."clusterId" = ${clusterId} AND n.state <> 'RETIRED'`,
     windowRows(db, clusterId, now, policy),
     db.$queryRaw<RunningRow[]>`
       SELECT j.id, j.name, j."budgetId", j."userId", ${Prisma.raw(sentenceNameSql("u"))} AS "userName", j.gpus, j."minRuntimeSec", j."maxRuntimeSec", j.resumable, j.priority,
@@ -443,6 +448,10 @@ export async function loadCycleInput(
         health: n.health,
         lastHeartbeatAt: toSecOrNull(n.lastHeartbeatAt),
         stateChangedAt: toSec(n.stateChangedAt),
+        // R8's planned drain: the core keeps work that could not leave by then off the node, and drains it then.
+        ...(n.drainAt !== null
+          ? { drainAt: toSec(n.drainAt), drainReason: n.drainReason, drainPlannedBy: n.drainPlannedBy }
+          : {}),
       })),
       tree,
       running,
