@@ -27,7 +27,7 @@ export function runCycle(snapshot: ClusterSnapshot, policy: PolicyConfig, now: n
 /**
  * The cycle's phases, each in its own file (docs/scheduler-core.md walks them):
  *
- *  1. node transitions: silent -> DOWN (R9), unhealthy -> DRAINING (R8)      plan-drains.ts
+ *  1. node transitions: silent -> DOWN (R9), unhealthy or plan due -> DRAINING (R8)  plan-drains.ts
  *  2. load the board and the running jobs; held GPUs per budget (R2)        working-state.ts, cycle/hold-running.ts
  *  3. jobs on DOWN nodes LOST (R9), jobs past maxRuntime KILLed             cycle/lost-and-expired.ts
  *  4. drains: preempt what may leave, an empty DRAINING node -> REPAIR (R8) cycle/drains.ts
