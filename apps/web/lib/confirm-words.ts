@@ -19,6 +19,9 @@ export const removeRuleQuestion = (kind: "group" | "e-mail domain", value: strin
 export const drainQuestion = (node: string) =>
   `Drain ${node}? Nothing new starts there, and each running job is stopped as soon as its contract allows.`;
 
+export const cancelDrainPlanQuestion = (node: string, when: string) =>
+  `Cancel the planned drain of ${node} (${when})? It stays in service, and work that could not leave by then may start there again.`;
+
 export const disableUserQuestion = (name: string, email: string) =>
   `Disable ${name} (${email})? Their sign-ins and API tokens stop working at once; their jobs are left as they are.`;
 

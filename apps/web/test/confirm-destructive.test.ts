@@ -60,7 +60,7 @@ const HARMLESS_WITHOUT_QUESTION = [
   // A role change that takes no power away (a promotion, or operator to manager's level and back).
   "app/(app)/admin/users/users-list.tsx: !takesPowerAway(u.role, role)",
   // A drain of a node with nothing running stops no one's work.
-  "app/(app)/nodes/nodes-view.tsx: sel.usedGpus === 0",
+  "app/(app)/nodes/planned-drain.tsx: node.usedGpus === 0",
 ];
 
 describe("destructive buttons ask first", () => {

@@ -1,6 +1,7 @@
 import type { NodeView } from "@tranche/domain";
 import { StateBadge, ago, colorFor } from "../../../components/ui";
 import { nodeStateText } from "../../../lib/words";
+import { planWords } from "./planned-drain";
 
 function GpuGrid({ n, colors }: { n: NodeView; colors: Map<string, string> }) {
   const off = n.state === "DOWN" || n.state === "REPAIR" || n.state === "RETIRED";
@@ -54,6 +55,11 @@ export function NodeCard({
         <StateBadge state={n.state} />
       </div>
       <GpuGrid n={n} colors={colors} />
+      {n.drainAt ? (
+        <div className="small" data-testid={`plan-${n.name}`}>
+          {planWords(n)}
+        </div>
+      ) : null}
       <div className="small muted" style={{ marginTop: "0.35rem", display: "flex", justifyContent: "space-between" }}>
         <span>
           {n.usedGpus}/{n.gpuCount} in use

@@ -3,13 +3,13 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
 import type { NodeView } from "@tranche/domain";
 import { useTRPC } from "../../../lib/trpc";
-import { drainQuestion } from "../../../lib/confirm-words";
 import { Empty, PageHead, StateBadge, ago, budgetColors, useNow, when } from "../../../components/ui";
 import { errorText } from "../../../lib/error-text";
 import { nodeChangeReasonText, nodeReasonWords, nodeStateText } from "../../../lib/words";
 import { retiredNodeSentence } from "@tranche/contracts";
 import { NodeCard } from "./node-card";
 import { NodeHealth } from "./node-health";
+import { DrainControls } from "./planned-drain";
 
 const STATES = ["READY", "CORDONED", "DRAINING", "REPAIR", "DOWN"] as const;
 
@@ -60,6 +60,8 @@ export function NodesView() {
   });
   const cordon = useMutation(trpc.node.cordon.mutationOptions(done("cordoned")));
   const drain = useMutation(trpc.node.drain.mutationOptions(done("drain started")));
+  const planDrain = useMutation(trpc.node.planDrain.mutationOptions(done("drain planned")));
+  const cancelDrain = useMutation(trpc.node.cancelDrain.mutationOptions(done("planned drain cancelled")));
   const uncordon = useMutation(trpc.node.uncordon.mutationOptions(done("returned to service")));
   const repaired = useMutation(trpc.node.markRepaired.mutationOptions(done("marked repaired")));
   // A retired node leaves the list unless retired nodes are shown, and the panel goes: the answer is said where the panel was.
@@ -243,15 +245,6 @@ export function NodesView() {
                           Cordon
                         </button>
                         <button
-                          className="btn danger"
-                          disabled={sel.state !== "READY" && sel.state !== "CORDONED"}
-                          onClick={() => {
-                            if (sel.usedGpus === 0 || confirm(drainQuestion(sel.name))) drain.mutate({ nodeId: sel.id, reason });
-                          }}
-                        >
-                          Drain
-                        </button>
-                        <button
                           className="btn"
                           disabled={sel.state !== "CORDONED" && sel.state !== "DRAINING"}
                           onClick={() => uncordon.mutate({ nodeId: sel.id, reason })}
@@ -277,10 +270,17 @@ export function NodesView() {
                           Retire
                         </button>
                       </div>
+                      <DrainControls
+                        node={sel}
+                        drainNow={() => drain.mutate({ nodeId: sel.id, reason })}
+                        planDrain={(at) => planDrain.mutate({ nodeId: sel.id, at, reason })}
+                        cancelPlan={() => cancelDrain.mutate({ nodeId: sel.id })}
+                      />
                       <p className="small muted" style={{ margin: 0 }}>
-                        Drain: nothing new starts; each job leaves as soon as it is interruptible (protected jobs finish their
-                        protection). Empty nodes go to repair. Retire: an empty node leaves service for good (its history is kept;
-                        a token issued for its name brings it back).
+                        Drain at a time: until then only work that can leave by then starts there. Drain: nothing new starts; each
+                        job leaves as soon as it is interruptible (protected jobs finish their protection). Empty nodes go to
+                        repair. Retire: an empty node leaves service for good (its history is kept; a token issued for its name
+                        brings it back).
                       </p>
                     </>
                   ) : null}
