@@ -263,4 +263,7 @@ test("a lab starts from an empty database: first admin, tree, people, a host, a 
   await host.getByRole("button", { name: "Revoke credential of lab1-host-0" }).click();
   await expect(page.locator(".alert.ok")).toContainText("Revoked the credential of lab1-host-0");
   await expect(host).toContainText("Cordoned");
+  // Nothing is left to revoke: no second button that would only answer "has no credential to revoke".
+  await expect(host).toContainText("Credential revoked");
+  await expect(host.getByRole("button", { name: "Revoke credential of lab1-host-0" })).toHaveCount(0);
 });

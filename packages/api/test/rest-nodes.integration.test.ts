@@ -198,10 +198,14 @@ describe("POST /api/v1/nodes/{name}/{action}", () => {
 
   it("revokes a node's credential by name (operators), as before", async () => {
     await w.db.prisma.node.update({ where: { name: "h100-6" }, data: { agentCredentialHash: "x".repeat(64) } });
+    expect((await call("GET", "/nodes/h100-6", { token: tokens.omar })).body.node.hasCredential).toBe(true);
     await refused(403, "POST", "/nodes/h100-6/revoke-credential", { token: tokens.ada }, "revoke node credentials");
     const r = await call("POST", "/nodes/h100-6/revoke-credential", { token: tokens.omar });
     expect(r.status).toBe(200);
     expect(r.body.node).toMatchObject({ node: "h100-6", revoked: true });
+    // The lists say so, so the Hosts page offers no second revoke that could only fail.
+    const shown = await call("GET", "/nodes/h100-6", { token: tokens.omar });
+    expect(shown.body.node.hasCredential).toBe(false);
   });
 
   it("is in the OpenAPI document", async () => {

@@ -140,6 +140,8 @@ export interface NodeView extends NodeDrainPlanView {
   busyPercent: number | null;
   lastHeartbeatAt: string | null;
   agentVersion: string | null;
+  /** Whether an agent credential is issued to it (false once revoked, until the host enrolls again). */
+  hasCredential: boolean;
   stateReason: string | null;
   stateChangedAt: string;
   drainIsManual: boolean;

@@ -103,6 +103,7 @@ export async function listNodes(
       busyPercent: n.busyPercent,
       lastHeartbeatAt: n.lastHeartbeatAt?.toISOString() ?? null,
       agentVersion: n.agentVersion,
+      hasCredential: n.agentCredentialHash !== null,
       stateReason: n.stateReason,
       stateChangedAt: n.stateChangedAt.toISOString(),
       drainIsManual: n.drainIsManual,

@@ -14,6 +14,9 @@ import { SquattingPolicy } from "./squatting-policy";
 import { DebugLanePolicy } from "./debug-lane-policy";
 
 /** Clusters, one-time enrollment tokens for new hosts (shown once), which host used each, node credentials. */
+/** A host whose credential was revoked: it has nothing left to revoke until it enrolls again. */
+const NO_CREDENTIAL = "Credential revoked";
+
 export function ClustersAdmin() {
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -156,15 +159,19 @@ export function ClustersAdmin() {
                   <td className="num">{h.gpuCount}</td>
                   <td className="small">{h.lastHeartbeatAt ? ago(h.lastHeartbeatAt, now) : "never"}</td>
                   <td className="num">
-                    <button
-                      className="btn small danger"
-                      aria-label={`Revoke credential of ${h.name}`}
-                      onClick={() => {
-                        if (confirm(revokeHostQuestion(h.name))) revoke.mutate({ node: h.name, reason: revokeReason });
-                      }}
-                    >
-                      Revoke credential
-                    </button>
+                    {h.hasCredential ? (
+                      <button
+                        className="btn small danger"
+                        aria-label={`Revoke credential of ${h.name}`}
+                        onClick={() => {
+                          if (confirm(revokeHostQuestion(h.name))) revoke.mutate({ node: h.name, reason: revokeReason });
+                        }}
+                      >
+                        Revoke credential
+                      </button>
+                    ) : (
+                      <span className="small muted">{NO_CREDENTIAL}</span>
+                    )}
                   </td>
                 </tr>
               ))}
