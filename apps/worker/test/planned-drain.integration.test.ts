@@ -27,9 +27,10 @@ describe("a planned drain", () => {
   });
 
   it("keeps a long minimum off the node, starts a short one there, and drains the node at its time", async () => {
-    // Time enough for a few cycles on a busy machine before the plan is due.
-    const at = new Date(Date.now() + 30_000);
-    await planNodeDrain(db.prisma, world.actor, { name: "c1-0" }, at.toISOString(), "driver 560");
+    // Time enough for a few cycles on a busy machine before the plan is due; brought forward below once
+    // both jobs have been decided, so the test does not sit out the rest of it.
+    const planned = new Date(Date.now() + 30_000);
+    await planNodeDrain(db.prisma, world.actor, { name: "c1-0" }, planned.toISOString(), "driver 560");
     const long = await submit(db.prisma, world, { gpus: 4, minRuntime: 3600, command: "sleep 120" });
     const short = await submit(db.prisma, world, { gpus: 4, minRuntime: 5, gracePeriod: 2, command: "sleep 120" });
 
@@ -44,6 +45,9 @@ describe("a planned drain", () => {
       /^Node c1-0 goes into maintenance in .+, and this job may not be cut short for 1 h after it starts/,
     );
 
+    // The plan moved to a second from now: the drain must still wait for it, not come at once.
+    const at = new Date(Date.now() + 1_000);
+    await db.prisma.node.update({ where: { name: "c1-0" }, data: { drainAt: at } });
     const node = await waitFor(
       "c1-0 to drain at its time",
       async () => {
