@@ -31,6 +31,9 @@ const PORT = Number(process.env.E2E_PORT ?? 3100);
 export default defineConfig({
   testDir: "./e2e",
   testMatch: "**/*.spec.ts",
+  // The screenshots are pictures for people to look at, not a check (they assert nothing a journey does
+  // not): `npm run screenshots` takes them; the suite leaves out their 80 s.
+  testIgnore: process.env.E2E_SCREENSHOTS === "1" ? [] : ["**/screenshots.spec.ts"],
   globalSetup: "./e2e/support/global-setup.ts",
   globalTeardown: "./e2e/support/global-teardown.ts",
   fullyParallel: false,

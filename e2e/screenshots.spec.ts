@@ -5,8 +5,9 @@ import { type USERS, sameOrigin, signIn as signInWith } from "./support/helpers"
 
 /**
  * Every page at desktop (1440) and laptop (1280) widths (a few at a phone's, 390), as researcher, manager, operator and admin,
- * for people to look at one by one: test-results/screenshots/<who>-<page>-<width>.png. Best on a demo
- * that has run a while (E2E_EXTERNAL=1 E2E_PORT=<its port> npx playwright test e2e/screenshots.spec.ts).
+ * for people to look at one by one: test-results/screenshots/<who>-<page>-<width>.png. Not part of
+ * `npm test` (it checks nothing the journeys do not): `npm run build && npm run screenshots`; best on a
+ * demo that has run a while (E2E_EXTERNAL=1 E2E_PORT=<its port> npm run screenshots).
  * ":mine" is a job Ada submits here; ":other" a running job someone else submitted.
  */
 const PAGES: [keyof typeof USERS, string, string][] = [
