@@ -246,12 +246,13 @@ type CredentialNode = Omit<NodeRow, "state"> & { state: Exclude<NodeRow["state"]
 async function credentialNode(
   prisma: PrismaClient,
   credential: string | null,
+  /** hashSecret(credential), when the caller has it already. */
+  hash = credential ? hashSecret(credential) : null,
 ): Promise<{ node: CredentialNode } | { refused: AgentReply<never> }> {
-  if (!credential)
+  if (!credential || !hash)
     return {
       refused: fail(401, "UNAUTHENTICATED", "Missing node credential: send 'Authorization: Bearer <node credential>'."),
     };
-  const hash = hashSecret(credential);
   const node = await prisma.node.findUnique({ where: { agentCredentialHash: hash } });
   noteCredential(hash, node !== null && node.state !== "RETIRED");
   if (!node) return { refused: fail(401, "UNAUTHENTICATED", "Unknown or revoked node credential: enroll this agent again.") };
@@ -721,12 +722,11 @@ export async function handleAgentRequest(
       `No agent endpoint /api/agent/v1/${req.route} (endpoints: enroll, heartbeat${opts.wakeups ? ", wait" : ""}).`,
     );
   const bearer = req.authorization?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? null;
+  // Hashed once: the bound below and the credential's lookup both read it, on every heartbeat.
+  const hash = bearer ? hashSecret(bearer) : null;
   // A request that costs a lookup and comes from no enrolled node, bounded per address before it.
   let leaveAnonymous = (): void => undefined;
-  if (
-    req.client !== undefined &&
-    (req.route === "enroll" || (bearer && !(await isKnownCredential(prisma, hashSecret(bearer)))))
-  ) {
+  if (req.client !== undefined && (req.route === "enroll" || (hash && !(await isKnownCredential(prisma, hash))))) {
     const entered = enterAnonymousAgentRequest(req.client);
     if (!entered) return busyAddress();
     leaveAnonymous = entered;
@@ -734,7 +734,7 @@ export async function handleAgentRequest(
   try {
     // The credential before the body (enrollment's token is in its body, at most 64 KiB): whoever has
     // none cannot make this process hold an 8 MiB report while they take their time sending it.
-    const who = req.route === "enroll" ? null : await credentialNode(prisma, bearer);
+    const who = req.route === "enroll" ? null : await credentialNode(prisma, bearer, hash);
     if (who && "refused" in who) return who.refused;
     // Then the node's requests in flight, still unread: one credential may not take the agents'
     // database connections (nor hold many 8 MiB bodies) from every other node.
